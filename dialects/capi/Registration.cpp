@@ -1,0 +1,69 @@
+//===- Registration.cpp - C API: dialects and upstream passes -------------===//
+
+#include "coreai-c/CoreAI.h"
+
+#include "aten/AtenDialect.h"
+#include "coreai/CoreAIDialect.h"
+#include "coreaix/CoreAIXDialect.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Registration.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <mutex>
+
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Aten, aten, coreai::aten::AtenDialect)
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(CoreAI, coreai, coreai::core::CoreAIDialect)
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Param, param, coreai::param::ParamDialect)
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(CoreAIX, coreaix, coreai::corex::CoreAIXDialect)
+
+void coreaiRegisterAllDialects(MlirDialectRegistry registry) {
+  mlir::DialectRegistry &r = *unwrap(registry);
+  r.insert<coreai::aten::AtenDialect, coreai::core::CoreAIDialect,
+           coreai::param::ParamDialect, coreai::corex::CoreAIXDialect,
+           mlir::func::FuncDialect, mlir::arith::ArithDialect>();
+  mlir::func::registerInlinerExtension(r);
+}
+
+/// Every pass of mlir/Transforms that coreaiRegisterUpstreamPasses makes
+/// available by name. Kept in sync with the registrations below.
+static const char *const kUpstreamPasses[] = {
+    "canonicalize",       "control-flow-sink", "cse",
+    "generate-runtime-verification",           "inline",
+    "loop-invariant-code-motion",              "loop-invariant-subset-hoisting",
+    "mem2reg",            "print-ir",          "print-op-stats",
+    "remove-dead-values", "sccp",              "snapshot-op-locations",
+    "sroa",               "strip-debuginfo",   "symbol-dce",
+    "symbol-privatize",   "topological-sort",  "view-op-graph",
+    "composite-fixed-point-pass",
+};
+
+void coreaiRegisterUpstreamPasses(void) {
+  static std::once_flag once;
+  std::call_once(once, [] { mlir::registerTransformsPasses(); });
+}
+
+void coreaiForEachUpstreamPass(MlirStringCallback callback, void *userData) {
+  coreaiRegisterUpstreamPasses();
+  for (const char *name : kUpstreamPasses)
+    if (mlir::PassInfo::lookup(name))
+      callback(mlirStringRefCreateFromCString(name), userData);
+}
+
+bool coreaiDescribeRegisteredPass(MlirStringRef argument,
+                                  MlirStringCallback callback, void *userData) {
+  llvm::StringRef name = unwrap(argument);
+  const mlir::PassRegistryEntry *entry = mlir::PassInfo::lookup(name);
+  if (!entry)
+    entry = mlir::PassPipelineInfo::lookup(name);
+  if (!entry)
+    return false;
+  llvm::StringRef description = entry->getPassDescription();
+  callback(wrap(description), userData);
+  return true;
+}

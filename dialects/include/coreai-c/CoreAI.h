@@ -1,0 +1,118 @@
+/*===- coreai-c/CoreAI.h - C API of the coreai dialects and passes -------===*\
+|*                                                                            *|
+|* For C and C++ MLIR tools that want the aten, coreai and coreaix dialects   *|
+|* and the coreai passes in their own context. Link libcoreai_capi.a (the Rust *|
+|* passes) with the dialect libraries and MLIR's static libraries; see        *|
+|* test/capi/embed.c.                                                         *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef COREAI_C_COREAI_H
+#define COREAI_C_COREAI_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/Support.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Aten, aten);
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(CoreAI, coreai);
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Param, param);
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(CoreAIX, coreaix);
+
+/// Inserts aten, coreai, param and coreaix, and the upstream dialects coreai
+/// programs use (builtin, func, arith), into `registry`.
+MLIR_CAPI_EXPORTED void coreaiRegisterAllDialects(MlirDialectRegistry registry);
+
+/// Registers, once per process, the upstream passes that coreai pipelines may
+/// name (canonicalize, cse, inline, symbol-dce, ...). Idempotent.
+MLIR_CAPI_EXPORTED void coreaiRegisterUpstreamPasses(void);
+
+/// Calls `callback` with the argument name of every upstream pass that
+/// coreaiRegisterUpstreamPasses registers.
+MLIR_CAPI_EXPORTED void coreaiForEachUpstreamPass(MlirStringCallback callback,
+                                                  void *userData);
+
+/// Writes the description of the registered pass or pipeline `argument`
+/// through `callback`; returns false when no such pass is registered.
+MLIR_CAPI_EXPORTED bool coreaiDescribeRegisteredPass(MlirStringRef argument,
+                                                     MlirStringCallback callback,
+                                                     void *userData);
+
+/*===----------------------------------------------------------------------===*\
+|* Passes implemented outside C++ (the coreai passes are written in Rust).    *|
+\*===----------------------------------------------------------------------===*/
+
+/// Callbacks of a foreign pass. `state` is one pass instance; the pass manager
+/// clones instances for its worker threads, so every callback may run on any
+/// thread, concurrently for different states.
+typedef struct CoreaiForeignPassCallbacks {
+  /// Returns a new instance with default options.
+  void *(*create)(void *descriptor);
+  /// Returns a copy of `state`, options included.
+  void *(*clone)(void *state);
+  void (*destroy)(void *state);
+  /// Parses the textual options (`a=1 b=x`); on error, writes a message
+  /// through `error` and returns false.
+  bool (*setOptions)(void *state, MlirStringRef options,
+                     MlirStringCallback error, void *errorUserData);
+  /// Runs on `op`; returns false when the pass failed (after emitting a
+  /// diagnostic on `op`).
+  bool (*run)(void *state, MlirOperation op);
+} CoreaiForeignPassCallbacks;
+
+/// Registers a pass under `argument` so textual pipelines can name it.
+/// `anchor` is the operation name it runs on, or empty for any operation.
+/// Registering the same argument again does nothing and returns false.
+MLIR_CAPI_EXPORTED bool coreaiRegisterForeignPass(
+    MlirStringRef argument, MlirStringRef description, MlirStringRef anchor,
+    void *descriptor, CoreaiForeignPassCallbacks callbacks);
+
+/// Registers a named pipeline that expands to the textual pass list
+/// `expansion` (without an anchor, e.g. "decompose,canonicalize,cse").
+MLIR_CAPI_EXPORTED bool coreaiRegisterPipeline(MlirStringRef argument,
+                                               MlirStringRef description,
+                                               MlirStringRef expansion);
+
+/*===----------------------------------------------------------------------===*\
+|* The mlir-opt driver, with coreai's registry.                               *|
+\*===----------------------------------------------------------------------===*/
+
+typedef struct CoreaiOptConfig {
+  /// Textual pipeline, anchored (`builtin.module(...)`); empty: no passes.
+  MlirStringRef passPipeline;
+  /// Split marker for --split-input-file; empty: no splitting.
+  MlirStringRef splitInputMarker;
+  /// Marker written between the outputs of split chunks.
+  MlirStringRef outputSplitMarker;
+  bool verifyDiagnostics;
+  bool verifyEach;
+  bool emitBytecode;
+  /// Bytecode version to emit, or -1 for the current one.
+  int64_t bytecodeVersion;
+} CoreaiOptConfig;
+
+/// Hands MLIR's own command-line options (--mlir-print-ir-*, --mlir-timing,
+/// --mlir-print-debuginfo, --mlir-print-op-generic, --mlir-disable-threading,
+/// ...) to LLVM's option parser, so they behave exactly as in mlir-opt.
+/// `argv[0]` is the tool name. Call at most once, before coreaiOptMain.
+MLIR_CAPI_EXPORTED bool coreaiParseMlirOptions(int argc, const char *const *argv);
+
+/// Parses `input` (named `bufferName` in diagnostics), runs the pipeline and
+/// prints the result through `output`. Diagnostics go to stderr.
+MLIR_CAPI_EXPORTED MlirLogicalResult
+coreaiOptMain(MlirStringRef input, MlirStringRef bufferName,
+              const CoreaiOptConfig *config, MlirStringCallback output,
+              void *userData);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COREAI_C_COREAI_H */

@@ -1,0 +1,98 @@
+//! coreai: an MLIR compiler from PyTorch (ATen, as `torch.export` names it) to
+//! Apple's Core AI IR.
+//!
+//! This crate is the embeddable library: it loads the `aten`, `coreai` and
+//! `coreaix` dialects into an MLIR context ([`context::create_context`]),
+//! registers the project's passes so textual pipelines can name them next to
+//! upstream MLIR passes ([`registry::register_all`]), and parses and runs
+//! pipelines ([`Compiler`]).
+//!
+//! ```no_run
+//! let compiler = coreai::Compiler::new();
+//! let mut module = compiler.parse("func.func @f() { return }", "input.mlir")?;
+//! compiler.run_pipeline(&mut module, "builtin.module(canonicalize,cse)")?;
+//! println!("{}", module.as_operation());
+//! # Ok::<(), coreai::Error>(())
+//! ```
+
+pub mod context;
+pub mod dialects;
+pub mod error;
+pub mod ffi;
+#[path = "../passes/mod.rs"]
+pub mod passes;
+pub mod pipeline;
+pub mod registry;
+
+pub use error::Error;
+
+use melior::{
+    Context,
+    ir::{Module, operation::OperationLike},
+    pass::PassManager,
+};
+use std::{cell::RefCell, rc::Rc};
+
+/// A compiler instance: one MLIR context with the project's dialects.
+pub struct Compiler {
+    context: Context,
+}
+
+impl Default for Compiler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Compiler {
+    pub fn new() -> Self {
+        registry::register_all();
+        Self {
+            context: context::create_context(),
+        }
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// Parses and verifies `source`; `name` is the file name diagnostics cite.
+    pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>, Error> {
+        let (module, diagnostics) = self.with_diagnostics(|| {
+            let location = melior::ir::Location::new(&self.context, name, 1, 1);
+            let _ = location;
+            Module::parse(&self.context, source)
+        });
+        match module {
+            Some(module) if module.as_operation().verify() => Ok(module),
+            _ => Err(Error::Parse(diagnostics)),
+        }
+    }
+
+    /// Runs the anchored textual `pipeline` (`builtin.module(...)`) on
+    /// `module`, with the verifier after every pass.
+    pub fn run_pipeline(&self, module: &mut Module<'_>, pipeline: &str) -> Result<(), Error> {
+        pipeline::check_pass_names(pipeline, &registry::all_pass_names())?;
+        let manager = PassManager::new(&self.context);
+        manager.enable_verifier(true);
+        melior::utility::parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline)
+            .map_err(|e| Error::Pipeline(e.to_string()))?;
+        let (result, diagnostics) = self.with_diagnostics(|| manager.run(module));
+        result.map_err(|_| Error::PassFailed(diagnostics))
+    }
+
+    /// Runs `f`, collecting the diagnostics emitted meanwhile, one per line.
+    fn with_diagnostics<T>(&self, f: impl FnOnce() -> T) -> (T, String) {
+        let collected = Rc::new(RefCell::new(String::new()));
+        let sink = collected.clone();
+        let id = self.context.attach_diagnostic_handler(move |diagnostic| {
+            let mut sink = sink.borrow_mut();
+            sink.push_str(&format!("{}: {}\n", diagnostic.location(), diagnostic));
+            true
+        });
+        let value = f();
+        self.context.detach_diagnostic_handler(id);
+        let text = collected.borrow().clone();
+        (value, text)
+    }
+}

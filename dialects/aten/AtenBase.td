@@ -22,7 +22,8 @@ def Aten_Dialect : Dialect {
     is named exactly like the `torch.export` FX target: `aten.add.Tensor` is
     `torch.ops.aten.add.Tensor`. Operands are the schema's tensors; the schema's
     non-tensor arguments (Scalar, int[], bool, ScalarType, ...) are attributes
-    named after the schema argument. An overload the dialect does not define is
+    named after the schema argument (`self` is `self_arg`, which Rust
+    builders can spell). An overload the dialect does not define is
     imported as the generic `aten.operator`.
   }];
 }

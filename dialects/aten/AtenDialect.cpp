@@ -18,7 +18,7 @@ void AtenDialect::initialize() {
 }
 
 LogicalResult MeanDimOp::verify() {
-  int64_t rank = getSelf().getType().getRank();
+  int64_t rank = getSelfArg().getType().getRank();
   if (std::optional<ArrayAttr> dims = getDim()) {
     for (Attribute attr : *dims) {
       int64_t d = cast<IntegerAttr>(attr).getInt();

@@ -13,7 +13,7 @@ def Aten_ReluDefaultOp : Aten_Op<"relu.default", [Pure]> {
     %0 = aten.relu.default %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$self);
+  let arguments = (ins AnyRankedTensor:$self_arg);
   let results = (outs AnyRankedTensor:$result);
 }
 
@@ -27,7 +27,7 @@ def Aten_AddTensorOp : Aten_Op<"add.Tensor", [Pure]> {
     %0 = aten.add.Tensor %a, %b {alpha = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$self, AnyRankedTensor:$other,
+  let arguments = (ins AnyRankedTensor:$self_arg, AnyRankedTensor:$other,
                        Aten_ScalarAttr:$alpha);
   let results = (outs AnyRankedTensor:$result);
 }
@@ -42,7 +42,7 @@ def Aten_MeanDimOp : Aten_Op<"mean.dim", [Pure]> {
     %0 = aten.mean.dim %x {dim = [1], keepdim = false} : (tensor<2x3xf32>) -> tensor<2xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$self, OptionalAttr<I64ArrayAttr>:$dim,
+  let arguments = (ins AnyRankedTensor:$self_arg, OptionalAttr<I64ArrayAttr>:$dim,
                        BoolAttr:$keepdim, OptionalAttr<TypeAttr>:$dtype);
   let results = (outs AnyRankedTensor:$result);
   let hasVerifier = 1;

@@ -15,6 +15,8 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
@@ -23,7 +25,51 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <atomic>
+#include <mutex>
+
 using namespace mlir;
+
+namespace {
+/// Makes every pass failure visible: when a pipeline fails and no error was
+/// emitted, an error names the failing pass at the operation it ran on.
+///
+/// Errors are counted at the top level only: with threading, diagnostics of
+/// nested passes are buffered and re-emitted in order when the parallel
+/// section ends, which is before the top-level adaptor reports its failure.
+class ReportSilentPassFailure : public PassInstrumentation {
+public:
+  explicit ReportSilentPassFailure(std::shared_ptr<std::atomic<unsigned>> errors)
+      : errors(std::move(errors)) {}
+
+  void runBeforePass(Pass *, Operation *op) override {
+    if (!op->getParentOp())
+      errorsAtStart = errors->load();
+  }
+
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    // Nested failures are reported before their adaptor's: keep the first.
+    if (!failedOp) {
+      failedOp = op;
+      failedPass = pass->getArgument().str();
+    }
+    if (op->getParentOp())
+      return;
+    if (errors->load() == errorsAtStart)
+      failedOp->emitError() << "pass '" << failedPass
+                            << "' failed on this operation without a diagnostic";
+    failedOp = nullptr;
+  }
+
+private:
+  std::shared_ptr<std::atomic<unsigned>> errors;
+  unsigned errorsAtStart = 0;
+  std::mutex mutex;
+  Operation *failedOp = nullptr;
+  std::string failedPass;
+};
+} // namespace
 
 bool coreaiParseMlirOptions(int argc, const char *const *argv) {
   static bool registered = [] {
@@ -49,6 +95,14 @@ MlirLogicalResult coreaiOptMain(MlirStringRef input, MlirStringRef bufferName,
   MlirOptMainConfig config;
   std::string pipeline = unwrap(c->passPipeline).str();
   config.setPassPipelineSetupFn([pipeline](PassManager &pm) -> LogicalResult {
+    auto errors = std::make_shared<std::atomic<unsigned>>(0);
+    pm.getContext()->getDiagEngine().registerHandler(
+        [errors](Diagnostic &diag) -> LogicalResult {
+          if (diag.getSeverity() == DiagnosticSeverity::Error)
+            ++*errors;
+          return failure(); // Let the driver's handler print or verify it.
+        });
+    pm.addInstrumentation(std::make_unique<ReportSilentPassFailure>(errors));
     if (pipeline.empty())
       return success();
     std::string message;

@@ -17,6 +17,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def CoreAI_Dialect : Dialect {
   let name = "coreai";
   let cppNamespace = "::coreai::core";
+  let dependentDialects = ["::coreai::param::ParamDialect"];
   let summary = "Apple Core AI IR (compatible with coreai-core 1.0.0b3)";
   let description = [{
     The target dialect of the pipeline. Programs are `coreai.graph` symbols

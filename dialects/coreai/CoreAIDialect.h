@@ -12,8 +12,8 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "coreai/CoreAIOpsDialect.h.inc"
 #include "coreai/ParamDialect.h.inc"
+#include "coreai/CoreAIOpsDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "coreai/ParamAttrs.h.inc"

@@ -1,0 +1,304 @@
+//! The one registry of the project's passes and pipelines.
+//!
+//! Every pass is declared once, as a [`PassInfo`]: its pipeline name, summary,
+//! options and constructor. `coreai-opt --list-passes`, the docs, option
+//! errors and "unknown pass" suggestions all come from here, and
+//! [`register_all`] makes every entry nameable in textual pipelines (next to
+//! upstream MLIR passes) through the C++ foreign-pass shim.
+
+use crate::ffi;
+use melior::ir::operation::{OperationLike, OperationRef};
+use mlir_sys::{MlirOperation, MlirStringCallback, MlirStringRef};
+use std::{
+    ffi::{CString, c_void},
+    panic::{AssertUnwindSafe, catch_unwind},
+    sync::OnceLock,
+};
+
+/// One textual option of a pass (`name=value` inside `pass{...}`).
+#[derive(Debug)]
+pub struct PassOption {
+    pub name: &'static str,
+    pub help: &'static str,
+    /// The value used when the option is not given, as text.
+    pub default: &'static str,
+}
+
+/// A pass instance. The pass manager clones instances for its worker threads,
+/// so a pass keeps its options in itself and nothing in globals.
+pub trait Pass: Send {
+    /// Sets one option; the error says what values are accepted.
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String>;
+    /// Runs on `op`. On failure the pass has emitted an error diagnostic.
+    fn run(&mut self, op: OperationRef<'_, '_>) -> Result<(), PassFailed>;
+    fn clone_box(&self) -> Box<dyn Pass>;
+}
+
+/// A pass failed and has emitted its diagnostic.
+#[derive(Debug, Clone, Copy)]
+pub struct PassFailed;
+
+#[derive(Debug)]
+pub struct PassInfo {
+    /// The name in textual pipelines (`--pass-pipeline='builtin.module(NAME)'`).
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The operation the pass is anchored on; `None` runs on any operation.
+    pub anchor: Option<&'static str>,
+    pub options: &'static [PassOption],
+    pub create: fn() -> Box<dyn Pass>,
+}
+
+/// A named pipeline: a name that expands to a textual pass list.
+#[derive(Debug)]
+pub struct PipelineInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The pass list, without an anchor (`canonicalize,cse`).
+    pub expansion: &'static str,
+}
+
+/// Every pass of the project.
+pub static PASSES: &[PassInfo] = &[crate::passes::fold_idempotent_unary::INFO];
+
+/// Every registered pipeline of the project.
+pub static PIPELINES: &[PipelineInfo] = &[PipelineInfo {
+    name: "coreai-cleanup",
+    summary: "Value-preserving cleanup: fold-idempotent-unary, canonicalize, cse",
+    expansion: "fold-idempotent-unary,canonicalize,cse",
+}];
+
+pub fn find_pass(name: &str) -> Option<&'static PassInfo> {
+    PASSES.iter().find(|p| p.name == name)
+}
+
+/// Registers every project pass and pipeline, and the upstream passes
+/// pipelines may mix with them, in MLIR's global pass registry. Idempotent.
+pub fn register_all() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| unsafe {
+        ffi::coreaiRegisterUpstreamPasses();
+        for info in PASSES {
+            ffi::coreaiRegisterForeignPass(
+                ffi::string_ref(info.name),
+                ffi::string_ref(info.summary),
+                ffi::string_ref(info.anchor.unwrap_or("")),
+                info as *const PassInfo as *mut c_void,
+                CALLBACKS,
+            );
+        }
+        for pipeline in PIPELINES {
+            ffi::coreaiRegisterPipeline(
+                ffi::string_ref(pipeline.name),
+                ffi::string_ref(pipeline.summary),
+                ffi::string_ref(pipeline.expansion),
+            );
+        }
+    });
+}
+
+/// The upstream MLIR passes available by name, with their descriptions.
+pub fn upstream_passes() -> Vec<(String, String)> {
+    register_all();
+    let mut names: Vec<u8> = Vec::new();
+    unsafe extern "C" fn collect(s: MlirStringRef, user_data: *mut c_void) {
+        let out = unsafe { &mut *(user_data as *mut Vec<u8>) };
+        out.extend_from_slice(&unsafe { ffi::string_ref_bytes(s) });
+        out.push(b'\n');
+    }
+    unsafe { ffi::coreaiForEachUpstreamPass(Some(collect), &mut names as *mut _ as *mut c_void) };
+    String::from_utf8_lossy(&names)
+        .lines()
+        .map(|name| {
+            let mut description = Vec::new();
+            unsafe {
+                ffi::coreaiDescribeRegisteredPass(
+                    ffi::string_ref(name),
+                    Some(ffi::append_to_vec),
+                    &mut description as *mut _ as *mut c_void,
+                )
+            };
+            (name.to_string(), String::from_utf8_lossy(&description).into_owned())
+        })
+        .collect()
+}
+
+/// Every name a textual pipeline may use: project passes and pipelines, and
+/// the upstream passes.
+pub fn all_pass_names() -> Vec<String> {
+    let mut names: Vec<String> = PASSES.iter().map(|p| p.name.to_string()).collect();
+    names.extend(PIPELINES.iter().map(|p| p.name.to_string()));
+    names.extend(upstream_passes().into_iter().map(|(name, _)| name));
+    names.sort();
+    names
+}
+
+/// Parses MLIR's textual pass options (`a=1 b={x,y} c="s t"`) into pairs.
+pub fn parse_options(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    let mut chars = text.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.peek().is_none() {
+            return Ok(pairs);
+        }
+        let mut key = String::new();
+        while let Some(c) = chars.next_if(|c| *c != '=' && !c.is_whitespace()) {
+            key.push(c);
+        }
+        if chars.next_if_eq(&'=').is_none() {
+            return Err(format!("option '{key}' has no value (expected '{key}=VALUE')"));
+        }
+        let mut value = String::new();
+        let mut depth = 0usize;
+        let mut quote = None;
+        while let Some(&c) = chars.peek() {
+            match (quote, c) {
+                (Some(q), _) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '"' | '\'') => quote = Some(c),
+                (None, '{') => depth += 1,
+                (None, '}') => depth = depth.saturating_sub(1),
+                (None, c) if c.is_whitespace() && depth == 0 => break,
+                _ => {}
+            }
+            value.push(c);
+            chars.next();
+        }
+        let value = value
+            .strip_prefix('{')
+            .and_then(|v| v.strip_suffix('}'))
+            .or_else(|| value.strip_prefix('"').and_then(|v| v.strip_suffix('"')))
+            .unwrap_or(&value)
+            .to_string();
+        pairs.push((key, value));
+    }
+}
+
+/// Applies textual options to a fresh instance of `info`'s pass.
+pub fn configure(info: &PassInfo, pass: &mut dyn Pass, text: &str) -> Result<(), String> {
+    for (key, value) in parse_options(text)? {
+        if !info.options.iter().any(|o| o.name == key) {
+            let known: Vec<&str> = info.options.iter().map(|o| o.name).collect();
+            return Err(if known.is_empty() {
+                format!("pass '{}' takes no options, got '{key}'", info.name)
+            } else {
+                format!(
+                    "pass '{}' has no option '{key}'; its options are: {}",
+                    info.name,
+                    known.join(", ")
+                )
+            });
+        }
+        pass.set_option(&key, &value)
+            .map_err(|e| format!("pass '{}', option '{key}': {e}", info.name))?;
+    }
+    Ok(())
+}
+
+/// Emits an error diagnostic at `op`'s location.
+pub fn emit_error(op: OperationRef<'_, '_>, message: &str) {
+    let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    unsafe { mlir_sys::mlirEmitError(op.location().to_raw(), message.as_ptr()) };
+}
+
+struct Instance {
+    info: &'static PassInfo,
+    pass: Box<dyn Pass>,
+}
+
+unsafe extern "C" fn cb_create(descriptor: *mut c_void) -> *mut c_void {
+    let info = unsafe { &*(descriptor as *const PassInfo) };
+    Box::into_raw(Box::new(Instance {
+        info,
+        pass: (info.create)(),
+    })) as *mut c_void
+}
+
+unsafe extern "C" fn cb_clone(state: *mut c_void) -> *mut c_void {
+    let instance = unsafe { &*(state as *const Instance) };
+    Box::into_raw(Box::new(Instance {
+        info: instance.info,
+        pass: instance.pass.clone_box(),
+    })) as *mut c_void
+}
+
+unsafe extern "C" fn cb_destroy(state: *mut c_void) {
+    drop(unsafe { Box::from_raw(state as *mut Instance) });
+}
+
+unsafe extern "C" fn cb_set_options(
+    state: *mut c_void,
+    options: MlirStringRef,
+    error: MlirStringCallback,
+    error_user_data: *mut c_void,
+) -> bool {
+    let instance = unsafe { &mut *(state as *mut Instance) };
+    let text = String::from_utf8_lossy(&unsafe { ffi::string_ref_bytes(options) }).into_owned();
+    match configure(instance.info, instance.pass.as_mut(), &text) {
+        Ok(()) => true,
+        Err(message) => {
+            if let Some(error) = error {
+                unsafe { error(ffi::string_ref(&message), error_user_data) };
+            }
+            false
+        }
+    }
+}
+
+unsafe extern "C" fn cb_run(state: *mut c_void, op: MlirOperation) -> bool {
+    let instance = unsafe { &mut *(state as *mut Instance) };
+    let op = unsafe { OperationRef::from_raw(op) };
+    match catch_unwind(AssertUnwindSafe(|| instance.pass.run(op))) {
+        Ok(result) => result.is_ok(),
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            emit_error(
+                op,
+                &format!("internal error in pass '{}': {what}", instance.info.name),
+            );
+            false
+        }
+    }
+}
+
+const CALLBACKS: ffi::CoreaiForeignPassCallbacks = ffi::CoreaiForeignPassCallbacks {
+    create: cb_create,
+    clone: cb_clone,
+    destroy: cb_destroy,
+    set_options: cb_set_options,
+    run: cb_run,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse_nested_and_quoted_values() {
+        let pairs = parse_options(" a=1 b={x, y} c=\"s t\" ").unwrap();
+        assert_eq!(
+            pairs,
+            vec![
+                ("a".into(), "1".into()),
+                ("b".into(), "x, y".into()),
+                ("c".into(), "s t".into())
+            ]
+        );
+        assert!(parse_options("novalue").is_err());
+    }
+
+    #[test]
+    fn pass_names_are_unique_across_passes_and_pipelines() {
+        let mut names: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
+        names.extend(PIPELINES.iter().map(|p| p.name));
+        let before = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(before, names.len());
+    }
+}

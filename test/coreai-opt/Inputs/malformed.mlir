@@ -1,0 +1,3 @@
+func.func @f() -> i32 {
+  return %nope : i32
+}

@@ -1,0 +1,13 @@
+func.func @first() {
+  return
+}
+
+// -----
+
+func.bogus
+
+// -----
+
+func.func @third() {
+  return
+}

@@ -53,5 +53,8 @@ fn main() {
     for name in ["CoreAICAPI", "CoreAIAten", "CoreAICore", "CoreAIX"] {
         println!("cargo:rustc-link-lib=static={name}");
     }
-    println!("cargo:include={}", PathBuf::from("dialects/include").display());
+    println!(
+        "cargo:include={}",
+        PathBuf::from("dialects/include").display()
+    );
 }

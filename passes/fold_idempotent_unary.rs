@@ -22,8 +22,8 @@
 
 use crate::registry::{Pass, PassFailed, PassInfo, PassOption};
 use melior::ir::{
-    Value, ValueLike,
     operation::{OperationLike, OperationRef},
+    Value, ValueLike,
 };
 use mlir_sys::MlirOperation;
 
@@ -125,7 +125,8 @@ impl FoldIdempotentUnary {
         if !operand.is_operation_result() {
             return None;
         }
-        let inner = unsafe { OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(operand.to_raw())) };
+        let inner =
+            unsafe { OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(operand.to_raw())) };
         let same_op = inner.name().as_string_ref().as_str().ok()? == name;
         let same_type = operand.r#type() == op.result(0).ok()?.r#type();
         (same_op && same_type && inner.result_count() == 1).then_some(operand)

@@ -1,7 +1,7 @@
 //! MLIR contexts with the project's dialects.
 
 use crate::ffi;
-use melior::{Context, dialect::DialectRegistry};
+use melior::{dialect::DialectRegistry, Context};
 
 /// A registry holding aten, coreai, param, coreaix and the upstream dialects
 /// coreai programs use (builtin, func, arith).

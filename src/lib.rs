@@ -27,9 +27,9 @@ pub mod registry;
 pub use error::Error;
 
 use melior::{
-    Context,
-    ir::{Module, operation::OperationLike},
+    ir::{operation::OperationLike, Module},
     pass::PassManager,
+    Context,
 };
 use std::{cell::RefCell, rc::Rc};
 

@@ -10,8 +10,8 @@ use crate::ffi;
 use melior::ir::operation::{OperationLike, OperationRef};
 use mlir_sys::{MlirOperation, MlirStringCallback, MlirStringRef};
 use std::{
-    ffi::{CString, c_void},
-    panic::{AssertUnwindSafe, catch_unwind},
+    ffi::{c_void, CString},
+    panic::{catch_unwind, AssertUnwindSafe},
     sync::OnceLock,
 };
 
@@ -118,7 +118,10 @@ pub fn upstream_passes() -> Vec<(String, String)> {
                     &mut description as *mut _ as *mut c_void,
                 )
             };
-            (name.to_string(), String::from_utf8_lossy(&description).into_owned())
+            (
+                name.to_string(),
+                String::from_utf8_lossy(&description).into_owned(),
+            )
         })
         .collect()
 }
@@ -147,7 +150,9 @@ pub fn parse_options(text: &str) -> Result<Vec<(String, String)>, String> {
             key.push(c);
         }
         if chars.next_if_eq(&'=').is_none() {
-            return Err(format!("option '{key}' has no value (expected '{key}=VALUE')"));
+            return Err(format!(
+                "option '{key}' has no value (expected '{key}=VALUE')"
+            ));
         }
         let mut value = String::new();
         let mut depth = 0usize;

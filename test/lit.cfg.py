@@ -30,3 +30,16 @@ config.substitutions.append(("%build", build_dir))
 import sys
 
 config.substitutions.append(("%python", sys.executable))
+
+# C embedding tests link libcoreai_capi.a (which carries MLIR) with LLVM's
+# static libraries.
+import subprocess
+
+llvm_config = os.path.join(llvm_bin, "llvm-config")
+llvm_link = subprocess.run(
+    [llvm_config, "--link-static", "--ldflags", "--libs", "--system-libs"],
+    capture_output=True, text=True, check=True,
+).stdout.split()
+config.substitutions.append(("%cc", os.environ.get("CC", "cc")))
+config.substitutions.append(("%llvm_include", os.path.join(os.path.dirname(llvm_bin), "include")))
+config.substitutions.append(("%llvm_link_flags", " ".join(llvm_link + ["-lstdc++", "-lm"])))

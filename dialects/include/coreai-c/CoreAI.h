@@ -45,6 +45,11 @@ MLIR_CAPI_EXPORTED bool coreaiDescribeRegisteredPass(MlirStringRef argument,
                                                      MlirStringCallback callback,
                                                      void *userData);
 
+/// Registers the coreai passes and pipelines (written in Rust) and the
+/// upstream passes they mix with, so textual pipelines can name them.
+/// Defined in libcoreai_capi.a. Idempotent and thread-safe.
+MLIR_CAPI_EXPORTED void coreaiRegisterPasses(void);
+
 /*===----------------------------------------------------------------------===*\
 |* Passes implemented outside C++ (the coreai passes are written in Rust).    *|
 \*===----------------------------------------------------------------------===*/

@@ -8,7 +8,7 @@
 use clap::{ArgAction, Parser};
 use coreai::{ffi, pipeline, registry};
 use std::{
-    ffi::{CString, c_void},
+    ffi::{c_void, CString},
     io::{Read, Write},
     path::{Path, PathBuf},
     process::ExitCode,
@@ -136,18 +136,40 @@ impl Cli {
         let flags = [
             (self.mlir_print_ir_before_all, "--mlir-print-ir-before-all"),
             (self.mlir_print_ir_after_all, "--mlir-print-ir-after-all"),
-            (self.mlir_print_ir_after_change, "--mlir-print-ir-after-change"),
-            (self.mlir_print_ir_after_failure, "--mlir-print-ir-after-failure"),
-            (self.mlir_print_ir_module_scope, "--mlir-print-ir-module-scope"),
+            (
+                self.mlir_print_ir_after_change,
+                "--mlir-print-ir-after-change",
+            ),
+            (
+                self.mlir_print_ir_after_failure,
+                "--mlir-print-ir-after-failure",
+            ),
+            (
+                self.mlir_print_ir_module_scope,
+                "--mlir-print-ir-module-scope",
+            ),
             (self.mlir_timing, "--mlir-timing"),
             (self.mlir_print_debuginfo, "--mlir-print-debuginfo"),
             (self.mlir_print_op_generic, "--mlir-print-op-generic"),
             (self.mlir_print_local_scope, "--mlir-print-local-scope"),
             (self.mlir_disable_threading, "--mlir-disable-threading"),
         ];
-        args.extend(flags.iter().filter(|(on, _)| *on).map(|(_, f)| f.to_string()));
-        args.extend(self.mlir_print_ir_before.iter().map(|p| format!("--mlir-print-ir-before={p}")));
-        args.extend(self.mlir_print_ir_after.iter().map(|p| format!("--mlir-print-ir-after={p}")));
+        args.extend(
+            flags
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, f)| f.to_string()),
+        );
+        args.extend(
+            self.mlir_print_ir_before
+                .iter()
+                .map(|p| format!("--mlir-print-ir-before={p}")),
+        );
+        args.extend(
+            self.mlir_print_ir_after
+                .iter()
+                .map(|p| format!("--mlir-print-ir-after={p}")),
+        );
         if let Some(mode) = &self.mlir_timing_display {
             args.push(format!("--mlir-timing-display={mode}"));
         }
@@ -225,7 +247,10 @@ fn write_output(path: &str, data: &[u8]) -> Result<(), OptError> {
     };
     if path == "-" {
         let mut stdout = std::io::stdout().lock();
-        return stdout.write_all(data).and_then(|_| stdout.flush()).map_err(err);
+        return stdout
+            .write_all(data)
+            .and_then(|_| stdout.flush())
+            .map_err(err);
     }
     let target = Path::new(path);
     // Devices and pipes (/dev/null, a FIFO) are written in place.
@@ -237,8 +262,14 @@ fn write_output(path: &str, data: &[u8]) -> Result<(), OptError> {
         .filter(|p| !p.as_os_str().is_empty())
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."));
-    let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.coreai-opt-{}.tmp", std::process::id()));
+    let file_name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{file_name}.coreai-opt-{}.tmp",
+        std::process::id()
+    ));
     let written = std::fs::write(&tmp, data).and_then(|_| std::fs::rename(&tmp, target));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -271,7 +302,11 @@ fn run(cli: &Cli) -> Result<(), OptError> {
 
     // Bytes, not text: the input may be MLIR bytecode.
     let input = read_input(&cli.input)?;
-    let buffer_name = if cli.input == "-" { "<stdin>" } else { cli.input.as_str() };
+    let buffer_name = if cli.input == "-" {
+        "<stdin>"
+    } else {
+        cli.input.as_str()
+    };
     let split_marker = cli.split_input_file.clone().unwrap_or_default();
     let config = ffi::CoreaiOptConfig {
         pass_pipeline: ffi::string_ref(&pipeline_text),
@@ -317,7 +352,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(1) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     match run(&cli) {

@@ -1,0 +1,132 @@
+//! The embeddable library: parsing, pipelines, diagnostics, typed builders.
+
+use coreai::{Compiler, Error};
+use melior::ir::{
+    attribute::{StringAttribute, TypeAttribute},
+    operation::OperationLike,
+    r#type::{FunctionType, RankedTensorType},
+    Block, BlockLike, Location, Module, Region, RegionLike,
+};
+
+const GRAPH: &str = r#"
+coreai.graph @main(%x: tensor<4xf32> {coreai.name = "x"}) -> (tensor<4xf32> {coreai.name = "y"}) {
+  %0 = coreai.abs %x : tensor<4xf32> -> tensor<4xf32>
+  %1 = coreai.abs %0 : tensor<4xf32> -> tensor<4xf32>
+  coreai.output %1 : tensor<4xf32>
+}
+"#;
+
+#[test]
+fn parses_runs_a_mixed_pipeline_and_prints() {
+    let compiler = Compiler::new();
+    let mut module = compiler.parse(GRAPH, "graph.mlir").expect("valid IR");
+    compiler
+        .run_pipeline(
+            &mut module,
+            "builtin.module(coreai.graph(fold-idempotent-unary,cse),canonicalize)",
+        )
+        .expect("pipeline runs");
+    let text = module.as_operation().to_string();
+    assert_eq!(text.matches("coreai.abs").count(), 1, "{text}");
+    assert!(text.contains("coreai.output"), "{text}");
+}
+
+#[test]
+fn parse_errors_carry_the_location() {
+    let compiler = Compiler::new();
+    let err = compiler
+        .parse("coreai.graph @g() {\n  coreai.nosuch\n}\n", "bad.mlir")
+        .err()
+        .expect("must fail");
+    let Error::Parse(text) = &err else {
+        panic!("unexpected {err:?}")
+    };
+    assert!(text.contains("coreai.nosuch"), "{text}");
+    assert!(text.contains(":2:"), "line 2 expected in {text}");
+}
+
+#[test]
+fn unknown_pass_names_the_nearest_registered_one() {
+    let compiler = Compiler::new();
+    let mut module = compiler.parse(GRAPH, "graph.mlir").unwrap();
+    let err = compiler
+        .run_pipeline(&mut module, "builtin.module(fold-idempotent-unray)")
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("did you mean 'fold-idempotent-unary'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_pass_option_is_an_error_not_a_crash() {
+    let compiler = Compiler::new();
+    let mut module = compiler.parse(GRAPH, "graph.mlir").unwrap();
+    let err = compiler
+        .run_pipeline(
+            &mut module,
+            "builtin.module(fold-idempotent-unary{ops=coreai.exp})",
+        )
+        .unwrap_err();
+    assert!(matches!(err, Error::Pipeline(_)), "{err:?}");
+}
+
+#[test]
+fn typed_builders_build_verified_ops() {
+    let compiler = Compiler::new();
+    let context = compiler.context();
+    let location = Location::unknown(context);
+    let f32 = melior::ir::r#type::Type::float32(context);
+    let tensor: melior::ir::Type = RankedTensorType::new(&[2, 3], f32, None).into();
+
+    // coreai.graph @g(%x) -> tensor { abs(x); output }
+    let block = Block::new(&[(tensor, location)]);
+    let x = block.argument(0).unwrap().into();
+    let abs =
+        block.append_operation(coreai::dialects::coreai::abs(context, tensor, x, location).into());
+    let abs_result = abs.result(0).unwrap().into();
+    let add = block.append_operation(
+        coreai::dialects::coreai::decomposable_broadcasting_add(
+            context, tensor, abs_result, x, location,
+        )
+        .into(),
+    );
+    block.append_operation(
+        coreai::dialects::coreai::output(context, &[add.result(0).unwrap().into()], location)
+            .into(),
+    );
+    let region = Region::new();
+    region.append_block(block);
+    let function_type = FunctionType::new(context, &[tensor], &[tensor]);
+    let param_decls =
+        melior::ir::Attribute::parse(context, "#param.decl.array<[]>").expect("param attr");
+    let graph = coreai::dialects::coreai::graph(
+        context,
+        region,
+        StringAttribute::new(context, "g"),
+        TypeAttribute::new(function_type.into()),
+        param_decls,
+        location,
+    );
+    let module = Module::new(location);
+    module.body().append_operation(graph.into());
+    assert!(module.as_operation().verify());
+    let text = module.as_operation().to_string();
+    assert!(text.contains("coreai.graph @g("), "{text}");
+    assert!(
+        text.contains("coreai.decomposable.broadcasting_add"),
+        "{text}"
+    );
+
+    // aten.relu.default in a func.func body.
+    let block = Block::new(&[(tensor, location)]);
+    let x = block.argument(0).unwrap().into();
+    let relu = block.append_operation(
+        coreai::dialects::aten::relu_default(context, tensor, x, location).into(),
+    );
+    assert_eq!(
+        relu.name().as_string_ref().as_str().unwrap(),
+        "aten.relu.default"
+    );
+}

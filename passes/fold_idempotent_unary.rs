@@ -83,6 +83,7 @@ impl Pass for FoldIdempotentUnary {
             }
             melior::ir::operation::WalkResult::Advance
         });
+        tracing::debug!(candidates = candidates.len(), "f(f(x)) pairs found");
         for raw in candidates {
             // Re-read the operand now: an earlier rewrite in a chain
             // f(f(f(x))) may have changed it.

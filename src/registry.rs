@@ -136,6 +136,40 @@ pub fn all_pass_names() -> Vec<String> {
     names
 }
 
+/// The pass reference (`docs/passes.md`), generated from this registry.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Passes and pipelines\n\n\
+         Generated from the pass registry (`src/registry.rs`); `coreai-opt --list-passes`\n\
+         prints the same list with the upstream passes. Regenerate with\n\
+         `COREAI_BLESS=1 cargo test --test docs`.\n",
+    );
+    for pass in PASSES {
+        out.push_str(&format!("\n## `{}`\n\n{}\n\n", pass.name, pass.summary));
+        out.push_str(&format!(
+            "Runs on: {}\n",
+            pass.anchor
+                .map_or("any operation".to_string(), |a| format!("`{a}`"))
+        ));
+        if !pass.options.is_empty() {
+            out.push_str("\n| option | default | meaning |\n|---|---|---|\n");
+            for option in pass.options {
+                out.push_str(&format!(
+                    "| `{}` | `{}` | {} |\n",
+                    option.name, option.default, option.help
+                ));
+            }
+        }
+    }
+    for pipeline in PIPELINES {
+        out.push_str(&format!(
+            "\n## pipeline `{}`\n\n{}\n\nExpands to `{}`.\n",
+            pipeline.name, pipeline.summary, pipeline.expansion
+        ));
+    }
+    out
+}
+
 /// Parses MLIR's textual pass options (`a=1 b={x,y} c="s t"`) into pairs.
 pub fn parse_options(text: &str) -> Result<Vec<(String, String)>, String> {
     let mut pairs = Vec::new();
@@ -254,6 +288,7 @@ unsafe extern "C" fn cb_set_options(
 unsafe extern "C" fn cb_run(state: *mut c_void, op: MlirOperation) -> bool {
     let instance = unsafe { &mut *(state as *mut Instance) };
     let op = unsafe { OperationRef::from_raw(op) };
+    let _span = tracing::debug_span!("pass", name = instance.info.name).entered();
     match catch_unwind(AssertUnwindSafe(|| instance.pass.run(op))) {
         Ok(result) => result.is_ok(),
         Err(payload) => {

@@ -4,8 +4,8 @@
 #![allow(non_snake_case)]
 
 use mlir_sys::{
-    MlirDialectHandle, MlirDialectRegistry, MlirLogicalResult, MlirOperation, MlirStringCallback,
-    MlirStringRef,
+    MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirLogicalResult, MlirModule,
+    MlirOperation, MlirStringCallback, MlirStringRef,
 };
 use std::ffi::{c_char, c_int, c_void};
 
@@ -41,6 +41,11 @@ unsafe extern "C" {
     pub fn mlirGetDialectHandle__param__() -> MlirDialectHandle;
     pub fn mlirGetDialectHandle__coreaix__() -> MlirDialectHandle;
     pub fn coreaiRegisterAllDialects(registry: MlirDialectRegistry);
+    pub fn coreaiParseModule(
+        context: MlirContext,
+        source: MlirStringRef,
+        buffer_name: MlirStringRef,
+    ) -> MlirModule;
     pub fn coreaiRegisterUpstreamPasses();
     pub fn coreaiForEachUpstreamPass(callback: MlirStringCallback, user_data: *mut c_void);
     pub fn coreaiDescribeRegisteredPass(

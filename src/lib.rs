@@ -58,10 +58,12 @@ impl Compiler {
 
     /// Parses and verifies `source`; `name` is the file name diagnostics cite.
     pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>, Error> {
-        let (module, diagnostics) = self.with_diagnostics(|| {
-            let location = melior::ir::Location::new(&self.context, name, 1, 1);
-            let _ = location;
-            Module::parse(&self.context, source)
+        let (module, diagnostics) = self.with_diagnostics(|| unsafe {
+            Module::from_option_raw(ffi::coreaiParseModule(
+                self.context.to_raw(),
+                ffi::string_ref(source),
+                ffi::string_ref(name),
+            ))
         });
         match module {
             Some(module) if module.as_operation().verify() => Ok(module),
@@ -86,13 +88,33 @@ impl Compiler {
         let collected = Rc::new(RefCell::new(String::new()));
         let sink = collected.clone();
         let id = self.context.attach_diagnostic_handler(move |diagnostic| {
-            let mut sink = sink.borrow_mut();
-            sink.push_str(&format!("{}: {}\n", diagnostic.location(), diagnostic));
+            let severity = match diagnostic.severity() {
+                melior::diagnostic::DiagnosticSeverity::Error => "error",
+                melior::diagnostic::DiagnosticSeverity::Warning => "warning",
+                melior::diagnostic::DiagnosticSeverity::Note => "note",
+                melior::diagnostic::DiagnosticSeverity::Remark => "remark",
+            };
+            let location = plain_location(&diagnostic.location().to_string());
+            sink.borrow_mut()
+                .push_str(&format!("{location}: {severity}: {diagnostic}\n"));
             true
         });
         let value = f();
         self.context.detach_diagnostic_handler(id);
         let text = collected.borrow().clone();
         (value, text)
+    }
+}
+
+/// `loc("f.mlir":2:3)` → `f.mlir:2:3`, the form compilers print; other
+/// locations are kept as printed.
+fn plain_location(printed: &str) -> String {
+    let inner = printed
+        .strip_prefix("loc(")
+        .and_then(|s| s.strip_suffix(')'))
+        .unwrap_or(printed);
+    match inner.strip_prefix('"').and_then(|s| s.split_once('"')) {
+        Some((file, rest)) if rest.starts_with(':') => format!("{file}{rest}"),
+        _ => inner.to_string(),
     }
 }

@@ -42,7 +42,10 @@ fn parse_errors_carry_the_location() {
         panic!("unexpected {err:?}")
     };
     assert!(text.contains("coreai.nosuch"), "{text}");
-    assert!(text.contains(":2:"), "line 2 expected in {text}");
+    assert!(
+        text.contains("bad.mlir:2:"),
+        "file and line expected in {text}"
+    );
 }
 
 #[test]

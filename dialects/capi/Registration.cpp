@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -66,4 +68,13 @@ bool coreaiDescribeRegisteredPass(MlirStringRef argument,
   llvm::StringRef description = entry->getPassDescription();
   callback(wrap(description), userData);
   return true;
+}
+
+MlirModule coreaiParseModule(MlirContext context, MlirStringRef source,
+                             MlirStringRef bufferName) {
+  mlir::ParserConfig config(unwrap(context));
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(unwrap(source), config,
+                                              unwrap(bufferName));
+  return MlirModule{module.release().getOperation()};
 }

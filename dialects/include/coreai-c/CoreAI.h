@@ -30,6 +30,12 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(CoreAIX, coreaix);
 /// programs use (builtin, func, arith), into `registry`.
 MLIR_CAPI_EXPORTED void coreaiRegisterAllDialects(MlirDialectRegistry registry);
 
+/// Parses `source` as a module; diagnostics cite `bufferName` as the file.
+/// Returns a null module (after emitting diagnostics) on failure.
+MLIR_CAPI_EXPORTED MlirModule coreaiParseModule(MlirContext context,
+                                                MlirStringRef source,
+                                                MlirStringRef bufferName);
+
 /// Registers, once per process, the upstream passes that coreai pipelines may
 /// name (canonicalize, cse, inline, symbol-dce, ...). Idempotent.
 MLIR_CAPI_EXPORTED void coreaiRegisterUpstreamPasses(void);

@@ -1,4 +1,6 @@
 //! The project's passes, one per file. Each is declared in
 //! [`crate::registry::PASSES`].
 
+pub mod aten_to_coreai;
 pub mod fold_idempotent_unary;
+pub mod legalize_aten_to_coreai;

@@ -4,8 +4,8 @@
 #![allow(non_snake_case)]
 
 use mlir_sys::{
-    MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirLogicalResult, MlirModule,
-    MlirOperation, MlirStringCallback, MlirStringRef,
+    MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirLocation, MlirLogicalResult,
+    MlirModule, MlirOperation, MlirStringCallback, MlirStringRef,
 };
 use std::ffi::{c_char, c_int, c_void};
 
@@ -46,6 +46,13 @@ unsafe extern "C" {
         source: MlirStringRef,
         buffer_name: MlirStringRef,
     ) -> MlirModule;
+    pub fn coreaiEmitErrorWithNotes(
+        location: MlirLocation,
+        message: MlirStringRef,
+        num_notes: isize,
+        note_locations: *const MlirLocation,
+        note_messages: *const MlirStringRef,
+    );
     pub fn coreaiRegisterUpstreamPasses();
     pub fn coreaiForEachUpstreamPass(callback: MlirStringCallback, user_data: *mut c_void);
     pub fn coreaiDescribeRegisteredPass(

@@ -19,6 +19,7 @@ pub mod context;
 pub mod dialects;
 pub mod error;
 pub mod ffi;
+pub mod lowering;
 #[path = "../passes/mod.rs"]
 pub mod passes;
 pub mod pipeline;
@@ -33,9 +34,29 @@ use melior::{
 };
 use std::{cell::RefCell, rc::Rc};
 
-/// A compiler instance: one MLIR context with the project's dialects.
+/// A compiler instance: one MLIR context with the project's dialects, and the
+/// user lowerings registered on it.
 pub struct Compiler {
     context: Context,
+}
+
+impl std::fmt::Debug for Compiler {
+    /// Lists the user lowerings: the only trace of an override, since the
+    /// emitted IR does not record which lowering produced it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiler")
+            .field(
+                "user_lowerings",
+                &lowering::user_lowering_names(self.context.to_raw()),
+            )
+            .finish()
+    }
+}
+
+impl Drop for Compiler {
+    fn drop(&mut self) {
+        lowering::forget(self.context.to_raw());
+    }
 }
 
 impl Default for Compiler {
@@ -54,6 +75,29 @@ impl Compiler {
 
     pub fn context(&self) -> &Context {
         &self.context
+    }
+
+    /// Registers `lowering` for the op `qualified` (`my_lib::scaled_add.default`,
+    /// `aten::add.Tensor`) in this compiler only. Replacing a built-in lowering
+    /// of a reserved namespace (aten, coreai, coreaix, higher_order), or an
+    /// earlier registration, needs `allow_override`. A registered lowering also
+    /// makes `legalize-aten-to-coreai` accept the op.
+    pub fn register_lowering(
+        &self,
+        qualified: &str,
+        allow_override: bool,
+        lowering: lowering::UserLowering,
+    ) -> Result<(), lowering::RegisterError> {
+        let builtin = qualified
+            .strip_prefix("aten::")
+            .is_some_and(|key| passes::aten_to_coreai::lookup(key).is_some());
+        lowering::register(
+            self.context.to_raw(),
+            qualified,
+            allow_override,
+            builtin,
+            lowering,
+        )
     }
 
     /// Parses and verifies `source`; `name` is the file name diagnostics cite.

@@ -59,7 +59,10 @@ pub struct PipelineInfo {
 }
 
 /// Every pass of the project.
-pub static PASSES: &[PassInfo] = &[crate::passes::fold_idempotent_unary::INFO];
+pub static PASSES: &[PassInfo] = &[
+    crate::passes::fold_idempotent_unary::INFO,
+    crate::passes::legalize_aten_to_coreai::INFO,
+];
 
 /// Every registered pipeline of the project.
 pub static PIPELINES: &[PipelineInfo] = &[PipelineInfo {

@@ -36,6 +36,12 @@ MLIR_CAPI_EXPORTED MlirModule coreaiParseModule(MlirContext context,
                                                 MlirStringRef source,
                                                 MlirStringRef bufferName);
 
+/// Emits one error at `location` with `numNotes` notes attached, note i at
+/// `noteLocations[i]` saying `noteMessages[i]`.
+MLIR_CAPI_EXPORTED void coreaiEmitErrorWithNotes(
+    MlirLocation location, MlirStringRef message, intptr_t numNotes,
+    const MlirLocation *noteLocations, const MlirStringRef *noteMessages);
+
 /// Registers, once per process, the upstream passes that coreai pipelines may
 /// name (canonicalize, cse, inline, symbol-dce, ...). Idempotent.
 MLIR_CAPI_EXPORTED void coreaiRegisterUpstreamPasses(void);

@@ -1,0 +1,500 @@
+//! `legalize-aten-to-coreai`: ATen ops in `func.func` → coreai ops in
+//! `coreai.graph`.
+//!
+//! Preconditions: a verified module whose functions hold `aten` ops (as
+//! `coreai_export` imports them, after `decompose`), `arith.constant` tensors
+//! and `func.return`.
+//!
+//! The pass first validates every function, and only then rewrites:
+//!   1. Validation: every ATen op must have a lowering. Ops that the selected
+//!      decomposition table (`table=coreai|default|none`) would have
+//!      decomposed are reported together as "non-decomposed", the rest as
+//!      "unsupported": each group is one error listing the ops sorted and
+//!      de-duplicated, with one note per occurrence at its location and the
+//!      overloads of the same op that do have a lowering ("did you mean").
+//!   2. Lowering, op by op in program order, by the dispatch ladder: a user
+//!      lowering registered for `namespace::name.overload` in this context,
+//!      then the built-in resolver keyed by the exact overload. A lowering
+//!      that declines is an error at the op's location, with its reason.
+//!   3. Each `func.func` becomes a `coreai.graph` with the same name,
+//!      signature and argument/result attributes (`coreai.name`); private
+//!      functions become `private` graphs; `func.return` becomes
+//!      `coreai.output`; tensor `arith.constant` becomes `coreai.constant`.
+//!
+//! Guarantee: on success no `aten`, `func` or `arith` op remains, and every
+//! value keeps its type. On failure the module is left unchanged by step 1
+//! errors; a decline in step 2 fails the pass after earlier ops were rewritten.
+//!
+//! Interactions: run `decompose` first with the same table. Calls between
+//! functions (`func.call`) are not lowered yet and are reported.
+
+use crate::{
+    lowering::{self, Decline, LoweringCx},
+    passes::aten_to_coreai,
+    registry::{emit_error, Pass, PassFailed, PassInfo, PassOption},
+};
+use melior::ir::{
+    operation::{OperationBuilder, OperationLike, OperationRef, WalkOrder, WalkResult},
+    Attribute, BlockLike, Identifier, RegionLike, Value, ValueLike,
+};
+use mlir_sys::{MlirLocation, MlirOperation, MlirStringRef};
+
+pub const INFO: PassInfo = PassInfo {
+    name: "legalize-aten-to-coreai",
+    summary: "Lower ATen ops in func.func to coreai ops in coreai.graph, after validating that every op has a lowering",
+    anchor: Some("builtin.module"),
+    options: &[PassOption {
+        name: "table",
+        help: "the decomposition table the input was decomposed with (coreai, default, none); ops it decomposes are reported as non-decomposed",
+        default: "coreai",
+    }],
+    create: || Box::new(LegalizeAtenToCoreai::default()),
+};
+
+/// The ATen ops coreai-torch keeps whole (`get_decomp_table()` removes them
+/// from PyTorch's default decompositions): they have direct lowerings or
+/// become composites.
+pub const PRESERVED_BY_COREAI_TABLE: &[&str] = &[
+    "hardsigmoid.default",
+    "hardswish.default",
+    "instance_norm.default",
+    "pixel_shuffle.default",
+    "reflection_pad1d.default",
+    "reflection_pad2d.default",
+    "reflection_pad3d.default",
+    "replication_pad1d.default",
+    "replication_pad2d.default",
+    "replication_pad3d.default",
+    "scaled_dot_product_attention.default",
+    "silu.default",
+];
+
+/// PyTorch's `torch.export.default_decompositions()` (ATen overloads).
+const TORCH_DEFAULT_DECOMPOSITIONS: &str = include_str!("data/torch_default_decompositions.txt");
+
+/// A decomposition table, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// PyTorch's default decompositions minus [`PRESERVED_BY_COREAI_TABLE`].
+    Coreai,
+    /// PyTorch's default decompositions.
+    Default,
+    /// No decomposition.
+    None,
+}
+
+impl Table {
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "coreai" => Ok(Table::Coreai),
+            "default" => Ok(Table::Default),
+            "none" => Ok(Table::None),
+            other => Err(format!(
+                "unknown table '{other}'; choose coreai, default or none"
+            )),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Coreai => "coreai",
+            Table::Default => "default",
+            Table::None => "none",
+        }
+    }
+
+    /// Whether the table decomposes the ATen overload `key` (`linear.default`).
+    pub fn decomposes(self, key: &str) -> bool {
+        match self {
+            Table::None => false,
+            Table::Coreai if PRESERVED_BY_COREAI_TABLE.contains(&key) => false,
+            Table::Coreai | Table::Default => TORCH_DEFAULT_DECOMPOSITIONS
+                .lines()
+                .filter_map(|line| line.strip_prefix("aten."))
+                .any(|k| k == key),
+        }
+    }
+}
+
+#[derive(Clone)]
+struct LegalizeAtenToCoreai {
+    table: Table,
+}
+
+impl Default for LegalizeAtenToCoreai {
+    fn default() -> Self {
+        Self {
+            table: Table::Coreai,
+        }
+    }
+}
+
+/// What an op in the input is, as far as this pass is concerned.
+enum OpKind {
+    /// An ATen (or custom) op: its namespace and `name.overload`.
+    Aten { namespace: String, key: String },
+    /// Anything else (func, arith, coreai ...).
+    Other,
+}
+
+fn classify(op: &OperationRef<'_, '_>) -> OpKind {
+    let name = op.name();
+    let Ok(name) = name.as_string_ref().as_str() else {
+        return OpKind::Other;
+    };
+    if name == "aten.operator" {
+        let qualified = op
+            .attribute("name")
+            .ok()
+            .and_then(|a| melior::ir::attribute::StringAttribute::try_from(a).ok())
+            .map(|s| s.value().to_string())
+            .unwrap_or_default();
+        let (namespace, key) = qualified.split_once("::").unwrap_or(("", &qualified));
+        return OpKind::Aten {
+            namespace: namespace.to_string(),
+            key: key.to_string(),
+        };
+    }
+    match name.strip_prefix("aten.") {
+        Some(key) => OpKind::Aten {
+            namespace: "aten".into(),
+            key: key.to_string(),
+        },
+        None => OpKind::Other,
+    }
+}
+
+/// One op the validation rejects.
+struct Offender {
+    location: MlirLocation,
+    display: String,
+    note: String,
+}
+
+impl Pass for LegalizeAtenToCoreai {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        debug_assert_eq!(name, "table");
+        self.table = Table::parse(value)?;
+        Ok(())
+    }
+
+    fn run(&mut self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+        self.validate(module)?;
+        self.lower_ops(module)?;
+        convert_functions(module)
+    }
+
+    fn clone_box(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
+}
+
+impl LegalizeAtenToCoreai {
+    /// Step 1: reports every op without a lowering, grouped, with notes.
+    fn validate(&self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+        let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
+        let mut non_decomposed: Vec<Offender> = Vec::new();
+        let mut unsupported: Vec<Offender> = Vec::new();
+        module.walk(WalkOrder::PreOrder, |op| {
+            let OpKind::Aten { namespace, key } = classify(&op) else {
+                return WalkResult::Advance;
+            };
+            let qualified = format!("{namespace}::{key}");
+            if lowering::user_lowering(context, &qualified).is_some() {
+                return WalkResult::Advance;
+            }
+            let display = if namespace == "aten" {
+                format!("aten.{key}")
+            } else {
+                qualified.clone()
+            };
+            if namespace == "aten" && aten_to_coreai::lookup(&key).is_some() {
+                return WalkResult::Advance;
+            }
+            let location = op.location().to_raw();
+            if namespace == "aten" && self.table.decomposes(&key) {
+                non_decomposed.push(Offender {
+                    location,
+                    note: format!(
+                        "'{display}' is decomposed by the '{}' table",
+                        self.table.name()
+                    ),
+                    display,
+                });
+                return WalkResult::Advance;
+            }
+            let siblings = if namespace == "aten" {
+                aten_to_coreai::siblings(&key)
+            } else {
+                Vec::new()
+            };
+            let note = if siblings.is_empty() {
+                format!("'{display}' has no lowering")
+            } else {
+                let list: Vec<String> = siblings.iter().map(|s| format!("'aten.{s}'")).collect();
+                format!(
+                    "'{display}' has no lowering; did you mean {}? (lowered overloads of the same op)",
+                    list.join(", ")
+                )
+            };
+            unsupported.push(Offender {
+                location,
+                display,
+                note,
+            });
+            WalkResult::Advance
+        });
+
+        let mut failed = false;
+        if !non_decomposed.is_empty() {
+            let names = sorted_unique(&non_decomposed);
+            emit_with_notes(
+                &non_decomposed,
+                &format!(
+                    "the module contains non-decomposed ops: {names}; run the 'decompose' pass with table={} first (--pass-pipeline='builtin.module(decompose{{table={}}},legalize-aten-to-coreai)'), or import with --decompositions {}",
+                    self.table.name(),
+                    self.table.name(),
+                    self.table.name()
+                ),
+            );
+            failed = true;
+        }
+        if !unsupported.is_empty() {
+            let names = sorted_unique(&unsupported);
+            emit_with_notes(
+                &unsupported,
+                &format!(
+                    "the module contains unsupported ops: {names}; register a lowering for each (coreai::Compiler::register_lowering, or coreaiRegisterLowering from C) or change the model to avoid them"
+                ),
+            );
+            failed = true;
+        }
+        if failed {
+            Err(PassFailed)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Step 2: lowers every ATen op in program order.
+    fn lower_ops(&self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+        let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
+        let mut ops: Vec<MlirOperation> = Vec::new();
+        module.walk(WalkOrder::PreOrder, |op| {
+            if matches!(classify(&op), OpKind::Aten { .. }) {
+                ops.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        for raw in ops {
+            let op = unsafe { OperationRef::from_raw(raw) };
+            let OpKind::Aten { namespace, key } = classify(&op) else {
+                continue;
+            };
+            let cx = LoweringCx::new(op);
+            let qualified = format!("{namespace}::{key}");
+            let result: Result<Vec<Value>, Decline> =
+                if let Some(user) = lowering::user_lowering(context, &qualified) {
+                    user(&cx)
+                } else if let (true, Some(builtin)) =
+                    (namespace == "aten", aten_to_coreai::lookup(&key))
+                {
+                    builtin(&cx)
+                } else {
+                    Err(format!("'{qualified}' has no lowering"))
+                };
+            let replacements = match result {
+                Ok(values) => values,
+                Err(reason) => {
+                    emit_error(op, &format!("cannot lower '{qualified}': {reason}"));
+                    return Err(PassFailed);
+                }
+            };
+            if replacements.len() != op.result_count() {
+                emit_error(
+                    op,
+                    &format!(
+                        "the lowering of '{qualified}' returned {} values for {} results",
+                        replacements.len(),
+                        op.result_count()
+                    ),
+                );
+                return Err(PassFailed);
+            }
+            for (i, new) in replacements.iter().enumerate() {
+                let Ok(old) = op.result(i) else {
+                    return Err(PassFailed);
+                };
+                if old.r#type() != new.r#type() {
+                    emit_error(
+                        op,
+                        &format!(
+                            "the lowering of '{qualified}' gives result #{i} the type {} instead of {}",
+                            new.r#type(),
+                            old.r#type()
+                        ),
+                    );
+                    return Err(PassFailed);
+                }
+                unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
+            }
+            unsafe { mlir_sys::mlirOperationDestroy(raw) };
+        }
+        Ok(())
+    }
+}
+
+fn sorted_unique(offenders: &[Offender]) -> String {
+    let mut names: Vec<&str> = offenders.iter().map(|o| o.display.as_str()).collect();
+    names.sort();
+    names.dedup();
+    names.join(", ")
+}
+
+/// One error at the first offender, one note per offender.
+fn emit_with_notes(offenders: &[Offender], message: &str) {
+    let locations: Vec<MlirLocation> = offenders.iter().map(|o| o.location).collect();
+    let notes: Vec<MlirStringRef> = offenders
+        .iter()
+        .map(|o| crate::ffi::string_ref(&o.note))
+        .collect();
+    unsafe {
+        crate::ffi::coreaiEmitErrorWithNotes(
+            offenders[0].location,
+            crate::ffi::string_ref(message),
+            notes.len() as isize,
+            locations.as_ptr(),
+            notes.as_ptr(),
+        )
+    };
+}
+
+/// Step 3: `func.func` → `coreai.graph`, `func.return` → `coreai.output`,
+/// tensor `arith.constant` → `coreai.constant`.
+fn convert_functions(module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+    let mut functions: Vec<MlirOperation> = Vec::new();
+    let mut leftovers: Vec<MlirOperation> = Vec::new();
+    module.walk(WalkOrder::PreOrder, |op| {
+        let name = op.name();
+        match name.as_string_ref().as_str().unwrap_or("") {
+            "func.func" => functions.push(op.to_raw()),
+            "func.return" | "arith.constant" | "func.call" => leftovers.push(op.to_raw()),
+            _ => {}
+        }
+        WalkResult::Advance
+    });
+    for raw in leftovers {
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let name = op.name();
+        let name = name.as_string_ref().as_str().unwrap_or("");
+        let cx = LoweringCx::new(op);
+        let rewritten = match name {
+            "func.return" => {
+                let operands: Vec<Value> = op.operands().collect();
+                cx.build("coreai.output", &operands, &[], &[]).map(|_| ())
+            }
+            "arith.constant" => cx.attribute("value").and_then(|value| {
+                let ty = cx.result_type(0)?;
+                let new = cx.build_value("coreai.constant", &[], ty, &[("value", value)])?;
+                let old = op.result(0).map_err(|_| "no result".to_string())?;
+                unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
+                Ok(())
+            }),
+            _ => Err("calls between functions are not lowered yet (coreai.invoke)".to_string()),
+        };
+        if let Err(reason) = rewritten {
+            emit_error(op, &format!("cannot lower '{name}': {reason}"));
+            return Err(PassFailed);
+        }
+        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+    }
+    for raw in functions {
+        let func = unsafe { OperationRef::from_raw(raw) };
+        graph_from_function(func)?;
+        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+    }
+    Ok(())
+}
+
+fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+    let cx = LoweringCx::new(func);
+    let body = func.region(0).map_err(|_| PassFailed)?;
+    if body.first_block().is_none() {
+        emit_error(
+            func,
+            "a function declaration has no coreai equivalent; define the function or remove it",
+        );
+        return Err(PassFailed);
+    }
+    let mut attributes: Vec<(&str, Attribute)> = Vec::new();
+    for name in ["sym_name", "function_type", "arg_attrs", "res_attrs"] {
+        if let Ok(value) = func.attribute(name) {
+            attributes.push((name, value));
+        }
+    }
+    let param_decls = cx
+        .parse_attribute("#param.decl.array<[]>")
+        .map_err(|_| PassFailed)?;
+    attributes.push(("param_decls", param_decls));
+    let private = func
+        .attribute("sym_visibility")
+        .is_ok_and(|v| v.to_string() == "\"private\"");
+    if private {
+        attributes.push(("priv", cx.parse_attribute("unit").map_err(|_| PassFailed)?));
+    }
+    let attributes: Vec<(Identifier, Attribute)> = attributes
+        .into_iter()
+        .map(|(k, v)| {
+            let id = unsafe {
+                Identifier::from_raw(mlir_sys::mlirIdentifierGet(
+                    cx.context(),
+                    crate::ffi::string_ref(k),
+                ))
+            };
+            (id, v)
+        })
+        .collect();
+    let region = melior::ir::Region::new();
+    unsafe { mlir_sys::mlirRegionTakeBody(region.to_raw(), body.to_raw()) };
+    let graph = OperationBuilder::new("coreai.graph", func.location())
+        .add_attributes(&attributes)
+        .add_regions([region])
+        .build()
+        .map_err(|e| {
+            emit_error(func, &format!("cannot build coreai.graph: {e}"));
+            PassFailed
+        })?;
+    let block = func.block().ok_or(PassFailed)?;
+    unsafe {
+        mlir_sys::mlirBlockInsertOwnedOperationBefore(
+            block.to_raw(),
+            func.to_raw(),
+            graph.into_raw(),
+        )
+    };
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_differ_exactly_by_the_preserved_ops() {
+        assert!(Table::Default.decomposes("silu.default"));
+        assert!(!Table::Coreai.decomposes("silu.default"));
+        assert!(Table::Coreai.decomposes("linear.default"));
+        assert!(!Table::None.decomposes("linear.default"));
+        for key in PRESERVED_BY_COREAI_TABLE {
+            assert!(!Table::Coreai.decomposes(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn preserved_ops_are_sorted_and_unique() {
+        let mut sorted = PRESERVED_BY_COREAI_TABLE.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted, PRESERVED_BY_COREAI_TABLE);
+    }
+}

@@ -1,0 +1,385 @@
+//! Lowerings from ATen (and custom) ops to coreai, and the per-instance
+//! registry of user lowerings.
+//!
+//! A lowering receives a [`LoweringCx`] for one operation, builds replacement
+//! ops in front of it and returns the values that replace its results (same
+//! count, same types). It declines with a reason instead of emitting
+//! diagnostics; `legalize-aten-to-coreai` turns a decline into an error at the
+//! op's location.
+//!
+//! User lowerings are scoped to one MLIR context (one [`crate::Compiler`]),
+//! never global: two compilers in one process can lower the same op
+//! differently.
+
+use melior::ir::{
+    attribute::{FloatAttribute, IntegerAttribute},
+    operation::{OperationBuilder, OperationLike, OperationRef},
+    r#type::RankedTensorType,
+    Attribute, AttributeLike, Identifier, Location, Type, TypeLike, Value, ValueLike,
+};
+use mlir_sys::MlirContext;
+use std::{
+    collections::{BTreeMap, HashMap},
+    fmt,
+    sync::{Arc, Mutex, OnceLock},
+};
+
+/// Why a lowering did not apply, in words the user can act on.
+pub type Decline = String;
+
+/// The context a lowering runs in: the op being lowered and a builder that
+/// inserts in front of it.
+pub struct LoweringCx<'c, 'a> {
+    op: OperationRef<'c, 'a>,
+}
+
+impl<'c, 'a> LoweringCx<'c, 'a> {
+    pub fn new(op: OperationRef<'c, 'a>) -> Self {
+        Self { op }
+    }
+
+    /// The op being lowered.
+    pub fn op(&self) -> OperationRef<'c, 'a> {
+        self.op
+    }
+
+    pub fn context(&self) -> MlirContext {
+        unsafe { mlir_sys::mlirOperationGetContext(self.op.to_raw()) }
+    }
+
+    /// Parses an attribute in this op's context.
+    pub fn parse_attribute(&self, text: &str) -> Result<Attribute<'c>, Decline> {
+        let raw = unsafe {
+            mlir_sys::mlirAttributeParseGet(self.context(), crate::ffi::string_ref(text))
+        };
+        if raw.ptr.is_null() {
+            return Err(format!("cannot build the attribute {text}"));
+        }
+        Ok(unsafe { Attribute::from_raw(raw) })
+    }
+
+    /// Parses a type in this op's context.
+    pub fn parse_type(&self, text: &str) -> Result<Type<'c>, Decline> {
+        let raw =
+            unsafe { mlir_sys::mlirTypeParseGet(self.context(), crate::ffi::string_ref(text)) };
+        if raw.ptr.is_null() {
+            return Err(format!("cannot build the type {text}"));
+        }
+        Ok(unsafe { Type::from_raw(raw) })
+    }
+
+    pub fn location(&self) -> Location<'c> {
+        self.op.location()
+    }
+
+    pub fn operand(&self, index: usize) -> Result<Value<'c, 'a>, Decline> {
+        self.op
+            .operand(index)
+            .map_err(|_| format!("expected an operand #{index}"))
+    }
+
+    /// The ranked tensor type of operand `index`.
+    pub fn operand_tensor(&self, index: usize) -> Result<RankedTensorType<'c>, Decline> {
+        let ty = self.operand(index)?.r#type();
+        RankedTensorType::try_from(ty)
+            .map_err(|_| format!("operand #{index} is not a ranked tensor"))
+    }
+
+    pub fn result_type(&self, index: usize) -> Result<Type<'c>, Decline> {
+        self.op
+            .result(index)
+            .map(|r| r.r#type())
+            .map_err(|_| format!("expected a result #{index}"))
+    }
+
+    pub fn result_tensor(&self, index: usize) -> Result<RankedTensorType<'c>, Decline> {
+        RankedTensorType::try_from(self.result_type(index)?)
+            .map_err(|_| format!("result #{index} is not a ranked tensor"))
+    }
+
+    pub fn attribute(&self, name: &str) -> Result<Attribute<'c>, Decline> {
+        self.op
+            .attribute(name)
+            .map_err(|_| format!("missing attribute '{name}'"))
+    }
+
+    /// A PyTorch `Scalar` attribute (bool, int or float) as a number.
+    pub fn scalar(&self, name: &str) -> Result<Scalar, Decline> {
+        let attr = self.attribute(name)?;
+        if let Ok(int) = IntegerAttribute::try_from(attr) {
+            return Ok(Scalar::Int(int.value()));
+        }
+        if let Ok(float) = FloatAttribute::try_from(attr) {
+            return Ok(Scalar::Float(float.value()));
+        }
+        if attr.is_bool() {
+            return Ok(Scalar::Int(i64::from(attr.to_string() == "true")));
+        }
+        Err(format!(
+            "attribute '{name}' is not a bool, int or float scalar: {attr}"
+        ))
+    }
+
+    /// Builds `name` with `operands`, `results` and `attributes` in front of
+    /// the op being lowered and returns it.
+    pub fn build(
+        &self,
+        name: &str,
+        operands: &[Value<'c, '_>],
+        results: &[Type<'c>],
+        attributes: &[(&str, Attribute<'c>)],
+    ) -> Result<OperationRef<'c, 'a>, Decline> {
+        let context = self.context();
+        let attributes: Vec<(Identifier<'c>, Attribute<'c>)> = attributes
+            .iter()
+            .map(|(k, v)| {
+                let id = unsafe {
+                    Identifier::from_raw(mlir_sys::mlirIdentifierGet(
+                        context,
+                        crate::ffi::string_ref(k),
+                    ))
+                };
+                (id, *v)
+            })
+            .collect();
+        let op = OperationBuilder::new(name, self.location())
+            .add_operands(operands)
+            .add_results(results)
+            .add_attributes(&attributes)
+            .build()
+            .map_err(|e| format!("cannot build '{name}': {e}"))?;
+        let block = self
+            .op
+            .block()
+            .ok_or_else(|| "the op is not in a block".to_string())?;
+        unsafe {
+            let raw = op.into_raw();
+            mlir_sys::mlirBlockInsertOwnedOperationBefore(block.to_raw(), self.op.to_raw(), raw);
+            Ok(OperationRef::from_raw(raw))
+        }
+    }
+
+    /// Builds `name` and returns its single result.
+    pub fn build_value(
+        &self,
+        name: &str,
+        operands: &[Value<'c, '_>],
+        result: Type<'c>,
+        attributes: &[(&str, Attribute<'c>)],
+    ) -> Result<Value<'c, 'a>, Decline> {
+        let op = self.build(name, operands, &[result], attributes)?;
+        op.result(0)
+            .map(Into::into)
+            .map_err(|_| format!("'{name}' has no result"))
+    }
+
+    /// A rank-0 `coreai.constant` holding `value` exactly in `element`, or a
+    /// decline when `value` is not representable in `element` without
+    /// rounding.
+    pub fn scalar_constant(
+        &self,
+        value: Scalar,
+        element: Type<'c>,
+    ) -> Result<Value<'c, 'a>, Decline> {
+        let literal = value.exact_literal(element)?;
+        let tensor = format!("tensor<{element}>");
+        let text = format!("dense<{literal}> : {tensor}");
+        let attr = self.parse_attribute(&text)?;
+        let ty = self.parse_type(&tensor)?;
+        self.build_value("coreai.constant", &[], ty, &[("value", attr)])
+    }
+}
+
+/// A PyTorch `Scalar`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+}
+
+impl Scalar {
+    /// The scalar as an MLIR literal of `element`, if it is exactly
+    /// representable there (an int in a float type, a float in f16 ...).
+    fn exact_literal(self, element: Type<'_>) -> Result<String, Decline> {
+        let text = element.to_string();
+        let float_bits = match text.as_str() {
+            "f64" => Some(53),
+            "f32" => Some(24),
+            "f16" => Some(11),
+            "bf16" => Some(8),
+            _ => None,
+        };
+        match (self, float_bits) {
+            (Scalar::Float(v), Some(bits)) => {
+                if !v.is_finite() || representable(v, bits, &text) {
+                    Ok(float_literal(v))
+                } else {
+                    Err(format!("{v} is not exactly representable in {text}"))
+                }
+            }
+            (Scalar::Int(v), Some(bits)) => {
+                if representable(v as f64, bits, &text) && (v as f64) as i64 == v {
+                    Ok(float_literal(v as f64))
+                } else {
+                    Err(format!("{v} is not exactly representable in {text}"))
+                }
+            }
+            (Scalar::Int(v), None) if element.is_integer() => Ok(v.to_string()),
+            (Scalar::Float(v), None) if element.is_integer() && v.fract() == 0.0 => {
+                Ok((v as i64).to_string())
+            }
+            _ => Err(format!("{self:?} cannot be a constant of type {text}")),
+        }
+    }
+}
+
+fn float_literal(v: f64) -> String {
+    if v.is_nan() {
+        "0x7FF8000000000000".into()
+    } else if v.is_infinite() {
+        if v > 0.0 {
+            "0x7FF0000000000000".into()
+        } else {
+            "0xFFF0000000000000".into()
+        }
+    } else {
+        // Rust prints the shortest decimal that reads back as the same f64.
+        let s = format!("{v:?}");
+        if s.contains('.') || s.contains('e') {
+            s
+        } else {
+            format!("{s}.0")
+        }
+    }
+}
+
+/// Whether `v` has at most `bits` significant bits and fits the exponent
+/// range of the named type (normal or subnormal).
+fn representable(v: f64, bits: u32, ty: &str) -> bool {
+    if v == 0.0 {
+        return true;
+    }
+    let (min_exp, max_exp) = match ty {
+        "f16" => (-24, 15),
+        "bf16" => (-133, 127),
+        "f32" => (-149, 127),
+        _ => (-1074, 1023),
+    };
+    let exp = v.abs().log2().floor() as i32;
+    if exp > max_exp {
+        return false;
+    }
+    // The value must be an integer multiple of the unit in the last place.
+    let ulp_exp = (exp - (bits as i32 - 1)).max(min_exp);
+    let scaled = v / 2f64.powi(ulp_exp);
+    scaled.fract() == 0.0
+}
+
+/// A lowering supplied by a user of the library.
+pub type UserLowering = Arc<
+    dyn for<'c, 'a> Fn(&LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> + Send + Sync,
+>;
+
+/// Why a lowering could not be registered.
+#[derive(Debug, thiserror::Error)]
+pub enum RegisterError {
+    #[error("'{0}' is not a qualified overload 'namespace::name.overload'")]
+    Malformed(String),
+    #[error("'{0}' is already registered; pass allow_override = true to replace it")]
+    AlreadyRegistered(String),
+}
+
+type Registry = Mutex<HashMap<usize, BTreeMap<String, UserLowering>>>;
+
+fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default)
+}
+
+/// Namespaces whose built-in lowerings a user lowering may only replace with
+/// `allow_override`.
+pub const RESERVED_NAMESPACES: &[&str] = &["aten", "coreai", "coreaix", "higher_order"];
+
+/// Registers `lowering` for `qualified` (`my_lib::scaled_add.default`) in
+/// the context `context`. `builtin` tells whether the built-in resolver
+/// already lowers that key.
+pub(crate) fn register(
+    context: MlirContext,
+    qualified: &str,
+    allow_override: bool,
+    builtin: bool,
+    lowering: UserLowering,
+) -> Result<(), RegisterError> {
+    let Some((namespace, target)) = qualified.split_once("::") else {
+        return Err(RegisterError::Malformed(qualified.into()));
+    };
+    if namespace.is_empty() || !target.contains('.') || target.starts_with('.') {
+        return Err(RegisterError::Malformed(qualified.into()));
+    }
+    let mut registry = registry().lock().unwrap_or_else(|e| e.into_inner());
+    let lowerings = registry.entry(context.ptr as usize).or_default();
+    let reserved = RESERVED_NAMESPACES.contains(&namespace) && builtin;
+    if !allow_override && (reserved || lowerings.contains_key(qualified)) {
+        return Err(RegisterError::AlreadyRegistered(qualified.into()));
+    }
+    lowerings.insert(qualified.to_string(), lowering);
+    Ok(())
+}
+
+/// The user lowering for `qualified` in `context`, if any.
+pub(crate) fn user_lowering(context: MlirContext, qualified: &str) -> Option<UserLowering> {
+    let registry = registry().lock().unwrap_or_else(|e| e.into_inner());
+    registry
+        .get(&(context.ptr as usize))?
+        .get(qualified)
+        .cloned()
+}
+
+/// The qualified names of the user lowerings of `context`, sorted.
+pub(crate) fn user_lowering_names(context: MlirContext) -> Vec<String> {
+    let registry = registry().lock().unwrap_or_else(|e| e.into_inner());
+    registry
+        .get(&(context.ptr as usize))
+        .map(|l| l.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Forgets every user lowering of `context` (when its compiler is dropped).
+pub(crate) fn forget(context: MlirContext) {
+    let mut registry = registry().lock().unwrap_or_else(|e| e.into_inner());
+    registry.remove(&(context.ptr as usize));
+}
+
+impl fmt::Debug for LoweringCx<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "LoweringCx({})",
+            self.op.name().as_string_ref().as_str().unwrap_or("?")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exactness_of_scalar_constants() {
+        assert!(representable(2.5, 11, "f16"));
+        assert!(representable(65504.0, 11, "f16"));
+        assert!(!representable(65536.0, 11, "f16"), "overflows f16");
+        assert!(!representable(0.1, 11, "f16"));
+        assert!(!representable(0.1, 24, "f32"));
+        assert!(representable(0.1, 53, "f64"));
+        assert!(
+            representable(2f64.powi(-24), 11, "f16"),
+            "smallest f16 subnormal"
+        );
+        assert!(!representable(2f64.powi(-25), 11, "f16"));
+        assert!(representable(16777216.0, 24, "f32"));
+        assert!(!representable(16777217.0, 24, "f32"));
+        assert_eq!(float_literal(1.0), "1.0");
+        assert_eq!(float_literal(1e-6), "1e-6");
+    }
+}

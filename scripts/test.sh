@@ -8,3 +8,5 @@ echo "==> cargo test" >&2
 cargo test --workspace --quiet
 echo "==> lit test/" >&2
 .venv/bin/lit -sv test
+echo "==> pytest: interop with coreai-core" >&2
+.venv/bin/python -m pytest -q test/interop

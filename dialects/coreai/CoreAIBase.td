@@ -12,12 +12,16 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def CoreAI_Dialect : Dialect {
   let name = "coreai";
   let cppNamespace = "::coreai::core";
   let dependentDialects = ["::coreai::param::ParamDialect"];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let summary = "Apple Core AI IR (compatible with coreai-core 1.0.0b3)";
   let description = [{
     The target dialect of the pipeline. Programs are `coreai.graph` symbols
@@ -31,6 +35,24 @@ def Param_Dialect : Dialect {
   let cppNamespace = "::coreai::param";
   let summary = "parameter declarations carried by coreai graphs";
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+}
+
+def Param_SymbolType : TypeDef<Param_Dialect, "Symbol"> {
+  let mnemonic = "symbol";
+  let summary = "the type of a parameter constant naming a symbol";
+}
+
+def Param_ConstantAttr : AttrDef<Param_Dialect, "Constant", [TypedAttrInterface]> {
+  let mnemonic = "constant";
+  let summary = "a typed parameter constant";
+  let description = [{
+    `coreai.invoke` stores its callee as `#param.constant<@graph> : !param.symbol`
+    and prints only `@graph`.
+  }];
+  let parameters = (ins "::mlir::Attribute":$value,
+                        AttributeSelfTypeParameter<"">:$type);
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def Param_DeclArrayAttr : AttrDef<Param_Dialect, "DeclArray"> {
@@ -42,5 +64,127 @@ def Param_DeclArrayAttr : AttrDef<Param_Dialect, "DeclArray"> {
 
 class CoreAI_Op<string mnemonic, list<Trait> traits = []>
     : Op<CoreAI_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def CoreAI_HandleType : TypeDef<CoreAI_Dialect, "Handle"> {
+  let mnemonic = "handle";
+  let summary = "a mutable buffer holding a value of `innerType`";
+  let description = [{
+    Graph arguments of this type are state (PyTorch buffers mutated in place);
+    `coreai.read_handle` and `coreai.write_handle` access them, ordered by
+    `!coreai.token` values.
+  }];
+  let parameters = (ins "::mlir::Type":$innerType);
+  let assemblyFormat = "`<` $innerType `>`";
+}
+
+def CoreAI_TokenType : TypeDef<CoreAI_Dialect, "Token"> {
+  let mnemonic = "token";
+  let summary = "orders side effects on handles";
+}
+
+/// Tokens print in full (`!coreai.token`) inside op formats.
+def CoreAI_Token : Type<CPred<"::llvm::isa<::coreai::core::TokenType>($_self)">,
+                        "Core AI token", "::mlir::Type">;
+
+def CoreAI_Tensor : AnyTypeOf<[AnyRankedTensor], "ranked tensor">;
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def CoreAI_CompositeDeclarationAttr
+    : AttrDef<CoreAI_Dialect, "CompositeDeclaration"> {
+  let mnemonic = "composite_declaration";
+  let summary = "declares that a private graph implements a named composite op";
+  let description = [{
+    ```mlir
+    #coreai.composite_declaration<"hard_sigmoid" = {input_names = ["input"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"composite op name">:$name,
+                        "::mlir::DictionaryAttr":$declaration);
+  let assemblyFormat = "`<` $name `=` $declaration `>`";
+}
+
+def CoreAI_TargetSpecAttr : AttrDef<CoreAI_Dialect, "TargetSpec"> {
+  let mnemonic = "target_spec";
+  let summary = "the hardware target of a module";
+  let description = [{
+    `triple` and `soc` are empty when unknown; `delegateOptions` carries
+    delegate-specific settings.
+
+    ```mlir
+    #coreai.target_spec<triple = "arm64-apple-ios", soc = "a17", delegateOptions = {}>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"platform triple">:$triple,
+                        StringRefParameter<"SoC identifier">:$soc,
+                        "::mlir::DictionaryAttr":$delegateOptions);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def CoreAI_Approximate : I32EnumAttr<"Approximate", "gelu approximation", [
+    I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"tanh", 1>,
+    I32EnumAttrCase<"sigmoid", 2>]> {
+  let cppNamespace = "::coreai::core";
+  let genSpecializedAttr = 0;
+}
+def CoreAI_ApproximateAttr : EnumAttr<CoreAI_Dialect, CoreAI_Approximate, "approximate"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def CoreAI_PaddingMode : I32EnumAttr<"PaddingMode", "padding mode", [
+    I32EnumAttrCase<"circular", 0>, I32EnumAttrCase<"constant", 1>,
+    I32EnumAttrCase<"reflect", 2>, I32EnumAttrCase<"replicate", 3>,
+    I32EnumAttrCase<"symmetric", 4>]> {
+  let cppNamespace = "::coreai::core";
+  let genSpecializedAttr = 0;
+}
+def CoreAI_PaddingModeAttr : EnumAttr<CoreAI_Dialect, CoreAI_PaddingMode, "padding_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def CoreAI_ScatterMode : I32EnumAttr<"ScatterMode", "scatter combine mode", [
+    I32EnumAttrCase<"update", 0>, I32EnumAttrCase<"add", 1>,
+    I32EnumAttrCase<"sub", 2>, I32EnumAttrCase<"mul", 3>,
+    I32EnumAttrCase<"div", 4>, I32EnumAttrCase<"max", 5>,
+    I32EnumAttrCase<"min", 6>]> {
+  let cppNamespace = "::coreai::core";
+  let genSpecializedAttr = 0;
+}
+def CoreAI_ScatterModeAttr : EnumAttr<CoreAI_Dialect, CoreAI_ScatterMode, "scatter_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def CoreAI_InterpolationMode : I32EnumAttr<"InterpolationMode", "interpolation mode", [
+    I32EnumAttrCase<"linear", 0>, I32EnumAttrCase<"nearest_neighbor", 1>]> {
+  let cppNamespace = "::coreai::core";
+  let genSpecializedAttr = 0;
+}
+def CoreAI_InterpolationModeAttr
+    : EnumAttr<CoreAI_Dialect, CoreAI_InterpolationMode, "interpolation_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def CoreAI_Compilation : I32EnumAttr<"Compilation", "compilation state", [
+    I32EnumAttrCase<"full", 0>, I32EnumAttrCase<"partial", 1>,
+    I32EnumAttrCase<"finalized", 2>]> {
+  let cppNamespace = "::coreai::core";
+  let genSpecializedAttr = 0;
+}
+def CoreAI_CompilationAttr : EnumAttr<CoreAI_Dialect, CoreAI_Compilation, "compilation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+/// Stored as a plain i32 (`scan_op = 0 : i32` in generic form).
+def CoreAI_ScanCombiner : I32EnumAttr<"ScanCombiner", "scan combiner", [
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"product", 1>,
+    I32EnumAttrCase<"min", 2>, I32EnumAttrCase<"max", 3>]> {
+  let cppNamespace = "::coreai::core";
+}
 
 #endif // COREAI_COREAI_BASE

@@ -12,24 +12,27 @@ using namespace mlir;
 using namespace coreai::core;
 
 #include "coreai/CoreAIOpsDialect.cpp.inc"
-#include "coreai/ParamDialect.cpp.inc"
+
+#include "coreai/CoreAIEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "coreai/CoreAITypes.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "coreai/ParamAttrs.cpp.inc"
+#include "coreai/CoreAIAttrs.cpp.inc"
 
 void CoreAIDialect::initialize() {
-  addOperations<
-#define GET_OP_LIST
-#include "coreai/CoreAIOps.cpp.inc"
+  registerCoreAIDialectOperations(this);
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "coreai/CoreAITypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "coreai/CoreAIAttrs.cpp.inc"
       >();
 }
 
-void coreai::param::ParamDialect::initialize() {
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "coreai/ParamAttrs.cpp.inc"
-      >();
-}
 
 //===----------------------------------------------------------------------===//
 // GraphOp
@@ -121,16 +124,16 @@ void GraphOp::print(OpAsmPrinter &p) {
   p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), elided);
 
   p << ' ';
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+  p.printRegion(getBodyRegion(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/true);
 }
 
 LogicalResult GraphOp::verify() {
   if (getPriv() && getExternalize())
     return emitOpError("cannot be both 'private' and 'externalize'");
-  if (getBody().empty())
+  if (getBodyRegion().empty())
     return emitOpError("must have a body");
-  Block &entry = getBody().front();
+  Block &entry = getBodyRegion().front();
   ArrayRef<Type> inputs = getFunctionType().getInputs();
   if (entry.getNumArguments() != inputs.size())
     return emitOpError("entry block has ")
@@ -165,10 +168,16 @@ LogicalResult OutputOp::verify() {
 
 /// Checks that `result` is the NumPy broadcast of `lhs` and `rhs` where all
 /// three shapes are static along a dimension.
-static LogicalResult verifyBroadcast(Operation *op, RankedTensorType lhs,
-                                     RankedTensorType rhs,
-                                     RankedTensorType result) {
-  int64_t rank = std::max(lhs.getRank(), rhs.getRank());
+static LogicalResult verifyBroadcast(Operation *op,
+                                     ArrayRef<Type> operandTypes,
+                                     Type resultType) {
+  SmallVector<RankedTensorType> operands;
+  for (Type t : operandTypes)
+    operands.push_back(cast<RankedTensorType>(t));
+  auto result = cast<RankedTensorType>(resultType);
+  int64_t rank = 0;
+  for (RankedTensorType t : operands)
+    rank = std::max(rank, t.getRank());
   if (result.getRank() != rank)
     return op->emitOpError("result rank ")
            << result.getRank() << " is not the broadcast rank " << rank;
@@ -177,15 +186,26 @@ static LogicalResult verifyBroadcast(Operation *op, RankedTensorType lhs,
       int64_t j = i - (rank - t.getRank());
       return j < 0 ? 1 : t.getDimSize(j);
     };
-    int64_t a = dimOf(lhs), b = dimOf(rhs), r = result.getDimSize(i);
-    if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
-      continue;
-    if (a != b && a != 1 && b != 1)
-      return op->emitOpError("operand shapes ")
-             << lhs << " and " << rhs << " are not broadcast-compatible at dim "
-             << i;
-    int64_t expected = a == 1 ? b : a;
-    if (!ShapedType::isDynamic(r) && r != expected)
+    int64_t expected = 1;
+    bool dynamic = false;
+    for (RankedTensorType t : operands) {
+      int64_t d = dimOf(t);
+      if (ShapedType::isDynamic(d)) {
+        dynamic = true;
+        continue;
+      }
+      if (d == 1)
+        continue;
+      if (expected != 1 && d != expected) {
+        InFlightDiagnostic diag =
+            op->emitOpError("operand shapes ");
+        llvm::interleaveComma(operands, diag);
+        return diag << " are not broadcast-compatible at dim " << i;
+      }
+      expected = d;
+    }
+    int64_t r = result.getDimSize(i);
+    if (!dynamic && !ShapedType::isDynamic(r) && r != expected)
       return op->emitOpError("result dim ")
              << i << " is " << r << " but the broadcast of the operands is "
              << expected;
@@ -195,12 +215,226 @@ static LogicalResult verifyBroadcast(Operation *op, RankedTensorType lhs,
 
 #define COREAI_BROADCASTING_VERIFIER(Op)                                       \
   LogicalResult Op::verify() {                                                 \
-    return verifyBroadcast(*this, getInput().getType(), getOther().getType(),  \
-                           getResult().getType());                             \
+    return verifyBroadcast(*this, {getInput().getType(), getOther().getType()},\
+                           getOutput().getType());                             \
   }
 COREAI_BROADCASTING_VERIFIER(BroadcastingAddOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingAndOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingBitwiseAndOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingBitwiseOrOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingBitwiseXorOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingDivideOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingEqualOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingFloorDivideOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingGreaterOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingMaximumOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingMinimumOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingModuloOp)
 COREAI_BROADCASTING_VERIFIER(BroadcastingMulOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingNotEqualOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingOrOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingPowOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingSubOp)
+COREAI_BROADCASTING_VERIFIER(BroadcastingXorOp)
 #undef COREAI_BROADCASTING_VERIFIER
 
-#define GET_OP_CLASSES
-#include "coreai/CoreAIOps.cpp.inc"
+LogicalResult BroadcastingWhereOp::verify() {
+  return verifyBroadcast(*this,
+                         {getCondition().getType(), getA().getType(),
+                          getB().getType()},
+                         getResults_().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+/// Checks that `cond` is a 0-D i1 tensor (the form coreai predicates take).
+static LogicalResult verifyPredicate(Operation *op, Type cond) {
+  auto tensor = dyn_cast<RankedTensorType>(cond);
+  if (!tensor || tensor.getRank() != 0 ||
+      !tensor.getElementType().isInteger(1))
+    return op->emitOpError("condition must be tensor<i1>, got ")
+           << cond << "; reshape or compare to produce a 0-D boolean";
+  return success();
+}
+
+/// Checks that the yield ending `region` yields exactly `types`.
+static LogicalResult verifyYield(Operation *op, Region &region,
+                                 TypeRange types, StringRef what) {
+  auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
+  if (!yield)
+    return op->emitOpError(what) << " must end in coreai.yield";
+  if (yield.getArgs().getTypes() != types)
+    return op->emitOpError(what)
+           << " yields (" << yield.getArgs().getTypes() << ") but ("
+           << types << ") is expected";
+  return success();
+}
+
+LogicalResult IfOp::verify() {
+  if (failed(verifyPredicate(*this, getCondition().getType())))
+    return failure();
+  if (failed(verifyYield(*this, getThenRegion(), getResultTypes(),
+                         "then region")) ||
+      failed(verifyYield(*this, getElseRegion(), getResultTypes(),
+                         "else region")))
+    return failure();
+  return success();
+}
+
+LogicalResult ConditionOp::verify() {
+  return verifyPredicate(*this, getCondition().getType());
+}
+
+LogicalResult WhileOp::verify() {
+  Block &before = getBefore().front();
+  Block &after = getAfter().front();
+  if (before.getArgumentTypes() != getInits().getTypes())
+    return emitOpError("before region arguments (")
+           << before.getArgumentTypes() << ") must match the inits ("
+           << getInits().getTypes() << ")";
+  auto cond = dyn_cast<ConditionOp>(before.getTerminator());
+  if (!cond)
+    return emitOpError("before region must end in coreai.condition");
+  if (cond.getArgs().getTypes() != getResultTypes())
+    return emitOpError("coreai.condition forwards (")
+           << cond.getArgs().getTypes() << ") but the loop results are ("
+           << getResultTypes() << ")";
+  if (after.getArgumentTypes() != getResultTypes())
+    return emitOpError("after region arguments (")
+           << after.getArgumentTypes() << ") must match the loop results ("
+           << getResultTypes() << ")";
+  return verifyYield(*this, getAfter(), getInits().getTypes(), "after region");
+}
+
+//===----------------------------------------------------------------------===//
+// InvokeOp
+//===----------------------------------------------------------------------===//
+
+ParseResult InvokeOp::parse(OpAsmParser &parser, OperationState &result) {
+  FlatSymbolRefAttr callee;
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  FunctionType type;
+  if (parser.parseAttribute(callee))
+    return failure();
+  MLIRContext *ctx = parser.getContext();
+  result.addAttribute(getCalleeAttrName(result.name),
+                      coreai::param::ConstantAttr::get(
+                          ctx, callee, coreai::param::SymbolType::get(ctx)));
+  if (parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(type) ||
+      parser.resolveOperands(operands, type.getInputs(),
+                             parser.getCurrentLocation(), result.operands))
+    return failure();
+  result.addTypes(type.getResults());
+  return success();
+}
+
+void InvokeOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  if (FlatSymbolRefAttr sym = getCalleeSymbol())
+    p.printAttributeWithoutType(sym);
+  else
+    p.printAttribute(getCalleeAttr());
+  p << '(' << getOperands_() << ") ";
+  p.printOptionalAttrDict((*this)->getAttrs(), {getCalleeAttrName()});
+  p << " : ";
+  p.printFunctionalType(getOperands_().getTypes(), getResultTypes());
+}
+
+FlatSymbolRefAttr InvokeOp::getCalleeSymbol() {
+  auto constant = dyn_cast<coreai::param::ConstantAttr>(getCalleeAttr());
+  if (!constant)
+    return {};
+  return dyn_cast<FlatSymbolRefAttr>(constant.getValue());
+}
+
+LogicalResult InvokeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FlatSymbolRefAttr sym = getCalleeSymbol();
+  if (!sym)
+    return emitOpError("callee must be #param.constant<@graph> : "
+                       "!param.symbol, got ")
+           << getCalleeAttr();
+  auto graph = symbolTable.lookupNearestSymbolFrom<GraphOp>(*this, sym);
+  if (!graph)
+    return emitOpError("'")
+           << sym.getValue()
+           << "' does not name a coreai.graph; define the graph in this module";
+  FunctionType type = graph.getFunctionType();
+  if (TypeRange(type.getInputs()) != TypeRange(getOperands_().getTypes()))
+    return emitOpError("operand types (")
+           << getOperands_().getTypes() << ") do not match the inputs of @"
+           << sym.getValue() << " (" << type.getInputs() << ")";
+  if (TypeRange(type.getResults()) != TypeRange(getResultTypes()))
+    return emitOpError("result types (")
+           << getResultTypes() << ") do not match the results of @"
+           << sym.getValue() << " (" << type.getResults() << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Handles
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReadHandleOp::verify() {
+  Type inner = getHandle().getType().getInnerType();
+  if (getOutput().getType() != inner)
+    return emitOpError("reads ")
+           << getOutput().getType() << " from a handle holding " << inner;
+  return success();
+}
+
+LogicalResult WriteHandleOp::verify() {
+  Type inner = getHandle().getType().getInnerType();
+  if (getData().getType() != inner)
+    return emitOpError("writes ")
+           << getData().getType() << " into a handle holding " << inner;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// IsolatedGroupOp, TargetSpecOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IsolatedGroupOp::verify() {
+  Block &body = getGroup().front();
+  if (TypeRange(body.getArgumentTypes()) != TypeRange(getInputs().getTypes()))
+    return emitOpError("region arguments (")
+           << body.getArgumentTypes() << ") must match the inputs ("
+           << getInputs().getTypes() << ")";
+  return verifyYield(*this, getGroup(), getResultTypes(), "region");
+}
+
+ParseResult TargetSpecOp::parse(OpAsmParser &parser, OperationState &result) {
+  TargetSpecAttr spec;
+  CompilationAttr compilation;
+  MLIRContext *ctx = parser.getContext();
+  if (parser.parseLBrace() || parser.parseKeyword("spec") ||
+      parser.parseEqual() ||
+      parser.parseCustomAttributeWithFallback(spec, Type{}))
+    return failure();
+  result.addAttribute(getSpecAttrName(result.name), spec);
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("compilation") || parser.parseEqual() ||
+        parser.parseCustomAttributeWithFallback(compilation, Type{}))
+      return failure();
+  } else {
+    compilation = CompilationAttr::get(ctx, Compilation::full);
+  }
+  result.addAttribute(getCompilationAttrName(result.name), compilation);
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseRBrace())
+    return failure();
+  return success();
+}
+
+void TargetSpecOp::print(OpAsmPrinter &p) {
+  p << "{spec = ";
+  p.printStrippedAttrOrType(getSpecAttr());
+  p << ", compilation = ";
+  p.printStrippedAttrOrType(getCompilationAttr());
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getSpecAttrName(), getCompilationAttrName()});
+  p << '}';
+}

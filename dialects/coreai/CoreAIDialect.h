@@ -14,6 +14,16 @@
 
 #include "coreai/ParamDialect.h.inc"
 #include "coreai/CoreAIOpsDialect.h.inc"
+#include "coreai/CoreAIEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "coreai/CoreAITypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "coreai/CoreAIAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "coreai/ParamTypes.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "coreai/ParamAttrs.h.inc"

@@ -1,0 +1,538 @@
+//! The interpreter: finds the entry, walks blocks op by op, dispatches each
+//! op by name to a kernel of the table ([`crate::ops`]), and runs control
+//! flow (calls, `coreai.if`, `coreai.while`) itself.
+
+use crate::error::{InterpError, KResult};
+use crate::ir::{Block, Op, Ty, Val};
+use crate::ops::{self, Ctx, Table};
+use crate::tensor::{DType, Tensor};
+use melior::ir::{block::BlockLike, operation::OperationLike, Module};
+use melior::Context;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// A runtime value.
+#[derive(Clone, Debug)]
+pub enum Value {
+    Tensor(Rc<Tensor>),
+    /// An ordering token (`!coreai.token`).
+    Token,
+    /// A mutable state (`!coreai.handle<…>`), shared by reference.
+    Handle(Rc<RefCell<Tensor>>),
+}
+
+impl Value {
+    pub fn tensor(t: Tensor) -> Value {
+        Value::Tensor(Rc::new(t))
+    }
+    pub fn as_tensor(&self) -> Option<&Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Execution options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Round every float input, constant and op result through fp16, so
+    /// overflow and precision loss show as on fp16 devices.
+    pub simulate_fp16: bool,
+}
+
+/// An argument or result of an entry point.
+#[derive(Clone, Debug)]
+pub struct Port {
+    /// `coreai.name`, or `argN` / `resultN`.
+    pub name: String,
+    /// The MLIR type as text.
+    pub type_text: String,
+    /// Element type and static shape, for tensors.
+    pub dtype: Option<DType>,
+    pub shape: Option<Vec<Option<usize>>>,
+    pub is_handle: bool,
+    pub is_token: bool,
+}
+
+/// A parsed, verified module ready to run.
+pub struct Program<'c> {
+    module: Module<'c>,
+    symbols: HashMap<String, Op>,
+    table: Table,
+}
+
+fn port(ty: Ty, name: String) -> Port {
+    let text = ty.to_text();
+    Port {
+        is_handle: text.starts_with("!coreai.handle"),
+        is_token: text.starts_with("!coreai.token"),
+        dtype: ty.dtype().ok().filter(|_| ty.is_ranked_tensor()),
+        shape: ty.shape(),
+        type_text: text,
+        name,
+    }
+}
+
+impl<'c> Program<'c> {
+    /// Parses and verifies `source` in `context` (see [`project_context`]).
+    pub fn parse(context: &'c Context, source: &str) -> Result<Self, InterpError> {
+        let module = with_diagnostics(context, || {
+            Module::parse(context, source).filter(|m| m.as_operation().verify())
+        })?;
+        Ok(Self::from_module(module))
+    }
+
+    /// Parses and verifies the file at `path`; locations name the file.
+    pub fn parse_file(context: &'c Context, path: &std::path::Path) -> Result<Self, InterpError> {
+        let name = path.display().to_string();
+        if let Err(e) = std::fs::metadata(path) {
+            return Err(InterpError::Io {
+                path: name,
+                msg: e.to_string(),
+            });
+        }
+        let module = with_diagnostics(context, || {
+            // SAFETY: the module is created in `context`, which outlives it.
+            let raw = unsafe {
+                mlir_sys::mlirModuleCreateParseFromFile(
+                    context.to_raw(),
+                    mlir_sys::MlirStringRef {
+                        data: name.as_ptr() as *const _,
+                        length: name.len(),
+                    },
+                )
+            };
+            if raw.ptr.is_null() {
+                return None;
+            }
+            // SAFETY: a module freshly created in `context`, owned from here on.
+            let m = unsafe { Module::from_raw(raw) };
+            m.as_operation().verify().then_some(m)
+        })?;
+        Ok(Self::from_module(module))
+    }
+
+    fn from_module(module: Module<'c>) -> Self {
+        let mut symbols = HashMap::new();
+        let body = Block(module.body().to_raw());
+        for op in body.ops() {
+            if let Some(name) = op.symbol_name() {
+                symbols.insert(name, op);
+            }
+        }
+        Program {
+            module,
+            symbols,
+            table: ops::table(),
+        }
+    }
+
+    /// Names of the callables (func.func, coreai.graph) with bodies.
+    pub fn entries(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .symbols
+            .iter()
+            .filter(|(_, op)| op.num_regions() > 0 && op.region_block(0).is_some())
+            .map(|(n, _)| n.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn entry(&self, name: &str) -> Result<Op, InterpError> {
+        match self.symbols.get(name) {
+            Some(op) if op.region_block(0).is_some() => Ok(*op),
+            _ => Err(InterpError::NoEntry {
+                name: name.to_string(),
+                available: self.entries().join(", "),
+            }),
+        }
+    }
+
+    /// The arguments and results of `entry`, named by their `coreai.name`
+    /// attributes (falling back to `argN` / `resultN`).
+    pub fn signature(&self, entry: &str) -> Result<(Vec<Port>, Vec<Port>), InterpError> {
+        let op = self.entry(entry)?;
+        let arg_attrs = op
+            .attr("arg_attrs")
+            .and_then(|a| a.as_array())
+            .unwrap_or_default();
+        let res_attrs = op
+            .attr("res_attrs")
+            .and_then(|a| a.as_array())
+            .unwrap_or_default();
+        let named = |attrs: &[crate::ir::Attr], i: usize, fallback: String| {
+            attrs
+                .get(i)
+                .and_then(|d| d.dict_get("coreai.name"))
+                .and_then(|a| a.as_str())
+                .unwrap_or(fallback)
+        };
+        let block = op.region_block(0).expect("checked by entry");
+        let args = (0..block.num_args())
+            .map(|i| port(block.arg(i).ty(), named(&arg_attrs, i, format!("arg{i}"))))
+            .collect();
+        let fty = op.attr("function_type").and_then(|a| a.as_type());
+        let mut results = Vec::new();
+        if let Some(fty) = fty {
+            let n = unsafe { mlir_sys::mlirFunctionTypeGetNumResults(fty.0) } as usize;
+            for i in 0..n {
+                let t = Ty(unsafe { mlir_sys::mlirFunctionTypeGetResult(fty.0, i as isize) });
+                results.push(port(t, named(&res_attrs, i, format!("result{i}"))));
+            }
+        }
+        Ok((args, results))
+    }
+
+    /// Runs `entry` on `inputs` (in argument order).
+    pub fn run(
+        &self,
+        entry: &str,
+        inputs: Vec<Value>,
+        options: Options,
+    ) -> Result<Vec<Value>, InterpError> {
+        let op = self.entry(entry)?;
+        let (args, _) = self.signature(entry)?;
+        if inputs.len() != args.len() {
+            return Err(InterpError::Input {
+                name: entry.to_string(),
+                msg: format!("expects {} inputs, got {}", args.len(), inputs.len()),
+            });
+        }
+        let inputs = inputs
+            .into_iter()
+            .map(|v| match (v, options.simulate_fp16) {
+                (Value::Tensor(t), true) => {
+                    let mut t = (*t).clone();
+                    t.round_through_f16();
+                    Value::tensor(t)
+                }
+                (v, _) => v,
+            })
+            .collect();
+        let exec = Exec {
+            program: self,
+            options,
+            depth: RefCell::new(0),
+        };
+        exec.call(op, inputs)
+    }
+
+    /// The module being run.
+    pub fn module(&self) -> &Module<'c> {
+        &self.module
+    }
+}
+
+/// One execution.
+pub struct Exec<'p, 'c> {
+    program: &'p Program<'c>,
+    options: Options,
+    depth: RefCell<usize>,
+}
+
+type Env = HashMap<usize, Value>;
+
+const MAX_DEPTH: usize = 256;
+
+fn op_error(op: Op, msg: impl Into<String>) -> InterpError {
+    InterpError::Op {
+        op: op.name(),
+        loc: op.location(),
+        msg: msg.into(),
+    }
+}
+
+impl Exec<'_, '_> {
+    fn call(&self, callee: Op, args: Vec<Value>) -> Result<Vec<Value>, InterpError> {
+        let Some(block) = callee.region_block(0) else {
+            return Err(op_error(callee, "the callee has no body"));
+        };
+        if callee.region_is_multi_block(0) {
+            return Err(InterpError::NotExecutable {
+                op: format!("{} with several blocks", callee.name()),
+                loc: callee.location(),
+            });
+        }
+        {
+            let mut d = self.depth.borrow_mut();
+            *d += 1;
+            if *d > MAX_DEPTH {
+                return Err(op_error(callee, "call depth exceeds 256 (recursion?)"));
+            }
+        }
+        let mut env = Env::new();
+        let r = self.run_block(block, args, &mut env).map(|(_, v)| v);
+        *self.depth.borrow_mut() -= 1;
+        r
+    }
+
+    /// Binds `args` to the block arguments, runs the ops, and returns the
+    /// terminator (name, operand values).
+    fn run_block(
+        &self,
+        block: Block,
+        args: Vec<Value>,
+        env: &mut Env,
+    ) -> Result<(String, Vec<Value>), InterpError> {
+        if args.len() != block.num_args() {
+            return Err(InterpError::Kernel(format!(
+                "block expects {} arguments, got {}",
+                block.num_args(),
+                args.len()
+            )));
+        }
+        for (i, v) in args.into_iter().enumerate() {
+            env.insert(block.arg(i).key(), v);
+        }
+        for op in block.ops() {
+            let name = op.name();
+            match name.as_str() {
+                "func.return" | "coreai.output" | "coreai.yield" | "coreai.condition"
+                | "scf.yield" => {
+                    let vals = (0..op.num_operands())
+                        .map(|i| self.lookup(env, op, op.operand(i)))
+                        .collect::<Result<_, _>>()?;
+                    return Ok((name, vals));
+                }
+                _ => {
+                    let results = self.exec(op, &name, env)?;
+                    for (i, v) in results.into_iter().enumerate() {
+                        env.insert(op.result(i).key(), v);
+                    }
+                }
+            }
+        }
+        Err(InterpError::Kernel("block has no terminator".into()))
+    }
+
+    fn lookup(&self, env: &Env, op: Op, v: Val) -> Result<Value, InterpError> {
+        env.get(&v.key()).cloned().ok_or_else(|| {
+            op_error(
+                op,
+                "operand has no value (defined in an unexecuted region?)",
+            )
+        })
+    }
+
+    fn exec(&self, op: Op, name: &str, env: &mut Env) -> Result<Vec<Value>, InterpError> {
+        let vals: Vec<Value> = (0..op.num_operands())
+            .map(|i| self.lookup(env, op, op.operand(i)))
+            .collect::<Result<_, _>>()?;
+        let results = match name {
+            "func.call" | "coreai.invoke" => {
+                let callee = op
+                    .attr("callee")
+                    .and_then(|a| a.as_str().or_else(|| symbol_in_text(&a.to_text())))
+                    .ok_or_else(|| op_error(op, "missing callee"))?;
+                let target = self
+                    .program
+                    .symbols
+                    .get(&callee)
+                    .copied()
+                    .ok_or_else(|| op_error(op, format!("no callee @{callee}")))?;
+                self.call(target, vals)?
+            }
+            "coreai.if" => {
+                let c = cond_value(&vals).map_err(|e| op_error(op, e.to_string()))?;
+                let region = if c { 0 } else { 1 };
+                match op.region_block(region) {
+                    Some(b) => self.run_block(b, vec![], env)?.1,
+                    None => vec![],
+                }
+            }
+            "coreai.while" => self.run_while(op, vals, env)?,
+            _ => {
+                let (key, table_key, found) = match name {
+                    "aten.operator" => {
+                        let q = op.attr("name").and_then(|a| a.as_str()).unwrap_or_default();
+                        let key = match q.split_once("::") {
+                            Some(("aten", rest)) => format!("aten.{rest}"),
+                            _ => q.clone(),
+                        };
+                        let f = self.program.table.get(key.as_str()).copied();
+                        (q, key, f)
+                    }
+                    _ => (
+                        name.to_string(),
+                        name.to_string(),
+                        self.program.table.get(name).copied(),
+                    ),
+                };
+                let Some(kernel) = found else {
+                    return Err(InterpError::NotExecutable {
+                        op: key,
+                        loc: op.location(),
+                    });
+                };
+                let ctx = Ctx {
+                    op,
+                    name: &table_key,
+                    vals,
+                };
+                // A kernel bug must not take the process down: report it at
+                // the op like any other error.
+                let outcome =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernel(&ctx)));
+                match outcome {
+                    Ok(r) => r.map_err(|e| match e {
+                        InterpError::Kernel(msg) => InterpError::Op {
+                            op: key.clone(),
+                            loc: op.location(),
+                            msg,
+                        },
+                        other => other,
+                    })?,
+                    Err(payload) => {
+                        let msg = payload
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default();
+                        return Err(InterpError::Op {
+                            op: key.clone(),
+                            loc: op.location(),
+                            msg: format!("internal error in the kernel: {msg}"),
+                        });
+                    }
+                }
+            }
+        };
+        self.check_results(op, results)
+    }
+
+    /// `coreai.while`: region 0 computes `coreai.condition %c, %args`; while
+    /// `%c`, region 1 maps the args to the next iteration's.
+    fn run_while(
+        &self,
+        op: Op,
+        inits: Vec<Value>,
+        env: &mut Env,
+    ) -> Result<Vec<Value>, InterpError> {
+        let (Some(before), Some(after)) = (op.region_block(0), op.region_block(1)) else {
+            return Err(op_error(op, "expects two regions"));
+        };
+        let mut cur = inits;
+        for _ in 0..100_000_000u64 {
+            let (_, mut out) = self.run_block(before, cur, env)?;
+            if out.is_empty() {
+                return Err(op_error(op, "coreai.condition without a condition"));
+            }
+            let c = cond_value(&out[..1]).map_err(|e| op_error(op, e.to_string()))?;
+            let args = out.split_off(1);
+            if !c {
+                return Ok(args);
+            }
+            cur = self.run_block(after, args, env)?.1;
+        }
+        Err(op_error(op, "loop did not terminate"))
+    }
+
+    /// Checks each result against its declared type, and applies fp16
+    /// simulation.
+    fn check_results(&self, op: Op, results: Vec<Value>) -> Result<Vec<Value>, InterpError> {
+        if results.len() != op.num_results() {
+            return Err(op_error(
+                op,
+                format!(
+                    "kernel produced {} results, the op has {}",
+                    results.len(),
+                    op.num_results()
+                ),
+            ));
+        }
+        let mut out = Vec::with_capacity(results.len());
+        for (i, v) in results.into_iter().enumerate() {
+            let ty = op.result(i).ty();
+            let v = match v {
+                Value::Tensor(t) if ty.is_ranked_tensor() => {
+                    let dt = ty.dtype().map_err(|e| op_error(op, e.to_string()))?;
+                    if t.dtype() != dt {
+                        return Err(op_error(
+                            op,
+                            format!(
+                                "result #{i}: computed {} but the op declares {}",
+                                t.dtype().name(),
+                                ty.to_text()
+                            ),
+                        ));
+                    }
+                    if let Some(shape) = ty.shape() {
+                        let got = t.shape();
+                        if got.len() != shape.len()
+                            || shape
+                                .iter()
+                                .zip(&got)
+                                .any(|(d, g)| d.is_some_and(|d| d != *g))
+                        {
+                            return Err(op_error(
+                                op,
+                                format!(
+                                    "result #{i}: computed shape {:?} but the op declares {}",
+                                    got,
+                                    ty.to_text()
+                                ),
+                            ));
+                        }
+                    }
+                    if self.options.simulate_fp16 && dt.is_float() {
+                        let mut t = Rc::unwrap_or_clone(t);
+                        t.round_through_f16();
+                        Value::tensor(t)
+                    } else {
+                        Value::Tensor(t)
+                    }
+                }
+                v => v,
+            };
+            out.push(v);
+        }
+        Ok(out)
+    }
+}
+
+/// The truth of a condition operand (a one-element tensor).
+fn cond_value(vals: &[Value]) -> KResult<bool> {
+    match vals.first().and_then(|v| v.as_tensor()) {
+        Some(t) if t.len() == 1 => Ok(t.to_bool().iter().next().copied().unwrap_or(false)),
+        _ => crate::error::kerr("condition must be a one-element tensor"),
+    }
+}
+
+/// Runs `f`, turning `None` into a parse error with the diagnostics emitted
+/// meanwhile.
+fn with_diagnostics<T>(context: &Context, f: impl FnOnce() -> Option<T>) -> Result<T, InterpError> {
+    let collected = Rc::new(RefCell::new(String::new()));
+    let sink = collected.clone();
+    let id = context.attach_diagnostic_handler(move |d| {
+        sink.borrow_mut()
+            .push_str(&format!("{}: {}\n", d.location(), d));
+        true
+    });
+    let value = f();
+    context.detach_diagnostic_handler(id);
+    let text = collected.borrow().trim_end().to_string();
+    value.ok_or(InterpError::Parse(text))
+}
+
+/// A context with the project's dialects (aten, coreai, param, coreaix) and
+/// the upstream ones they use.
+pub fn project_context() -> Context {
+    coreai::context::create_context()
+}
+
+/// The first `@symbol` in an attribute's text: callees may be wrapped, as
+/// coreai-core's `#param.constant<@g> : !param.symbol`.
+fn symbol_in_text(text: &str) -> Option<String> {
+    let rest = &text[text.find('@')? + 1..];
+    if let Some(quoted) = rest.strip_prefix('"') {
+        return quoted.split('"').next().map(|s| s.to_string());
+    }
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '-'))
+        .collect();
+    (!name.is_empty()).then_some(name)
+}

@@ -1,0 +1,376 @@
+//! Neural-network kernels in f64: softmax, normalizations, pooling,
+//! scaled dot-product attention. The caller converts operands and rounds the
+//! result to the result type once.
+
+use crate::error::{kerr, KResult};
+use crate::kernels::elementwise::zip2;
+use crate::kernels::reduce::to_rows;
+use ndarray::{Array2, ArrayD, Axis, IxDyn};
+use rayon::prelude::*;
+
+/// Softmax (or log-softmax) along `axis`: `exp(x - max) / sum`, literally,
+/// so a slice with +inf or NaN, or only -inf, gives NaN (as PyTorch and
+/// coreai-core's interpreter do).
+pub fn softmax(x: &ArrayD<f64>, axis: usize, log: bool) -> ArrayD<f64> {
+    let mut out = x.clone();
+    if out.ndim() == 0 {
+        out.fill(if log { 0.0 } else { 1.0 });
+        return out;
+    }
+    out.lanes_mut(Axis(axis)).into_iter().for_each(|mut lane| {
+        let m = lane.iter().fold(f64::NEG_INFINITY, |m, &v| {
+            if v.is_nan() || m.is_nan() {
+                f64::NAN
+            } else {
+                m.max(v)
+            }
+        });
+        let s: f64 = lane.iter().map(|&v| (v - m).exp()).sum();
+        if log {
+            let ls = s.ln();
+            lane.mapv_inplace(|v| v - m - ls);
+        } else {
+            lane.mapv_inplace(|v| (v - m).exp() / s);
+        }
+    });
+    out
+}
+
+/// Normalizes each row of `rows` to zero mean and unit variance (biased);
+/// returns the normalized rows, the means and the reciprocal std-devs.
+pub fn normalize_rows(rows: &Array2<f64>, eps: f64) -> (Array2<f64>, Vec<f64>, Vec<f64>) {
+    let n = rows.ncols() as f64;
+    let stats: Vec<(f64, f64)> = rows
+        .axis_iter(Axis(0))
+        .into_par_iter()
+        .map(|r| {
+            let mean = r.sum() / n;
+            let var = r.iter().map(|&v| (v - mean) * (v - mean)).sum::<f64>() / n;
+            (mean, 1.0 / (var + eps).sqrt())
+        })
+        .collect();
+    let mut out = rows.clone();
+    for (mut r, &(m, rs)) in out.axis_iter_mut(Axis(0)).zip(stats.iter()) {
+        r.mapv_inplace(|v| (v - m) * rs);
+    }
+    (
+        out,
+        stats.iter().map(|s| s.0).collect(),
+        stats.iter().map(|s| s.1).collect(),
+    )
+}
+
+/// `native_layer_norm`: normalizes over the last `nd` dims; returns
+/// (out, mean, rstd) with mean/rstd shaped like the input with those dims 1.
+pub fn layer_norm(
+    x: &ArrayD<f64>,
+    nd: usize,
+    weight: Option<&ArrayD<f64>>,
+    bias: Option<&ArrayD<f64>>,
+    eps: f64,
+) -> KResult<(ArrayD<f64>, ArrayD<f64>, ArrayD<f64>)> {
+    let r = x.ndim();
+    if nd > r {
+        return kerr("normalized_shape has more dims than the input");
+    }
+    let axes: Vec<usize> = (r - nd..r).collect();
+    let (rows, _, keep) = to_rows(x, &axes);
+    let (normed, mean, rstd) = normalize_rows(&rows, eps);
+    let mut out = ArrayD::from_shape_vec(IxDyn(x.shape()), normed.into_raw_vec_and_offset().0)
+        .expect("sizes agree");
+    if let Some(w) = weight {
+        out = zip2(&out, w, |p, q| p * q)?;
+    }
+    if let Some(b) = bias {
+        out = zip2(&out, b, |p, q| p + q)?;
+    }
+    Ok((
+        out,
+        ArrayD::from_shape_vec(IxDyn(&keep), mean).expect("sizes agree"),
+        ArrayD::from_shape_vec(IxDyn(&keep), rstd).expect("sizes agree"),
+    ))
+}
+
+/// `native_group_norm` on `[N, C, *]`; returns (out, mean [N, G], rstd [N, G]).
+pub fn group_norm(
+    x: &ArrayD<f64>,
+    groups: usize,
+    weight: Option<&ArrayD<f64>>,
+    bias: Option<&ArrayD<f64>>,
+    eps: f64,
+) -> KResult<(ArrayD<f64>, ArrayD<f64>, ArrayD<f64>)> {
+    let s = x.shape().to_vec();
+    if s.len() < 2 || groups == 0 || s[1] % groups != 0 {
+        return kerr("group_norm: channels must divide into groups");
+    }
+    let (n, c) = (s[0], s[1]);
+    let per: usize = s.iter().skip(1).product::<usize>() / groups;
+    let rows = Array2::from_shape_vec(
+        (n * groups, per),
+        x.as_standard_layout().iter().copied().collect(),
+    )
+    .expect("sizes agree");
+    let (normed, mean, rstd) = normalize_rows(&rows, eps);
+    let mut out =
+        ArrayD::from_shape_vec(IxDyn(&s), normed.into_raw_vec_and_offset().0).expect("sizes agree");
+    let mut cshape = vec![1; s.len()];
+    cshape[1] = c;
+    if let Some(w) = weight {
+        out = &out
+            * &w.view()
+                .into_shape_with_order(IxDyn(&cshape))
+                .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
+    }
+    if let Some(b) = bias {
+        out = &out
+            + &b.view()
+                .into_shape_with_order(IxDyn(&cshape))
+                .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
+    }
+    Ok((
+        out,
+        ArrayD::from_shape_vec(IxDyn(&[n, groups]), mean).expect("sizes agree"),
+        ArrayD::from_shape_vec(IxDyn(&[n, groups]), rstd).expect("sizes agree"),
+    ))
+}
+
+/// Inference batch norm on `[N, C, *]` with running statistics.
+pub fn batch_norm_inference(
+    x: &ArrayD<f64>,
+    weight: Option<&ArrayD<f64>>,
+    bias: Option<&ArrayD<f64>>,
+    mean: &ArrayD<f64>,
+    var: &ArrayD<f64>,
+    eps: f64,
+) -> KResult<ArrayD<f64>> {
+    let s = x.shape();
+    if s.len() < 2 {
+        return kerr("batch_norm expects at least [N, C]");
+    }
+    let mut cshape = vec![1; s.len()];
+    cshape[1] = s[1];
+    let shape = |a: &ArrayD<f64>| -> KResult<ArrayD<f64>> {
+        a.clone()
+            .into_shape_with_order(IxDyn(&cshape))
+            .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))
+    };
+    let inv = shape(&var.mapv(|v| 1.0 / (v + eps).sqrt()))?;
+    let mut out = zip2(&zip2(x, &shape(mean)?, |p, q| p - q)?, &inv, |p, q| p * q)?;
+    if let Some(w) = weight {
+        out = zip2(&out, &shape(w)?, |p, q| p * q)?;
+    }
+    if let Some(b) = bias {
+        out = zip2(&out, &shape(b)?, |p, q| p + q)?;
+    }
+    Ok(out)
+}
+
+/// Pooling parameters (2-d).
+#[derive(Clone, Debug)]
+pub struct Pool2d {
+    pub kernel: [usize; 2],
+    pub stride: [usize; 2],
+    pub padding: [usize; 2],
+    pub dilation: [usize; 2],
+    pub ceil_mode: bool,
+}
+
+fn pool_out(size: usize, k: usize, s: usize, p: usize, d: usize, ceil: bool) -> usize {
+    let eff = d * (k - 1) + 1;
+    let num = (size + 2 * p).saturating_sub(eff);
+    let mut o = if ceil { num.div_ceil(s) } else { num / s } + 1;
+    // The last window must start inside the input or left padding.
+    if ceil && (o - 1) * s >= size + p {
+        o -= 1;
+    }
+    o
+}
+
+/// Max (NaN-propagating) or average pooling over the last two dims.
+/// Average pooling counts padding when `count_include_pad`.
+pub fn pool2d(
+    x: &ArrayD<f64>,
+    p: &Pool2d,
+    max: bool,
+    count_include_pad: bool,
+) -> KResult<ArrayD<f64>> {
+    Ok(pool2d_with_indices(x, p, max, count_include_pad, None)?.0)
+}
+
+/// [`pool2d`], plus for max pooling the flat `h * W + w` index of each
+/// maximum within its plane (PyTorch's `max_pool2d_with_indices`). Average
+/// pooling divides by `divisor` when given.
+pub fn pool2d_with_indices(
+    x: &ArrayD<f64>,
+    p: &Pool2d,
+    max: bool,
+    count_include_pad: bool,
+    divisor: Option<f64>,
+) -> KResult<(ArrayD<f64>, ArrayD<i64>)> {
+    let s = x.shape().to_vec();
+    if s.len() < 2 || p.stride.contains(&0) || p.kernel.contains(&0) {
+        return kerr("pool2d expects [.., H, W] input and positive kernel and stride");
+    }
+    let (h, w) = (s[s.len() - 2], s[s.len() - 1]);
+    let ho = pool_out(
+        h,
+        p.kernel[0],
+        p.stride[0],
+        p.padding[0],
+        p.dilation[0],
+        p.ceil_mode,
+    );
+    let wo = pool_out(
+        w,
+        p.kernel[1],
+        p.stride[1],
+        p.padding[1],
+        p.dilation[1],
+        p.ceil_mode,
+    );
+    let planes: usize = s[..s.len() - 2].iter().product();
+    let xs = x.as_standard_layout();
+    let xv = xs.as_slice().expect("standard");
+    let mut out = vec![(0.0, 0i64); planes * ho * wo];
+    out.par_chunks_mut((ho * wo).max(1))
+        .enumerate()
+        .for_each(|(pl, o)| {
+            let plane = &xv[pl * h * w..(pl + 1) * h * w];
+            for oy in 0..ho {
+                for ox in 0..wo {
+                    let y0 = (oy * p.stride[0]) as isize - p.padding[0] as isize;
+                    let x0 = (ox * p.stride[1]) as isize - p.padding[1] as isize;
+                    let mut acc = if max { f64::NEG_INFINITY } else { 0.0 };
+                    let mut count = 0usize;
+                    let mut arg = -1i64;
+                    // average pooling divides by the window clipped to input+padding
+                    let yend = (y0 + p.kernel[0] as isize).min((h + p.padding[0]) as isize);
+                    let xend = (x0 + p.kernel[1] as isize).min((w + p.padding[1]) as isize);
+                    let pad_count = ((yend - y0) * (xend - x0)) as usize;
+                    for a in 0..p.kernel[0] {
+                        for b in 0..p.kernel[1] {
+                            let iy = y0 + (a * p.dilation[0]) as isize;
+                            let ix = x0 + (b * p.dilation[1]) as isize;
+                            if iy < 0 || ix < 0 || iy as usize >= h || ix as usize >= w {
+                                continue;
+                            }
+                            let v = plane[iy as usize * w + ix as usize];
+                            if max {
+                                // PyTorch: a later NaN replaces an earlier one.
+                                if v.is_nan() || v > acc || arg < 0 {
+                                    acc = v;
+                                    arg = iy as i64 * w as i64 + ix as i64;
+                                }
+                            } else {
+                                acc += v;
+                            }
+                            count += 1;
+                        }
+                    }
+                    o[oy * wo + ox].1 = arg;
+                    o[oy * wo + ox].0 = if max {
+                        acc
+                    } else if let Some(d) = divisor {
+                        acc / d
+                    } else if count_include_pad {
+                        acc / pad_count as f64
+                    } else {
+                        acc / count as f64
+                    };
+                }
+            }
+        });
+    let mut shape = s[..s.len() - 2].to_vec();
+    shape.extend([ho, wo]);
+    let (vals, idx): (Vec<f64>, Vec<i64>) = out.into_iter().unzip();
+    Ok((
+        ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("sizes agree"),
+        ArrayD::from_shape_vec(IxDyn(&shape), idx).expect("sizes agree"),
+    ))
+}
+
+/// Adaptive average pooling to `[oh, ow]` (PyTorch's start/end rule).
+pub fn adaptive_avg_pool2d(x: &ArrayD<f64>, oh: usize, ow: usize) -> KResult<ArrayD<f64>> {
+    let s = x.shape().to_vec();
+    if s.len() < 2 {
+        return kerr("adaptive_avg_pool2d expects [.., H, W]");
+    }
+    let (h, w) = (s[s.len() - 2], s[s.len() - 1]);
+    let planes: usize = s[..s.len() - 2].iter().product();
+    let xs = x.as_standard_layout();
+    let xv = xs.as_slice().expect("standard");
+    let mut out = vec![0.0; planes * oh * ow];
+    out.par_chunks_mut((oh * ow).max(1))
+        .enumerate()
+        .for_each(|(pl, o)| {
+            let plane = &xv[pl * h * w..(pl + 1) * h * w];
+            for i in 0..oh {
+                let (y0, y1) = (i * h / oh, ((i + 1) * h).div_ceil(oh));
+                for j in 0..ow {
+                    let (x0, x1) = (j * w / ow, ((j + 1) * w).div_ceil(ow));
+                    let mut sum = 0.0;
+                    for y in y0..y1 {
+                        for xx in x0..x1 {
+                            sum += plane[y * w + xx];
+                        }
+                    }
+                    o[i * ow + j] = sum / ((y1 - y0) * (x1 - x0)) as f64;
+                }
+            }
+        });
+    let mut shape = s[..s.len() - 2].to_vec();
+    shape.extend([oh, ow]);
+    Ok(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("sizes agree"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array;
+
+    #[test]
+    fn softmax_is_shifted() {
+        let x = Array::from_shape_vec(IxDyn(&[3]), vec![1000.0, 1000.0, -f64::INFINITY]).unwrap();
+        let s = softmax(&x, 0, false);
+        assert_eq!(s.iter().copied().collect::<Vec<_>>(), vec![0.5, 0.5, 0.0]);
+        let l = softmax(&x, 0, true);
+        assert!((l[0] - (0.5f64).ln()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn pooling() {
+        let x =
+            Array::from_shape_vec(IxDyn(&[1, 4, 4]), (0..16).map(|v| v as f64).collect()).unwrap();
+        let p = Pool2d {
+            kernel: [2, 2],
+            stride: [2, 2],
+            padding: [0, 0],
+            dilation: [1, 1],
+            ceil_mode: false,
+        };
+        let m = pool2d(&x, &p, true, true).unwrap();
+        assert_eq!(
+            m.iter().copied().collect::<Vec<_>>(),
+            vec![5., 7., 13., 15.]
+        );
+        let a = pool2d(&x, &p, false, true).unwrap();
+        assert_eq!(
+            a.iter().copied().collect::<Vec<_>>(),
+            vec![2.5, 4.5, 10.5, 12.5]
+        );
+        let ad = adaptive_avg_pool2d(&x, 1, 1).unwrap();
+        assert_eq!(ad.iter().copied().collect::<Vec<_>>(), vec![7.5]);
+        let x3 = Array::from_shape_vec(IxDyn(&[1, 1, 3]), vec![1., 2., 3.]).unwrap();
+        let a = adaptive_avg_pool2d(&x3, 1, 2).unwrap();
+        assert_eq!(a.iter().copied().collect::<Vec<_>>(), vec![1.5, 2.5]);
+    }
+
+    #[test]
+    fn layer_norm_rows() {
+        let x = Array::from_shape_vec(IxDyn(&[2, 2]), vec![1.0, 3.0, -2.0, -2.0]).unwrap();
+        let (o, m, r) = layer_norm(&x, 1, None, None, 0.0).unwrap();
+        assert_eq!(o.iter().copied().collect::<Vec<_>>()[..2], [-1.0, 1.0]);
+        assert_eq!(m.iter().copied().collect::<Vec<_>>(), vec![2.0, -2.0]);
+        assert_eq!(r[[0, 0]], 1.0);
+    }
+}

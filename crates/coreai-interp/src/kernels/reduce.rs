@@ -1,0 +1,324 @@
+//! Reductions over a set of axes: sum, prod, mean, amax, amin, any, all,
+//! argmax/argmin, and cumulative sums. Float reductions accumulate in f64,
+//! integer ones in i128 (the caller wraps to the result width, which equals
+//! wrapping after every step).
+
+use crate::error::{kerr, KResult};
+use crate::tensor::Dom;
+use ndarray::{Array2, ArrayD, Axis, IxDyn};
+use rayon::prelude::*;
+
+/// What to reduce with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    Sum,
+    Prod,
+    Mean,
+    /// NaN-propagating maximum.
+    Max,
+    Min,
+    Any,
+    All,
+}
+
+/// Normalizes a possibly negative axis against `rank` (0-d tensors accept
+/// 0 and -1, as PyTorch does).
+pub fn norm_axis(axis: i64, rank: usize) -> KResult<usize> {
+    let r = rank.max(1) as i64;
+    let a = if axis < 0 { axis + r } else { axis };
+    if a < 0 || a >= r {
+        return kerr(format!(
+            "dimension {axis} is out of range for a tensor of rank {rank}"
+        ));
+    }
+    Ok(a as usize)
+}
+
+/// The sorted, deduplicated axes; all axes when `axes` is empty and
+/// `empty_means_all`.
+pub fn norm_axes(axes: &[i64], rank: usize, empty_means_all: bool) -> KResult<Vec<usize>> {
+    if axes.is_empty() && empty_means_all {
+        return Ok((0..rank).collect());
+    }
+    let mut out = Vec::new();
+    for &a in axes {
+        let a = norm_axis(a, rank)?;
+        if rank > 0 && !out.contains(&a) {
+            out.push(a);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Moves `axes` last and flattens to `[outer, inner]`; returns the kept
+/// shape with and without the reduced axes as 1s.
+pub fn to_rows<T: Clone>(a: &ArrayD<T>, axes: &[usize]) -> (Array2<T>, Vec<usize>, Vec<usize>) {
+    let rank = a.ndim();
+    let kept: Vec<usize> = (0..rank).filter(|d| !axes.contains(d)).collect();
+    let perm: Vec<usize> = kept.iter().chain(axes.iter()).copied().collect();
+    let outer: usize = kept.iter().map(|&d| a.shape()[d]).product();
+    let inner: usize = axes.iter().map(|&d| a.shape()[d]).product();
+    let p = a.view().permuted_axes(IxDyn(&perm));
+    let data: Vec<T> = p.iter().cloned().collect();
+    let rows = Array2::from_shape_vec((outer, inner), data).expect("sizes agree");
+    let shape: Vec<usize> = kept.iter().map(|&d| a.shape()[d]).collect();
+    let keep_shape: Vec<usize> = (0..rank)
+        .map(|d| if axes.contains(&d) { 1 } else { a.shape()[d] })
+        .collect();
+    (rows, shape, keep_shape)
+}
+
+fn finish<T>(v: Vec<T>, shape: &[usize], keep_shape: &[usize], keepdim: bool) -> ArrayD<T> {
+    let s = if keepdim { keep_shape } else { shape };
+    ArrayD::from_shape_vec(IxDyn(s), v).expect("sizes agree")
+}
+
+fn reduce_f64(kind: Reduction, row: &[f64]) -> f64 {
+    match kind {
+        Reduction::Sum => row.iter().sum(),
+        Reduction::Mean => row.iter().sum::<f64>() / row.len() as f64,
+        Reduction::Prod => row.iter().product(),
+        Reduction::Max => row.iter().fold(f64::NEG_INFINITY, |m, &v| {
+            if m.is_nan() || v.is_nan() {
+                f64::NAN
+            } else {
+                m.max(v)
+            }
+        }),
+        Reduction::Min => row.iter().fold(f64::INFINITY, |m, &v| {
+            if m.is_nan() || v.is_nan() {
+                f64::NAN
+            } else {
+                m.min(v)
+            }
+        }),
+        Reduction::Any => row.iter().any(|&v| v != 0.0) as u8 as f64,
+        Reduction::All => row.iter().all(|&v| v != 0.0) as u8 as f64,
+    }
+}
+
+fn reduce_i128(kind: Reduction, row: &[i128]) -> KResult<i128> {
+    Ok(match kind {
+        Reduction::Sum => row.iter().fold(0i128, |s, &v| s.wrapping_add(v)),
+        Reduction::Prod => row.iter().fold(1i128, |s, &v| s.wrapping_mul(v)),
+        Reduction::Max => match row.iter().max() {
+            Some(&m) => m,
+            None => return kerr("max of an empty tensor"),
+        },
+        Reduction::Min => match row.iter().min() {
+            Some(&m) => m,
+            None => return kerr("min of an empty tensor"),
+        },
+        Reduction::Any => row.iter().any(|&v| v != 0) as i128,
+        Reduction::All => row.iter().all(|&v| v != 0) as i128,
+        Reduction::Mean => return kerr("mean needs a floating-point input"),
+    })
+}
+
+/// Reduces `d` over `axes` (normalized).
+pub fn reduce(kind: Reduction, d: &Dom, axes: &[usize], keepdim: bool) -> KResult<Dom> {
+    match d {
+        Dom::F(a) => {
+            if matches!(kind, Reduction::Max | Reduction::Min)
+                && axes.iter().any(|&ax| a.shape()[ax] == 0)
+            {
+                return kerr("max/min of an empty dimension");
+            }
+            let (rows, s, ks) = to_rows(a, axes);
+            let v: Vec<f64> = rows
+                .axis_iter(Axis(0))
+                .into_par_iter()
+                .map(|r| reduce_f64(kind, r.as_slice().expect("contiguous")))
+                .collect();
+            Ok(Dom::F(finish(v, &s, &ks, keepdim)))
+        }
+        Dom::I(a) => {
+            let (rows, s, ks) = to_rows(a, axes);
+            let v: KResult<Vec<i128>> = rows
+                .axis_iter(Axis(0))
+                .map(|r| reduce_i128(kind, r.as_slice().expect("contiguous")))
+                .collect();
+            Ok(Dom::I(finish(v?, &s, &ks, keepdim)))
+        }
+        Dom::B(a) => reduce(kind, &Dom::I(a.mapv(|v| v as i128)), axes, keepdim),
+        Dom::C(_) => kerr("reductions of complex tensors are not supported"),
+    }
+}
+
+/// Index of the maximum (or minimum) along `axis`; the first one wins and NaN
+/// counts as the maximum (and the minimum), as in PyTorch.
+pub fn arg_reduce(d: &Dom, axis: usize, keepdim: bool, max: bool) -> KResult<ArrayD<i128>> {
+    arg_reduce_nan(d, axis, keepdim, max, true)
+}
+
+/// [`arg_reduce`]; with `nan_wins` false, NaN never compares greater (or
+/// less), as in coreai-core's `argmax`.
+pub fn arg_reduce_nan(
+    d: &Dom,
+    axis: usize,
+    keepdim: bool,
+    max: bool,
+    nan_wins: bool,
+) -> KResult<ArrayD<i128>> {
+    let vals = match d {
+        Dom::F(a) => a.clone(),
+        Dom::I(a) => a.mapv(|v| v as f64),
+        Dom::B(a) => a.mapv(|v| v as u8 as f64),
+        Dom::C(_) => return kerr("argmax of complex tensors"),
+    };
+    if vals.ndim() > 0 && vals.shape()[axis] == 0 {
+        return kerr("argmax/argmin of an empty dimension");
+    }
+    let axes = if vals.ndim() == 0 { vec![] } else { vec![axis] };
+    let (rows, s, ks) = to_rows(&vals, &axes);
+    let v: Vec<i128> = rows
+        .axis_iter(Axis(0))
+        .map(|r| {
+            let mut best = 0usize;
+            for (i, &x) in r.iter().enumerate() {
+                let b = r[best];
+                if nan_wins && b.is_nan() {
+                    break;
+                }
+                if (nan_wins && x.is_nan())
+                    || (max && x > b)
+                    || (!max && x < b)
+                    || (b.is_nan() && !x.is_nan())
+                {
+                    best = i;
+                }
+            }
+            best as i128
+        })
+        .collect();
+    Ok(finish(v, &s, &ks, keepdim))
+}
+
+/// The combiner of a cumulative scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scan {
+    Sum,
+    Prod,
+    /// NaN-propagating running maximum.
+    Max,
+    Min,
+}
+
+fn scan_lanes<T: Copy>(
+    a: &ArrayD<T>,
+    axis: usize,
+    reverse: bool,
+    f: impl Fn(T, T) -> T,
+) -> ArrayD<T> {
+    let mut out = a.clone();
+    if out.ndim() == 0 {
+        return out;
+    }
+    for mut lane in out.lanes_mut(Axis(axis)) {
+        let n = lane.len();
+        for k in 1..n {
+            let (i, prev) = if reverse {
+                (n - 1 - k, n - k)
+            } else {
+                (k, k - 1)
+            };
+            lane[i] = f(lane[prev], lane[i]);
+        }
+    }
+    out
+}
+
+/// Inclusive cumulative scan along `axis` (from the end when `reverse`).
+pub fn cumulative(d: &Dom, axis: usize, kind: Scan, reverse: bool) -> KResult<Dom> {
+    Ok(match d {
+        Dom::F(a) => Dom::F(match kind {
+            Scan::Sum => scan_lanes(a, axis, reverse, |p, v| p + v),
+            Scan::Prod => scan_lanes(a, axis, reverse, |p, v| p * v),
+            Scan::Max => scan_lanes(a, axis, reverse, |p: f64, v: f64| {
+                if p.is_nan() || v.is_nan() {
+                    f64::NAN
+                } else {
+                    p.max(v)
+                }
+            }),
+            Scan::Min => scan_lanes(a, axis, reverse, |p: f64, v: f64| {
+                if p.is_nan() || v.is_nan() {
+                    f64::NAN
+                } else {
+                    p.min(v)
+                }
+            }),
+        }),
+        Dom::I(a) => Dom::I(match kind {
+            Scan::Sum => scan_lanes(a, axis, reverse, |p: i128, v| p.wrapping_add(v)),
+            Scan::Prod => scan_lanes(a, axis, reverse, |p: i128, v| p.wrapping_mul(v)),
+            Scan::Max => scan_lanes(a, axis, reverse, |p: i128, v| p.max(v)),
+            Scan::Min => scan_lanes(a, axis, reverse, |p: i128, v| p.min(v)),
+        }),
+        Dom::B(a) => return cumulative(&Dom::I(a.mapv(|v| v as i128)), axis, kind, reverse),
+        Dom::C(_) => return kerr("cumulative ops on complex tensors"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array;
+
+    #[test]
+    fn sum_keepdim_and_axes() {
+        let a = Dom::F(Array::from_shape_vec(vec![2, 3], vec![1., 2., 3., 4., 5., 6.]).unwrap());
+        let Dom::F(r) = reduce(Reduction::Sum, &a, &[1], true).unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.shape(), &[2, 1]);
+        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![6., 15.]);
+        let Dom::F(r) = reduce(Reduction::Mean, &a, &[0, 1], false).unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.shape(), &[] as &[usize]);
+        assert_eq!(r[IxDyn(&[])], 3.5);
+    }
+
+    #[test]
+    fn int_sum_wraps_only_at_result_width() {
+        let a = Dom::I(Array::from_shape_vec(vec![3], vec![i32::MAX as i128; 3]).unwrap());
+        let Dom::I(r) = reduce(Reduction::Sum, &a, &[0], false).unwrap() else {
+            panic!()
+        };
+        let s = r[IxDyn(&[])];
+        assert_eq!(s, 3 * i32::MAX as i128);
+        assert_eq!(
+            crate::tensor::wrap_int(s, crate::tensor::DType::I32),
+            2147483645
+        );
+    }
+
+    #[test]
+    fn nan_wins_max_and_argmax() {
+        let a = Dom::F(Array::from_shape_vec(vec![4], vec![1., f64::NAN, 5., f64::NAN]).unwrap());
+        let Dom::F(r) = reduce(Reduction::Max, &a, &[0], false).unwrap() else {
+            panic!()
+        };
+        assert!(r[IxDyn(&[])].is_nan());
+        let r = arg_reduce(&a, 0, false, true).unwrap();
+        assert_eq!(r[IxDyn(&[])], 1);
+        let b = Dom::F(Array::from_shape_vec(vec![4], vec![3., 7., 7., 1.]).unwrap());
+        assert_eq!(arg_reduce(&b, 0, false, true).unwrap()[IxDyn(&[])], 1);
+        assert_eq!(arg_reduce(&b, 0, false, false).unwrap()[IxDyn(&[])], 3);
+    }
+
+    #[test]
+    fn cumsum_reverse() {
+        let a = Dom::I(Array::from_shape_vec(vec![4], vec![1, 2, 3, 4]).unwrap());
+        let Dom::I(r) = cumulative(&a, 0, Scan::Sum, false).unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![1, 3, 6, 10]);
+        let Dom::I(r) = cumulative(&a, 0, Scan::Sum, true).unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![10, 9, 7, 4]);
+    }
+}

@@ -1,0 +1,170 @@
+//! `.npz` input and output through `npyz`. bfloat16, which NumPy lacks, is
+//! read from and written as float32.
+
+use crate::error::InterpError;
+use crate::tensor::{DType, Tensor};
+use half::f16;
+use ndarray::{ArrayD, IxDyn};
+use npyz::npz::{NpzArchive, NpzWriter};
+use npyz::WriterBuilder;
+use num_complex::Complex32;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn io_err(path: &Path, msg: impl std::fmt::Display) -> InterpError {
+    InterpError::Io {
+        path: path.display().to_string(),
+        msg: msg.to_string(),
+    }
+}
+
+/// Every array of the archive, by name.
+pub fn read_npz(path: &Path) -> Result<BTreeMap<String, Tensor>, InterpError> {
+    let mut archive = NpzArchive::open(path).map_err(|e| io_err(path, e))?;
+    let names: Vec<String> = archive.array_names().map(|s| s.to_string()).collect();
+    let mut out = BTreeMap::new();
+    for name in names {
+        let Some(npy) = archive.by_name(&name).map_err(|e| io_err(path, e))? else {
+            continue;
+        };
+        let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
+        if npy.order() == npyz::Order::Fortran && shape.len() > 1 {
+            return Err(io_err(
+                path,
+                format!("array '{name}' is Fortran-ordered; save it C-contiguous"),
+            ));
+        }
+        let npyz::DType::Plain(ts) = npy.dtype() else {
+            return Err(io_err(
+                path,
+                format!("array '{name}' has a structured dtype"),
+            ));
+        };
+        let sh = IxDyn(&shape);
+        let bad = |e: std::io::Error| io_err(path, format!("array '{name}': {e}"));
+        macro_rules! arr {
+            ($t:ty, $v:ident) => {{
+                let v: Vec<$t> = npy.into_vec::<$t>().map_err(bad)?;
+                Tensor::$v(ArrayD::from_shape_vec(sh, v).map_err(|e| io_err(path, e))?)
+            }};
+        }
+        use npyz::TypeChar as C;
+        let t = match (ts.type_char(), ts.size_field()) {
+            (C::Bool, 1) => arr!(bool, Bool),
+            (C::Int, 1) => arr!(i8, I8),
+            (C::Int, 2) => arr!(i16, I16),
+            (C::Int, 4) => arr!(i32, I32),
+            (C::Int, 8) => arr!(i64, I64),
+            (C::Uint, 1) => arr!(u8, U8),
+            (C::Uint, 2) => arr!(u16, U16),
+            (C::Uint, 4) => arr!(u32, U32),
+            (C::Uint, 8) => arr!(u64, U64),
+            (C::Float, 2) => arr!(f16, F16),
+            (C::Float, 4) => arr!(f32, F32),
+            (C::Float, 8) => arr!(f64, F64),
+            (C::Complex, 8) => arr!(Complex32, C64),
+            _ => {
+                return Err(io_err(
+                    path,
+                    format!("array '{name}' has unsupported dtype {ts}"),
+                ))
+            }
+        };
+        out.insert(name, t);
+    }
+    Ok(out)
+}
+
+/// Writes `arrays` in order (bfloat16 as float32).
+pub fn write_npz(path: &Path, arrays: &[(String, Tensor)]) -> Result<(), InterpError> {
+    let mut w = NpzWriter::create(path).map_err(|e| io_err(path, e))?;
+    for (name, t) in arrays {
+        let t = if t.dtype() == DType::BF16 {
+            t.cast(DType::F32)
+        } else {
+            t.clone()
+        };
+        let shape: Vec<u64> = t.shape().iter().map(|&d| d as u64).collect();
+        macro_rules! put {
+            ($a:expr, $t:ty) => {{
+                let mut wr = w
+                    .array::<$t>(name, Default::default())
+                    .map_err(|e| io_err(path, e))?
+                    .default_dtype()
+                    .shape(&shape)
+                    .begin_nd()
+                    .map_err(|e| io_err(path, e))?;
+                for v in $a.as_standard_layout().iter() {
+                    wr.push(v).map_err(|e| io_err(path, e))?;
+                }
+                wr.finish().map_err(|e| io_err(path, e))?;
+            }};
+        }
+        match &t {
+            Tensor::Bool(a) => put!(a, bool),
+            Tensor::I8(a) => put!(a, i8),
+            Tensor::I16(a) => put!(a, i16),
+            Tensor::I32(a) => put!(a, i32),
+            Tensor::I64(a) => put!(a, i64),
+            Tensor::U8(a) => put!(a, u8),
+            Tensor::U16(a) => put!(a, u16),
+            Tensor::U32(a) => put!(a, u32),
+            Tensor::U64(a) => put!(a, u64),
+            Tensor::F16(a) => put!(a, f16),
+            Tensor::F32(a) => put!(a, f32),
+            Tensor::F64(a) => put!(a, f64),
+            Tensor::C64(a) => put!(a, Complex32),
+            Tensor::BF16(_) => unreachable!("converted to f32 above"),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_every_dtype() {
+        let dir = std::env::temp_dir().join(format!("coreai-interp-npz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("t.npz");
+        let base =
+            ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![-2.5, -0.0, 0.5, 1e3, f64::NAN, 7.0])
+                .unwrap();
+        let ints =
+            ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![-2i128, 0, 1, 200, 70000, 7]).unwrap();
+        let mut arrays = vec![];
+        for dt in [DType::F16, DType::F32, DType::F64, DType::Bool] {
+            arrays.push((dt.name().to_string(), Tensor::from_f64(base.clone(), dt)));
+        }
+        for dt in [
+            DType::I8,
+            DType::I16,
+            DType::I32,
+            DType::I64,
+            DType::U8,
+            DType::U16,
+            DType::U32,
+            DType::U64,
+        ] {
+            arrays.push((dt.name().to_string(), Tensor::from_i128(ints.clone(), dt)));
+        }
+        arrays.push(("c64".into(), Tensor::from_f64(base.clone(), DType::C64)));
+        write_npz(&p, &arrays).unwrap();
+        let back = read_npz(&p).unwrap();
+        for (n, t) in &arrays {
+            let b = &back[n];
+            assert_eq!(b.dtype(), t.dtype(), "{n}");
+            assert_eq!(b.shape(), t.shape());
+            let (x, y) = (b.to_f64(), t.to_f64());
+            assert!(
+                x.iter()
+                    .zip(y.iter())
+                    .all(|(p, q)| p == q || (p.is_nan() && q.is_nan())),
+                "{n}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,714 @@
+//! coreai (and coreaix) kernels with coreai-core 1.0.0b3's semantics, as its
+//! op documentation states them: operands in the order of coreai-core's
+//! Python bindings (axes, shapes and strides are tensor operands), results
+//! in the input's dtype, integer arithmetic wrapping, reductions keeping
+//! their reduced dims, `divide` truncating on integers, `modulo` = fmod.
+
+use super::{one, Ctx, Table};
+use crate::error::{kerr, KResult};
+use crate::interp::Value;
+use crate::kernels::elementwise::{binary, compare, erf, unary, where_, BinOp, CmpOp, UnOp};
+use crate::kernels::linalg::{self, Conv2d};
+use crate::kernels::nn::{self, Pool2d};
+use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
+use crate::kernels::shape;
+use crate::map_tensor;
+use crate::tensor::Tensor;
+use ndarray::{ArrayD, Axis, Dimension, IxDyn, Slice};
+
+fn bin(c: &Ctx, op: BinOp, broadcast: bool) -> KResult<Vec<Value>> {
+    let (a, b) = (c.arg(0)?, c.arg(1)?);
+    if !broadcast && a.shape() != b.shape() {
+        return kerr(format!(
+            "operand shapes {:?} and {:?} differ (use the broadcasting form)",
+            a.shape(),
+            b.shape()
+        ));
+    }
+    let dt = c.out_dtype(0)?;
+    if a.dtype() != b.dtype() {
+        return kerr(format!(
+            "operand dtypes {} and {} differ",
+            a.dtype().name(),
+            b.dtype().name()
+        ));
+    }
+    // Integer `divide` truncates (C semantics).
+    let op = if op == BinOp::Div && !dt.is_float() && !dt.is_complex() {
+        BinOp::TruncDiv
+    } else {
+        op
+    };
+    // Float `floor_divide` is floor(x / y) of the rounded quotient (so
+    // -5 // inf is -0.0, not Python's -1.0), except that ±inf // finite is
+    // NaN in coreai-core's interpreter (its doc says ±inf).
+    if op == BinOp::FloorDiv && dt.is_float() {
+        let q = Tensor::from_dom(binary(BinOp::Div, &a.dom(), &b.dom())?, dt);
+        let fl = Tensor::from_dom(unary(UnOp::Floor, &q.dom())?, dt).to_f64();
+        let r = crate::kernels::elementwise::zip2(&fl, &a.to_f64(), |f, x| {
+            if x.is_infinite() && !f.is_nan() {
+                f64::NAN
+            } else {
+                f
+            }
+        })?;
+        return one(Tensor::from_f64(r, dt));
+    }
+    one(Tensor::from_dom(binary(op, &a.dom(), &b.dom())?, dt))
+}
+
+fn cmp(c: &Ctx, op: CmpOp) -> KResult<Vec<Value>> {
+    let (a, b) = (c.arg(0)?, c.arg(1)?);
+    if a.dtype() != b.dtype() {
+        return kerr("comparison operands must have the same dtype");
+    }
+    one(Tensor::Bool(compare(op, &a.dom(), &b.dom())?))
+}
+
+fn un(c: &Ctx, op: UnOp) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    one(Tensor::from_dom(unary(op, &c.arg(0)?.dom())?, dt))
+}
+
+fn gelu(c: &Ctx) -> KResult<Vec<Value>> {
+    let mode = c
+        .attr("approximate")
+        .map(|a| a.to_text())
+        .unwrap_or_default();
+    if mode.contains("tanh") {
+        un(c, UnOp::GeluTanh)
+    } else if mode.contains("sigmoid") {
+        let dt = c.out_dtype(0)?;
+        one(Tensor::from_f64(
+            c.arg(0)?.to_f64().mapv(|x| x / (1.0 + (-1.702 * x).exp())),
+            dt,
+        ))
+    } else {
+        let dt = c.out_dtype(0)?;
+        one(Tensor::from_f64(
+            c.arg(0)?
+                .to_f64()
+                .mapv(|x| 0.5 * x * (1.0 + erf(x * std::f64::consts::FRAC_1_SQRT_2))),
+            dt,
+        ))
+    }
+}
+
+/// Float/bool conversions as documented; integer narrowing saturates, as
+/// coreai-core's interpreter does (the op doc is silent; PyTorch wraps).
+fn cast(c: &Ctx) -> KResult<Vec<Value>> {
+    let (x, dt) = (c.arg(0)?, c.out_dtype(0)?);
+    if x.dtype().is_int() && dt.is_int() {
+        let (lo, hi) = if dt.is_signed_int() {
+            (
+                -(1i128 << (dt.int_bits() - 1)),
+                (1i128 << (dt.int_bits() - 1)) - 1,
+            )
+        } else {
+            (0, (1i128 << dt.int_bits()) - 1)
+        };
+        return one(Tensor::from_i128(x.to_i128().mapv(|v| v.clamp(lo, hi)), dt));
+    }
+    one(x.cast(dt))
+}
+
+fn where_op(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    one(Tensor::from_dom(
+        where_(
+            &c.arg(0)?.to_bool(),
+            &c.arg(1)?.dom_as(dt),
+            &c.arg(2)?.dom_as(dt),
+        )?,
+        dt,
+    ))
+}
+
+fn reduce_op(c: &Ctx, kind: Reduction) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let axes = norm_axes(&c.arg_i64s(1)?, x.ndim(), false)?;
+    let dt = c.out_dtype(0)?;
+    one(Tensor::from_dom(
+        reduce::reduce(kind, &x.dom(), &axes, true)?,
+        dt,
+    ))
+}
+
+/// coreai-core's interpreter never picks a NaN (the op doc is silent).
+fn argmax(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let ax = norm_axis(c.arg_i64(1)?, x.ndim())?;
+    one(Tensor::from_i128(
+        reduce::arg_reduce_nan(&x.dom(), ax, true, true, false)?,
+        c.out_dtype(0)?,
+    ))
+}
+
+fn softmax(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let ax = norm_axis(c.arg_i64(1)?, x.ndim())?;
+    one(Tensor::from_f64(
+        nn::softmax(&x.to_f64(), ax, false),
+        c.out_dtype(0)?,
+    ))
+}
+
+fn reshape(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let s = shape::infer_shape(&c.arg_i64s(1)?, x.len())?;
+    one(x.reshape(&s)?)
+}
+
+fn reshape_to_result(c: &Ctx) -> KResult<Vec<Value>> {
+    one(c.arg(0)?.reshape(&c.out_shape(0)?)?)
+}
+
+fn transpose(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let perm: Vec<usize> = c
+        .arg_i64s(1)?
+        .iter()
+        .map(|&p| norm_axis(p, x.ndim()))
+        .collect::<KResult<_>>()?;
+    one(shape::permute(x, &perm)?)
+}
+
+fn broadcast_to(c: &Ctx) -> KResult<Vec<Value>> {
+    let s: Vec<usize> = c.arg_i64s(1)?.iter().map(|&d| d.max(0) as usize).collect();
+    one(shape::expand(c.arg(0)?, &s)?)
+}
+
+fn concat(c: &Ctx) -> KResult<Vec<Value>> {
+    let ts: Vec<Tensor> = (1..c.n_args())
+        .map(|i| c.arg(i).cloned())
+        .collect::<KResult<_>>()?;
+    let rank = ts.first().map(|t| t.ndim()).unwrap_or(1);
+    let d = norm_axis(c.arg_i64(0)?, rank)?;
+    one(shape::cat(&ts, d)?)
+}
+
+/// coreai.slice: see [`slice_ranges`].
+fn slice(c: &Ctx) -> KResult<Vec<Value>> {
+    let mut out = c.arg(0)?.clone();
+    for (d, (a, s, n)) in slice_ranges(c, &out.shape())?.into_iter().enumerate() {
+        let idx: Vec<i64> = (0..n).map(|k| a + k * s).collect();
+        out = shape::index_select(&out, d, &idx)?;
+    }
+    one(out)
+}
+
+fn gather_along_axis(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let ax = norm_axis(c.arg_i64(2)?, x.ndim())?;
+    let idx = c.arg(1)?.to_i128().mapv(|v| v as i64);
+    one(shape::gather(x, ax, &idx)?)
+}
+
+fn batch_matmul(c: &Ctx) -> KResult<Vec<Value>> {
+    one(linalg::matmul(c.arg(0)?, c.arg(1)?, c.out_dtype(0)?)?)
+}
+
+fn pair(v: Vec<i64>) -> KResult<[usize; 2]> {
+    match v.as_slice() {
+        [a] => Ok([*a as usize, *a as usize]),
+        [a, b] => Ok([*a as usize, *b as usize]),
+        _ => kerr("expected two spatial values"),
+    }
+}
+
+fn conv2d(c: &Ctx) -> KResult<Vec<Value>> {
+    let p = Conv2d {
+        stride: pair(c.arg_i64s(2)?)?,
+        padding: [0, 0],
+        dilation: pair(c.arg_i64s(3)?)?,
+        groups: c.arg_i64(4)?.max(1) as usize,
+    };
+    one(linalg::conv2d(c.arg(0)?, c.arg(1)?, &p, c.out_dtype(0)?)?)
+}
+
+fn max_pool_2d(c: &Ctx) -> KResult<Vec<Value>> {
+    let p = Pool2d {
+        kernel: pair(c.arg_i64s(1)?)?,
+        stride: pair(c.arg_i64s(2)?)?,
+        padding: [0, 0],
+        dilation: pair(c.arg_i64s(3)?)?,
+        ceil_mode: c.arg(4)?.to_bool().iter().any(|&b| b),
+    };
+    one(Tensor::from_f64(
+        nn::pool2d(&c.arg(0)?.to_f64(), &p, true, true)?,
+        c.out_dtype(0)?,
+    ))
+}
+
+fn sum_pool_2d(c: &Ctx) -> KResult<Vec<Value>> {
+    let p = Pool2d {
+        kernel: pair(c.arg_i64s(1)?)?,
+        stride: pair(c.arg_i64s(2)?)?,
+        padding: [0, 0],
+        dilation: pair(c.arg_i64s(3)?)?,
+        ceil_mode: false,
+    };
+    // average pooling with divisor 1 is the window sum
+    let (v, _) = nn::pool2d_with_indices(&c.arg(0)?.to_f64(), &p, false, true, Some(1.0))?;
+    one(Tensor::from_f64(v, c.out_dtype(0)?))
+}
+
+/// `padding` holds (before, after) per dimension in dimension order.
+fn pad(c: &Ctx) -> KResult<Vec<Value>> {
+    let mode = c
+        .attr("padding_mode")
+        .map(|a| a.to_text())
+        .unwrap_or_default();
+    if !mode.is_empty() && !mode.contains("constant") {
+        return kerr(format!("padding mode {mode} is not supported"));
+    }
+    let x = c.arg(0)?;
+    let p = c.arg_i64s(1)?;
+    // shape::pad_constant takes PyTorch's last-dim-first order.
+    let mut torch_order = Vec::with_capacity(p.len());
+    for pair in p.chunks(2).rev() {
+        torch_order.extend_from_slice(pair);
+    }
+    one(shape::pad_constant(x, &torch_order, c.arg(2)?)?)
+}
+
+fn tile(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let dims = c.arg_i64s(1)?;
+    let mut reps = vec![1usize; x.ndim().saturating_sub(dims.len())];
+    reps.extend(dims.iter().map(|&d| d.max(0) as usize));
+    one(shape::tile(x, &reps)?)
+}
+
+fn reverse(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    one(shape::flip(
+        x,
+        &norm_axes(&c.arg_i64s(1)?, x.ndim(), false)?,
+    ))
+}
+
+fn range(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let (a, b, s) = (c.arg(0)?.to_f64(), c.arg(1)?.to_f64(), c.arg(2)?.to_f64());
+    let (a, b, s) = (
+        a.iter().next().copied().unwrap_or(0.0),
+        b.iter().next().copied().unwrap_or(0.0),
+        s.iter().next().copied().unwrap_or(1.0),
+    );
+    if s == 0.0 {
+        return kerr("range step must be nonzero");
+    }
+    let n = ((b - a) / s).ceil().max(0.0) as usize;
+    one(Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&[n]), (0..n).map(|i| a + i as f64 * s).collect())
+            .expect("sizes agree"),
+        dt,
+    ))
+}
+
+fn get_shape(c: &Ctx) -> KResult<Vec<Value>> {
+    let s = c.arg(0)?.shape();
+    let v = ArrayD::from_shape_vec(IxDyn(&[s.len()]), s.iter().map(|&d| d as i128).collect())
+        .expect("sizes agree");
+    one(Tensor::from_i128(v, c.out_dtype(0)?))
+}
+
+fn scan(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let ax = norm_axis(c.arg_i64(1)?, x.ndim())?;
+    let rev = c.arg(2)?.to_bool().iter().any(|&b| b);
+    let mode = c.attr("scan_op").map(|a| a.to_text()).unwrap_or_default();
+    let dt = c.out_dtype(0)?;
+    let kind = if mode.contains("sum") {
+        reduce::Scan::Sum
+    } else if mode.contains("prod") {
+        reduce::Scan::Prod
+    } else if mode.contains("max") {
+        reduce::Scan::Max
+    } else if mode.contains("min") {
+        reduce::Scan::Min
+    } else {
+        return kerr(format!("scan combiner {mode} is not supported"));
+    };
+    let r = reduce::cumulative(&x.dom(), ax, kind, rev)?;
+    one(Tensor::from_dom(r, dt))
+}
+
+fn split(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let d = norm_axis(c.arg_i64(2)?, x.ndim())?;
+    let n = x.shape()[d];
+    let spec = c.arg(1)?;
+    let sizes: Vec<usize> = if spec.ndim() == 0 {
+        let s = spec.to_i64_vec()[0].max(1) as usize;
+        (0..n.div_ceil(s)).map(|i| s.min(n - i * s)).collect()
+    } else {
+        spec.to_i64_vec()
+            .iter()
+            .map(|&v| v.max(0) as usize)
+            .collect()
+    };
+    let mut start = 0;
+    let mut out = Vec::new();
+    for s in sizes {
+        out.push(Value::tensor(
+            map_tensor!(x, a => a.slice_axis(Axis(d), Slice::from(start..start + s)).to_owned()),
+        ));
+        start += s;
+    }
+    Ok(out)
+}
+
+fn read_handle(c: &Ctx) -> KResult<Vec<Value>> {
+    match c.vals.first() {
+        Some(Value::Handle(h)) => Ok(vec![Value::tensor(h.borrow().clone()), Value::Token]),
+        _ => kerr("operand #0 is not a handle"),
+    }
+}
+
+fn write_handle(c: &Ctx) -> KResult<Vec<Value>> {
+    match c.vals.first() {
+        Some(Value::Handle(h)) => {
+            *h.borrow_mut() = c.arg(1)?.clone();
+            Ok(vec![Value::Token])
+        }
+        _ => kerr("operand #0 is not a handle"),
+    }
+}
+
+/// Resolved (start, step, count) per dim of coreai.slice / slice_update:
+/// wrap negatives once, clamp by stride sign, any nonzero step.
+fn slice_ranges(c: &Ctx, shape: &[usize]) -> KResult<Vec<(i64, i64, i64)>> {
+    let (st, en, sd) = (c.arg_i64s(1)?, c.arg_i64s(2)?, c.arg_i64s(3)?);
+    let r = shape.len();
+    if st.len() != r || en.len() != r || sd.len() != r {
+        return kerr("start, end and strides need one entry per dimension");
+    }
+    (0..r)
+        .map(|d| {
+            let n = shape[d] as i64;
+            let s = sd[d];
+            if s == 0 {
+                return kerr("slice strides must be nonzero");
+            }
+            let wrap = |v: i64, lo: i64| if v < lo { v + n } else { v };
+            let (a, b) = if s > 0 {
+                (wrap(st[d], 0).clamp(0, n), wrap(en[d], 0).clamp(0, n))
+            } else {
+                (
+                    wrap(st[d], 0).clamp(0, (n - 1).max(0)),
+                    wrap(en[d], -1).clamp(-1, n - 1),
+                )
+            };
+            let count = if s > 0 {
+                ((b - a).max(0) + s - 1) / s
+            } else {
+                ((a - b).max(0) + (-s) - 1) / (-s)
+            };
+            Ok((a, s, count))
+        })
+        .collect()
+}
+
+/// `input` with the strided window replaced by `update`.
+fn slice_update(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let upd = c.arg(4)?.cast(x.dtype());
+    let ranges = slice_ranges(c, &x.shape())?;
+    let want: Vec<usize> = ranges.iter().map(|r| r.2 as usize).collect();
+    if upd.shape() != want {
+        return kerr(format!(
+            "update shape {:?} does not match the window {:?}",
+            upd.shape(),
+            want
+        ));
+    }
+    fn go<T: Clone>(a: &ArrayD<T>, u: &ArrayD<T>, ranges: &[(i64, i64, i64)]) -> ArrayD<T> {
+        let mut out = a.clone();
+        for (pos, v) in u.indexed_iter() {
+            let p: Vec<usize> = pos
+                .slice()
+                .iter()
+                .zip(ranges)
+                .map(|(&i, &(a, s, _))| (a + i as i64 * s) as usize)
+                .collect();
+            out[IxDyn(&p)] = v.clone();
+        }
+        out
+    }
+    macro_rules! upd {
+        ($($v:ident),*) => {
+            match (x, &upd) {
+                $((Tensor::$v(a), Tensor::$v(u)) => Tensor::$v(go(a, u, &ranges)),)*
+                _ => return kerr("dtype mismatch"),
+            }
+        };
+    }
+    one(upd!(
+        Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, C64
+    ))
+}
+
+/// `out[i..] = input[indices[i.., :]]` (the last index dim addresses the
+/// leading input dims).
+fn gather_nd(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let idx = c.arg(1)?;
+    let is = idx.shape();
+    let k = *is.last().unwrap_or(&0);
+    let xs = x.shape();
+    if k == 0 || k > xs.len() {
+        return kerr("gather_nd index depth must be between 1 and the input rank");
+    }
+    let iv = idx.to_i64_vec();
+    let batch: usize = is[..is.len() - 1].iter().product();
+    let inner: usize = xs[k..].iter().product();
+    let flat = x.reshape(&[xs[..k].iter().product::<usize>(), inner])?;
+    let mut rows = Vec::with_capacity(batch);
+    for b in 0..batch {
+        let mut lin = 0i64;
+        for d in 0..k {
+            let n = xs[d] as i64;
+            let i = iv[b * k + d];
+            let i = if i < 0 { i + n } else { i };
+            if i < 0 || i >= n {
+                return kerr(format!(
+                    "gather_nd index {} out of range for size {n}",
+                    iv[b * k + d]
+                ));
+            }
+            lin = lin * n + i;
+        }
+        rows.push(lin);
+    }
+    let g = shape::index_select(&flat, 0, &rows)?;
+    let mut out: Vec<usize> = is[..is.len() - 1].to_vec();
+    out.extend(&xs[k..]);
+    one(g.reshape(&out)?)
+}
+
+/// Stable sort along `dim` (NaN last in both directions); values
+/// and/or indices as the results ask.
+fn sort_impl(c: &Ctx, first: usize) -> KResult<Vec<Value>> {
+    let x = c.arg(first)?;
+    let d = norm_axis(c.arg_i64(first + 1)?, x.ndim())?;
+    let desc = c.arg(first + 2)?.to_bool().iter().any(|&b| b);
+    let vals = x.to_f64();
+    let mut order = ArrayD::<i128>::zeros(vals.raw_dim());
+    for (lane, mut o) in vals
+        .lanes(Axis(d))
+        .into_iter()
+        .zip(order.lanes_mut(Axis(d)))
+    {
+        let mut ix: Vec<usize> = (0..lane.len()).collect();
+        let key = |i: &usize| lane[*i];
+        // NaN sorts last in both directions (coreai-core's interpreter).
+        ix.sort_by(|a, b| {
+            let (p, q) = (key(a), key(b));
+            match (p.is_nan(), q.is_nan()) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) => std::cmp::Ordering::Greater,
+                (false, true) => std::cmp::Ordering::Less,
+                _ => {
+                    let ord = p.partial_cmp(&q).unwrap_or(std::cmp::Ordering::Equal);
+                    if desc {
+                        ord.reverse()
+                    } else {
+                        ord
+                    }
+                }
+            }
+        });
+        for (k, i) in ix.into_iter().enumerate() {
+            o[k] = i as i128;
+        }
+    }
+    let mut out = Vec::new();
+    for r in 0..c.op.num_results() {
+        let dt = c.out_dtype(r)?;
+        if dt == x.dtype() && !(c.op.num_results() == 1 && c.name.ends_with("argsort")) {
+            let picked = shape::gather(x, d, &order.mapv(|v| v as i64))?;
+            out.push(Value::tensor(picked));
+        } else {
+            out.push(Value::tensor(Tensor::from_i128(order.clone(), dt)));
+        }
+    }
+    Ok(out)
+}
+
+pub fn register(t: &mut Table) {
+    t.insert("coreai.constant", |c| match c.attr("value") {
+        Some(a) => one(a.as_tensor()?),
+        None => kerr("missing 'value'"),
+    });
+    t.insert("coreai.cast", cast);
+    // unary
+    t.insert("coreai.abs", |c| un(c, UnOp::Abs));
+    t.insert("coreai.relu", |c| un(c, UnOp::Relu));
+    t.insert("coreai.exp", |c| un(c, UnOp::Exp));
+    t.insert("coreai.log", |c| un(c, UnOp::Log));
+    t.insert("coreai.sqrt", |c| un(c, UnOp::Sqrt));
+    t.insert("coreai.rsqrt", |c| un(c, UnOp::Rsqrt));
+    t.insert("coreai.sin", |c| un(c, UnOp::Sin));
+    t.insert("coreai.cos", |c| un(c, UnOp::Cos));
+    t.insert("coreai.tan", |c| un(c, UnOp::Tan));
+    t.insert("coreai.asin", |c| un(c, UnOp::Asin));
+    t.insert("coreai.acos", |c| un(c, UnOp::Acos));
+    t.insert("coreai.atan", |c| un(c, UnOp::Atan));
+    t.insert("coreai.sinh", |c| un(c, UnOp::Sinh));
+    t.insert("coreai.cosh", |c| un(c, UnOp::Cosh));
+    t.insert("coreai.tanh", |c| un(c, UnOp::Tanh));
+    t.insert("coreai.asinh", |c| un(c, UnOp::Asinh));
+    t.insert("coreai.acosh", |c| un(c, UnOp::Acosh));
+    t.insert("coreai.atanh", |c| un(c, UnOp::Atanh));
+    t.insert("coreai.sigmoid", |c| un(c, UnOp::Sigmoid));
+    t.insert("coreai.silu", |c| un(c, UnOp::Silu));
+    t.insert("coreai.erf", |c| un(c, UnOp::Erf));
+    t.insert("coreai.round", |c| un(c, UnOp::Round));
+    t.insert("coreai.not", |c| un(c, UnOp::LogicalNot));
+    t.insert("coreai.gelu", gelu);
+    // binary, same shapes
+    t.insert("coreai.add", |c| bin(c, BinOp::Add, false));
+    t.insert("coreai.sub", |c| bin(c, BinOp::Sub, false));
+    t.insert("coreai.mul", |c| bin(c, BinOp::Mul, false));
+    t.insert("coreai.divide", |c| bin(c, BinOp::Div, false));
+    t.insert("coreai.floor_divide", |c| bin(c, BinOp::FloorDiv, false));
+    t.insert("coreai.modulo", |c| bin(c, BinOp::Fmod, false));
+    t.insert("coreai.pow", |c| bin(c, BinOp::Pow, false));
+    t.insert("coreai.maximum", |c| bin(c, BinOp::Maximum, false));
+    t.insert("coreai.minimum", |c| bin(c, BinOp::Minimum, false));
+    t.insert("coreai.and", |c| bin(c, BinOp::LogicalAnd, false));
+    t.insert("coreai.or", |c| bin(c, BinOp::LogicalOr, false));
+    t.insert("coreai.xor", |c| bin(c, BinOp::LogicalXor, false));
+    t.insert("coreai.bitwise_and", |c| bin(c, BinOp::BitAnd, false));
+    t.insert("coreai.bitwise_or", |c| bin(c, BinOp::BitOr, false));
+    t.insert("coreai.bitwise_xor", |c| bin(c, BinOp::BitXor, false));
+    t.insert("coreai.equal", |c| cmp(c, CmpOp::Eq));
+    t.insert("coreai.not_equal", |c| cmp(c, CmpOp::Ne));
+    t.insert("coreai.greater", |c| cmp(c, CmpOp::Gt));
+    t.insert("coreai.where", where_op);
+    // binary, broadcasting
+    t.insert("coreai.decomposable.broadcasting_add", |c| {
+        bin(c, BinOp::Add, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_sub", |c| {
+        bin(c, BinOp::Sub, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_mul", |c| {
+        bin(c, BinOp::Mul, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_divide", |c| {
+        bin(c, BinOp::Div, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_floor_divide", |c| {
+        bin(c, BinOp::FloorDiv, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_modulo", |c| {
+        bin(c, BinOp::Fmod, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_pow", |c| {
+        bin(c, BinOp::Pow, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_maximum", |c| {
+        bin(c, BinOp::Maximum, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_minimum", |c| {
+        bin(c, BinOp::Minimum, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_and", |c| {
+        bin(c, BinOp::LogicalAnd, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_or", |c| {
+        bin(c, BinOp::LogicalOr, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_xor", |c| {
+        bin(c, BinOp::LogicalXor, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_bitwise_and", |c| {
+        bin(c, BinOp::BitAnd, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_bitwise_or", |c| {
+        bin(c, BinOp::BitOr, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_bitwise_xor", |c| {
+        bin(c, BinOp::BitXor, true)
+    });
+    t.insert("coreai.decomposable.broadcasting_equal", |c| {
+        cmp(c, CmpOp::Eq)
+    });
+    t.insert("coreai.decomposable.broadcasting_not_equal", |c| {
+        cmp(c, CmpOp::Ne)
+    });
+    t.insert("coreai.decomposable.broadcasting_greater", |c| {
+        cmp(c, CmpOp::Gt)
+    });
+    t.insert("coreai.decomposable.broadcasting_where", where_op);
+    t.insert(
+        "coreai.decomposable.broadcasting_batch_matmul",
+        batch_matmul,
+    );
+    t.insert("coreai.batch_matmul", batch_matmul);
+    // reductions
+    t.insert("coreai.reduce_sum", |c| reduce_op(c, Reduction::Sum));
+    t.insert("coreai.reduce_mean", |c| reduce_op(c, Reduction::Mean));
+    t.insert("coreai.reduce_max", |c| reduce_op(c, Reduction::Max));
+    t.insert("coreai.reduce_min", |c| reduce_op(c, Reduction::Min));
+    t.insert("coreai.reduce_product", |c| reduce_op(c, Reduction::Prod));
+    t.insert("coreai.any", |c| reduce_op(c, Reduction::Any));
+    t.insert("coreai.all", |c| reduce_op(c, Reduction::All));
+    t.insert("coreai.argmax", argmax);
+    t.insert("coreai.softmax", softmax);
+    t.insert("coreai.scan", scan);
+    // shapes and data movement
+    t.insert("coreai.reshape", reshape);
+    t.insert("coreai.expand_dims", reshape_to_result);
+    t.insert("coreai.shrink_dims", reshape_to_result);
+    t.insert("coreai.transpose", transpose);
+    t.insert("coreai.broadcast_to", broadcast_to);
+    t.insert("coreai.concat", concat);
+    t.insert("coreai.slice", slice);
+    t.insert("coreai.split", split);
+    t.insert("coreai.gather_along_axis", gather_along_axis);
+    t.insert("coreai.tile", tile);
+    t.insert("coreai.reverse", reverse);
+    t.insert("coreai.pad", pad);
+    t.insert("coreai.range", range);
+    t.insert("coreai.get_shape", get_shape);
+    t.insert("coreai.slice_update", slice_update);
+    t.insert("coreai.gather_nd", gather_nd);
+    t.insert("coreai.argsort", |c| sort_impl(c, 0));
+    t.insert("coreai.sort", |c| sort_impl(c, 0));
+    // complex
+    t.insert("coreai.real_part", |c| match c.arg(0)? {
+        Tensor::C64(a) => one(Tensor::F32(a.mapv(|v| v.re))),
+        _ => kerr("real_part needs a complex operand"),
+    });
+    t.insert("coreai.imaginary_part", |c| match c.arg(0)? {
+        Tensor::C64(a) => one(Tensor::F32(a.mapv(|v| v.im))),
+        _ => kerr("imaginary_part needs a complex operand"),
+    });
+    t.insert("coreai.create_complex", |c| {
+        let (re, im) = (c.arg(0)?.to_f64(), c.arg(1)?.to_f64());
+        let z = crate::kernels::elementwise::zip2(&re, &im, |a, b| {
+            num_complex::Complex32::new(a as f32, b as f32)
+        })?;
+        one(Tensor::C64(z))
+    });
+    // convolution and pooling
+    t.insert("coreai.conv2d", conv2d);
+    t.insert("coreai.max_pool_2d", max_pool_2d);
+    t.insert("coreai.sum_pool_2d", sum_pool_2d);
+    // states and ordering
+    t.insert("coreai.create_token", |_| Ok(vec![Value::Token]));
+    t.insert("coreai.join_token", |_| Ok(vec![Value::Token]));
+    t.insert("coreai.read_handle", read_handle);
+    t.insert("coreai.write_handle", write_handle);
+    // coreaix: views change only the constraint encoding, never the data.
+    t.insert("coreaix.view", |c| one(c.arg(0)?.clone()));
+    t.insert("coreaix.cast", |c| one(c.arg(0)?.cast(c.out_dtype(0)?)));
+    t.insert("coreaix.copy_with_constraints", |c| one(c.arg(0)?.clone()));
+    t.insert("coreaix.copy_discarding_constraints", |c| {
+        one(c.arg(0)?.clone())
+    });
+}

@@ -1,0 +1,201 @@
+//! End-to-end: parse modules with the project's dialects and run them.
+
+use coreai_interp::{project_context, DType, InterpError, Options, Program, Tensor, Value};
+use ndarray::{ArrayD, IxDyn};
+
+fn f32t(shape: &[usize], v: Vec<f32>) -> Value {
+    Value::tensor(Tensor::F32(
+        ArrayD::from_shape_vec(IxDyn(shape), v).unwrap(),
+    ))
+}
+
+fn values(v: &Value) -> Vec<f64> {
+    v.as_tensor().unwrap().to_f64().iter().copied().collect()
+}
+
+const MIXED: &str = r#"
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = aten.relu.default %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32> {coreai.name = "x"}) -> (tensor<4xf32> {coreai.name = "y"}) {
+  %0 = func.call @helper(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = aten.add.Tensor %0, %x {alpha = 2 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+coreai.graph @g(%x: tensor<2x3xf32> {coreai.name = "x"}) -> (tensor<2x3xf32> {coreai.name = "out"}) {
+  %c = coreai.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %a = coreai.abs %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  %s = coreai.decomposable.broadcasting_add %a, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  coreai.output %s : tensor<2x3xf32>
+}
+func.func @bad(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = aten.operator "aten::frobnicate.default"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @wrong_shape(%x: tensor<4xf32>) -> tensor<2x2xf32> {
+  %0 = aten.operator "aten::view.default"(%x) {size = [4, 1]} : (tensor<4xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+func.func @int_div(%a: tensor<3xi32>, %b: tensor<3xi32>) -> tensor<3xi32> {
+  %0 = aten.operator "aten::div.Tensor_mode"(%a, %b) {rounding_mode = "floor"} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+func.func @view(%x: tensor<4xf16, "a">) -> tensor<4xf16, "b"> {
+  %0 = coreaix.view(%x) : (tensor<4xf16, "a">) -> tensor<4xf16, "b">
+  return %0 : tensor<4xf16, "b">
+}
+"#;
+
+#[test]
+fn calls_and_several_entry_points() {
+    let context = project_context();
+    let p = Program::parse(&context, MIXED).unwrap();
+    assert_eq!(
+        p.entries(),
+        vec![
+            "bad",
+            "g",
+            "helper",
+            "int_div",
+            "main",
+            "view",
+            "wrong_shape"
+        ]
+    );
+    let out = p
+        .run(
+            "main",
+            vec![f32t(&[4], vec![-1.0, 2.0, -0.0, 3.5])],
+            Options::default(),
+        )
+        .unwrap();
+    assert_eq!(values(&out[0]), vec![-2.0, 6.0, 0.0, 10.5]);
+    let (args, results) = p.signature("g").unwrap();
+    assert_eq!(args[0].name, "x");
+    assert_eq!(results[0].name, "out");
+    let out = p
+        .run(
+            "g",
+            vec![f32t(&[2, 3], vec![-1., 1., -2., 2., -3., 3.])],
+            Options::default(),
+        )
+        .unwrap();
+    assert_eq!(values(&out[0]), vec![2., 3., 5., 3., 5., 6.]);
+}
+
+#[test]
+fn unknown_ops_are_not_executable_with_a_location() {
+    let context = project_context();
+    let p = Program::parse(&context, MIXED).unwrap();
+    let err = p
+        .run("bad", vec![f32t(&[4], vec![0.0; 4])], Options::default())
+        .unwrap_err();
+    assert!(matches!(err, InterpError::NotExecutable { .. }));
+    let msg = err.to_string();
+    assert!(
+        msg.contains("not executable: aten::frobnicate.default"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(":18:8: not executable"),
+        "location missing: {msg}"
+    );
+}
+
+#[test]
+fn results_are_checked_against_their_declared_types() {
+    let context = project_context();
+    let p = Program::parse(&context, MIXED).unwrap();
+    let msg = p
+        .run(
+            "wrong_shape",
+            vec![f32t(&[4], vec![0.0; 4])],
+            Options::default(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("computed shape [4, 1]"), "{msg}");
+}
+
+#[test]
+fn integer_division_by_zero_is_an_error_not_a_panic() {
+    let context = project_context();
+    let p = Program::parse(&context, MIXED).unwrap();
+    let i = |v: Vec<i128>| {
+        Value::tensor(Tensor::from_i128(
+            ArrayD::from_shape_vec(IxDyn(&[3]), v).unwrap(),
+            DType::I32,
+        ))
+    };
+    let out = p
+        .run(
+            "int_div",
+            vec![i(vec![7, -7, 7]), i(vec![2, 2, -2])],
+            Options::default(),
+        )
+        .unwrap();
+    assert_eq!(out[0].as_tensor().unwrap().to_i64_vec(), vec![3, -4, -4]);
+    let msg = p
+        .run(
+            "int_div",
+            vec![i(vec![1, 1, 1]), i(vec![1, 0, 1])],
+            Options::default(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("ZeroDivisionError"), "{msg}");
+}
+
+#[test]
+fn coreaix_view_keeps_the_data() {
+    let context = project_context();
+    let p = Program::parse(&context, MIXED).unwrap();
+    let x = Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&[4]), vec![1.0, -2.0, 65504.0, 0.1]).unwrap(),
+        DType::F16,
+    );
+    let out = p
+        .run("view", vec![Value::tensor(x.clone())], Options::default())
+        .unwrap();
+    assert_eq!(out[0].as_tensor().unwrap(), &x);
+}
+
+#[test]
+fn simulate_fp16_rounds_inputs_and_results() {
+    let context = project_context();
+    let p = Program::parse(&context, MIXED).unwrap();
+    // 40000 + 2 * 40000 = 120000 overflows fp16.
+    let x = f32t(&[4], vec![40000.0, 1.0 / 3.0, 0.0, -1.0]);
+    let plain = p.run("main", vec![x.clone()], Options::default()).unwrap();
+    let sim = p
+        .run(
+            "main",
+            vec![x],
+            Options {
+                simulate_fp16: true,
+            },
+        )
+        .unwrap();
+    assert_eq!(values(&plain[0])[0], 120000.0);
+    assert!(values(&sim[0])[0].is_infinite());
+    let third = half::f16::from_f64(1.0 / 3.0).to_f64();
+    assert_eq!(
+        values(&sim[0])[1],
+        half::f16::from_f64(third * 3.0).to_f64()
+    );
+}
+
+#[test]
+fn wrong_input_count_is_reported() {
+    let context = project_context();
+    let p = Program::parse(&context, MIXED).unwrap();
+    assert!(matches!(
+        p.run("main", vec![], Options::default()),
+        Err(InterpError::Input { .. })
+    ));
+    assert!(matches!(
+        p.run("nope", vec![], Options::default()),
+        Err(InterpError::NoEntry { .. })
+    ));
+}

@@ -1,0 +1,183 @@
+"""End-to-end import: every corpus model exports, its module parses, verifies
+and round-trips in coreai-opt, and its op names match the ExportedProgram's
+FX targets one to one."""
+
+import collections
+import operator
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from coreai_export.cli import build_parser, run
+from coreai_export.decompositions import PRESERVED_OPS
+from coreai_export.importer import PY_BINARY, PY_UNARY
+from models import CORPUS, EXPORT_FLAGS
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug"))
+COREAI_OPT = os.path.join(BUILD, "coreai-opt")
+
+
+def coreai_opt(*args, stdin=None):
+    return subprocess.run([COREAI_OPT, *args], input=stdin, capture_output=True, text=True)
+
+
+def fx_names(gm, out):
+    """The op name each call_function node must import as."""
+    for n in gm.graph.nodes:
+        if n.op == "get_attr":
+            sub = getattr(gm, n.target)
+            if isinstance(sub, torch.fx.GraphModule):
+                fx_names(sub, out)
+        if n.op != "call_function" or n.target is operator.getitem:
+            continue
+        t = n.target
+        if isinstance(t, torch._ops.OpOverload):
+            out.append(f"{t.namespace}.{t._opname}.{t._overloadname}")
+        elif isinstance(t, torch._ops.HigherOrderOperator):
+            out.append(f"aten.{t.name()}")
+        elif getattr(t, "__name__", None) in PY_BINARY | PY_UNARY:
+            out.append(f"aten.{t.__name__}")
+        else:
+            out.append(f"{getattr(t, '__module__', '')}.{getattr(t, '__name__', t)}")
+    return out
+
+
+OP_RE = re.compile(r'^\s*(?:%[^=]+= )?(aten\.[\w.]+)(?: "([^"]+)")?')
+
+
+def mlir_names(text):
+    """Op names in the module; `aten.operator "ns::x.y"` counts as ns.x.y."""
+    out = []
+    for line in text.splitlines():
+        m = OP_RE.match(line)
+        if not m or m.group(1) == "aten.yield":
+            continue
+        if m.group(1) == "aten.operator":
+            out.append(m.group(2).replace("::", "."))
+        else:
+            out.append(m.group(1))
+    return out
+
+
+def export(name, spec, tmp_path, decompositions="coreai"):
+    flags = EXPORT_FLAGS.get(name, [])
+    mod, fac = spec.split(":")
+    out = tmp_path / f"{name}.mlir"
+    ns = build_parser().parse_args(
+        ["--model", f"models.{mod}:{fac}", "-o", str(out), "--decompositions", decompositions,
+         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz"), *flags]
+    )
+    prog, ep = run(ns)
+    return out, prog, ep
+
+
+CASES = [pytest.param(n, s, marks=[pytest.mark.slow] if slow else [], id=n) for n, s, slow in CORPUS]
+
+
+@pytest.mark.parametrize("name,spec", CASES)
+def test_corpus_model_imports_verifies_and_round_trips(name, spec, tmp_path):
+    path, prog, ep = export(name, spec, tmp_path)
+    text = path.read_text()
+
+    first = coreai_opt(str(path))
+    assert first.returncode == 0, first.stderr[:4000]
+    second = coreai_opt("-", stdin=first.stdout)
+    assert second.returncode == 0, second.stderr[:4000]
+    assert first.stdout == second.stdout, "printing is not a fixed point"
+
+    assert collections.Counter(mlir_names(text)) == collections.Counter(fx_names(ep.graph_module, []))
+    # Only symbolic SymInt arguments (dynamic shapes) send an aten overload the
+    # dialect defines to the generic form.
+    generic_aten = re.findall(r'aten\.operator "aten::([\w.]+)"', text)
+    if name not in EXPORT_FLAGS:
+        assert not generic_aten, generic_aten
+
+    with np.load(tmp_path / "in.npz") as z:
+        assert z.files == prog.arg_names
+    with np.load(tmp_path / "expected.npz") as z:
+        assert z.files == prog.result_names
+
+
+def test_corpus_has_forty_models():
+    assert len(CORPUS) >= 40
+
+
+@pytest.mark.parametrize("setting,kept", [("coreai", True), ("default", False)])
+def test_decompositions_keep_exactly_the_coreai_composites(setting, kept, tmp_path):
+    _, _, ep = export("activations", "elementwise:activations", tmp_path, setting)
+    names = set(fx_names(ep.graph_module, []))
+    for op in ("aten.silu.default", "aten.hardswish.default", "aten.hardsigmoid.default"):
+        assert (op in names) == kept, (setting, op)
+
+
+def test_preserved_ops_match_installed_coreai_torch():
+    import importlib.util
+
+    spec = importlib.util.find_spec("coreai_torch")
+    src = open(os.path.join(os.path.dirname(spec.origin), "_decomp.py")).read()
+    body = src[src.index("_COMPOSITE_OPS"):]
+    body = body[: body.index("]")]
+    assert tuple(re.findall(r"torch\.ops\.aten\.(\w+\.\w+)", body)) == PRESERVED_OPS
+
+
+def test_locations_point_at_user_source_and_module_path(tmp_path):
+    path, _, _ = export("conv_gn_block", "convblocks:conv_gn_block", tmp_path)
+    text = path.read_text()
+    assert re.search(r'loc\("c1:convolution"\(".*convblocks\.py":\d+:0\)\)', text), text[:3000]
+
+
+def test_dynamic_batch_has_question_mark_and_range(tmp_path):
+    path, _, _ = export("dynamic_batch_mlp", "dynamic:dynamic_batch_mlp", tmp_path)
+    text = path.read_text()
+    assert "tensor<?x8xf32>" in text
+    assert re.search(r"coreai.range_constraints = \{.*= \[1, 64\]", text)
+
+
+def test_states_are_arguments_and_results(tmp_path):
+    path, prog, _ = export("stateful_buffer", "control:stateful_buffer", tmp_path)
+    assert prog.arg_names == ["x", "count", "cache"]
+    assert prog.result_names == ["output", "count", "cache"]
+    assert "dense_resource<scale>" in path.read_text()
+
+
+def test_export_failure_is_explained_and_writes_nothing(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import torch\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if x.sum() > 0:\n"
+        "            return x\n"
+        "        return -x\n"
+        "def factory():\n"
+        "    return M(), (torch.randn(3),)\n"
+    )
+    out = tmp_path / "bad.mlir"
+    r = subprocess.run(
+        [sys.executable, "-m", "coreai_export", "--module-file", f"{bad}:factory", "-o", str(out)],
+        capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export")),
+    )
+    assert r.returncode == 1
+    assert "failed to export" in r.stderr and "What to do" in r.stderr and "torch.cond" in r.stderr
+    assert not out.exists()
+
+
+def test_generated_dialect_is_up_to_date(tmp_path):
+    """AtenOps.td and the importer's table are what generate.py writes now."""
+    td, table = tmp_path / "AtenOps.td", tmp_path / "_aten_ops.py"
+    r = subprocess.run(
+        [sys.executable, os.path.join(REPO, "tools", "aten-ods", "generate.py"),
+         "-o", str(td), "--signatures", str(table)],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert td.read_text() == open(os.path.join(REPO, "dialects", "aten", "AtenOps.td")).read()
+    committed = os.path.join(REPO, "tools", "coreai-export", "coreai_export", "_aten_ops.py")
+    assert table.read_text() == open(committed).read()

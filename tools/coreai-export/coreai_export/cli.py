@@ -1,0 +1,154 @@
+"""Command line: python -m coreai_export ... -o model.mlir"""
+
+import argparse
+import copy
+import os
+import sys
+import tempfile
+
+USAGE = """\
+python -m coreai_export (--model pkg.module:factory | --module-file path/to/file.py:factory |
+                         --exported-program m.pt2 --inputs in.npz)
+                        -o model.mlir [--inputs-out in.npz] [--expected-out expected.npz]
+                        [--decompositions coreai|default|none] [--dynamic-dims SPEC] [--entry NAME]"""
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="coreai_export",
+        usage=USAGE,
+        description="Export a PyTorch model with torch.export and write it as aten-dialect MLIR.",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", metavar="PKG.MODULE:FACTORY",
+                     help="factory() returns (nn.Module, example_inputs_tuple, ...)")
+    src.add_argument("--module-file", metavar="FILE.py:FACTORY", help="as --model, from a file")
+    src.add_argument("--exported-program", metavar="M.PT2", help="a torch.export.save()d program")
+    p.add_argument("--inputs", metavar="IN.NPZ",
+                   help="example inputs of --exported-program, in argument order")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.MLIR")
+    p.add_argument("--inputs-out", metavar="IN.NPZ",
+                   help="write the example inputs under the entry's argument names")
+    p.add_argument("--expected-out", metavar="EXPECTED.NPZ",
+                   help="write eager PyTorch's outputs under the entry's result names")
+    p.add_argument("--decompositions", default="coreai", choices=["coreai", "default", "none"],
+                   help="coreai (default): torch's default table minus the 12 ops coreai-torch "
+                   "keeps whole; default: torch's table; none: no decomposition")
+    p.add_argument("--dynamic-dims", metavar="SPEC", default="",
+                   help="ARG:DIM[=MIN:MAX],... dims exported as dynamic (ARG: forward() "
+                   "parameter name or index)")
+    p.add_argument("--entry", default="main", help="name of the entry function (default main)")
+    return p
+
+
+def _write_atomic(path, write):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".coreai-export-")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _savez(path, names, arrays):
+    import numpy as np
+
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            np.savez(f, **dict(zip(names, arrays)))
+
+    _write_atomic(path, write)
+
+
+def _to_numpy(t):
+    import torch
+
+    t = t.detach().cpu()
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.numpy()
+
+
+def run(ns):
+    import numpy as np
+    import torch
+    from torch.utils._pytree import tree_flatten
+
+    from .exporting import (
+        ExportFailure, call_factory, decompose, export_module, load_factory, parse_dynamic_dims,
+    )
+    from .importer import ImportError_, import_program
+
+    model = None
+    if ns.exported_program:
+        if not ns.inputs:
+            raise ExportFailure("--exported-program needs --inputs IN.NPZ (its example inputs)")
+        try:
+            ep = torch.export.load(ns.exported_program)
+        except Exception as e:
+            raise ExportFailure(f"{ns.exported_program}: cannot load: {type(e).__name__}: {e}") from e
+        with np.load(ns.inputs) as z:
+            inputs = tuple(torch.from_numpy(z[k]) for k in z.files)
+        ep = decompose(ep, ns.decompositions)
+    else:
+        factory = load_factory(ns.model or ns.module_file, from_file=bool(ns.module_file))
+        model, inputs = call_factory(factory)
+        shapes = parse_dynamic_dims(ns.dynamic_dims, model, inputs) if ns.dynamic_dims else None
+        eager_model = copy.deepcopy(model) if ns.expected_out else None
+        ep = export_module(model, inputs, ns.decompositions, shapes)
+    try:
+        prog = import_program(ep, ns.entry)
+    except ImportError_ as e:
+        raise ExportFailure(f"import failed: {e}") from e
+
+    def write_text(tmp):
+        with open(tmp, "w") as f:
+            f.write(prog.text)
+
+    _write_atomic(ns.output, write_text)
+
+    sig = ep.graph_signature
+    n_user_in = len(sig.user_inputs)
+    if ns.inputs_out:
+        arrays = [_to_numpy(t) for t in inputs if isinstance(t, torch.Tensor)]
+        for name in prog.arg_names[n_user_in:]:  # states: their initial values
+            arrays.append(_to_numpy(ep.state_dict[name]))
+        _save_checked(ns.inputs_out, prog.arg_names, arrays)
+    if ns.expected_out:
+        if model is None:
+            runner = ep.module()
+            buffers = dict(runner.named_buffers())
+        else:
+            runner = eager_model
+            buffers = None
+        with torch.no_grad():
+            out = runner(*inputs)
+        flat, _ = tree_flatten(out)
+        arrays = [_to_numpy(t) if isinstance(t, torch.Tensor) else np.asarray(t) for t in flat]
+        bufs = dict(runner.named_buffers())
+        for name in prog.result_names[len(arrays):]:
+            arrays.append(_to_numpy(bufs[name]))
+        _save_checked(ns.expected_out, prog.result_names, arrays)
+    return prog, ep
+
+
+def _save_checked(path, names, arrays):
+    if len(names) != len(arrays):
+        raise RuntimeError(f"{path}: {len(arrays)} arrays for {len(names)} names {names}")
+    _savez(path, names, arrays)
+
+
+def main(argv=None):
+    ns = build_parser().parse_args(argv)
+    from .exporting import ExportFailure
+
+    try:
+        run(ns)
+    except ExportFailure as e:
+        print(f"coreai_export: error: {e}", file=sys.stderr)
+        return 1
+    return 0

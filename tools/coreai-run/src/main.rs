@@ -1,0 +1,299 @@
+//! coreai-run: executes an aten / coreai / coreaix MLIR module on `.npz`
+//! inputs with the reference executor, writes the outputs, and optionally
+//! compares them with expected values.
+//!
+//! Inputs and outputs are keyed by the entry's `coreai.name` argument and
+//! result attributes (falling back to `arg0…` / `result0…`). A state
+//! argument (`!coreai.handle<…>`) is initialized from the input of its name
+//! and written back to the outputs, after the results, under that name. Exit status 0 on
+//! success, 1 on any error or on a comparison outside tolerance.
+
+use clap::Parser;
+use coreai_interp::npz::{read_npz, write_npz};
+use coreai_interp::{DType, InterpError, Options, Port, Program, Tensor, Value};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::rc::Rc;
+
+#[derive(Parser)]
+#[command(
+    name = "coreai-run",
+    version,
+    about = "Run an MLIR module (aten, coreai, coreaix) on .npz inputs"
+)]
+struct Args {
+    /// The MLIR module (text).
+    #[arg(required_unless_present = "list_ops")]
+    file: Option<PathBuf>,
+    /// The func.func or coreai.graph to run.
+    #[arg(long, default_value = "main")]
+    entry: String,
+    /// Inputs, keyed by argument name.
+    #[arg(long)]
+    inputs: Option<PathBuf>,
+    /// Where to write the outputs, keyed by result name, in result order.
+    #[arg(long)]
+    outputs: Option<PathBuf>,
+    /// Expected outputs to compare against.
+    #[arg(long)]
+    compare: Option<PathBuf>,
+    /// Absolute tolerance of --compare.
+    #[arg(long, default_value_t = 1e-5)]
+    atol: f64,
+    /// Relative tolerance of --compare.
+    #[arg(long, default_value_t = 1e-5)]
+    rtol: f64,
+    /// Carry out all float arithmetic in fp16 (reproduces fp16 overflow).
+    #[arg(long)]
+    simulate_fp16: bool,
+    /// Print the ops the executor can run, and exit.
+    #[arg(long)]
+    list_ops: bool,
+    /// Print the entry's arguments and results (name, type) as JSON, and exit.
+    #[arg(long)]
+    print_signature: bool,
+    /// Run the entry N more times after the first and print the median and
+    /// minimum wall time per run (stderr).
+    #[arg(long, value_name = "N")]
+    bench: Option<usize>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    // Kernel panics are caught and reported as errors at their op.
+    std::panic::set_hook(Box::new(|_| {}));
+    if args.list_ops {
+        for op in coreai_interp::ops::executable_ops() {
+            println!("{op}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("coreai-run: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn shape_ok(port: &Port, shape: &[usize]) -> bool {
+    match &port.shape {
+        Some(s) => {
+            s.len() == shape.len() && s.iter().zip(shape).all(|(d, g)| d.is_none_or(|d| d == *g))
+        }
+        None => true,
+    }
+}
+
+fn input_value(port: &Port, given: Option<&Tensor>) -> Result<Value, InterpError> {
+    let err = |msg: String| InterpError::Input {
+        name: port.name.clone(),
+        msg,
+    };
+    if port.is_token {
+        return Ok(Value::Token);
+    }
+    let Some(t) = given else {
+        return Err(err(format!(
+            "missing from the inputs (type {})",
+            port.type_text
+        )));
+    };
+    if port.is_handle {
+        return Ok(Value::Handle(Rc::new(RefCell::new(t.clone()))));
+    }
+    let Some(dt) = port.dtype else {
+        return Err(err(format!(
+            "arguments of type {} are not supported",
+            port.type_text
+        )));
+    };
+    let t = match (dt, t.dtype()) {
+        (a, b) if a == b => t.clone(),
+        // NumPy has no bfloat16: accept float32 and round.
+        (DType::BF16, DType::F32) => t.cast(DType::BF16),
+        (a, b) => {
+            return Err(err(format!(
+                "dtype {} does not match the argument type {} ({})",
+                b.name(),
+                port.type_text,
+                a.name()
+            )))
+        }
+    };
+    if !shape_ok(port, &t.shape()) {
+        return Err(err(format!(
+            "shape {:?} does not match the argument type {}",
+            t.shape(),
+            port.type_text
+        )));
+    }
+    Ok(Value::tensor(t))
+}
+
+fn run(args: &Args) -> Result<bool, InterpError> {
+    let context = coreai_interp::project_context();
+    let Some(file) = &args.file else {
+        return Err(InterpError::Input {
+            name: "FILE".into(),
+            msg: "no module given".into(),
+        });
+    };
+    let program = Program::parse_file(&context, file)?;
+    let (arg_ports, res_ports) = program.signature(&args.entry)?;
+    if args.print_signature {
+        let ports = |ps: &[Port]| {
+            ps.iter()
+                .map(|p| format!("{{\"name\": {:?}, \"type\": {:?}}}", p.name, p.type_text))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        println!(
+            "{{\"arguments\": [{}], \"results\": [{}]}}",
+            ports(&arg_ports),
+            ports(&res_ports)
+        );
+        return Ok(true);
+    }
+    let given = match &args.inputs {
+        Some(p) => read_npz(p)?,
+        None => BTreeMap::new(),
+    };
+    let inputs = arg_ports
+        .iter()
+        .map(|p| input_value(p, given.get(&p.name)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let known: Vec<&str> = arg_ports.iter().map(|p| p.name.as_str()).collect();
+    for name in given.keys() {
+        if !known.contains(&name.as_str()) {
+            eprintln!(
+                "coreai-run: warning: input '{name}' is not an argument of @{} (arguments: {})",
+                args.entry,
+                known.join(", ")
+            );
+        }
+    }
+    let options = Options {
+        simulate_fp16: args.simulate_fp16,
+    };
+    let outputs = program.run(&args.entry, inputs.clone(), options)?;
+    if let Some(n) = args.bench {
+        let mut times = Vec::with_capacity(n);
+        for _ in 0..n {
+            let t = std::time::Instant::now();
+            program.run(&args.entry, inputs.clone(), options)?;
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        times.sort_by(f64::total_cmp);
+        if let (Some(min), Some(med)) = (times.first(), times.get(times.len() / 2)) {
+            eprintln!("bench: median {med:.3} ms, min {min:.3} ms over {n} runs");
+        }
+    }
+    let mut named = Vec::new();
+    for (i, v) in outputs.into_iter().enumerate() {
+        let name = res_ports
+            .get(i)
+            .map(|p| p.name.clone())
+            .unwrap_or(format!("result{i}"));
+        match v {
+            Value::Tensor(t) => named.push((name, (*t).clone())),
+            Value::Handle(h) => named.push((name, h.borrow().clone())),
+            Value::Token => {}
+        }
+    }
+    // States (handle arguments) after the run, named after their argument.
+    for (port, v) in arg_ports.iter().zip(&inputs) {
+        if let Value::Handle(h) = v {
+            named.push((port.name.clone(), h.borrow().clone()));
+        }
+    }
+    if let Some(p) = &args.outputs {
+        write_npz(p, &named)?;
+    }
+    match &args.compare {
+        Some(p) => compare(&named, &read_npz(p)?, args.atol, args.rtol),
+        None => {
+            if args.outputs.is_none() {
+                for (n, t) in &named {
+                    println!("{n}: {} {:?}", t.dtype().name(), t.shape());
+                }
+            }
+            Ok(true)
+        }
+    }
+}
+
+/// Prints a per-output error table; true when every output is within
+/// `atol + rtol * |expected|` (NaN matches NaN, infinities match exactly).
+fn compare(
+    got: &[(String, Tensor)],
+    expected: &BTreeMap<String, Tensor>,
+    atol: f64,
+    rtol: f64,
+) -> Result<bool, InterpError> {
+    println!(
+        "{:<24} {:>10} {:>14} {:>14} {:>12}  status",
+        "output", "dtype", "max_abs_err", "max_rel_err", "mismatches"
+    );
+    let mut ok = true;
+    for (name, t) in got {
+        let Some(e) = expected.get(name) else {
+            println!(
+                "{name:<24} {:>10} {:>14} {:>14} {:>12}  MISSING in expected",
+                t.dtype().name(),
+                "-",
+                "-",
+                "-"
+            );
+            ok = false;
+            continue;
+        };
+        if e.shape() != t.shape() {
+            println!(
+                "{name:<24} {:>10} {:>14} {:>14} {:>12}  SHAPE {:?} vs expected {:?}",
+                t.dtype().name(),
+                "-",
+                "-",
+                "-",
+                t.shape(),
+                e.shape()
+            );
+            ok = false;
+            continue;
+        }
+        let (a, b) = (t.to_f64(), e.to_f64());
+        let (mut max_abs, mut max_rel, mut bad) = (0.0f64, 0.0f64, 0usize);
+        for (&x, &y) in a.iter().zip(b.iter()) {
+            let same = (x.is_nan() && y.is_nan()) || x == y;
+            if same {
+                continue;
+            }
+            let d = (x - y).abs();
+            let d = if d.is_nan() { f64::INFINITY } else { d };
+            max_abs = max_abs.max(d);
+            if y != 0.0 {
+                max_rel = max_rel.max(d / y.abs());
+            }
+            if !(d <= atol + rtol * y.abs()) {
+                bad += 1;
+            }
+        }
+        let dtype_note =
+            if e.dtype() != t.dtype() && !(t.dtype() == DType::BF16 && e.dtype() == DType::F32) {
+                format!(" (dtype differs: expected {})", e.dtype().name())
+            } else {
+                String::new()
+            };
+        let status = if bad == 0 { "ok" } else { "FAIL" };
+        println!(
+            "{name:<24} {:>10} {max_abs:>14.6e} {max_rel:>14.6e} {bad:>12}  {status}{dtype_note}",
+            t.dtype().name()
+        );
+        ok &= bad == 0;
+    }
+    Ok(ok)
+}

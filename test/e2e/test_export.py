@@ -181,3 +181,59 @@ def test_generated_dialect_is_up_to_date(tmp_path):
     assert td.read_text() == open(os.path.join(REPO, "dialects", "aten", "AtenOps.td")).read()
     committed = os.path.join(REPO, "tools", "coreai-export", "coreai_export", "_aten_ops.py")
     assert table.read_text() == open(committed).read()
+
+
+def test_exported_program_input_matches_the_module_path(tmp_path):
+    """--exported-program m.pt2 --inputs in.npz imports what --module-file
+    imports for the same model, and its expected outputs are eager PyTorch's."""
+    src = tmp_path / "m.py"
+    src.write_text(
+        "import torch\n"
+        "class M(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        torch.manual_seed(0)\n"
+        "        self.lin = torch.nn.Linear(4, 3)\n"
+        "    def forward(self, x):\n"
+        "        return torch.relu(self.lin(x)) * 2.5\n"
+        "def factory():\n"
+        "    torch.manual_seed(1)\n"
+        "    return M(), (torch.randn(2, 4),)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    cli = [sys.executable, "-m", "coreai_export"]
+    from_module = tmp_path / "from_module.mlir"
+    r = subprocess.run(
+        [*cli, "--module-file", f"{src}:factory", "-o", str(from_module),
+         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz")],
+        capture_output=True, text=True, env=env,
+    )
+    assert r.returncode == 0, r.stderr
+
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("m", src)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    model, inputs = m.factory()
+    torch.export.save(torch.export.export(model.eval(), inputs), tmp_path / "m.pt2")
+    from_pt2 = tmp_path / "from_pt2.mlir"
+    r = subprocess.run(
+        [*cli, "--exported-program", str(tmp_path / "m.pt2"), "--inputs", str(tmp_path / "in.npz"),
+         "-o", str(from_pt2), "--expected-out", str(tmp_path / "expected_pt2.npz")],
+        capture_output=True, text=True, env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    assert mlir_names(from_pt2.read_text()) == mlir_names(from_module.read_text())
+    assert coreai_opt(str(from_pt2)).returncode == 0
+    with np.load(tmp_path / "expected.npz") as a, np.load(tmp_path / "expected_pt2.npz") as b:
+        assert a.files == b.files
+        for k in a.files:
+            np.testing.assert_array_equal(a[k], b[k])
+
+    # Without its inputs the program cannot be imported: a clear error.
+    r = subprocess.run(
+        [*cli, "--exported-program", str(tmp_path / "m.pt2"), "-o", str(tmp_path / "x.mlir")],
+        capture_output=True, text=True, env=env,
+    )
+    assert r.returncode == 1 and "--exported-program needs --inputs" in r.stderr
+    assert not (tmp_path / "x.mlir").exists()

@@ -70,7 +70,11 @@ def _to_numpy(t):
     t = t.detach().cpu()
     if t.dtype == torch.bfloat16:
         t = t.float()
-    return t.numpy()
+    # C order: a transposed output is a Fortran-ordered view otherwise, and
+    # .npz readers (coreai-run) take C-ordered arrays. (np.ascontiguousarray
+    # would turn a 0-d result into shape [1].)
+    a = t.numpy()
+    return a if a.flags.c_contiguous else a.copy(order="C")
 
 
 def run(ns):

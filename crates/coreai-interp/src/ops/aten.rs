@@ -1136,7 +1136,30 @@ fn scatter(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_dom(a, dt))
 }
 
+/// `aten._assert_scalar.default(%cond) {assertion_msg}`: the exporter's
+/// guard on a symbolic condition; fails when the condition is zero.
+fn assert_scalar(c: &Ctx) -> KResult<Vec<Value>> {
+    let holds = c.arg(0)?.to_f64().iter().all(|v| *v != 0.0);
+    if holds {
+        Ok(Vec::new())
+    } else {
+        kerr("the exported program's assertion failed")
+    }
+}
+
+/// The exporter's metadata guards (`_assert_tensor_metadata`, range
+/// constraints): the executor already checks every op's result against the
+/// dtype and static shape the IR declares, so they have nothing left to check.
+fn metadata_guard(_: &Ctx) -> KResult<Vec<Value>> {
+    Ok(Vec::new())
+}
+
 pub fn register(t: &mut Table) {
+    // the exporter's assertions
+    t.insert("aten._assert_scalar.default", assert_scalar);
+    t.insert("aten._assert_tensor_metadata.default", metadata_guard);
+    t.insert("aten.sym_constrain_range.default", metadata_guard);
+    t.insert("aten.sym_constrain_range_for_size.default", metadata_guard);
     // elementwise binary
     t.insert("aten.add.Tensor", |c| add_sub(c, BinOp::Add));
     t.insert("aten.add.Scalar", |c| add_sub(c, BinOp::Add));

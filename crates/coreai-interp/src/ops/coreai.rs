@@ -537,11 +537,18 @@ fn sort_impl(c: &Ctx, first: usize) -> KResult<Vec<Value>> {
     Ok(out)
 }
 
-pub fn register(t: &mut Table) {
-    t.insert("coreai.constant", |c| match c.attr("value") {
+/// `coreai.constant` / `arith.constant`: the `value` attribute.
+fn constant(c: &Ctx) -> KResult<Vec<Value>> {
+    match c.attr("value") {
         Some(a) => one(a.as_tensor()?),
         None => kerr("missing 'value'"),
-    });
+    }
+}
+
+pub fn register(t: &mut Table) {
+    t.insert("coreai.constant", constant);
+    // The importer's tensor constants (weights, wrapped Python scalars).
+    t.insert("arith.constant", constant);
     t.insert("coreai.cast", cast);
     // unary
     t.insert("coreai.abs", |c| un(c, UnOp::Abs));

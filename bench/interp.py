@@ -10,9 +10,7 @@ same run. Not a test: it reports times and ratios.
 For --model, the model is exported (torch.export + coreai-torch's
 decomposition table); the executor runs it at the aten level (every node as
 `aten.operator`, through test/interp/fx_to_mlir.py) and, after coreai-torch's
-conversion, at the coreai level (in coreai-core's generic form with
---allow-unregistered when our ODS lacks an op), as does coreai-core's
-interpreter; PyTorch eager is the baseline. For MLIR files, inputs are
+conversion, at the coreai level, as does coreai-core's interpreter; PyTorch eager is the baseline. For MLIR files, inputs are
 random (seeded) from the entry's signature; coreai-core runs the files whose
 entry is a coreai.graph; there is no PyTorch baseline.
 
@@ -193,13 +191,6 @@ def bench_model(name, binary, repeat, rows):
         mlir = Path(tmp) / f"{name}.mlir"
         mlir.write_text(text)
         ms, out = time_ours(binary, mlir, inputs, repeat, tmp)
-        if ms is None:
-            from coreai._compiler import ir
-            from coreai.authoring.context import Context
-
-            with Context() as c:
-                mlir.write_text(ir.Module.parse(text, c._mlir_context).operation.get_asm(print_generic_op_form=True))  # noqa: SLF001
-            ms, out = time_ours(binary, mlir, inputs, repeat, tmp, extra=["--allow-unregistered"])
         note = f"max |err| vs torch {max_err(next(iter(out.values())), ref):.2e}" if ms is not None else out
         rows.append((name, "coreai-run (coreai)", ms, ms / base if ms else None, note))
         ms, out = time_coreai_core(text, inputs, repeat, tmp)

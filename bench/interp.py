@@ -4,6 +4,7 @@
 same run. Not a test: it reports times and ratios.
 
     bench/interp.py --model resnet18            # torchvision model through coreai-torch
+    bench/interp.py --model transformer         # nn.TransformerEncoderLayer(256, 4), 128 tokens
     bench/interp.py --model tiny                # a small conv+linear model
     bench/interp.py path/to/*.mlir              # any MLIR files (aten or coreai)
 
@@ -138,6 +139,17 @@ def build_model(name):
         import torchvision
 
         return torchvision.models.resnet18(weights=None).eval(), (torch.randn(1, 3, 224, 224),)
+    if name == "transformer":
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                torch.manual_seed(0)
+                self.layer = torch.nn.TransformerEncoderLayer(256, 4, dim_feedforward=1024, batch_first=True)
+
+            def forward(self, x):
+                return self.layer(x)
+
+        return Block().eval(), (torch.randn(1, 128, 256),)
     if name == "tiny":
         class Tiny(torch.nn.Module):
             def __init__(self):
@@ -176,7 +188,9 @@ def bench_model(name, binary, repeat, rows):
     base, ref = time_torch(model, args, repeat)
     ref = ref.numpy()
     rows.append((name, "pytorch eager (2 thr)", base, 1.0, "baseline"))
-    arg_names = re.findall(r'coreai\.name = "([^"]+)"', text.split(")", 1)[0])
+    # The entry's signature; composite graphs may be printed before it.
+    signature = text.split("@main(", 1)[1].split(")", 1)[0]
+    arg_names = re.findall(r'coreai\.name = "([^"]+)"', signature)
     inputs = {n: a.numpy() for n, a in zip(arg_names, args)}
     with tempfile.TemporaryDirectory() as tmp:
         sys.path.insert(0, str(ROOT / "test" / "interp"))

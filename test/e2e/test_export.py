@@ -165,6 +165,15 @@ def test_preserved_ops_match_installed_coreai_torch():
     assert tuple(re.findall(r"torch\.ops\.aten\.(\w+\.\w+)", body)) == PRESERVED_OPS
 
 
+def test_legalizer_preserves_the_same_ops_as_the_importer():
+    """`legalize-aten-to-coreai{table=coreai}` and `--decompositions coreai`
+    must agree on the ops the coreai table keeps whole."""
+    src = open(os.path.join(REPO, "passes", "legalize_aten_to_coreai.rs")).read()
+    body = src[src.index("PRESERVED_BY_COREAI_TABLE: &[&str] = &["):]
+    body = body[: body.index("];")]
+    assert tuple(re.findall(r'"([\w.]+)"', body)) == tuple(sorted(PRESERVED_OPS))
+
+
 def test_locations_point_at_user_source_and_module_path(tmp_path):
     path, _, _ = export("conv_gn_block", "convblocks:conv_gn_block", tmp_path)
     text = path.read_text()

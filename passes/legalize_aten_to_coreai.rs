@@ -444,15 +444,7 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
     }
     let attributes: Vec<(Identifier, Attribute)> = attributes
         .into_iter()
-        .map(|(k, v)| {
-            let id = unsafe {
-                Identifier::from_raw(mlir_sys::mlirIdentifierGet(
-                    cx.context(),
-                    crate::ffi::string_ref(k),
-                ))
-            };
-            (id, v)
-        })
+        .map(|(k, v)| (cx.identifier(k), v))
         .collect();
     let region = melior::ir::Region::new();
     unsafe { mlir_sys::mlirRegionTakeBody(region.to_raw(), body.to_raw()) };

@@ -47,6 +47,16 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
         unsafe { mlir_sys::mlirOperationGetContext(self.op.to_raw()) }
     }
 
+    /// `name` as an identifier in this op's context.
+    pub fn identifier(&self, name: &str) -> Identifier<'c> {
+        unsafe {
+            Identifier::from_raw(mlir_sys::mlirIdentifierGet(
+                self.context(),
+                crate::ffi::string_ref(name),
+            ))
+        }
+    }
+
     /// Parses an attribute in this op's context.
     pub fn parse_attribute(&self, text: &str) -> Result<Attribute<'c>, Decline> {
         let raw = unsafe {
@@ -129,18 +139,9 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
         results: &[Type<'c>],
         attributes: &[(&str, Attribute<'c>)],
     ) -> Result<OperationRef<'c, 'a>, Decline> {
-        let context = self.context();
         let attributes: Vec<(Identifier<'c>, Attribute<'c>)> = attributes
             .iter()
-            .map(|(k, v)| {
-                let id = unsafe {
-                    Identifier::from_raw(mlir_sys::mlirIdentifierGet(
-                        context,
-                        crate::ffi::string_ref(k),
-                    ))
-                };
-                (id, *v)
-            })
+            .map(|(k, v)| (self.identifier(k), *v))
             .collect();
         let op = OperationBuilder::new(name, self.location())
             .add_operands(operands)

@@ -682,6 +682,16 @@ fn native_layer_norm(c: &Ctx) -> KResult<Vec<Value>> {
         b.as_ref(),
         c.f64_or("eps", 1e-5)?,
     )?;
+    norm_results(c, dt, (o, m, r))
+}
+
+/// A normalization's results: the output, then mean and rstd when the op
+/// has three results (`native_layer_norm`, `native_group_norm`).
+fn norm_results(
+    c: &Ctx,
+    dt: DType,
+    (o, m, r): (ArrayD<f64>, ArrayD<f64>, ArrayD<f64>),
+) -> KResult<Vec<Value>> {
     let mut out = vec![Value::tensor(Tensor::from_f64(o, dt))];
     if c.op.num_results() == 3 {
         out.push(Value::tensor(Tensor::from_f64(m, c.out_dtype(1)?)));
@@ -708,12 +718,7 @@ fn group_norm(c: &Ctx) -> KResult<Vec<Value>> {
         b.as_ref(),
         c.f64_or("eps", 1e-5)?,
     )?;
-    let mut out = vec![Value::tensor(Tensor::from_f64(o, dt))];
-    if c.op.num_results() == 3 {
-        out.push(Value::tensor(Tensor::from_f64(m, c.out_dtype(1)?)));
-        out.push(Value::tensor(Tensor::from_f64(r, c.out_dtype(2)?)));
-    }
-    Ok(out)
+    norm_results(c, dt, (o, m, r))
 }
 
 /// Inference batch norm: operands (input, weight, bias, running_mean,

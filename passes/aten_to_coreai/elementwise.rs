@@ -10,6 +10,12 @@ use melior::ir::{
     Value, ValueLike,
 };
 
+pub static LOWERINGS: super::Family = &[
+    ("abs.default", abs),
+    ("add.Tensor", add_tensor),
+    ("mul.Tensor", mul_tensor),
+];
+
 /// Checks that every operand has the result's element type.
 fn same_element_types(cx: &LoweringCx<'_, '_>, operands: usize) -> Result<(), Decline> {
     let result: RankedTensorType = cx.result_tensor(0)?;

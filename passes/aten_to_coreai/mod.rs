@@ -12,31 +12,46 @@ use melior::ir::{operation::OperationLike, Value};
 /// A built-in lowering.
 pub type LowerFn = for<'c, 'a> fn(&LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline>;
 
-/// Every built-in lowering, sorted by key.
-static RESOLVER: &[(&str, LowerFn)] = &[
+/// The lowerings of one op family (one file), in any order.
+pub type Family = &'static [(&'static str, LowerFn)];
+
+/// Every family's table. A family file exports `pub static LOWERINGS`.
+static FAMILIES: &[Family] = &[ASSERTIONS, elementwise::LOWERINGS];
+
+static ASSERTIONS: Family = &[
     ("_assert_async.msg", drop_op),
     ("_assert_scalar.default", drop_op),
     ("_assert_tensor_metadata.default", drop_op),
-    ("abs.default", elementwise::abs),
-    ("add.Tensor", elementwise::add_tensor),
-    ("mul.Tensor", elementwise::mul_tensor),
     ("sym_constrain_range.default", drop_op),
     ("sym_constrain_range_for_size.default", drop_op),
 ];
 
+/// Every built-in lowering, sorted by key (a key registered twice is a bug
+/// caught by `resolver_keys_are_unique`).
+fn resolver() -> &'static [(&'static str, LowerFn)] {
+    static RESOLVER: std::sync::OnceLock<Vec<(&'static str, LowerFn)>> = std::sync::OnceLock::new();
+    RESOLVER.get_or_init(|| {
+        let mut all: Vec<(&'static str, LowerFn)> =
+            FAMILIES.iter().flat_map(|f| f.iter().copied()).collect();
+        all.sort_by(|a, b| a.0.cmp(b.0));
+        all
+    })
+}
+
 /// The lowering of the ATen overload `key` (`add.Tensor`).
 pub fn lookup(key: &str) -> Option<LowerFn> {
-    RESOLVER
+    let resolver = resolver();
+    resolver
         .binary_search_by(|(k, _)| k.cmp(&key))
         .ok()
-        .map(|i| RESOLVER[i].1)
+        .map(|i| resolver[i].1)
 }
 
 /// The overloads of the same ATen op that have a lowering (`mean.dim` for
 /// `mean.names_dim`).
 pub fn siblings(key: &str) -> Vec<&'static str> {
     let base = key.split('.').next().unwrap_or(key);
-    RESOLVER
+    resolver()
         .iter()
         .map(|(k, _)| *k)
         .filter(|k| k.split('.').next() == Some(base) && *k != key)
@@ -45,7 +60,7 @@ pub fn siblings(key: &str) -> Vec<&'static str> {
 
 /// Every key of the resolver.
 pub fn keys() -> impl Iterator<Item = &'static str> {
-    RESOLVER.iter().map(|(k, _)| *k)
+    resolver().iter().map(|(k, _)| *k)
 }
 
 /// Runtime assertions of the exported program (`_assert_scalar`, range
@@ -62,11 +77,10 @@ fn drop_op<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Declin
 #[cfg(test)]
 mod tests {
     #[test]
-    fn resolver_is_sorted_and_unique() {
+    fn resolver_keys_are_unique() {
         let keys: Vec<&str> = super::keys().collect();
-        let mut sorted = keys.clone();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(keys, sorted);
+        let mut unique = keys.clone();
+        unique.dedup();
+        assert_eq!(keys, unique, "a key is lowered by two families");
     }
 }

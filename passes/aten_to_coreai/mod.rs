@@ -4,7 +4,17 @@
 //! Lowerings are grouped by op family, one file each; every lowering starts
 //! with a `// before → after` comment and declines with a reason.
 
+mod activations;
+mod cast;
+mod common;
+mod compare;
+mod control;
 mod elementwise;
+mod indexing;
+mod linalg;
+mod nn;
+mod reduce;
+mod shape;
 
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{operation::OperationLike, Value};
@@ -16,7 +26,19 @@ pub type LowerFn = for<'c, 'a> fn(&LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
 pub type Family = &'static [(&'static str, LowerFn)];
 
 /// Every family's table. A family file exports `pub static LOWERINGS`.
-static FAMILIES: &[Family] = &[ASSERTIONS, elementwise::LOWERINGS];
+static FAMILIES: &[Family] = &[
+    ASSERTIONS,
+    activations::LOWERINGS,
+    cast::LOWERINGS,
+    compare::LOWERINGS,
+    control::LOWERINGS,
+    elementwise::LOWERINGS,
+    indexing::LOWERINGS,
+    linalg::LOWERINGS,
+    nn::LOWERINGS,
+    reduce::LOWERINGS,
+    shape::LOWERINGS,
+];
 
 static ASSERTIONS: Family = &[
     ("_assert_async.msg", drop_op),

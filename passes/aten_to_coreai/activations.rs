@@ -1,0 +1,3 @@
+//! Activations (relu, gelu, silu, hardswish, clamp ...) → coreai.
+
+pub static LOWERINGS: super::Family = &[];

@@ -1,0 +1,3 @@
+//! Dtype conversions and scalar operands (_to_copy, wrapped Python numbers, type promotion) → coreai.
+
+pub static LOWERINGS: super::Family = &[];

@@ -1,0 +1,3 @@
+//! Comparisons, logical and bitwise ops, where → coreai.
+
+pub static LOWERINGS: super::Family = &[];

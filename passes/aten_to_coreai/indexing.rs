@@ -1,0 +1,3 @@
+//! Indexing ops (gather, scatter, index.Tensor, embedding ...) → coreai.
+
+pub static LOWERINGS: super::Family = &[];

@@ -1,0 +1,3 @@
+//! Matrix products and convolutions → coreai.
+
+pub static LOWERINGS: super::Family = &[];

@@ -1,0 +1,3 @@
+//! Pooling, normalization, attention and resampling → coreai.
+
+pub static LOWERINGS: super::Family = &[];

@@ -1,0 +1,3 @@
+//! Reductions, scans, sorts → coreai.
+
+pub static LOWERINGS: super::Family = &[];

@@ -1,0 +1,3 @@
+//! Shape and layout ops (view, permute, slice, cat, pad ...) → coreai.
+
+pub static LOWERINGS: super::Family = &[];

@@ -1,3 +1,647 @@
-//! Indexing ops (gather, scatter, index.Tensor, embedding ...) → coreai.
+//! Indexing ops (gather, scatter, index.Tensor, index_put, embedding,
+//! masked ops) → coreai.
+//!
+//! Index tensors are cast to `si32`, the index type coreai's gather and
+//! scatter ops take. coreai wraps a negative index once (`[-n, n)`), as
+//! PyTorch does; where a lowering computes a linear index itself it wraps
+//! explicitly. Shapes must be static.
 
-pub static LOWERINGS: super::Family = &[];
+use super::common::{
+    bool_attr, bool_list_attr, cast_to, dims, element_type, int_attr, int_scalar, int_vector,
+    normalize_dim, reshape, shape, splat, static_dims, str_attr, tensor_type, DYNAMIC,
+};
+use crate::lowering::{Decline, LoweringCx, Scalar};
+use melior::ir::{
+    operation::{OperationBuilder, OperationLike, OperationRef},
+    r#type::{RankedTensorType, ShapedTypeLike},
+    Block, BlockLike, Region, RegionLike, Type, TypeLike, Value, ValueLike,
+};
+
+pub static LOWERINGS: super::Family = &[
+    ("embedding.default", embedding),
+    ("gather.default", gather),
+    ("index.Tensor", index_tensor),
+    ("index_put.default", index_put),
+    ("index_select.default", index_select),
+    ("masked_fill.Scalar", masked_fill),
+    ("masked_scatter.default", masked_scatter),
+    ("scatter.reduce", scatter_reduce),
+    ("scatter.src", scatter_src),
+    ("scatter.value", scatter_value),
+    ("scatter.value_reduce", scatter_value_reduce),
+    ("scatter_add.default", scatter_add),
+    ("scatter_reduce.two", scatter_reduce_two),
+];
+
+type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
+
+/// `ty`'s static dims (declines dynamic ones).
+fn static_of(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
+    let t = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
+    let d = dims(t);
+    if d.contains(&DYNAMIC) {
+        return Err(format!("{ty} is dynamic; this lowering needs static shapes"));
+    }
+    Ok(d)
+}
+
+/// An index tensor as `si32` (coreai's index type), declining booleans.
+fn index_si32<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let element = element_type(v)?;
+    if element.to_string() == "i1" {
+        return Err("boolean mask indices are not supported; use torch.where or masked ops".into());
+    }
+    if !element.is_integer() {
+        return Err(format!("index tensors must be integers, got {element}"));
+    }
+    cast_to(cx, v, cx.parse_type("si32")?)
+}
+
+/// `x` (static) broadcast to `to` of the same rank: `coreai.broadcast_to`,
+/// or `x` itself when it already has that shape.
+fn broadcast<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    to: &[i64],
+) -> Result<Value<'c, 'a>, Decline> {
+    let mut d = static_of(x.r#type())?;
+    if d.len() > to.len() {
+        return Err(format!("cannot broadcast {d:?} to {to:?}"));
+    }
+    let mut x = x;
+    if d.len() < to.len() {
+        let mut padded = vec![1; to.len() - d.len()];
+        padded.extend(&d);
+        x = reshape(cx, x, &padded)?;
+        d = padded;
+    }
+    if d == to {
+        return Ok(x);
+    }
+    let s = shape(cx, to)?;
+    cx.build_value("coreai.broadcast_to", &[x, s], tensor_type(to, element_type(x)?), &[])
+}
+
+/// The NumPy broadcast of static shapes.
+fn broadcast_shapes(shapes: &[Vec<i64>]) -> Result<Vec<i64>, Decline> {
+    let rank = shapes.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out = vec![1; rank];
+    for s in shapes {
+        for (i, &d) in s.iter().enumerate() {
+            let o = &mut out[rank - s.len() + i];
+            if *o == 1 {
+                *o = d;
+            } else if d != 1 && d != *o {
+                return Err(format!("index shapes {shapes:?} do not broadcast"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `coreai.transpose %x, perm` (`tensor<Nxui32>`).
+fn transpose<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    perm: &[usize],
+) -> Result<Value<'c, 'a>, Decline> {
+    let d = static_of(x.r#type())?;
+    let out: Vec<i64> = perm.iter().map(|&p| d[p]).collect();
+    let p = shape(cx, &perm.iter().map(|&p| p as i64).collect::<Vec<_>>())?;
+    cx.build_value("coreai.transpose", &[x, p], tensor_type(&out, element_type(x)?), &[])
+}
+
+// aten.gather(%x, %index) {dim} → coreai.gather_along_axis %x at (si32 %index) along <dim : si32>
+//
+// PyTorch lets the index be smaller than x on the other dims; coreai wants
+// them equal, so x is sliced to the index's extent there first.
+fn gather<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let xd = static_dims(cx, 0)?;
+    let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
+    let idx = index_si32(cx, cx.operand(1)?)?;
+    let x = fit_other_dims(cx, cx.operand(0)?, &static_of(idx.r#type())?, dim)?;
+    let axis = int_scalar(cx, dim as i64, "si32")?;
+    Ok(vec![cx.build_value("coreai.gather_along_axis", &[x, idx, axis], cx.result_type(0)?, &[])?])
+}
+
+/// `x` sliced to `extent` on every dim except `dim` (or `x` itself).
+fn fit_other_dims<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    extent: &[i64],
+    dim: usize,
+) -> Result<Value<'c, 'a>, Decline> {
+    let xd = static_of(x.r#type())?;
+    if extent.len() != xd.len() {
+        return Err(format!("the index has rank {} but the input {}", extent.len(), xd.len()));
+    }
+    let mut out = xd.clone();
+    for (i, (&e, &n)) in extent.iter().zip(&xd).enumerate() {
+        if i != dim && e != n {
+            if e > n {
+                return Err(format!("index size {e} exceeds the input size {n} in dim {i}"));
+            }
+            out[i] = e;
+        }
+    }
+    if out == xd {
+        return Ok(x);
+    }
+    let zeros = vec![0; xd.len()];
+    let ones = vec![1; xd.len()];
+    let (s, e, st) = (
+        int_vector(cx, &zeros, "si32")?,
+        int_vector(cx, &out, "si32")?,
+        int_vector(cx, &ones, "si32")?,
+    );
+    cx.build_value("coreai.slice", &[x, s, e, st], tensor_type(&out, element_type(x)?), &[])
+}
+
+// aten.index_select(%x, %index) {dim}
+//   → coreai.gather_along_axis %x at (broadcast_in_dims (reshape %index to [1,..,n,..,1])) along <dim>
+fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let xd = static_dims(cx, 0)?;
+    let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
+    let n: i64 = static_dims(cx, 1)?.iter().product();
+    let mut idx_shape = vec![1; xd.len().max(1)];
+    idx_shape[dim] = n;
+    let mut idx = reshape(cx, index_si32(cx, cx.operand(1)?)?, &idx_shape)?;
+    let others: Vec<i64> = (0..xd.len()).filter(|&i| i != dim).map(|i| i as i64).collect();
+    if !others.is_empty() {
+        let mut full = xd.clone();
+        full[dim] = n;
+        let sizes: Vec<i64> = others.iter().map(|&i| xd[i as usize]).collect();
+        let (s, a) = (shape(cx, &sizes)?, int_vector(cx, &others, "si32")?);
+        let ty = tensor_type(&full, element_type(idx)?);
+        idx = cx.build_value("coreai.broadcast_in_dims", &[idx, s, a], ty, &[])?;
+    }
+    let x = cx.operand(0)?;
+    let x = if xd.is_empty() { reshape(cx, x, &[1])? } else { x };
+    let axis = int_scalar(cx, dim as i64, "si32")?;
+    let out = static_of(idx.r#type())?;
+    let g = cx.build_value(
+        "coreai.gather_along_axis",
+        &[x, idx, axis],
+        tensor_type(&out, element_type(x)?),
+        &[],
+    )?;
+    if g.r#type() == cx.result_type(0)? {
+        return Ok(vec![g]);
+    }
+    Ok(vec![reshape(cx, g, &static_of(cx.result_type(0)?)?)?])
+}
+
+// aten.embedding(%weight, %indices) → coreai.gather_nd %weight at (reshape (si32 %indices) to [..., 1])
+fn embedding<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let mut d = static_dims(cx, 1)?;
+    d.push(1);
+    let idx = reshape(cx, index_si32(cx, cx.operand(1)?)?, &d)?;
+    Ok(vec![cx.build_value("coreai.gather_nd", &[cx.operand(0)?, idx], cx.result_type(0)?, &[])?])
+}
+
+/// `coreai.scatter_along_axis %x, %idx, %updates, <dim>` with `mode`
+/// (`update`, `add`, `mul`, `max`, `min`), the index being operand 1.
+///
+/// PyTorch lets the index be smaller than x on the other dims and src
+/// larger than the index; coreai wants them equal, so src is sliced to the
+/// index's shape, and x's covered block is scattered into and written back
+/// with `coreai.slice_update`.
+fn scatter_along<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    updates: Value<'c, 'a>,
+    mode: &str,
+) -> Lowered<'c, 'a> {
+    let xd = static_of(x.r#type())?;
+    let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
+    let idx = index_si32(cx, cx.operand(1)?)?;
+    let id = static_of(idx.r#type())?;
+    let updates = cast_to(cx, updates, element_type(x)?)?;
+    let updates = fit_other_dims(cx, updates, &id, usize::MAX)?;
+    let block = fit_other_dims(cx, x, &id, dim)?;
+    let axis = int_scalar(cx, dim as i64, "si32")?;
+    let mut attrs = Vec::new();
+    if mode != "update" {
+        attrs.push(("scatter_mode", cx.parse_attribute(&format!("#coreai.scatter_mode<{mode}>"))?));
+    }
+    let scattered = cx.build_value(
+        "coreai.scatter_along_axis",
+        &[block, idx, updates, axis],
+        block.r#type(),
+        &attrs,
+    )?;
+    if block == x {
+        return Ok(vec![scattered]);
+    }
+    let bd = static_of(block.r#type())?;
+    let zeros = vec![0; xd.len()];
+    let ones = vec![1; xd.len()];
+    let (s, e, st) = (
+        int_vector(cx, &zeros, "si32")?,
+        int_vector(cx, &bd, "si32")?,
+        int_vector(cx, &ones, "si32")?,
+    );
+    Ok(vec![cx.build_value(
+        "coreai.slice_update",
+        &[x, s, e, st, scattered],
+        cx.result_type(0)?,
+        &[],
+    )?])
+}
+
+/// `value` as a constant of the index's shape in x's dtype.
+fn value_updates<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let ty = tensor_type(&static_dims(cx, 1)?, cx.operand_tensor(0)?.element());
+    splat(cx, cx.scalar("value")?, ty)
+}
+
+/// The coreai scatter mode of scatter's legacy `reduce` argument.
+fn legacy_mode(cx: &LoweringCx<'_, '_>) -> Result<&'static str, Decline> {
+    match str_attr(cx, "reduce")?.as_str() {
+        "add" => Ok("add"),
+        "multiply" => Ok("mul"),
+        other => Err(format!("unknown scatter reduction '{other}'")),
+    }
+}
+
+// aten.scatter.src(%x, %index, %src) {dim} → coreai.scatter_along_axis %x, %index, %src, <dim>
+fn scatter_src<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    scatter_along(cx, cx.operand(0)?, cx.operand(2)?, "update")
+}
+
+// aten.scatter.value(%x, %index) {dim, value} → coreai.scatter_along_axis %x, %index, <splat value>, <dim>
+fn scatter_value<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    scatter_along(cx, cx.operand(0)?, value_updates(cx)?, "update")
+}
+
+// aten.scatter_add(%x, %index, %src) {dim} → coreai.scatter_along_axis ... scatter_mode = <add>
+fn scatter_add<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    scatter_along(cx, cx.operand(0)?, cx.operand(2)?, "add")
+}
+
+// aten.scatter.reduce(%x, %index, %src) {dim, reduce = add|multiply} → scatter_mode = <add|mul>
+fn scatter_reduce<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    scatter_along(cx, cx.operand(0)?, cx.operand(2)?, legacy_mode(cx)?)
+}
+
+// aten.scatter.value_reduce(%x, %index) {dim, value, reduce} → scatter_mode = <add|mul> of a splat
+fn scatter_value_reduce<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    scatter_along(cx, cx.operand(0)?, value_updates(cx)?, legacy_mode(cx)?)
+}
+
+// aten.scatter_reduce.two(%x, %index, %src) {dim, reduce, include_self}
+//   → coreai.scatter_along_axis ... scatter_mode = <add|mul|max|min>
+//   include_self = false: the targeted elements are first set to the
+//   reduction's identity (scatter of a splat), so only src contributes.
+fn scatter_reduce_two<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let reduce = str_attr(cx, "reduce")?;
+    let element = cx.operand_tensor(0)?.element();
+    let (mode, identity) = match reduce.as_str() {
+        "sum" => ("add", Scalar::Int(0)),
+        "prod" => ("mul", Scalar::Int(1)),
+        "amax" => ("max", lowest(element)?),
+        "amin" => ("min", highest(element)?),
+        other => {
+            return Err(format!(
+                "scatter_reduce with reduce='{other}' is not supported (sum, prod, amax, amin are)"
+            ))
+        }
+    };
+    let mut x = cx.operand(0)?;
+    if !bool_attr(cx, "include_self")? {
+        let ty = tensor_type(&static_dims(cx, 1)?, element);
+        x = scatter_along(cx, x, splat(cx, identity, ty)?, "update")?[0];
+    }
+    scatter_along(cx, x, cx.operand(2)?, mode)
+}
+
+/// The smallest value of `element` (−inf for floats).
+fn lowest(element: Type<'_>) -> Result<Scalar, Decline> {
+    int_bounds(element).map(|b| b.0).or_else(|_| Ok(Scalar::Float(f64::NEG_INFINITY)))
+        .and_then(|s| float_or_int(element, s))
+}
+
+/// The largest value of `element` (+inf for floats).
+fn highest(element: Type<'_>) -> Result<Scalar, Decline> {
+    int_bounds(element).map(|b| b.1).or_else(|_| Ok(Scalar::Float(f64::INFINITY)))
+        .and_then(|s| float_or_int(element, s))
+}
+
+fn float_or_int(element: Type<'_>, s: Scalar) -> Result<Scalar, Decline> {
+    if element.to_string() == "i1" {
+        return Err("scatter_reduce on bool tensors is not supported".into());
+    }
+    Ok(s)
+}
+
+/// The range of an integer `element` (`si8` ... `ui64`).
+fn int_bounds(element: Type<'_>) -> Result<(Scalar, Scalar), Decline> {
+    let text = element.to_string();
+    let (signed, bits) = match (text.strip_prefix("si"), text.strip_prefix("ui")) {
+        (Some(b), _) => (true, b),
+        (_, Some(b)) => (false, b),
+        _ => return Err(format!("{text} is not an integer type")),
+    };
+    let bits: u32 = bits.parse().map_err(|_| format!("{text} is not an integer type"))?;
+    Ok(match (signed, bits) {
+        (true, 64) => (Scalar::Int(i64::MIN), Scalar::Int(i64::MAX)),
+        (true, b) => (Scalar::Int(-(1 << (b - 1))), Scalar::Int((1 << (b - 1)) - 1)),
+        (false, 64) => return Err("ui64 bounds do not fit a PyTorch scalar".into()),
+        (false, b) => (Scalar::Int(0), Scalar::Int((1 << b) - 1)),
+    })
+}
+
+/// Advanced-indexing operands made ready for `gather_nd` / `scatter_nd`:
+/// the base (transposed so the indexed dims come first when they are not
+/// adjacent), the stacked `si32` indices `[B..., k]`, and the permutation
+/// that undoes the transpose.
+struct Stacked<'c, 'a> {
+    base: Value<'c, 'a>,
+    indices: Value<'c, 'a>,
+    inverse: Option<Vec<usize>>,
+}
+
+/// PyTorch's `x[i0, i1, ...]` with `present[d]` telling whether dim d has
+/// an index tensor (the next of `tensors`).
+///
+/// Adjacent indexed dims after leading un-indexed ones get those leading
+/// dims indexed by `arange` tensors, so the gathered dims land where
+/// PyTorch puts them; non-adjacent ones are moved to the front (PyTorch
+/// puts the broadcast dims first then).
+fn stack_indices<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    tensors: &[Value<'c, 'a>],
+    present: &[bool],
+) -> Result<Stacked<'c, 'a>, Decline> {
+    let xd = static_of(x.r#type())?;
+    if present.len() > xd.len() || present.iter().filter(|&&p| p).count() != tensors.len() {
+        return Err("the index list does not match the indexed tensor".into());
+    }
+    let mut slots: Vec<Option<Value>> = Vec::new();
+    let mut it = tensors.iter();
+    for &p in present {
+        slots.push(match p {
+            true => Some(index_si32(cx, *it.next().ok_or("too few index tensors")?)?),
+            false => None,
+        });
+    }
+    let indexed: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_some()).collect();
+    let (&first, &last) = match (indexed.first(), indexed.last()) {
+        (Some(f), Some(l)) => (f, l),
+        _ => return Err("indexing needs at least one index tensor".into()),
+    };
+    let contiguous = last - first + 1 == indexed.len();
+    let shapes: Vec<Vec<i64>> = indexed
+        .iter()
+        .map(|&i| static_of(slots[i].expect("indexed").r#type()))
+        .collect::<Result<_, _>>()?;
+    let b = broadcast_shapes(&shapes)?;
+    let (base, inverse, lead) = if contiguous {
+        (x, None, first)
+    } else {
+        let rest: Vec<usize> = (0..xd.len()).filter(|i| !indexed.contains(i)).collect();
+        let perm: Vec<usize> = indexed.iter().copied().chain(rest).collect();
+        let mut inv = vec![0; perm.len()];
+        for (i, &p) in perm.iter().enumerate() {
+            inv[p] = i;
+        }
+        let moved: Vec<Option<Value>> = indexed.iter().map(|&i| slots[i]).collect();
+        slots = moved;
+        (transpose(cx, x, &perm)?, Some(inv), 0)
+    };
+    // Leading un-indexed dims get aranges shaped [n, 1, ..., 1].
+    let mut full = xd[..lead].to_vec();
+    full.extend(&b);
+    for (i, slot) in slots.iter_mut().enumerate().take(lead) {
+        let range: Vec<i64> = (0..xd[i]).collect();
+        let mut s = vec![1; full.len() - i];
+        s[0] = xd[i];
+        let r = int_vector(cx, &range, "si32")?;
+        *slot = Some(reshape(cx, r, &s)?);
+    }
+    let mut column_shape = full.clone();
+    column_shape.push(1);
+    let columns: Vec<Value> = slots
+        .iter()
+        .flatten()
+        .map(|&v| broadcast(cx, v, &full).and_then(|v| reshape(cx, v, &column_shape)))
+        .collect::<Result<_, _>>()?;
+    let indices = if columns.len() == 1 {
+        columns[0]
+    } else {
+        let mut stacked_shape = full.clone();
+        stacked_shape.push(columns.len() as i64);
+        let mut operands = vec![int_scalar(cx, full.len() as i64, "si32")?];
+        operands.extend(columns);
+        let ty = tensor_type(&stacked_shape, cx.parse_type("si32")?);
+        cx.build_value("coreai.concat", &operands, ty, &[])?
+    };
+    Ok(Stacked { base, indices, inverse })
+}
+
+/// The index tensors of index.Tensor / index_put: operands `1..1+n`.
+fn index_operands<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    present: &[bool],
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let n = present.iter().filter(|&&p| p).count();
+    (1..=n).map(|i| cx.operand(i)).collect()
+}
+
+// aten.index.Tensor(%x, %i0, ...) {indices_present}
+//   → coreai.gather_nd %x' at <stacked si32 indices>
+//   (%x' = %x, or %x transposed to bring non-adjacent indexed dims first)
+fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let present = bool_list_attr(cx, "indices_present")?;
+    let tensors = index_operands(cx, &present)?;
+    let s = stack_indices(cx, cx.operand(0)?, &tensors, &present)?;
+    Ok(vec![cx.build_value("coreai.gather_nd", &[s.base, s.indices], cx.result_type(0)?, &[])?])
+}
+
+// aten.index_put(%x, %i0, ..., %values) {indices_present, accumulate = false}
+//   → coreai.scatter_nd %x' with %values' at <stacked si32 indices> { yield new }
+// accumulate = true: duplicates must add up, which scatter_nd's region cannot
+//   express in coreai-core 1.0.0b3, so the indexed dims are flattened to one
+//   linear (wrapped) index and a coreai.scatter_along_axis <add> runs on it.
+fn index_put<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let present = bool_list_attr(cx, "indices_present")?;
+    let tensors = index_operands(cx, &present)?;
+    let x = cx.operand(0)?;
+    let values = cx.operand(tensors.len() + 1)?;
+    let s = stack_indices(cx, x, &tensors, &present)?;
+    let bd = static_of(s.base.r#type())?;
+    let id = static_of(s.indices.r#type())?;
+    let k = id[id.len() - 1] as usize;
+    let mut ud = id[..id.len() - 1].to_vec();
+    ud.extend(&bd[k..]);
+    let values = broadcast(cx, cast_to(cx, values, element_type(x)?)?, &ud)?;
+    let out = if bool_attr(cx, "accumulate")? {
+        accumulate_linear(cx, s.base, s.indices, values)?
+    } else {
+        scatter_nd(cx, s.base, s.indices, values)?
+    };
+    match s.inverse {
+        Some(inv) => Ok(vec![transpose(cx, out, &inv)?]),
+        None => Ok(vec![out]),
+    }
+}
+
+/// `coreai.scatter_nd %base with %updates at %indices { yield %new }`.
+fn scatter_nd<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    base: Value<'c, 'a>,
+    indices: Value<'c, 'a>,
+    updates: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let scalar = tensor_type(&[], element_type(base)?);
+    let location = cx.location();
+    let block = Block::new(&[(scalar, location), (scalar, location)]);
+    let new = block.argument(1).map_err(|_| "no block argument")?;
+    block.append_operation(
+        OperationBuilder::new("coreai.yield", location)
+            .add_operands(&[new.into()])
+            .build()
+            .map_err(|e| format!("cannot build coreai.yield: {e}"))?,
+    );
+    let region = Region::new();
+    region.append_block(block);
+    let op = OperationBuilder::new("coreai.scatter_nd", location)
+        .add_operands(&[base, indices, updates])
+        .add_results(&[base.r#type()])
+        .add_regions([region])
+        .build()
+        .map_err(|e| format!("cannot build coreai.scatter_nd: {e}"))?;
+    let inserted = insert_before(cx, op)?;
+    inserted.result(0).map(Into::into).map_err(|_| "coreai.scatter_nd has no result".into())
+}
+
+/// Inserts `op` in front of the op being lowered.
+fn insert_before<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: melior::ir::Operation<'c>,
+) -> Result<OperationRef<'c, 'a>, Decline> {
+    let block = cx.op().block().ok_or("the op is not in a block")?;
+    unsafe {
+        let raw = op.into_raw();
+        mlir_sys::mlirBlockInsertOwnedOperationBefore(block.to_raw(), cx.op().to_raw(), raw);
+        Ok(OperationRef::from_raw(raw))
+    }
+}
+
+/// index_put with accumulate: `base[idx] += updates` with duplicates summed.
+///
+/// The k indexed dims (leading in `base`) are flattened into one of size
+/// P = ∏ dims; each index vector becomes `Σ wrap(i_j)·stride_j`, where
+/// `wrap(i) = ((i mod n) + n) mod n` (coreai's modulo truncates) maps
+/// PyTorch's negative indices into range; then a scatter_along_axis <add>
+/// on axis 0 of the [P, R] view.
+fn accumulate_linear<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    base: Value<'c, 'a>,
+    indices: Value<'c, 'a>,
+    updates: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let bd = static_of(base.r#type())?;
+    let id = static_of(indices.r#type())?;
+    let k = id[id.len() - 1] as usize;
+    let sizes = &bd[..k];
+    let strides: Vec<i64> = (0..k).map(|j| sizes[j + 1..].iter().product()).collect();
+    let (n, st) = (int_vector(cx, sizes, "si32")?, int_vector(cx, &strides, "si32")?);
+    let op = |name: &str, a: Value<'c, 'a>, b: Value<'c, 'a>| {
+        cx.build_value(&format!("coreai.decomposable.broadcasting_{name}"), &[a, b], a.r#type(), &[])
+    };
+    let wrapped = op("modulo", op("add", op("modulo", indices, n)?, n)?, n)?;
+    let weighted = op("mul", wrapped, st)?;
+    let mut summed_shape = id.clone();
+    *summed_shape.last_mut().expect("rank ≥ 1") = 1;
+    let last = int_vector(cx, &[id.len() as i64 - 1], "si32")?;
+    let ty = tensor_type(&summed_shape, element_type(indices)?);
+    let linear = cx.build_value("coreai.reduce_sum", &[weighted, last], ty, &[])?;
+    let m: i64 = id[..id.len() - 1].iter().product();
+    let p: i64 = sizes.iter().product();
+    let r: i64 = bd[k..].iter().product();
+    let mut idx = reshape(cx, linear, &[m, 1])?;
+    if r != 1 {
+        let (s, a) = (shape(cx, &[r])?, int_vector(cx, &[1], "si32")?);
+        let ty = tensor_type(&[m, r], element_type(idx)?);
+        idx = cx.build_value("coreai.broadcast_in_dims", &[idx, s, a], ty, &[])?;
+    }
+    let flat = reshape(cx, base, &[p, r])?;
+    let upd = reshape(cx, updates, &[m, r])?;
+    let axis = int_scalar(cx, 0, "si32")?;
+    let mode = cx.parse_attribute("#coreai.scatter_mode<add>")?;
+    let sum = cx.build_value(
+        "coreai.scatter_along_axis",
+        &[flat, idx, upd, axis],
+        flat.r#type(),
+        &[("scatter_mode", mode)],
+    )?;
+    reshape(cx, sum, &bd)
+}
+
+// aten.masked_fill.Scalar(%x, %mask) {value} → coreai.decomposable.broadcasting_where %mask, <value>, %x
+fn masked_fill<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let element = cx.result_tensor(0)?.element();
+    let v = splat(cx, cx.scalar("value")?, tensor_type(&[], element))?;
+    let (x, mask) = (cx.operand(0)?, cx.operand(1)?);
+    Ok(vec![cx.build_value(
+        "coreai.decomposable.broadcasting_where",
+        &[mask, v, x],
+        cx.result_type(0)?,
+        &[],
+    )?])
+}
+
+// aten.masked_scatter(%x, %mask, %source): the k-th true element (row-major)
+// takes source.flatten()[k]
+//   → flat = where(mask, gather_along_axis(source.flatten(), cumsum(mask) - 1, 0), x.flatten())
+//     (coreai.scan <sum> for the cumsum), reshaped back.
+fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let xd = static_dims(cx, 0)?;
+    let n: i64 = xd.iter().product();
+    let sn: i64 = static_dims(cx, 2)?.iter().product();
+    let x = reshape(cx, cx.operand(0)?, &[n])?;
+    let mask = reshape(cx, broadcast(cx, cx.operand(1)?, &xd)?, &[n])?;
+    let source = cast_to(cx, cx.operand(2)?, element_type(x)?)?;
+    let source = reshape(cx, source, &[sn])?;
+    let si32 = cx.parse_type("si32")?;
+    let counts = cast_to(cx, mask, si32)?;
+    let (axis, reverse) = (int_scalar(cx, 0, "ui32")?, bool_scalar(cx, false)?);
+    let sum = cx.parse_attribute("0 : i32")?;
+    let cumsum = cx.build_value(
+        "coreai.scan",
+        &[counts, axis, reverse],
+        counts.r#type(),
+        &[("scan_op", sum)],
+    )?;
+    let one = int_scalar(cx, 1, "si32")?;
+    let idx = cx.build_value("coreai.decomposable.broadcasting_sub", &[cumsum, one], counts.r#type(), &[])?;
+    let zero = int_scalar(cx, 0, "si32")?;
+    let picked = cx.build_value("coreai.gather_along_axis", &[source, idx, zero], x.r#type(), &[])?;
+    let flat = cx.build_value(
+        "coreai.decomposable.broadcasting_where",
+        &[mask, picked, x],
+        x.r#type(),
+        &[],
+    )?;
+    Ok(vec![reshape(cx, flat, &xd)?])
+}
+
+/// A rank-0 `i1` constant.
+fn bool_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {
+    let attr = cx.parse_attribute(&format!("dense<{v}> : tensor<i1>"))?;
+    cx.build_value("coreai.constant", &[], cx.parse_type("tensor<i1>")?, &[("value", attr)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_shapes_broadcast_like_numpy() {
+        assert_eq!(broadcast_shapes(&[vec![3, 1], vec![3]]).unwrap(), vec![3, 3]);
+        assert_eq!(broadcast_shapes(&[vec![2], vec![1]]).unwrap(), vec![2]);
+        assert!(broadcast_shapes(&[vec![2], vec![3]]).is_err());
+    }
+}

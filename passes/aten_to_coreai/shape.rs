@@ -1,3 +1,783 @@
-//! Shape and layout ops (view, permute, slice, cat, pad ...) → coreai.
+//! Shape and layout ops (view, permute, slice, cat, pad ...) and tensor
+//! creators (arange, full, scalar_tensor ...) → coreai.
+//!
+//! Forms follow coreai-torch 0.4.3: shapes, permutations, repeat counts and
+//! paddings are `tensor<Nxui32>` constants, axes `tensor<Nxsi32>`, a single
+//! dimension `tensor<si32>`, slice bounds `tensor<Nxsi32>` with 2^31-1 for
+//! "to the end". Ops whose result is static become a `coreai.reshape` to the
+//! result's shape where only unit dims change (unsqueeze, squeeze, select's
+//! dropped dim), as coreai-torch's output does. Most lowerings need static
+//! shapes and decline dynamic ones with a reason.
 
-pub static LOWERINGS: super::Family = &[];
+use super::common::{
+    axes, cast_to, dims, fill_literal, int_attr, int_list_attr, int_scalar, normalize_dim, opt_int_attr, reshape, shape, splat, static_dims,
+    tensor_type, DYNAMIC,
+};
+use crate::lowering::{Decline, LoweringCx, Scalar};
+use melior::ir::{
+    operation::OperationLike,
+    r#type::{RankedTensorType, ShapedTypeLike},
+    Type, Value, ValueLike,
+};
+
+pub static LOWERINGS: super::Family = &[
+    ("_unsafe_view.default", view),
+    ("alias.default", identity),
+    ("arange.start_step", arange_start_step),
+    ("cat.default", cat),
+    ("clone.default", identity),
+    ("constant_pad_nd.default", constant_pad_nd),
+    ("contiguous.default", identity),
+    ("copy.default", copy),
+    ("detach.default", identity),
+    ("empty.memory_format", zeros_of_result),
+    ("empty_like.default", zeros_of_result),
+    ("expand.default", expand),
+    ("fill.Scalar", fill_scalar),
+    ("flip.default", flip),
+    ("full.default", full),
+    ("full_like.default", full),
+    ("lift_fresh_copy.default", identity),
+    ("ones.default", ones_of_result),
+    ("ones_like.default", ones_of_result),
+    ("permute.default", permute),
+    ("pixel_shuffle.default", pixel_shuffle),
+    ("pixel_unshuffle.default", pixel_unshuffle),
+    ("reflection_pad1d.default", reflection_pad),
+    ("reflection_pad2d.default", reflection_pad),
+    ("reflection_pad3d.default", reflection_pad),
+    ("repeat.default", repeat),
+    ("replication_pad1d.default", replication_pad),
+    ("replication_pad2d.default", replication_pad),
+    ("replication_pad3d.default", replication_pad),
+    ("reshape.default", view),
+    ("roll.default", roll),
+    ("scalar_tensor.default", scalar_tensor),
+    ("select.int", select_int),
+    ("select_scatter.default", select_scatter),
+    ("slice.Tensor", slice_tensor),
+    ("slice_scatter.default", slice_scatter),
+    ("split.Tensor", split_tensor),
+    ("split_with_sizes.default", split_with_sizes),
+    ("squeeze.default", squeeze),
+    ("squeeze.dim", squeeze),
+    ("squeeze.dims", squeeze),
+    ("stack.default", stack),
+    ("t.default", t),
+    ("tile.default", tile),
+    ("transpose.int", transpose_int),
+    ("unbind.int", unbind),
+    ("unsqueeze.default", unsqueeze),
+    ("view.default", view),
+    ("zeros.default", zeros_of_result),
+    ("zeros_like.default", zeros_of_result),
+];
+
+type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
+
+/// "To the end" in a coreai slice bound (coreai indices are 32-bit).
+const TO_END: i64 = i32::MAX as i64;
+
+/// The static dims of result `index`, or a decline naming the op's result.
+fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
+    let ty = cx.result_tensor(index)?;
+    let d = dims(ty);
+    if d.contains(&DYNAMIC) {
+        return Err(format!(
+            "the result type {ty} is dynamic; this lowering needs a static shape"
+        ));
+    }
+    Ok(d)
+}
+
+/// `x` reshaped to the (static) result type, or `x` itself when it already
+/// has that type.
+fn reshape_to_result<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    if x.r#type() == cx.result_type(0)? {
+        return Ok(x);
+    }
+    let s = shape(cx, &result_dims(cx, 0)?)?;
+    cx.build_value("coreai.reshape", &[x, s], cx.result_type(0)?, &[])
+}
+
+/// `coreai.transpose %x, perm` (a `tensor<Nxui32>` permutation).
+fn transpose<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    perm: &[usize],
+) -> Result<Value<'c, 'a>, Decline> {
+    let ty = RankedTensorType::try_from(x.r#type()).map_err(|_| "not a ranked tensor")?;
+    let d = dims(ty);
+    let out: Vec<i64> = perm.iter().map(|&p| d[p]).collect();
+    let p: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
+    let p = shape(cx, &p)?;
+    cx.build_value("coreai.transpose", &[x, p], tensor_type(&out, ty.element()), &[])
+}
+
+/// `coreai.slice` with per-dim bounds (`tensor<Nxsi32>` each).
+fn slice<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    bounds: &[(i64, i64, i64)],
+    result: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let starts: Vec<i64> = bounds.iter().map(|b| b.0).collect();
+    let ends: Vec<i64> = bounds.iter().map(|b| b.1).collect();
+    let steps: Vec<i64> = bounds.iter().map(|b| b.2).collect();
+    let (s, e, st) = (axes(cx, &starts)?, axes(cx, &ends)?, axes(cx, &steps)?);
+    cx.build_value("coreai.slice", &[x, s, e, st], result, &[])
+}
+
+/// The whole of every dim except `dim`, which takes `(start, end, step)`.
+fn one_dim_bounds(rank: usize, dim: usize, range: (i64, i64, i64)) -> Vec<(i64, i64, i64)> {
+    (0..rank)
+        .map(|d| if d == dim { range } else { (0, TO_END, 1) })
+        .collect()
+}
+
+/// A PyTorch slice bound as a 32-bit coreai bound: coreai, like PyTorch,
+/// wraps a negative bound once and clamps to the dim, so only the
+/// magnitude needs clamping (`end = INT64_MAX` means "to the end").
+fn clamp_bound(v: i64) -> i64 {
+    v.clamp(-TO_END, TO_END)
+}
+
+// aten.alias/clone/contiguous/detach/lift_fresh_copy(%x) → %x
+//
+// Values are immutable in coreai: a copy is the value itself.
+fn identity<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    if x.r#type() != cx.result_type(0)? {
+        return Err(format!(
+            "the operand type {} differs from the result type {}",
+            x.r#type(),
+            cx.result_type(0)?
+        ));
+    }
+    Ok(vec![x])
+}
+
+// aten.view/_unsafe_view/reshape(%x) {size} → coreai.reshape %x, <result shape : ui32>
+//
+// The result type holds the size with -1 resolved.
+fn view<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if cx.op().operand_count() > 1 {
+        return Err(
+            "a view to a symbolic size (dynamic shapes) is not lowered yet; export with static shapes"
+                .into(),
+        );
+    }
+    Ok(vec![reshape_to_result(cx, cx.operand(0)?)?])
+}
+
+// aten.permute(%x) {dims} → coreai.transpose %x, <dims : ui32>
+fn permute<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    let perm = int_list_attr(cx, "dims")?
+        .into_iter()
+        .map(|d| normalize_dim(d, rank))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(vec![transpose(cx, cx.operand(0)?, &perm)?])
+}
+
+// aten.transpose.int(%x) {dim0, dim1} → coreai.transpose %x, <swap : ui32>
+fn transpose_int<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    if rank < 2 {
+        return identity(cx);
+    }
+    let a = normalize_dim(int_attr(cx, "dim0")?, rank)?;
+    let b = normalize_dim(int_attr(cx, "dim1")?, rank)?;
+    let mut perm: Vec<usize> = (0..rank).collect();
+    perm.swap(a, b);
+    Ok(vec![transpose(cx, cx.operand(0)?, &perm)?])
+}
+
+// aten.t(%x) → coreai.transpose %x, [1, 0]   (rank < 2: %x)
+fn t<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if cx.operand_tensor(0)?.rank() < 2 {
+        return identity(cx);
+    }
+    Ok(vec![transpose(cx, cx.operand(0)?, &[1, 0])?])
+}
+
+// aten.unsqueeze(%x) {dim} → coreai.reshape %x, <result shape>      (static)
+//                          → coreai.expand_dims %x, <[dim] : si32>  (dynamic)
+fn unsqueeze<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    if !dims(cx.result_tensor(0)?).contains(&DYNAMIC) {
+        return Ok(vec![reshape_to_result(cx, x)?]);
+    }
+    let rank = cx.operand_tensor(0)?.rank() + 1;
+    let dim = normalize_dim(int_attr(cx, "dim")?, rank)? as i64;
+    let a = axes(cx, &[dim])?;
+    Ok(vec![cx.build_value("coreai.expand_dims", &[x, a], cx.result_type(0)?, &[])?])
+}
+
+// aten.squeeze.{default,dim,dims}(%x) → coreai.reshape %x, <result shape>  (static)
+//                                     → coreai.shrink_dims %x, <unit dims : si32> (dynamic)
+//
+// Only dims of static size 1 are removed, as in PyTorch.
+fn squeeze<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    if !dims(cx.result_tensor(0)?).contains(&DYNAMIC) {
+        return Ok(vec![reshape_to_result(cx, x)?]);
+    }
+    let d = dims(cx.operand_tensor(0)?);
+    let listed: Vec<usize> = match cx.op().attribute("dim") {
+        Err(_) => (0..d.len()).collect(),
+        Ok(_) => match int_list_attr(cx, "dim") {
+            Ok(list) => list
+                .into_iter()
+                .map(|v| normalize_dim(v, d.len()))
+                .collect::<Result<_, _>>()?,
+            Err(_) => vec![normalize_dim(int_attr(cx, "dim")?, d.len())?],
+        },
+    };
+    let unit: Vec<i64> = listed
+        .into_iter()
+        .filter(|&i| d[i] == 1)
+        .map(|i| i as i64)
+        .collect();
+    if unit.is_empty() {
+        return identity(cx);
+    }
+    let a = axes(cx, &unit)?;
+    Ok(vec![cx.build_value("coreai.shrink_dims", &[x, a], cx.result_type(0)?, &[])?])
+}
+
+// aten.expand(%x) {size} → coreai.broadcast_in_dims (reshape %x to the result rank),
+//                          <sizes : ui32>, <broadcast axes : si32>
+fn expand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let mut x = cx.operand(0)?;
+    let in_dims = static_dims(cx, 0)?;
+    let out = result_dims(cx, 0)?;
+    if out.len() < in_dims.len() {
+        return Err("expand cannot lower the rank".into());
+    }
+    let mut padded = vec![1; out.len() - in_dims.len()];
+    padded.extend(&in_dims);
+    if padded.len() != in_dims.len() {
+        x = reshape(cx, x, &padded)?;
+    }
+    let (mut ax, mut sizes) = (Vec::new(), Vec::new());
+    for (i, (&from, &to)) in padded.iter().zip(&out).enumerate() {
+        if from != to {
+            if from != 1 {
+                return Err(format!("cannot expand size {from} to {to} in dim {i}"));
+            }
+            ax.push(i as i64);
+            sizes.push(to);
+        }
+    }
+    if ax.is_empty() {
+        return Ok(vec![x]);
+    }
+    let (s, a) = (shape(cx, &sizes)?, axes(cx, &ax)?);
+    Ok(vec![cx.build_value("coreai.broadcast_in_dims", &[x, s, a], cx.result_type(0)?, &[])?])
+}
+
+// aten.copy(%self, %src) → coreai.broadcast_to (coreai.cast %src), <self shape : ui32>
+//
+// The result has self's shape and dtype and src's values.
+fn copy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let src = cast_to(cx, cx.operand(1)?, cx.result_tensor(0)?.element())?;
+    if src.r#type() == cx.result_type(0)? {
+        return Ok(vec![src]);
+    }
+    let out = result_dims(cx, 0)?;
+    let s = shape(cx, &out)?;
+    Ok(vec![cx.build_value("coreai.broadcast_to", &[src, s], cx.result_type(0)?, &[])?])
+}
+
+// aten.slice.Tensor(%x) {dim, start, end, step}
+//   → coreai.slice %x, <starts>, <ends>, <steps>  (si32; 0 / 2^31-1 / 1 on other dims)
+fn slice_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    let range = slice_range(cx)?;
+    let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let bounds = one_dim_bounds(rank, dim, range);
+    Ok(vec![slice(cx, cx.operand(0)?, &bounds, cx.result_type(0)?)?])
+}
+
+/// `(start, end, step)` of slice.Tensor / slice_scatter, as coreai bounds.
+fn slice_range(cx: &LoweringCx<'_, '_>) -> Result<(i64, i64, i64), Decline> {
+    let start = opt_int_attr(cx, "start")?.unwrap_or(0);
+    let end = opt_int_attr(cx, "end")?.unwrap_or(i64::MAX);
+    let step = int_attr(cx, "step")?;
+    if step <= 0 {
+        return Err(format!("slice step must be positive, got {step}"));
+    }
+    Ok((clamp_bound(start), clamp_bound(end), step.min(TO_END)))
+}
+
+/// `[index, index + 1)` along a dim, for select: -1 is "to the end", other
+/// negative indices wrap like their end bound.
+fn select_range(index: i64) -> (i64, i64, i64) {
+    let end = if index == -1 { TO_END } else { index + 1 };
+    (clamp_bound(index), clamp_bound(end), 1)
+}
+
+// aten.select.int(%x) {dim, index} → coreai.slice (index : index+1 on dim), then
+//   coreai.reshape to the result (static) / coreai.shrink_dims <[dim]> (dynamic)
+fn select_int<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let in_ty = cx.operand_tensor(0)?;
+    let rank = in_ty.rank();
+    let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let index = int_attr(cx, "index")?;
+    let mut kept = dims(in_ty);
+    if kept[dim] != DYNAMIC && (index >= kept[dim] || index < -kept[dim]) {
+        return Err(format!(
+            "index {index} is out of range for dim {dim} of size {}",
+            kept[dim]
+        ));
+    }
+    kept[dim] = 1;
+    let bounds = one_dim_bounds(rank, dim, select_range(index));
+    let sliced = slice(cx, cx.operand(0)?, &bounds, tensor_type(&kept, in_ty.element()))?;
+    if !dims(cx.result_tensor(0)?).contains(&DYNAMIC) {
+        return Ok(vec![reshape_to_result(cx, sliced)?]);
+    }
+    let a = axes(cx, &[dim as i64])?;
+    Ok(vec![cx.build_value("coreai.shrink_dims", &[sliced, a], cx.result_type(0)?, &[])?])
+}
+
+// aten.slice_scatter(%x, %src) {dim, start, end, step}
+//   → coreai.slice_update %x with %src at (<starts>, <ends>, <steps>)
+fn slice_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let bounds = one_dim_bounds(rank, dim, slice_range(cx)?);
+    let src = cast_to(cx, cx.operand(1)?, cx.result_tensor(0)?.element())?;
+    Ok(vec![slice_update(cx, cx.operand(0)?, src, &bounds)?])
+}
+
+// aten.select_scatter(%x, %src) {dim, index}
+//   → coreai.slice_update %x with (coreai.reshape %src, <unit dim at dim>) at (index : index+1)
+fn select_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let mut d = static_dims(cx, 0)?;
+    let dim = normalize_dim(int_attr(cx, "dim")?, d.len())?;
+    let index = int_attr(cx, "index")?;
+    d[dim] = 1;
+    let src = cast_to(cx, cx.operand(1)?, cx.result_tensor(0)?.element())?;
+    let src = reshape(cx, src, &d)?;
+    let bounds = one_dim_bounds(d.len(), dim, select_range(index));
+    Ok(vec![slice_update(cx, cx.operand(0)?, src, &bounds)?])
+}
+
+/// `coreai.slice_update %x with %update at (starts, ends, steps)`.
+fn slice_update<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    update: Value<'c, 'a>,
+    bounds: &[(i64, i64, i64)],
+) -> Result<Value<'c, 'a>, Decline> {
+    let starts: Vec<i64> = bounds.iter().map(|b| b.0).collect();
+    let ends: Vec<i64> = bounds.iter().map(|b| b.1).collect();
+    let steps: Vec<i64> = bounds.iter().map(|b| b.2).collect();
+    let (s, e, st) = (axes(cx, &starts)?, axes(cx, &ends)?, axes(cx, &steps)?);
+    cx.build_value("coreai.slice_update", &[x, s, e, st, update], cx.result_type(0)?, &[])
+}
+
+// aten.cat(%a, %b, ...) {dim} → coreai.concat <dim : si32>, %a, %b, ...
+//
+// Inputs are cast to the result dtype (cat promotes); empty inputs (PyTorch
+// still accepts 1-D empty tensors of any other rank) are left out.
+fn cat<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let result = cx.result_tensor(0)?;
+    let rank = result.rank();
+    let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let mut inputs = Vec::new();
+    for i in 0..cx.op().operand_count() {
+        let d = dims(cx.operand_tensor(i)?);
+        if d.contains(&0) {
+            continue;
+        }
+        inputs.push(cast_to(cx, cx.operand(i)?, result.element())?);
+    }
+    concat(cx, dim, inputs)
+}
+
+/// `coreai.concat <dim : si32>, inputs` to the result type (one input: itself).
+fn concat<'c, 'a>(cx: &LoweringCx<'c, 'a>, dim: usize, inputs: Vec<Value<'c, 'a>>) -> Lowered<'c, 'a> {
+    match inputs.len() {
+        0 => Err("every input of the concatenation is empty".into()),
+        1 if inputs[0].r#type() == cx.result_type(0)? => Ok(inputs),
+        _ => {
+            let mut operands = vec![int_scalar(cx, dim as i64, "si32")?];
+            operands.extend(inputs);
+            Ok(vec![cx.build_value("coreai.concat", &operands, cx.result_type(0)?, &[])?])
+        }
+    }
+}
+
+// aten.stack(%a, %b, ...) {dim} → coreai.concat <dim>, (coreai.reshape %a, <unit dim at dim>), ...
+fn stack<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let result = cx.result_tensor(0)?;
+    let dim = normalize_dim(int_attr(cx, "dim")?, result.rank())?;
+    let mut inputs = Vec::new();
+    for i in 0..cx.op().operand_count() {
+        let mut d = static_dims(cx, i)?;
+        d.insert(dim, 1);
+        let x = cast_to(cx, cx.operand(i)?, result.element())?;
+        inputs.push(reshape(cx, x, &d)?);
+    }
+    concat(cx, dim, inputs)
+}
+
+/// `coreai.split %x, <sizes : ui32>, <dim : si32>` into the op's results.
+fn split<'c, 'a>(cx: &LoweringCx<'c, 'a>, sizes: &[i64], dim: usize) -> Lowered<'c, 'a> {
+    let results: Vec<Type<'c>> = (0..cx.op().result_count())
+        .map(|i| cx.result_type(i))
+        .collect::<Result<_, _>>()?;
+    if results.len() != sizes.len() {
+        return Err(format!(
+            "{} split sizes for {} results",
+            sizes.len(),
+            results.len()
+        ));
+    }
+    let (s, d) = (shape(cx, sizes)?, int_scalar(cx, dim as i64, "si32")?);
+    let op = cx.build("coreai.split", &[cx.operand(0)?, s, d], &results, &[])?;
+    (0..results.len())
+        .map(|i| {
+            op.result(i)
+                .map(Into::into)
+                .map_err(|_| "coreai.split has too few results".to_string())
+        })
+        .collect()
+}
+
+// aten.split_with_sizes(%x) {split_sizes, dim} → coreai.split %x, <sizes : ui32>, <dim : si32>
+fn split_with_sizes<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let dim = normalize_dim(int_attr(cx, "dim")?, cx.operand_tensor(0)?.rank())?;
+    split(cx, &int_list_attr(cx, "split_sizes")?, dim)
+}
+
+// aten.split.Tensor(%x) {split_size, dim} → coreai.split %x, <[k, k, ..., rest] : ui32>, <dim>
+fn split_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let d = static_dims(cx, 0)?;
+    let dim = normalize_dim(int_attr(cx, "dim")?, d.len())?;
+    let k = int_attr(cx, "split_size")?;
+    if k <= 0 {
+        return Err(format!("split size must be positive, got {k}"));
+    }
+    let n = d[dim];
+    let sizes: Vec<i64> = (0..n.div_euclid(k) + i64::from(n % k != 0))
+        .map(|i| k.min(n - i * k))
+        .collect();
+    let sizes = if sizes.is_empty() { vec![0] } else { sizes };
+    split(cx, &sizes, dim)
+}
+
+// aten.unbind.int(%x) {dim} → coreai.split %x, <[1, ..., 1]>, <dim>, each coreai.reshape'd
+fn unbind<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let d = static_dims(cx, 0)?;
+    let dim = normalize_dim(int_attr(cx, "dim")?, d.len())?;
+    let mut piece = d.clone();
+    piece[dim] = 1;
+    let ty = tensor_type(&piece, cx.operand_tensor(0)?.element());
+    let n = d[dim] as usize;
+    if n != cx.op().result_count() {
+        return Err(format!("{n} slices for {} results", cx.op().result_count()));
+    }
+    let (s, a) = (shape(cx, &vec![1; n])?, int_scalar(cx, dim as i64, "si32")?);
+    let op = cx.build("coreai.split", &[cx.operand(0)?, s, a], &vec![ty; n], &[])?;
+    (0..n)
+        .map(|i| {
+            let part: Value = op.result(i).map_err(|_| "missing split result")?.into();
+            let out = dims(cx.result_tensor(i)?);
+            let sh = shape(cx, &out)?;
+            cx.build_value("coreai.reshape", &[part, sh], cx.result_type(i)?, &[])
+        })
+        .collect()
+}
+
+// aten.flip(%x) {dims} → coreai.reverse %x, <dims : si32>
+fn flip<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    let ds: Vec<i64> = int_list_attr(cx, "dims")?
+        .into_iter()
+        .map(|d| normalize_dim(d, rank).map(|d| d as i64))
+        .collect::<Result<_, _>>()?;
+    if ds.is_empty() {
+        return identity(cx);
+    }
+    let a = axes(cx, &ds)?;
+    Ok(vec![cx.build_value("coreai.reverse", &[cx.operand(0)?, a], cx.result_type(0)?, &[])?])
+}
+
+// aten.roll(%x) {shifts, dims} → per dim: coreai.concat (slice [n-s:]), (slice [:n-s])
+//   (no dims: the same on the flattened tensor, reshaped back)
+fn roll<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let d = static_dims(cx, 0)?;
+    let shifts = int_list_attr(cx, "shifts")?;
+    let ds = int_list_attr(cx, "dims")?;
+    let mut x = cx.operand(0)?;
+    if ds.is_empty() {
+        let [s] = shifts[..] else {
+            return Err("roll without dims takes exactly one shift".into());
+        };
+        let flat = reshape(cx, x, &[d.iter().product()])?;
+        let rolled = roll_dim(cx, flat, s, 0)?;
+        return Ok(vec![reshape_to_result(cx, rolled)?]);
+    }
+    if shifts.len() != ds.len() {
+        return Err(format!("{} shifts for {} dims", shifts.len(), ds.len()));
+    }
+    for (&s, &dim) in shifts.iter().zip(&ds) {
+        x = roll_dim(cx, x, s, normalize_dim(dim, d.len())?)?;
+    }
+    Ok(vec![x])
+}
+
+/// `x` rolled by `shift` along `dim` (static size).
+fn roll_dim<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    shift: i64,
+    dim: usize,
+) -> Result<Value<'c, 'a>, Decline> {
+    let ty = RankedTensorType::try_from(x.r#type()).map_err(|_| "not a ranked tensor")?;
+    let d = dims(ty);
+    let n = d[dim];
+    let s = if n == 0 { 0 } else { shift.rem_euclid(n) };
+    if s == 0 {
+        return Ok(x);
+    }
+    let part = |from: i64, to: i64| {
+        let mut pd = d.clone();
+        pd[dim] = to - from;
+        let b = one_dim_bounds(d.len(), dim, (from, to, 1));
+        slice(cx, x, &b, tensor_type(&pd, ty.element()))
+    };
+    let (tail, head) = (part(n - s, n)?, part(0, n - s)?);
+    let dimv = int_scalar(cx, dim as i64, "si32")?;
+    cx.build_value("coreai.concat", &[dimv, tail, head], x.r#type(), &[])
+}
+
+// aten.repeat(%x) {repeats} → coreai.tile (coreai.reshape %x to the repeat rank), <repeats : ui32>
+fn repeat<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    tile_to(cx, int_list_attr(cx, "repeats")?)
+}
+
+// aten.tile(%x) {dims} → aten.repeat with dims padded with leading 1s to the rank
+fn tile<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    let mut reps = int_list_attr(cx, "dims")?;
+    if reps.len() < rank {
+        let mut padded = vec![1; rank - reps.len()];
+        padded.extend(reps);
+        reps = padded;
+    }
+    tile_to(cx, reps)
+}
+
+/// `coreai.tile` of operand 0 by `reps` (at least its rank; extra leading
+/// dims are added as unit dims first).
+fn tile_to<'c, 'a>(cx: &LoweringCx<'c, 'a>, reps: Vec<i64>) -> Lowered<'c, 'a> {
+    let d = static_dims(cx, 0)?;
+    if reps.len() < d.len() {
+        return Err(format!("{} repeats for a rank-{} tensor", reps.len(), d.len()));
+    }
+    let mut x = cx.operand(0)?;
+    if reps.len() > d.len() {
+        let mut padded = vec![1; reps.len() - d.len()];
+        padded.extend(&d);
+        x = reshape(cx, x, &padded)?;
+    }
+    let r = shape(cx, &reps)?;
+    Ok(vec![cx.build_value("coreai.tile", &[x, r], cx.result_type(0)?, &[])?])
+}
+
+// aten.pixel_shuffle(%x) {upscale_factor = r}: [*, C·r², H, W] → [*, C, H·r, W·r]
+//   → coreai.reshape [*, C, r, r, H, W], coreai.transpose [*, C, H, r, W, r], coreai.reshape
+fn pixel_shuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let r = int_attr(cx, "upscale_factor")?;
+    let d = static_dims(cx, 0)?;
+    let [.., c, h, w] = d[..] else {
+        return Err("pixel_shuffle needs a tensor of rank 3 or more".into());
+    };
+    if r <= 0 || c % (r * r) != 0 {
+        return Err(format!("{c} channels are not divisible by {r}²"));
+    }
+    let lead = d.len() - 3;
+    let mut split = d[..lead].to_vec();
+    split.extend([c / (r * r), r, r, h, w]);
+    let x = reshape(cx, cx.operand(0)?, &split)?;
+    let mut perm: Vec<usize> = (0..lead).collect();
+    perm.extend([lead, lead + 3, lead + 1, lead + 4, lead + 2]);
+    let x = transpose(cx, x, &perm)?;
+    Ok(vec![reshape_to_result(cx, x)?])
+}
+
+// aten.pixel_unshuffle(%x) {downscale_factor = r}: [*, C, H·r, W·r] → [*, C·r², H, W]
+//   → coreai.reshape [*, C, H, r, W, r], coreai.transpose [*, C, r, r, H, W], coreai.reshape
+fn pixel_unshuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let r = int_attr(cx, "downscale_factor")?;
+    let d = static_dims(cx, 0)?;
+    let [.., c, h, w] = d[..] else {
+        return Err("pixel_unshuffle needs a tensor of rank 3 or more".into());
+    };
+    if r <= 0 || h % r != 0 || w % r != 0 {
+        return Err(format!("the spatial size {h}x{w} is not divisible by {r}"));
+    }
+    let lead = d.len() - 3;
+    let mut split = d[..lead].to_vec();
+    split.extend([c, h / r, r, w / r, r]);
+    let x = reshape(cx, cx.operand(0)?, &split)?;
+    let mut perm: Vec<usize> = (0..lead).collect();
+    perm.extend([lead, lead + 2, lead + 4, lead + 1, lead + 3]);
+    let x = transpose(cx, x, &perm)?;
+    Ok(vec![reshape_to_result(cx, x)?])
+}
+
+/// PyTorch's pad list (pairs for the last dim first) as coreai's
+/// `(before, after)` per dim in dim order, for a rank-`rank` tensor.
+fn pads_in_dim_order(torch: &[i64], rank: usize) -> Result<Vec<i64>, Decline> {
+    if torch.len() % 2 != 0 || torch.len() / 2 > rank {
+        return Err(format!("{} pad values for a rank-{rank} tensor", torch.len()));
+    }
+    let mut pads = vec![0; 2 * rank];
+    for (i, pair) in torch.chunks(2).enumerate() {
+        let dim = rank - 1 - i;
+        pads[2 * dim] = pair[0];
+        pads[2 * dim + 1] = pair[1];
+    }
+    Ok(pads)
+}
+
+/// `coreai.pad %x, <pads : ui32>, %value mode = <mode>` to the result type.
+fn pad<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    pads: &[i64],
+    value: Scalar,
+    mode: &str,
+) -> Result<Value<'c, 'a>, Decline> {
+    let element = cx.result_tensor(0)?.element();
+    let v = splat(cx, value, tensor_type(&[], element))?;
+    let p = shape(cx, pads)?;
+    let m = cx.parse_attribute(&format!("#coreai.padding_mode<{mode}>"))?;
+    cx.build_value("coreai.pad", &[x, p, v], cx.result_type(0)?, &[("padding_mode", m)])
+}
+
+// aten.constant_pad_nd(%x) {pad, value} → coreai.pad %x, <pads : ui32>, <value> mode = <constant>
+//
+// Negative pads crop first, with a coreai.slice.
+fn constant_pad_nd<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let d = static_dims(cx, 0)?;
+    let pads = pads_in_dim_order(&int_list_attr(cx, "pad")?, d.len())?;
+    let mut x = cx.operand(0)?;
+    if pads.iter().any(|&p| p < 0) {
+        let bounds: Vec<(i64, i64, i64)> = (0..d.len())
+            .map(|i| ((-pads[2 * i]).max(0), d[i] + pads[2 * i + 1].min(0), 1))
+            .collect();
+        let cropped: Vec<i64> = bounds.iter().map(|b| (b.1 - b.0).max(0)).collect();
+        let ty = tensor_type(&cropped, cx.operand_tensor(0)?.element());
+        x = slice(cx, x, &bounds, ty)?;
+    }
+    if pads.iter().all(|&p| p <= 0) {
+        return Ok(vec![x]);
+    }
+    let positive: Vec<i64> = pads.iter().map(|&p| p.max(0)).collect();
+    Ok(vec![pad(cx, x, &positive, cx.scalar("value")?, "constant")?])
+}
+
+// aten.reflection_pad{1,2,3}d(%x) {padding} → coreai.pad %x, <pads>, 0 mode = <reflect>
+fn reflection_pad<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    mode_pad(cx, "reflect")
+}
+
+// aten.replication_pad{1,2,3}d(%x) {padding} → coreai.pad %x, <pads>, 0 mode = <replicate>
+fn replication_pad<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    mode_pad(cx, "replicate")
+}
+
+fn mode_pad<'c, 'a>(cx: &LoweringCx<'c, 'a>, mode: &str) -> Lowered<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    let pads = pads_in_dim_order(&int_list_attr(cx, "padding")?, rank)?;
+    if pads.iter().any(|&p| p < 0) {
+        return Err(format!("negative {mode} padding is not supported"));
+    }
+    Ok(vec![pad(cx, cx.operand(0)?, &pads, Scalar::Int(0), mode)?])
+}
+
+// aten.full/full_like() {fill_value} → coreai.constant dense<fill_value> : <result>
+fn full<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    Ok(vec![splat(cx, cx.scalar("fill_value")?, cx.result_type(0)?)?])
+}
+
+// aten.fill.Scalar(%x) {value} → coreai.constant dense<value> : <result>
+fn fill_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    Ok(vec![splat(cx, cx.scalar("value")?, cx.result_type(0)?)?])
+}
+
+// aten.scalar_tensor() {s} → coreai.constant dense<s> : tensor<dtype>
+fn scalar_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    Ok(vec![splat(cx, cx.scalar("s")?, cx.result_type(0)?)?])
+}
+
+// aten.zeros/zeros_like/empty.memory_format/empty_like() → coreai.constant dense<0> : <result>
+//
+// empty's contents are unspecified; zeros make the program deterministic.
+fn zeros_of_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    Ok(vec![splat(cx, Scalar::Int(0), cx.result_type(0)?)?])
+}
+
+// aten.ones/ones_like() → coreai.constant dense<1> : <result>
+fn ones_of_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    Ok(vec![splat(cx, Scalar::Int(1), cx.result_type(0)?)?])
+}
+
+// aten.arange.start_step() {start, end, step} → coreai.constant dense<[start, start+step, ...]>
+//
+// The result length is static; each element is `start + i·step` computed in
+// f64 (integers exactly) and converted to the result dtype, as PyTorch does.
+fn arange_start_step<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let out = result_dims(cx, 0)?;
+    let element = cx.result_tensor(0)?.element();
+    let (start, step) = (cx.scalar("start")?, cx.scalar("step")?);
+    let literals: Vec<String> = (0..out[0])
+        .map(|i| {
+            let v = match (start, step) {
+                (Scalar::Int(a), Scalar::Int(s)) => Scalar::Int(a + i * s),
+                _ => Scalar::Float(as_f64(start) + i as f64 * as_f64(step)),
+            };
+            fill_literal(v, element)
+        })
+        .collect::<Result<_, _>>()?;
+    let ty = cx.result_type(0)?;
+    let attr = cx.parse_attribute(&format!("dense<[{}]> : {ty}", literals.join(", ")))?;
+    Ok(vec![cx.build_value("coreai.constant", &[], ty, &[("value", attr)])?])
+}
+
+fn as_f64(s: Scalar) -> f64 {
+    match s {
+        Scalar::Int(i) => i as f64,
+        Scalar::Float(f) => f,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pads_reverse_pytorch_pairs() {
+        assert_eq!(pads_in_dim_order(&[1, 2], 3).unwrap(), vec![0, 0, 0, 0, 1, 2]);
+        assert_eq!(pads_in_dim_order(&[1, 0, 0, 2], 4).unwrap(), vec![0, 0, 0, 0, 0, 2, 1, 0]);
+        assert!(pads_in_dim_order(&[1, 2, 3], 3).is_err());
+    }
+
+    #[test]
+    fn select_bounds_wrap_like_pytorch() {
+        assert_eq!(select_range(-1), (-1, TO_END, 1));
+        assert_eq!(select_range(-3), (-3, -2, 1));
+        assert_eq!(select_range(2), (2, 3, 1));
+        assert_eq!(clamp_bound(i64::MAX), TO_END);
+    }
+}

@@ -13,7 +13,7 @@ use crate::kernels::nn::{self, Pool2d};
 use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
 use crate::kernels::shape;
 use crate::map_tensor;
-use crate::tensor::Tensor;
+use crate::tensor::{DType, Tensor};
 use ndarray::{ArrayD, Axis, Dimension, IxDyn, Slice};
 
 fn bin(c: &Ctx, op: BinOp, broadcast: bool) -> KResult<Vec<Value>> {
@@ -545,6 +545,159 @@ fn constant(c: &Ctx) -> KResult<Vec<Value>> {
     }
 }
 
+/// `coreai.broadcast_in_dims %x, %sizes, %axes`: the size-1 dims `axes[i]`
+/// of `x` broadcast to `sizes[i]`.
+fn broadcast_in_dims(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let (sizes, axes) = (c.arg_i64s(1)?, c.arg_i64s(2)?);
+    if sizes.len() != axes.len() {
+        return kerr("broadcast_in_dims needs one size per axis");
+    }
+    let mut s = x.shape();
+    for (&a, &n) in axes.iter().zip(&sizes) {
+        let a = norm_axis(a, s.len())?;
+        if s[a] != 1 && s[a] as i64 != n {
+            return kerr(format!("cannot broadcast dim {a} of size {} to {n}", s[a]));
+        }
+        s[a] = n.max(0) as usize;
+    }
+    one(shape::expand(x, &s)?)
+}
+
+/// A value of `dt` rounded as the dtype stores it.
+fn round_to(v: f64, dt: DType) -> f64 {
+    Tensor::scalar_f64(v, dt).to_f64().iter().next().copied().unwrap_or(v)
+}
+
+/// The combiner of `coreai.scatter_along_axis`'s `scatter_mode` on floats
+/// and integers (`update` when absent).
+fn scatter_combine(mode: &str) -> KResult<fn(f64, f64) -> f64> {
+    Ok(match mode {
+        "update" => |_, u| u,
+        "add" => |a, u| a + u,
+        "sub" => |a, u| a - u,
+        "mul" => |a, u| a * u,
+        "div" => |a, u| a / u,
+        "max" => |a: f64, u: f64| if a.is_nan() || u.is_nan() { f64::NAN } else { a.max(u) },
+        "min" => |a: f64, u: f64| if a.is_nan() || u.is_nan() { f64::NAN } else { a.min(u) },
+        other => return kerr(format!("scatter mode {other} is not supported")),
+    })
+}
+
+/// `coreai.scatter_along_axis %x, %idx, %updates, %axis`: for each position
+/// p of idx, `out[p with p[axis] = idx[p]] = combine(out[..], updates[p])`,
+/// negative indices wrapped once; results round to the dtype after every
+/// combine.
+fn scatter_along_axis(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let dt = x.dtype();
+    let ax = norm_axis(c.arg_i64(3)?, x.ndim())?;
+    let mode = c.attr("scatter_mode").map(|a| a.to_text()).unwrap_or_default();
+    let mode = ["update", "add", "sub", "mul", "div", "max", "min"]
+        .into_iter()
+        .find(|m| mode.contains(m))
+        .unwrap_or("update");
+    let combine = scatter_combine(mode)?;
+    let idx = c.arg(1)?.to_i128();
+    let upd = c.arg(2)?;
+    if idx.shape() != upd.shape().as_slice() || idx.ndim() != x.ndim() {
+        return kerr("scatter_along_axis indices and updates must have the input's rank and one shape");
+    }
+    let xs = x.shape();
+    let n = xs[ax] as i128;
+    let target = |pos: &[usize], i: i128| -> KResult<IxDyn> {
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n || pos.iter().zip(&xs).enumerate().any(|(d, (&p, &m))| d != ax && p >= m) {
+            return kerr(format!("scatter index {i} out of range for size {n}"));
+        }
+        let mut t = pos.to_vec();
+        t[ax] = j as usize;
+        Ok(IxDyn(&t))
+    };
+    if dt.is_float() {
+        let (mut a, u) = (x.to_f64(), upd.to_f64());
+        for (pos, &i) in idx.indexed_iter() {
+            let t = target(pos.slice(), i)?;
+            a[&t] = round_to(combine(a[&t], u[&pos]), dt);
+        }
+        return one(Tensor::from_f64(a, dt));
+    }
+    if dt.is_int() {
+        let (mut a, u) = (x.to_i128(), upd.to_i128());
+        for (pos, &i) in idx.indexed_iter() {
+            let t = target(pos.slice(), i)?;
+            let (old, new) = (a[&t], u[&pos]);
+            a[&t] = match mode {
+                "update" => new,
+                "add" => old + new,
+                "sub" => old - new,
+                "mul" => old.wrapping_mul(new),
+                "max" => old.max(new),
+                "min" => old.min(new),
+                _ => return kerr(format!("integer scatter mode {mode} is not supported")),
+            };
+            a[&t] = crate::tensor::wrap_int(a[&t], dt);
+        }
+        return one(Tensor::from_i128(a, dt));
+    }
+    kerr(format!("scatter_along_axis of {} is not supported", dt.name()))
+}
+
+/// `coreai.scatter_nd %x with %updates at %idx { yield %new }`: replaces
+/// the slices `x[idx[b, 0], ..., idx[b, k-1], ...]` by `updates[b, ...]`
+/// (the only region coreai-core 1.0.0b3 accepts), negative indices wrapped.
+fn scatter_nd(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let (idx, upd) = (c.arg(1)?, c.arg(2)?.cast(x.dtype()));
+    let (xs, is) = (x.shape(), idx.shape());
+    let k = *is.last().unwrap_or(&0);
+    if k == 0 || k > xs.len() {
+        return kerr("scatter_nd index depth must be between 1 and the input rank");
+    }
+    let batch: usize = is[..is.len() - 1].iter().product();
+    let inner: usize = xs[k..].iter().product();
+    let rows: usize = xs[..k].iter().product();
+    let iv = idx.to_i64_vec();
+    let mut order = Vec::with_capacity(batch);
+    for b in 0..batch {
+        let mut lin = 0i64;
+        for d in 0..k {
+            let n = xs[d] as i64;
+            let i = iv[b * k + d];
+            let i = if i < 0 { i + n } else { i };
+            if i < 0 || i >= n {
+                return kerr(format!("scatter_nd index {} out of range for size {n}", iv[b * k + d]));
+            }
+            lin = lin * n + i;
+        }
+        order.push(lin as usize);
+    }
+    let flat = x.reshape(&[rows, inner])?;
+    let u = upd.reshape(&[batch, inner])?;
+    fn go<T: Clone>(a: &ArrayD<T>, u: &ArrayD<T>, order: &[usize]) -> ArrayD<T> {
+        let mut a = a.clone();
+        for (b, &r) in order.iter().enumerate() {
+            a.index_axis_mut(Axis(0), r).assign(&u.index_axis(Axis(0), b));
+        }
+        a
+    }
+    let out = match (&flat, &u) {
+        (Tensor::F32(a), Tensor::F32(u)) => Tensor::F32(go(a, u, &order)),
+        (Tensor::F64(a), Tensor::F64(u)) => Tensor::F64(go(a, u, &order)),
+        (Tensor::F16(a), Tensor::F16(u)) => Tensor::F16(go(a, u, &order)),
+        (Tensor::Bool(a), Tensor::Bool(u)) => Tensor::Bool(go(a, u, &order)),
+        _ => {
+            let (a, u) = (flat.to_i128(), u.to_i128());
+            let dt = flat.dtype();
+            if !dt.is_int() {
+                return kerr(format!("scatter_nd of {} is not supported", dt.name()));
+            }
+            Tensor::from_i128(go(&a, &u, &order), dt)
+        }
+    };
+    one(out.reshape(&xs)?)
+}
+
 pub fn register(t: &mut Table) {
     t.insert("coreai.constant", constant);
     // The importer's tensor constants (weights, wrapped Python scalars).
@@ -680,6 +833,9 @@ pub fn register(t: &mut Table) {
     t.insert("coreai.tile", tile);
     t.insert("coreai.reverse", reverse);
     t.insert("coreai.pad", pad);
+    t.insert("coreai.broadcast_in_dims", broadcast_in_dims);
+    t.insert("coreai.scatter_along_axis", scatter_along_axis);
+    t.insert("coreai.scatter_nd", scatter_nd);
     t.insert("coreai.range", range);
     t.insert("coreai.get_shape", get_shape);
     t.insert("coreai.slice_update", slice_update);

@@ -1,3 +1,788 @@
 //! Pooling, normalization, attention and resampling → coreai.
+//!
+//! coreai-torch wraps norms, SDPA and avg-pool in private composite graphs;
+//! these lowerings emit the same ops inline (the composite boundary is the
+//! business of a later externalization pass) and fix what coreai-torch gets
+//! wrong: avg-pool honours `ceil_mode`, `count_include_pad` and
+//! `divisor_override`; the causal mask of SDPA is PyTorch's upper-left one
+//! with -inf (not -1e4); instance norm follows `use_input_stats`.
+//! Norms of f16/bf16 tensors compute in f32 and round the results once, as
+//! PyTorch's CPU kernels do. Shapes must be static.
 
-pub static LOWERINGS: super::Family = &[];
+use super::common::{
+    axes, bool_attr, cast_to, element_type, int_attr, int_list_attr, opt_int_attr, reshape,
+    segment_operand, shape, splat, static_dims, tensor_type,
+};
+use super::linalg::{
+    batch_matmul, broadcasting, float_scalar, pad_spatial, shape_of, transpose,
+};
+use crate::lowering::{Decline, LoweringCx, Scalar};
+use melior::ir::{
+    attribute::{ArrayAttribute, FloatAttribute, IntegerAttribute},
+    operation::OperationLike,
+    r#type::ShapedTypeLike,
+    Type, Value, ValueLike,
+};
+
+pub static LOWERINGS: super::Family = &[
+    ("_adaptive_avg_pool2d.default", adaptive_avg_pool2d),
+    ("_log_softmax.default", log_softmax),
+    ("_native_batch_norm_legit_no_training.default", batch_norm_no_training),
+    ("_softmax.default", softmax),
+    ("adaptive_avg_pool2d.default", adaptive_avg_pool2d),
+    ("adaptive_max_pool2d.default", adaptive_max_pool2d),
+    ("avg_pool2d.default", avg_pool),
+    ("avg_pool3d.default", avg_pool),
+    ("instance_norm.default", instance_norm),
+    ("max_pool2d.default", max_pool2d),
+    ("max_pool2d_with_indices.default", max_pool2d),
+    ("native_group_norm.default", group_norm),
+    ("native_layer_norm.default", layer_norm),
+    ("scaled_dot_product_attention.default", sdpa),
+    ("upsample_bilinear2d.vec", upsample_bilinear2d),
+    ("upsample_nearest2d.vec", upsample_nearest2d),
+];
+
+type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
+
+// ---------------------------------------------------------------- helpers
+
+/// A unary coreai op whose result has the operand's type (`coreai.exp`).
+fn unary<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, x: Value<'c, '_>) -> Result<Value<'c, 'a>, Decline> {
+    cx.build_value(&format!("coreai.{op}"), &[x], x.r#type(), &[])
+}
+
+/// A keep-dims reduction `coreai.<op> %x, axes` (`reduce_mean`, `reduce_max`).
+fn reduce<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    x: Value<'c, '_>,
+    over: &[usize],
+) -> Result<Value<'c, 'a>, Decline> {
+    let mut to = shape_of(x)?;
+    for &a in over {
+        to[a] = 1;
+    }
+    let list: Vec<i64> = over.iter().map(|&a| a as i64).collect();
+    let ty = tensor_type(&to, element_type(x)?);
+    cx.build_value(&format!("coreai.{op}"), &[x, axes(cx, &list)?], ty, &[])
+}
+
+/// A float constant of `element` and shape `to` holding `values` (row-major,
+/// rounded to nearest); one value is a splat.
+fn float_constant<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    to: &[i64],
+    values: &[f64],
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let uniform = values.windows(2).all(|w| w[0] == w[1] || (w[0].is_nan() && w[1].is_nan()));
+    if uniform && !values.is_empty() {
+        return splat(cx, Scalar::Float(values[0]), tensor_type(to, element));
+    }
+    let literals: Result<Vec<String>, Decline> = values
+        .iter()
+        .map(|&v| super::common::fill_literal(Scalar::Float(v), element))
+        .collect();
+    let flat = tensor_type(&[values.len() as i64], element);
+    let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", literals?.join(", ")))?;
+    let c = cx.build_value("coreai.constant", &[], flat, &[("value", attr)])?;
+    if to.len() == 1 {
+        Ok(c)
+    } else {
+        reshape(cx, c, to)
+    }
+}
+
+/// The element type norms compute in: f32 for f16/bf16 (PyTorch's CPU
+/// kernels accumulate in float), the element type itself otherwise.
+fn compute_type<'c>(cx: &LoweringCx<'c, '_>, element: Type<'c>) -> Result<Type<'c>, Decline> {
+    match element.to_string().as_str() {
+        "f16" | "bf16" => cx.parse_type("f32"),
+        "f32" | "f64" => Ok(element),
+        other => Err(format!("normalization of {other} tensors is not defined")),
+    }
+}
+
+/// A float attribute (`eps`) as f64.
+fn float_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<f64, Decline> {
+    let attr = cx.attribute(name)?;
+    if let Ok(f) = FloatAttribute::try_from(attr) {
+        return Ok(f.value());
+    }
+    IntegerAttribute::try_from(attr)
+        .map(|i| i.value() as f64)
+        .map_err(|_| format!("attribute '{name}' is not a number: {attr}"))
+}
+
+/// An optional float attribute (`scale`), `None` when absent.
+fn opt_float_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Option<f64>, Decline> {
+    match cx.op().attribute(name) {
+        Err(_) => Ok(None),
+        Ok(_) => float_attr(cx, name).map(Some),
+    }
+}
+
+/// An optional list-of-numbers attribute (`scale_factors`).
+fn opt_float_list(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Option<Vec<f64>>, Decline> {
+    let Ok(attr) = cx.op().attribute(name) else {
+        return Ok(None);
+    };
+    let array = ArrayAttribute::try_from(attr)
+        .map_err(|_| format!("attribute '{name}' is not a list: {attr}"))?;
+    (0..array.len())
+        .map(|i| {
+            let e = array.element(i).map_err(|e| e.to_string())?;
+            FloatAttribute::try_from(e)
+                .map(|f| f.value())
+                .or_else(|_| IntegerAttribute::try_from(e).map(|n| n.value() as f64))
+                .map_err(|_| format!("attribute '{name}' is not a list of numbers: {attr}"))
+        })
+        .collect::<Result<Vec<f64>, Decline>>()
+        .map(Some)
+}
+
+/// An optional integer-list attribute (`output_size`).
+fn opt_int_list(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Option<Vec<i64>>, Decline> {
+    match cx.op().attribute(name) {
+        Err(_) => Ok(None),
+        Ok(_) => int_list_attr(cx, name).map(Some),
+    }
+}
+
+/// The static dims of result `index`.
+fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
+    let d = super::common::dims(cx.result_tensor(index)?);
+    if d.contains(&super::common::DYNAMIC) {
+        return Err(format!("result #{index} has a dynamic shape"));
+    }
+    Ok(d)
+}
+
+/// Whether result `index` of the op being lowered has uses.
+fn result_used(cx: &LoweringCx<'_, '_>, index: usize) -> Result<bool, Decline> {
+    let r = cx.op().result(index).map_err(|_| format!("expected a result #{index}"))?;
+    Ok(unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(r.to_raw())) })
+}
+
+/// A placeholder for an unused secondary result (pooling indices): a zero
+/// constant of its type, which nothing reads.
+fn unused_result<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize, what: &str) -> Result<Value<'c, 'a>, Decline> {
+    if result_used(cx, index)? {
+        return Err(format!(
+            "the {what} result is used; only the values are lowered (use the op without indices, or keep the indices unused)"
+        ));
+    }
+    splat(cx, Scalar::Int(0), cx.result_type(index)?)
+}
+
+// ---------------------------------------------------------------- softmax
+
+fn softmax_axis(cx: &LoweringCx<'_, '_>) -> Result<usize, Decline> {
+    if bool_attr(cx, "half_to_float")? {
+        return Err("half_to_float = true (a CUDA-only fused upcast) is not supported".into());
+    }
+    let rank = cx.operand_tensor(0)?.rank();
+    super::common::normalize_dim(int_attr(cx, "dim")?, rank)
+}
+
+// aten._softmax.default(%x) {dim} → coreai.softmax %x, dim
+pub fn softmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let axis = softmax_axis(cx)?;
+    let x = cx.operand(0)?;
+    let dim = super::common::int_scalar(cx, axis as i64, "si32")?;
+    Ok(vec![cx.build_value("coreai.softmax", &[x, dim], cx.result_type(0)?, &[])?])
+}
+
+// aten._log_softmax.default(%x) {dim}
+//   → d = x - reduce_max(x, dim); d - log(reduce_sum(exp(d), dim))
+pub fn log_softmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let axis = softmax_axis(cx)?;
+    let x = cx.operand(0)?;
+    let max = reduce(cx, "reduce_max", x, &[axis])?;
+    let shifted = broadcasting(cx, "sub", x, max)?;
+    let e = unary(cx, "exp", shifted)?;
+    let sum = reduce(cx, "reduce_sum", e, &[axis])?;
+    let log = unary(cx, "log", sum)?;
+    Ok(vec![broadcasting(cx, "sub", shifted, log)?])
+}
+
+// ---------------------------------------------------------------- norms
+
+/// `(x - mean) * rstd * weight + bias` in the compute type, the per-channel
+/// parameters reshaped to `param_shape` (`None`: weight 1 / bias 0).
+fn affine<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    normalized: Value<'c, 'a>,
+    weight: Option<Value<'c, 'a>>,
+    bias: Option<Value<'c, 'a>>,
+    param_shape: &[i64],
+) -> Result<Value<'c, 'a>, Decline> {
+    let compute = element_type(normalized)?;
+    let mut y = normalized;
+    if let Some(w) = weight {
+        let w = reshape(cx, cast_to(cx, w, compute)?, param_shape)?;
+        y = broadcasting(cx, "mul", y, w)?;
+    }
+    if let Some(b) = bias {
+        let b = reshape(cx, cast_to(cx, b, compute)?, param_shape)?;
+        y = broadcasting(cx, "add", y, b)?;
+    }
+    Ok(y)
+}
+
+/// `(x - mean(x)) * rsqrt(var(x) + eps)` over `over`, with the mean and the
+/// rstd (keep-dims), in `x`'s type.
+fn standardize<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    over: &[usize],
+    eps: f64,
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>), Decline> {
+    let mean = reduce(cx, "reduce_mean", x, over)?;
+    let centered = broadcasting(cx, "sub", x, mean)?;
+    let squares = broadcasting(cx, "mul", centered, centered)?;
+    let var = reduce(cx, "reduce_mean", squares, over)?;
+    let eps = float_scalar(cx, eps, element_type(x)?)?;
+    let rstd = unary(cx, "rsqrt", broadcasting(cx, "add", var, eps)?)?;
+    Ok((broadcasting(cx, "mul", centered, rstd)?, mean, rstd))
+}
+
+/// `[1, C, 1, ...]` for a rank-`rank` input with `c` channels.
+fn channel_shape(c: i64, rank: usize) -> Vec<i64> {
+    let mut s = vec![1; rank];
+    s[1] = c;
+    s
+}
+
+// aten._native_batch_norm_legit_no_training.default(%x, %w?, %b?, %mean, %var) {eps}
+//   → (x - mean) / sqrt(var + eps) * w + b (params reshaped to [1, C, 1, ...]),
+//     and two empty tensors
+pub fn batch_norm_no_training<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let d = static_dims(cx, 0)?;
+    if !(2..=5).contains(&d.len()) {
+        return Err(format!("batch norm takes a rank 2 to 5 input, got rank {}", d.len()));
+    }
+    let element = element_type(x)?;
+    let compute = compute_type(cx, element)?;
+    let param = channel_shape(d[1], d.len());
+    let stat = |group: usize| -> Result<Value<'c, 'a>, Decline> {
+        let v = segment_operand(cx, group)?.ok_or("missing running statistics")?;
+        reshape(cx, cast_to(cx, v, compute)?, &param)
+    };
+    let (mean, var) = (stat(3)?, stat(4)?);
+    let eps = float_scalar(cx, float_attr(cx, "eps")?, compute)?;
+    let std = unary(cx, "sqrt", broadcasting(cx, "add", var, eps)?)?;
+    let xc = cast_to(cx, x, compute)?;
+    let normalized = broadcasting(cx, "divide", broadcasting(cx, "sub", xc, mean)?, std)?;
+    let y = affine(cx, normalized, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &param)?;
+    let y = cast_to(cx, y, element)?;
+    let empty = |i: usize| splat(cx, Scalar::Float(0.0), cx.result_type(i)?);
+    Ok(vec![y, empty(1)?, empty(2)?])
+}
+
+// aten.native_layer_norm.default(%x, %w?, %b?) {normalized_shape, eps}
+//   → reduce_mean over the trailing dims, (x - mean) * rsqrt(var + eps) * w + b;
+//     mean and rstd (keep-dims) are the second and third results
+pub fn layer_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let d = static_dims(cx, 0)?;
+    let normalized = int_list_attr(cx, "normalized_shape")?;
+    let k = normalized.len();
+    if k == 0 || k > d.len() || d[d.len() - k..] != normalized[..] {
+        return Err(format!("normalized_shape {normalized:?} is not the trailing shape of {d:?}"));
+    }
+    let element = element_type(x)?;
+    let compute = compute_type(cx, element)?;
+    let over: Vec<usize> = (d.len() - k..d.len()).collect();
+    let xc = cast_to(cx, x, compute)?;
+    let (y, mean, rstd) = standardize(cx, xc, &over, float_attr(cx, "eps")?)?;
+    let y = affine(cx, y, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &normalized)?;
+    Ok(vec![
+        cast_to(cx, y, element)?,
+        cast_to(cx, mean, element_type(cx.op().result(1).map_err(|e| e.to_string())?.into())?)?,
+        cast_to(cx, rstd, element_type(cx.op().result(2).map_err(|e| e.to_string())?.into())?)?,
+    ])
+}
+
+// aten.native_group_norm.default(%x, %w?, %b?) {N, C, HxW, group, eps}
+//   → reshape [N, G, C/G·HxW], standardize over the last axis, reshape back,
+//     * w + b ([1, C, 1, ...]); mean and rstd reshaped to [N, G]
+pub fn group_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let d = static_dims(cx, 0)?;
+    let (n, c, g) = (int_attr(cx, "N")?, int_attr(cx, "C")?, int_attr(cx, "group")?);
+    let total: i64 = d.iter().product();
+    if d.len() < 2 || d[0] != n || d[1] != c || g <= 0 || c % g != 0 || n * c == 0 {
+        return Err(format!("group norm of {d:?} with N={n}, C={c}, group={g} is malformed"));
+    }
+    let element = element_type(x)?;
+    let compute = compute_type(cx, element)?;
+    let grouped = reshape(cx, cast_to(cx, x, compute)?, &[n, g, total / (n * g)])?;
+    let (y, mean, rstd) = standardize(cx, grouped, &[2], float_attr(cx, "eps")?)?;
+    let y = reshape(cx, y, &d)?;
+    let y = affine(cx, y, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &channel_shape(c, d.len()))?;
+    let stat = |v: Value<'c, 'a>, i: usize| -> Result<Value<'c, 'a>, Decline> {
+        let v = reshape(cx, v, &[n, g])?;
+        cast_to(cx, v, cx.result_tensor(i)?.element())
+    };
+    Ok(vec![cast_to(cx, y, element)?, stat(mean, 1)?, stat(rstd, 2)?])
+}
+
+// aten.instance_norm.default(%x, %w?, %b?, %rm?, %rv?) {use_input_stats = true, eps}
+//   → standardize each (n, c) over the spatial dims, * w + b
+// aten.instance_norm.default(...) {use_input_stats = false, eps}
+//   → (x - rm) * rsqrt(rv + eps) * w + b, the running statistics per channel
+//
+// With use_input_stats = true PyTorch also updates the running statistics in
+// place; the op has no result for them, so the output is all there is.
+pub fn instance_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let d = static_dims(cx, 0)?;
+    if d.len() < 3 {
+        return Err(format!("instance norm takes a rank ≥ 3 input (N, C, ...), got {d:?}"));
+    }
+    let element = element_type(x)?;
+    let compute = compute_type(cx, element)?;
+    let xc = cast_to(cx, x, compute)?;
+    let param = channel_shape(d[1], d.len());
+    let eps = float_attr(cx, "eps")?;
+    let normalized = if bool_attr(cx, "use_input_stats")? {
+        let over: Vec<usize> = (2..d.len()).collect();
+        standardize(cx, xc, &over, eps)?.0
+    } else {
+        let (Some(rm), Some(rv)) = (segment_operand(cx, 3)?, segment_operand(cx, 4)?) else {
+            return Err("use_input_stats = false needs running_mean and running_var (PyTorch rejects it too)".into());
+        };
+        let rm = reshape(cx, cast_to(cx, rm, compute)?, &param)?;
+        let rv = reshape(cx, cast_to(cx, rv, compute)?, &param)?;
+        let eps = float_scalar(cx, eps, compute)?;
+        let rstd = unary(cx, "rsqrt", broadcasting(cx, "add", rv, eps)?)?;
+        broadcasting(cx, "mul", broadcasting(cx, "sub", xc, rm)?, rstd)?
+    };
+    let y = affine(cx, normalized, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &param)?;
+    Ok(vec![cast_to(cx, y, element)?])
+}
+
+// ---------------------------------------------------------------- attention
+
+// aten.scaled_dot_product_attention.default(%q, %k, %v, %mask?) {is_causal, scale?, enable_gqa}
+//   → s = broadcasting_batch_matmul(q, transpose(k)) * scale
+//     [+ float mask | where(bool mask, s, -inf) | + causal mask (upper-left, -inf)]
+//     → coreai.softmax (last axis) → broadcasting_batch_matmul(·, v)
+//   GQA (Hq = G·Hk): q viewed as [B, Hk, G, L, E], k and v as [B, Hk, 1, S, E]
+//   so the matmuls broadcast each kv head over its G query heads.
+pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if float_attr(cx, "dropout_p")? != 0.0 {
+        return Err("dropout_p ≠ 0 is random; export the model in eval mode".into());
+    }
+    let (q, k, v) = (cx.operand(0)?, cx.operand(1)?, cx.operand(2)?);
+    let (qd, kd, vd) = (static_dims(cx, 0)?, static_dims(cx, 1)?, static_dims(cx, 2)?);
+    let rank = qd.len();
+    if rank < 2 || kd.len() != rank || vd.len() != rank {
+        return Err(format!("query, key and value must have one rank ≥ 2: {qd:?}, {kd:?}, {vd:?}"));
+    }
+    let element = element_type(q)?;
+    let (l, s, e) = (qd[rank - 2], kd[rank - 2], qd[rank - 1]);
+    let scale = opt_float_attr(cx, "scale")?.unwrap_or(1.0 / (e as f64).sqrt());
+    let gqa = bool_attr(cx, "enable_gqa")? && rank >= 3 && qd[rank - 3] != kd[rank - 3];
+    let (hq, hk) = (qd[rank.saturating_sub(3)], kd[rank.saturating_sub(3)]);
+    if gqa && (hk == 0 || hq % hk != 0) {
+        return Err(format!("GQA needs the query heads ({hq}) to be a multiple of the key heads ({hk})"));
+    }
+    let mut perm: Vec<usize> = (0..rank).collect();
+    perm.swap(rank - 2, rank - 1);
+    let kt = transpose(cx, k, &perm)?;
+    let (q5, kt5, v5) = if gqa {
+        let grouped = |dims: &[i64], h: i64, g: i64| {
+            let mut out = dims[..rank - 3].to_vec();
+            out.extend([h, g]);
+            out.extend(&dims[rank - 2..]);
+            out
+        };
+        let ktd = shape_of(kt)?;
+        (
+            reshape(cx, q, &grouped(&qd, hk, hq / hk))?,
+            reshape(cx, kt, &grouped(&ktd, hk, 1))?,
+            reshape(cx, v, &grouped(&vd, hk, 1))?,
+        )
+    } else {
+        (q, kt, v)
+    };
+    let scores = batch_matmul(cx, q5, kt5)?;
+    let scores = broadcasting(cx, "mul", scores, float_scalar(cx, scale, element)?)?;
+    let scores_shape = shape_of(scores)?;
+    // Masks broadcast against [..., Hq, L, S]: apply them in that view.
+    let mut flat_shape = qd[..rank - 1].to_vec();
+    flat_shape.push(s);
+    let mut scores = if gqa { reshape(cx, scores, &flat_shape)? } else { scores };
+    scores = apply_mask(cx, scores, l, s, element)?;
+    let dim = super::common::int_scalar(cx, scores_shape.len() as i64 - 1, "si32")?;
+    let scores = if gqa { reshape(cx, scores, &scores_shape)? } else { scores };
+    let weights = cx.build_value("coreai.softmax", &[scores, dim], scores.r#type(), &[])?;
+    let out = batch_matmul(cx, weights, v5)?;
+    let result = cx.result_type(0)?;
+    if out.r#type() == result {
+        return Ok(vec![out]);
+    }
+    Ok(vec![reshape(cx, out, &result_dims(cx, 0)?)?])
+}
+
+/// Adds the attention mask (operand #3, or the causal one) to `scores`
+/// (`[..., L, S]`): a float mask is added; a bool mask keeps the scores
+/// where it is true and puts -inf elsewhere; the causal mask lets query i
+/// attend keys j ≤ i (PyTorch's upper-left alignment when L ≠ S).
+fn apply_mask<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    scores: Value<'c, 'a>,
+    l: i64,
+    s: i64,
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let mask = segment_operand(cx, 3)?;
+    let causal = bool_attr(cx, "is_causal")?;
+    match (mask, causal) {
+        (Some(_), true) => Err("attn_mask and is_causal = true are exclusive (PyTorch rejects both)".into()),
+        (None, false) => Ok(scores),
+        (None, true) => {
+            let bias: Vec<f64> = (0..l)
+                .flat_map(|i| (0..s).map(move |j| if j <= i { 0.0 } else { f64::NEG_INFINITY }))
+                .collect();
+            let bias = float_constant(cx, &[l, s], &bias, element)?;
+            broadcasting(cx, "add", scores, bias)
+        }
+        (Some(m), false) => {
+            let me = element_type(m)?;
+            if me.to_string() == "i1" {
+                let minus_inf = float_scalar(cx, f64::NEG_INFINITY, element)?;
+                let out = super::linalg::shape_of(scores)?;
+                let ty = tensor_type(&out, element);
+                cx.build_value(
+                    "coreai.decomposable.broadcasting_where",
+                    &[m, scores, minus_inf],
+                    ty,
+                    &[],
+                )
+            } else {
+                broadcasting(cx, "add", scores, cast_to(cx, m, element)?)
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- pooling
+
+/// Pooling window geometry along one spatial dim.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    input: i64,
+    kernel: i64,
+    stride: i64,
+    pad: i64,
+    dilation: i64,
+    output: i64,
+}
+
+impl Window {
+    /// The extra right padding that makes a floor-mode pool over the padded
+    /// input produce `output` windows (ceil mode's partial last window).
+    fn extra_right(&self) -> i64 {
+        let needed = (self.output - 1) * self.stride + self.dilation * (self.kernel - 1) + 1;
+        (needed - (self.input + 2 * self.pad)).max(0)
+    }
+
+    /// PyTorch's avg-pool divisor of output position `o`.
+    fn divisor(&self, o: i64, count_include_pad: bool) -> i64 {
+        let start = o * self.stride - self.pad;
+        let end = (start + self.kernel).min(self.input + self.pad);
+        if count_include_pad {
+            end - start
+        } else {
+            end.min(self.input) - start.max(0)
+        }
+    }
+}
+
+/// The windows of a pooling op from its attributes and static shapes.
+fn windows(cx: &LoweringCx<'_, '_>, spatial: usize, with_dilation: bool) -> Result<Vec<Window>, Decline> {
+    let d = static_dims(cx, 0)?;
+    let out = result_dims(cx, 0)?;
+    if d.len() != spatial + 2 || out.len() != spatial + 2 {
+        return Err(format!("expected a batched rank-{} input, got {d:?}", spatial + 2));
+    }
+    let kernel = int_list_attr(cx, "kernel_size")?;
+    let mut stride = int_list_attr(cx, "stride")?;
+    if stride.is_empty() {
+        stride = kernel.clone();
+    }
+    let expand = |v: Vec<i64>, name: &str| -> Result<Vec<i64>, Decline> {
+        match v.len() {
+            1 => Ok(vec![v[0]; spatial]),
+            n if n == spatial => Ok(v),
+            n => Err(format!("{name} has {n} values for {spatial} spatial dims")),
+        }
+    };
+    let kernel = expand(kernel, "kernel_size")?;
+    let stride = expand(stride, "stride")?;
+    let pad = expand(int_list_attr(cx, "padding")?, "padding")?;
+    let dilation = if with_dilation {
+        expand(int_list_attr(cx, "dilation")?, "dilation")?
+    } else {
+        vec![1; spatial]
+    };
+    (0..spatial)
+        .map(|i| {
+            let w = Window {
+                input: d[i + 2],
+                kernel: kernel[i],
+                stride: stride[i],
+                pad: pad[i],
+                dilation: dilation[i],
+                output: out[i + 2],
+            };
+            if w.kernel < 1 || w.stride < 1 || w.dilation < 1 || w.pad < 0 || 2 * w.pad > w.kernel {
+                return Err(format!("bad pooling window {w:?} (pad must be ≤ kernel/2)"));
+            }
+            Ok(w)
+        })
+        .collect()
+}
+
+fn sides(ws: &[Window]) -> Vec<(i64, i64)> {
+    ws.iter().map(|w| (w.pad, w.pad + w.extra_right())).collect()
+}
+
+// aten.max_pool2d_with_indices.default(%x) {kernel_size, stride, padding, dilation, ceil_mode}
+//   → coreai.pad (-inf; ceil mode's partial window as extra right padding)
+//     → coreai.max_pool_2d (floor mode); indices only when unused
+// aten.max_pool2d.default(...) → the same, one result
+pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let ws = windows(cx, 2, true)?;
+    let padded = pad_spatial(cx, x, &sides(&ws), f64::NEG_INFINITY)?;
+    let field = |f: fn(&Window) -> i64| ws.iter().map(f).collect::<Vec<i64>>();
+    let operands = [
+        padded,
+        shape(cx, &field(|w| w.kernel))?,
+        shape(cx, &field(|w| w.stride))?,
+        shape(cx, &field(|w| w.dilation))?,
+        bool_constant(cx, false)?,
+    ];
+    let y = cx.build_value("coreai.max_pool_2d", &operands, cx.result_type(0)?, &[])?;
+    let mut results = vec![y];
+    if cx.op().result_count() == 2 {
+        results.push(unused_result(cx, 1, "indices")?);
+    }
+    Ok(results)
+}
+
+fn bool_constant<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {
+    let ty = cx.parse_type("tensor<i1>")?;
+    let attr = cx.parse_attribute(&format!("dense<{v}> : tensor<i1>"))?;
+    cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
+}
+
+// aten.avg_pool2d.default(%x) {kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override?}
+//   → coreai.pad (zeros, ceil mode's partial window as extra right padding)
+//     → coreai.sum_pool_2d → broadcasting_divide by PyTorch's divisor
+//     (divisor_override, or per output position: the window clipped to the
+//     padded input, or to the input without count_include_pad)
+// aten.avg_pool3d.default(...) → the same with coreai.sum_pool_3d
+pub fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let spatial = cx.operand_tensor(0)?.rank().saturating_sub(2);
+    if spatial != 2 && spatial != 3 {
+        return Err("avg pool takes a batched 4-D or 5-D input".into());
+    }
+    let ws = windows(cx, spatial, false)?;
+    let padded = pad_spatial(cx, x, &sides(&ws), 0.0)?;
+    let field = |f: fn(&Window) -> i64| ws.iter().map(f).collect::<Vec<i64>>();
+    let operands = [
+        padded,
+        shape(cx, &field(|w| w.kernel))?,
+        shape(cx, &field(|w| w.stride))?,
+        shape(cx, &vec![1; spatial])?,
+    ];
+    let name = if spatial == 2 { "coreai.sum_pool_2d" } else { "coreai.sum_pool_3d" };
+    let sum = cx.build_value(name, &operands, cx.result_type(0)?, &[])?;
+    let element = element_type(x)?;
+    let divisor = match opt_int_attr(cx, "divisor_override")? {
+        Some(0) => return Err("divisor_override must not be zero".into()),
+        Some(k) => float_scalar(cx, k as f64, element)?,
+        None => {
+            let include = bool_attr(cx, "count_include_pad")?;
+            let mut values = vec![1.0f64];
+            for w in &ws {
+                let per: Vec<i64> = (0..w.output).map(|o| w.divisor(o, include)).collect();
+                values = values
+                    .iter()
+                    .flat_map(|&v| per.iter().map(move |&p| v * p as f64))
+                    .collect();
+            }
+            let to = field(|w| w.output);
+            float_constant(cx, &to, &values, element)?
+        }
+    };
+    Ok(vec![broadcasting(cx, "divide", sum, divisor)?])
+}
+
+/// PyTorch's adaptive window of output `o` of `out` over `input` elements:
+/// `[floor(o·in/out), ceil((o+1)·in/out))`.
+fn adaptive_bounds(o: i64, input: i64, out: i64) -> (i64, i64) {
+    (o * input / out, ((o + 1) * input + out - 1) / out)
+}
+
+/// Adaptive pooling with `reduce` (`reduce_mean` / `reduce_max`): the window
+/// is a product of per-dim ranges and both reductions are separable, so each
+/// spatial dim is pooled in turn: slice each window, reduce it, concat.
+fn adaptive_separable<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    out: &[i64],
+    op: &str,
+) -> Result<Value<'c, 'a>, Decline> {
+    let mut y = x;
+    for axis in 2..out.len() {
+        let d = shape_of(y)?;
+        let (input, n) = (d[axis], out[axis]);
+        if input == n {
+            continue;
+        }
+        let mut parts = Vec::new();
+        for o in 0..n {
+            let (start, end) = adaptive_bounds(o, input, n);
+            let mut begin = vec![0; d.len()];
+            let mut stop = d.clone();
+            begin[axis] = start;
+            stop[axis] = end;
+            let mut piece_shape = d.clone();
+            piece_shape[axis] = end - start;
+            let piece = cx.build_value(
+                "coreai.slice",
+                &[y, axes(cx, &begin)?, axes(cx, &stop)?, axes(cx, &vec![1; d.len()])?],
+                tensor_type(&piece_shape, element_type(y)?),
+                &[],
+            )?;
+            parts.push(reduce(cx, op, piece, &[axis])?);
+        }
+        let mut joined = d.clone();
+        joined[axis] = n;
+        let mut operands = vec![super::common::int_scalar(cx, axis as i64, "si32")?];
+        operands.extend(parts);
+        y = cx.build_value("coreai.concat", &operands, tensor_type(&joined, element_type(y)?), &[])?;
+    }
+    Ok(y)
+}
+
+/// Adaptive pooling: a fixed-window pool when every output size divides its
+/// input size, the separable slice form otherwise.
+fn adaptive<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Result<Value<'c, 'a>, Decline> {
+    let x = cx.operand(0)?;
+    let d = static_dims(cx, 0)?;
+    let out = result_dims(cx, 0)?;
+    if d.len() != 4 || out.len() != 4 {
+        return Err(format!("adaptive pool takes a batched 4-D input, got {d:?}"));
+    }
+    if out[2] == 0 || out[3] == 0 {
+        return Err("adaptive pool output sizes must be positive".into());
+    }
+    let divisible = d[2] % out[2] == 0 && d[3] % out[3] == 0;
+    if !divisible {
+        return adaptive_separable(cx, x, &out, if max { "reduce_max" } else { "reduce_mean" });
+    }
+    let k = [d[2] / out[2], d[3] / out[3]];
+    if max {
+        let operands = [x, shape(cx, &k)?, shape(cx, &k)?, shape(cx, &[1, 1])?, bool_constant(cx, false)?];
+        return cx.build_value("coreai.max_pool_2d", &operands, cx.result_type(0)?, &[]);
+    }
+    let operands = [x, shape(cx, &k)?, shape(cx, &k)?, shape(cx, &[1, 1])?];
+    let sum = cx.build_value("coreai.sum_pool_2d", &operands, cx.result_type(0)?, &[])?;
+    let count = float_scalar(cx, (k[0] * k[1]) as f64, element_type(x)?)?;
+    broadcasting(cx, "divide", sum, count)
+}
+
+// aten._adaptive_avg_pool2d.default(%x) {output_size}
+//   → coreai.sum_pool_2d (kernel = stride = in/out) / kernel size when divisible,
+//     otherwise per dim: coreai.slice of each window → reduce_mean → coreai.concat
+pub fn adaptive_avg_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    Ok(vec![adaptive(cx, false)?])
+}
+
+// aten.adaptive_max_pool2d.default(%x) {output_size}
+//   → coreai.max_pool_2d (kernel = stride = in/out) when divisible,
+//     otherwise per dim: coreai.slice of each window → reduce_max → coreai.concat;
+//   indices only when unused
+pub fn adaptive_max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let y = adaptive(cx, true)?;
+    Ok(vec![y, unused_result(cx, 1, "indices")?])
+}
+
+// ---------------------------------------------------------------- resampling
+
+/// Output size and per-dim coordinate scale (input = output / scale) of an
+/// upsample: PyTorch maps with 1/scale_factor when scale factors are given,
+/// and with in/out when the output size is.
+fn upsample_geometry(cx: &LoweringCx<'_, '_>) -> Result<(Vec<i64>, [f64; 2]), Decline> {
+    let d = static_dims(cx, 0)?;
+    let out = result_dims(cx, 0)?;
+    if d.len() != 4 {
+        return Err(format!("upsample takes an NCHW input, got {d:?}"));
+    }
+    let scales = match (opt_int_list(cx, "output_size")?, opt_float_list(cx, "scale_factors")?) {
+        (Some(_), None) => [out[2] as f64 / d[2] as f64, out[3] as f64 / d[3] as f64],
+        (None, Some(f)) if f.len() == 2 && f.iter().all(|&v| v > 0.0) => [f[0], f[1]],
+        _ => return Err("give exactly one of output_size and two positive scale_factors".into()),
+    };
+    Ok((out, scales))
+}
+
+/// `coreai.interpolate %x, output_shape, scale, offset {mode}`.
+fn interpolate<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    out: &[i64],
+    scale: [f64; 2],
+    offset: [f64; 2],
+    mode: &str,
+) -> Lowered<'c, 'a> {
+    let f32 = cx.parse_type("f32")?;
+    let operands = [
+        cx.operand(0)?,
+        super::common::int_vector(cx, out, "si32")?,
+        float_constant(cx, &[4], &[1.0, 1.0, scale[0], scale[1]], f32)?,
+        float_constant(cx, &[4], &[0.0, 0.0, offset[0], offset[1]], f32)?,
+    ];
+    let mode = cx.parse_attribute(&format!("#coreai.interpolation_mode<{mode}>"))?;
+    Ok(vec![cx.build_value(
+        "coreai.interpolate",
+        &operands,
+        cx.result_type(0)?,
+        &[("interpolation_mode", mode)],
+    )?])
+}
+
+// aten.upsample_bilinear2d.vec(%x) {output_size? | scale_factors?, align_corners}
+//   → coreai.interpolate %x, [N, C, H', W'], [1, 1, sh, sw], [0, 0, oh, ow] {linear}
+//   half-pixel: s = scale, o = 0; align_corners: s = (out-1)/(in-1), o = (1-s)/2
+pub fn upsample_bilinear2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let (out, mut scale) = upsample_geometry(cx)?;
+    let mut offset = [0.0, 0.0];
+    if bool_attr(cx, "align_corners")? {
+        let d = static_dims(cx, 0)?;
+        for i in 0..2 {
+            let (input, output) = (d[i + 2] as f64, out[i + 2] as f64);
+            scale[i] = if input > 1.0 && output > 1.0 { (output - 1.0) / (input - 1.0) } else { 1.0 };
+            offset[i] = 0.5 * (1.0 - scale[i]);
+        }
+    }
+    interpolate(cx, &out, scale, offset, "linear")
+}
+
+// aten.upsample_nearest2d.vec(%x) {output_size? | scale_factors?}
+//   → coreai.interpolate %x, [N, C, H', W'], [1, 1, sh, sw], [0, 0, 0.5, 0.5] {nearest_neighbor}
+//   PyTorch's nearest picks floor(o / scale); the 0.5 offset turns coreai's
+//   half-pixel centre rounding into that floor.
+pub fn upsample_nearest2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let (out, scale) = upsample_geometry(cx)?;
+    interpolate(cx, &out, scale, [0.5, 0.5], "nearest_neighbor")
+}

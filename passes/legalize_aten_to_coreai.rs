@@ -35,7 +35,7 @@ use crate::{
 };
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef, WalkOrder, WalkResult},
-    Attribute, BlockLike, Identifier, RegionLike, Value, ValueLike,
+    Attribute, AttributeLike, BlockLike, Identifier, RegionLike, TypeLike, Value, ValueLike,
 };
 use mlir_sys::{MlirLocation, MlirOperation, MlirStringRef};
 
@@ -180,8 +180,11 @@ impl Pass for LegalizeAtenToCoreai {
 
     fn run(&mut self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         self.validate(module)?;
+        let constants = convert_values(module)?;
         self.lower_ops(module)?;
-        convert_functions(module)
+        convert_functions(module)?;
+        finish_constants(constants);
+        Ok(())
     }
 
     fn clone_box(&self) -> Box<dyn Pass> {
@@ -325,13 +328,13 @@ impl LegalizeAtenToCoreai {
                 let Ok(old) = op.result(i) else {
                     return Err(PassFailed);
                 };
-                if old.r#type() != new.r#type() {
+                if lowering::coreai_type(old.r#type()) != new.r#type() {
                     emit_error(
                         op,
                         &format!(
                             "the lowering of '{qualified}' gives result #{i} the type {} instead of {}",
                             new.r#type(),
-                            old.r#type()
+                            lowering::coreai_type(old.r#type())
                         ),
                     );
                     return Err(PassFailed);
@@ -341,6 +344,89 @@ impl LegalizeAtenToCoreai {
             unsafe { mlir_sys::mlirOperationDestroy(raw) };
         }
         Ok(())
+    }
+}
+
+/// Step 2a: every block argument takes its coreai type and every tensor
+/// `arith.constant` becomes a `coreai.constant` of its coreai type (keeping
+/// the wrapped-number mark), so that lowerings only see coreai-typed
+/// operands. Returns the new constants.
+fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, PassFailed> {
+    let mut constants: Vec<MlirOperation> = Vec::new();
+    module.walk(WalkOrder::PreOrder, |op| {
+        for r in 0..op.region_count() {
+            let Ok(region) = op.region(r) else { continue };
+            let mut block = region.first_block();
+            while let Some(b) = block {
+                for i in 0..b.argument_count() {
+                    if let Ok(arg) = b.argument(i) {
+                        let ty = lowering::coreai_type(arg.r#type());
+                        unsafe { mlir_sys::mlirBlockArgumentSetType(arg.to_raw(), ty.to_raw()) };
+                    }
+                }
+                block = b.next_in_region();
+            }
+        }
+        if op.name().as_string_ref().as_str() == Ok("arith.constant") {
+            constants.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    let mut converted = Vec::with_capacity(constants.len());
+    for raw in constants {
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let cx = LoweringCx::new(op);
+        let rewritten = (|| {
+            let ty = cx.result_type(0)?;
+            let mut value = cx.attribute("value")?;
+            if value.r#type() != ty {
+                // Same elements, coreai element type: re-read the literal
+                // (or resource handle) with the new type.
+                let text = value.to_string();
+                let body = text.rsplit_once(" : ").map_or(text.as_str(), |(b, _)| b);
+                value = cx.parse_attribute(&format!("{body} : {ty}"))?;
+            }
+            let mut attributes = vec![("value", value)];
+            if let Ok(mark) = op.attribute(lowering::WRAPPED_NUMBER) {
+                attributes.push((lowering::WRAPPED_NUMBER, mark));
+            }
+            let new = cx.build("coreai.constant", &[], &[ty], &attributes)?;
+            let old = op.result(0).map_err(|_| "no result".to_string())?;
+            let value = new.result(0).map_err(|_| "no result".to_string())?;
+            unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), value.to_raw()) };
+            Ok::<_, Decline>(new.to_raw())
+        })();
+        match rewritten {
+            Ok(new) => converted.push(new),
+            Err(reason) => {
+                emit_error(op, &format!("cannot lower 'arith.constant': {reason}"));
+                return Err(PassFailed);
+            }
+        }
+        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+    }
+    Ok(converted)
+}
+
+/// Step 4: the constants of step 2a lose the wrapped-number mark, and those
+/// no lowering used (a lowering re-emits a Python number in its
+/// computation's dtype) are erased.
+fn finish_constants(constants: Vec<MlirOperation>) {
+    for raw in constants {
+        unsafe {
+            let op = OperationRef::from_raw(raw);
+            let unused = op
+                .result(0)
+                .is_ok_and(|r| mlir_sys::mlirValueGetFirstUse(r.to_raw()).ptr.is_null());
+            if unused {
+                mlir_sys::mlirOperationDestroy(raw);
+            } else {
+                mlir_sys::mlirOperationRemoveDiscardableAttributeByName(
+                    raw,
+                    crate::ffi::string_ref(lowering::WRAPPED_NUMBER),
+                );
+            }
+        }
     }
 }
 
@@ -378,7 +464,7 @@ fn convert_functions(module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         let name = op.name();
         match name.as_string_ref().as_str().unwrap_or("") {
             "func.func" => functions.push(op.to_raw()),
-            "func.return" | "arith.constant" | "func.call" => leftovers.push(op.to_raw()),
+            "func.return" | "func.call" => leftovers.push(op.to_raw()),
             _ => {}
         }
         WalkResult::Advance
@@ -393,14 +479,7 @@ fn convert_functions(module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
                 let operands: Vec<Value> = op.operands().collect();
                 cx.build("coreai.output", &operands, &[], &[]).map(|_| ())
             }
-            "arith.constant" => cx.attribute("value").and_then(|value| {
-                let ty = cx.result_type(0)?;
-                let new = cx.build_value("coreai.constant", &[], ty, &[("value", value)])?;
-                let old = op.result(0).map_err(|_| "no result".to_string())?;
-                unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
-                Ok(())
-            }),
-            _ => Err("calls between functions are not lowered yet (coreai.invoke)".to_string()),
+            _ => invoke_from_call(&cx),
         };
         if let Err(reason) = rewritten {
             emit_error(op, &format!("cannot lower '{name}': {reason}"));
@@ -416,6 +495,26 @@ fn convert_functions(module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
     Ok(())
 }
 
+// func.call @f(%x) : (T) -> R → coreai.invoke @f(%x) : (T) -> R'
+fn invoke_from_call(cx: &LoweringCx<'_, '_>) -> Result<(), Decline> {
+    let op = cx.op();
+    // coreai stores the callee as a typed symbol constant.
+    let callee = cx.attribute("callee")?;
+    let callee = cx.parse_attribute(&format!("#param.constant<{callee}> : !param.symbol"))?;
+    let operands: Vec<Value> = op.operands().collect();
+    let results = (0..op.result_count())
+        .map(|i| cx.result_type(i))
+        .collect::<Result<Vec<_>, _>>()?;
+    let invoke = cx.build("coreai.invoke", &operands, &results, &[("callee", callee)])?;
+    for i in 0..op.result_count() {
+        let (Ok(old), Ok(new)) = (op.result(i), invoke.result(i)) else {
+            return Err("result count mismatch".into());
+        };
+        unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
+    }
+    Ok(())
+}
+
 fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
     let cx = LoweringCx::new(func);
     let body = func.region(0).map_err(|_| PassFailed)?;
@@ -427,11 +526,20 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         return Err(PassFailed);
     }
     let mut attributes: Vec<(&str, Attribute)> = Vec::new();
-    for name in ["sym_name", "function_type", "arg_attrs", "res_attrs"] {
+    for name in ["sym_name", "arg_attrs", "res_attrs"] {
         if let Ok(value) = func.attribute(name) {
             attributes.push((name, value));
         }
     }
+    let function_type = melior::ir::attribute::TypeAttribute::try_from(
+        func.attribute("function_type").map_err(|_| PassFailed)?,
+    )
+    .map_err(|_| PassFailed)?;
+    let function_type = lowering::coreai_type(function_type.value());
+    attributes.push((
+        "function_type",
+        melior::ir::attribute::TypeAttribute::new(function_type).into(),
+    ));
     let param_decls = cx
         .parse_attribute("#param.decl.array<[]>")
         .map_err(|_| PassFailed)?;

@@ -95,11 +95,29 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
             .map_err(|_| format!("operand #{index} is not a ranked tensor"))
     }
 
+    /// The coreai type of result `index`: the aten op's result type with
+    /// signless integers made signed ([`coreai_type`]), the type the
+    /// replacement value must have.
     pub fn result_type(&self, index: usize) -> Result<Type<'c>, Decline> {
         self.op
             .result(index)
-            .map(|r| r.r#type())
+            .map(|r| coreai_type(r.r#type()))
             .map_err(|_| format!("expected a result #{index}"))
+    }
+
+    /// Whether `value` is a Python number the exporter wrapped into a rank-0
+    /// tensor (`x * 2`): a constant marked `aten.wrapped_number`, whose dtype
+    /// is PyTorch's default for its kind (i64 / f64), not the computation's.
+    pub fn is_wrapped_number(&self, value: Value<'c, '_>) -> bool {
+        unsafe {
+            let raw = value.to_raw();
+            if !mlir_sys::mlirValueIsAOpResult(raw) {
+                return false;
+            }
+            OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw))
+                .attribute(WRAPPED_NUMBER)
+                .is_ok()
+        }
     }
 
     pub fn result_tensor(&self, index: usize) -> Result<RankedTensorType<'c>, Decline> {
@@ -191,6 +209,75 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
     }
 }
 
+/// The discardable attribute the importer puts on constants that hold a
+/// Python number (`x * 2`); the legalizer keeps it on the `coreai.constant`
+/// while lowering and removes it at the end.
+pub const WRAPPED_NUMBER: &str = "aten.wrapped_number";
+
+/// The coreai spelling of an aten-dialect type. The aten dialect, like
+/// PyTorch's exporter, uses signless integers (`tensor<3xi64>`); coreai
+/// distinguishes signed and unsigned and rejects signless ones, so every
+/// signless integer wider than one bit becomes signed (`tensor<3xsi64>`), in
+/// tensors and function types. Other types are returned unchanged.
+pub fn coreai_type(ty: Type<'_>) -> Type<'_> {
+    use mlir_sys::*;
+    unsafe {
+        let raw = ty.to_raw();
+        if mlirTypeIsAInteger(raw) {
+            if mlirIntegerTypeIsSignless(raw) && mlirIntegerTypeGetWidth(raw) > 1 {
+                return Type::from_raw(mlirIntegerTypeSignedGet(
+                    mlirTypeGetContext(raw),
+                    mlirIntegerTypeGetWidth(raw),
+                ));
+            }
+            return ty;
+        }
+        if mlirTypeIsARankedTensor(raw) {
+            let element = Type::from_raw(mlirShapedTypeGetElementType(raw));
+            let converted = coreai_type(element);
+            if converted == element {
+                return ty;
+            }
+            let rank = mlirShapedTypeGetRank(raw) as isize;
+            let shape: Vec<i64> = (0..rank)
+                .map(|i| mlirShapedTypeGetDimSize(raw, i))
+                .collect();
+            return Type::from_raw(mlirRankedTensorTypeGet(
+                rank,
+                shape.as_ptr(),
+                converted.to_raw(),
+                mlirRankedTensorTypeGetEncoding(raw),
+            ));
+        }
+        if mlirTypeIsAFunction(raw) {
+            let convert = |types: Vec<MlirType>| -> Vec<MlirType> {
+                types
+                    .into_iter()
+                    .map(|t| coreai_type(Type::from_raw(t)).to_raw())
+                    .collect()
+            };
+            let inputs = convert(
+                (0..mlirFunctionTypeGetNumInputs(raw))
+                    .map(|i| mlirFunctionTypeGetInput(raw, i))
+                    .collect(),
+            );
+            let results = convert(
+                (0..mlirFunctionTypeGetNumResults(raw))
+                    .map(|i| mlirFunctionTypeGetResult(raw, i))
+                    .collect(),
+            );
+            return Type::from_raw(mlirFunctionTypeGet(
+                mlirTypeGetContext(raw),
+                inputs.len() as isize,
+                inputs.as_ptr(),
+                results.len() as isize,
+                results.as_ptr(),
+            ));
+        }
+        ty
+    }
+}
+
 /// A PyTorch `Scalar`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
@@ -199,6 +286,12 @@ pub enum Scalar {
 }
 
 impl Scalar {
+    /// Whether the scalar is exactly representable in `element` (what
+    /// [`LoweringCx::scalar_constant`] accepts), without building anything.
+    pub fn is_exact_in(self, element: Type<'_>) -> bool {
+        self.exact_literal(element).is_ok()
+    }
+
     /// The scalar as an MLIR literal of `element`, if it is exactly
     /// representable there (an int in a float type, a float in f16 ...).
     fn exact_literal(self, element: Type<'_>) -> Result<String, Decline> {
@@ -211,8 +304,9 @@ impl Scalar {
             _ => None,
         };
         match (self, float_bits) {
+            (Scalar::Float(v), Some(_)) if !v.is_finite() => Ok(nonfinite_literal(v, &text)),
             (Scalar::Float(v), Some(bits)) => {
-                if !v.is_finite() || representable(v, bits, &text) {
+                if representable(v, bits, &text) {
                     Ok(float_literal(v))
                 } else {
                     Err(format!("{v} is not exactly representable in {text}"))
@@ -252,6 +346,23 @@ fn float_literal(v: f64) -> String {
             format!("{s}.0")
         }
     }
+}
+
+/// NaN or ±inf as the hexadecimal bit pattern MLIR parses for the float
+/// type `ty` (`0x7F800000` is +inf in f32; a decimal spelling does not parse).
+fn nonfinite_literal(v: f64, ty: &str) -> String {
+    let (nan, inf, neg_inf) = match ty {
+        "f32" => ("0x7FC00000", "0x7F800000", "0xFF800000"),
+        "f16" => ("0x7E00", "0x7C00", "0xFC00"),
+        "bf16" => ("0x7FC0", "0x7F80", "0xFF80"),
+        _ => return float_literal(v),
+    };
+    match v {
+        v if v.is_nan() => nan,
+        v if v > 0.0 => inf,
+        _ => neg_inf,
+    }
+    .into()
 }
 
 /// Whether `v` has at most `bits` significant bits and fits the exponent
@@ -366,6 +477,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn signless_integers_become_signed() {
+        let context = crate::context::create_context();
+        let parse = |text: &str| Type::parse(&context, text).unwrap();
+        for (aten, coreai) in [
+            ("tensor<3x?xi64>", "tensor<3x?xsi64>"),
+            ("tensor<i32>", "tensor<si32>"),
+            ("tensor<2xi1>", "tensor<2xi1>"),
+            ("tensor<2xui8>", "tensor<2xui8>"),
+            ("tensor<2xf32>", "tensor<2xf32>"),
+            (
+                "(tensor<2xi64>, f32) -> tensor<i8>",
+                "(tensor<2xsi64>, f32) -> tensor<si8>",
+            ),
+        ] {
+            assert_eq!(coreai_type(parse(aten)), parse(coreai), "{aten}");
+        }
+    }
+
+    #[test]
     fn exactness_of_scalar_constants() {
         assert!(representable(2.5, 11, "f16"));
         assert!(representable(65504.0, 11, "f16"));
@@ -382,5 +512,8 @@ mod tests {
         assert!(!representable(16777217.0, 24, "f32"));
         assert_eq!(float_literal(1.0), "1.0");
         assert_eq!(float_literal(1e-6), "1e-6");
+        assert_eq!(nonfinite_literal(f64::INFINITY, "f32"), "0x7F800000");
+        assert_eq!(nonfinite_literal(f64::NEG_INFINITY, "f16"), "0xFC00");
+        assert_eq!(nonfinite_literal(f64::NAN, "f64"), "0x7FF8000000000000");
     }
 }

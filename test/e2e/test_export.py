@@ -285,3 +285,15 @@ def test_exported_program_input_matches_the_module_path(tmp_path):
     )
     assert r.returncode == 1 and "--exported-program needs --inputs" in r.stderr
     assert not (tmp_path / "x.mlir").exists()
+
+
+@pytest.mark.parametrize("name", ["cond_branch", "while_loop_counter"])
+def test_import_is_byte_identical_across_runs(name, tmp_path):
+    """Regions must not carry run-dependent names (object ids)."""
+    spec = dict((n, s) for n, s, _ in CORPUS)[name]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = export(name, spec, tmp_path / "a")[0].read_text()
+    second = export(name, spec, tmp_path / "b")[0].read_text()
+    assert "^bb0(" in first
+    assert first == second

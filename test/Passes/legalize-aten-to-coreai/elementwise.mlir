@@ -28,7 +28,7 @@ func.func @add_alpha(%a: tensor<4xf16>, %b: tensor<4xf16>) -> tensor<4xf16> {
 
 // Integer alpha on integer tensors stays an integer constant.
 // CHECK-LABEL: coreai.graph @add_int_alpha(
-// CHECK:         coreai.constant dense<3> : tensor<i64>
+// CHECK:         coreai.constant dense<3> : tensor<si64>
 // CHECK:         coreai.decomposable.broadcasting_mul
 // CHECK:         coreai.decomposable.broadcasting_add
 func.func @add_int_alpha(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi64> {

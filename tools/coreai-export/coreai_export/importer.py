@@ -240,7 +240,13 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 def location(node: torch.fx.Node) -> str:
     frames = _FRAME.findall(node.meta.get("stack_trace") or "")
     # Innermost last in a Python traceback; keep the user's frames (not torch's).
-    user = [f for f in frames if f"{os.sep}torch{os.sep}" not in f[0] and not f[0].startswith("torch/")]
+    # FX's generated code (`<eval_with_key>.N`) is neither: its numbering
+    # depends on how many graphs the process compiled before.
+    user = [
+        f
+        for f in frames
+        if f"{os.sep}torch{os.sep}" not in f[0] and not f[0].startswith(("torch/", "<eval_with_key>"))
+    ]
     user = user[-3:]
     if user:
         loc = None
@@ -280,6 +286,9 @@ class _Emitter:
         self.used_resources = set()
         self.stats = {"typed": 0, "generic": 0, "python": 0, "hop": 0}
         self.generic_targets = set()
+        # Regions are numbered in emission order so that their argument
+        # names are unique in the enclosing scope and the same on every run.
+        self.n_regions = 0
 
     # values ------------------------------------------------------------
     def ref(self, env, n):
@@ -549,8 +558,9 @@ class _Emitter:
         lines = []
         phs = [n for n in gm.graph.nodes if n.op == "placeholder"]
         args = []
+        self.n_regions += 1
         for i, ph in enumerate(phs):
-            nm = f"%{self.ssa(ph)}_{id(gm) % 100000}"
+            nm = f"%{self.ssa(ph)}_r{self.n_regions}"
             env[ph] = nm
             args.append(f"{nm}: {arg_nodes_types[i]}")
         inner = indent + "  "

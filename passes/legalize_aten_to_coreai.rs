@@ -12,21 +12,24 @@
 //!      "unsupported": each group is one error listing the ops sorted and
 //!      de-duplicated, with one note per occurrence at its location and the
 //!      overloads of the same op that do have a lowering ("did you mean").
-//!   2. Lowering, op by op in program order, by the dispatch ladder: a user
+//!   2. Types: block arguments and tensor `arith.constant`s take their coreai
+//!      types (signless integers become signed: `i64` → `si64`, see
+//!      `lowering::coreai_type`); the constants become `coreai.constant`.
+//!      Then lowering, op by op in program order, by the dispatch ladder: a user
 //!      lowering registered for `namespace::name.overload` in this context,
 //!      then the built-in resolver keyed by the exact overload. A lowering
 //!      that declines is an error at the op's location, with its reason.
 //!   3. Each `func.func` becomes a `coreai.graph` with the same name,
 //!      signature and argument/result attributes (`coreai.name`); private
 //!      functions become `private` graphs; `func.return` becomes
-//!      `coreai.output`; tensor `arith.constant` becomes `coreai.constant`.
+//!      `coreai.output`; `func.call` becomes `coreai.invoke`. Constants of
+//!      Python numbers that no lowering used are erased.
 //!
 //! Guarantee: on success no `aten`, `func` or `arith` op remains, and every
-//! value keeps its type. On failure the module is left unchanged by step 1
+//! value keeps its type up to integer signedness. On failure the module is left unchanged by step 1
 //! errors; a decline in step 2 fails the pass after earlier ops were rewritten.
 //!
-//! Interactions: run `decompose` first with the same table. Calls between
-//! functions (`func.call`) are not lowered yet and are reported.
+//! Interactions: run `decompose` first with the same table.
 
 use crate::{
     lowering::{self, Decline, LoweringCx},

@@ -1,81 +1,761 @@
-//! Elementwise ATen ops → coreai.
+//! Elementwise arithmetic and math ATen ops → coreai.
 //!
-//! Operands and result must share the result's element type: a lowering of a
-//! mixed-dtype op needs the promotion cast made explicit first, which these
-//! patterns do not guess.
+//! Every lowering computes in the aten op's result dtype (PyTorch's type
+//! promotion already decided it): tensor operands of another dtype get an
+//! explicit `coreai.cast` first, Python numbers become constants of that
+//! dtype (see `cast.rs`). Integer true division therefore divides in the
+//! float result dtype (7 / 2 = 3.5), never in integers.
+//!
+//! Where coreai has no op (floor, trunc, sign, atan2, expm1 ...), the
+//! decomposition follows PyTorch's CPU kernel closely enough to agree on
+//! NaN, ±inf, -0.0 and exact-integer cases; each says so in its comment.
 
+use super::cast::{f32_type, is_float, is_half, needs_opmath, number, wrapped_number};
+use super::common::{cast_to, dims, element_type, int_attr, str_attr, tensor_type};
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
+    operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
-    Value, ValueLike,
+    Type, Value, ValueLike,
 };
+
+type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
 pub static LOWERINGS: super::Family = &[
     ("abs.default", abs),
-    ("add.Tensor", add_tensor),
-    ("mul.Tensor", mul_tensor),
+    ("acos.default", |cx| math(cx, "acos")),
+    ("acosh.default", |cx| math(cx, "acosh")),
+    ("add.Scalar", add_sub),
+    ("add.Tensor", add_sub),
+    ("asin.default", |cx| math(cx, "asin")),
+    ("asinh.default", |cx| math(cx, "asinh")),
+    ("atan.default", |cx| math(cx, "atan")),
+    ("atan2.default", atan2),
+    ("atanh.default", |cx| math(cx, "atanh")),
+    ("ceil.default", ceil),
+    ("cos.default", |cx| math(cx, "cos")),
+    ("cosh.default", |cx| math(cx, "cosh")),
+    ("div.Scalar", div),
+    ("div.Scalar_mode", div),
+    ("div.Tensor", div),
+    ("div.Tensor_mode", div),
+    ("erf.default", |cx| math(cx, "erf")),
+    ("exp.default", |cx| math(cx, "exp")),
+    ("exp2.default", exp2),
+    ("expm1.default", expm1),
+    ("floor.default", floor),
+    ("floor_divide.default", floor_divide),
+    ("fmod.Scalar", fmod),
+    ("fmod.Tensor", fmod),
+    ("log.default", |cx| math(cx, "log")),
+    ("log10.default", |cx| log_base(cx, 10.0)),
+    ("log1p.default", log1p),
+    ("log2.default", |cx| log_base(cx, 2.0)),
+    ("maximum.default", |cx| same_dtype_binary(cx, "maximum")),
+    ("minimum.default", |cx| same_dtype_binary(cx, "minimum")),
+    ("mul.Scalar", mul),
+    ("mul.Tensor", mul),
+    ("neg.default", neg),
+    ("pow.Scalar", pow),
+    ("pow.Tensor_Scalar", pow),
+    ("pow.Tensor_Tensor", pow),
+    ("reciprocal.default", reciprocal),
+    ("remainder.Scalar", remainder),
+    ("remainder.Tensor", remainder),
+    ("round.decimals", round_decimals),
+    ("round.default", round),
+    ("rsqrt.default", |cx| math(cx, "rsqrt")),
+    ("rsub.Scalar", add_sub),
+    ("sign.default", sign),
+    ("sin.default", |cx| math(cx, "sin")),
+    ("sinh.default", |cx| math(cx, "sinh")),
+    ("sqrt.default", |cx| math(cx, "sqrt")),
+    ("sub.Scalar", add_sub),
+    ("sub.Tensor", add_sub),
+    ("tan.default", |cx| math(cx, "tan")),
+    ("tanh.default", |cx| math(cx, "tanh")),
+    ("true_divide.Tensor", div),
+    ("trunc.default", trunc),
 ];
 
-/// Checks that every operand has the result's element type.
-fn same_element_types(cx: &LoweringCx<'_, '_>, operands: usize) -> Result<(), Decline> {
-    let result: RankedTensorType = cx.result_tensor(0)?;
-    for i in 0..operands {
-        let operand = cx.operand_tensor(i)?;
-        if operand.element() != result.element() {
-            return Err(format!(
-                "operand #{i} is {} but the result is {}: the type promotion needs an explicit cast",
-                operand.element(),
-                result.element()
-            ));
+// ---------------------------------------------------------------------------
+// Operands and builders shared by the elementwise families.
+
+/// An operand of an elementwise op: a tensor, or a Python number (a wrapped
+/// number operand or a `Scalar` attribute).
+#[derive(Clone, Copy)]
+pub enum Arg<'c, 'a> {
+    Tensor(Value<'c, 'a>),
+    Number(Scalar),
+}
+
+/// Operand `index`, as a number when the importer wrapped one there.
+pub fn arg<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize) -> Result<Arg<'c, 'a>, Decline> {
+    let v = cx.operand(index)?;
+    Ok(match wrapped_number(cx, v) {
+        Some(n) => Arg::Number(n),
+        None => Arg::Tensor(v),
+    })
+}
+
+/// The `Scalar` attribute `name` as an operand.
+pub fn attr_arg<'c, 'a>(cx: &LoweringCx<'c, 'a>, name: &str) -> Result<Arg<'c, 'a>, Decline> {
+    cx.scalar(name).map(Arg::Number)
+}
+
+/// The numbers among `args`.
+pub fn numbers(args: &[Arg<'_, '_>]) -> Vec<Scalar> {
+    args.iter()
+        .filter_map(|a| match a {
+            Arg::Number(n) => Some(*n),
+            Arg::Tensor(_) => None,
+        })
+        .collect()
+}
+
+/// `arg` as a tensor of `element` (a cast, or a new constant).
+pub fn materialize<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    arg: Arg<'c, 'a>,
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    match arg {
+        Arg::Tensor(v) => cast_to(cx, v, element),
+        Arg::Number(n) => number(cx, n, element),
+    }
+}
+
+/// How a Python number enters a computation on f16/bf16 (see `cast.rs`).
+#[derive(Clone, Copy, PartialEq)]
+pub enum NumberRule {
+    /// Converted to the tensor's dtype first (add, sub, pow, comparisons ...).
+    Convert,
+    /// Kept in f32, the computation runs in f32 and rounds once (mul, div).
+    Opmath,
+}
+
+/// The dtype a computation with `args` and result element `result` runs in.
+pub fn compute_element<'c>(
+    cx: &LoweringCx<'c, '_>,
+    result: Type<'c>,
+    args: &[Arg<'c, '_>],
+    rule: NumberRule,
+) -> Result<Type<'c>, Decline> {
+    if rule == NumberRule::Opmath && needs_opmath(result, &numbers(args)) {
+        f32_type(cx)
+    } else {
+        Ok(result)
+    }
+}
+
+/// PyTorch's broadcast of two shapes (a `?` against 1 or `?` stays `?`).
+fn broadcast_dims(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
+    let rank = a.len().max(b.len());
+    let at = |s: &[i64], i: usize| {
+        if i + s.len() >= rank {
+            s[i + s.len() - rank]
+        } else {
+            1
         }
-    }
-    Ok(())
+    };
+    (0..rank)
+        .map(|i| match (at(a, i), at(b, i)) {
+            (x, y) if x == y => Ok(x),
+            (1, y) => Ok(y),
+            (x, 1) => Ok(x),
+            (x, y) if x < 0 || y < 0 => Ok(x.max(y)),
+            (x, y) => Err(format!("cannot broadcast the dims {x} and {y}")),
+        })
+        .collect()
 }
 
-// aten.abs.default(%x) → coreai.abs %x
-pub fn abs<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
-    same_element_types(cx, 1)?;
-    let x = cx.operand(0)?;
-    Ok(vec![cx.build_value(
-        "coreai.abs",
-        &[x],
-        cx.result_type(0)?,
-        &[],
-    )?])
+fn shape_of(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
+    RankedTensorType::try_from(v.r#type())
+        .map(dims)
+        .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))
 }
 
-// aten.add.Tensor(%a, %b) {alpha = 1}   → coreai.decomposable.broadcasting_add %a, %b
-// aten.add.Tensor(%a, %b) {alpha = k}   → broadcasting_add %a, (broadcasting_mul %b, k)
-//
-// With alpha ≠ 1 PyTorch's CPU kernel may fuse `a + alpha * b` into one
-// rounding; the two-op form rounds twice (≤ 1 ulp apart).
-pub fn add_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
-    same_element_types(cx, 2)?;
-    let (a, mut b) = (cx.operand(0)?, cx.operand(1)?);
-    let result = cx.result_type(0)?;
-    let alpha = cx.scalar("alpha")?;
-    if alpha != Scalar::Int(1) && alpha != Scalar::Float(1.0) {
-        let element = cx.result_tensor(0)?.element();
-        let k = cx.scalar_constant(alpha, element)?;
-        let b_type = cx.operand(1)?.r#type();
-        b = cx.build_value("coreai.decomposable.broadcasting_mul", &[b, k], b_type, &[])?;
-    }
-    Ok(vec![cx.build_value(
-        "coreai.decomposable.broadcasting_add",
+/// `coreai.decomposable.broadcasting_<op> %a, %b` with the broadcast shape
+/// and result element `element`.
+pub fn binary<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let shape = broadcast_dims(&shape_of(a)?, &shape_of(b)?)?;
+    cx.build_value(
+        &format!("coreai.decomposable.broadcasting_{op}"),
         &[a, b],
-        result,
+        tensor_type(&shape, element),
         &[],
-    )?])
+    )
+}
+
+/// `binary` with the element type of `a`.
+pub fn arith<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    binary(cx, op, a, b, element_type(a)?)
+}
+
+/// `binary` with an `i1` result (equal, not_equal, greater, and, or, xor).
+pub fn predicate<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    binary(cx, op, a, b, cx.parse_type("i1")?)
+}
+
+/// `coreai.<op> %x` of the same type.
+pub fn unary<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    cx.build_value(&format!("coreai.{op}"), &[x], x.r#type(), &[])
+}
+
+/// `where(cond, a, b)` with the broadcast shape of the three.
+pub fn select<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    cond: Value<'c, 'a>,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let shape = broadcast_dims(&broadcast_dims(&shape_of(cond)?, &shape_of(a)?)?, &shape_of(b)?)?;
+    cx.build_value(
+        "coreai.decomposable.broadcasting_where",
+        &[cond, a, b],
+        tensor_type(&shape, element_type(a)?),
+        &[],
+    )
+}
+
+/// A rank-0 constant `v` of the element type of `like`.
+pub fn constant_like<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    v: f64,
+    like: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let element = element_type(like)?;
+    let n = if is_float(element) {
+        Scalar::Float(v)
+    } else {
+        Scalar::Int(v as i64)
+    };
+    number(cx, n, element)
+}
+
+/// The result element type, declining bool arithmetic.
+fn arithmetic_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
+    let element = cx.result_tensor(0)?.element();
+    if element.to_string() == "i1" {
+        return Err("arithmetic on bool tensors has no coreai lowering; convert to an integer dtype first".into());
+    }
+    Ok(element)
+}
+
+/// The single result: `value` cast to the result element.
+fn finish<'c, 'a>(cx: &LoweringCx<'c, 'a>, value: Value<'c, 'a>) -> Lowered<'c, 'a> {
+    Ok(vec![cast_to(cx, value, cx.result_tensor(0)?.element())?])
+}
+
+/// Operands of a binary op: `(self, other)` from two operands (`.Tensor`)
+/// or an operand and the `other` attribute (`.Scalar`).
+fn binary_args<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<[Arg<'c, 'a>; 2], Decline> {
+    let other = if cx.op().operand_count() > 1 {
+        arg(cx, 1)?
+    } else {
+        attr_arg(cx, "other")?
+    };
+    Ok([arg(cx, 0)?, other])
+}
+
+/// Materializes `args` in `element`.
+fn all_in<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    args: &[Arg<'c, 'a>],
+    element: Type<'c>,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    args.iter().map(|&a| materialize(cx, a, element)).collect()
+}
+
+// ---------------------------------------------------------------------------
+// Arithmetic.
+
+// aten.add.Tensor(%a, %b) {alpha = 1}  → coreai.decomposable.broadcasting_add %a, %b
+// aten.add.Tensor(%a, %b) {alpha = k}  → broadcasting_add %a, (broadcasting_mul %b, k)
+// aten.add.Scalar(%a) {other, alpha}   → the same with a constant `other`
+// aten.sub.*                           → broadcasting_sub
+// aten.rsub.Scalar(%a) {other, alpha}  → broadcasting_sub other, (alpha · %a)
+//
+// Numbers convert to the result dtype first (PyTorch's add/sub kernels do,
+// measured on f16). With alpha ≠ 1 on f16/bf16 PyTorch computes
+// `a + f16(alpha) · b` in f32 and rounds once, so does this lowering; on f32
+// its CPU kernel may fuse the multiply-add (≤ 1 ulp apart from two ops).
+fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let key = cx.op().name().as_string_ref().as_str().unwrap_or("").to_string();
+    let result = arithmetic_result(cx)?;
+    let [mut a, mut b] = binary_args(cx)?;
+    if key.starts_with("aten.rsub") {
+        std::mem::swap(&mut a, &mut b);
+    }
+    let op = if key.starts_with("aten.add") { "add" } else { "sub" };
+    let alpha = cx.scalar("alpha")?;
+    let scaled = alpha != Scalar::Int(1) && alpha != Scalar::Float(1.0);
+    let element = if scaled && is_half(result) { f32_type(cx)? } else { result };
+    let a = cast_to(cx, materialize(cx, a, result)?, element)?;
+    let mut b = cast_to(cx, materialize(cx, b, result)?, element)?;
+    if scaled {
+        let k = cast_to(cx, number(cx, alpha, result)?, element)?;
+        b = arith(cx, "mul", b, k)?;
+    }
+    let r = arith(cx, op, a, b)?;
+    finish(cx, r)
 }
 
 // aten.mul.Tensor(%a, %b) → coreai.decomposable.broadcasting_mul %a, %b
-pub fn mul_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
-    same_element_types(cx, 2)?;
-    let (a, b) = (cx.operand(0)?, cx.operand(1)?);
-    Ok(vec![cx.build_value(
-        "coreai.decomposable.broadcasting_mul",
-        &[a, b],
-        cx.result_type(0)?,
-        &[],
-    )?])
+// aten.mul.Scalar(%a) {other} → the same with a constant
+//
+// On f16/bf16 with a number f16 cannot hold (0.1), PyTorch multiplies in
+// f32 by f32(0.1) and rounds once; so does this lowering (casts around an
+// f32 multiply).
+fn mul<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let result = arithmetic_result(cx)?;
+    let args = binary_args(cx)?;
+    let element = compute_element(cx, result, &args, NumberRule::Opmath)?;
+    let v = all_in(cx, &args, element)?;
+    let r = arith(cx, "mul", v[0], v[1])?;
+    finish(cx, r)
+}
+
+// aten.div.Tensor(%a, %b)               → broadcasting_divide (cast %a, R), (cast %b, R)
+// aten.div.Scalar / true_divide.Tensor  → the same
+// aten.div.Tensor_mode {rounding_mode = "trunc"} → trunc(a / b) on floats, broadcasting_divide on ints
+// aten.div.Tensor_mode {rounding_mode = "floor"} → see floor_div
+//
+// True division casts integer operands to the float result dtype R BEFORE
+// dividing (7 / 2 = 3.5). f16/bf16 results with a number f16 cannot hold
+// divide in f32 (PyTorch's opmath); the rounding modes always compute in f32
+// on f16/bf16, as PyTorch's kernels do, so that the floor/trunc sees the
+// unrounded quotient.
+fn div<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let result = arithmetic_result(cx)?;
+    let args = binary_args(cx)?;
+    let mode = if cx.op().attribute("rounding_mode").is_ok() {
+        Some(str_attr(cx, "rounding_mode")?)
+    } else {
+        None
+    };
+    let rounded = mode.is_some();
+    let element = if rounded && is_half(result) {
+        f32_type(cx)?
+    } else {
+        compute_element(cx, result, &args, NumberRule::Opmath)?
+    };
+    let v = all_in(cx, &args, element)?;
+    let r = match mode.as_deref() {
+        None => {
+            if !is_float(result) {
+                return Err(format!("true division must have a float result, not {result}"));
+            }
+            arith(cx, "divide", v[0], v[1])?
+        }
+        Some("trunc") if !is_float(element) => arith(cx, "divide", v[0], v[1])?,
+        Some("trunc") => {
+            let q = arith(cx, "divide", v[0], v[1])?;
+            trunc_float(cx, q)?
+        }
+        Some("floor") => floor_div(cx, v[0], v[1])?,
+        Some(other) => {
+            return Err(format!(
+                "rounding_mode '{other}' is not one of None, 'trunc', 'floor'"
+            ))
+        }
+    };
+    finish(cx, r)
+}
+
+// aten.floor_divide.default(%a, %b) → div(a, b, rounding_mode = "floor")
+fn floor_divide<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let result = arithmetic_result(cx)?;
+    let args = binary_args(cx)?;
+    let element = if is_half(result) { f32_type(cx)? } else { result };
+    let v = all_in(cx, &args, element)?;
+    let r = floor_div(cx, v[0], v[1])?;
+    finish(cx, r)
+}
+
+/// Floor division in the operands' dtype.
+///
+/// Integers: `coreai.broadcasting_floor_divide` (it floors, like PyTorch).
+/// Floats: PyTorch's `div_floor_floating`, not `floor(a / b)` (which
+/// gives 10 for 1 // 0.1 where PyTorch and Python give 9):
+///   b == 0 → a / b;  m = fmod(a, b);  d = (a - m) / b;
+///   d -= 1 if m ≠ 0 and (b < 0) ≠ (m < 0);
+///   d ≠ 0 → floor(d) (+1 if d - floor(d) > 0.5);  d == 0 → copysign(0, a / b).
+pub fn floor_div<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    if !is_float(element_type(a)?) {
+        return arith(cx, "floor_divide", a, b);
+    }
+    let zero = constant_like(cx, 0.0, a)?;
+    let one = constant_like(cx, 1.0, a)?;
+    let half = constant_like(cx, 0.5, a)?;
+    let quotient = arith(cx, "divide", a, b)?;
+    let m = arith(cx, "modulo", a, b)?;
+    let d = arith(cx, "sub", a, m)?;
+    let d = arith(cx, "divide", d, b)?;
+    let m_nonzero = predicate(cx, "not_equal", m, zero)?;
+    let m_neg = predicate(cx, "greater", zero, m)?;
+    let b_neg = predicate(cx, "greater", zero, b)?;
+    let signs_differ = predicate(cx, "xor", b_neg, m_neg)?;
+    let adjust = predicate(cx, "and", m_nonzero, signs_differ)?;
+    let d_minus = arith(cx, "sub", d, one)?;
+    let d = select(cx, adjust, d_minus, d)?;
+    let f = floor_float(cx, d)?;
+    let frac = arith(cx, "sub", d, f)?;
+    let round_up = predicate(cx, "greater", frac, half)?;
+    let f_plus = arith(cx, "add", f, one)?;
+    let f = select(cx, round_up, f_plus, f)?;
+    // d == 0: a zero with the sign of a / b (0 · q keeps the sign when q ≠ 0).
+    let d_zero = predicate(cx, "equal", d, zero)?;
+    let signed_zero = arith(cx, "mul", zero, quotient)?;
+    let signed_zero = select(cx, d_zero, signed_zero, f)?;
+    let b_zero = predicate(cx, "equal", b, zero)?;
+    select(cx, b_zero, quotient, signed_zero)
+}
+
+/// `floor(x)` for floats: `broadcasting_floor_divide(x, 1)`, except that
+/// coreai gives NaN for ±inf there (PyTorch's floor keeps ±inf).
+fn floor_float<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let one = constant_like(cx, 1.0, x)?;
+    let f = arith(cx, "floor_divide", x, one)?;
+    let lost = predicate(cx, "not_equal", f, f)?;
+    select(cx, lost, x, f)
+}
+
+/// `trunc(x)` for floats: `floor(|x|)` with the sign of x.
+fn trunc_float<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let zero = constant_like(cx, 0.0, x)?;
+    let minus_one = constant_like(cx, -1.0, x)?;
+    let magnitude = floor_float(cx, unary(cx, "abs", x)?)?;
+    let negative = predicate(cx, "greater", zero, x)?;
+    let negated = arith(cx, "mul", magnitude, minus_one)?;
+    select(cx, negative, negated, magnitude)
+}
+
+// aten.remainder.Tensor(%a, %b) → m = broadcasting_modulo(a, b); where((m ≠ 0) ∧ ((m < 0) ≠ (b < 0)), m + b, m)
+// aten.remainder.Scalar(%a) {other} → the same with a constant
+//
+// PyTorch's kernel, exact for floats (fmod is exact), where coreai-torch's
+// `a - floor(a / b) · b` rounds.
+fn remainder<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let result = arithmetic_result(cx)?;
+    let args = binary_args(cx)?;
+    let v = all_in(cx, &args, result)?;
+    let (a, b) = (v[0], v[1]);
+    let zero = constant_like(cx, 0.0, a)?;
+    let m = arith(cx, "modulo", a, b)?;
+    let m_nonzero = predicate(cx, "not_equal", m, zero)?;
+    let m_neg = predicate(cx, "greater", zero, m)?;
+    let b_neg = predicate(cx, "greater", zero, b)?;
+    let signs_differ = predicate(cx, "xor", m_neg, b_neg)?;
+    let adjust = predicate(cx, "and", m_nonzero, signs_differ)?;
+    let shifted = arith(cx, "add", m, b)?;
+    let r = select(cx, adjust, shifted, m)?;
+    finish(cx, r)
+}
+
+// aten.fmod.Tensor(%a, %b) → coreai.decomposable.broadcasting_modulo %a, %b  (C's fmod: sign of a)
+// aten.fmod.Scalar(%a) {other} → the same with a constant
+fn fmod<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let result = arithmetic_result(cx)?;
+    let args = binary_args(cx)?;
+    let v = all_in(cx, &args, result)?;
+    let r = arith(cx, "modulo", v[0], v[1])?;
+    finish(cx, r)
+}
+
+// aten.pow.Tensor_Tensor(%a, %b)          → coreai.decomposable.broadcasting_pow %a, %b
+// aten.pow.Tensor_Scalar(%a) {exponent}   → broadcasting_pow %a, exponent
+// aten.pow.Scalar(%e) {self_arg}          → broadcasting_pow self_arg, %e
+//
+// The number converts to the result dtype first (measured on f16).
+fn pow<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let result = arithmetic_result(cx)?;
+    let key = cx.op().name().as_string_ref().as_str().unwrap_or("").to_string();
+    let args = match key.as_str() {
+        "aten.pow.Tensor_Scalar" => [arg(cx, 0)?, attr_arg(cx, "exponent")?],
+        "aten.pow.Scalar" => [attr_arg(cx, "self_arg")?, arg(cx, 0)?],
+        _ => [arg(cx, 0)?, arg(cx, 1)?],
+    };
+    let v = all_in(cx, &args, result)?;
+    let r = arith(cx, "pow", v[0], v[1])?;
+    finish(cx, r)
+}
+
+// aten.maximum.default(%a, %b) → coreai.decomposable.broadcasting_maximum %a, %b  (NaN propagates)
+// aten.minimum.default(%a, %b) → coreai.decomposable.broadcasting_minimum %a, %b
+fn same_dtype_binary<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str) -> Lowered<'c, 'a> {
+    let result = cx.result_tensor(0)?.element();
+    let args = [arg(cx, 0)?, arg(cx, 1)?];
+    let v = all_in(cx, &args, result)?;
+    let r = binary(cx, op, v[0], v[1], result)?;
+    finish(cx, r)
+}
+
+// aten.atan2.default(%y, %x) → atan(y / x) with quadrant, zero and infinity fixes:
+//   r = atan(y / x) + (x < 0 or x = -0.0 ? (y < 0 or y = -0.0 ? -π : π) : 0)
+//   x = ±0 and y = ±0 → (x is -0.0 ? ±π : ±0)  (the sign of y)
+//   x = ±inf and y = ±inf → ±π/4 or ±3π/4
+// NaN in either operand gives NaN (every comparison with NaN is false).
+fn atan2<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    use std::f64::consts::{FRAC_PI_4, PI};
+    let result = arithmetic_result(cx)?;
+    if !is_float(result) {
+        return Err(format!("atan2 must have a float result, not {result}"));
+    }
+    let v = all_in(cx, &[arg(cx, 0)?, arg(cx, 1)?], result)?;
+    let (y, x) = (v[0], v[1]);
+    let zero = constant_like(cx, 0.0, x)?;
+    let pi = constant_like(cx, PI, x)?;
+    let minus_pi = constant_like(cx, -PI, x)?;
+    let y_neg = sign_bit(cx, y)?;
+    let x_neg = sign_bit(cx, x)?;
+    let base = unary(cx, "atan", arith(cx, "divide", y, x)?)?;
+    let turn = select(cx, y_neg, minus_pi, pi)?;
+    let turned = arith(cx, "add", base, turn)?;
+    let r = select(cx, x_neg, turned, base)?;
+    // Both zero: 0/0 is NaN above.
+    let y_zero = predicate(cx, "equal", y, zero)?;
+    let x_zero = predicate(cx, "equal", x, zero)?;
+    let both_zero = predicate(cx, "and", y_zero, x_zero)?;
+    let zero_case = select(cx, x_neg, turn, y)?;
+    let r = select(cx, both_zero, zero_case, r)?;
+    // Both infinite: inf/inf is NaN above.
+    let y_inf = is_inf(cx, y)?;
+    let x_inf = is_inf(cx, x)?;
+    let both_inf = predicate(cx, "and", y_inf, x_inf)?;
+    let quarter = constant_like(cx, FRAC_PI_4, x)?;
+    let three_quarters = constant_like(cx, 3.0 * FRAC_PI_4, x)?;
+    let magnitude = select(cx, x_neg, three_quarters, quarter)?;
+    let minus_one = constant_like(cx, -1.0, x)?;
+    let negated = arith(cx, "mul", magnitude, minus_one)?;
+    let inf_case = select(cx, y_neg, negated, magnitude)?;
+    let r = select(cx, both_inf, inf_case, r)?;
+    finish(cx, r)
+}
+
+/// `x < 0 or x is -0.0` (false for NaN): `1 / -0.0` is -inf.
+fn sign_bit<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let zero = constant_like(cx, 0.0, x)?;
+    let one = constant_like(cx, 1.0, x)?;
+    let negative = predicate(cx, "greater", zero, x)?;
+    let inverse = arith(cx, "divide", one, x)?;
+    let negative_zero = predicate(cx, "greater", zero, inverse)?;
+    predicate(cx, "or", negative, negative_zero)
+}
+
+/// `|x| == inf`.
+pub fn is_inf<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let inf = constant_like(cx, f64::INFINITY, x)?;
+    predicate(cx, "equal", unary(cx, "abs", x)?, inf)
+}
+
+// ---------------------------------------------------------------------------
+// Unary ops.
+
+/// The single operand in the result dtype (int → float for exp, sin ...).
+fn operand_in_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let result = cx.result_tensor(0)?.element();
+    materialize(cx, arg(cx, 0)?, result)
+}
+
+/// The single operand, declining a non-float result.
+fn float_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let result = cx.result_tensor(0)?.element();
+    if !is_float(result) {
+        return Err(format!("the result must be a float tensor, not {result}"));
+    }
+    operand_in_result(cx)
+}
+
+// aten.exp.default(%x) → coreai.exp %x   (likewise log, sqrt, rsqrt, sin,
+// cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, erf);
+// an integer operand is cast to the float result dtype first.
+fn math<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str) -> Lowered<'c, 'a> {
+    let x = float_operand(cx)?;
+    Ok(vec![unary(cx, op, x)?])
+}
+
+// aten.abs.default(%x) → coreai.abs %x
+fn abs<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    arithmetic_result(cx)?;
+    let x = operand_in_result(cx)?;
+    Ok(vec![unary(cx, "abs", x)?])
+}
+
+// aten.neg.default(%x) → coreai.decomposable.broadcasting_mul %x, -1  (exact; -0.0 for 0.0; ints wrap)
+fn neg<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    arithmetic_result(cx)?;
+    let x = operand_in_result(cx)?;
+    let minus_one = constant_like(cx, -1.0, x)?;
+    Ok(vec![arith(cx, "mul", x, minus_one)?])
+}
+
+// aten.reciprocal.default(%x) → coreai.decomposable.broadcasting_divide 1, %x
+fn reciprocal<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = float_operand(cx)?;
+    let one = constant_like(cx, 1.0, x)?;
+    Ok(vec![arith(cx, "divide", one, x)?])
+}
+
+// aten.exp2.default(%x) → coreai.decomposable.broadcasting_pow 2, %x
+fn exp2<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = float_operand(cx)?;
+    let two = constant_like(cx, 2.0, x)?;
+    Ok(vec![arith(cx, "pow", two, x)?])
+}
+
+// aten.log2.default(%x)  → coreai.decomposable.broadcasting_divide (coreai.log %x), ln 2
+// aten.log10.default(%x) → the same with ln 10
+fn log_base<'c, 'a>(cx: &LoweringCx<'c, 'a>, base: f64) -> Lowered<'c, 'a> {
+    let x = float_operand(cx)?;
+    let ln_base = constant_like(cx, base.ln(), x)?;
+    let ln = unary(cx, "log", x)?;
+    Ok(vec![arith(cx, "divide", ln, ln_base)?])
+}
+
+// aten.expm1.default(%x) → u = exp(x); where(u == 1, x, (u - 1) · x / log(u)), u = inf → inf, u = 0 → -1
+//
+// Kahan's formula: accurate to a few ulp for tiny x, where exp(x) - 1
+// (coreai-torch's form) loses every digit (expm1(1e-7) would be 1.19e-7).
+fn expm1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = float_operand(cx)?;
+    let one = constant_like(cx, 1.0, x)?;
+    let u = unary(cx, "exp", x)?;
+    let um1 = arith(cx, "sub", u, one)?;
+    let scaled = arith(cx, "mul", um1, x)?;
+    let r = arith(cx, "divide", scaled, unary(cx, "log", u)?)?;
+    let u_is_one = predicate(cx, "equal", u, one)?;
+    let r = select(cx, u_is_one, x, r)?;
+    // u = inf or u = 0: (u - 1) is already exact.
+    let inf = constant_like(cx, f64::INFINITY, x)?;
+    let zero = constant_like(cx, 0.0, x)?;
+    let u_inf = predicate(cx, "equal", u, inf)?;
+    let u_zero = predicate(cx, "equal", u, zero)?;
+    let extreme = predicate(cx, "or", u_inf, u_zero)?;
+    Ok(vec![select(cx, extreme, um1, r)?])
+}
+
+// aten.log1p.default(%x) → u = 1 + x; where(u == 1, x, log(u) · x / (u - 1)), u = inf → inf
+//
+// Goldberg's formula (accurate to a few ulp for tiny x, where log(1 + x)
+// loses every digit).
+fn log1p<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = float_operand(cx)?;
+    let one = constant_like(cx, 1.0, x)?;
+    let u = arith(cx, "add", x, one)?;
+    let ln = unary(cx, "log", u)?;
+    let scaled = arith(cx, "mul", ln, x)?;
+    let r = arith(cx, "divide", scaled, arith(cx, "sub", u, one)?)?;
+    let u_is_one = predicate(cx, "equal", u, one)?;
+    let r = select(cx, u_is_one, x, r)?;
+    // u = inf: log(u) = inf; u = 0 (x = -1): log(u) = -inf; NaN stays NaN.
+    let inf = constant_like(cx, f64::INFINITY, x)?;
+    let zero = constant_like(cx, 0.0, x)?;
+    let u_inf = predicate(cx, "equal", u, inf)?;
+    let u_zero = predicate(cx, "equal", u, zero)?;
+    let extreme = predicate(cx, "or", u_inf, u_zero)?;
+    Ok(vec![select(cx, extreme, ln, r)?])
+}
+
+// aten.sign.default(%x) → cast(x > 0) - cast(0 > x)   (0 for ±0 and NaN, as PyTorch)
+fn sign<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let result = cx.result_tensor(0)?.element();
+    let x = operand_in_result(cx)?;
+    if result.to_string() == "i1" {
+        return Ok(vec![x]);
+    }
+    let zero = constant_like(cx, 0.0, x)?;
+    let positive = cast_to(cx, predicate(cx, "greater", x, zero)?, result)?;
+    let negative = cast_to(cx, predicate(cx, "greater", zero, x)?, result)?;
+    Ok(vec![arith(cx, "sub", positive, negative)?])
+}
+
+/// The operand of a rounding op, or `None` when it is an integer (rounding
+/// is the identity there).
+fn rounding_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Option<Value<'c, 'a>>, Decline> {
+    let x = operand_in_result(cx)?;
+    Ok(is_float(element_type(x)?).then_some(x))
+}
+
+// aten.floor.default(%x) → where(isnan(f), x, f), f = broadcasting_floor_divide(x, 1)  (ints: %x)
+fn floor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    match rounding_operand(cx)? {
+        Some(x) => Ok(vec![floor_float(cx, x)?]),
+        None => Ok(vec![operand_in_result(cx)?]),
+    }
+}
+
+// aten.ceil.default(%x) → -floor(-x)  (ints: %x)
+fn ceil<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let Some(x) = rounding_operand(cx)? else {
+        return Ok(vec![operand_in_result(cx)?]);
+    };
+    let minus_one = constant_like(cx, -1.0, x)?;
+    let f = floor_float(cx, arith(cx, "mul", x, minus_one)?)?;
+    Ok(vec![arith(cx, "mul", f, minus_one)?])
+}
+
+// aten.trunc.default(%x) → where(x < 0, -floor(|x|), floor(|x|))  (ints: %x)
+fn trunc<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    match rounding_operand(cx)? {
+        Some(x) => Ok(vec![trunc_float(cx, x)?]),
+        None => Ok(vec![operand_in_result(cx)?]),
+    }
+}
+
+// aten.round.default(%x) → coreai.round %x  (half to even, as torch.round; ints: %x)
+fn round<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    match rounding_operand(cx)? {
+        Some(x) => Ok(vec![unary(cx, "round", x)?]),
+        None => Ok(vec![operand_in_result(cx)?]),
+    }
+}
+
+// aten.round.decimals(%x) {decimals = d} → round(x · 10^d) / 10^d      (d ≥ 0)
+//                                         → round(x / 10^-d) · 10^-d   (d < 0)
+// as PyTorch's kernel computes it; f16/bf16 compute in f32 like it.
+fn round_decimals<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let decimals = int_attr(cx, "decimals")?;
+    let Some(x) = rounding_operand(cx)? else {
+        return Ok(vec![operand_in_result(cx)?]);
+    };
+    let result = element_type(x)?;
+    let x = if is_half(result) { cast_to(cx, x, f32_type(cx)?)? } else { x };
+    let scale = constant_like(cx, 10f64.powi(decimals.unsigned_abs() as i32), x)?;
+    let (there, back) = if decimals >= 0 { ("mul", "divide") } else { ("divide", "mul") };
+    let r = unary(cx, "round", arith(cx, there, x, scale)?)?;
+    let r = arith(cx, back, r, scale)?;
+    finish(cx, r)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn broadcast_dims_follow_pytorch() {
+        assert_eq!(super::broadcast_dims(&[2, 3, 4], &[4]).unwrap(), vec![2, 3, 4]);
+        assert_eq!(super::broadcast_dims(&[2, 1], &[1, 5]).unwrap(), vec![2, 5]);
+        assert_eq!(super::broadcast_dims(&[], &[3]).unwrap(), vec![3]);
+        assert_eq!(super::broadcast_dims(&[i64::MIN, 1], &[1, 4]).unwrap(), vec![i64::MIN, 4]);
+        assert!(super::broadcast_dims(&[2], &[3]).is_err());
+    }
 }

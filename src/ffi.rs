@@ -36,6 +36,10 @@ pub struct CoreaiOptConfig {
 }
 
 unsafe extern "C" {
+    pub fn coreaiDenseResourceElementsGetData(
+        attr: mlir_sys::MlirAttribute,
+        size: *mut usize,
+    ) -> *const c_void;
     pub fn mlirGetDialectHandle__aten__() -> MlirDialectHandle;
     pub fn mlirGetDialectHandle__coreai__() -> MlirDialectHandle;
     pub fn mlirGetDialectHandle__param__() -> MlirDialectHandle;

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -77,4 +79,19 @@ MlirModule coreaiParseModule(MlirContext context, MlirStringRef source,
       mlir::parseSourceString<mlir::ModuleOp>(unwrap(source), config,
                                               unwrap(bufferName));
   return MlirModule{module.release().getOperation()};
+}
+
+const void *coreaiDenseResourceElementsGetData(MlirAttribute attr,
+                                               size_t *size) {
+  *size = 0;
+  auto resource =
+      llvm::dyn_cast<mlir::DenseResourceElementsAttr>(unwrap(attr));
+  if (!resource)
+    return nullptr;
+  mlir::AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob)
+    return nullptr;
+  llvm::ArrayRef<char> data = blob->getData();
+  *size = data.size();
+  return data.data();
 }

@@ -434,11 +434,42 @@ impl Attr {
                     DType::U64 => res!(mlirDenseUInt64ResourceElementsAttrGetValue, U64),
                     DType::F32 => res!(mlirDenseFloatResourceElementsAttrGetValue, F32),
                     DType::F64 => res!(mlirDenseDoubleResourceElementsAttrGetValue, F64),
-                    other => {
-                        return kerr(format!(
-                            "dense_resource constants of {} are not supported",
-                            other.name()
-                        ));
+                    DType::F16 | DType::BF16 | DType::C64 => {
+                        let mut size = 0usize;
+                        let data = coreai::ffi::coreaiDenseResourceElementsGetData(self.0, &mut size);
+                        let width = dtype.size_of();
+                        if data.is_null() || size != n * width {
+                            return kerr(format!(
+                                "dense_resource constant of {} has {size} bytes for {n} elements",
+                                dtype.name()
+                            ));
+                        }
+                        let bytes = std::slice::from_raw_parts(data as *const u8, size);
+                        macro_rules! blob {
+                            ($t:ty, $v:ident) => {{
+                                let v: Vec<$t> = bytes
+                                    .chunks_exact(width)
+                                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("width")))
+                                    .collect();
+                                Tensor::$v(ArrayD::from_shape_vec(sh, v).expect("sizes agree"))
+                            }};
+                        }
+                        match dtype {
+                            DType::F16 => blob!(f16, F16),
+                            DType::BF16 => blob!(bf16, BF16),
+                            _ => {
+                                let v: Vec<Complex32> = bytes
+                                    .chunks_exact(8)
+                                    .map(|c| {
+                                        Complex32::new(
+                                            f32::from_le_bytes(c[..4].try_into().expect("4")),
+                                            f32::from_le_bytes(c[4..].try_into().expect("4")),
+                                        )
+                                    })
+                                    .collect();
+                                Tensor::C64(ArrayD::from_shape_vec(sh, v).expect("sizes agree"))
+                            }
+                        }
                     }
                 });
             }

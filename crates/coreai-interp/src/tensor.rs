@@ -77,6 +77,16 @@ impl DType {
             3
         }
     }
+    /// Bytes per element in memory.
+    pub fn size_of(self) -> usize {
+        match self {
+            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::U32 | DType::F32 => 4,
+            DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",

@@ -36,6 +36,13 @@ MLIR_CAPI_EXPORTED MlirModule coreaiParseModule(MlirContext context,
                                                 MlirStringRef source,
                                                 MlirStringRef bufferName);
 
+/// The bytes of a `dense_resource` elements attribute of any element type
+/// (the upstream C API has typed getters for integers, f32 and f64 only), or
+/// null when `attr` is not one or its blob is gone. `*size` gets the byte
+/// count.
+MLIR_CAPI_EXPORTED const void *
+coreaiDenseResourceElementsGetData(MlirAttribute attr, size_t *size);
+
 /// Emits one error at `location` with `numNotes` notes attached, note i at
 /// `noteLocations[i]` saying `noteMessages[i]`.
 MLIR_CAPI_EXPORTED void coreaiEmitErrorWithNotes(

@@ -1,3 +1,884 @@
 //! Reductions, scans, sorts → coreai.
+//!
+//! Forms (coreai-torch 0.4.3's, test/golden/reductions.mlir): a reduction is
+//! the coreai op keeping the reduced dims, then a `coreai.reshape` to the
+//! result when `keepdim` is false; axes are `tensor<Nxsi32>` constants.
+//!
+//! Element types come from the op's result (`cx.result_type`), never from a
+//! narrowing policy: integer `sum`, `prod`, `cumsum`, `cumprod` cast their
+//! input to the result type first and accumulate there, so an int64 result
+//! accumulates in si64 (coreai-torch narrows to int32 and wraps: conversion
+//! guide §9.4), and bool/int8 inputs promote to int64 as PyTorch does.
+//!
+//! NaN: PyTorch's argmax, argmin, max.dim, min.dim, sort and topk treat NaN
+//! as greater than every number (the first NaN wins). coreai-core's `argmax`
+//! never picks a NaN and its `sort`/`argsort` put NaN last in both
+//! directions, so float inputs get an explicit NaN path where the two differ
+//! (`arg_index`, `sort_permutation`).
 
-pub static LOWERINGS: super::Family = &[];
+use super::common::{
+    axes as axes_constant, bool_attr, cast_to, dims, element_type, int_attr, int_list_attr,
+    int_scalar, int_vector, normalize_dim, opt_int_attr, reshape, tensor_type, DYNAMIC,
+};
+use crate::lowering::{Decline, LoweringCx, Scalar};
+use melior::ir::{
+    operation::OperationLike,
+    r#type::{RankedTensorType, ShapedTypeLike},
+    Type, TypeLike, Value, ValueLike,
+};
+
+pub static LOWERINGS: super::Family = &[
+    ("all.default", all_default),
+    ("all.dim", all_dim),
+    ("all.dims", all_dims),
+    ("amax.default", amax),
+    ("amin.default", amin),
+    ("any.default", any_default),
+    ("any.dim", any_dim),
+    ("any.dims", any_dims),
+    ("argmax.default", argmax),
+    ("argmin.default", argmin),
+    ("argsort.default", argsort),
+    ("argsort.stable", argsort),
+    ("cumprod.default", cumprod),
+    ("cumsum.default", cumsum),
+    ("linalg_vector_norm.default", linalg_vector_norm),
+    ("logsumexp.default", logsumexp),
+    ("max.default", max_default),
+    ("max.dim", max_dim),
+    ("mean.default", mean_default),
+    ("mean.dim", mean_dim),
+    ("min.default", min_default),
+    ("min.dim", min_dim),
+    ("prod.default", prod_default),
+    ("prod.dim_int", prod_dim_int),
+    ("sort.default", sort),
+    ("sort.stable", sort),
+    ("std.correction", std_correction),
+    ("std.dim", std_dim),
+    ("sum.default", sum_default),
+    ("sum.dim_IntList", sum_dim_intlist),
+    ("topk.default", topk),
+    ("var.correction", var_correction),
+    ("var.dim", var_dim),
+];
+
+type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+fn tensor_of<'c>(value: Value<'c, '_>) -> Result<RankedTensorType<'c>, Decline> {
+    RankedTensorType::try_from(value.r#type())
+        .map_err(|_| format!("{} is not a ranked tensor", value.r#type()))
+}
+
+fn is_float(element: Type<'_>) -> bool {
+    unsafe { mlir_sys::mlirTypeIsAFloat(element.to_raw()) }
+}
+
+fn is_bool(element: Type<'_>) -> bool {
+    element.to_string() == "i1"
+}
+
+/// The dims a reduction covers: every dim when `dims` is absent or empty
+/// (PyTorch's rule for sum, mean, amax, amin, var, std, logsumexp and
+/// vector norms), normalized, sorted and de-duplicated.
+fn reduce_axes(rank: usize, dims: Option<Vec<i64>>) -> Result<Vec<usize>, Decline> {
+    let mut axes = match dims {
+        Some(d) if !d.is_empty() => d
+            .iter()
+            .map(|&d| normalize_dim(d, rank))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => (0..rank).collect(),
+    };
+    axes.sort_unstable();
+    axes.dedup();
+    Ok(axes)
+}
+
+/// The optional `int[]?` attribute `name` (absent → `None`).
+fn opt_int_list(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Option<Vec<i64>>, Decline> {
+    if cx.op().attribute(name).is_err() {
+        return Ok(None);
+    }
+    int_list_attr(cx, name).map(Some)
+}
+
+/// A `BoolAttr` that may be absent (then `default`).
+fn bool_or(cx: &LoweringCx<'_, '_>, name: &str, default: bool) -> Result<bool, Decline> {
+    if cx.op().attribute(name).is_err() {
+        return Ok(default);
+    }
+    bool_attr(cx, name)
+}
+
+/// `value` as `ty`: itself when the types agree, else a reshape to the
+/// (static) shape of `ty`.
+fn fit<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    value: Value<'c, 'a>,
+    ty: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    if value.r#type() == ty {
+        return Ok(value);
+    }
+    let target = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
+    let shape = dims(target);
+    if shape.contains(&DYNAMIC) {
+        return Err(format!(
+            "the result {ty} has a dynamic dim; dropping reduced dims needs a static shape"
+        ));
+    }
+    if element_type(value)? != target.element() {
+        return Err(format!(
+            "internal: {} does not have the result's element type {}",
+            value.r#type(),
+            target.element()
+        ));
+    }
+    reshape(cx, value, &shape)
+}
+
+/// The type of `x` with `axes` set to 1 and element `element`.
+fn kept_type<'c>(x: Value<'c, '_>, axes: &[usize], element: Type<'c>) -> Result<Type<'c>, Decline> {
+    let mut shape = dims(tensor_of(x)?);
+    for &a in axes {
+        shape[a] = 1;
+    }
+    Ok(tensor_type(&shape, element))
+}
+
+/// `coreai.<op> %x, axes` keeping the reduced dims (`x` itself when there
+/// is nothing to reduce, a rank-0 input).
+fn reduce_keep<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    x: Value<'c, 'a>,
+    axes: &[usize],
+) -> Result<Value<'c, 'a>, Decline> {
+    if axes.is_empty() {
+        return Ok(x);
+    }
+    let list: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+    let a = axes_constant(cx, &list)?;
+    let element = element_type(x)?;
+    cx.build_value(op, &[x, a], kept_type(x, axes, element)?, &[])
+}
+
+/// `reduce_keep`, then fitted to result #0.
+fn reduce_to_result<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    x: Value<'c, 'a>,
+    axes: &[usize],
+) -> Lowered<'c, 'a> {
+    let r = reduce_keep(cx, op, x, axes)?;
+    Ok(vec![fit(cx, r, cx.result_type(0)?)?])
+}
+
+/// Operand #0 cast to result #0's element type (the accumulation type).
+fn input_as_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let element = cx.result_tensor(0)?.element();
+    if is_bool(element) {
+        return Ok(cx.operand(0)?);
+    }
+    cast_to(cx, cx.operand(0)?, element)
+}
+
+/// A rank-0 float constant of `element`, exactly.
+fn float_scalar<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    value: f64,
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    cx.scalar_constant(Scalar::Float(value), element)
+}
+
+fn bool_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>, value: bool) -> Result<Value<'c, 'a>, Decline> {
+    let attr = cx.parse_attribute(&format!("dense<{value}> : tensor<i1>"))?;
+    cx.build_value("coreai.constant", &[], cx.parse_type("tensor<i1>")?, &[("value", attr)])
+}
+
+/// A same-shape elementwise op on `x` with result element `element`.
+fn unary<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    x: Value<'c, 'a>,
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let ty = tensor_type(&dims(tensor_of(x)?), element);
+    cx.build_value(op, &[x], ty, &[])
+}
+
+/// A broadcasting binary op whose result has the shape of `a` (the larger
+/// operand) and element `element`.
+fn binary<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let ty = tensor_type(&dims(tensor_of(a)?), element);
+    cx.build_value(&format!("coreai.decomposable.broadcasting_{op}"), &[a, b], ty, &[])
+}
+
+/// `x != x`: where `x` (float) is NaN.
+fn is_nan<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let i1 = cx.parse_type("i1")?;
+    let ty = tensor_type(&dims(tensor_of(x)?), i1);
+    cx.build_value("coreai.not_equal", &[x, x], ty, &[])
+}
+
+/// `x` as a bool tensor: itself when bool, else `x != 0` (NaN is true).
+fn truthy<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let element = element_type(x)?;
+    if is_bool(element) {
+        return Ok(x);
+    }
+    let zero = cx.scalar_constant(Scalar::Int(0), element)?;
+    binary(cx, "not_equal", x, zero, cx.parse_type("i1")?)
+}
+
+// ---------------------------------------------------------------------------
+// sum, mean, prod, amax, amin, max, min
+// ---------------------------------------------------------------------------
+
+// aten.sum.dim_IntList(%x) {dim, keepdim, dtype?}
+//   → [coreai.cast to the result type] coreai.reduce_sum %x, axes (+ reshape)
+// An absent or empty `dim` sums every dim.
+fn sum_dim_intlist<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let axes = reduce_axes(tensor_of(x)?.rank(), opt_int_list(cx, "dim")?)?;
+    sum_over(cx, x, &axes)
+}
+
+// aten.sum.default(%x) {dtype?} → coreai.reduce_sum over every dim + reshape
+fn sum_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let axes = reduce_axes(tensor_of(x)?.rank(), None)?;
+    sum_over(cx, x, &axes)
+}
+
+/// A bool sum (only with a bool result: PyTorch promotes otherwise) is `any`.
+fn sum_over<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>, axes: &[usize]) -> Lowered<'c, 'a> {
+    let op = if is_bool(element_type(x)?) {
+        "coreai.any"
+    } else {
+        "coreai.reduce_sum"
+    };
+    reduce_to_result(cx, op, x, axes)
+}
+
+// aten.mean.dim(%x) {dim, keepdim, dtype?} → coreai.reduce_mean %x, axes (+ reshape)
+fn mean_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let axes = reduce_axes(tensor_of(x)?.rank(), opt_int_list(cx, "dim")?)?;
+    mean_over(cx, x, &axes)
+}
+
+// aten.mean.default(%x) {dtype?} → coreai.reduce_mean over every dim + reshape
+fn mean_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let axes = reduce_axes(tensor_of(x)?.rank(), None)?;
+    mean_over(cx, x, &axes)
+}
+
+fn mean_over<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>, axes: &[usize]) -> Lowered<'c, 'a> {
+    if !is_float(element_type(x)?) {
+        return Err(format!(
+            "mean of {}: PyTorch only averages floating-point tensors",
+            x.r#type()
+        ));
+    }
+    reduce_to_result(cx, "coreai.reduce_mean", x, axes)
+}
+
+// aten.prod.dim_int(%x) {dim, keepdim, dtype?}
+//   → [coreai.cast to the result type] coreai.reduce_product %x, [dim] (+ reshape)
+fn prod_dim_int<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let rank = tensor_of(x)?.rank();
+    let axes = if rank == 0 {
+        Vec::new()
+    } else {
+        vec![normalize_dim(int_attr(cx, "dim")?, rank)?]
+    };
+    prod_over(cx, x, &axes)
+}
+
+// aten.prod.default(%x) {dtype?} → coreai.reduce_product over every dim + reshape
+fn prod_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let axes = reduce_axes(tensor_of(x)?.rank(), None)?;
+    prod_over(cx, x, &axes)
+}
+
+/// A bool product (bool result) is `all`.
+fn prod_over<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>, axes: &[usize]) -> Lowered<'c, 'a> {
+    let op = if is_bool(element_type(x)?) {
+        "coreai.all"
+    } else {
+        "coreai.reduce_product"
+    };
+    reduce_to_result(cx, op, x, axes)
+}
+
+/// `reduce_max` (or `reduce_min`); on bool tensors `any` (or `all`), which
+/// coreai's reduce_max does not take.
+fn extremum_op(x: Value<'_, '_>, max: bool) -> Result<&'static str, Decline> {
+    Ok(match (is_bool(element_type(x)?), max) {
+        (true, true) => "coreai.any",
+        (true, false) => "coreai.all",
+        (false, true) => "coreai.reduce_max",
+        (false, false) => "coreai.reduce_min",
+    })
+}
+
+// aten.amax.default(%x) {dim, keepdim} → coreai.reduce_max %x, axes (+ reshape)
+// NaN propagates (coreai-core's reduce_max does, as PyTorch).
+fn amax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    extremum_dims(cx, true)
+}
+
+// aten.amin.default(%x) {dim, keepdim} → coreai.reduce_min %x, axes (+ reshape)
+fn amin<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    extremum_dims(cx, false)
+}
+
+fn extremum_dims<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let axes = reduce_axes(tensor_of(x)?.rank(), opt_int_list(cx, "dim")?)?;
+    reduce_to_result(cx, extremum_op(x, max)?, x, &axes)
+}
+
+// aten.max.default(%x) → coreai.reduce_max over every dim + reshape to rank 0
+fn max_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    extremum_all(cx, true)
+}
+
+// aten.min.default(%x) → coreai.reduce_min over every dim + reshape to rank 0
+fn min_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    extremum_all(cx, false)
+}
+
+fn extremum_all<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let axes = reduce_axes(tensor_of(x)?.rank(), None)?;
+    reduce_to_result(cx, extremum_op(x, max)?, x, &axes)
+}
+
+// aten.max.dim(%x) {dim, keepdim} → (values, indices):
+//   coreai.reduce_max %x, [dim]  and  coreai.argmax (NaN-first, see arg_index)
+//   → coreai.cast ui32 → index type, each reshaped when keepdim is false
+fn max_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    extremum_with_index(cx, true)
+}
+
+// aten.min.dim(%x) {dim, keepdim} → coreai.reduce_min and argmax of the
+// order-reversed input (see arg_index), as max.dim
+fn min_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    extremum_with_index(cx, false)
+}
+
+fn extremum_with_index<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let rank = tensor_of(x)?.rank();
+    if rank == 0 {
+        return Err("max.dim/min.dim of a rank-0 tensor is not lowered".into());
+    }
+    let axis = normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let values = reduce_keep(cx, extremum_op(x, max)?, x, &[axis])?;
+    let index = arg_index(cx, x, axis, max)?;
+    let index = cast_to(cx, index, cx.result_tensor(1)?.element())?;
+    Ok(vec![
+        fit(cx, values, cx.result_type(0)?)?,
+        fit(cx, index, cx.result_type(1)?)?,
+    ])
+}
+
+// ---------------------------------------------------------------------------
+// argmax, argmin
+// ---------------------------------------------------------------------------
+
+/// The ui32 index (reduced dim kept) of the first maximum (`max`) or
+/// minimum of `x` along `axis`, NaN counting as the maximum and the
+/// minimum, as in PyTorch:
+///
+///   key   = x                          (argmax)
+///         = -x, or x ^ -1 on integers  (argmin: an order-reversing bijection)
+///   float: nan = x != x; key = where(any(nan, axis), cast(nan), key)
+///   coreai.argmax key, axis → ui32
+///
+/// coreai-core's argmax takes the first of equal values and never picks a
+/// NaN; a slice holding a NaN is replaced by its NaN mask, whose first 1 is
+/// the first NaN.
+fn arg_index<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    axis: usize,
+    max: bool,
+) -> Result<Value<'c, 'a>, Decline> {
+    let element = element_type(x)?;
+    if is_bool(element) {
+        return Err("argmax/argmin of a bool tensor: cast it to an integer type first".into());
+    }
+    let float = is_float(element);
+    let mut key = x;
+    if !max {
+        key = if float {
+            let minus_one = float_scalar(cx, -1.0, element)?;
+            binary(cx, "mul", x, minus_one, element)?
+        } else {
+            let ones = cx.scalar_constant(Scalar::Int(all_ones(element)?), element)?;
+            binary(cx, "bitwise_xor", x, ones, element)?
+        };
+    }
+    if float {
+        let nan = is_nan(cx, x)?;
+        let any_nan = reduce_keep(cx, "coreai.any", nan, &[axis])?;
+        let mask = cast_to(cx, nan, element)?;
+        key = cx.build_value(
+            "coreai.decomposable.broadcasting_where",
+            &[any_nan, mask, key],
+            key.r#type(),
+            &[],
+        )?;
+    }
+    let a = int_scalar(cx, axis as i64, "si32")?;
+    let ui32 = cx.parse_type("ui32")?;
+    cx.build_value("coreai.argmax", &[key, a], kept_type(key, &[axis], ui32)?, &[])
+}
+
+/// The integer with every bit set in `element` (-1 signed, 2^n - 1 unsigned).
+fn all_ones(element: Type<'_>) -> Result<i64, Decline> {
+    let text = element.to_string();
+    if let Some(bits) = text.strip_prefix("ui") {
+        let bits: u32 = bits.parse().map_err(|_| format!("unexpected type {text}"))?;
+        if bits >= 64 {
+            return Err("argmin of ui64 is not lowered".into());
+        }
+        return Ok((1i64 << bits) - 1);
+    }
+    Ok(-1)
+}
+
+// aten.argmax.default(%x) {dim?, keepdim}
+//   → coreai.argmax (NaN-first, see arg_index) → coreai.cast ui32 → index type (+ reshape)
+// dim = None: the argmax of the flattened tensor.
+fn argmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    arg_reduce(cx, true)
+}
+
+// aten.argmin.default(%x) {dim?, keepdim} → argmax of the order-reversed input (see arg_index)
+fn argmin<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    arg_reduce(cx, false)
+}
+
+fn arg_reduce<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c, 'a> {
+    let mut x = cx.operand(0)?;
+    let shape = dims(tensor_of(x)?);
+    let axis = match opt_int_attr(cx, "dim")? {
+        Some(d) if !shape.is_empty() => normalize_dim(d, shape.len())?,
+        _ => {
+            if shape.contains(&DYNAMIC) {
+                return Err("argmax/argmin over every dim of a dynamic shape is not lowered".into());
+            }
+            x = reshape(cx, x, &[shape.iter().product()])?;
+            0
+        }
+    };
+    let index = arg_index(cx, x, axis, max)?;
+    let index = cast_to(cx, index, cx.result_tensor(0)?.element())?;
+    Ok(vec![fit(cx, index, cx.result_type(0)?)?])
+}
+
+// ---------------------------------------------------------------------------
+// var, std
+// ---------------------------------------------------------------------------
+
+/// `sum((x - mean(x))²) / max(N - correction, 0)` over `axes`, dims kept:
+///   m = coreai.reduce_mean %x; d = broadcasting_sub %x, m;
+///   s = coreai.reduce_sum (broadcasting_mul d, d); broadcasting_divide s, N - correction
+fn variance_keep<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    axes: &[usize],
+    correction: f64,
+) -> Result<Value<'c, 'a>, Decline> {
+    let element = element_type(x)?;
+    if !is_float(element) {
+        return Err(format!("var/std of {}: PyTorch needs a floating-point tensor", x.r#type()));
+    }
+    let shape = dims(tensor_of(x)?);
+    if axes.iter().any(|&a| shape[a] == DYNAMIC) {
+        return Err("var/std over a dynamic dim is not lowered (N must be static)".into());
+    }
+    let n: i64 = axes.iter().map(|&a| shape[a]).product();
+    let mean = reduce_keep(cx, "coreai.reduce_mean", x, axes)?;
+    let d = binary(cx, "sub", x, mean, element)?;
+    let sq = binary(cx, "mul", d, d, element)?;
+    let s = reduce_keep(cx, "coreai.reduce_sum", sq, axes)?;
+    let divisor = float_scalar(cx, (n as f64 - correction).max(0.0), element)?;
+    let s_ty = s.r#type();
+    cx.build_value("coreai.decomposable.broadcasting_divide", &[s, divisor], s_ty, &[])
+}
+
+/// The `correction` of var/std: `correction` (a Scalar, default 1) or
+/// `unbiased` (bool).
+fn correction(cx: &LoweringCx<'_, '_>) -> Result<f64, Decline> {
+    if cx.op().attribute("unbiased").is_ok() {
+        return Ok(if bool_attr(cx, "unbiased")? { 1.0 } else { 0.0 });
+    }
+    if cx.op().attribute("correction").is_err() {
+        return Ok(1.0);
+    }
+    Ok(match cx.scalar("correction")? {
+        Scalar::Int(v) => v as f64,
+        Scalar::Float(v) => v,
+    })
+}
+
+fn variance<'c, 'a>(cx: &LoweringCx<'c, 'a>, sqrt: bool) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let axes = reduce_axes(tensor_of(x)?.rank(), opt_int_list(cx, "dim")?)?;
+    let mut v = variance_keep(cx, x, &axes, correction(cx)?)?;
+    if sqrt {
+        v = unary(cx, "coreai.sqrt", v, element_type(v)?)?;
+    }
+    Ok(vec![fit(cx, v, cx.result_type(0)?)?])
+}
+
+// aten.var.correction(%x) {dim?, correction?, keepdim} → see variance_keep (+ reshape)
+fn var_correction<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    variance(cx, false)
+}
+
+// aten.var.dim(%x) {dim?, unbiased, keepdim} → see variance_keep (+ reshape)
+fn var_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    variance(cx, false)
+}
+
+// aten.std.correction(%x) {dim?, correction?, keepdim} → coreai.sqrt of the variance (+ reshape)
+fn std_correction<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    variance(cx, true)
+}
+
+// aten.std.dim(%x) {dim?, unbiased, keepdim} → coreai.sqrt of the variance (+ reshape)
+fn std_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    variance(cx, true)
+}
+
+// ---------------------------------------------------------------------------
+// any, all
+// ---------------------------------------------------------------------------
+
+/// `coreai.any`/`coreai.all` (which take bool tensors only) of `x != 0`.
+fn logical<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, axes: Option<Vec<usize>>) -> Lowered<'c, 'a> {
+    let x = truthy(cx, cx.operand(0)?)?;
+    let rank = tensor_of(x)?.rank();
+    let axes = axes.unwrap_or_else(|| (0..rank).collect());
+    reduce_to_result(cx, op, x, &axes)
+}
+
+fn one_dim(cx: &LoweringCx<'_, '_>) -> Result<Vec<usize>, Decline> {
+    let rank = cx.operand_tensor(0)?.rank();
+    if rank == 0 {
+        return Ok(Vec::new());
+    }
+    Ok(vec![normalize_dim(int_attr(cx, "dim")?, rank)?])
+}
+
+/// `any.dims`/`all.dims`: `dim = None` reduces every dim; an empty list
+/// reduces none (eager PyTorch returns `x != 0` unreduced).
+fn listed_dims(cx: &LoweringCx<'_, '_>) -> Result<Option<Vec<usize>>, Decline> {
+    let rank = cx.operand_tensor(0)?.rank();
+    match opt_int_list(cx, "dim")? {
+        None => Ok(None),
+        Some(d) if d.is_empty() => Ok(Some(Vec::new())),
+        Some(d) => reduce_axes(rank, Some(d)).map(Some),
+    }
+}
+
+// aten.any.default(%x) → coreai.any (x != 0), every dim + reshape to rank 0
+fn any_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    logical(cx, "coreai.any", None)
+}
+
+// aten.any.dim(%x) {dim, keepdim} → coreai.any (x != 0), [dim] (+ reshape)
+fn any_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    logical(cx, "coreai.any", Some(one_dim(cx)?))
+}
+
+// aten.any.dims(%x) {dim?, keepdim} → coreai.any (x != 0), dims (+ reshape)
+fn any_dims<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    logical(cx, "coreai.any", listed_dims(cx)?)
+}
+
+// aten.all.default(%x) → coreai.all (x != 0), every dim + reshape to rank 0
+fn all_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    logical(cx, "coreai.all", None)
+}
+
+// aten.all.dim(%x) {dim, keepdim} → coreai.all (x != 0), [dim] (+ reshape)
+fn all_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    logical(cx, "coreai.all", Some(one_dim(cx)?))
+}
+
+// aten.all.dims(%x) {dim?, keepdim} → coreai.all (x != 0), dims (+ reshape)
+fn all_dims<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    logical(cx, "coreai.all", listed_dims(cx)?)
+}
+
+// ---------------------------------------------------------------------------
+// cumsum, cumprod, logsumexp, vector norms
+// ---------------------------------------------------------------------------
+
+/// `coreai.scan` with combiner `scan_op` (0 sum, 1 product) along `dim` of
+/// operand #0 cast to the result type (so int64 results accumulate in si64).
+fn scan<'c, 'a>(cx: &LoweringCx<'c, 'a>, scan_op: i64) -> Lowered<'c, 'a> {
+    let mut x = cast_to(cx, cx.operand(0)?, cx.result_tensor(0)?.element())?;
+    let rank = tensor_of(x)?.rank();
+    if rank > 0 {
+        let axis = normalize_dim(int_attr(cx, "dim")?, rank)?;
+        let a = int_scalar(cx, axis as i64, "ui32")?;
+        let reverse = bool_scalar(cx, false)?;
+        let combiner = cx.parse_attribute(&format!("{scan_op} : i32"))?;
+        x = cx.build_value("coreai.scan", &[x, a, reverse], x.r#type(), &[("scan_op", combiner)])?;
+    }
+    Ok(vec![fit(cx, x, cx.result_type(0)?)?])
+}
+
+// aten.cumsum.default(%x) {dim, dtype?}
+//   → [coreai.cast to the result type] coreai.scan %x, dim, false combiner = <sum>
+fn cumsum<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    scan(cx, 0)
+}
+
+// aten.cumprod.default(%x) {dim, dtype?}
+//   → [coreai.cast to the result type] coreai.scan %x, dim, false combiner = <product>
+fn cumprod<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    scan(cx, 1)
+}
+
+// aten.logsumexp.default(%x) {dim, keepdim} → the max-shifted form
+// (conversion guide §9.1; PyTorch's own):
+//   m  = coreai.reduce_max %x, axes;  m' = where(|m| == inf, 0, m)
+//   r  = log(reduce_sum(exp(x - m'))) + m'          (+ reshape)
+fn logsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let element = element_type(x)?;
+    if !is_float(element) {
+        return Err(format!("logsumexp to {element} is not lowered"));
+    }
+    let axes = reduce_axes(tensor_of(x)?.rank(), opt_int_list(cx, "dim")?)?;
+    let m = reduce_keep(cx, "coreai.reduce_max", x, &axes)?;
+    let abs = unary(cx, "coreai.abs", m, element)?;
+    let inf = float_scalar(cx, f64::INFINITY, element)?;
+    let infinite = binary(cx, "equal", abs, inf, cx.parse_type("i1")?)?;
+    let zero = float_scalar(cx, 0.0, element)?;
+    let shift = cx.build_value(
+        "coreai.decomposable.broadcasting_where",
+        &[infinite, zero, m],
+        m.r#type(),
+        &[],
+    )?;
+    let e = unary(cx, "coreai.exp", binary(cx, "sub", x, shift, element)?, element)?;
+    let s = reduce_keep(cx, "coreai.reduce_sum", e, &axes)?;
+    let r = binary(cx, "add", unary(cx, "coreai.log", s, element)?, shift, element)?;
+    Ok(vec![fit(cx, r, cx.result_type(0)?)?])
+}
+
+// aten.linalg_vector_norm.default(%x) {ord, dim?, keepdim, dtype?} →
+//   ord 2: sqrt(reduce_sum(x·x))      ord 1: reduce_sum(|x|)
+//   ord ∞: reduce_max(|x|)            ord -∞: reduce_min(|x|)
+//   ord 0: reduce_sum(cast(x != 0))   else: reduce_sum(|x|^p)^(1/p)
+// (coreai-torch wraps the same math in a `linalg_vector_norm` composite;
+// this emits it inline.)
+fn linalg_vector_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let element = element_type(x)?;
+    if !is_float(element) {
+        return Err(format!("vector norm to {element} is not lowered"));
+    }
+    let axes = reduce_axes(tensor_of(x)?.rank(), opt_int_list(cx, "dim")?)?;
+    let ord = match cx.scalar("ord")? {
+        Scalar::Int(v) => v as f64,
+        Scalar::Float(v) => v,
+    };
+    let abs = || unary(cx, "coreai.abs", x, element);
+    let r = if ord == 2.0 {
+        let sq = binary(cx, "mul", x, x, element)?;
+        let s = reduce_keep(cx, "coreai.reduce_sum", sq, &axes)?;
+        unary(cx, "coreai.sqrt", s, element)?
+    } else if ord == 1.0 {
+        reduce_keep(cx, "coreai.reduce_sum", abs()?, &axes)?
+    } else if ord == f64::INFINITY {
+        reduce_keep(cx, "coreai.reduce_max", abs()?, &axes)?
+    } else if ord == f64::NEG_INFINITY {
+        reduce_keep(cx, "coreai.reduce_min", abs()?, &axes)?
+    } else if ord == 0.0 {
+        let nonzero = truthy(cx, x)?;
+        let counts = cast_to(cx, nonzero, element)?;
+        reduce_keep(cx, "coreai.reduce_sum", counts, &axes)?
+    } else {
+        let p = float_scalar(cx, ord, element)?;
+        let powered = binary(cx, "pow", abs()?, p, element)?;
+        let s = reduce_keep(cx, "coreai.reduce_sum", powered, &axes)?;
+        let one = float_scalar(cx, 1.0, element)?;
+        let inv = binary(cx, "divide", one, p, element)?;
+        binary(cx, "pow", s, inv, element)?
+    };
+    Ok(vec![fit(cx, r, cx.result_type(0)?)?])
+}
+
+// ---------------------------------------------------------------------------
+// sort, argsort, topk
+// ---------------------------------------------------------------------------
+
+/// The si32 permutation that sorts `x` along `axis` stably (equal elements
+/// keep their order, which PyTorch's CPU sort does for every `stable`):
+///
+///   coreai.argsort %x, axis, descending, true
+///
+/// coreai-core puts NaN last in both directions; PyTorch puts NaN first
+/// when descending. A descending float sort therefore sorts twice:
+///   p1 = argsort x (NaN last); f = gather(cast(x != x), p1)
+///   p2 = argsort f descending (NaN first, stable); p = gather(p1, p2)
+fn sort_permutation<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    axis: usize,
+    descending: bool,
+) -> Result<Value<'c, 'a>, Decline> {
+    let element = element_type(x)?;
+    if is_bool(element) {
+        return Err("sorting a bool tensor is not lowered: cast it to an integer type first".into());
+    }
+    let si32 = cx.parse_type("si32")?;
+    let perm_ty = tensor_type(&dims(tensor_of(x)?), si32);
+    let argsort = |key: Value<'c, 'a>| -> Result<Value<'c, 'a>, Decline> {
+        let a = int_scalar(cx, axis as i64, "si32")?;
+        let d = bool_scalar(cx, descending)?;
+        let s = bool_scalar(cx, true)?;
+        cx.build_value("coreai.argsort", &[key, a, d, s], perm_ty, &[])
+    };
+    let p1 = argsort(x)?;
+    if !(descending && is_float(element)) {
+        return Ok(p1);
+    }
+    let flags = cast_to(cx, is_nan(cx, x)?, element)?;
+    let flags = gather(cx, flags, p1, axis)?;
+    let p2 = argsort(flags)?;
+    gather(cx, p1, p2, axis)
+}
+
+/// `coreai.gather_along_axis %x at %indices along axis`.
+fn gather<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    indices: Value<'c, 'a>,
+    axis: usize,
+) -> Result<Value<'c, 'a>, Decline> {
+    let a = int_scalar(cx, axis as i64, "si32")?;
+    let ty = tensor_type(&dims(tensor_of(indices)?), element_type(x)?);
+    cx.build_value("coreai.gather_along_axis", &[x, indices, a], ty, &[])
+}
+
+/// The values of `x` sorted along `axis`: `coreai.sort` (stable), or the
+/// gather of the NaN-first permutation when `sort_permutation` needed two
+/// passes.
+fn sorted_values<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    perm: Value<'c, 'a>,
+    axis: usize,
+    descending: bool,
+) -> Result<Value<'c, 'a>, Decline> {
+    if descending && is_float(element_type(x)?) {
+        return gather(cx, x, perm, axis);
+    }
+    let a = int_scalar(cx, axis as i64, "si32")?;
+    let d = bool_scalar(cx, descending)?;
+    let s = bool_scalar(cx, true)?;
+    cx.build_value("coreai.sort", &[x, a, d, s], x.r#type(), &[])
+}
+
+fn sort_axis(cx: &LoweringCx<'_, '_>, x: Value<'_, '_>) -> Result<usize, Decline> {
+    let rank = tensor_of(x)?.rank();
+    if rank == 0 {
+        return Err("sorting a rank-0 tensor is not lowered".into());
+    }
+    normalize_dim(int_attr(cx, "dim")?, rank)
+}
+
+// aten.sort.default(%x) {dim, descending} → (values, indices)
+// aten.sort.stable(%x) {stable?, dim, descending} → (values, indices):
+//   coreai.sort %x, dim, descending, true and coreai.argsort (stable)
+//   → coreai.cast si32 → index type (NaN-first when descending: sort_permutation)
+fn sort<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let axis = sort_axis(cx, x)?;
+    let descending = bool_or(cx, "descending", false)?;
+    let perm = sort_permutation(cx, x, axis, descending)?;
+    let values = sorted_values(cx, x, perm, axis, descending)?;
+    let indices = cast_to(cx, perm, cx.result_tensor(1)?.element())?;
+    Ok(vec![values, indices])
+}
+
+// aten.argsort.default(%x) {dim, descending} / argsort.stable(%x) {stable, dim, descending}
+//   → coreai.argsort %x, dim, descending, true → coreai.cast si32 → index type
+fn argsort<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let axis = sort_axis(cx, x)?;
+    let perm = sort_permutation(cx, x, axis, bool_or(cx, "descending", false)?)?;
+    Ok(vec![cast_to(cx, perm, cx.result_tensor(0)?.element())?])
+}
+
+// aten.topk.default(%x) {k, dim, largest, sorted} → (values, indices):
+//   the sort of %x along dim (descending when largest; NaN-first as PyTorch),
+//   both sliced to [0, k) along dim; indices cast si32 → index type.
+// Ties: this returns the lowest indices first; PyTorch's CPU topk does not
+// specify which of equal elements it returns.
+fn topk<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let axis = sort_axis(cx, x)?;
+    let shape = dims(tensor_of(x)?);
+    let k = int_attr(cx, "k")?;
+    if k < 0 || (shape[axis] != DYNAMIC && k > shape[axis]) {
+        return Err(format!("k = {k} is out of range for dim {axis} of {}", x.r#type()));
+    }
+    let largest = bool_or(cx, "largest", true)?;
+    let perm = sort_permutation(cx, x, axis, largest)?;
+    let values = sorted_values(cx, x, perm, axis, largest)?;
+    let values = take_first(cx, values, axis, k)?;
+    let indices = take_first(cx, perm, axis, k)?;
+    let indices = cast_to(cx, indices, cx.result_tensor(1)?.element())?;
+    Ok(vec![values, indices])
+}
+
+/// `coreai.slice %x` to `[0, k)` along `axis`, everything along other dims.
+fn take_first<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    axis: usize,
+    k: i64,
+) -> Result<Value<'c, 'a>, Decline> {
+    let mut shape = dims(tensor_of(x)?);
+    let rank = shape.len();
+    let end: Vec<i64> = (0..rank)
+        .map(|d| match d {
+            d if d == axis => k,
+            d if shape[d] == DYNAMIC => i64::from(i32::MAX),
+            d => shape[d],
+        })
+        .collect();
+    let begin = int_vector(cx, &vec![0; rank], "si32")?;
+    let end_v = int_vector(cx, &end, "si32")?;
+    let stride = int_vector(cx, &vec![1; rank], "si32")?;
+    shape[axis] = k;
+    let ty = tensor_type(&shape, element_type(x)?);
+    cx.build_value("coreai.slice", &[x, begin, end_v, stride], ty, &[])
+}

@@ -125,23 +125,15 @@ pub fn materialize<'c, 'a>(
     }
 }
 
-/// How a Python number enters a computation on f16/bf16 (see `cast.rs`).
-#[derive(Clone, Copy, PartialEq)]
-pub enum NumberRule {
-    /// Converted to the tensor's dtype first (add, sub, pow, comparisons ...).
-    Convert,
-    /// Kept in f32, the computation runs in f32 and rounds once (mul, div).
-    Opmath,
-}
-
-/// The dtype a computation with `args` and result element `result` runs in.
-pub fn compute_element<'c>(
+/// The dtype a computation with `args` and result element `result` runs in
+/// when PyTorch keeps its numbers in "opmath" (mul, div, leaky_relu): f32
+/// for an f16/bf16 result with a number f16/bf16 cannot hold, else `result`.
+pub fn opmath_element<'c>(
     cx: &LoweringCx<'c, '_>,
     result: Type<'c>,
     args: &[Arg<'c, '_>],
-    rule: NumberRule,
 ) -> Result<Type<'c>, Decline> {
-    if rule == NumberRule::Opmath && needs_opmath(result, &numbers(args)) {
+    if needs_opmath(result, &numbers(args)) {
         f32_type(cx)
     } else {
         Ok(result)
@@ -259,13 +251,13 @@ fn arithmetic_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
 }
 
 /// The single result: `value` cast to the result element.
-fn finish<'c, 'a>(cx: &LoweringCx<'c, 'a>, value: Value<'c, 'a>) -> Lowered<'c, 'a> {
+pub fn finish<'c, 'a>(cx: &LoweringCx<'c, 'a>, value: Value<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![cast_to(cx, value, cx.result_tensor(0)?.element())?])
 }
 
 /// Operands of a binary op: `(self, other)` from two operands (`.Tensor`)
 /// or an operand and the `other` attribute (`.Scalar`).
-fn binary_args<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<[Arg<'c, 'a>; 2], Decline> {
+pub fn binary_args<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<[Arg<'c, 'a>; 2], Decline> {
     let other = if cx.op().operand_count() > 1 {
         arg(cx, 1)?
     } else {
@@ -275,7 +267,7 @@ fn binary_args<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<[Arg<'c, 'a>; 2], Decl
 }
 
 /// Materializes `args` in `element`.
-fn all_in<'c, 'a>(
+pub fn all_in<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     args: &[Arg<'c, 'a>],
     element: Type<'c>,
@@ -326,7 +318,7 @@ fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn mul<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let result = arithmetic_result(cx)?;
     let args = binary_args(cx)?;
-    let element = compute_element(cx, result, &args, NumberRule::Opmath)?;
+    let element = opmath_element(cx, result, &args)?;
     let v = all_in(cx, &args, element)?;
     let r = arith(cx, "mul", v[0], v[1])?;
     finish(cx, r)
@@ -354,7 +346,7 @@ fn div<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let element = if rounded && is_half(result) {
         f32_type(cx)?
     } else {
-        compute_element(cx, result, &args, NumberRule::Opmath)?
+        opmath_element(cx, result, &args)?
     };
     let v = all_in(cx, &args, element)?;
     let r = match mode.as_deref() {
@@ -573,13 +565,13 @@ pub fn is_inf<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value
 // Unary ops.
 
 /// The single operand in the result dtype (int → float for exp, sin ...).
-fn operand_in_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+pub fn operand_in_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let result = cx.result_tensor(0)?.element();
     materialize(cx, arg(cx, 0)?, result)
 }
 
 /// The single operand, declining a non-float result.
-fn float_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+pub fn float_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let result = cx.result_tensor(0)?.element();
     if !is_float(result) {
         return Err(format!("the result must be a float tensor, not {result}"));
@@ -639,6 +631,11 @@ fn log_base<'c, 'a>(cx: &LoweringCx<'c, 'a>, base: f64) -> Lowered<'c, 'a> {
 // (coreai-torch's form) loses every digit (expm1(1e-7) would be 1.19e-7).
 fn expm1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = float_operand(cx)?;
+    Ok(vec![expm1_value(cx, x)?])
+}
+
+/// `expm1(x)` by Kahan's formula (see `expm1`).
+pub fn expm1_value<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let one = constant_like(cx, 1.0, x)?;
     let u = unary(cx, "exp", x)?;
     let um1 = arith(cx, "sub", u, one)?;
@@ -652,7 +649,7 @@ fn expm1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let u_inf = predicate(cx, "equal", u, inf)?;
     let u_zero = predicate(cx, "equal", u, zero)?;
     let extreme = predicate(cx, "or", u_inf, u_zero)?;
-    Ok(vec![select(cx, extreme, um1, r)?])
+    select(cx, extreme, um1, r)
 }
 
 // aten.log1p.default(%x) → u = 1 + x; where(u == 1, x, log(u) · x / (u - 1)), u = inf → inf
@@ -661,6 +658,11 @@ fn expm1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // loses every digit).
 fn log1p<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = float_operand(cx)?;
+    Ok(vec![log1p_value(cx, x)?])
+}
+
+/// `log1p(x)` by Goldberg's formula (see `log1p`).
+pub fn log1p_value<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let one = constant_like(cx, 1.0, x)?;
     let u = arith(cx, "add", x, one)?;
     let ln = unary(cx, "log", u)?;
@@ -674,7 +676,7 @@ fn log1p<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let u_inf = predicate(cx, "equal", u, inf)?;
     let u_zero = predicate(cx, "equal", u, zero)?;
     let extreme = predicate(cx, "or", u_inf, u_zero)?;
-    Ok(vec![select(cx, extreme, ln, r)?])
+    select(cx, extreme, ln, r)
 }
 
 // aten.sign.default(%x) → cast(x > 0) - cast(0 > x)   (0 for ±0 and NaN, as PyTorch)

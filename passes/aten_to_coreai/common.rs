@@ -168,13 +168,17 @@ pub fn shape<'c, 'a>(cx: &LoweringCx<'c, 'a>, dims: &[i64]) -> Result<Value<'c, 
     int_vector(cx, dims, "ui32")
 }
 
-/// `coreai.reshape %x, <static shape>` to `tensor<shape x element(x)>`.
+/// `coreai.reshape %x, <static shape>` to `tensor<shape x element(x)>`
+/// (`x` itself when it already has that shape).
 pub fn reshape<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, '_>,
+    x: Value<'c, 'a>,
     to: &[i64],
 ) -> Result<Value<'c, 'a>, Decline> {
     let result = tensor_type(to, element_type(x)?);
+    if x.r#type() == result {
+        return Ok(x);
+    }
     let s = shape(cx, to)?;
     cx.build_value("coreai.reshape", &[x, s], result, &[])
 }

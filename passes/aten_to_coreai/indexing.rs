@@ -547,17 +547,22 @@ fn accumulate_linear<'c, 'a>(
     let k = id[id.len() - 1] as usize;
     let sizes = &bd[..k];
     let strides: Vec<i64> = (0..k).map(|j| sizes[j + 1..].iter().product()).collect();
-    let (n, st) = (int_vector(cx, sizes, "si32")?, int_vector(cx, &strides, "si32")?);
+    let n = int_vector(cx, sizes, "si32")?;
+    let st = int_vector(cx, &strides, "si32")?;
     let op = |name: &str, a: Value<'c, 'a>, b: Value<'c, 'a>| {
         cx.build_value(&format!("coreai.decomposable.broadcasting_{name}"), &[a, b], a.r#type(), &[])
     };
     let wrapped = op("modulo", op("add", op("modulo", indices, n)?, n)?, n)?;
-    let weighted = op("mul", wrapped, st)?;
-    let mut summed_shape = id.clone();
-    *summed_shape.last_mut().expect("rank ≥ 1") = 1;
-    let last = int_vector(cx, &[id.len() as i64 - 1], "si32")?;
-    let ty = tensor_type(&summed_shape, element_type(indices)?);
-    let linear = cx.build_value("coreai.reduce_sum", &[weighted, last], ty, &[])?;
+    let linear = if k == 1 {
+        wrapped
+    } else {
+        let weighted = op("mul", wrapped, st)?;
+        let mut summed_shape = id.clone();
+        *summed_shape.last_mut().expect("rank ≥ 1") = 1;
+        let last = int_vector(cx, &[id.len() as i64 - 1], "si32")?;
+        let ty = tensor_type(&summed_shape, element_type(indices)?);
+        cx.build_value("coreai.reduce_sum", &[weighted, last], ty, &[])?
+    };
     let m: i64 = id[..id.len() - 1].iter().product();
     let p: i64 = sizes.iter().product();
     let r: i64 = bd[k..].iter().product();
@@ -595,7 +600,7 @@ fn masked_fill<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 // aten.masked_scatter(%x, %mask, %source): the k-th true element (row-major)
 // takes source.flatten()[k]
-//   → flat = where(mask, gather_along_axis(source.flatten(), cumsum(mask) - 1, 0), x.flatten())
+//   → flat = where(mask, gather_along_axis(source.flatten(), max(cumsum(mask) - 1, 0), 0), x.flatten())
 //     (coreai.scan <sum> for the cumsum), reshaped back.
 fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let xd = static_dims(cx, 0)?;
@@ -617,7 +622,10 @@ fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     )?;
     let one = int_scalar(cx, 1, "si32")?;
     let idx = cx.build_value("coreai.decomposable.broadcasting_sub", &[cumsum, one], counts.r#type(), &[])?;
+    // Before the first true element the count is 0; clamp so the (unused)
+    // gathered index stays in range.
     let zero = int_scalar(cx, 0, "si32")?;
+    let idx = cx.build_value("coreai.decomposable.broadcasting_maximum", &[idx, zero], counts.r#type(), &[])?;
     let picked = cx.build_value("coreai.gather_along_axis", &[source, idx, zero], x.r#type(), &[])?;
     let flat = cx.build_value(
         "coreai.decomposable.broadcasting_where",

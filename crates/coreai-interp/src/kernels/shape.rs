@@ -304,6 +304,34 @@ pub fn tile(t: &Tensor, reps: &[usize]) -> KResult<Tensor> {
     Ok(cur)
 }
 
+/// Reflection (`reflect`, the edge not repeated) or replication padding;
+/// `pads` holds (before, after) per dim in dim order.
+pub fn pad_by_index(t: &Tensor, pads: &[i64], reflect: bool) -> KResult<Tensor> {
+    if pads.len() != 2 * t.ndim() {
+        return kerr("padding must hold a (before, after) pair per dim");
+    }
+    let mut x = t.clone();
+    for d in 0..t.ndim() {
+        let n = x.shape()[d] as i64;
+        let (lo, hi) = (pads[2 * d], pads[2 * d + 1]);
+        if lo == 0 && hi == 0 {
+            continue;
+        }
+        if lo < 0 || hi < 0 || n == 0 || (reflect && (lo >= n || hi >= n)) {
+            return kerr(format!("cannot pad a dim of size {n} by ({lo}, {hi})"));
+        }
+        let idx: Vec<i64> = (-lo..n + hi)
+            .map(|i| match reflect {
+                true if i < 0 => -i,
+                true if i >= n => 2 * (n - 1) - i,
+                _ => i.clamp(0, n - 1),
+            })
+            .collect();
+        x = index_select(&x, d, &idx)?;
+    }
+    Ok(x)
+}
+
 /// Constant padding; `pads` is PyTorch's order: last dim first, (before,
 /// after) pairs; negative pads crop.
 pub fn pad_constant(t: &Tensor, pads: &[i64], value: &Tensor) -> KResult<Tensor> {

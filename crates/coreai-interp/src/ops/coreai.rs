@@ -259,11 +259,14 @@ fn pad(c: &Ctx) -> KResult<Vec<Value>> {
         .attr("padding_mode")
         .map(|a| a.to_text())
         .unwrap_or_default();
+    let x = c.arg(0)?;
+    let p = c.arg_i64s(1)?;
+    if mode.contains("reflect") || mode.contains("replicate") {
+        return one(shape::pad_by_index(x, &p, mode.contains("reflect"))?);
+    }
     if !mode.is_empty() && !mode.contains("constant") {
         return kerr(format!("padding mode {mode} is not supported"));
     }
-    let x = c.arg(0)?;
-    let p = c.arg_i64s(1)?;
     // shape::pad_constant takes PyTorch's last-dim-first order.
     let mut torch_order = Vec::with_capacity(p.len());
     for pair in p.chunks(2).rev() {
@@ -319,6 +322,15 @@ fn scan(c: &Ctx) -> KResult<Vec<Value>> {
     let ax = norm_axis(c.arg_i64(1)?, x.ndim())?;
     let rev = c.arg(2)?.to_bool().iter().any(|&b| b);
     let mode = c.attr("scan_op").map(|a| a.to_text()).unwrap_or_default();
+    // The combiner is an i32 enum attribute (`0 : i32` = sum, 1 product,
+    // 2 min, 3 max) in the generic form.
+    let mode = match mode.split(':').next().map(str::trim) {
+        Some("0") => "sum".to_string(),
+        Some("1") => "prod".to_string(),
+        Some("2") => "min".to_string(),
+        Some("3") => "max".to_string(),
+        _ => mode,
+    };
     let dt = c.out_dtype(0)?;
     let kind = if mode.contains("sum") {
         reduce::Scan::Sum

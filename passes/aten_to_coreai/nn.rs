@@ -778,11 +778,59 @@ pub fn upsample_bilinear2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     interpolate(cx, &out, scale, offset, "linear")
 }
 
+/// PyTorch's nearest source index of output `o` (`upsample_nearest2d`):
+/// `floor(o · s)` in f32 with `s` = 1/scale_factor or in/out.
+fn torch_nearest(o: i64, input: i64, output: i64, factor: Option<f64>) -> i64 {
+    if output == input {
+        return o;
+    }
+    if output == 2 * input {
+        return o >> 1;
+    }
+    let s = match factor {
+        Some(f) => (1.0 / f) as f32,
+        None => input as f32 / output as f32,
+    };
+    ((o as f32 * s).floor() as i64).min(input - 1)
+}
+
+/// coreai.interpolate's nearest source index: the half-pixel coordinate
+/// `(o + 0.5 - offset) / scale - 0.5` in f32, rounded half to even.
+fn coreai_nearest(o: i64, input: i64, scale: f64, offset: f64) -> i64 {
+    let src = (o as f32 + 0.5 - offset as f32) / scale as f32 - 0.5;
+    (src.round_ties_even() as i64).clamp(0, input - 1)
+}
+
+/// An interpolate offset under which coreai's rounding picks PyTorch's
+/// nearest index for every output position: 0 (exact for integer factors),
+/// or a shift of just under half a pixel that turns round-to-nearest into
+/// PyTorch's floor; checked position by position.
+fn nearest_offset(input: i64, output: i64, scale: f64, factor: Option<f64>) -> Option<f64> {
+    let candidates = [0.0, 0.5 - 0.5 * scale / output as f64, 0.5 - 0.25 * scale / output as f64];
+    candidates.into_iter().find(|&off| {
+        (0..output).all(|o| coreai_nearest(o, input, scale, off) == torch_nearest(o, input, output, factor))
+    })
+}
+
 // aten.upsample_nearest2d.vec(%x) {output_size? | scale_factors?}
-//   → coreai.interpolate %x, [N, C, H', W'], [1, 1, sh, sw], [0, 0, 0.5, 0.5] {nearest_neighbor}
-//   PyTorch's nearest picks floor(o / scale); the 0.5 offset turns coreai's
-//   half-pixel centre rounding into that floor.
+//   → coreai.interpolate %x, [N, C, H', W'], [1, 1, sh, sw], [0, 0, oh, ow] {nearest_neighbor}
+//   PyTorch picks floor(o / scale); coreai rounds the half-pixel coordinate,
+//   so the offset is chosen (and verified for every output index) to make
+//   the two agree.
 pub fn upsample_nearest2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let (out, scale) = upsample_geometry(cx)?;
-    interpolate(cx, &out, scale, [0.5, 0.5], "nearest_neighbor")
+    let d = static_dims(cx, 0)?;
+    let factors = opt_float_list(cx, "scale_factors")?;
+    let mut offset = [0.0; 2];
+    for i in 0..2 {
+        let factor = factors.as_ref().map(|f| f[i]);
+        offset[i] = nearest_offset(d[i + 2], out[i + 2], scale[i], factor).ok_or_else(|| {
+            format!(
+                "no coreai.interpolate offset reproduces PyTorch's nearest indices for size {} → {}",
+                d[i + 2],
+                out[i + 2]
+            )
+        })?;
+    }
+    interpolate(cx, &out, scale, offset, "nearest_neighbor")
 }

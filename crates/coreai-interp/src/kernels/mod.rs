@@ -6,3 +6,4 @@ pub mod linalg;
 pub mod nn;
 pub mod reduce;
 pub mod shape;
+pub mod spatial;

@@ -12,6 +12,7 @@ use crate::kernels::linalg::{self, Conv2d};
 use crate::kernels::nn::{self, Pool2d};
 use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
 use crate::kernels::shape;
+use crate::kernels::spatial::{self, ConvNd};
 use crate::map_tensor;
 use crate::tensor::{DType, Tensor};
 use ndarray::{ArrayD, Axis, Dimension, IxDyn, Slice};
@@ -251,6 +252,69 @@ fn sum_pool_2d(c: &Ctx) -> KResult<Vec<Value>> {
     // average pooling with divisor 1 is the window sum
     let (v, _) = nn::pool2d_with_indices(&c.arg(0)?.to_f64(), &p, false, true, Some(1.0))?;
     one(Tensor::from_f64(v, c.out_dtype(0)?))
+}
+
+/// A tensor operand of non-negative sizes (strides, paddings) as `usize`.
+fn arg_usizes(c: &Ctx, i: usize) -> KResult<Vec<usize>> {
+    c.arg_i64s(i)?
+        .into_iter()
+        .map(|v| usize::try_from(v).or_else(|_| kerr(format!("operand #{i} holds the negative {v}"))))
+        .collect()
+}
+
+/// `coreai.conv3d %x, %w, stride, dilation, groups` (input already padded).
+fn conv3d(c: &Ctx) -> KResult<Vec<Value>> {
+    let p = ConvNd {
+        stride: arg_usizes(c, 2)?,
+        padding: vec![0; 3],
+        dilation: arg_usizes(c, 3)?,
+        output_padding: vec![0; 3],
+        groups: c.arg_i64(4)?.max(1) as usize,
+    };
+    let y = spatial::conv_nd(&c.arg(0)?.to_f64(), &c.arg(1)?.to_f64(), &p)?;
+    one(Tensor::from_f64(y, c.out_dtype(0)?))
+}
+
+/// `coreai.conv_transpose{2,3}d %x, %w, stride, padding, dilation,
+/// output_pad, groups`: PyTorch's transposed convolution.
+fn conv_transpose(c: &Ctx) -> KResult<Vec<Value>> {
+    let p = ConvNd {
+        stride: arg_usizes(c, 2)?,
+        padding: arg_usizes(c, 3)?,
+        dilation: arg_usizes(c, 4)?,
+        output_padding: arg_usizes(c, 5)?,
+        groups: c.arg_i64(6)?.max(1) as usize,
+    };
+    let y = spatial::conv_transpose_nd(&c.arg(0)?.to_f64(), &c.arg(1)?.to_f64(), &p)?;
+    one(Tensor::from_f64(y, c.out_dtype(0)?))
+}
+
+/// `coreai.sum_pool_3d %x, kernel, strides, dilation` (floor mode).
+fn sum_pool_3d(c: &Ctx) -> KResult<Vec<Value>> {
+    let (k, s, d) = (arg_usizes(c, 1)?, arg_usizes(c, 2)?, arg_usizes(c, 3)?);
+    let y = spatial::sum_pool_nd(&c.arg(0)?.to_f64(), &k, &s, &d)?;
+    one(Tensor::from_f64(y, c.out_dtype(0)?))
+}
+
+/// `coreai.interpolate %x, output_shape, scale, offset {interpolation_mode}`.
+fn interpolate(c: &Ctx) -> KResult<Vec<Value>> {
+    let mode = c
+        .attr("interpolation_mode")
+        .map(|a| a.to_text())
+        .unwrap_or_default();
+    let linear = if mode.contains("nearest") {
+        false
+    } else if mode.contains("linear") {
+        true
+    } else {
+        return kerr(format!("interpolation mode '{mode}' is not supported"));
+    };
+    let out = arg_usizes(c, 1)?;
+    let (scale, offset) = (c.arg(2)?.to_f64(), c.arg(3)?.to_f64());
+    let scale: Vec<f64> = scale.iter().copied().collect();
+    let offset: Vec<f64> = offset.iter().copied().collect();
+    let y = spatial::interpolate(&c.arg(0)?.to_f64(), &out, &scale, &offset, linear)?;
+    one(Tensor::from_f64(y, c.out_dtype(0)?))
 }
 
 /// `padding` holds (before, after) per dimension in dimension order.
@@ -874,6 +938,11 @@ pub fn register(t: &mut Table) {
     t.insert("coreai.conv2d", conv2d);
     t.insert("coreai.max_pool_2d", max_pool_2d);
     t.insert("coreai.sum_pool_2d", sum_pool_2d);
+    t.insert("coreai.conv3d", conv3d);
+    t.insert("coreai.conv_transpose2d", conv_transpose);
+    t.insert("coreai.conv_transpose3d", conv_transpose);
+    t.insert("coreai.sum_pool_3d", sum_pool_3d);
+    t.insert("coreai.interpolate", interpolate);
     // states and ordering
     t.insert("coreai.create_token", |_| Ok(vec![Value::Token]));
     t.insert("coreai.join_token", |_| Ok(vec![Value::Token]));

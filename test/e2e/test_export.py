@@ -129,7 +129,6 @@ def test_corpus_model_imports_verifies_and_round_trips(name, spec, tmp_path):
 # Corpus models the executor cannot run yet, with the message it gives. A
 # model that starts to pass fails the test until it is removed from here.
 EXECUTION_GAPS = {
-    "int_floor_mod": "not executable: aten.__lshift__.Scalar",
     "argmax_topk": "not executable: aten.topk.default",
     "moe_topk": "not executable: aten.topk.default",
     "gather_scatter": "not executable: aten.scatter_reduce.two",
@@ -141,7 +140,6 @@ EXECUTION_GAPS = {
     "conv1d_conv3d": "conv2d expects [N, C, H, W] input",
     "transposed_decoder": "transposed convolution is not supported",
     "llama_block": "aten.scaled_dot_product_attention.default: shapes",
-    "index_tensor": "is out of bounds",
     # A user's torch.library op has no kernel in the executor by design.
     "custom_op": "not executable: coreai_test::scaled_add.default",
 }

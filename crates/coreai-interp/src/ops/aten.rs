@@ -94,6 +94,30 @@ fn div(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_dom(r, dt))
 }
 
+/// `a << b` / `a >> b` on integers, as PyTorch's CPU kernel: the left shift
+/// wraps at the dtype's width, a shift by at least the width (or by a
+/// negative amount) gives 0, or the sign fill for `>>` of a negative value.
+fn shift(c: &Ctx, left: bool) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    if dt.is_float() || dt.is_complex() || dt == DType::Bool {
+        return kerr(format!("shifts need integer operands, not {}", dt.name()));
+    }
+    let bits = 8 * dt.size_of() as i128;
+    let (a, b) = (c.arg(0)?, other(c)?);
+    let (Dom::I(x), Dom::I(y)) = (a.dom_as(dt), b.dom_as(dt)) else {
+        return kerr("shifts need integer operands");
+    };
+    let out = crate::kernels::elementwise::zip2(&x, &y, |v: i128, s: i128| {
+        match (left, (0..bits).contains(&s)) {
+            (true, true) => v << s,
+            (true, false) => 0,
+            (false, true) => v >> s,
+            (false, false) => if v < 0 { -1 } else { 0 },
+        }
+    })?;
+    one(Tensor::from_dom(Dom::I(out), dt))
+}
+
 fn cmp(c: &Ctx, op: CmpOp) -> KResult<Vec<Value>> {
     let a = c.arg(0)?;
     let (b, ct) = match c.opt_arg(1) {
@@ -301,11 +325,39 @@ fn gather(c: &Ctx) -> KResult<Vec<Value>> {
     one(shape::gather(x, d, &idx)?)
 }
 
+/// `x[i, :, j]`: the index tensors are the operands after `x`, one per
+/// dim whose `indices_present` entry is true (the importer drops the
+/// `None`s of `Tensor?[] indices`).
 fn index(c: &Ctx) -> KResult<Vec<Value>> {
     let x = c.arg(0)?;
+    let present: Vec<bool> = match c.attr("indices_present") {
+        Some(a) => {
+            let text = a.to_text();
+            let inner = text
+                .trim_start_matches("array<i1")
+                .trim_start_matches(':')
+                .trim_end_matches('>');
+            inner
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| s == "true")
+                .collect()
+        }
+        None => vec![true; c.n_args() - 1],
+    };
+    if present.iter().filter(|&&p| p).count() != c.n_args() - 1 {
+        return kerr("indices_present does not match the number of index operands");
+    }
     let mut idx = Vec::new();
-    for i in 1..c.n_args() {
-        let t = c.arg(i)?;
+    let mut next = 1;
+    for p in present {
+        if !p {
+            idx.push(None);
+            continue;
+        }
+        let t = c.arg(next)?;
+        next += 1;
         if t.dtype() == DType::Bool {
             return kerr("boolean-mask indexing has a data-dependent shape and is not supported");
         }
@@ -1191,6 +1243,12 @@ pub fn register(t: &mut Table) {
     t.insert("aten.minimum.default", |c| bin(c, BinOp::Minimum));
     t.insert("aten.atan2.default", |c| bin(c, BinOp::Atan2));
     t.insert("aten.bitwise_and.Tensor", |c| bin(c, BinOp::BitAnd));
+    t.insert("aten.__lshift__.Scalar", |c| shift(c, true));
+    t.insert("aten.__lshift__.Tensor", |c| shift(c, true));
+    t.insert("aten.__rshift__.Scalar", |c| shift(c, false));
+    t.insert("aten.__rshift__.Tensor", |c| shift(c, false));
+    t.insert("aten.bitwise_left_shift.Tensor", |c| shift(c, true));
+    t.insert("aten.bitwise_right_shift.Tensor", |c| shift(c, false));
     t.insert("aten.bitwise_or.Tensor", |c| bin(c, BinOp::BitOr));
     t.insert("aten.bitwise_xor.Tensor", |c| bin(c, BinOp::BitXor));
     t.insert("aten.logical_and.default", |c| bin(c, BinOp::LogicalAnd));

@@ -2,5 +2,6 @@
 //! [`crate::registry::PASSES`].
 
 pub mod aten_to_coreai;
+pub mod decompose;
 pub mod fold_idempotent_unary;
 pub mod legalize_aten_to_coreai;

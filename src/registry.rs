@@ -60,16 +60,24 @@ pub struct PipelineInfo {
 
 /// Every pass of the project.
 pub static PASSES: &[PassInfo] = &[
+    crate::passes::decompose::INFO,
     crate::passes::fold_idempotent_unary::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
 ];
 
 /// Every registered pipeline of the project.
-pub static PIPELINES: &[PipelineInfo] = &[PipelineInfo {
-    name: "coreai-cleanup",
-    summary: "Value-preserving cleanup: fold-idempotent-unary, canonicalize, cse",
-    expansion: "fold-idempotent-unary,canonicalize,cse",
-}];
+pub static PIPELINES: &[PipelineInfo] = &[
+    PipelineInfo {
+        name: "coreai-cleanup",
+        summary: "Value-preserving cleanup: fold-idempotent-unary, canonicalize, cse",
+        expansion: "fold-idempotent-unary,canonicalize,cse",
+    },
+    PipelineInfo {
+        name: "coreai-pipeline",
+        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, canonicalize, cse",
+        expansion: "decompose,legalize-aten-to-coreai,canonicalize,cse",
+    },
+];
 
 pub fn find_pass(name: &str) -> Option<&'static PassInfo> {
     PASSES.iter().find(|p| p.name == name)

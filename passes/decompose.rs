@@ -1,0 +1,310 @@
+//! `decompose`: ATen ops → simpler ATen ops, like
+//! `ExportedProgram.run_decompositions(table)`, written in Rust.
+//!
+//! Preconditions: a verified module with `aten` ops (as `coreai_export`
+//! imports them, typically with `--decompositions none`), anywhere in it
+//! (nested regions of `aten.cond` / `aten.while_loop` included).
+//!
+//! Which ops: those the table decomposes (`table=coreai|default|none`, the
+//! same tables as `legalize-aten-to-coreai`: PyTorch's default
+//! decompositions, minus the 12 ops coreai-torch keeps whole for `coreai`),
+//! plus the ops named in `decompose=`, minus those named in `preserve=`.
+//! Each decomposition is written from the op's mathematics and emits the
+//! ATen ops PyTorch's own decomposition emits where that is practical
+//! (`linear` → `permute` + `addmm`, `conv2d` → `convolution`, ...).
+//!
+//! The pass first checks every op it should decompose: ops without a Rust
+//! decomposition are one error listing them (sorted, de-duplicated) with a
+//! note per occurrence, and nothing is rewritten. A decomposition that
+//! declines (an unsupported attribute value, a dynamic shape it needs
+//! static) is an error at the op's location. Ops a decomposition emits are
+//! decomposed again when the table says so (to a fixed point).
+//!
+//! Guarantee: every rewritten value keeps its type; results are PyTorch's
+//! up to floating-point rounding of the reassociated arithmetic.
+//!
+//! Interactions: run before `legalize-aten-to-coreai` with the same table
+//! (pipeline `coreai-pipeline`). `aten.sym_size.int` is in PyTorch's table
+//! but torch.export never decomposes it (it reads a symbolic size); it is
+//! kept, as are the exporter's assertion ops.
+
+mod build;
+mod math;
+mod nn;
+mod shape;
+
+use crate::{
+    lowering::{Decline, LoweringCx},
+    passes::legalize_aten_to_coreai::Table,
+    registry::{emit_error, Pass, PassFailed, PassInfo, PassOption},
+};
+use melior::ir::{
+    attribute::StringAttribute,
+    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+    Value, ValueLike,
+};
+use mlir_sys::{MlirLocation, MlirOperation, MlirStringRef};
+
+pub const INFO: PassInfo = PassInfo {
+    name: "decompose",
+    summary: "Decompose ATen ops into simpler ATen ops with a decomposition table (like torch.export's run_decompositions)",
+    anchor: Some("builtin.module"),
+    options: &[
+        PassOption {
+            name: "table",
+            help: "decomposition table: coreai (PyTorch's default table minus the 12 ops coreai-torch keeps whole), default (PyTorch's), none",
+            default: "coreai",
+        },
+        PassOption {
+            name: "preserve",
+            help: "comma-separated ops to keep whole although the table decomposes them (`aten.linear.default` or `linear.default`)",
+            default: "",
+        },
+        PassOption {
+            name: "decompose",
+            help: "comma-separated ops to decompose although the table keeps them (each needs a decomposition)",
+            default: "",
+        },
+    ],
+    create: || Box::new(Decompose::default()),
+};
+
+/// A decomposition: builds the replacement in front of the op and returns
+/// the values replacing its results.
+pub type DecomposeFn = for<'c, 'a> fn(&LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline>;
+
+/// Ops in the table that are kept on purpose: torch.export does not
+/// decompose them either.
+const KEPT: &[&str] = &["sym_size.int"];
+
+/// Every decomposition, by ATen overload.
+fn rules() -> impl Iterator<Item = &'static (&'static str, DecomposeFn)> {
+    math::RULES.iter().chain(nn::RULES).chain(shape::RULES)
+}
+
+/// The decomposition of `key` (`linear.default`).
+pub fn lookup(key: &str) -> Option<DecomposeFn> {
+    rules().find(|(k, _)| *k == key).map(|(_, f)| *f)
+}
+
+/// Every overload with a decomposition, sorted.
+pub fn keys() -> Vec<&'static str> {
+    let mut keys: Vec<&str> = rules().map(|(k, _)| *k).collect();
+    keys.sort();
+    keys
+}
+
+#[derive(Clone)]
+struct Decompose {
+    table: Table,
+    preserve: Vec<String>,
+    decompose: Vec<String>,
+}
+
+impl Default for Decompose {
+    fn default() -> Self {
+        Self {
+            table: Table::Coreai,
+            preserve: Vec::new(),
+            decompose: Vec::new(),
+        }
+    }
+}
+
+/// `aten.linear.default` or `linear.default` → `linear.default`.
+fn parse_op_list(value: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let key = item.strip_prefix("aten.").or_else(|| item.strip_prefix("aten::")).unwrap_or(item);
+        let parts: Vec<&str> = key.split('.').collect();
+        if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
+            return Err(format!(
+                "'{item}' is not an ATen overload; write it like 'aten.linear.default' or 'linear.default'"
+            ));
+        }
+        out.push(key.to_string());
+    }
+    Ok(out)
+}
+
+impl Pass for Decompose {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "table" => self.table = Table::parse(value)?,
+            "preserve" => self.preserve = parse_op_list(value)?,
+            _ => {
+                let ops = parse_op_list(value)?;
+                let missing: Vec<&str> = ops.iter().filter(|k| lookup(k).is_none()).map(String::as_str).collect();
+                if !missing.is_empty() {
+                    return Err(format!(
+                        "no decomposition for {}; decompositions exist for: {}",
+                        missing.join(", "),
+                        keys().join(", ")
+                    ));
+                }
+                self.decompose = ops;
+            }
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+        self.check(module)?;
+        // Decompositions may emit ops the table decomposes: repeat until
+        // none is left (each round strictly lowers the op's level; the
+        // bound only guards against a decomposition emitting its own op).
+        for _ in 0..8 {
+            let ops = self.targets(module);
+            if ops.is_empty() {
+                return Ok(());
+            }
+            for (raw, key) in ops {
+                rewrite(raw, &key)?;
+            }
+        }
+        let left = self.targets(module);
+        if let Some((raw, key)) = left.first() {
+            emit_error(
+                unsafe { OperationRef::from_raw(*raw) },
+                &format!("internal error: 'aten.{key}' is still present after 8 rounds of decomposition"),
+            );
+            return Err(PassFailed);
+        }
+        Ok(())
+    }
+
+    fn clone_box(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
+}
+
+/// The `name.overload` of an `aten.*` op (not `aten.operator`).
+fn aten_key(op: &OperationRef<'_, '_>) -> Option<String> {
+    let name = op.name();
+    let name = name.as_string_ref().as_str().ok()?;
+    if name == "aten.operator" {
+        let qualified = op.attribute("name").ok().and_then(|a| StringAttribute::try_from(a).ok())?;
+        return qualified.value().strip_prefix("aten::").map(str::to_string);
+    }
+    name.strip_prefix("aten.").map(str::to_string)
+}
+
+impl Decompose {
+    fn wants(&self, key: &str) -> bool {
+        if self.preserve.iter().any(|k| k == key) || KEPT.contains(&key) {
+            return false;
+        }
+        self.decompose.iter().any(|k| k == key) || self.table.decomposes(key)
+    }
+
+    /// Every op to decompose now, in pre-order.
+    fn targets(&self, module: OperationRef<'_, '_>) -> Vec<(MlirOperation, String)> {
+        let mut ops = Vec::new();
+        module.walk(WalkOrder::PreOrder, |op| {
+            if let Some(key) = aten_key(&op) {
+                if self.wants(&key) {
+                    ops.push((op.to_raw(), key));
+                }
+            }
+            WalkResult::Advance
+        });
+        ops
+    }
+
+    /// Reports every op the table decomposes that has no decomposition.
+    fn check(&self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+        let mut missing: Vec<(MlirLocation, String)> = Vec::new();
+        for (raw, key) in self.targets(module) {
+            if lookup(&key).is_none() {
+                let op = unsafe { OperationRef::from_raw(raw) };
+                missing.push((op.location().to_raw(), format!("aten.{key}")));
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let mut names: Vec<&str> = missing.iter().map(|(_, n)| n.as_str()).collect();
+        names.sort();
+        names.dedup();
+        let message = format!(
+            "the '{}' table decomposes ops that have no decomposition here: {}; keep them with preserve={} (and lower them), or import with coreai_export --decompositions {}",
+            self.table.name(),
+            names.join(", "),
+            names.iter().map(|n| n.trim_start_matches("aten.")).collect::<Vec<_>>().join(","),
+            self.table.name(),
+        );
+        let notes: Vec<String> = missing.iter().map(|(_, n)| format!("'{n}' has no decomposition")).collect();
+        let note_refs: Vec<MlirStringRef> = notes.iter().map(|n| crate::ffi::string_ref(n)).collect();
+        let locations: Vec<MlirLocation> = missing.iter().map(|(l, _)| *l).collect();
+        unsafe {
+            crate::ffi::coreaiEmitErrorWithNotes(
+                locations[0],
+                crate::ffi::string_ref(&message),
+                note_refs.len() as isize,
+                locations.as_ptr(),
+                note_refs.as_ptr(),
+            )
+        };
+        Err(PassFailed)
+    }
+}
+
+/// Replaces one op by its decomposition.
+fn rewrite(raw: MlirOperation, key: &str) -> Result<(), PassFailed> {
+    let op = unsafe { OperationRef::from_raw(raw) };
+    let Some(rule) = lookup(key) else {
+        emit_error(op, &format!("'aten.{key}' has no decomposition"));
+        return Err(PassFailed);
+    };
+    let cx = LoweringCx::new(op);
+    let values = rule(&cx).map_err(|reason| {
+        emit_error(op, &format!("cannot decompose 'aten.{key}': {reason}"));
+        PassFailed
+    })?;
+    if values.len() != op.result_count() {
+        emit_error(
+            op,
+            &format!("the decomposition of 'aten.{key}' returned {} values for {} results", values.len(), op.result_count()),
+        );
+        return Err(PassFailed);
+    }
+    for (i, new) in values.iter().enumerate() {
+        let old = op.result(i).map_err(|_| PassFailed)?;
+        if old.r#type() != new.r#type() {
+            emit_error(
+                op,
+                &format!(
+                    "the decomposition of 'aten.{key}' gives result #{i} the type {} instead of {}",
+                    new.r#type(),
+                    old.r#type()
+                ),
+            );
+            return Err(PassFailed);
+        }
+        unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
+    }
+    unsafe { mlir_sys::mlirOperationDestroy(raw) };
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decomposition_keys_are_unique_and_decomposed_by_the_default_table() {
+        let keys = keys();
+        let mut unique = keys.clone();
+        unique.dedup();
+        assert_eq!(keys, unique);
+        for key in keys {
+            assert!(Table::Default.decomposes(key), "{key} is not in PyTorch's table");
+        }
+    }
+
+    #[test]
+    fn op_lists_accept_both_spellings() {
+        assert_eq!(parse_op_list("aten.linear.default, softmax.int").unwrap(), vec!["linear.default", "softmax.int"]);
+        assert!(parse_op_list("linear").is_err());
+    }
+}

@@ -1,0 +1,266 @@
+//! Decompositions of elementwise, logical and reduction ops.
+
+use super::build::*;
+use crate::lowering::Scalar;
+use melior::ir::{operation::OperationLike, Type, ValueLike};
+
+pub static RULES: &[(&str, super::DecomposeFn)] = &[
+    ("__and__.Tensor", and_tensor),
+    ("__or__.Tensor", or_tensor),
+    ("__xor__.Tensor", xor_tensor),
+    ("all.dim", all_dim),
+    ("clamp_min.default", clamp_min),
+    ("floor_divide.default", floor_divide),
+    ("linalg_vector_norm.default", linalg_vector_norm),
+    ("log_softmax.int", log_softmax_int),
+    ("logsumexp.default", logsumexp),
+    ("masked_fill.Scalar", masked_fill_scalar),
+    ("mish.default", mish),
+    ("rsub.Scalar", rsub_scalar),
+    ("softmax.int", softmax_int),
+    ("softplus.default", softplus),
+    ("std.dim", std_dim),
+    ("sum.default", sum_default),
+    ("type_as.default", type_as),
+    ("var.dim", var_dim),
+];
+
+/// The same binary op under its non-dunder name.
+fn rename_binary<'c, 'a>(cx: Cx<'_, 'c, 'a>, key: &str) -> Out<'c, 'a> {
+    let operands: Vec<V> = cx.op().operands().collect();
+    Ok(vec![aten(cx, key, &operands, result(cx, 0)?, &[])?])
+}
+
+// aten.__and__.Tensor(%a, %b) → aten.bitwise_and.Tensor(%a, %b)
+fn and_tensor<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    rename_binary(cx, "bitwise_and.Tensor")
+}
+
+// aten.__or__.Tensor(%a, %b) → aten.bitwise_or.Tensor(%a, %b)
+fn or_tensor<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    rename_binary(cx, "bitwise_or.Tensor")
+}
+
+// aten.__xor__.Tensor(%a, %b) → aten.bitwise_xor.Tensor(%a, %b)
+fn xor_tensor<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    rename_binary(cx, "bitwise_xor.Tensor")
+}
+
+// aten.floor_divide.default(%a, %b) → aten.div.Tensor_mode(%a, %b) {rounding_mode = "floor"}
+fn floor_divide<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let (a, b) = (cx.operand(0)?, cx.operand(1)?);
+    let mode = a_str(cx, "floor")?;
+    Ok(vec![aten(cx, "div.Tensor_mode", &[a, b], result(cx, 0)?, &[("rounding_mode", mode)])?])
+}
+
+// aten.all.dim(%x, d, keepdim) → logical_not(any.dim(logical_not(%x), d, keepdim))
+// (∀ = ¬∃¬)
+fn all_dim<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let x = cx.operand(0)?;
+    let s = shape(x)?;
+    let i1 = cx.parse_type("i1")?;
+    let not_x = aten(cx, "logical_not.default", &[x], tensor(cx, &s, i1)?, &[])?;
+    let dim = norm_dim(get_int(cx, "dim")?, s.len())?;
+    let keepdim = get_bool_or(cx, "keepdim", false)?;
+    let any = aten(
+        cx,
+        "any.dim",
+        &[not_x],
+        result(cx, 0)?,
+        &[("dim", a_int(cx, dim as i64)?), ("keepdim", a_bool(cx, keepdim)?)],
+    )?;
+    Ok(vec![aten(cx, "logical_not.default", &[any], result(cx, 0)?, &[])?])
+}
+
+// aten.clamp_min.default(%x) {min} → aten.clamp.default(%x) {min}
+fn clamp_min<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let min = cx.attribute("min")?;
+    Ok(vec![aten(cx, "clamp.default", &[cx.operand(0)?], result(cx, 0)?, &[("min", min)])?])
+}
+
+// aten.masked_fill.Scalar(%x, %mask) {value} → where.self(%mask, scalar_tensor(value), %x)
+fn masked_fill_scalar<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let (x, mask) = (cx.operand(0)?, cx.operand(1)?);
+    let el = element(x)?;
+    let fill = aten(
+        cx,
+        "scalar_tensor.default",
+        &[],
+        tensor(cx, &[], el)?,
+        &[("s", cx.attribute("value")?), ("dtype", a_type(el))],
+    )?;
+    Ok(vec![aten(cx, "where.self", &[mask, fill, x], result(cx, 0)?, &[])?])
+}
+
+// aten.rsub.Scalar(%x) {other = s, alpha = a} → s - a·x = sub.Tensor(s, mul.Tensor(%x, a))
+fn rsub_scalar<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let mut x = cx.operand(0)?;
+    let alpha = cx.scalar("alpha")?;
+    if alpha != Scalar::Int(1) && alpha != Scalar::Float(1.0) {
+        x = binary_scalar(cx, "mul.Tensor", x, alpha)?;
+    }
+    let s = constant(cx, cx.scalar("other")?, element(x)?)?;
+    let ty = result(cx, 0)?;
+    if x.r#type() != ty {
+        return Err("rsub with a type promotion (an integer tensor and a float scalar) is not decomposed".into());
+    }
+    Ok(vec![aten(cx, "sub.Tensor", &[s, x], ty, &[("alpha", a_int(cx, 1)?)])?])
+}
+
+// aten.sum.default(%x) {dtype?} → aten.sum.dim_IntList(%x) {dim = [], keepdim = false, dtype?}
+fn sum_default<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let mut attrs = vec![("dim", a_ints(cx, &[])?), ("keepdim", a_bool(cx, false)?)];
+    if let Ok(dtype) = cx.attribute("dtype") {
+        attrs.push(("dtype", dtype));
+    }
+    Ok(vec![aten(cx, "sum.dim_IntList", &[cx.operand(0)?], result(cx, 0)?, &attrs)?])
+}
+
+// aten.type_as.default(%x, %other) → %x (same dtype) | aten._to_copy.default(%x) {dtype}
+fn type_as<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let x = cx.operand(0)?;
+    let ty = result(cx, 0)?;
+    if x.r#type() == ty {
+        return Ok(vec![x]);
+    }
+    let dtype = a_type(element(cx.operand(1)?)?);
+    Ok(vec![aten(cx, "_to_copy.default", &[x], ty, &[("dtype", dtype)])?])
+}
+
+/// `%x` cast to the `dtype` attribute if there is one.
+fn with_dtype<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>, String> {
+    let Ok(dtype) = cx.attribute("dtype") else {
+        return Ok(x);
+    };
+    let el: Type = melior::ir::attribute::TypeAttribute::try_from(dtype)
+        .map_err(|_| "attribute 'dtype' is not a type".to_string())?
+        .value();
+    if el == element(x)? {
+        return Ok(x);
+    }
+    let ty = tensor(cx, &shape(x)?, el)?;
+    aten(cx, "_to_copy.default", &[x], ty, &[("dtype", a_type(el))])
+}
+
+/// `softmax.int` / `log_softmax.int` → `_softmax` / `_log_softmax`.
+fn softmax_like<'c, 'a>(cx: Cx<'_, 'c, 'a>, key: &str) -> Out<'c, 'a> {
+    let x = with_dtype(cx, cx.operand(0)?)?;
+    let attrs = [("dim", a_int(cx, get_int(cx, "dim")?)?), ("half_to_float", a_bool(cx, false)?)];
+    Ok(vec![aten(cx, key, &[x], result(cx, 0)?, &attrs)?])
+}
+
+// aten.softmax.int(%x) {dim, dtype?} → aten._softmax.default(cast(%x)) {dim, half_to_float = false}
+fn softmax_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    softmax_like(cx, "_softmax.default")
+}
+
+// aten.log_softmax.int(%x) {dim, dtype?} → aten._log_softmax.default(cast(%x)) {dim, half_to_float = false}
+fn log_softmax_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    softmax_like(cx, "_log_softmax.default")
+}
+
+// aten.linalg_vector_norm.default(%x) {ord, dim, keepdim}
+//   ord = ∞  → amax(|x|);  ord = 1 → Σ|x|;  ord = 0 → Σ(x ≠ 0)... (declined)
+//   ord = p  → (Σ |x|^p)^(1/p)   (p = 2 → sqrt(Σ x·x))
+fn linalg_vector_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let x = with_dtype(cx, cx.operand(0)?)?;
+    let ord = get_f64(cx, "ord")?;
+    let dims = dims_attr(cx, "dim", shape(x)?.len())?;
+    let keepdim = get_bool_or(cx, "keepdim", false)?;
+    if ord == 0.0 || ord == f64::NEG_INFINITY {
+        return Err(format!("ord = {ord} is not decomposed (only positive orders and +inf)"));
+    }
+    let abs = unary(cx, "abs.default", x)?;
+    if ord == f64::INFINITY {
+        return Ok(vec![reduce(cx, "amax.default", abs, &dims, keepdim)?]);
+    }
+    if ord == 1.0 {
+        return Ok(vec![reduce(cx, "sum.dim_IntList", abs, &dims, keepdim)?]);
+    }
+    if ord == 2.0 {
+        let square = aten(cx, "mul.Tensor", &[x, x], x.r#type(), &[])?;
+        let sum = reduce(cx, "sum.dim_IntList", square, &dims, keepdim)?;
+        return Ok(vec![unary(cx, "sqrt.default", sum)?]);
+    }
+    let pow = aten(cx, "pow.Tensor_Scalar", &[abs], x.r#type(), &[("exponent", a_scalar(cx, Scalar::Float(ord))?)])?;
+    let sum = reduce(cx, "sum.dim_IntList", pow, &dims, keepdim)?;
+    let root = a_scalar(cx, Scalar::Float(1.0 / ord))?;
+    Ok(vec![aten(cx, "pow.Tensor_Scalar", &[sum], sum.r#type(), &[("exponent", root)])?])
+}
+
+/// `var.correction` for `var.dim` / `std.dim` (`unbiased` → correction 1).
+fn variance<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Result<V<'c, 'a>, String> {
+    let x = cx.operand(0)?;
+    let dims = dims_attr(cx, "dim", shape(x)?.len())?;
+    let dims: Vec<i64> = dims.iter().map(|d| *d as i64).collect();
+    let correction = i64::from(get_bool_or(cx, "unbiased", true)?);
+    let attrs = [
+        ("dim", a_ints(cx, &dims)?),
+        ("correction", a_int(cx, correction)?),
+        ("keepdim", a_bool(cx, get_bool_or(cx, "keepdim", false)?)?),
+    ];
+    aten(cx, "var.correction", &[x], result(cx, 0)?, &attrs)
+}
+
+// aten.var.dim(%x) {dim, unbiased, keepdim} → aten.var.correction(%x) {dim, correction = unbiased, keepdim}
+fn var_dim<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    Ok(vec![variance(cx)?])
+}
+
+// aten.std.dim(%x) {dim, unbiased, keepdim} → sqrt(aten.var.correction(%x))
+fn std_dim<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let var = variance(cx)?;
+    Ok(vec![unary(cx, "sqrt.default", var)?])
+}
+
+// aten.logsumexp.default(%x) {dim, keepdim}
+//   → m = amax(x, dim, keepdim = true); m' = where(|m| = ∞, 0, m)
+//     log(Σ exp(x − m')) + squeeze(m')           (stable for large |x|)
+fn logsumexp<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let x = cx.operand(0)?;
+    let s = shape(x)?;
+    let el = element(x)?;
+    let dims = dims_attr(cx, "dim", s.len())?;
+    let keepdim = get_bool_or(cx, "keepdim", false)?;
+    let max = reduce(cx, "amax.default", x, &dims, true)?;
+    let abs = unary(cx, "abs.default", max)?;
+    let i1 = cx.parse_type("i1")?;
+    let inf = a_scalar(cx, Scalar::Float(f64::INFINITY))?;
+    let infinite = aten(cx, "eq.Scalar", &[abs], tensor(cx, &shape(max)?, i1)?, &[("other", inf)])?;
+    let zero = constant(cx, Scalar::Int(0), el)?;
+    let safe = aten(cx, "where.self", &[infinite, zero, max], max.r#type(), &[])?;
+    let shifted = binary(cx, "sub.Tensor", x, safe, el)?;
+    let exp = unary(cx, "exp.default", shifted)?;
+    let sum = reduce(cx, "sum.dim_IntList", exp, &dims, keepdim)?;
+    let log = unary(cx, "log.default", sum)?;
+    let offset = if keepdim { safe } else { squeeze_dims(cx, safe, &dims)? };
+    Ok(vec![aten(cx, "add.Tensor", &[log, offset], result(cx, 0)?, &[("alpha", a_int(cx, 1)?)])?])
+}
+
+/// softplus with `beta` and `threshold`: where(βx > t, x, log1p(exp(βx)) / β).
+fn softplus_of<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, beta: f64, threshold: f64) -> Result<V<'c, 'a>, String> {
+    let i1 = cx.parse_type("i1")?;
+    let scaled = if beta == 1.0 { x } else { binary_scalar(cx, "mul.Tensor", x, Scalar::Float(beta))? };
+    let exp = unary(cx, "exp.default", scaled)?;
+    let mut soft = unary(cx, "log1p.default", exp)?;
+    if beta != 1.0 {
+        soft = binary_scalar(cx, "div.Tensor", soft, Scalar::Float(beta))?;
+    }
+    let t = a_scalar(cx, Scalar::Float(threshold))?;
+    let linear = aten(cx, "gt.Scalar", &[scaled], tensor(cx, &shape(x)?, i1)?, &[("other", t)])?;
+    aten(cx, "where.self", &[linear, x, soft], x.r#type(), &[])
+}
+
+// aten.softplus.default(%x) {beta, threshold} → where(βx > t, x, log1p(exp(βx)) / β)
+fn softplus<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let (beta, threshold) = (get_f64(cx, "beta")?, get_f64(cx, "threshold")?);
+    Ok(vec![softplus_of(cx, cx.operand(0)?, beta, threshold)?])
+}
+
+// aten.mish.default(%x) → x · tanh(softplus(x))   (softplus with β = 1, t = 20)
+fn mish<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let x = cx.operand(0)?;
+    let soft = softplus_of(cx, x, 1.0, 20.0)?;
+    let tanh = unary(cx, "tanh.default", soft)?;
+    Ok(vec![aten(cx, "mul.Tensor", &[x, tanh], result(cx, 0)?, &[])?])
+}

@@ -92,6 +92,31 @@ def CoreAI_Token : Type<CPred<"::llvm::isa<::coreai::core::TokenType>($_self)">,
 
 def CoreAI_Tensor : AnyTypeOf<[AnyRankedTensor], "ranked tensor">;
 
+def CoreAI_ImageType : TypeDef<CoreAI_Dialect, "Image"> {
+  let mnemonic = "image";
+  let summary = "an image of `height` x `width` pixels in a FourCC pixel format";
+  let description = [{
+    `height` and `width` are positive integer attributes (printed with their
+    type, `4 : i64`); `image_constraints` optionally carries a backing
+    encoding (`#coreaix.image_constraints<...>`).
+
+    ```mlir
+    !coreai.image<<k24RGB> x 4 : i64 x 6 : i64>
+    !coreai.image<<k32BGRA> x 2 : i64 x 3 : i64, image_constraints = #coreaix.image_constraints<CVPixelBuffer, rowAlignmentsPerPlane: [64]>>
+    ```
+  }];
+  let parameters = (ins "::coreai::core::FourCCAttr":$fourCC,
+                        "::mlir::TypedAttr":$height,
+                        "::mlir::TypedAttr":$width,
+                        OptionalParameter<"::mlir::Attribute">:$image_constraints);
+  let assemblyFormat = "`<` $fourCC `x` $height `x` $width (`,` `image_constraints` `=` $image_constraints^)? `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The shape of `coreai.image_to_tensor`'s result for this image.
+    ::llvm::SmallVector<int64_t> tensorShape();
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
@@ -108,6 +133,24 @@ def CoreAI_CompositeDeclarationAttr
   let parameters = (ins StringRefParameter<"composite op name">:$name,
                         "::mlir::DictionaryAttr":$declaration);
   let assemblyFormat = "`<` $name `=` $declaration `>`";
+}
+
+def CoreAI_FourCCAttr : AttrDef<CoreAI_Dialect, "FourCC"> {
+  let mnemonic = "fourcc";
+  let summary = "a CoreVideo FourCC pixel-format code";
+  let description = [{
+    Stores the 32-bit code. Prints the enum name when the code has one
+    (`kUnknown` 0, `k24RGB` 24, `k32ARGB` 32, `k32BGRA` 'BGRA',
+    `k420YpCbCr8Planar` 'y420'), else the four characters when printable
+    (`"RGBA"`), else the integer. Parses any of the three forms.
+
+    ```mlir
+    #coreai.fourcc<k24RGB>
+    #coreai.fourcc<"RGBA">
+    ```
+  }];
+  let parameters = (ins "uint32_t":$value);
+  let hasCustomAssemblyFormat = 1;
 }
 
 def CoreAI_TargetSpecAttr : AttrDef<CoreAI_Dialect, "TargetSpec"> {

@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -437,4 +438,136 @@ void TargetSpecOp::print(OpAsmPrinter &p) {
   p.printOptionalAttrDict((*this)->getAttrs(),
                           {getSpecAttrName(), getCompilationAttrName()});
   p << '}';
+}
+
+//===----------------------------------------------------------------------===//
+// FourCCAttr and ImageType (coreai-core's syntax and messages)
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct FourCCName {
+  StringRef name;
+  uint32_t code;
+};
+constexpr uint32_t fourChars(const char (&s)[5]) {
+  return (uint32_t(uint8_t(s[0])) << 24) | (uint32_t(uint8_t(s[1])) << 16) |
+         (uint32_t(uint8_t(s[2])) << 8) | uint32_t(uint8_t(s[3]));
+}
+constexpr FourCCName kFourCCNames[] = {
+    {"kUnknown", 0},
+    {"k24RGB", 24},
+    {"k32ARGB", 32},
+    {"k32BGRA", fourChars("BGRA")},
+    {"k420YpCbCr8Planar", fourChars("y420")},
+};
+} // namespace
+
+Attribute FourCCAttr::parse(AsmParser &parser, Type) {
+  if (parser.parseLess())
+    return {};
+  uint32_t code = 0;
+  std::string str;
+  StringRef keyword;
+  APInt integer;
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalString(&str))) {
+    if (str.size() != 4) {
+      parser.emitError(loc, "fourCC string must be exactly 4 characters");
+      return {};
+    }
+    for (char c : str)
+      code = (code << 8) | uint8_t(c);
+  } else if (auto parsed = parser.parseOptionalInteger(integer);
+             parsed.has_value()) {
+    if (failed(*parsed))
+      return {};
+    if (integer.getSignificantBits() > 33 ||
+        (integer.isNegative() && integer.getSignificantBits() > 32)) {
+      parser.emitError(loc, "integer value too large");
+      return {};
+    }
+    code = uint32_t(integer.sextOrTrunc(64).getZExtValue() & 0xffffffffu);
+  } else if (succeeded(parser.parseOptionalKeyword(&keyword))) {
+    const FourCCName *it =
+        llvm::find_if(kFourCCNames, [&](const FourCCName &n) { return n.name == keyword; });
+    if (it == std::end(kFourCCNames)) {
+      parser.emitError(loc, "unknown FourCC enum value: ") << keyword;
+      return {};
+    }
+    code = it->code;
+  } else {
+    parser.emitError(loc, "expected string, integer, or enum value for FourCC");
+    return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return FourCCAttr::get(parser.getContext(), code);
+}
+
+void FourCCAttr::print(AsmPrinter &printer) const {
+  uint32_t code = getValue();
+  printer << '<';
+  for (const FourCCName &n : kFourCCNames) {
+    if (n.code == code) {
+      printer << n.name << '>';
+      return;
+    }
+  }
+  char chars[4] = {char(code >> 24), char(code >> 16), char(code >> 8), char(code)};
+  if (llvm::all_of(chars, [](char c) { return llvm::isPrint(c); }))
+    printer << '"' << StringRef(chars, 4) << '"';
+  else
+    printer << code;
+  printer << '>';
+}
+
+/// A positive integer attribute, or the reason it is not one.
+static LogicalResult verifyImageExtent(function_ref<InFlightDiagnostic()> emitError,
+                                       StringRef what, TypedAttr attr) {
+  auto integer = dyn_cast<IntegerAttr>(attr);
+  if (!integer)
+    return emitError() << "expected " << what << " to be an integer type, got "
+                       << attr.getType();
+  if (integer.getValue().isNegative() || integer.getValue().isZero())
+    return emitError() << "expected " << what << " to be positive, got "
+                       << integer.getValue().getSExtValue();
+  return success();
+}
+
+LogicalResult ImageType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                FourCCAttr, TypedAttr height, TypedAttr width,
+                                Attribute) {
+  if (failed(verifyImageExtent(emitError, "height", height)) ||
+      failed(verifyImageExtent(emitError, "width", width)))
+    return failure();
+  return success();
+}
+
+SmallVector<int64_t> ImageType::tensorShape() {
+  int64_t h = cast<IntegerAttr>(getHeight()).getValue().getSExtValue();
+  int64_t w = cast<IntegerAttr>(getWidth()).getValue().getSExtValue();
+  switch (getFourCC().getValue()) {
+  case 24:
+    return {h, w, 3};
+  case 32:
+  case fourChars("BGRA"):
+    return {h, w, 4};
+  case fourChars("y420"):
+    return {h * w + 2 * (h / 2) * (w / 2)};
+  default:
+    return {h * w};
+  }
+}
+
+LogicalResult ImageToTensorOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto image = dyn_cast<ImageType>(operands[0].getType());
+  if (!image)
+    return failure();
+  inferredReturnTypes.push_back(RankedTensorType::get(
+      image.tensorShape(),
+      IntegerType::get(context, 8, IntegerType::Unsigned)));
+  return success();
 }

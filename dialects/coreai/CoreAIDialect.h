@@ -10,23 +10,34 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "coreai/ParamDialect.h.inc"
 #include "coreai/CoreAIOpsDialect.h.inc"
 #include "coreai/CoreAIEnums.h.inc"
 
-#define GET_TYPEDEF_CLASSES
-#include "coreai/CoreAITypes.h.inc"
-
 #define GET_ATTRDEF_CLASSES
 #include "coreai/CoreAIAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "coreai/CoreAITypes.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "coreai/ParamTypes.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "coreai/ParamAttrs.h.inc"
+
+namespace coreai::core {
+/// Whether `type` is a ranked tensor whose encoding belongs to `dialect`
+/// (used by the generated type constraints, e.g. MTLBuffer-backed tensors).
+inline bool hasEncodingOfDialect(::mlir::Type type, ::llvm::StringRef dialect) {
+  auto tensor = ::llvm::dyn_cast<::mlir::RankedTensorType>(type);
+  return tensor && tensor.getEncoding() &&
+         tensor.getEncoding().getDialect().getNamespace() == dialect;
+}
+} // namespace coreai::core
 
 #define GET_OP_CLASSES
 #include "coreai/CoreAIOps.h.inc"

@@ -8,6 +8,7 @@
 #define COREAI_COREAI_GENERATED_OPS
 
 include "coreai/CoreAIBase.td"
+include "coreai/CoreAITypeConstraints.td"
 
 def CoreAI_AbsOp : CoreAI_Op<"abs", [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "elementwise abs";
@@ -19,8 +20,8 @@ def CoreAI_AbsOp : CoreAI_Op<"abs", [Pure, SameOperandsAndResultShape, SameOpera
     %r = coreai.abs %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_AbsOp_x:$x);
+  let results = (outs CoreAI_AbsOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -34,8 +35,8 @@ def CoreAI_AcosOp : CoreAI_Op<"acos", [Pure, SameOperandsAndResultShape, SameOpe
     %r = coreai.acos %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_AcosOp_x:$x);
+  let results = (outs CoreAI_AcosOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -49,8 +50,8 @@ def CoreAI_AcoshOp : CoreAI_Op<"acosh", [Pure, SameOperandsAndResultShape, SameO
     %r = coreai.acosh %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_AcoshOp_x:$x);
+  let results = (outs CoreAI_AcoshOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -64,8 +65,8 @@ def CoreAI_AsinOp : CoreAI_Op<"asin", [Pure, SameOperandsAndResultShape, SameOpe
     %r = coreai.asin %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_AsinOp_x:$x);
+  let results = (outs CoreAI_AsinOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -79,8 +80,8 @@ def CoreAI_AsinhOp : CoreAI_Op<"asinh", [Pure, SameOperandsAndResultShape, SameO
     %r = coreai.asinh %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_AsinhOp_x:$x);
+  let results = (outs CoreAI_AsinhOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -94,8 +95,8 @@ def CoreAI_AtanOp : CoreAI_Op<"atan", [Pure, SameOperandsAndResultShape, SameOpe
     %r = coreai.atan %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_AtanOp_x:$x);
+  let results = (outs CoreAI_AtanOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -109,8 +110,8 @@ def CoreAI_AtanhOp : CoreAI_Op<"atanh", [Pure, SameOperandsAndResultShape, SameO
     %r = coreai.atanh %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_AtanhOp_x:$x);
+  let results = (outs CoreAI_AtanhOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -124,8 +125,8 @@ def CoreAI_CosOp : CoreAI_Op<"cos", [Pure, SameOperandsAndResultShape, SameOpera
     %r = coreai.cos %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_CosOp_x:$x);
+  let results = (outs CoreAI_CosOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -139,8 +140,8 @@ def CoreAI_CoshOp : CoreAI_Op<"cosh", [Pure, SameOperandsAndResultShape, SameOpe
     %r = coreai.cosh %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_CoshOp_x:$x);
+  let results = (outs CoreAI_CoshOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -154,8 +155,8 @@ def CoreAI_ErfOp : CoreAI_Op<"erf", [Pure, SameOperandsAndResultShape, SameOpera
     %r = coreai.erf %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ErfOp_x:$x);
+  let results = (outs CoreAI_ErfOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -169,8 +170,8 @@ def CoreAI_ExpOp : CoreAI_Op<"exp", [Pure, SameOperandsAndResultShape, SameOpera
     %r = coreai.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ExpOp_x:$x);
+  let results = (outs CoreAI_ExpOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -184,8 +185,8 @@ def CoreAI_LogOp : CoreAI_Op<"log", [Pure, SameOperandsAndResultShape, SameOpera
     %r = coreai.log %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_LogOp_x:$x);
+  let results = (outs CoreAI_LogOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -199,8 +200,8 @@ def CoreAI_RoundOp : CoreAI_Op<"round", [Pure, SameOperandsAndResultShape, SameO
     %r = coreai.round %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_RoundOp_x:$x);
+  let results = (outs CoreAI_RoundOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -214,8 +215,8 @@ def CoreAI_RsqrtOp : CoreAI_Op<"rsqrt", [Pure, SameOperandsAndResultShape, SameO
     %r = coreai.rsqrt %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_RsqrtOp_x:$x);
+  let results = (outs CoreAI_RsqrtOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -229,8 +230,8 @@ def CoreAI_SinOp : CoreAI_Op<"sin", [Pure, SameOperandsAndResultShape, SameOpera
     %r = coreai.sin %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SinOp_x:$x);
+  let results = (outs CoreAI_SinOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -244,8 +245,8 @@ def CoreAI_SinhOp : CoreAI_Op<"sinh", [Pure, SameOperandsAndResultShape, SameOpe
     %r = coreai.sinh %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SinhOp_x:$x);
+  let results = (outs CoreAI_SinhOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -259,8 +260,8 @@ def CoreAI_SqrtOp : CoreAI_Op<"sqrt", [Pure, SameOperandsAndResultShape, SameOpe
     %r = coreai.sqrt %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SqrtOp_x:$x);
+  let results = (outs CoreAI_SqrtOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -274,8 +275,8 @@ def CoreAI_TanOp : CoreAI_Op<"tan", [Pure, SameOperandsAndResultShape, SameOpera
     %r = coreai.tan %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_TanOp_x:$x);
+  let results = (outs CoreAI_TanOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -289,8 +290,8 @@ def CoreAI_TanhOp : CoreAI_Op<"tanh", [Pure, SameOperandsAndResultShape, SameOpe
     %r = coreai.tanh %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_TanhOp_x:$x);
+  let results = (outs CoreAI_TanhOp_output:$output);
   let assemblyFormat = "$x `:` type($x) `->` type($output) attr-dict";
 }
 
@@ -304,8 +305,8 @@ def CoreAI_NotOp : CoreAI_Op<"not", [Pure, SameOperandsAndResultShape, SameOpera
     %r = coreai.not %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_NotOp_x:$x);
+  let results = (outs CoreAI_NotOp_result:$result);
   let assemblyFormat = "$x `:` type($x) `->` type($result) attr-dict";
 }
 
@@ -319,8 +320,8 @@ def CoreAI_AddOp : CoreAI_Op<"add", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.add %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_AddOp_x:$x, CoreAI_AddOp_y:$y);
+  let results = (outs CoreAI_AddOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -334,8 +335,8 @@ def CoreAI_AndOp : CoreAI_Op<"and", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.and %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_AndOp_x:$x, CoreAI_AndOp_y:$y);
+  let results = (outs CoreAI_AndOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -349,8 +350,8 @@ def CoreAI_BitwiseAndOp : CoreAI_Op<"bitwise_and", [Pure, SameOperandsAndResultS
     %r = coreai.bitwise_and %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BitwiseAndOp_x:$x, CoreAI_BitwiseAndOp_y:$y);
+  let results = (outs CoreAI_BitwiseAndOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -364,8 +365,8 @@ def CoreAI_BitwiseOrOp : CoreAI_Op<"bitwise_or", [Pure, SameOperandsAndResultSha
     %r = coreai.bitwise_or %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BitwiseOrOp_x:$x, CoreAI_BitwiseOrOp_y:$y);
+  let results = (outs CoreAI_BitwiseOrOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -379,8 +380,8 @@ def CoreAI_BitwiseXorOp : CoreAI_Op<"bitwise_xor", [Pure, SameOperandsAndResultS
     %r = coreai.bitwise_xor %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BitwiseXorOp_x:$x, CoreAI_BitwiseXorOp_y:$y);
+  let results = (outs CoreAI_BitwiseXorOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -394,8 +395,8 @@ def CoreAI_DivideOp : CoreAI_Op<"divide", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.divide %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_DivideOp_x:$x, CoreAI_DivideOp_y:$y);
+  let results = (outs CoreAI_DivideOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -409,8 +410,8 @@ def CoreAI_FloorDivideOp : CoreAI_Op<"floor_divide", [Pure, SameOperandsAndResul
     %r = coreai.floor_divide %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_FloorDivideOp_x:$x, CoreAI_FloorDivideOp_y:$y);
+  let results = (outs CoreAI_FloorDivideOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -424,8 +425,8 @@ def CoreAI_MaximumOp : CoreAI_Op<"maximum", [Pure, SameOperandsAndResultShape]> 
     %r = coreai.maximum %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_MaximumOp_x:$x, CoreAI_MaximumOp_y:$y);
+  let results = (outs CoreAI_MaximumOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -439,8 +440,8 @@ def CoreAI_MinimumOp : CoreAI_Op<"minimum", [Pure, SameOperandsAndResultShape]> 
     %r = coreai.minimum %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_MinimumOp_x:$x, CoreAI_MinimumOp_y:$y);
+  let results = (outs CoreAI_MinimumOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -454,8 +455,8 @@ def CoreAI_ModuloOp : CoreAI_Op<"modulo", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.modulo %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ModuloOp_x:$x, CoreAI_ModuloOp_y:$y);
+  let results = (outs CoreAI_ModuloOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -469,8 +470,8 @@ def CoreAI_MulOp : CoreAI_Op<"mul", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.mul %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_MulOp_x:$x, CoreAI_MulOp_y:$y);
+  let results = (outs CoreAI_MulOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -484,8 +485,8 @@ def CoreAI_OrOp : CoreAI_Op<"or", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.or %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_OrOp_x:$x, CoreAI_OrOp_y:$y);
+  let results = (outs CoreAI_OrOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -499,8 +500,8 @@ def CoreAI_PowOp : CoreAI_Op<"pow", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.pow %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_PowOp_x:$x, CoreAI_PowOp_y:$y);
+  let results = (outs CoreAI_PowOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -514,8 +515,8 @@ def CoreAI_SubOp : CoreAI_Op<"sub", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.sub %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SubOp_x:$x, CoreAI_SubOp_y:$y);
+  let results = (outs CoreAI_SubOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -529,8 +530,8 @@ def CoreAI_XorOp : CoreAI_Op<"xor", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.xor %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_XorOp_x:$x, CoreAI_XorOp_y:$y);
+  let results = (outs CoreAI_XorOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -544,8 +545,8 @@ def CoreAI_EqualOp : CoreAI_Op<"equal", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.equal %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_EqualOp_input:$input, CoreAI_EqualOp_other:$other);
+  let results = (outs CoreAI_EqualOp_output:$output);
   let assemblyFormat = "$input `,` $other `:` functional-type(operands, results) attr-dict";
 }
 
@@ -559,8 +560,8 @@ def CoreAI_NotEqualOp : CoreAI_Op<"not_equal", [Pure, SameOperandsAndResultShape
     %r = coreai.not_equal %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_NotEqualOp_input:$input, CoreAI_NotEqualOp_other:$other);
+  let results = (outs CoreAI_NotEqualOp_output:$output);
   let assemblyFormat = "$input `,` $other `:` functional-type(operands, results) attr-dict";
 }
 
@@ -574,8 +575,8 @@ def CoreAI_GreaterOp : CoreAI_Op<"greater", [Pure, SameOperandsAndResultShape]> 
     %r = coreai.greater %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_GreaterOp_input:$input, CoreAI_GreaterOp_other:$other);
+  let results = (outs CoreAI_GreaterOp_output:$output);
   let assemblyFormat = "$input `,` $other `:` functional-type(operands, results) attr-dict";
 }
 
@@ -594,8 +595,8 @@ def CoreAI_BroadcastingAddOp : CoreAI_Op<"decomposable.broadcasting_add", [Pure]
     %r = coreai.decomposable.broadcasting_add %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingAddOp_input:$input, CoreAI_BroadcastingAddOp_other:$other);
+  let results = (outs CoreAI_BroadcastingAddOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -615,8 +616,8 @@ def CoreAI_BroadcastingAndOp : CoreAI_Op<"decomposable.broadcasting_and", [Pure]
     %r = coreai.decomposable.broadcasting_and %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingAndOp_input:$input, CoreAI_BroadcastingAndOp_other:$other);
+  let results = (outs CoreAI_BroadcastingAndOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -636,8 +637,8 @@ def CoreAI_BroadcastingBitwiseAndOp : CoreAI_Op<"decomposable.broadcasting_bitwi
     %r = coreai.decomposable.broadcasting_bitwise_and %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingBitwiseAndOp_input:$input, CoreAI_BroadcastingBitwiseAndOp_other:$other);
+  let results = (outs CoreAI_BroadcastingBitwiseAndOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -657,8 +658,8 @@ def CoreAI_BroadcastingBitwiseOrOp : CoreAI_Op<"decomposable.broadcasting_bitwis
     %r = coreai.decomposable.broadcasting_bitwise_or %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingBitwiseOrOp_input:$input, CoreAI_BroadcastingBitwiseOrOp_other:$other);
+  let results = (outs CoreAI_BroadcastingBitwiseOrOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -678,8 +679,8 @@ def CoreAI_BroadcastingBitwiseXorOp : CoreAI_Op<"decomposable.broadcasting_bitwi
     %r = coreai.decomposable.broadcasting_bitwise_xor %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingBitwiseXorOp_input:$input, CoreAI_BroadcastingBitwiseXorOp_other:$other);
+  let results = (outs CoreAI_BroadcastingBitwiseXorOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -699,8 +700,8 @@ def CoreAI_BroadcastingDivideOp : CoreAI_Op<"decomposable.broadcasting_divide", 
     %r = coreai.decomposable.broadcasting_divide %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingDivideOp_input:$input, CoreAI_BroadcastingDivideOp_other:$other);
+  let results = (outs CoreAI_BroadcastingDivideOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -720,8 +721,8 @@ def CoreAI_BroadcastingEqualOp : CoreAI_Op<"decomposable.broadcasting_equal", [P
     %r = coreai.decomposable.broadcasting_equal %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingEqualOp_input:$input, CoreAI_BroadcastingEqualOp_other:$other);
+  let results = (outs CoreAI_BroadcastingEqualOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -741,8 +742,8 @@ def CoreAI_BroadcastingFloorDivideOp : CoreAI_Op<"decomposable.broadcasting_floo
     %r = coreai.decomposable.broadcasting_floor_divide %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingFloorDivideOp_input:$input, CoreAI_BroadcastingFloorDivideOp_other:$other);
+  let results = (outs CoreAI_BroadcastingFloorDivideOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -762,8 +763,8 @@ def CoreAI_BroadcastingGreaterOp : CoreAI_Op<"decomposable.broadcasting_greater"
     %r = coreai.decomposable.broadcasting_greater %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingGreaterOp_input:$input, CoreAI_BroadcastingGreaterOp_other:$other);
+  let results = (outs CoreAI_BroadcastingGreaterOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -783,8 +784,8 @@ def CoreAI_BroadcastingMaximumOp : CoreAI_Op<"decomposable.broadcasting_maximum"
     %r = coreai.decomposable.broadcasting_maximum %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingMaximumOp_input:$input, CoreAI_BroadcastingMaximumOp_other:$other);
+  let results = (outs CoreAI_BroadcastingMaximumOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -804,8 +805,8 @@ def CoreAI_BroadcastingMinimumOp : CoreAI_Op<"decomposable.broadcasting_minimum"
     %r = coreai.decomposable.broadcasting_minimum %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingMinimumOp_input:$input, CoreAI_BroadcastingMinimumOp_other:$other);
+  let results = (outs CoreAI_BroadcastingMinimumOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -825,8 +826,8 @@ def CoreAI_BroadcastingModuloOp : CoreAI_Op<"decomposable.broadcasting_modulo", 
     %r = coreai.decomposable.broadcasting_modulo %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingModuloOp_input:$input, CoreAI_BroadcastingModuloOp_other:$other);
+  let results = (outs CoreAI_BroadcastingModuloOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -846,8 +847,8 @@ def CoreAI_BroadcastingMulOp : CoreAI_Op<"decomposable.broadcasting_mul", [Pure]
     %r = coreai.decomposable.broadcasting_mul %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingMulOp_input:$input, CoreAI_BroadcastingMulOp_other:$other);
+  let results = (outs CoreAI_BroadcastingMulOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -867,8 +868,8 @@ def CoreAI_BroadcastingNotEqualOp : CoreAI_Op<"decomposable.broadcasting_not_equ
     %r = coreai.decomposable.broadcasting_not_equal %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingNotEqualOp_input:$input, CoreAI_BroadcastingNotEqualOp_other:$other);
+  let results = (outs CoreAI_BroadcastingNotEqualOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -888,8 +889,8 @@ def CoreAI_BroadcastingOrOp : CoreAI_Op<"decomposable.broadcasting_or", [Pure]> 
     %r = coreai.decomposable.broadcasting_or %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingOrOp_input:$input, CoreAI_BroadcastingOrOp_other:$other);
+  let results = (outs CoreAI_BroadcastingOrOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -909,8 +910,8 @@ def CoreAI_BroadcastingPowOp : CoreAI_Op<"decomposable.broadcasting_pow", [Pure]
     %r = coreai.decomposable.broadcasting_pow %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingPowOp_input:$input, CoreAI_BroadcastingPowOp_other:$other);
+  let results = (outs CoreAI_BroadcastingPowOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -930,8 +931,8 @@ def CoreAI_BroadcastingSubOp : CoreAI_Op<"decomposable.broadcasting_sub", [Pure]
     %r = coreai.decomposable.broadcasting_sub %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingSubOp_input:$input, CoreAI_BroadcastingSubOp_other:$other);
+  let results = (outs CoreAI_BroadcastingSubOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -951,8 +952,8 @@ def CoreAI_BroadcastingXorOp : CoreAI_Op<"decomposable.broadcasting_xor", [Pure]
     %r = coreai.decomposable.broadcasting_xor %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$other);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingXorOp_input:$input, CoreAI_BroadcastingXorOp_other:$other);
+  let results = (outs CoreAI_BroadcastingXorOp_output:$output);
   let assemblyFormat = "$input `,` $other attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -969,8 +970,8 @@ def CoreAI_BroadcastingBatchMatmulOp : CoreAI_Op<"decomposable.broadcasting_batc
     %r = coreai.decomposable.broadcasting_batch_matmul %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastingBatchMatmulOp_x:$x, CoreAI_BroadcastingBatchMatmulOp_y:$y);
+  let results = (outs CoreAI_BroadcastingBatchMatmulOp_output:$output);
   let assemblyFormat = "$x `,` $y attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -989,8 +990,8 @@ def CoreAI_BroadcastingWhereOp : CoreAI_Op<"decomposable.broadcasting_where", [P
     %r = coreai.decomposable.broadcasting_where %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$condition, CoreAI_Tensor:$a, CoreAI_Tensor:$b);
-  let results = (outs CoreAI_Tensor:$results_);
+  let arguments = (ins CoreAI_BroadcastingWhereOp_condition:$condition, CoreAI_BroadcastingWhereOp_a:$a, CoreAI_BroadcastingWhereOp_b:$b);
+  let results = (outs CoreAI_BroadcastingWhereOp_results_:$results_);
   let assemblyFormat = "$condition `,` $a `,` $b attr-dict-with-keyword `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -1005,8 +1006,8 @@ def CoreAI_BatchMatmulOp : CoreAI_Op<"batch_matmul", [Pure]> {
     %r = coreai.batch_matmul %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$x, CoreAI_Tensor:$y);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BatchMatmulOp_x:$x, CoreAI_BatchMatmulOp_y:$y);
+  let results = (outs CoreAI_BatchMatmulOp_output:$output);
   let assemblyFormat = "$x `,` $y `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1020,8 +1021,8 @@ def CoreAI_WhereOp : CoreAI_Op<"where", [Pure]> {
     %r = coreai.where %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$condition, CoreAI_Tensor:$a, CoreAI_Tensor:$b);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_WhereOp_condition:$condition, CoreAI_WhereOp_a:$a, CoreAI_WhereOp_b:$b);
+  let results = (outs CoreAI_WhereOp_result:$result);
   let assemblyFormat = "$condition `,` $a `,` $b `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1037,8 +1038,8 @@ def CoreAI_AllOp : CoreAI_Op<"all", [Pure]> {
     %r = coreai.all %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_AllOp_input:$input, CoreAI_AllOp_axes:$axes);
+  let results = (outs CoreAI_AllOp_result:$result);
   let assemblyFormat = "$input `,` $axes attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1054,8 +1055,8 @@ def CoreAI_AnyOp : CoreAI_Op<"any", [Pure]> {
     %r = coreai.any %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_AnyOp_input:$input, CoreAI_AnyOp_axes:$axes);
+  let results = (outs CoreAI_AnyOp_result:$result);
   let assemblyFormat = "$input `,` $axes attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1071,8 +1072,8 @@ def CoreAI_ReduceMaxOp : CoreAI_Op<"reduce_max", [Pure]> {
     %r = coreai.reduce_max %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ReduceMaxOp_input:$input, CoreAI_ReduceMaxOp_axes:$axes);
+  let results = (outs CoreAI_ReduceMaxOp_output:$output);
   let assemblyFormat = "$input `,` $axes attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1088,8 +1089,8 @@ def CoreAI_ReduceMeanOp : CoreAI_Op<"reduce_mean", [Pure]> {
     %r = coreai.reduce_mean %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ReduceMeanOp_input:$input, CoreAI_ReduceMeanOp_axes:$axes);
+  let results = (outs CoreAI_ReduceMeanOp_output:$output);
   let assemblyFormat = "$input `,` $axes attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1105,8 +1106,8 @@ def CoreAI_ReduceMinOp : CoreAI_Op<"reduce_min", [Pure]> {
     %r = coreai.reduce_min %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ReduceMinOp_input:$input, CoreAI_ReduceMinOp_axes:$axes);
+  let results = (outs CoreAI_ReduceMinOp_output:$output);
   let assemblyFormat = "$input `,` $axes attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1122,8 +1123,8 @@ def CoreAI_ReduceProductOp : CoreAI_Op<"reduce_product", [Pure]> {
     %r = coreai.reduce_product %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ReduceProductOp_input:$input, CoreAI_ReduceProductOp_axes:$axes);
+  let results = (outs CoreAI_ReduceProductOp_output:$output);
   let assemblyFormat = "$input `,` $axes attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1139,8 +1140,8 @@ def CoreAI_ReduceSumOp : CoreAI_Op<"reduce_sum", [Pure]> {
     %r = coreai.reduce_sum %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ReduceSumOp_input:$input, CoreAI_ReduceSumOp_axes:$axes);
+  let results = (outs CoreAI_ReduceSumOp_output:$output);
   let assemblyFormat = "$input `,` $axes attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1156,8 +1157,8 @@ def CoreAI_ArgmaxOp : CoreAI_Op<"argmax", [Pure]> {
     %r = coreai.argmax %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axis);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ArgmaxOp_input:$input, CoreAI_ArgmaxOp_axis:$axis);
+  let results = (outs CoreAI_ArgmaxOp_output:$output);
   let assemblyFormat = "$input `,` $axis attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1173,8 +1174,8 @@ def CoreAI_ArgsortOp : CoreAI_Op<"argsort", [Pure]> {
     %r = coreai.argsort %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$dim, CoreAI_Tensor:$descending, CoreAI_Tensor:$stable);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_ArgsortOp_input:$input, CoreAI_ArgsortOp_dim:$dim, CoreAI_ArgsortOp_descending:$descending, CoreAI_ArgsortOp_stable:$stable);
+  let results = (outs CoreAI_ArgsortOp_result:$result);
   let assemblyFormat = "$input `,` $dim `,` $descending `,` $stable `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1190,8 +1191,8 @@ def CoreAI_SortOp : CoreAI_Op<"sort", [Pure]> {
     %r = coreai.sort %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$dim, CoreAI_Tensor:$descending, CoreAI_Tensor:$stable);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_SortOp_input:$input, CoreAI_SortOp_dim:$dim, CoreAI_SortOp_descending:$descending, CoreAI_SortOp_stable:$stable);
+  let results = (outs CoreAI_SortOp_result:$result);
   let assemblyFormat = "$input `,` $dim `,` $descending `,` $stable attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1207,8 +1208,8 @@ def CoreAI_AsymmetricQuantizationStatisticsOp : CoreAI_Op<"asymmetric_quantizati
     %r0, %r1 = coreai.asymmetric_quantization_statistics %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$range, CoreAI_Tensor:$axis);
-  let results = (outs CoreAI_Tensor:$scale, CoreAI_Tensor:$zero_point);
+  let arguments = (ins CoreAI_AsymmetricQuantizationStatisticsOp_input:$input, CoreAI_AsymmetricQuantizationStatisticsOp_range:$range, CoreAI_AsymmetricQuantizationStatisticsOp_axis:$axis);
+  let results = (outs CoreAI_AsymmetricQuantizationStatisticsOp_scale:$scale, CoreAI_AsymmetricQuantizationStatisticsOp_zero_point:$zero_point);
   let assemblyFormat = "$input `,` $range `,` $axis attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1224,8 +1225,8 @@ def CoreAI_SymmetricQuantizationStatisticsOp : CoreAI_Op<"symmetric_quantization
     %r = coreai.symmetric_quantization_statistics %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$range, CoreAI_Tensor:$axis);
-  let results = (outs CoreAI_Tensor:$scale);
+  let arguments = (ins CoreAI_SymmetricQuantizationStatisticsOp_input:$input, CoreAI_SymmetricQuantizationStatisticsOp_range:$range, CoreAI_SymmetricQuantizationStatisticsOp_axis:$axis);
+  let results = (outs CoreAI_SymmetricQuantizationStatisticsOp_scale:$scale);
   let assemblyFormat = "$input `,` $range `,` $axis attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1241,8 +1242,8 @@ def CoreAI_QuantizeOp : CoreAI_Op<"quantize", [Pure]> {
     %r = coreai.quantize %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$scale, CoreAI_Tensor:$offset1, CoreAI_Tensor:$offset2, CoreAI_Tensor:$axis);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_QuantizeOp_input:$input, CoreAI_QuantizeOp_scale:$scale, CoreAI_QuantizeOp_offset1:$offset1, CoreAI_QuantizeOp_offset2:$offset2, CoreAI_QuantizeOp_axis:$axis);
+  let results = (outs CoreAI_QuantizeOp_output:$output);
   let assemblyFormat = "$input `,` $scale `,` $offset1 `,` $offset2 `,` $axis attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1258,8 +1259,8 @@ def CoreAI_DequantizeOp : CoreAI_Op<"dequantize", [Pure]> {
     %r = coreai.dequantize %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$scale, CoreAI_Tensor:$offset1, CoreAI_Tensor:$offset2, CoreAI_Tensor:$axis);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_DequantizeOp_input:$input, CoreAI_DequantizeOp_scale:$scale, CoreAI_DequantizeOp_offset1:$offset1, CoreAI_DequantizeOp_offset2:$offset2, CoreAI_DequantizeOp_axis:$axis);
+  let results = (outs CoreAI_DequantizeOp_output:$output);
   let assemblyFormat = "$input `,` $scale `,` $offset1 `,` $offset2 `,` $axis attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1273,8 +1274,8 @@ def CoreAI_BlockwiseShiftScaleOp : CoreAI_Op<"blockwise_shift_scale", [Pure]> {
     %r = coreai.blockwise_shift_scale %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$data, CoreAI_Tensor:$scale, CoreAI_Tensor:$offset1, CoreAI_Tensor:$offset2);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BlockwiseShiftScaleOp_data:$data, CoreAI_BlockwiseShiftScaleOp_scale:$scale, CoreAI_BlockwiseShiftScaleOp_offset1:$offset1, CoreAI_BlockwiseShiftScaleOp_offset2:$offset2);
+  let results = (outs CoreAI_BlockwiseShiftScaleOp_output:$output);
   let assemblyFormat = "$data `,` $scale `,` $offset1 `,` $offset2 `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1288,8 +1289,8 @@ def CoreAI_LutToDenseOp : CoreAI_Op<"lut_to_dense", [Pure]> {
     %r = coreai.lut_to_dense %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$indices, CoreAI_Tensor:$lut, CoreAI_Tensor:$axis);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_LutToDenseOp_indices:$indices, CoreAI_LutToDenseOp_lut:$lut, CoreAI_LutToDenseOp_axis:$axis);
+  let results = (outs CoreAI_LutToDenseOp_result:$result);
   let assemblyFormat = "$indices `,` $lut `,` $axis `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1303,8 +1304,8 @@ def CoreAI_LutToSparseWithBitmaskOp : CoreAI_Op<"lut_to_sparse_with_bitmask", [P
     %r = coreai.lut_to_sparse_with_bitmask %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$indices, CoreAI_Tensor:$lut, CoreAI_Tensor:$axis);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_LutToSparseWithBitmaskOp_indices:$indices, CoreAI_LutToSparseWithBitmaskOp_lut:$lut, CoreAI_LutToSparseWithBitmaskOp_axis:$axis);
+  let results = (outs CoreAI_LutToSparseWithBitmaskOp_result:$result);
   let assemblyFormat = "$indices `,` $lut `,` $axis `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1318,8 +1319,8 @@ def CoreAI_BuildSparseWithBitmaskOp : CoreAI_Op<"build_sparse_with_bitmask", [Pu
     %r = coreai.build_sparse_with_bitmask %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$values, CoreAI_Tensor:$bitmask);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_BuildSparseWithBitmaskOp_values:$values, CoreAI_BuildSparseWithBitmaskOp_bitmask:$bitmask);
+  let results = (outs CoreAI_BuildSparseWithBitmaskOp_result:$result);
   let assemblyFormat = "$values `,` $bitmask `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1333,8 +1334,8 @@ def CoreAI_SparseWithBitmaskToDenseOp : CoreAI_Op<"sparse_with_bitmask_to_dense"
     %r = coreai.sparse_with_bitmask_to_dense %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_SparseWithBitmaskToDenseOp_input:$input);
+  let results = (outs CoreAI_SparseWithBitmaskToDenseOp_result:$result);
   let assemblyFormat = "$input `:` type($input) `->` type($result) attr-dict";
 }
 
@@ -1350,8 +1351,8 @@ def CoreAI_BroadcastInDimsOp : CoreAI_Op<"broadcast_in_dims", [Pure]> {
     %r = coreai.broadcast_in_dims %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$dim_sizes, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastInDimsOp_input:$input, CoreAI_BroadcastInDimsOp_dim_sizes:$dim_sizes, CoreAI_BroadcastInDimsOp_axes:$axes);
+  let results = (outs CoreAI_BroadcastInDimsOp_output:$output);
   let assemblyFormat = "$input `,` $dim_sizes `,` $axes `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1365,8 +1366,8 @@ def CoreAI_BroadcastShapesOp : CoreAI_Op<"broadcast_shapes", [Pure]> {
     %r = coreai.broadcast_shapes %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$shape_1, CoreAI_Tensor:$shape_2);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastShapesOp_shape_1:$shape_1, CoreAI_BroadcastShapesOp_shape_2:$shape_2);
+  let results = (outs CoreAI_BroadcastShapesOp_output:$output);
   let assemblyFormat = "$shape_1 `,` $shape_2 `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1382,8 +1383,8 @@ def CoreAI_BroadcastToOp : CoreAI_Op<"broadcast_to", [Pure]> {
     %r = coreai.broadcast_to %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$shape);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_BroadcastToOp_input:$input, CoreAI_BroadcastToOp_shape:$shape);
+  let results = (outs CoreAI_BroadcastToOp_output:$output);
   let assemblyFormat = "$input `,` $shape `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1397,8 +1398,8 @@ def CoreAI_CastOp : CoreAI_Op<"cast", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.cast %x : tensor<2x3xf32> to tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_CastOp_input:$input);
+  let results = (outs CoreAI_CastOp_output:$output);
   let assemblyFormat = "$input `:` type($input) `to` type($output) attr-dict";
 }
 
@@ -1414,8 +1415,8 @@ def CoreAI_ConcatOp : CoreAI_Op<"concat", [Pure]> {
     %r = coreai.concat %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$dimension, Variadic<CoreAI_Tensor>:$inputs);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_ConcatOp_dimension:$dimension, Variadic<CoreAI_ConcatOp_inputs>:$inputs);
+  let results = (outs CoreAI_ConcatOp_result:$result);
   let assemblyFormat = "$dimension `,` $inputs `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1431,8 +1432,8 @@ def CoreAI_Conv2dOp : CoreAI_Op<"conv2d", [Pure]> {
     %r = coreai.conv2d %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$weight, CoreAI_Tensor:$stride, CoreAI_Tensor:$dilation, CoreAI_Tensor:$groups);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_Conv2dOp_input:$input, CoreAI_Conv2dOp_weight:$weight, CoreAI_Conv2dOp_stride:$stride, CoreAI_Conv2dOp_dilation:$dilation, CoreAI_Conv2dOp_groups:$groups);
+  let results = (outs CoreAI_Conv2dOp_output:$output);
   let assemblyFormat = "$input `,` $weight `,` $stride `,` $dilation `,` $groups `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1448,8 +1449,8 @@ def CoreAI_Conv3dOp : CoreAI_Op<"conv3d", [Pure]> {
     %r = coreai.conv3d %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$weight, CoreAI_Tensor:$stride, CoreAI_Tensor:$dilation, CoreAI_Tensor:$groups);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_Conv3dOp_input:$input, CoreAI_Conv3dOp_weight:$weight, CoreAI_Conv3dOp_stride:$stride, CoreAI_Conv3dOp_dilation:$dilation, CoreAI_Conv3dOp_groups:$groups);
+  let results = (outs CoreAI_Conv3dOp_output:$output);
   let assemblyFormat = "$input `,` $weight `,` $stride `,` $dilation `,` $groups `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1465,8 +1466,8 @@ def CoreAI_ConvTranspose2dOp : CoreAI_Op<"conv_transpose2d", [Pure]> {
     %r = coreai.conv_transpose2d %x, %a1, %a2, %a3, %a4, %a5, %a6 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$weight, CoreAI_Tensor:$stride, CoreAI_Tensor:$padding, CoreAI_Tensor:$dilation, CoreAI_Tensor:$output_pad, CoreAI_Tensor:$groups);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ConvTranspose2dOp_input:$input, CoreAI_ConvTranspose2dOp_weight:$weight, CoreAI_ConvTranspose2dOp_stride:$stride, CoreAI_ConvTranspose2dOp_padding:$padding, CoreAI_ConvTranspose2dOp_dilation:$dilation, CoreAI_ConvTranspose2dOp_output_pad:$output_pad, CoreAI_ConvTranspose2dOp_groups:$groups);
+  let results = (outs CoreAI_ConvTranspose2dOp_output:$output);
   let assemblyFormat = "$input `,` $weight `,` $stride `,` $padding `,` $dilation `,` $output_pad `,` $groups `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1482,8 +1483,8 @@ def CoreAI_ConvTranspose3dOp : CoreAI_Op<"conv_transpose3d", [Pure]> {
     %r = coreai.conv_transpose3d %x, %a1, %a2, %a3, %a4, %a5, %a6 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$weight, CoreAI_Tensor:$stride, CoreAI_Tensor:$padding, CoreAI_Tensor:$dilation, CoreAI_Tensor:$output_pad, CoreAI_Tensor:$groups);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ConvTranspose3dOp_input:$input, CoreAI_ConvTranspose3dOp_weight:$weight, CoreAI_ConvTranspose3dOp_stride:$stride, CoreAI_ConvTranspose3dOp_padding:$padding, CoreAI_ConvTranspose3dOp_dilation:$dilation, CoreAI_ConvTranspose3dOp_output_pad:$output_pad, CoreAI_ConvTranspose3dOp_groups:$groups);
+  let results = (outs CoreAI_ConvTranspose3dOp_output:$output);
   let assemblyFormat = "$input `,` $weight `,` $stride `,` $padding `,` $dilation `,` $output_pad `,` $groups `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1497,8 +1498,8 @@ def CoreAI_CreateComplexOp : CoreAI_Op<"create_complex", [Pure]> {
     %r = coreai.create_complex %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$real, CoreAI_Tensor:$imaginary);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_CreateComplexOp_real:$real, CoreAI_CreateComplexOp_imaginary:$imaginary);
+  let results = (outs CoreAI_CreateComplexOp_result:$result);
   let assemblyFormat = "$real `,` $imaginary `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1512,8 +1513,8 @@ def CoreAI_RealPartOp : CoreAI_Op<"real_part", [Pure]> {
     %r = coreai.real_part %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input);
-  let results = (outs CoreAI_Tensor:$real);
+  let arguments = (ins CoreAI_RealPartOp_input:$input);
+  let results = (outs CoreAI_RealPartOp_real:$real);
   let assemblyFormat = "$input `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1527,8 +1528,8 @@ def CoreAI_ImaginaryPartOp : CoreAI_Op<"imaginary_part", [Pure]> {
     %r = coreai.imaginary_part %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_ImaginaryPartOp_input:$input);
+  let results = (outs CoreAI_ImaginaryPartOp_result:$result);
   let assemblyFormat = "$input `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1544,8 +1545,8 @@ def CoreAI_ExpandDimsOp : CoreAI_Op<"expand_dims", [Pure]> {
     %r = coreai.expand_dims %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) to tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ExpandDimsOp_input:$input, CoreAI_ExpandDimsOp_axes:$axes);
+  let results = (outs CoreAI_ExpandDimsOp_output:$output);
   let assemblyFormat = "$input `,` $axes `:` `(` type($input) `,` type($axes) `)` `to` type($output) attr-dict";
 }
 
@@ -1561,8 +1562,8 @@ def CoreAI_ShrinkDimsOp : CoreAI_Op<"shrink_dims", [Pure]> {
     %r = coreai.shrink_dims %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) to tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ShrinkDimsOp_input:$input, CoreAI_ShrinkDimsOp_axes:$axes);
+  let results = (outs CoreAI_ShrinkDimsOp_output:$output);
   let assemblyFormat = "$input `,` $axes `:` `(` type($input) `,` type($axes) `)` `to` type($output) attr-dict";
 }
 
@@ -1576,8 +1577,8 @@ def CoreAI_GetShapeOp : CoreAI_Op<"get_shape", [Pure]> {
     %r = coreai.get_shape %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input);
-  let results = (outs CoreAI_Tensor:$shape);
+  let arguments = (ins CoreAI_GetShapeOp_input:$input);
+  let results = (outs CoreAI_GetShapeOp_shape:$shape);
   let assemblyFormat = "$input `:` type($input) `->` type($shape) attr-dict";
 }
 
@@ -1591,8 +1592,8 @@ def CoreAI_NonZeroOp : CoreAI_Op<"non_zero", [Pure]> {
     %r = coreai.non_zero %x : tensor<2x3xf32> -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_NonZeroOp_input:$input);
+  let results = (outs CoreAI_NonZeroOp_result:$result);
   let assemblyFormat = "$input `:` type($input) `->` type($result) attr-dict";
 }
 
@@ -1608,8 +1609,8 @@ def CoreAI_MaxPool2dOp : CoreAI_Op<"max_pool_2d", [Pure]> {
     %r = coreai.max_pool_2d %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$kernel_size, CoreAI_Tensor:$stride, CoreAI_Tensor:$dilation, CoreAI_Tensor:$ceil_mode);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_MaxPool2dOp_input:$input, CoreAI_MaxPool2dOp_kernel_size:$kernel_size, CoreAI_MaxPool2dOp_stride:$stride, CoreAI_MaxPool2dOp_dilation:$dilation, CoreAI_MaxPool2dOp_ceil_mode:$ceil_mode);
+  let results = (outs CoreAI_MaxPool2dOp_output:$output);
   let assemblyFormat = "$input `,` $kernel_size `,` $stride `,` $dilation `,` $ceil_mode `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1625,8 +1626,8 @@ def CoreAI_MaxPool3dOp : CoreAI_Op<"max_pool_3d", [Pure]> {
     %r = coreai.max_pool_3d %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$kernel_size, CoreAI_Tensor:$stride, CoreAI_Tensor:$dilation, CoreAI_Tensor:$ceil_mode);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_MaxPool3dOp_input:$input, CoreAI_MaxPool3dOp_kernel_size:$kernel_size, CoreAI_MaxPool3dOp_stride:$stride, CoreAI_MaxPool3dOp_dilation:$dilation, CoreAI_MaxPool3dOp_ceil_mode:$ceil_mode);
+  let results = (outs CoreAI_MaxPool3dOp_output:$output);
   let assemblyFormat = "$input `,` $kernel_size `,` $stride `,` $dilation `,` $ceil_mode `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1642,8 +1643,8 @@ def CoreAI_SumPool2dOp : CoreAI_Op<"sum_pool_2d", [Pure]> {
     %r = coreai.sum_pool_2d %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$kernel_size, CoreAI_Tensor:$strides, CoreAI_Tensor:$dilation);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SumPool2dOp_input:$input, CoreAI_SumPool2dOp_kernel_size:$kernel_size, CoreAI_SumPool2dOp_strides:$strides, CoreAI_SumPool2dOp_dilation:$dilation);
+  let results = (outs CoreAI_SumPool2dOp_output:$output);
   let assemblyFormat = "$input `,` $kernel_size `,` $strides `,` $dilation `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1659,8 +1660,8 @@ def CoreAI_SumPool3dOp : CoreAI_Op<"sum_pool_3d", [Pure]> {
     %r = coreai.sum_pool_3d %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$kernel_size, CoreAI_Tensor:$strides, CoreAI_Tensor:$dilation);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SumPool3dOp_input:$input, CoreAI_SumPool3dOp_kernel_size:$kernel_size, CoreAI_SumPool3dOp_strides:$strides, CoreAI_SumPool3dOp_dilation:$dilation);
+  let results = (outs CoreAI_SumPool3dOp_output:$output);
   let assemblyFormat = "$input `,` $kernel_size `,` $strides `,` $dilation `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1674,8 +1675,8 @@ def CoreAI_RangeOp : CoreAI_Op<"range", [Pure]> {
     %r = coreai.range %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$start, CoreAI_Tensor:$stop, CoreAI_Tensor:$step);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_RangeOp_start:$start, CoreAI_RangeOp_stop:$stop, CoreAI_RangeOp_step:$step);
+  let results = (outs CoreAI_RangeOp_output:$output);
   let assemblyFormat = "$start `,` $stop `,` $step `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1689,8 +1690,8 @@ def CoreAI_ReluOp : CoreAI_Op<"relu", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.relu %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ReluOp_input:$input);
+  let results = (outs CoreAI_ReluOp_output:$output);
   let assemblyFormat = "$input attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1704,8 +1705,8 @@ def CoreAI_SigmoidOp : CoreAI_Op<"sigmoid", [Pure, SameOperandsAndResultShape]> 
     %r = coreai.sigmoid %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SigmoidOp_input:$input);
+  let results = (outs CoreAI_SigmoidOp_output:$output);
   let assemblyFormat = "$input attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1719,8 +1720,8 @@ def CoreAI_SiluOp : CoreAI_Op<"silu", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.silu %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SiluOp_input:$input);
+  let results = (outs CoreAI_SiluOp_output:$output);
   let assemblyFormat = "$input attr-dict-with-keyword `:` functional-type(operands, results)";
 }
 
@@ -1736,8 +1737,8 @@ def CoreAI_SoftmaxOp : CoreAI_Op<"softmax", [Pure]> {
     %r = coreai.softmax %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axis);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SoftmaxOp_input:$input, CoreAI_SoftmaxOp_axis:$axis);
+  let results = (outs CoreAI_SoftmaxOp_output:$output);
   let assemblyFormat = "$input `,` $axis `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1753,8 +1754,8 @@ def CoreAI_ReshapeOp : CoreAI_Op<"reshape", [Pure]> {
     %r = coreai.reshape %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$new_shape);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ReshapeOp_input:$input, CoreAI_ReshapeOp_new_shape:$new_shape);
+  let results = (outs CoreAI_ReshapeOp_output:$output);
   let assemblyFormat = "$input `,` $new_shape `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1770,8 +1771,8 @@ def CoreAI_ReverseOp : CoreAI_Op<"reverse", [Pure]> {
     %r = coreai.reverse %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$dims);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_ReverseOp_input:$input, CoreAI_ReverseOp_dims:$dims);
+  let results = (outs CoreAI_ReverseOp_result:$result);
   let assemblyFormat = "$input `,` $dims `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1787,8 +1788,8 @@ def CoreAI_SliceOp : CoreAI_Op<"slice", [Pure]> {
     %r = coreai.slice %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$start_indices, CoreAI_Tensor:$end_indices, CoreAI_Tensor:$strides);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SliceOp_input:$input, CoreAI_SliceOp_start_indices:$start_indices, CoreAI_SliceOp_end_indices:$end_indices, CoreAI_SliceOp_strides:$strides);
+  let results = (outs CoreAI_SliceOp_output:$output);
   let assemblyFormat = "$input `,` $start_indices `,` $end_indices `,` $strides `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1804,8 +1805,8 @@ def CoreAI_SplitOp : CoreAI_Op<"split", [Pure]> {
     %r:2 = coreai.split %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$split_size_or_sections, CoreAI_Tensor:$dim);
-  let results = (outs Variadic<CoreAI_Tensor>:$results_);
+  let arguments = (ins CoreAI_SplitOp_input:$input, CoreAI_SplitOp_split_size_or_sections:$split_size_or_sections, CoreAI_SplitOp_dim:$dim);
+  let results = (outs Variadic<CoreAI_SplitOp_results_>:$results_);
   let assemblyFormat = "$input `,` $split_size_or_sections `,` $dim `:` `(` type($input) `,` type($split_size_or_sections) `,` type($dim) `)` `->` `(` type($results_) `)` attr-dict";
 }
 
@@ -1821,8 +1822,8 @@ def CoreAI_TileOp : CoreAI_Op<"tile", [Pure]> {
     %r = coreai.tile %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$dims);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_TileOp_input:$input, CoreAI_TileOp_dims:$dims);
+  let results = (outs CoreAI_TileOp_output:$output);
   let assemblyFormat = "$input `,` $dims `:` functional-type(operands, results) attr-dict";
 }
 
@@ -1838,8 +1839,8 @@ def CoreAI_TransposeOp : CoreAI_Op<"transpose", [Pure]> {
     %r = coreai.transpose %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$permutation);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_TransposeOp_input:$input, CoreAI_TransposeOp_permutation:$permutation);
+  let results = (outs CoreAI_TransposeOp_output:$output);
   let assemblyFormat = "$input `,` $permutation `:` functional-type(operands, results) attr-dict";
 }
 

@@ -9,6 +9,7 @@ include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "coreai/CoreAIGeneratedOps.td"
 
 def CoreAI_GraphOp : CoreAI_Op<"graph", [
@@ -167,7 +168,7 @@ def CoreAI_IfOp : CoreAI_Op<"if", [
     } : tensor<i1> -> tensor<3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$condition);
+  let arguments = (ins CoreAI_IfOp_condition:$condition);
   let results = (outs Variadic<AnyType>:$results_);
   let regions = (region SizedRegion<1>:$thenRegion, SizedRegion<1>:$elseRegion);
   let assemblyFormat = "$condition $thenRegion `else` $elseRegion attr-dict `:` type($condition) `->` type($results_)";
@@ -216,8 +217,8 @@ def CoreAI_ReduceOp : CoreAI_Op<"reduce", [RecursiveMemoryEffects]> {
     } : (tensor<2x3xf32>, tensor<1xsi32>, tensor<f32>) -> tensor<2x1xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axes, CoreAI_Tensor:$init_value);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ReduceOp_input:$input, CoreAI_ReduceOp_axes:$axes, CoreAI_ReduceOp_init_value:$init_value);
+  let results = (outs CoreAI_ReduceOp_output:$output);
   let regions = (region SizedRegion<1>:$reduction);
   let assemblyFormat = "$input `,` $axes `,` `init` $init_value $reduction attr-dict `:` functional-type(operands, results)";
 }
@@ -233,9 +234,9 @@ def CoreAI_ReduceIndexOp : CoreAI_Op<"reduce_index", [RecursiveMemoryEffects]> {
     } : (tensor<2x3xf32>, tensor<si32>, tensor<f32>, tensor<si32>) -> tensor<2x1xsi32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axis,
-                       CoreAI_Tensor:$init_value, CoreAI_Tensor:$init_index);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ReduceIndexOp_input:$input, CoreAI_ReduceIndexOp_axis:$axis,
+                       CoreAI_ReduceIndexOp_init_value:$init_value, CoreAI_ReduceIndexOp_init_index:$init_index);
+  let results = (outs CoreAI_ReduceIndexOp_output:$output);
   let regions = (region SizedRegion<1>:$reduction);
   let assemblyFormat = "$input `,` $axis `,` `init` $init_value `init_index` $init_index $reduction attr-dict `:` functional-type(operands, results)";
 }
@@ -251,8 +252,8 @@ def CoreAI_ScatterNdOp : CoreAI_Op<"scatter_nd", [RecursiveMemoryEffects]> {
     } : (tensor<4x3xf32>, tensor<2x3xf32>, tensor<2x1xsi32>) to tensor<4x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$indices, CoreAI_Tensor:$updates);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_ScatterNdOp_input:$input, CoreAI_ScatterNdOp_indices:$indices, CoreAI_ScatterNdOp_updates:$updates);
+  let results = (outs CoreAI_ScatterNdOp_output:$output);
   let regions = (region SizedRegion<1>:$update_fn);
   let assemblyFormat = "$input `with` $updates `at` $indices $update_fn `:` `(` type($input) `,` type($updates) `,` type($indices) `)` `to` type($output) attr-dict";
 }
@@ -268,11 +269,11 @@ def CoreAI_ScatterAlongAxisOp : CoreAI_Op<"scatter_along_axis", [Pure]> {
     %r = coreai.scatter_along_axis %x, %idx, %u, %axis scatter_mode = <add> : (tensor<3x4xf32>, tensor<3x4xsi32>, tensor<3x4xf32>, tensor<si32>) -> tensor<3x4xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$indices,
-                       CoreAI_Tensor:$updates, CoreAI_Tensor:$axis,
+  let arguments = (ins CoreAI_ScatterAlongAxisOp_input:$input, CoreAI_ScatterAlongAxisOp_indices:$indices,
+                       CoreAI_ScatterAlongAxisOp_updates:$updates, CoreAI_ScatterAlongAxisOp_axis:$axis,
                        DefaultValuedAttr<CoreAI_ScatterModeAttr,
                          "::coreai::core::ScatterMode::update">:$scatter_mode);
-  let results = (outs CoreAI_Tensor:$output);
+  let results = (outs CoreAI_ScatterAlongAxisOp_output:$output);
   let assemblyFormat = "$input `,` $indices `,` $updates `,` $axis (`scatter_mode` `=` $scatter_mode^)? `:` functional-type(operands, results) attr-dict";
 }
 
@@ -284,8 +285,8 @@ def CoreAI_GatherAlongAxisOp : CoreAI_Op<"gather_along_axis", [Pure]> {
     %r = coreai.gather_along_axis %x at %idx along %axis : (tensor<3x4xf32>, tensor<3x2xsi32>, tensor<si32>) to tensor<3x2xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$indices, CoreAI_Tensor:$axis);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_GatherAlongAxisOp_input:$input, CoreAI_GatherAlongAxisOp_indices:$indices, CoreAI_GatherAlongAxisOp_axis:$axis);
+  let results = (outs CoreAI_GatherAlongAxisOp_output:$output);
   let assemblyFormat = "$input `at` $indices `along` $axis `:` `(` type($input) `,` type($indices) `,` type($axis) `)` `to` type($output) attr-dict";
 }
 
@@ -297,8 +298,8 @@ def CoreAI_GatherNdOp : CoreAI_Op<"gather_nd", [Pure]> {
     %r = coreai.gather_nd %x at %idx : (tensor<4x3xf32>, tensor<2x1xsi32>) to tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$indices);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_GatherNdOp_input:$input, CoreAI_GatherNdOp_indices:$indices);
+  let results = (outs CoreAI_GatherNdOp_output:$output);
   let assemblyFormat = "$input `at` $indices `:` `(` type($input) `,` type($indices) `)` `to` type($output) attr-dict";
 }
 
@@ -310,10 +311,10 @@ def CoreAI_SliceUpdateOp : CoreAI_Op<"slice_update", [Pure]> {
     %r = coreai.slice_update %x with %u at (%begin, %end, %step) : (tensor<4xf32>, tensor<2xf32>, tensor<1xsi32>, tensor<1xsi32>, tensor<1xsi32>) to tensor<4xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$start_indices,
-                       CoreAI_Tensor:$end_indices, CoreAI_Tensor:$strides,
-                       CoreAI_Tensor:$update);
-  let results = (outs CoreAI_Tensor:$output);
+  let arguments = (ins CoreAI_SliceUpdateOp_input:$input, CoreAI_SliceUpdateOp_start_indices:$start_indices,
+                       CoreAI_SliceUpdateOp_end_indices:$end_indices, CoreAI_SliceUpdateOp_strides:$strides,
+                       CoreAI_SliceUpdateOp_update:$update);
+  let results = (outs CoreAI_SliceUpdateOp_output:$output);
   let assemblyFormat = "$input `with` $update `at` `(` $start_indices `,` $end_indices `,` $strides `)` `:` `(` type($input) `,` type($update) `,` type($start_indices) `,` type($end_indices) `,` type($strides) `)` `to` type($output) attr-dict";
 }
 
@@ -331,10 +332,10 @@ def CoreAI_GeluOp : CoreAI_Op<"gelu", [Pure, SameOperandsAndResultShape]> {
     %r = coreai.gelu %x approximate = <tanh> : tensor<3x4xf32> -> tensor<3x4xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input,
+  let arguments = (ins CoreAI_GeluOp_input:$input,
                        DefaultValuedOptionalAttr<CoreAI_ApproximateAttr,
                          "::coreai::core::Approximate::none">:$approximate);
-  let results = (outs CoreAI_Tensor:$output);
+  let results = (outs CoreAI_GeluOp_output:$output);
   let assemblyFormat = "$input (`approximate` `=` $approximate^)? `:` type($input) `->` type($output) attr-dict";
 }
 
@@ -349,10 +350,10 @@ def CoreAI_PadOp : CoreAI_Op<"pad", [Pure]> {
     %r = coreai.pad %x, %pads, %zero mode = <reflect> : (tensor<3x4xf32>, tensor<4xui32>, tensor<f32>) -> tensor<3x7xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$padding,
-                       CoreAI_Tensor:$padding_value,
+  let arguments = (ins CoreAI_PadOp_input:$input, CoreAI_PadOp_padding:$padding,
+                       CoreAI_PadOp_padding_value:$padding_value,
                        CoreAI_PaddingModeAttr:$padding_mode);
-  let results = (outs CoreAI_Tensor:$result);
+  let results = (outs CoreAI_PadOp_result:$result);
   let assemblyFormat = "$input `,` $padding `,` $padding_value `mode` `=` $padding_mode `:` functional-type(operands, results) attr-dict";
 }
 
@@ -364,9 +365,9 @@ def CoreAI_ScanOp : CoreAI_Op<"scan", [Pure]> {
     %r = coreai.scan %x, %axis, %reverse combiner = <sum> : (tensor<3x4xf32>, tensor<ui32>, tensor<i1>) -> tensor<3x4xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$axis,
-                       CoreAI_Tensor:$reverse, CoreAI_ScanCombiner:$scan_op);
-  let results = (outs CoreAI_Tensor:$result);
+  let arguments = (ins CoreAI_ScanOp_input:$input, CoreAI_ScanOp_axis:$axis,
+                       CoreAI_ScanOp_reverse:$reverse, CoreAI_ScanCombiner:$scan_op);
+  let results = (outs CoreAI_ScanOp_result:$result);
   let assemblyFormat = "$input `,` $axis `,` $reverse `combiner` `=` `<` $scan_op `>` `:` functional-type(operands, results) attr-dict";
 }
 
@@ -378,10 +379,10 @@ def CoreAI_InterpolateOp : CoreAI_Op<"interpolate", [Pure]> {
     %r = coreai.interpolate %x, %shape, %scale, %offset {interpolation_mode = #coreai.interpolation_mode<linear>} : (tensor<1x1x3x4xf32>, tensor<4xsi32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x1x6x8xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$output_shape,
-                       CoreAI_Tensor:$scale, CoreAI_Tensor:$offset,
+  let arguments = (ins CoreAI_InterpolateOp_input:$input, CoreAI_InterpolateOp_output_shape:$output_shape,
+                       CoreAI_InterpolateOp_scale:$scale, CoreAI_InterpolateOp_offset:$offset,
                        CoreAI_InterpolationModeAttr:$interpolation_mode);
-  let results = (outs CoreAI_Tensor:$result);
+  let results = (outs CoreAI_InterpolateOp_result:$result);
   let assemblyFormat = "$input `,` $output_shape `,` $scale `,` $offset attr-dict `:` functional-type(operands, results)";
 }
 
@@ -393,9 +394,9 @@ def CoreAI_InterpolateCoordinatesOp : CoreAI_Op<"interpolate_coordinates", [Pure
     %r = coreai.interpolate_coordinates %x, %coords {interpolation_mode = #coreai.interpolation_mode<nearest_neighbor>} : (tensor<1x1x3x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x1x2x2xf32>
     ```
   }];
-  let arguments = (ins CoreAI_Tensor:$input, CoreAI_Tensor:$coords,
+  let arguments = (ins CoreAI_InterpolateCoordinatesOp_input:$input, CoreAI_InterpolateCoordinatesOp_coords:$coords,
                        CoreAI_InterpolationModeAttr:$interpolation_mode);
-  let results = (outs CoreAI_Tensor:$result);
+  let results = (outs CoreAI_InterpolateCoordinatesOp_result:$result);
   let assemblyFormat = "$input `,` $coords attr-dict `:` functional-type(operands, results)";
 }
 
@@ -524,13 +525,13 @@ def CoreAI_Metal4KernelOp : CoreAI_Op<"metal4_kernel", [AttrSizedOperandSegments
     %r = coreai.metal4_kernel kernel_args(%x), threads_per_grid %g, threads_per_thread_group %t, result_shapes(%s) {kernel_name = "k", kernel_source = "..."} : (tensor<4xf32>, tensor<3xui32>, tensor<3xui32>, tensor<1xui32>) -> tensor<4xf32>
     ```
   }];
-  let arguments = (ins Variadic<AnyType>:$kernel_args,
-                       CoreAI_Tensor:$threads_per_grid,
-                       CoreAI_Tensor:$threads_per_thread_group,
-                       Variadic<CoreAI_Tensor>:$result_shapes,
+  let arguments = (ins Variadic<CoreAI_Metal4KernelOp_kernel_args>:$kernel_args,
+                       CoreAI_Metal4KernelOp_threads_per_grid:$threads_per_grid,
+                       CoreAI_Metal4KernelOp_threads_per_thread_group:$threads_per_thread_group,
+                       Variadic<CoreAI_Metal4KernelOp_result_shapes>:$result_shapes,
                        StrAttr:$kernel_source,
                        StrAttr:$kernel_name);
-  let results = (outs Variadic<AnyType>:$outputs);
+  let results = (outs Variadic<CoreAI_Metal4KernelOp_outputs>:$outputs);
   let assemblyFormat = "`kernel_args` `(` $kernel_args `)` `,` `threads_per_grid` $threads_per_grid `,` `threads_per_thread_group` $threads_per_thread_group `,` `result_shapes` `(` $result_shapes `)` attr-dict `:` functional-type(operands, results)";
 }
 
@@ -549,6 +550,46 @@ def CoreAI_TargetSpecOp : CoreAI_Op<"target_spec"> {
                        DefaultValuedAttr<CoreAI_CompilationAttr,
                          "::coreai::core::Compilation::full">:$compilation);
   let hasCustomAssemblyFormat = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Images
+//===----------------------------------------------------------------------===//
+
+def CoreAI_ImageToTensorOp : CoreAI_Op<"image_to_tensor", [
+    Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "the pixel data of an image as a ui8 tensor";
+  let description = [{
+    The result type is inferred from the image: `k24RGB` gives
+    `[height, width, 3]`, `k32ARGB` and `k32BGRA` `[height, width, 4]`,
+    `k420YpCbCr8Planar` a flat `height * width + 2 * (height / 2) * (width / 2)`,
+    any other format a flat `height * width`; elements are `ui8`.
+
+    Example:
+    ```mlir
+    %t = coreai.image_to_tensor %img : <<k24RGB> x 4 : i64 x 6 : i64> -> tensor<4x6x3xui8>
+    ```
+  }];
+  let arguments = (ins CoreAI_ImageType:$source);
+  let results = (outs CoreAI_ImageToTensorOp_result:$result);
+  let assemblyFormat = "$source `:` type($source) `->` type($result) attr-dict";
+}
+
+def CoreAI_TensorToImageOp : CoreAI_Op<"tensor_to_image", [Pure]> {
+  let summary = "a ui8 tensor reinterpreted as an image";
+  let description = [{
+    The inverse of `coreai.image_to_tensor`; the tensor's layout must be the
+    one `image_to_tensor` produces for the result's format (not verified, as
+    in coreai-core).
+
+    Example:
+    ```mlir
+    %img = coreai.tensor_to_image %t : tensor<4x6x3xui8> -> <<k24RGB> x 4 : i64 x 6 : i64>
+    ```
+  }];
+  let arguments = (ins CoreAI_TensorToImageOp_source:$source);
+  let results = (outs CoreAI_ImageType:$result);
+  let assemblyFormat = "$source `:` type($source) `->` type($result) attr-dict";
 }
 
 #endif // COREAI_COREAI_OPS

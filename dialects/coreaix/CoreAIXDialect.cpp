@@ -3,28 +3,116 @@
 #include "coreaix/CoreAIXDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace coreai::corex;
 
+/// `: [1x16]`, `: [?x4]`, `: []`: a dimension list printed like a shape
+/// (the colon hugs the preceding keyword, as in coreai-core).
+static ParseResult parseDimList(AsmParser &parser,
+                                SmallVector<int64_t> &dims) {
+  if (parser.parseColon() || parser.parseLSquare())
+    return failure();
+  if (succeeded(parser.parseOptionalRSquare()))
+    return success();
+  if (parser.parseDimensionList(dims, /*allowDynamic=*/true,
+                                /*withTrailingX=*/false))
+    return failure();
+  return parser.parseRSquare();
+}
+
+static void printDimList(AsmPrinter &printer, ArrayRef<int64_t> dims) {
+  printer << ": [";
+  llvm::interleave(
+      dims, printer.getStream(),
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          printer << '?';
+        else
+          printer << d;
+      },
+      "x");
+  printer << ']';
+}
+
 #include "coreaix/CoreAIXOpsDialect.cpp.inc"
+#include "coreaix/CoreAIXEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "coreaix/CoreAIXAttrs.cpp.inc"
 
 void CoreAIXDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "coreaix/CoreAIXOps.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "coreaix/CoreAIXAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// HWConstraintsAttr: tensor encoding verification (coreai-core's messages)
+//===----------------------------------------------------------------------===//
+
+LogicalResult HWConstraintsAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  ArrayRef<int64_t> alignments = getAlignments();
+  ArrayRef<int64_t> interleave = getInterleave();
+  if (alignments.size() != shape.size() + 1)
+    return emitError() << "expected alignments to have (rank + 1) elements";
+  if (interleave.size() != shape.size())
+    return emitError() << "expected interleave to have (rank) elements";
+  if (llvm::any_of(alignments, ShapedType::isDynamic))
+    return emitError() << "expected alignments to be statically defined";
+  if (llvm::count_if(interleave, [](int64_t f) { return f != 1; }) > 1)
+    return emitError() << "interleave is only supported for a single dimension";
+  for (auto [dim, factor] : llvm::zip(shape, interleave)) {
+    // coreai-core divides by the factor unchecked (a zero crashes it).
+    if (ShapedType::isDynamic(factor) || factor <= 0)
+      return emitError() << "interleave factors must be positive, got "
+                         << (ShapedType::isDynamic(factor) ? "?" : std::to_string(factor));
+    if (!ShapedType::isDynamic(dim) && dim % factor != 0)
+      return emitError() << "dimension shape " << dim
+                         << " must be a multiple of dimension interleave factor "
+                         << factor;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+/// coreai-core's check that a copy or view keeps the element type.
+static LogicalResult verifySameElementType(Operation *op, Type source,
+                                           Type result) {
+  Type a = cast<ShapedType>(source).getElementType();
+  Type b = cast<ShapedType>(result).getElementType();
+  if (a != b)
+    return op->emitOpError("expected source ")
+           << a << " and result element type " << b << " to match";
+  return success();
 }
 
 LogicalResult ViewOp::verify() {
-  if (getSource().getType().getElementType() !=
-      getResult().getType().getElementType())
-    return emitOpError("cannot change the element type (")
-           << getSource().getType().getElementType() << " to "
-           << getResult().getType().getElementType()
-           << "); use coreaix.cast";
-  return success();
+  return verifySameElementType(*this, getSource().getType(),
+                               getResult().getType());
+}
+
+LogicalResult CopyWithConstraintsOp::verify() {
+  return verifySameElementType(*this, getSource().getType(),
+                               getResult().getType());
+}
+
+LogicalResult CopyDiscardingConstraintsOp::verify() {
+  return verifySameElementType(*this, getSource().getType(),
+                               getResult().getType());
 }
 
 #define GET_OP_CLASSES

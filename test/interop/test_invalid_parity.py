@@ -1,5 +1,5 @@
 """coreai-core 1.0.0b3 and coreai-opt make the same accept/reject decision on
-every case of the invalid corpora (test/Dialect/coreai/invalid.mlir), which
+every case of the invalid corpora (test/Dialect/coreai{,x}/invalid.mlir), which
 coreai-opt rejects with the diagnostics checked by --verify-diagnostics.
 
 Cases listed in KNOWN_DIFFERENCES are ones where coreai-opt is stricter than
@@ -11,7 +11,8 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPT = os.path.join(os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug")), "coreai-opt")
-CORPORA = [os.path.join(REPO, "test", "Dialect", "coreai", "invalid.mlir")]
+CORPORA = [os.path.join(REPO, "test", "Dialect", "coreai", "invalid.mlir"),
+           os.path.join(REPO, "test", "Dialect", "coreaix", "invalid.mlir")]
 
 # Cases using func.func are skipped (coreai-core has no func dialect).
 KNOWN_DIFFERENCES = {

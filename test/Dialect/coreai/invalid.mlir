@@ -61,7 +61,7 @@ coreai.graph @where_not_broadcastable(%c: tensor<2x3xi1>, %a: tensor<4xf32>, %b:
 // -----
 
 coreai.graph @if_condition_not_scalar_bool(%c: tensor<2xi1>, %x: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{condition must be tensor<i1>, got 'tensor<2xi1>'}}
+  // expected-error @+1 {{'coreai.if' op operand #0 must be 0D CoreAI Tensor of Boolean type. values, but got 'tensor<2xi1>'}}
   %0 = coreai.if %c {
     coreai.yield %x : tensor<3xf32>
   } else {
@@ -139,4 +139,172 @@ coreai.graph @unary_shape_mismatch(%x: tensor<3xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'coreai.exp' op requires the same shape for all operands and results}}
   %0 = coreai.exp %x : tensor<3xf32> -> tensor<4xf32>
   coreai.output %0 : tensor<4xf32>
+}
+
+// -----
+
+// Element types: coreai-core 1.0.0b3's constraints (tools/coreai-ods/element_types.json).
+
+coreai.graph @abs_signless(%x: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error @+1 {{'coreai.abs' op operand #0 must be CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values, but got 'tensor<3xi64>'}}
+  %0 = coreai.abs %x : tensor<3xi64> -> tensor<3xi64>
+  coreai.output %0 : tensor<3xi64>
+}
+
+// -----
+
+coreai.graph @add_signless(%a: tensor<3xi32>, %b: tensor<i32>) -> tensor<3xi32> {
+  // expected-error @+1 {{'coreai.decomposable.broadcasting_add' op operand #0 must be CoreAI Tensor of}}
+  %0 = coreai.decomposable.broadcasting_add %a, %b : (tensor<3xi32>, tensor<i32>) -> tensor<3xi32>
+  coreai.output %0 : tensor<3xi32>
+}
+
+// -----
+
+coreai.graph @exp_integer(%x: tensor<3xsi32>) -> tensor<3xsi32> {
+  // expected-error @+1 {{'coreai.exp' op operand #0 must be CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or complex type with 32-bit float elements values, but got 'tensor<3xsi32>'}}
+  %0 = coreai.exp %x : tensor<3xsi32> -> tensor<3xsi32>
+  coreai.output %0 : tensor<3xsi32>
+}
+
+// -----
+
+coreai.graph @compare_result_not_bool(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'coreai.decomposable.broadcasting_equal' op result #0 must be CoreAI Tensor of Boolean type. values, but got 'tensor<3xf32>'}}
+  %0 = coreai.decomposable.broadcasting_equal %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  coreai.output %0 : tensor<3xf32>
+}
+
+// -----
+
+coreai.graph @reduce_axes_si64(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  %axes = coreai.constant dense<1> : tensor<1xsi64>
+  // expected-error @+1 {{'coreai.reduce_sum' op operand #1 must be 1D CoreAI Tensor of Index type. values, but got 'tensor<1xsi64>'}}
+  %0 = coreai.reduce_sum %x, %axes : (tensor<2x3xf32>, tensor<1xsi64>) -> tensor<2x1xf32>
+  coreai.output %0 : tensor<2x1xf32>
+}
+
+// -----
+
+coreai.graph @reduce_axes_0d(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  %axes = coreai.constant dense<1> : tensor<si32>
+  // expected-error @+1 {{'coreai.reduce_sum' op operand #1 must be 1D CoreAI Tensor of Index type. values, but got 'tensor<si32>'}}
+  %0 = coreai.reduce_sum %x, %axes : (tensor<2x3xf32>, tensor<si32>) -> tensor<2x1xf32>
+  coreai.output %0 : tensor<2x1xf32>
+}
+
+// -----
+
+coreai.graph @reshape_shape_float(%x: tensor<2x3xf32>) -> tensor<6xf32> {
+  %s = coreai.constant dense<6.0> : tensor<1xf32>
+  // expected-error @+1 {{'coreai.reshape' op operand #1 must be 1D CoreAI Tensor of Index type. values or 1D CoreAI Tensor of 16-bit unsigned integer or 32-bit unsigned integer values, but got 'tensor<1xf32>'}}
+  %0 = coreai.reshape %x, %s : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<6xf32>
+  coreai.output %0 : tensor<6xf32>
+}
+
+// -----
+
+coreai.graph @transpose_perm_signed(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %p = coreai.constant dense<[1, 0]> : tensor<2xsi32>
+  // expected-error @+1 {{'coreai.transpose' op operand #1 must be 1D CoreAI Tensor of 16-bit unsigned integer or 32-bit unsigned integer values, but got 'tensor<2xsi32>'}}
+  %0 = coreai.transpose %x, %p : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<3x2xf32>
+  coreai.output %0 : tensor<3x2xf32>
+}
+
+// -----
+
+coreai.graph @gather_indices_si64(%x: tensor<4x3xf32>, %i: tensor<2x1xsi64>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'coreai.gather_nd' op operand #1 must be CoreAI Tensor of Index type. values, but got 'tensor<2x1xsi64>'}}
+  %0 = coreai.gather_nd %x at %i : (tensor<4x3xf32>, tensor<2x1xsi64>) to tensor<2x3xf32>
+  coreai.output %0 : tensor<2x3xf32>
+}
+
+// -----
+
+coreai.graph @cast_to_signless(%x: tensor<3xf32>) -> tensor<3xi64> {
+  // expected-error @+1 {{'coreai.cast' op result #0 must be CoreAI Tensor of}}
+  %0 = coreai.cast %x : tensor<3xf32> to tensor<3xi64>
+  coreai.output %0 : tensor<3xi64>
+}
+
+// -----
+
+coreai.graph @where_condition_float(%c: tensor<3xf32>, %a: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'coreai.decomposable.broadcasting_where' op operand #0 must be CoreAI Tensor of Boolean type. values, but got 'tensor<3xf32>'}}
+  %0 = coreai.decomposable.broadcasting_where %c, %a, %a : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  coreai.output %0 : tensor<3xf32>
+}
+
+// -----
+
+coreai.graph @logical_not_float(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'coreai.not' op operand #0 must be CoreAI Tensor of Boolean type. values, but got 'tensor<3xf32>'}}
+  %0 = coreai.not %x : tensor<3xf32> -> tensor<3xf32>
+  coreai.output %0 : tensor<3xf32>
+}
+
+// -----
+
+coreai.graph @concat_dimension_1d(%a: tensor<2xf32>) -> tensor<4xf32> {
+  %d = coreai.constant dense<0> : tensor<1xsi32>
+  // expected-error @+1 {{'coreai.concat' op operand #0 must be 0D CoreAI Tensor of Index type. values, but got 'tensor<1xsi32>'}}
+  %0 = coreai.concat %d, %a, %a : (tensor<1xsi32>, tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+  coreai.output %0 : tensor<4xf32>
+}
+
+// -----
+
+coreai.graph @index_elements(%x: tensor<3xindex>) -> tensor<3xindex> {
+  // expected-error @+1 {{'coreai.sqrt' op operand #0 must be CoreAI Tensor of}}
+  %0 = coreai.sqrt %x : tensor<3xindex> -> tensor<3xindex>
+  coreai.output %0 : tensor<3xindex>
+}
+
+// -----
+
+// Images.
+
+coreai.graph @image_to_tensor_wrong_shape(%x: !coreai.image<<k24RGB> x 4 x 6>) -> tensor<4x6x4xui8> {
+  // expected-error @+2 {{'coreai.image_to_tensor' op inferred type(s) 'tensor<4x6x3xui8>' are incompatible with return type(s) of operation 'tensor<4x6x4xui8>'}}
+  // expected-error @+1 {{'coreai.image_to_tensor' op failed to infer returned types}}
+  %0 = coreai.image_to_tensor %x : <<k24RGB> x 4 x 6> -> tensor<4x6x4xui8>
+  coreai.output %0 : tensor<4x6x4xui8>
+}
+
+// -----
+
+coreai.graph @tensor_to_image_float(%x: tensor<4x6x3xf32>) -> !coreai.image<<k24RGB> x 4 x 6> {
+  // expected-error @+1 {{'coreai.tensor_to_image' op operand #0 must be CoreAI Tensor of 8-bit unsigned integer values, but got 'tensor<4x6x3xf32>'}}
+  %0 = coreai.tensor_to_image %x : tensor<4x6x3xf32> -> <<k24RGB> x 4 x 6>
+  coreai.output %0 : !coreai.image<<k24RGB> x 4 x 6>
+}
+
+// -----
+
+// expected-error @+1 {{expected height to be positive, got 0}}
+coreai.graph @image_zero_height(%x: !coreai.image<<k24RGB> x 0 x 6>) {
+  coreai.output
+}
+
+// -----
+
+// expected-error @+1 {{expected width to be an integer type, got 'f64'}}
+coreai.graph @image_float_width(%x: !coreai.image<<k24RGB> x 2 x 6.0>) {
+  coreai.output
+}
+
+// -----
+
+// expected-error @+2 {{fourCC string must be exactly 4 characters}}
+// expected-error @+1 {{failed to parse CoreAI_ImageType parameter 'fourCC'}}
+coreai.graph @fourcc_three_chars(%x: !coreai.image<<"RGB"> x 2 x 6>) {
+  coreai.output
+}
+
+// -----
+
+// expected-error @+2 {{unknown FourCC enum value: k24rgb}}
+// expected-error @+1 {{failed to parse CoreAI_ImageType parameter 'fourCC'}}
+coreai.graph @fourcc_unknown_name(%x: !coreai.image<<k24rgb> x 2 x 6>) {
+  coreai.output
 }

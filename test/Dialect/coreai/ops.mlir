@@ -34,3 +34,22 @@ coreai.graph noinline private @helper() {
 coreai.graph externalize @ext(%x: tensor<4xi32>) -> tensor<4xi32> {
   coreai.output %x : tensor<4xi32>
 }
+
+// -----
+
+// Images: coreai-core prints `height`/`width` with their type and the image
+// type without its `!coreai.image` prefix inside op formats.
+// CHECK-LABEL: coreai.graph @images(
+// CHECK-SAME:    %[[RGB:.*]]: !coreai.image<<k24RGB> x 4 : i64 x 6 : i64>, %[[Y:.*]]: !coreai.image<<k420YpCbCr8Planar> x 5 : i64 x 7 : i64>, %[[O:.*]]: !coreai.image<<"RGBA"> x 2 : i64 x 3 : i32, image_constraints = #coreaix.image_constraints<CVPixelBuffer, rowAlignmentsPerPlane: [64]>>, %{{.*}}: !coreai.image<<42> x 1 : i64 x 1 : i64>)
+// CHECK:         %[[T:.*]] = coreai.image_to_tensor %[[RGB]] : <<k24RGB> x 4 : i64 x 6 : i64> -> tensor<4x6x3xui8>
+// CHECK:         coreai.image_to_tensor %[[Y]] : <<k420YpCbCr8Planar> x 5 : i64 x 7 : i64> -> tensor<47xui8>
+// CHECK:         coreai.image_to_tensor %[[O]] : <<"RGBA"> x 2 : i64 x 3 : i32, image_constraints = #coreaix.image_constraints<CVPixelBuffer, rowAlignmentsPerPlane: [64]>> -> tensor<6xui8>
+// CHECK:         coreai.tensor_to_image %[[T]] : tensor<4x6x3xui8> -> <<k32BGRA> x 4 : i64 x 6 : i64> {note = "any layout"}
+// GENERIC:       "coreai.image_to_tensor"(%{{.*}}) : (!coreai.image<<k24RGB> x 4 : i64 x 6 : i64>) -> tensor<4x6x3xui8>
+coreai.graph @images(%rgb: !coreai.image<<k24RGB> x 4 x 6>, %y: !coreai.image<<"y420"> x 5 x 7>, %o: !coreai.image<<"RGBA"> x 2 x 3 : i32, image_constraints = #coreaix.image_constraints<CVPixelBuffer, rowAlignmentsPerPlane: [64]>>, %u: !coreai.image<<42> x 1 x 1>) -> (tensor<47xui8>, tensor<6xui8>, !coreai.image<<1111970369> x 4 x 6>) {
+  %t = coreai.image_to_tensor %rgb : <<k24RGB> x 4 x 6> -> tensor<4x6x3xui8>
+  %f = coreai.image_to_tensor %y : <<2033463856> x 5 x 7> -> tensor<47xui8>
+  %g = coreai.image_to_tensor %o : <<"RGBA"> x 2 x 3 : i32, image_constraints = #coreaix.image_constraints<CVPixelBuffer, rowAlignmentsPerPlane: [64]>> -> tensor<6xui8>
+  %i = coreai.tensor_to_image %t : tensor<4x6x3xui8> -> <<"BGRA"> x 4 x 6> {note = "any layout"}
+  coreai.output %f, %g, %i : tensor<47xui8>, tensor<6xui8>, !coreai.image<<k32BGRA> x 4 x 6>
+}

@@ -13,6 +13,7 @@ use super::common::{
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
+    operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
     Type, TypeLike, Value, ValueLike,
 };
@@ -143,7 +144,12 @@ fn add_scaled_bias<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     product: Value<'c, 'a>,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
-    let (beta, alpha) = (cx.scalar("beta")?, cx.scalar("alpha")?);
+    // Absent when the op arrives as `aten.operator` with the defaults.
+    let scalar_or_one = |name: &str| match cx.op().attribute(name) {
+        Ok(_) => cx.scalar(name),
+        Err(_) => Ok(Scalar::Int(1)),
+    };
+    let (beta, alpha) = (scalar_or_one("beta")?, scalar_or_one("alpha")?);
     let product = scaled(cx, product, alpha)?;
     let zero = matches!(beta, Scalar::Int(0)) || beta == Scalar::Float(0.0);
     if zero {

@@ -93,6 +93,17 @@ pub fn number<'c, 'a>(
     if text == "i1" || (special && is_float(element)) {
         return splat(cx, value, tensor_type(&[], element));
     }
+    if category(element) == 1 {
+        return match value {
+            Scalar::Int(v) if int_range(&text).is_some_and(|(lo, hi)| (lo..=hi).contains(&i128::from(v))) => {
+                cx.scalar_constant(value, element)
+            }
+            Scalar::Float(v) if v.fract() == 0.0 && int_range(&text).is_some_and(|(lo, hi)| (lo as f64..=hi as f64).contains(&v)) => {
+                cx.scalar_constant(Scalar::Int(v as i64), element)
+            }
+            _ => Err(format!("the number {} does not fit the dtype {text}", show(value))),
+        };
+    }
     if value.is_exact_in(element) {
         return cx.scalar_constant(value, element);
     }
@@ -102,7 +113,25 @@ pub fn number<'c, 'a>(
             let wide = splat(cx, value, tensor_type(&[], f32_type(cx)?))?;
             cast_to(cx, wide, element)
         }
-        _ => Err(format!("the number {value:?} does not fit the dtype {text}")),
+        _ => Err(format!("the number {} does not fit the dtype {text}", show(value))),
+    }
+}
+
+/// A number as the user wrote it.
+fn show(value: Scalar) -> String {
+    match value {
+        Scalar::Int(v) => v.to_string(),
+        Scalar::Float(v) => v.to_string(),
+    }
+}
+
+/// The value range of an integer type name (`si8` → -128..=127).
+fn int_range(name: &str) -> Option<(i128, i128)> {
+    let bits = name.trim_start_matches(|c: char| c.is_alphabetic()).parse::<u32>().ok()?;
+    if name.starts_with("ui") {
+        Some((0, (1i128 << bits) - 1))
+    } else {
+        Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
     }
 }
 

@@ -302,7 +302,12 @@ fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let a = cast_to(cx, materialize(cx, a, result)?, element)?;
     let mut b = cast_to(cx, materialize(cx, b, result)?, element)?;
     if scaled {
-        let k = cast_to(cx, number(cx, alpha, result)?, element)?;
+        // alpha rounded to the result dtype, as PyTorch converts it.
+        let k = if alpha.is_exact_in(result) {
+            number(cx, alpha, element)?
+        } else {
+            cast_to(cx, number(cx, alpha, result)?, element)?
+        };
         b = arith(cx, "mul", b, k)?;
     }
     let r = arith(cx, op, a, b)?;

@@ -1,0 +1,49 @@
+// RUN: coreai-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(legalize-aten-to-coreai)'
+
+// Pooling, normalization and attention lowerings that decline, with the reason.
+
+func.func @max_pool_indices_used(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xi64> {
+  // expected-error @+1 {{cannot lower 'aten::max_pool2d_with_indices.default': the indices result is used; only the values are lowered}}
+  %0:2 = aten.max_pool2d_with_indices.default %x {kernel_size = [2, 2], stride = [2, 2], padding = [0, 0], dilation = [1, 1], ceil_mode = false} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  return %0#1 : tensor<1x2x2x2xi64>
+}
+
+// -----
+
+func.func @softmax_half_to_float(%x: tensor<2x5xf16>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{cannot lower 'aten::_softmax.default': half_to_float = true (a CUDA-only fused upcast) is not supported}}
+  %0 = aten._softmax.default %x {dim = 1 : i64, half_to_float = true} : (tensor<2x5xf16>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @instance_norm_no_running_stats(%x: tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32> {
+  // expected-error @+1 {{cannot lower 'aten::instance_norm.default': use_input_stats = false needs running_mean and running_var}}
+  %0 = aten.instance_norm.default %x {use_input_stats = false, momentum = 0.1 : f64, eps = 1.0e-05 : f64, cudnn_enabled = false, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  return %0 : tensor<2x3x4x4xf32>
+}
+
+// -----
+
+func.func @sdpa_dropout(%q: tensor<1x2x3x8xf32>) -> tensor<1x2x3x8xf32> {
+  // expected-error @+1 {{cannot lower 'aten::scaled_dot_product_attention.default': dropout_p ≠ 0 is random; export the model in eval mode}}
+  %0 = aten.scaled_dot_product_attention.default %q, %q, %q {dropout_p = 0.5 : f64, is_causal = false, enable_gqa = false} : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>) -> tensor<1x2x3x8xf32>
+  return %0 : tensor<1x2x3x8xf32>
+}
+
+// -----
+
+func.func @sdpa_mask_and_causal(%q: tensor<1x2x3x8xf32>, %m: tensor<3x3xf32>) -> tensor<1x2x3x8xf32> {
+  // expected-error @+1 {{cannot lower 'aten::scaled_dot_product_attention.default': attn_mask and is_causal = true are exclusive}}
+  %0 = aten.scaled_dot_product_attention.default %q, %q, %q, %m {dropout_p = 0.0 : f64, is_causal = true, enable_gqa = false} : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<3x3xf32>) -> tensor<1x2x3x8xf32>
+  return %0 : tensor<1x2x3x8xf32>
+}
+
+// -----
+
+func.func @layer_norm_bad_shape(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x1xf32>, tensor<2x1xf32>) {
+  // expected-error @+1 {{cannot lower 'aten::native_layer_norm.default': normalized_shape [4] is not the trailing shape of [2, 5]}}
+  %0:3 = aten.native_layer_norm.default %x {normalized_shape = [4], eps = 1.0e-05 : f64, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return %0#0, %0#1, %0#2 : tensor<2x5xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+}

@@ -1,0 +1,33 @@
+// RUN: coreai-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(legalize-aten-to-coreai)'
+
+// Indexing lowerings that decline, with the reason.
+
+func.func @bool_mask_index(%x: tensor<5xf32>, %m: tensor<5xi1>) -> tensor<?xf32> {
+  // expected-error @+1 {{cannot lower 'aten::index.Tensor': boolean mask indices are not supported; use torch.where or masked ops}}
+  %0 = aten.index.Tensor %x, %m {indices_present = array<i1: true>} : (tensor<5xf32>, tensor<5xi1>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @scatter_reduce_mean(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xf32>) -> tensor<4x6xf32> {
+  // expected-error @+1 {{cannot lower 'aten::scatter_reduce.two': scatter_reduce with reduce='mean' is not supported (sum, prod, amax, amin are)}}
+  %0 = aten.scatter_reduce.two %x, %i, %s {dim = 1 : i64, reduce = "mean", include_self = true} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+
+// -----
+
+func.func @gather_dynamic(%x: tensor<?x6xf32>, %i: tensor<?x3xi64>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{cannot lower 'aten::gather.default': operand #0 has the dynamic shape tensor<?x6xf32>; this lowering needs static shapes}}
+  %0 = aten.gather.default %x, %i {dim = 1 : i64, sparse_grad = false} : (tensor<?x6xf32>, tensor<?x3xi64>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @scatter_index_too_large(%x: tensor<4x6xf32>, %i: tensor<5x3xi64>, %s: tensor<5x3xf32>) -> tensor<4x6xf32> {
+  // expected-error @+1 {{cannot lower 'aten::scatter.src': index size 5 exceeds the input size 4 in dim 0}}
+  %0 = aten.scatter.src %x, %i, %s {dim = 1 : i64} : (tensor<4x6xf32>, tensor<5x3xi64>, tensor<5x3xf32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}

@@ -1,0 +1,159 @@
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(legalize-aten-to-coreai)' | FileCheck %s --enable-var-scope
+
+// gather: the index is cast to si32 (coreai's index type); the axis is a
+// tensor<si32>.
+// CHECK-LABEL: coreai.graph @gather(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4x6xf32>, %[[I:[^:]*]]: tensor<4x3xsi64>
+// CHECK:         %[[C:.*]] = coreai.cast %[[I]] : tensor<4x3xsi64> to tensor<4x3xsi32>
+// CHECK-NEXT:    %[[A:.*]] = coreai.constant dense<1> : tensor<si32>
+// CHECK-NEXT:    %[[G:.*]] = coreai.gather_along_axis %[[X]] at %[[C]] along %[[A]] : (tensor<4x6xf32>, tensor<4x3xsi32>, tensor<si32>) to tensor<4x3xf32>
+// CHECK-NEXT:    coreai.output %[[G]]
+func.func @gather(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>) -> tensor<4x3xf32> {
+  %0 = aten.gather.default %x, %i {dim = 1 : i64, sparse_grad = false} : (tensor<4x6xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// An index smaller than the input on another dim: the input is sliced to it.
+// CHECK-LABEL: coreai.graph @gather_smaller_index(
+// CHECK:         %[[E:.*]] = coreai.constant dense<[2, 6]> : tensor<2xsi32>
+// CHECK:         %[[S:.*]] = coreai.slice %{{.*}}, %{{.*}}, %[[E]], %{{.*}} -> tensor<2x6xf32>
+// CHECK:         coreai.gather_along_axis %[[S]] at
+func.func @gather_smaller_index(%x: tensor<4x6xf32>, %i: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %0 = aten.gather.default %x, %i {dim = 1 : i64, sparse_grad = false} : (tensor<4x6xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// index_select: the 1-D index is reshaped to [1, n] and broadcast over the
+// other dims, then gathered along the (normalized) dim.
+// CHECK-LABEL: coreai.graph @index_select(
+// CHECK:         %[[R:.*]] = coreai.reshape %{{.*}} -> tensor<1x5xsi32>
+// CHECK-NEXT:    %[[S:.*]] = coreai.constant dense<3> : tensor<1xui32>
+// CHECK-NEXT:    %[[A:.*]] = coreai.constant dense<0> : tensor<1xsi32>
+// CHECK-NEXT:    %[[B:.*]] = coreai.broadcast_in_dims %[[R]], %[[S]], %[[A]] : {{.*}} -> tensor<3x5xsi32>
+// CHECK-NEXT:    %[[D:.*]] = coreai.constant dense<1> : tensor<si32>
+// CHECK-NEXT:    coreai.gather_along_axis %{{.*}} at %[[B]] along %[[D]] : {{.*}} to tensor<3x5xf32>
+func.func @index_select(%x: tensor<3x8xf32>, %i: tensor<5xi64>) -> tensor<3x5xf32> {
+  %0 = aten.index_select.default %x, %i {dim = -1 : i64} : (tensor<3x8xf32>, tensor<5xi64>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+// embedding: gather_nd of whole rows at indices[..., None].
+// CHECK-LABEL: coreai.graph @embedding(
+// CHECK-SAME:    %[[W:[^:]*]]: tensor<50x8xf32>
+// CHECK:         %[[I:.*]] = coreai.reshape %{{.*}} -> tensor<2x10x1xsi32>
+// CHECK-NEXT:    coreai.gather_nd %[[W]] at %[[I]] : (tensor<50x8xf32>, tensor<2x10x1xsi32>) to tensor<2x10x8xf32>
+func.func @embedding(%w: tensor<50x8xf32>, %ids: tensor<2x10xi64>) -> tensor<2x10x8xf32> {
+  %0 = aten.embedding.default %w, %ids {padding_idx = -1 : i64, scale_grad_by_freq = false, sparse = false} : (tensor<50x8xf32>, tensor<2x10xi64>) -> tensor<2x10x8xf32>
+  return %0 : tensor<2x10x8xf32>
+}
+
+// -----
+
+// scatter.src, scatter_add and scatter_reduce are scatter_along_axis with
+// the matching mode; include_self = false first resets the targets to the
+// reduction's identity (-inf for amax).
+// CHECK-LABEL: coreai.graph @scatters(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4x6xf32>, %[[I:[^:]*]]: tensor<4x3xsi64>, %[[S:[^:]*]]: tensor<4x3xf32>
+// CHECK:         coreai.scatter_along_axis %[[X]], %{{.*}}, %[[S]], %{{.*}} : (tensor<4x6xf32>, tensor<4x3xsi32>, tensor<4x3xf32>, tensor<si32>) -> tensor<4x6xf32>
+// CHECK:         coreai.scatter_along_axis %[[X]], %{{.*}}, %[[S]], %{{.*}} scatter_mode = <add>
+// CHECK:         %[[NI:.*]] = coreai.constant dense<0xFF800000> : tensor<4x3xf32>
+// CHECK:         %[[RESET:.*]] = coreai.scatter_along_axis %[[X]], %{{.*}}, %[[NI]], %{{.*}} :
+// CHECK:         coreai.scatter_along_axis %[[RESET]], %{{.*}}, %[[S]], %{{.*}} scatter_mode = <max>
+func.func @scatters(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xf32>) -> (tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
+  %0 = aten.scatter.src %x, %i, %s {dim = 1 : i64} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
+  %1 = aten.scatter_add.default %x, %i, %s {dim = 1 : i64} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
+  %2 = aten.scatter_reduce.two %x, %i, %s {dim = 1 : i64, reduce = "amax", include_self = false} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
+  return %0, %1, %2 : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+}
+
+// -----
+
+// x[i]: gather_nd of rows at i[:, None] (gather_nd wraps negative indices).
+// CHECK-LABEL: coreai.graph @index_rows(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<5x6xf32>
+// CHECK:         %[[I:.*]] = coreai.reshape %{{.*}} -> tensor<3x1xsi32>
+// CHECK-NEXT:    coreai.gather_nd %[[X]] at %[[I]] : (tensor<5x6xf32>, tensor<3x1xsi32>) to tensor<3x6xf32>
+func.func @index_rows(%x: tensor<5x6xf32>, %i: tensor<3xi64>) -> tensor<3x6xf32> {
+  %0 = aten.index.Tensor %x, %i {indices_present = array<i1: true>} : (tensor<5x6xf32>, tensor<3xi64>) -> tensor<3x6xf32>
+  return %0 : tensor<3x6xf32>
+}
+
+// -----
+
+// x[:, j]: the leading un-indexed dim is indexed by an arange column, both
+// broadcast to [5, 3] and stacked on a new last dim.
+// CHECK-LABEL: coreai.graph @index_columns(
+// CHECK:         coreai.constant dense<[0, 1, 2, 3, 4]> : tensor<5xsi32>
+// CHECK:         %[[R:.*]] = coreai.reshape %{{.*}} -> tensor<5x3x1xsi32>
+// CHECK:         %[[J:.*]] = coreai.reshape %{{.*}} -> tensor<5x3x1xsi32>
+// CHECK:         %[[D:.*]] = coreai.constant dense<2> : tensor<si32>
+// CHECK-NEXT:    %[[K:.*]] = coreai.concat %[[D]], %[[R]], %[[J]] : {{.*}} -> tensor<5x3x2xsi32>
+// CHECK-NEXT:    coreai.gather_nd %{{.*}} at %[[K]] : (tensor<5x6xf32>, tensor<5x3x2xsi32>) to tensor<5x3xf32>
+func.func @index_columns(%x: tensor<5x6xf32>, %j: tensor<3xi64>) -> tensor<5x3xf32> {
+  %0 = aten.index.Tensor %x, %j {indices_present = array<i1: false, true>} : (tensor<5x6xf32>, tensor<3xi64>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+// Non-adjacent indexed dims move to the front (PyTorch puts the broadcast
+// dims first then).
+// CHECK-LABEL: coreai.graph @index_non_adjacent(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4xf32>
+// CHECK:         %[[P:.*]] = coreai.constant dense<[0, 2, 1]> : tensor<3xui32>
+// CHECK-NEXT:    %[[T:.*]] = coreai.transpose %[[X]], %[[P]] : {{.*}} -> tensor<2x4x3xf32>
+// CHECK:         %[[K:.*]] = coreai.concat {{.*}} -> tensor<5x2xsi32>
+// CHECK-NEXT:    coreai.gather_nd %[[T]] at %[[K]] : (tensor<2x4x3xf32>, tensor<5x2xsi32>) to tensor<5x3xf32>
+func.func @index_non_adjacent(%x: tensor<2x3x4xf32>, %i: tensor<5xi64>, %k: tensor<5xi64>) -> tensor<5x3xf32> {
+  %0 = aten.index.Tensor %x, %i, %k {indices_present = array<i1: true, false, true>} : (tensor<2x3x4xf32>, tensor<5xi64>, tensor<5xi64>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+// index_put without accumulate is scatter_nd replacing the rows; with
+// accumulate the (wrapped) row index drives a scatter_along_axis <add>, so
+// duplicate rows add up.
+// CHECK-LABEL: coreai.graph @index_put(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<5x4xf32>, %[[I:[^:]*]]: tensor<2xsi64>, %[[V:[^:]*]]: tensor<2x4xf32>
+// CHECK:         %[[IDX:.*]] = coreai.reshape %{{.*}} -> tensor<2x1xsi32>
+// CHECK-NEXT:    %[[SET:.*]] = coreai.scatter_nd %[[X]] with %[[V]] at %[[IDX]] {
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<f32>, %[[NEW:.*]]: tensor<f32>):
+// CHECK-NEXT:      coreai.yield %[[NEW]] : tensor<f32>
+// CHECK-NEXT:    } : (tensor<5x4xf32>, tensor<2x4xf32>, tensor<2x1xsi32>) to tensor<5x4xf32>
+// CHECK:         %[[N:.*]] = coreai.constant dense<5> : tensor<1xsi32>
+// CHECK:         %[[M1:.*]] = coreai.decomposable.broadcasting_modulo %{{.*}}, %[[N]]
+// CHECK-NEXT:    %[[M2:.*]] = coreai.decomposable.broadcasting_add %[[M1]], %[[N]]
+// CHECK-NEXT:    %[[M3:.*]] = coreai.decomposable.broadcasting_modulo %[[M2]], %[[N]]
+// CHECK:         %[[B:.*]] = coreai.broadcast_in_dims %[[M3]], {{.*}} -> tensor<2x4xsi32>
+// CHECK:         %[[ACC:.*]] = coreai.scatter_along_axis %[[X]], %[[B]], %[[V]], %{{.*}} scatter_mode = <add>
+// CHECK-NEXT:    coreai.output %[[SET]], %[[ACC]]
+func.func @index_put(%x: tensor<5x4xf32>, %i: tensor<2xi64>, %v: tensor<2x4xf32>) -> (tensor<5x4xf32>, tensor<5x4xf32>) {
+  %0 = aten.index_put.default %x, %i, %v {indices_present = array<i1: true>, accumulate = false} : (tensor<5x4xf32>, tensor<2xi64>, tensor<2x4xf32>) -> tensor<5x4xf32>
+  %1 = aten.index_put.default %x, %i, %v {indices_present = array<i1: true>, accumulate = true} : (tensor<5x4xf32>, tensor<2xi64>, tensor<2x4xf32>) -> tensor<5x4xf32>
+  return %0, %1 : tensor<5x4xf32>, tensor<5x4xf32>
+}
+
+// -----
+
+// masked_scatter: a sum scan of the mask picks the source element; where
+// keeps x elsewhere. masked_fill is a where with the (−inf) constant.
+// CHECK-LABEL: coreai.graph @masked(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<5x4xf32>, %[[M:[^:]*]]: tensor<5x4xi1>
+// CHECK:         %[[C:.*]] = coreai.cast %{{.*}} : tensor<20xi1> to tensor<20xsi32>
+// CHECK:         %[[CS:.*]] = coreai.scan %[[C]], %{{.*}}, %{{.*}} combiner = <sum>
+// CHECK:         coreai.gather_along_axis
+// CHECK:         coreai.decomposable.broadcasting_where
+// CHECK:         %[[NI:.*]] = coreai.constant dense<0xFF800000> : tensor<f32>
+// CHECK-NEXT:    coreai.decomposable.broadcasting_where %[[M]], %[[NI]], %[[X]] : (tensor<5x4xi1>, tensor<f32>, tensor<5x4xf32>) -> tensor<5x4xf32>
+func.func @masked(%x: tensor<5x4xf32>, %m: tensor<5x4xi1>, %s: tensor<5x4xf32>) -> (tensor<5x4xf32>, tensor<5x4xf32>) {
+  %0 = aten.masked_scatter.default %x, %m, %s : (tensor<5x4xf32>, tensor<5x4xi1>, tensor<5x4xf32>) -> tensor<5x4xf32>
+  %1 = aten.masked_fill.Scalar %x, %m {value = 0xFFF0000000000000 : f64} : (tensor<5x4xf32>, tensor<5x4xi1>) -> tensor<5x4xf32>
+  return %0, %1 : tensor<5x4xf32>, tensor<5x4xf32>
+}

@@ -393,7 +393,12 @@ impl Attr {
                 let raw = mlirDenseElementsAttrGetRawData(self.0) as *const u8;
                 macro_rules! read {
                     ($t:ty, $v:ident) => {{
-                        let s = std::slice::from_raw_parts(raw as *const $t, count);
+                        // An empty attribute (`dense<> : tensor<0xui32>`) has no data pointer.
+                        let s: &[$t] = if n == 0 {
+                            &[]
+                        } else {
+                            std::slice::from_raw_parts(raw as *const $t, count)
+                        };
                         let v: Vec<$t> = (0..n).map(|i| s[pick(i)]).collect();
                         Tensor::$v(ArrayD::from_shape_vec(sh, v).expect("sizes agree"))
                     }};

@@ -1,0 +1,248 @@
+"""Reductions, scans and sorts: PyTorch → coreai_export → legalize-aten-to-coreai,
+run in coreai-run and in coreai-core's interpreter, compared with eager PyTorch
+(the exporter's expected.npz). Covers negative dims, keepdim both ways, ties
+(argmax/argmin/sort stability), NaN (max/argmax/sort propagate or pick NaN as
+PyTorch does), integer dtypes, and int64 accumulation past int32
+(conversion guide §9.4)."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from test_legalize import BUILD, REPO, run_coreai_core
+
+FLOAT_REDUCTIONS = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x):
+        return (x.sum(dim=(0, -1)), x.sum(dim=1, keepdim=True), x.sum(), x.mean(dim=-2),
+                x.mean(dim=(0, 2), keepdim=True), x.mean(), x.amax(dim=(-1, 0)), x.amin(1, keepdim=True),
+                x.prod(dim=-1), x.prod(), x.var(dim=1), x.var(dim=(0, 2), correction=0, keepdim=True),
+                x.std(dim=-1), torch.logsumexp(x, dim=(1,)), x.cumsum(-1), x.cumprod(0),
+                (x > 0).any(dim=1), (x > 0).all(dim=-1, keepdim=True), x.max(), x.min(),
+                x.norm(dim=-1))
+def factory():
+    torch.manual_seed(3)
+    return M(), (torch.randn(2, 3, 4) * 3,)
+'''
+
+# Ties and NaN. PyTorch: argmax/argmin/max.dim/min.dim return the first
+# extremum and the first NaN; max/amax propagate NaN; sort puts NaN last
+# ascending and first descending, ties in their original order.
+# coreai-core's argmax never picks a NaN and its sort puts NaN last in both
+# directions; the lowering adds the NaN path (reduce.rs: arg_index,
+# sort_permutation).
+TIES_NAN = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x):
+        mx, imx = x.max(dim=1)
+        mn, imn = x.min(dim=-1, keepdim=True)
+        sv, si = torch.sort(x, dim=-1, descending=True)
+        av, ai = torch.sort(x, dim=1)
+        return (x.argmax(dim=1), x.argmin(dim=-1), x.argmax(), mx, imx, mn, imn,
+                x.amax(dim=1), sv, si, av, ai, torch.sort(x, dim=0, descending=True, stable=True)[1])
+def factory():
+    nan, inf = float("nan"), float("inf")
+    x = torch.tensor([[1.0, 5.0, 5.0, -2.0, 5.0, 0.0],
+                      [3.0, nan, 7.0, nan, -inf, 7.0],
+                      [inf, 2.0, nan, inf, 1.0, 2.0],
+                      [-0.0, 0.0, -1.0, -1.0, 4.0, 4.0]])
+    return M(), (x,)
+'''
+
+# topk without ties: PyTorch's CPU topk does not say which of equal elements
+# it returns (eager picks [2, 4] of [3, 1, 3, 2, 3]; the lowering, a stable
+# sort, picks [0, 2]), so ties are not compared here. NaN counts as the
+# largest value, as in PyTorch.
+TOPK = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x):
+        v, i = torch.topk(x, 3, dim=-1)
+        w, j = torch.topk(x, 2, dim=0, largest=False)
+        return v, i, w, j
+def factory():
+    torch.manual_seed(5)
+    x = torch.randn(4, 6)
+    x[1, 2] = float("nan")
+    return M(), (x,)
+'''
+
+# Integers: int64 sums, products and cumulative sums accumulate in si64
+# (values ~2e9 overflow int32 after two terms; coreai-torch narrows to int32
+# and wraps, conversion guide §9.4); int32/int8/bool inputs promote to int64.
+INTEGERS = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x, small, mask, tiny):
+        return (x.sum(), x.sum(dim=0), x.cumsum(dim=1), x.to(torch.int32).sum(dtype=torch.int64),
+                x.to(torch.int32).sum(dim=-1), x.to(torch.int32).cumsum(0), (x // 1000000).prod(dim=1),
+                small.sum(dim=1), mask.sum(), mask.sum(dim=0, keepdim=True), mask.cumsum(1),
+                small.prod(dim=-1), x.amax(dim=0), x.argmax(dim=1), x.argmin(dim=0), x.max(dim=1)[1],
+                torch.sort(x, dim=1, descending=True)[1], mask.any(dim=1), tiny.cumprod(dim=1))
+def factory():
+    g = torch.Generator().manual_seed(7)
+    x = torch.randint(1_900_000_000, 2_100_000_000, (4, 5), generator=g, dtype=torch.int64)
+    x[1, 3] = -x[1, 3]
+    x[2, :] = x[2, 0]
+    small = torch.randint(-128, 127, (3, 40), generator=g, dtype=torch.int8)
+    mask = torch.rand(3, 40, generator=g) > 0.3
+    tiny = torch.randint(-8, 8, (3, 6), generator=g, dtype=torch.int8)
+    return M(), (x, small, mask, tiny)
+'''
+
+# coreai-core's interpreter aborts the process (SIGILL, a trapping overflow
+# check) when an integer `scan` overflows; PyTorch, coreai-core's own
+# reduce_product and coreai-run wrap. The same int64 cumprod as above on
+# inputs whose running product leaves int64.
+OVERFLOWING_CUMPROD = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, small):
+        return small.cumprod(dim=1)
+def factory():
+    g = torch.Generator().manual_seed(7)
+    return M(), (torch.randint(-128, 127, (3, 40), generator=g, dtype=torch.int8),)
+'''
+
+# Ops the coreai decomposition table decomposes, exported whole with
+# --decompositions none: sum.default, all.dims, std.correction, logsumexp,
+# argsort.stable, sort.stable, linalg_vector_norm.
+WHOLE = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x):
+        return (x.sum(), (x > -1).all(), torch.std(x, dim=(0, 1)), torch.logsumexp(x, dim=-1, keepdim=True),
+                torch.argsort(x, dim=1, descending=True, stable=True), torch.linalg.vector_norm(x, ord=3, dim=1),
+                torch.linalg.vector_norm(x, ord=float("inf")), torch.linalg.vector_norm(x, ord=1, dim=(0,), keepdim=True),
+                torch.argsort(x, dim=0), (x > 0).any(dim=(0, 1)))
+def factory():
+    torch.manual_seed(4)
+    x = torch.randn(3, 5) * 4
+    x[0, 1] = x[0, 3]
+    return M(), (x,)
+'''
+
+
+def export_and_lower(tmp_path, source, decompositions="coreai"):
+    src = tmp_path / "m.py"
+    src.write_text(source)
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    aten = tmp_path / "aten.mlir"
+    r = subprocess.run(
+        [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),
+         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz"),
+         "--decompositions", decompositions],
+        capture_output=True, text=True, env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    core = tmp_path / "coreai.mlir"
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-opt"), str(aten),
+         f"--pass-pipeline=builtin.module(legalize-aten-to-coreai{{table={decompositions}}})", "-o", str(core)],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    text = core.read_text()
+    assert "aten." not in text and "func." not in text
+    return core, text
+
+
+def load(path):
+    with np.load(path) as z:
+        return {k: z[k] for k in z.files}
+
+
+def check_both_executors(tmp_path, source, atol, rtol, decompositions="coreai"):
+    core, text = export_and_lower(tmp_path, source, decompositions)
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
+         "--compare", str(tmp_path / "expected.npz"), "--atol", str(atol), "--rtol", str(rtol)],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    expected = load(tmp_path / "expected.npz")
+    ours = run_coreai_core(text, load(tmp_path / "in.npz"), tmp_path)
+    for name, want in expected.items():
+        got = ours[name]
+        assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+        if want.dtype.kind in "iub":
+            np.testing.assert_array_equal(got, want, err_msg=name)
+        else:
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=name)
+    return text
+
+
+def test_float_reductions_match_pytorch(tmp_path):
+    # Float sums in a different order than PyTorch's: a few ulp.
+    check_both_executors(tmp_path, FLOAT_REDUCTIONS, atol=1e-5, rtol=1e-5)
+
+
+def test_ties_and_nan_pick_what_pytorch_picks(tmp_path):
+    text = check_both_executors(tmp_path, TIES_NAN, atol=0, rtol=0)
+    assert "coreai.not_equal" in text  # the NaN path is there
+
+
+def test_topk_largest_and_smallest(tmp_path):
+    check_both_executors(tmp_path, TOPK, atol=0, rtol=0)
+
+
+def test_integer_sums_accumulate_in_64_bits(tmp_path):
+    text = check_both_executors(tmp_path, INTEGERS, atol=0, rtol=0)
+    assert "xsi32>) -> tensor<si32>" not in text
+    expected = load(tmp_path / "expected.npz")
+    # The regression: the true totals exceed int32.
+    assert abs(int(expected["output_0"])) > 2**31
+
+
+def test_ops_kept_whole_without_decompositions(tmp_path):
+    check_both_executors(tmp_path, WHOLE, atol=1e-5, rtol=1e-5, decompositions="none")
+
+
+@pytest.mark.parametrize("model", ["reductions", "argmax_topk", "cumsum_logsumexp", "int_large_sums", "moe_topk"])
+def test_corpus_model_converts_and_matches(tmp_path, model):
+    """The corpus models of this family, end to end (needs the elementwise,
+    shape and indexing lowerings too)."""
+    corpus = "/work/corpus"
+    if not os.path.exists(f"{corpus}/{model}.mlir"):
+        pytest.skip("corpus not exported")
+    core = tmp_path / "coreai.mlir"
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-opt"), f"{corpus}/{model}.mlir",
+         "--pass-pipeline=builtin.module(legalize-aten-to-coreai)", "-o", str(core)],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", f"{corpus}/{model}.in.npz",
+         "--compare", f"{corpus}/{model}.exp.npz", "--atol", "1e-5", "--rtol", "1e-5"],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_coreai_core_traps_on_overflowing_integer_scan(tmp_path):
+    """Recorded disagreement: PyTorch wraps an overflowing int64 cumprod;
+    coreai-run wraps and matches it; coreai-core's interpreter kills the
+    process. Run in a child process so the crash is observable."""
+    core, text = export_and_lower(tmp_path, OVERFLOWING_CUMPROD)
+    assert "combiner = <product>" in text and "tensor<3x40xsi64>" in text
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
+         "--compare", str(tmp_path / "expected.npz"), "--atol", "0", "--rtol", "0"],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    child = (
+        "import sys, pathlib, numpy as np; sys.path.insert(0, sys.argv[1]);"
+        "from test_legalize import run_coreai_core;"
+        "t = pathlib.Path(sys.argv[2]); z = np.load(t / 'in.npz');"
+        "run_coreai_core((t / 'coreai.mlir').read_text(), {k: z[k] for k in z.files}, t)"
+    )
+    r = subprocess.run([sys.executable, "-c", child, os.path.dirname(os.path.abspath(__file__)), str(tmp_path)],
+                       capture_output=True, text=True)
+    assert r.returncode < 0, "coreai-core no longer traps: compare it with PyTorch in test_integer_sums_accumulate_in_64_bits"

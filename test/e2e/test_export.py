@@ -129,8 +129,6 @@ def test_corpus_model_imports_verifies_and_round_trips(name, spec, tmp_path):
 # Corpus models the executor cannot run yet, with the message it gives. A
 # model that starts to pass fails the test until it is removed from here.
 EXECUTION_GAPS = {
-    "argmax_topk": "not executable: aten.topk.default",
-    "moe_topk": "not executable: aten.topk.default",
     "gather_scatter": "not executable: aten.scatter_reduce.two",
     "index_put_masked": "not executable: aten.masked_scatter.default",
     "adaptive_pool": "not executable: aten.adaptive_max_pool2d.default",

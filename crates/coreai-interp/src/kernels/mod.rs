@@ -6,4 +6,5 @@ pub mod linalg;
 pub mod nn;
 pub mod reduce;
 pub mod shape;
+pub mod sort;
 pub mod spatial;

@@ -118,6 +118,38 @@ fn shift(c: &Ctx, left: bool) -> KResult<Vec<Value>> {
     one(Tensor::from_dom(Dom::I(out), dt))
 }
 
+/// `sort` (values, int64 indices) and `topk` (the first `k` of the sort):
+/// PyTorch's order, NaN greater than every number, ties in input order.
+fn sort_or_topk(c: &Ctx, k: Option<usize>, descending: bool) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let axis = norm_axis(c.i64_or("dim", -1)?, x.ndim().max(1))?;
+    if x.ndim() == 0 {
+        return Ok(vec![
+            Value::tensor(x.clone()),
+            Value::tensor(Tensor::from_dom(Dom::I(ArrayD::zeros(IxDyn(&[]))), DType::I64)),
+        ]);
+    }
+    let positions = crate::kernels::sort::sort_positions(&x.dom(), axis, descending, k)?;
+    let index = positions.mapv(|i| i as i64);
+    let values = shape::gather(x, axis, &index)?;
+    Ok(vec![
+        Value::tensor(values),
+        Value::tensor(Tensor::from_dom(Dom::I(positions), DType::I64)),
+    ])
+}
+
+fn sort(c: &Ctx) -> KResult<Vec<Value>> {
+    sort_or_topk(c, None, c.bool_or("descending", false)?)
+}
+
+fn topk(c: &Ctx) -> KResult<Vec<Value>> {
+    let k = c.i64_attr("k")?;
+    if k < 0 {
+        return kerr(format!("topk k = {k} is negative"));
+    }
+    sort_or_topk(c, Some(k as usize), c.bool_or("largest", true)?)
+}
+
 fn cmp(c: &Ctx, op: CmpOp) -> KResult<Vec<Value>> {
     let a = c.arg(0)?;
     let (b, ct) = match c.opt_arg(1) {
@@ -1243,6 +1275,9 @@ pub fn register(t: &mut Table) {
     t.insert("aten.minimum.default", |c| bin(c, BinOp::Minimum));
     t.insert("aten.atan2.default", |c| bin(c, BinOp::Atan2));
     t.insert("aten.bitwise_and.Tensor", |c| bin(c, BinOp::BitAnd));
+    t.insert("aten.sort.default", sort);
+    t.insert("aten.sort.stable", sort);
+    t.insert("aten.topk.default", topk);
     t.insert("aten.__lshift__.Scalar", |c| shift(c, true));
     t.insert("aten.__lshift__.Tensor", |c| shift(c, true));
     t.insert("aten.__rshift__.Scalar", |c| shift(c, false));

@@ -223,6 +223,11 @@ def test_corpus_model_converts_and_matches(tmp_path, model):
         capture_output=True, text=True,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+    expected = load(f"{corpus}/{model}.exp.npz")
+    ours = run_coreai_core(core.read_text(), load(f"{corpus}/{model}.in.npz"), tmp_path)
+    for name, want in expected.items():
+        assert ours[name].dtype == want.dtype, (name, ours[name].dtype, want.dtype)
+        np.testing.assert_allclose(ours[name], want, rtol=1e-5, atol=1e-5, err_msg=name)
 
 
 def test_coreai_core_traps_on_overflowing_integer_scan(tmp_path):

@@ -124,7 +124,7 @@ fn type_as<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         return Ok(vec![x]);
     }
     let dtype = a_type(element(cx.operand(1)?)?);
-    Ok(vec![aten(cx, "_to_copy.default", &[x], ty, &[("dtype", dtype)])?])
+    Ok(vec![to_copy(cx, x, ty, dtype)?])
 }
 
 /// `%x` cast to the `dtype` attribute if there is one.
@@ -139,7 +139,12 @@ fn with_dtype<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>, Str
         return Ok(x);
     }
     let ty = tensor(cx, &shape(x)?, el)?;
-    aten(cx, "_to_copy.default", &[x], ty, &[("dtype", a_type(el))])
+    to_copy(cx, x, ty, a_type(el))
+}
+
+/// `aten._to_copy.default(%x) {dtype}` (a dtype conversion).
+fn to_copy<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, ty: Type<'c>, dtype: melior::ir::Attribute<'c>) -> Result<V<'c, 'a>, String> {
+    aten(cx, "_to_copy.default", &[x], ty, &[("dtype", dtype), ("non_blocking", a_bool(cx, false)?)])
 }
 
 /// `softmax.int` / `log_softmax.int` → `_softmax` / `_log_softmax`.

@@ -293,6 +293,10 @@ fn scatter_value_reduce<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //   → coreai.scatter_along_axis ... scatter_mode = <add|mul|max|min>
 //   include_self = false: the targeted elements are first set to the
 //   reduction's identity (scatter of a splat), so only src contributes.
+//
+// Known difference: coreai's <max>/<min> replace an element only when the
+// update compares greater (less), so a NaN in src is dropped where
+// PyTorch's amax/amin propagate it.
 fn scatter_reduce_two<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let reduce = str_attr(cx, "reduce")?;
     let element = cx.operand_tensor(0)?.element();

@@ -654,8 +654,10 @@ fn scatter_combine(mode: &str) -> KResult<fn(f64, f64) -> f64> {
         "sub" => |a, u| a - u,
         "mul" => |a, u| a * u,
         "div" => |a, u| a / u,
-        "max" => |a: f64, u: f64| if a.is_nan() || u.is_nan() { f64::NAN } else { a.max(u) },
-        "min" => |a: f64, u: f64| if a.is_nan() || u.is_nan() { f64::NAN } else { a.min(u) },
+        // coreai-core's interpreter replaces only when the update compares
+        // greater (less): a NaN update is dropped, a NaN element stays.
+        "max" => |a: f64, u: f64| if u > a { u } else { a },
+        "min" => |a: f64, u: f64| if u < a { u } else { a },
         other => return kerr(format!("scatter mode {other} is not supported")),
     })
 }

@@ -132,8 +132,6 @@ EXECUTION_GAPS = {
     "gather_scatter": "not executable: aten.scatter_reduce.two",
     "index_put_masked": "not executable: aten.masked_scatter.default",
     "adaptive_pool": "not executable: aten.adaptive_max_pool2d.default",
-    "cond_branch": "not executable: aten.cond",
-    "while_loop_counter": "not executable: aten.while_loop",
     "dynamic_batch_mlp": "not executable: aten.sym_size.int",
     "conv1d_conv3d": "conv2d expects [N, C, H, W] input",
     "transposed_decoder": "transposed convolution is not supported",

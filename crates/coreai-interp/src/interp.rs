@@ -291,7 +291,7 @@ impl Exec<'_, '_> {
             let name = op.name();
             match name.as_str() {
                 "func.return" | "coreai.output" | "coreai.yield" | "coreai.condition"
-                | "scf.yield" => {
+                | "scf.yield" | "aten.yield" => {
                     let vals = (0..op.num_operands())
                         .map(|i| self.lookup(env, op, op.operand(i)))
                         .collect::<Result<_, _>>()?;
@@ -344,6 +344,19 @@ impl Exec<'_, '_> {
                 }
             }
             "coreai.while" => self.run_while(op, vals, env)?,
+            // torch.cond: operand 0 is the predicate, the rest are the
+            // branches' arguments.
+            "aten.cond" => {
+                let c = cond_value(&vals[..1.min(vals.len())]).map_err(|e| op_error(op, e.to_string()))?;
+                let region = if c { 0 } else { 1 };
+                let block = op
+                    .region_block(region)
+                    .ok_or_else(|| op_error(op, "a branch of aten.cond is empty"))?;
+                self.run_block(block, vals[1..].to_vec(), env)?.1
+            }
+            // torch.while_loop: the first #results operands are carried,
+            // the rest (additional inputs) are passed unchanged each step.
+            "aten.while_loop" => self.run_while_loop(op, vals, env)?,
             _ => {
                 let (key, table_key, found) = match name {
                     "aten.operator" => {
@@ -426,6 +439,39 @@ impl Exec<'_, '_> {
                 return Ok(args);
             }
             cur = self.run_block(after, args, env)?.1;
+        }
+        Err(op_error(op, "loop did not terminate"))
+    }
+
+    fn run_while_loop(
+        &self,
+        op: Op,
+        vals: Vec<Value>,
+        env: &mut Env,
+    ) -> Result<Vec<Value>, InterpError> {
+        let (Some(cond), Some(body)) = (op.region_block(0), op.region_block(1)) else {
+            return Err(op_error(op, "expects a cond and a body region"));
+        };
+        let carried = op.num_results();
+        if vals.len() < carried {
+            return Err(op_error(op, "fewer operands than carried values"));
+        }
+        let extra = vals[carried..].to_vec();
+        let with_extra = |mut v: Vec<Value>| {
+            v.extend(extra.iter().cloned());
+            v
+        };
+        let mut cur = vals[..carried].to_vec();
+        for _ in 0..100_000_000u64 {
+            let (_, out) = self.run_block(cond, with_extra(cur.clone()), env)?;
+            let c = cond_value(&out).map_err(|e| op_error(op, e.to_string()))?;
+            if !c {
+                return Ok(cur);
+            }
+            cur = self.run_block(body, with_extra(cur), env)?.1;
+            if cur.len() != carried {
+                return Err(op_error(op, "the body yields a different number of values"));
+            }
         }
         Err(op_error(op, "loop did not terminate"))
     }

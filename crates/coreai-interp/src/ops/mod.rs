@@ -28,7 +28,10 @@ pub fn table() -> Table {
 
 /// Ops the interpreter runs itself (structure, calls, control flow).
 pub const STRUCTURAL_OPS: &[&str] = &[
+    "aten.cond",
     "aten.operator",
+    "aten.while_loop",
+    "aten.yield",
     "coreai.condition",
     "coreai.graph",
     "coreai.if",

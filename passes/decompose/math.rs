@@ -165,7 +165,7 @@ fn log_softmax_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 }
 
 // aten.linalg_vector_norm.default(%x) {ord, dim, keepdim}
-//   ord = ∞  → amax(|x|);  ord = 1 → Σ|x|;  ord = 0 → Σ(x ≠ 0)... (declined)
+//   ord = ∞  → amax(|x|);  ord = 1 → Σ|x|;  ord = 0 and -∞ are declined
 //   ord = p  → (Σ |x|^p)^(1/p)   (p = 2 → sqrt(Σ x·x))
 fn linalg_vector_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = with_dtype(cx, cx.operand(0)?)?;
@@ -175,17 +175,17 @@ fn linalg_vector_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     if ord == 0.0 || ord == f64::NEG_INFINITY {
         return Err(format!("ord = {ord} is not decomposed (only positive orders and +inf)"));
     }
+    if ord == 2.0 {
+        let square = aten(cx, "mul.Tensor", &[x, x], x.r#type(), &[])?;
+        let sum = reduce(cx, "sum.dim_IntList", square, &dims, keepdim)?;
+        return Ok(vec![unary(cx, "sqrt.default", sum)?]);
+    }
     let abs = unary(cx, "abs.default", x)?;
     if ord == f64::INFINITY {
         return Ok(vec![reduce(cx, "amax.default", abs, &dims, keepdim)?]);
     }
     if ord == 1.0 {
         return Ok(vec![reduce(cx, "sum.dim_IntList", abs, &dims, keepdim)?]);
-    }
-    if ord == 2.0 {
-        let square = aten(cx, "mul.Tensor", &[x, x], x.r#type(), &[])?;
-        let sum = reduce(cx, "sum.dim_IntList", square, &dims, keepdim)?;
-        return Ok(vec![unary(cx, "sqrt.default", sum)?]);
     }
     let pow = aten(cx, "pow.Tensor_Scalar", &[abs], x.r#type(), &[("exponent", a_scalar(cx, Scalar::Float(ord))?)])?;
     let sum = reduce(cx, "sum.dim_IntList", pow, &dims, keepdim)?;

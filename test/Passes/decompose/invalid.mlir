@@ -1,0 +1,33 @@
+// RUN: coreai-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(decompose)'
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(decompose{table=none})' | FileCheck %s --check-prefix=NONE
+
+// Ops the table decomposes without a Rust decomposition: one error listing
+// them, a note per occurrence, nothing rewritten.
+// NONE-LABEL: func.func @missing(
+// NONE:         aten.linear.default
+func.func @missing(%g: tensor<3xf32>, %x: tensor<3xf32>, %w: tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  // expected-error@+2 {{the 'coreai' table decomposes ops that have no decomposition here: aten.hardtanh_backward.default, aten.threshold_backward.default; keep them with preserve=hardtanh_backward.default,threshold_backward.default (and lower them), or import with coreai_export --decompositions coreai}}
+  // expected-note@+1 {{'aten.hardtanh_backward.default' has no decomposition}}
+  %0 = aten.operator "aten::hardtanh_backward.default"(%g, %x) {min_val = -1.0 : f64, max_val = 1.0 : f64} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  // expected-note@+1 {{'aten.threshold_backward.default' has no decomposition}}
+  %1 = aten.operator "aten::threshold_backward.default"(%g, %x) {threshold = 0.0 : f64} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %2 = aten.linear.default %x, %w : (tensor<3xf32>, tensor<3x3xf32>) -> tensor<3xf32>
+  return %0, %2 : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// A decomposition that declines says why, at the op.
+func.func @declined(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{cannot decompose 'aten.roll.default': roll over the flattened input (no dims) is not decomposed}}
+  %0 = aten.roll.default %x {shifts = [1], dims = []} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @einsum_trace(%x: tensor<3x3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error@+1 {{cannot decompose 'aten.einsum.default': einsum 'ii,i->i' repeats a letter in one term}}
+  %0 = aten.einsum.default %x, %y {equation = "ii,i->i"} : (tensor<3x3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

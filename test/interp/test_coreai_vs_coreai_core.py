@@ -150,13 +150,29 @@ GENERIC_OP_CASES = [
 
 CASES += GENERIC_OP_CASES
 
+# Spatial ops the nn lowerings emit (kernels/spatial.rs): N-d convolution,
+# transposed convolution with padding, output padding and groups, 3-d sum
+# pooling, and interpolate in both modes (half-pixel coordinates with an
+# offset; nearest rounds half to even).
+U2, U3 = "tensor<2xui32>", "tensor<3xui32>"
+SPATIAL_CASES = [
+    ("conv3d", one("coreai.conv3d", [("x", "tensor<1x2x4x5x4xf32>"), ("w", "tensor<4x1x2x3x2xf32>")], [("s", "[1, 2, 1]", U3), ("d", "[2, 1, 1]", U3), ("g", "2", "tensor<ui32>")], ["x", "w", "s", "d", "g"], "tensor<1x4x2x2x3xf32>"), {"x": ((1, 2, 4, 5, 4), np.float32), "w": ((4, 1, 2, 3, 2), np.float32)}),
+    ("conv_transpose2d", one("coreai.conv_transpose2d", [("x", "tensor<1x4x3x4xf32>"), ("w", "tensor<4x3x3x2xf32>")], [("s", "[2, 3]", U2), ("p", "[1, 0]", U2), ("d", "[1, 2]", U2), ("o", "[1, 2]", U2), ("g", "2", "tensor<ui32>")], ["x", "w", "s", "p", "d", "o", "g"], "tensor<1x6x6x14xf32>"), {"x": ((1, 4, 3, 4), np.float32), "w": ((4, 3, 3, 2), np.float32)}),
+    ("conv_transpose3d", one("coreai.conv_transpose3d", [("x", "tensor<1x2x2x3x2xf32>"), ("w", "tensor<2x2x2x2x3xf32>")], [("s", "[2, 1, 2]", U3), ("p", "[0, 1, 1]", U3), ("d", "[1, 1, 1]", U3), ("o", "[1, 0, 0]", U3), ("g", "1", "tensor<ui32>")], ["x", "w", "s", "p", "d", "o", "g"], "tensor<1x2x5x2x3xf32>"), {"x": ((1, 2, 2, 3, 2), np.float32), "w": ((2, 2, 2, 2, 3), np.float32)}),
+    ("sum_pool_3d", one("coreai.sum_pool_3d", [("x", "tensor<1x2x3x5x4xf32>")], [("k", "[2, 3, 2]", U3), ("s", "[1, 2, 2]", U3), ("d", "[1, 1, 1]", U3)], ["x", "k", "s", "d"], "tensor<1x2x2x2x2xf32>"), {"x": ((1, 2, 3, 5, 4), np.float32)}),
+    ("interpolate_linear", one("coreai.interpolate", [("x", "tensor<1x2x3x4xf32>")], [("o", "[1, 2, 7, 9]", "tensor<4xsi32>"), ("s", "[1.0, 1.0, 2.33333325, 2.25]", "tensor<4xf32>"), ("f", "[0.0, 0.0, 0.0, -0.625]", "tensor<4xf32>")], ["x", "o", "s", "f"], "tensor<1x2x7x9xf32>", "interpolation_mode = #coreai.interpolation_mode<linear>"), {"x": ((1, 2, 3, 4), np.float32)}),
+    ("interpolate_nearest", one("coreai.interpolate", [("x", "tensor<1x1x4x5xf32>")], [("o", "[1, 1, 8, 7]", "tensor<4xsi32>"), ("s", "[1.0, 1.0, 2.0, 1.4]", "tensor<4xf32>"), ("f", "[0.0, 0.0, 0.5, 0.25]", "tensor<4xf32>")], ["x", "o", "s", "f"], "tensor<1x1x8x7xf32>", "interpolation_mode = #coreai.interpolation_mode<nearest_neighbor>"), {"x": ((1, 1, 4, 5), np.float32)}),
+]
+CASES += SPATIAL_CASES
+
 # Inputs kept finite: float -> int casts are undefined out of range, and
 # integer division by zero is undefined.
 FINITE_INPUTS = {"cast_f32_si32", "cast_si32_si8", "divide_si32_truncates", "floor_divide_si32", "modulo_si32"}
 # Transcendental functions and float reductions whose order may differ:
 # compared within a few ulp.
 APPROX = {"exp_f32", "sigmoid_f32", "tanh_f32", "pow_f32", "softmax", "reduce_mean", "reduce_sum_keeps_dims",
-          "reduce_product", "batch_matmul", "conv2d_groups", "sum_pool_2d"}
+          "reduce_product", "batch_matmul", "conv2d_groups", "sum_pool_2d",
+          "conv3d", "conv_transpose2d", "conv_transpose3d", "sum_pool_3d", "interpolate_linear"}
 
 
 def run_ours(runner, text: str, inputs: dict) -> dict:

@@ -234,9 +234,12 @@ pub fn sum_pool_nd(
 }
 
 /// `coreai.interpolate`, as coreai-core's interpreter computes it: output
-/// index `o` of a dim samples the input at `(o + 0.5 - offset) / scale -
-/// 0.5` (in f32), clamped to `[0, size - 1]`; linear mode blends the two
-/// neighbours (separably per dim), nearest mode rounds half to even.
+/// index `o` of a dim samples the input at `src = (o + 0.5 - offset) /
+/// scale - 0.5` (in f32). Nearest mode takes `src` rounded half to even,
+/// clamped to `[0, size - 1]`. Linear mode weighs `i0 = floor(src)` by
+/// `1 - t` and `i0 + 1` by `t = src - i0`, both indices clamped to the
+/// input, in every dim (an unscaled dim too: a weight-0 neighbour holding
+/// inf makes the result NaN, as in coreai-core), one dim at a time.
 pub fn interpolate(
     x: &ArrayD<f64>,
     out_shape: &[usize],
@@ -251,7 +254,7 @@ pub fn interpolate(
     let mut y = x.clone();
     for d in 0..r {
         let (input, output) = (x.shape()[d], out_shape[d]);
-        if input == output && scale[d] == 1.0 && offset[d] == 0.0 {
+        if !linear && input == output && scale[d] == 1.0 && offset[d] == 0.0 {
             continue;
         }
         if input == 0 || scale[d] <= 0.0 {
@@ -265,13 +268,12 @@ pub fn interpolate(
             let hi = (input - 1) as f32;
             let mut lane = next.index_axis_mut(Axis(d), o);
             if linear {
-                let s = src.clamp(0.0, hi);
-                let i0 = s.floor() as usize;
-                let i1 = (i0 + 1).min(input - 1);
-                let t = f64::from(s - i0 as f32);
-                lane.assign(&y.index_axis(Axis(d), i0));
+                let floor = src.floor();
+                let t = f64::from(src - floor);
+                let clamp = |i: f32| i.clamp(0.0, hi) as usize;
+                lane.assign(&y.index_axis(Axis(d), clamp(floor)));
                 lane *= 1.0 - t;
-                lane.scaled_add(t, &y.index_axis(Axis(d), i1));
+                lane.scaled_add(t, &y.index_axis(Axis(d), clamp(floor + 1.0)));
             } else {
                 let i = src.round_ties_even().clamp(0.0, hi) as usize;
                 lane.assign(&y.index_axis(Axis(d), i));

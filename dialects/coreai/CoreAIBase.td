@@ -153,6 +153,36 @@ def CoreAI_FourCCAttr : AttrDef<CoreAI_Dialect, "FourCC"> {
   let hasCustomAssemblyFormat = 1;
 }
 
+def CoreAI_CompressionScheme : I32EnumAttr<"CompressionScheme", "sparse compression scheme", [
+    I32EnumAttrCase<"bitmask", 0>, I32EnumAttrCase<"coo", 1>,
+    I32EnumAttrCase<"csr", 2>, I32EnumAttrCase<"csc", 3>,
+    I32EnumAttrCase<"bsr", 4>]> {
+  let cppNamespace = "::coreai::core";
+  let genSpecializedAttr = 0;
+}
+
+def CoreAI_SparseTensorEncodingAttr : AttrDef<CoreAI_Dialect, "SparseTensorEncoding"> {
+  let mnemonic = "sparse_tensor_encoding";
+  let summary = "a sparse tensor layout (a tensor encoding)";
+  let description = [{
+    The encoding of `coreai.build_sparse_with_bitmask` results and the
+    operands of the `*_sparse_with_bitmask` ops. `bitmask` requires
+    `posWidth = 1` and `crdWidth = 1`; `blockSize` is required by, and only
+    allowed for, `bsr`.
+
+    ```mlir
+    tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>>
+    ```
+  }];
+  let parameters = (ins EnumParameter<CoreAI_CompressionScheme>:$compressionScheme,
+                        OptionalParameter<"std::optional<uint64_t>">:$numNonZero,
+                        "uint32_t":$posWidth,
+                        "uint32_t":$crdWidth,
+                        OptionalArrayRefParameter<"uint64_t">:$blockSize);
+  let assemblyFormat = "`<` $compressionScheme `,` (`numNonZero` `=` $numNonZero^ `,`)? `posWidth` `=` $posWidth `,` `crdWidth` `=` $crdWidth (`,` `blockSize` `=` `[` $blockSize^ `]`)? `>`";
+  let genVerifyDecl = 1;
+}
+
 def CoreAI_TargetSpecAttr : AttrDef<CoreAI_Dialect, "TargetSpec"> {
   let mnemonic = "target_spec";
   let summary = "the hardware target of a module";

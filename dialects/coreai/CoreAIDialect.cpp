@@ -571,3 +571,23 @@ LogicalResult ImageToTensorOp::inferReturnTypes(
       IntegerType::get(context, 8, IntegerType::Unsigned)));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// SparseTensorEncodingAttr (coreai-core's messages)
+//===----------------------------------------------------------------------===//
+
+LogicalResult SparseTensorEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, CompressionScheme scheme,
+    std::optional<uint64_t>, uint32_t posWidth, uint32_t crdWidth,
+    ArrayRef<uint64_t> blockSize) {
+  if (scheme == CompressionScheme::bitmask && (posWidth != 1 || crdWidth != 1))
+    return emitError() << "For Bitmask compression scheme, both posWidth and "
+                          "crdWidth must be equal to 1.";
+  if (scheme == CompressionScheme::bsr && blockSize.empty())
+    return emitError()
+           << "block-sparse compression schemes (BSR) require non-empty blockSize";
+  if (scheme != CompressionScheme::bsr && !blockSize.empty())
+    return emitError() << "blockSize should only be specified for block-sparse "
+                          "compression schemes (BSR)";
+  return success();
+}

@@ -37,6 +37,18 @@ inline bool hasEncodingOfDialect(::mlir::Type type, ::llvm::StringRef dialect) {
   return tensor && tensor.getEncoding() &&
          tensor.getEncoding().getDialect().getNamespace() == dialect;
 }
+
+/// Whether `type` is a tensor with a #coreai.sparse_tensor_encoding (with the
+/// given scheme, when one is given). coreai-core's "CoreAI Tensor"
+/// constraints reject sparse tensors.
+inline bool isSparseEncoded(::mlir::Type type,
+                            std::optional<CompressionScheme> scheme = std::nullopt) {
+  auto tensor = ::llvm::dyn_cast<::mlir::RankedTensorType>(type);
+  auto sparse = tensor ? ::llvm::dyn_cast_or_null<SparseTensorEncodingAttr>(
+                             tensor.getEncoding())
+                       : SparseTensorEncodingAttr();
+  return sparse && (!scheme || sparse.getCompressionScheme() == *scheme);
+}
 } // namespace coreai::core
 
 #define GET_OP_CLASSES

@@ -25,112 +25,112 @@ class CoreAI_TensorConstraint<list<Type> elements, list<Pred> preds, string summ
 // Used by 2 slot(s), e.g. coreai.lut_to_dense `axis`.
 class CoreAI_TC0 : CoreAI_TensorConstraint<
     [SI<16>],
-    [HasAnyRankOfPred<[0]>],
+    [HasAnyRankOfPred<[0]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D CoreAI Tensor of 16-bit signed integer values">;
 // Used by 6 slot(s), e.g. coreai.conv2d `groups`.
 class CoreAI_TC1 : CoreAI_TensorConstraint<
     [UI<16>, UI<32>],
-    [HasAnyRankOfPred<[0]>],
+    [HasAnyRankOfPred<[0]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D CoreAI Tensor of 16-bit unsigned integer or 32-bit unsigned integer values">;
 // Used by 8 slot(s), e.g. coreai.argsort `descending`.
 class CoreAI_TC2 : CoreAI_TensorConstraint<
     [I1],
-    [HasAnyRankOfPred<[0]>],
+    [HasAnyRankOfPred<[0]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D CoreAI Tensor of Boolean type. values">;
 // Used by 11 slot(s), e.g. coreai.argmax `axis`.
 class CoreAI_TC3 : CoreAI_TensorConstraint<
     [SI<16>, SI<32>],
-    [HasAnyRankOfPred<[0]>],
+    [HasAnyRankOfPred<[0]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D CoreAI Tensor of Index type. values">;
 // Used by 3 slot(s), e.g. coreai.range `start`.
 class CoreAI_TC4 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64],
-    [HasAnyRankOfPred<[0]>],
+    [HasAnyRankOfPred<[0]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values">;
 // Used by 2 slot(s), e.g. coreai.pad `padding_value`.
 class CoreAI_TC5 : CoreAI_TensorConstraint<
     [I1, SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, Complex<F32>],
-    [HasAnyRankOfPred<[0]>],
+    [HasAnyRankOfPred<[0]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or complex type with 32-bit float elements or Boolean type. values">;
 // Used by 1 slot(s), e.g. coreai.reduce_index `init_value`.
 class CoreAI_TC6 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [HasAnyRankOfPred<[0]>],
+    [HasAnyRankOfPred<[0]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.quantize `offset2`.
 class CoreAI_TC7 : CoreAI_TensorConstraint<
     [SI<16>, SI<32>, SI<64>, UI<16>, UI<32>, UI<64>, F16, BF16, F32],
-    [HasAnyRankOfPred<[0, 1]>],
+    [HasAnyRankOfPred<[0, 1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D/1D CoreAI Tensor of 16-bit float or 32-bit float or bfloat16 type or 16-bit signed integer or 32-bit signed integer or 64-bit signed integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.quantize `scale`.
 class CoreAI_TC8 : CoreAI_TensorConstraint<
     [F16, BF16, F32, F8E5M2, F8E4M3FN, F4E2M1FN, F8E8M0FNU],
-    [HasAnyRankOfPred<[0, 1]>],
+    [HasAnyRankOfPred<[0, 1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D/1D CoreAI Tensor of 16-bit float or 32-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type or f4E2M1FN type or f8E8M0FNU type values">;
 // Used by 1 slot(s), e.g. coreai.dequantize `scale`.
 class CoreAI_TC9 : CoreAI_TensorConstraint<
     [F16, BF16, F32, F8E8M0FNU],
-    [HasAnyRankOfPred<[0, 1]>],
+    [HasAnyRankOfPred<[0, 1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D/1D CoreAI Tensor of 16-bit float or 32-bit float or bfloat16 type or f8E8M0FNU type values">;
 // Used by 1 slot(s), e.g. coreai.dequantize `offset2`.
 class CoreAI_TC10 : CoreAI_TensorConstraint<
     [F16, BF16, F32],
-    [HasAnyRankOfPred<[0, 1]>],
+    [HasAnyRankOfPred<[0, 1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D/1D CoreAI Tensor of 16-bit float or 32-bit float or bfloat16 type values">;
 // Used by 1 slot(s), e.g. coreai.split `split_size_or_sections`.
 class CoreAI_TC11 : CoreAI_TensorConstraint<
     [UI<16>, UI<32>],
-    [HasAnyRankOfPred<[0, 1]>],
+    [HasAnyRankOfPred<[0, 1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D/1D CoreAI Tensor of 16-bit unsigned integer or 32-bit unsigned integer values">;
 // Used by 2 slot(s), e.g. coreai.dequantize `offset1`.
 class CoreAI_TC12 : CoreAI_TensorConstraint<
     [SI<4>, SI<8>, UI<4>, UI<8>, F8E5M2, F8E4M3FN, F4E2M1FN],
-    [HasAnyRankOfPred<[0, 1]>],
+    [HasAnyRankOfPred<[0, 1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D/1D CoreAI Tensor of 4-bit signed integer or 4-bit unsigned integer or 8-bit signed integer or 8-bit unsigned integer or f8E4M3FN type or f8E5M2 type or f4E2M1FN type values">;
 // Used by 2 slot(s), e.g. coreai.dequantize `axis`.
 class CoreAI_TC13 : CoreAI_TensorConstraint<
     [SI<16>, SI<32>],
-    [HasAnyRankOfPred<[0, 1]>],
+    [HasAnyRankOfPred<[0, 1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "0D/1D CoreAI Tensor of Index type. values">;
 // Used by 15 slot(s), e.g. coreai.broadcast_in_dims `dim_sizes`.
 class CoreAI_TC14 : CoreAI_TensorConstraint<
     [UI<16>, UI<32>],
-    [HasAnyRankOfPred<[1]>],
+    [HasAnyRankOfPred<[1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "1D CoreAI Tensor of 16-bit unsigned integer or 32-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.metal4_kernel `result_shapes`.
 class CoreAI_TC15 : CoreAI_TensorConstraint<
     [UI<32>],
-    [HasAnyRankOfPred<[1]>],
+    [HasAnyRankOfPred<[1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "1D CoreAI Tensor of 32-bit unsigned integer values">;
 // Used by 18 slot(s), e.g. coreai.all `axes`.
 class CoreAI_TC16 : CoreAI_TensorConstraint<
     [SI<16>, SI<32>],
-    [HasAnyRankOfPred<[1]>],
+    [HasAnyRankOfPred<[1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "1D CoreAI Tensor of Index type. values">;
 // Used by 1 slot(s), e.g. coreai.reshape `new_shape`.
 class CoreAI_TC17 : CoreAI_TensorConstraint<
     [SI<16>, SI<32>, UI<16>, UI<32>],
-    [HasAnyRankOfPred<[1]>],
+    [HasAnyRankOfPred<[1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "1D CoreAI Tensor of Index type. values or 1D CoreAI Tensor of 16-bit unsigned integer or 32-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.range `output`.
 class CoreAI_TC18 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64],
-    [HasAnyRankOfPred<[1]>],
+    [HasAnyRankOfPred<[1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "1D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values">;
 // Used by 5 slot(s), e.g. coreai.asymmetric_quantization_statistics `range`.
 class CoreAI_TC19 : CoreAI_TensorConstraint<
     [SI<4>, SI<8>, SI<16>, SI<32>, SI<64>, UI<4>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [HasAnyRankOfPred<[1]>],
+    [HasAnyRankOfPred<[1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "1D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or 4-bit signed integer or 4-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.build_sparse_with_bitmask `values`.
 class CoreAI_TC20 : CoreAI_TensorConstraint<
     [I1, SI<8>, SI<16>, SI<32>, SI<64>, UI<1>, UI<2>, UI<3>, UI<4>, UI<6>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [HasAnyRankOfPred<[1]>],
+    [HasAnyRankOfPred<[1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "1D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or Boolean type. or 1/2/3/4/6/8-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.interpolate_coordinates `result`.
 class CoreAI_TC21 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [HasAnyRankOfPred<[1]>],
+    [HasAnyRankOfPred<[1]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "1D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values">;
 // Used by 6 slot(s), e.g. coreai.max_pool_2d `kernel_size`.
 class CoreAI_TC22 : CoreAI_TensorConstraint<
@@ -140,12 +140,12 @@ class CoreAI_TC22 : CoreAI_TensorConstraint<
 // Used by 1 slot(s), e.g. coreai.interpolate_coordinates `coords`.
 class CoreAI_TC23 : CoreAI_TensorConstraint<
     [F32],
-    [HasAnyRankOfPred<[2]>],
+    [HasAnyRankOfPred<[2]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "2D CoreAI Tensor of 32-bit float values">;
 // Used by 1 slot(s), e.g. coreai.non_zero `result`.
 class CoreAI_TC24 : CoreAI_TensorConstraint<
     [SI<16>, SI<32>],
-    [HasAnyRankOfPred<[2]>],
+    [HasAnyRankOfPred<[2]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "2D CoreAI Tensor of Index type. values">;
 // Used by 14 slot(s), e.g. coreai.conv3d `stride`.
 class CoreAI_TC25 : CoreAI_TensorConstraint<
@@ -155,212 +155,212 @@ class CoreAI_TC25 : CoreAI_TensorConstraint<
 // Used by 4 slot(s), e.g. coreai.max_pool_2d `input`.
 class CoreAI_TC26 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [HasAnyRankOfPred<[4]>],
+    [HasAnyRankOfPred<[4]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "4D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values">;
 // Used by 4 slot(s), e.g. coreai.conv2d `input`.
 class CoreAI_TC27 : CoreAI_TensorConstraint<
     [F16, BF16, F32, F64, F8E5M2, F8E4M3FN, Complex<F32>],
-    [HasAnyRankOfPred<[4]>],
+    [HasAnyRankOfPred<[4]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "4D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or complex type with 32-bit float elements values">;
 // Used by 4 slot(s), e.g. coreai.max_pool_3d `input`.
 class CoreAI_TC28 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [HasAnyRankOfPred<[5]>],
+    [HasAnyRankOfPred<[5]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "5D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values">;
 // Used by 4 slot(s), e.g. coreai.conv3d `input`.
 class CoreAI_TC29 : CoreAI_TensorConstraint<
     [F16, BF16, F32, F64, F8E5M2, F8E4M3FN, Complex<F32>],
-    [HasAnyRankOfPred<[5]>],
+    [HasAnyRankOfPred<[5]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "5D CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or complex type with 32-bit float elements values">;
 // Used by 1 slot(s), e.g. coreai.lut_to_sparse_with_bitmask `indices`.
 class CoreAI_TC30 : CoreAI_TensorConstraint<
     [UI<1>, UI<2>, UI<3>, UI<4>, UI<6>, UI<8>],
-    [CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding() != nullptr">],
+    [CPred<"::coreai::core::isSparseEncoded($_self, ::coreai::core::CompressionScheme::bitmask)">],
     "CoreAI Sparse Tensor with a Bitmask of 1-bit unsigned integer or 2-bit unsigned integer or 3-bit unsigned integer or 4-bit unsigned integer or 6-bit unsigned integer or 8-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.lut_to_sparse_with_bitmask `result`.
 class CoreAI_TC31 : CoreAI_TensorConstraint<
     [SI<8>, UI<8>, F16, BF16, F32, F8E5M2, F8E4M3FN],
-    [CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding() != nullptr">],
+    [CPred<"::coreai::core::isSparseEncoded($_self, ::coreai::core::CompressionScheme::bitmask)">],
     "CoreAI Sparse Tensor with a Bitmask of 8-bit signed integer or 8-bit unsigned integer or bfloat16 type or 16-bit float or 32-bit float or f8E5M2 type or f8E4M3FN type values">;
 // Used by 1 slot(s), e.g. coreai.build_sparse_with_bitmask `result`.
 class CoreAI_TC32 : CoreAI_TensorConstraint<
     [I1, SI<8>, SI<16>, SI<32>, SI<64>, UI<1>, UI<2>, UI<3>, UI<4>, UI<6>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding() != nullptr">],
+    [CPred<"::coreai::core::isSparseEncoded($_self, ::coreai::core::CompressionScheme::bitmask)">],
     "CoreAI Sparse Tensor with a Bitmask of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or Boolean type. or 1/2/3/4/6/8-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.sparse_with_bitmask_to_dense `input`.
 class CoreAI_TC33 : CoreAI_TensorConstraint<
     [I1, SI<4>, SI<8>, SI<16>, SI<32>, SI<64>, UI<1>, UI<2>, UI<3>, UI<4>, UI<6>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, SI<2>],
-    [CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding() != nullptr">],
+    [CPred<"::coreai::core::isSparseEncoded($_self, ::coreai::core::CompressionScheme::bitmask)">],
     "CoreAI Sparse Tensor with a Bitmask of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or Boolean type. or 2-bit signed integer or 2-bit unsigned integer or 4-bit signed integer or 4-bit unsigned integer or 1/2/3/4/6/8-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.build_sparse_with_bitmask `bitmask`.
 class CoreAI_TC34 : CoreAI_TensorConstraint<
     [UI<1>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 1-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.quantize `input`.
 class CoreAI_TC35 : CoreAI_TensorConstraint<
     [SI<16>, SI<32>, SI<64>, UI<16>, UI<32>, UI<64>, F16, BF16, F32],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 16-bit float or 32-bit float or bfloat16 type or 16-bit signed integer or 32-bit signed integer or 64-bit signed integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values">;
 // Used by 1 slot(s), e.g. coreai.dequantize `output`.
 class CoreAI_TC36 : CoreAI_TensorConstraint<
     [F16, BF16, F32],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 16-bit float or 32-bit float or bfloat16 type values">;
 // Used by 1 slot(s), e.g. coreai.blockwise_shift_scale `offset2`.
 class CoreAI_TC37 : CoreAI_TensorConstraint<
     [F16, BF16, F32, F4E2M1FN, F8E8M0FNU],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 16-bit float or bfloat16 type or 32-bit float or f4E2M1FN type or f8E8M0FNU type values">;
 // Used by 1 slot(s), e.g. coreai.blockwise_shift_scale `output`.
 class CoreAI_TC38 : CoreAI_TensorConstraint<
     [F16, BF16, F32],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 16-bit float or bfloat16 type or 32-bit float values">;
 // Used by 2 slot(s), e.g. coreai.argmax `output`.
 class CoreAI_TC39 : CoreAI_TensorConstraint<
     [UI<16>, UI<32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 16-bit unsigned integer or 32-bit unsigned integer values">;
 // Used by 2 slot(s), e.g. coreai.create_complex `real`.
 class CoreAI_TC40 : CoreAI_TensorConstraint<
     [F32],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 32-bit float values">;
 // Used by 1 slot(s), e.g. coreai.blockwise_shift_scale `data`.
 class CoreAI_TC41 : CoreAI_TensorConstraint<
     [SI<4>, SI<8>, SI<16>, UI<2>, UI<4>, UI<8>, UI<16>, F16, BF16, F32, F8E5M2, F8E4M3FN, F4E2M1FN, F8E8M0FNU, SI<2>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 4-bit signed integer or 4-bit unsigned integer or 2-bit signed integer or 2-bit unsigned integer or bfloat16 type or 16-bit float or 32-bit float or f8E5M2 type or f8E4M3FN type or 8/16-bit signed integer or 8/16-bit unsigned integer or f4E2M1FN type or f8E8M0FNU type values">;
 // Used by 2 slot(s), e.g. coreai.dequantize `input`.
 class CoreAI_TC42 : CoreAI_TensorConstraint<
     [SI<4>, SI<8>, UI<4>, UI<8>, F8E5M2, F8E4M3FN, F4E2M1FN],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 4-bit signed integer or 4-bit unsigned integer or 8-bit signed integer or 8-bit unsigned integer or f8E4M3FN type or f8E5M2 type or f4E2M1FN type values">;
 // Used by 1 slot(s), e.g. coreai.lut_to_sparse_with_bitmask `lut`.
 class CoreAI_TC43 : CoreAI_TensorConstraint<
     [SI<8>, UI<8>, F16, BF16, F32, F8E5M2, F8E4M3FN],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 8-bit signed integer or 8-bit unsigned integer or bfloat16 type or 16-bit float or 32-bit float or f8E5M2 type or f8E4M3FN type values">;
 // Used by 2 slot(s), e.g. coreai.image_to_tensor `result`.
 class CoreAI_TC44 : CoreAI_TensorConstraint<
     [UI<8>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 8-bit unsigned integer values">;
 // Used by 18 slot(s), e.g. coreai.bitwise_and `x`.
 class CoreAI_TC45 : CoreAI_TensorConstraint<
     [I1, SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or Boolean type. values">;
 // Used by 32 slot(s), e.g. coreai.all `input`.
 class CoreAI_TC46 : CoreAI_TensorConstraint<
     [I1],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of Boolean type. values">;
 // Used by 5 slot(s), e.g. coreai.argsort `result`.
 class CoreAI_TC47 : CoreAI_TensorConstraint<
     [SI<16>, SI<32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of Index type. values">;
 // Used by 8 slot(s), e.g. coreai.decomposable.broadcasting_equal `input`.
 class CoreAI_TC48 : CoreAI_TensorConstraint<
     [I1, SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or Boolean type. or complex type with 32-bit float elements values">;
 // Used by 2 slot(s), e.g. coreai.decomposable.broadcasting_greater `input`.
 class CoreAI_TC49 : CoreAI_TensorConstraint<
     [I1, SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or Boolean type. values">;
 // Used by 3 slot(s), e.g. coreai.pow `x`.
 class CoreAI_TC50 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or complex type with 32-bit float elements values">;
 // Used by 21 slot(s), e.g. coreai.abs `x`.
 class CoreAI_TC51 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values">;
 // Used by 10 slot(s), e.g. coreai.cos `x`.
 class CoreAI_TC52 : CoreAI_TensorConstraint<
     [F16, BF16, F32, F64, Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or complex type with 32-bit float elements values">;
 // Used by 1 slot(s), e.g. coreai.sparse_with_bitmask_to_dense `result`.
 class CoreAI_TC53 : CoreAI_TensorConstraint<
     [I1, SI<4>, SI<8>, SI<16>, SI<32>, SI<64>, UI<1>, UI<2>, UI<3>, UI<4>, UI<6>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, SI<2>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or Boolean type. or 2-bit signed integer or 2-bit unsigned integer or 4-bit signed integer or 4-bit unsigned integer or 1/2/3/4/6/8-bit unsigned integer values">;
 // Used by 12 slot(s), e.g. coreai.add `x`.
 class CoreAI_TC54 : CoreAI_TensorConstraint<
     [I1, SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or Boolean type. or complex type with 32-bit float elements values">;
 // Used by 1 slot(s), e.g. coreai.non_zero `input`.
 class CoreAI_TC55 : CoreAI_TensorConstraint<
     [I1, SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or Boolean type. values">;
 // Used by 32 slot(s), e.g. coreai.broadcast_in_dims `input`.
 class CoreAI_TC56 : CoreAI_TensorConstraint<
     [I1, SI<4>, SI<8>, SI<16>, SI<32>, SI<64>, UI<2>, UI<4>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, F4E2M1FN, F8E8M0FNU, SI<2>, Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or complex type with 32-bit float elements or Boolean type. or 2-bit signed integer or 2-bit unsigned integer or 4-bit signed integer or 4-bit unsigned integer or f4E2M1FN type or f8E8M0FNU type values">;
 // Used by 10 slot(s), e.g. coreai.gather_along_axis `input`.
 class CoreAI_TC57 : CoreAI_TensorConstraint<
     [I1, SI<4>, SI<8>, SI<16>, SI<32>, SI<64>, UI<2>, UI<4>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, SI<2>, Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or complex type with 32-bit float elements or Boolean type. or 2-bit signed integer or 2-bit unsigned integer or 4-bit signed integer or 4-bit unsigned integer values">;
 // Used by 7 slot(s), e.g. coreai.decomposable.broadcasting_pow `output`.
 class CoreAI_TC58 : CoreAI_TensorConstraint<
     [I1, SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or complex type with 32-bit float elements or Boolean type. values">;
 // Used by 18 slot(s), e.g. coreai.batch_matmul `x`.
 class CoreAI_TC59 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or complex type with 32-bit float elements values">;
 // Used by 1 slot(s), e.g. coreai.blockwise_shift_scale `offset1`.
 class CoreAI_TC60 : CoreAI_TensorConstraint<
     [SI<4>, SI<8>, SI<16>, SI<32>, SI<64>, UI<2>, UI<4>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, F4E2M1FN, F8E8M0FNU, SI<2>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer or f4E2M1FN type or f8E8M0FNU type or 2-bit signed integer or 2-bit unsigned integer or 4-bit signed integer or 4-bit unsigned integer values">;
 // Used by 33 slot(s), e.g. coreai.argmax `input`.
 class CoreAI_TC61 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, SI<64>, UI<8>, UI<16>, UI<32>, UI<64>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values">;
 // Used by 12 slot(s), e.g. coreai.conv2d `output`.
 class CoreAI_TC62 : CoreAI_TensorConstraint<
     [F16, BF16, F32, F64, F8E5M2, F8E4M3FN, Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or complex type with 32-bit float elements values">;
 // Used by 1 slot(s), e.g. coreai.blockwise_shift_scale `scale`.
 class CoreAI_TC63 : CoreAI_TensorConstraint<
     [UI<2>, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, F4E2M1FN, F8E8M0FNU, SI<2>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type or f4E2M1FN type or f8E8M0FNU type or 2-bit signed integer or 2-bit unsigned integer values">;
 // Used by 6 slot(s), e.g. coreai.imaginary_part `result`.
 class CoreAI_TC64 : CoreAI_TensorConstraint<
     [F16, BF16, F32, F64, F8E5M2, F8E4M3FN],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or f8E5M2 type or f8E4M3FN type values">;
 // Used by 22 slot(s), e.g. coreai.acos `x`.
 class CoreAI_TC65 : CoreAI_TensorConstraint<
     [F16, BF16, F32, F64],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float values">;
 // Used by 3 slot(s), e.g. coreai.create_complex `result`.
 class CoreAI_TC66 : CoreAI_TensorConstraint<
     [Complex<F32>],
-    [],
+    [CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "CoreAI Tensor of complex type with 32-bit float elements values">;
 // Used by 2 slot(s), e.g. coreai.metal4_kernel `kernel_args`.
 class CoreAI_TC67 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, UI<8>, UI<16>, UI<32>, F16, BF16, F32],
-    [CPred<[{::coreai::core::hasEncodingOfDialect($_self, "coreaix")}]>],
+    [CPred<[{::coreai::core::hasEncodingOfDialect($_self, "coreaix")}]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "MTLBuffer-backed CoreAI Tensor of Metal 4 supported element type values">;
 // Used by 2 slot(s), e.g. coreai.interpolate `scale`.
 class CoreAI_TC68 : CoreAI_TensorConstraint<

@@ -26,13 +26,8 @@ sys.path.insert(0, os.path.join(REPO, "tools", "coreai-ods"))
 
 import probe_element_types as probe  # noqa: E402
 
-# Ops whose probe cases coreai-opt cannot parse yet (they need the
-# #coreai.sparse_tensor_encoding attribute), with the reason.
-KNOWN_DIFFERENCES = {
-    "coreai.build_sparse_with_bitmask": "needs #coreai.sparse_tensor_encoding",
-    "coreai.lut_to_sparse_with_bitmask": "needs #coreai.sparse_tensor_encoding",
-    "coreai.sparse_with_bitmask_to_dense": "needs #coreai.sparse_tensor_encoding",
-}
+# Ops where coreai-opt decides differently on purpose, with the reason.
+KNOWN_DIFFERENCES = {}
 
 DATA = json.load(open(os.path.join(REPO, "tools", "coreai-ods", "element_types.json")))["ops"]
 PREFERRED = ("f32", "si32", "ui32", "i1", "ui8")

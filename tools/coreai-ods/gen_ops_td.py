@@ -223,8 +223,13 @@ def shape_preds(summary, entry):
     enc = entry.get("encoding")
     if enc and enc.startswith("#coreaix."):
         preds.append('CPred<[{::coreai::core::hasEncodingOfDialect($_self, "coreaix")}]>')
+    elif enc and enc.startswith("#coreai.sparse_tensor_encoding<bitmask"):
+        preds.append('CPred<"::coreai::core::isSparseEncoded($_self, ::coreai::core::CompressionScheme::bitmask)">')
     elif enc:
         preds.append('CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding() != nullptr">')
+    if "CoreAI Tensor" in summary and "Sparse" not in summary:
+        # coreai-core's "CoreAI Tensor" rejects sparse-encoded tensors.
+        preds.append('CPred<"!::coreai::core::isSparseEncoded($_self)">')
     return preds
 
 

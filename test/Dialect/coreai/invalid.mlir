@@ -308,3 +308,35 @@ coreai.graph @fourcc_three_chars(%x: !coreai.image<<"RGB"> x 2 x 6>) {
 coreai.graph @fourcc_unknown_name(%x: !coreai.image<<k24rgb> x 2 x 6>) {
   coreai.output
 }
+
+// -----
+
+// Sparse encodings.
+
+coreai.graph @abs_of_sparse(%x: tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, posWidth = 1, crdWidth = 1>>) {
+  // expected-error @+1 {{'coreai.abs' op operand #0 must be CoreAI Tensor of}}
+  %0 = coreai.abs %x : tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, posWidth = 1, crdWidth = 1>> -> tensor<2x3xf32>
+  coreai.output
+}
+
+// -----
+
+coreai.graph @densify_csr(%x: tensor<2x3xf32, #coreai.sparse_tensor_encoding<csr, posWidth = 32, crdWidth = 32>>) {
+  // expected-error @+1 {{'coreai.sparse_with_bitmask_to_dense' op operand #0 must be CoreAI Sparse Tensor with a Bitmask of}}
+  %0 = coreai.sparse_with_bitmask_to_dense %x : tensor<2x3xf32, #coreai.sparse_tensor_encoding<csr, posWidth = 32, crdWidth = 32>> -> tensor<2x3xf32>
+  coreai.output
+}
+
+// -----
+
+// expected-error @+1 {{For Bitmask compression scheme, both posWidth and crdWidth must be equal to 1.}}
+coreai.graph @bitmask_widths(%x: tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, posWidth = 2, crdWidth = 1>>) {
+  coreai.output
+}
+
+// -----
+
+// expected-error @+1 {{block-sparse compression schemes (BSR) require non-empty blockSize}}
+coreai.graph @bsr_without_blocks(%x: tensor<2x3xf32, #coreai.sparse_tensor_encoding<bsr, posWidth = 32, crdWidth = 32>>) {
+  coreai.output
+}

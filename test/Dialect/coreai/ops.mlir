@@ -53,3 +53,17 @@ coreai.graph @images(%rgb: !coreai.image<<k24RGB> x 4 x 6>, %y: !coreai.image<<"
   %i = coreai.tensor_to_image %t : tensor<4x6x3xui8> -> <<"BGRA"> x 4 x 6> {note = "any layout"}
   coreai.output %f, %g, %i : tensor<47xui8>, tensor<6xui8>, !coreai.image<<k32BGRA> x 4 x 6>
 }
+
+// -----
+
+// Sparse tensors: #coreai.sparse_tensor_encoding (numNonZero and blockSize
+// are optional).
+// CHECK-LABEL: coreai.graph @sparse(
+// CHECK:         %[[S:.*]] = coreai.build_sparse_with_bitmask %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<2x3xui1>) -> tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>>
+// CHECK:         coreai.sparse_with_bitmask_to_dense %[[S]] : tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>> -> tensor<2x3xf32>
+// CHECK-SAME:    {other = #coreai.sparse_tensor_encoding<bsr, posWidth = 32, crdWidth = 32, blockSize = [2, 2]>}
+coreai.graph @sparse(%v: tensor<4xf32>, %m: tensor<2x3xui1>) -> tensor<2x3xf32> {
+  %s = coreai.build_sparse_with_bitmask %v, %m : (tensor<4xf32>, tensor<2x3xui1>) -> tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>>
+  %d = coreai.sparse_with_bitmask_to_dense %s : tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>> -> tensor<2x3xf32> {other = #coreai.sparse_tensor_encoding<bsr, posWidth = 32, crdWidth = 32, blockSize = [2, 2]>}
+  coreai.output %d : tensor<2x3xf32>
+}

@@ -638,8 +638,13 @@ fn all_dims<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 /// `coreai.scan` with combiner `scan_op` (0 sum, 1 product) along `dim` of
 /// operand #0 cast to the result type (so int64 results accumulate in si64).
+/// f16/bf16 scans run in f32 and round once at the end, as PyTorch's CPU
+/// kernel does (coreai-core's f16 scan rounds every partial sum: 2048
+/// values near 1.05 sum to 2070 instead of 2150).
 fn scan<'c, 'a>(cx: &LoweringCx<'c, 'a>, scan_op: i64) -> Lowered<'c, 'a> {
-    let mut x = cast_to(cx, cx.operand(0)?, cx.result_tensor(0)?.element())?;
+    let result = cx.result_tensor(0)?.element();
+    let x = cast_to(cx, cx.operand(0)?, result)?;
+    let mut x = cast_to(cx, x, accumulator(cx, result)?)?;
     let rank = tensor_of(x)?.rank();
     if rank > 0 {
         let axis = normalize_dim(int_attr(cx, "dim")?, rank)?;
@@ -648,7 +653,17 @@ fn scan<'c, 'a>(cx: &LoweringCx<'c, 'a>, scan_op: i64) -> Lowered<'c, 'a> {
         let combiner = cx.parse_attribute(&format!("{scan_op} : i32"))?;
         x = cx.build_value("coreai.scan", &[x, a, reverse], x.r#type(), &[("scan_op", combiner)])?;
     }
+    let x = cast_to(cx, x, result)?;
     Ok(vec![fit(cx, x, cx.result_type(0)?)?])
+}
+
+/// The type a cumulative op accumulates in: f32 for f16/bf16 (PyTorch's
+/// opmath type), else `element` itself.
+fn accumulator<'c>(cx: &LoweringCx<'c, '_>, element: Type<'c>) -> Result<Type<'c>, Decline> {
+    match element.to_string().as_str() {
+        "f16" | "bf16" => cx.parse_type("f32"),
+        _ => Ok(element),
+    }
 }
 
 // aten.cumsum.default(%x) {dim, dtype?}

@@ -109,6 +109,20 @@ def factory():
     return M(), (torch.randint(-128, 127, (3, 40), generator=g, dtype=torch.int8),)
 '''
 
+# f16: PyTorch accumulates in f32 and rounds once. coreai-core's f16 scan
+# rounds every partial sum (2048 values near 1.05 end at 2070, not 2150), so
+# the lowering scans f16/bf16 in f32; its f16 reduce_sum/reduce_mean already
+# match PyTorch.
+HALF = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x):
+        return x.cumsum(dim=1), x.sum(dim=1), x.mean(dim=-1), x.cumprod(dim=0)
+def factory():
+    g = torch.Generator().manual_seed(1)
+    return M(), ((torch.rand(2, 2048, generator=g) * 0.1 + 1).half(),)
+'''
+
 # Ops the coreai decomposition table decomposes, exported whole with
 # --decompositions none: sum.default, all.dims, std.correction, logsumexp,
 # argsort.stable, sort.stable, linalg_vector_norm.
@@ -197,6 +211,11 @@ def test_integer_sums_accumulate_in_64_bits(tmp_path):
     expected = load(tmp_path / "expected.npz")
     # The regression: the true totals exceed int32.
     assert abs(int(expected["output_0"])) > 2**31
+
+
+def test_half_scans_accumulate_in_f32(tmp_path):
+    text = check_both_executors(tmp_path, HALF, atol=0, rtol=0)
+    assert "combiner = <sum> : (tensor<2x2048xf32>" in text
 
 
 def test_ops_kept_whole_without_decompositions(tmp_path):

@@ -24,7 +24,10 @@ pub static LOWERINGS: super::Family = &[
     ("index_put.default", index_put),
     ("index_select.default", index_select),
     ("masked_fill.Scalar", masked_fill),
+    ("masked_fill.Tensor", masked_fill),
     ("masked_scatter.default", masked_scatter),
+    ("nonzero.default", nonzero),
+    ("nonzero_numpy.default", nonzero_numpy),
     ("scatter.reduce", scatter_reduce),
     ("scatter.src", scatter_src),
     ("scatter.value", scatter_value),
@@ -590,9 +593,13 @@ fn accumulate_linear<'c, 'a>(
 }
 
 // aten.masked_fill.Scalar(%x, %mask) {value} → coreai.decomposable.broadcasting_where %mask, <value>, %x
+// aten.masked_fill.Tensor(%x, %mask, %value) → ... %mask, (coreai.cast %value), %x
 fn masked_fill<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let element = cx.result_tensor(0)?.element();
-    let v = splat(cx, cx.scalar("value")?, tensor_type(&[], element))?;
+    let v = match cx.op().operand_count() {
+        2 => splat(cx, cx.scalar("value")?, tensor_type(&[], element))?,
+        _ => cast_to(cx, cx.operand(2)?, element)?,
+    };
     let (x, mask) = (cx.operand(0)?, cx.operand(1)?);
     Ok(vec![cx.build_value(
         "coreai.decomposable.broadcasting_where",
@@ -638,6 +645,43 @@ fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         &[],
     )?;
     Ok(vec![reshape(cx, flat, &xd)?])
+}
+
+/// `coreai.non_zero %x`: the `[n, rank]` si32 coordinates of the non-zero
+/// elements (NaN counts, -0.0 does not, as in PyTorch), row-major.
+fn non_zero<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let rank = cx.operand_tensor(0)?.rank() as i64;
+    let ty = tensor_type(&[DYNAMIC, rank], cx.parse_type("si32")?);
+    cx.build_value("coreai.non_zero", &[cx.operand(0)?], ty, &[])
+}
+
+// aten.nonzero(%x) → coreai.cast (coreai.non_zero %x)   ([?, rank] si32 → si64)
+fn nonzero<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let nz = non_zero(cx)?;
+    Ok(vec![cast_to(cx, nz, cx.result_tensor(0)?.element())?])
+}
+
+// aten.nonzero_numpy(%x) → per dim d: coreai.shrink_dims (coreai.slice nz[:, d:d+1]), [1]
+fn nonzero_numpy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    if rank != cx.op().result_count() {
+        return Err(format!("{} results for a rank-{rank} tensor", cx.op().result_count()));
+    }
+    let nz = non_zero(cx)?;
+    let nz = cast_to(cx, nz, cx.result_tensor(0)?.element())?;
+    (0..rank as i64)
+        .map(|d| {
+            let (s, e, st) = (
+                int_vector(cx, &[0, d], "si32")?,
+                int_vector(cx, &[i32::MAX as i64, d + 1], "si32")?,
+                int_vector(cx, &[1, 1], "si32")?,
+            );
+            let ty = tensor_type(&[DYNAMIC, 1], element_type(nz)?);
+            let column = cx.build_value("coreai.slice", &[nz, s, e, st], ty, &[])?;
+            let a = int_vector(cx, &[1], "si32")?;
+            cx.build_value("coreai.shrink_dims", &[column, a], cx.result_type(d as usize)?, &[])
+        })
+        .collect()
 }
 
 /// A rank-0 `i1` constant.

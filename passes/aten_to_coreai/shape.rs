@@ -23,7 +23,9 @@ use melior::ir::{
 pub static LOWERINGS: super::Family = &[
     ("_unsafe_view.default", view),
     ("alias.default", identity),
-    ("arange.start_step", arange_start_step),
+    ("arange.default", arange),
+    ("arange.start", arange),
+    ("arange.start_step", arange),
     ("cat.default", cat),
     ("clone.default", identity),
     ("constant_pad_nd.default", constant_pad_nd),
@@ -32,12 +34,18 @@ pub static LOWERINGS: super::Family = &[
     ("detach.default", identity),
     ("empty.memory_format", zeros_of_result),
     ("empty_like.default", zeros_of_result),
+    ("empty_strided.default", zeros_of_result),
     ("expand.default", expand),
     ("fill.Scalar", fill_scalar),
+    ("flatten.using_ints", view),
     ("flip.default", flip),
     ("full.default", full),
     ("full_like.default", full),
     ("lift_fresh_copy.default", identity),
+    ("new_empty.default", zeros_of_result),
+    ("new_full.default", full),
+    ("new_ones.default", ones_of_result),
+    ("new_zeros.default", zeros_of_result),
     ("ones.default", ones_of_result),
     ("ones_like.default", ones_of_result),
     ("permute.default", permute),
@@ -67,6 +75,7 @@ pub static LOWERINGS: super::Family = &[
     ("tile.default", tile),
     ("transpose.int", transpose_int),
     ("unbind.int", unbind),
+    ("unflatten.int", view),
     ("unsqueeze.default", unsqueeze),
     ("view.default", view),
     ("zeros.default", zeros_of_result),
@@ -160,7 +169,7 @@ fn identity<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![x])
 }
 
-// aten.view/_unsafe_view/reshape(%x) {size} → coreai.reshape %x, <result shape : ui32>
+// aten.view/_unsafe_view/reshape/flatten/unflatten(%x) → coreai.reshape %x, <result shape : ui32>
 //
 // The result type holds the size with -1 resolved.
 fn view<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
@@ -706,7 +715,7 @@ fn mode_pad<'c, 'a>(cx: &LoweringCx<'c, 'a>, mode: &str) -> Lowered<'c, 'a> {
     Ok(vec![pad(cx, cx.operand(0)?, &pads, Scalar::Int(0), mode)?])
 }
 
-// aten.full/full_like() {fill_value} → coreai.constant dense<fill_value> : <result>
+// aten.full/full_like/new_full() {fill_value} → coreai.constant dense<fill_value> : <result>
 fn full<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![splat(cx, cx.scalar("fill_value")?, cx.result_type(0)?)?])
 }
@@ -721,26 +730,32 @@ fn scalar_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![splat(cx, cx.scalar("s")?, cx.result_type(0)?)?])
 }
 
-// aten.zeros/zeros_like/empty.memory_format/empty_like() → coreai.constant dense<0> : <result>
+// aten.zeros/zeros_like/new_zeros/empty.memory_format/empty_like/empty_strided/new_empty()
+//   → coreai.constant dense<0> : <result>
 //
 // empty's contents are unspecified; zeros make the program deterministic.
 fn zeros_of_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![splat(cx, Scalar::Int(0), cx.result_type(0)?)?])
 }
 
-// aten.ones/ones_like() → coreai.constant dense<1> : <result>
+// aten.ones/ones_like/new_ones() → coreai.constant dense<1> : <result>
 fn ones_of_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![splat(cx, Scalar::Int(1), cx.result_type(0)?)?])
 }
 
-// aten.arange.start_step() {start, end, step} → coreai.constant dense<[start, start+step, ...]>
+// aten.arange.{default,start,start_step}() {start = 0, end, step = 1}
+//   → coreai.constant dense<[start, start+step, ...]>
 //
 // The result length is static; each element is `start + i·step` computed in
 // f64 (integers exactly) and converted to the result dtype, as PyTorch does.
-fn arange_start_step<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+fn arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let out = result_dims(cx, 0)?;
     let element = cx.result_tensor(0)?.element();
-    let (start, step) = (cx.scalar("start")?, cx.scalar("step")?);
+    let optional = |name: &str| match cx.op().attribute(name) {
+        Ok(_) => cx.scalar(name),
+        Err(_) => Ok(Scalar::Int(i64::from(name == "step"))),
+    };
+    let (start, step) = (optional("start")?, optional("step")?);
     let literals: Vec<String> = (0..out[0])
         .map(|i| {
             let v = match (start, step) {

@@ -141,6 +141,15 @@ def factory():
     return M(), (torch.randn(1, 2, 4, 6), torch.randn(1, 2, 4, 3), torch.randint(0, 9, (1, 2, 6)).float(),
                  torch.rand(1, 2, 4, 6) > 0.5)
 ''', "none"),
+    ("creators_undecomposed", '''
+class M(torch.nn.Module):
+    def forward(self, x, m):
+        return (torch.arange(5) * 1, torch.arange(-3, 4) * 1, x.new_zeros(2, 3), x.new_ones(3), x.new_full((2,), 7.0),
+                x.masked_fill(m, torch.tensor(-1.5)), x.flatten() * 1, x.unflatten(1, (2, 2)) * 1)
+def factory():
+    torch.manual_seed(11)
+    return M(), (torch.randn(3, 4), torch.rand(3, 4) > 0.5)
+''', "none"),
     ("creators", '''
 class M(torch.nn.Module):
     def forward(self, x):

@@ -425,3 +425,13 @@ def test_indexing_kernels_match_coreai_core(runner, tmp_path, case):
     assert set(got) == set(expected)
     for k in expected:
         assert_same(got[k], expected[k])
+
+
+def test_non_zero_matches_coreai_core(runner, tmp_path):
+    """coreai.non_zero: row-major coordinates; NaN is non-zero, -0.0 is zero."""
+    text = graph([("x", "tensor<3x4xf32>")], [("out", "tensor<?x2xsi32>")],
+                 "  %r = coreai.non_zero %x : tensor<3x4xf32> -> tensor<?x2xsi32>\n  coreai.output %r : tensor<?x2xsi32>")
+    x = np.array([[1, np.nan, -0.0, 0], [0, 0, 0, 0], [np.inf, 0, 2, -3]], dtype=np.float32)
+    got = run_ours(runner, text, {"x": x})
+    assert_same(got["out"], run_coreai_core(text, {"x": x}, tmp_path)["out"])
+    assert_same(got["out"], np.argwhere(x != 0).astype(np.int32))

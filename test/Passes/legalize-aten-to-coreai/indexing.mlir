@@ -157,3 +157,21 @@ func.func @masked(%x: tensor<5x4xf32>, %m: tensor<5x4xi1>, %s: tensor<5x4xf32>) 
   %1 = aten.masked_fill.Scalar %x, %m {value = 0xFFF0000000000000 : f64} : (tensor<5x4xf32>, tensor<5x4xi1>) -> tensor<5x4xf32>
   return %0, %1 : tensor<5x4xf32>, tensor<5x4xf32>
 }
+
+// -----
+
+// nonzero: coreai.non_zero gives si32 coordinates of a dynamic count, cast
+// to the result's si64; nonzero_numpy splits the columns.
+// CHECK-LABEL: coreai.graph @nonzero(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3x4xf32>
+// CHECK:         %[[N:.*]] = coreai.non_zero %[[X]] : tensor<3x4xf32> -> tensor<?x2xsi32>
+// CHECK-NEXT:    %[[C:.*]] = coreai.cast %[[N]] : tensor<?x2xsi32> to tensor<?x2xsi64>
+// CHECK:         %[[M:.*]] = coreai.non_zero %[[X]]
+// CHECK:         %[[CM:.*]] = coreai.cast %[[M]]
+// CHECK:         %[[S:.*]] = coreai.slice %[[CM]], {{.*}} -> tensor<?x1xsi64>
+// CHECK:         coreai.shrink_dims %[[S]], %{{.*}} : (tensor<?x1xsi64>, tensor<1xsi32>) to tensor<?xsi64>
+func.func @nonzero(%x: tensor<3x4xf32>) -> (tensor<?x2xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %0 = aten.nonzero.default %x : (tensor<3x4xf32>) -> tensor<?x2xi64>
+  %1:2 = aten.nonzero_numpy.default %x : (tensor<3x4xf32>) -> (tensor<?xi64>, tensor<?xi64>)
+  return %0, %1#0, %1#1 : tensor<?x2xi64>, tensor<?xi64>, tensor<?xi64>
+}

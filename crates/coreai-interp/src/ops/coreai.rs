@@ -776,6 +776,22 @@ fn scatter_nd(c: &Ctx) -> KResult<Vec<Value>> {
     one(out.reshape(&xs)?)
 }
 
+/// `coreai.non_zero %x`: the row-major coordinates `[n, rank]` of the
+/// elements that are not zero (NaN is not zero, -0.0 is).
+fn non_zero(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?.to_f64();
+    let rank = x.ndim();
+    let mut coords: Vec<i128> = Vec::new();
+    for (pos, &v) in x.indexed_iter() {
+        if v != 0.0 {
+            coords.extend(pos.slice().iter().map(|&p| p as i128));
+        }
+    }
+    let n = coords.len() / rank.max(1);
+    let a = ArrayD::from_shape_vec(IxDyn(&[n, rank]), coords).expect("sizes agree");
+    one(Tensor::from_i128(a, c.out_dtype(0)?))
+}
+
 pub fn register(t: &mut Table) {
     t.insert("coreai.constant", constant);
     // The importer's tensor constants (weights, wrapped Python scalars).
@@ -914,6 +930,7 @@ pub fn register(t: &mut Table) {
     t.insert("coreai.broadcast_in_dims", broadcast_in_dims);
     t.insert("coreai.scatter_along_axis", scatter_along_axis);
     t.insert("coreai.scatter_nd", scatter_nd);
+    t.insert("coreai.non_zero", non_zero);
     t.insert("coreai.range", range);
     t.insert("coreai.get_shape", get_shape);
     t.insert("coreai.slice_update", slice_update);

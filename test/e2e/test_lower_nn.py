@@ -224,11 +224,11 @@ def test_upsampling(tmp_path):
     "conv2d_pool", "conv1d_conv3d", "upsample", "adaptive_pool", "batch_layer_norm", "group_instance_norm",
     "sdpa_plain", "mha_module", "llama_block", "conv_gn_block", "transposed_decoder",
     pytest.param("resnet18", marks=pytest.mark.slow), pytest.param("mobilenet_v3_small", marks=pytest.mark.slow),
-    pytest.param("vit_tiny", marks=pytest.mark.slow),
+    pytest.param("vit_tiny", marks=pytest.mark.slow), "fp16_conv", "fp16_mlp",
 ])
 def test_corpus_model_converts_and_matches(tmp_path, model):
-    """The corpus models of this family, end to end in coreai-run (needs the
-    other families' lowerings too)."""
+    """The corpus models of this family, end to end in coreai-run and in
+    coreai-core's interpreter (needs the other families' lowerings too)."""
     corpus = "/work/corpus"
     if not os.path.exists(f"{corpus}/{model}.mlir"):
         pytest.skip("corpus not exported")
@@ -241,9 +241,21 @@ def test_corpus_model_converts_and_matches(tmp_path, model):
     assert r.returncode == 0, r.stderr
     expected = load(f"{corpus}/{model}.exp.npz")
     scale = max(float(np.max(np.abs(v))) for v in expected.values() if v.size)
+    # f16 models: PyTorch's CPU kernels and ours each round to f16 once per
+    # op but at different points (f32 accumulation), so results may differ
+    # by an f16 ulp (2^-10 relative): 1e-3 instead of f32's 1e-4.
+    rel = 1e-3 if model.startswith("fp16") else 1e-4
     r = subprocess.run(
         [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", f"{corpus}/{model}.in.npz",
-         "--compare", f"{corpus}/{model}.exp.npz", "--atol", str(1e-4 * scale), "--rtol", "1e-5"],
+         "--compare", f"{corpus}/{model}.exp.npz", "--atol", str(rel * scale), "--rtol", "1e-5"],
         capture_output=True, text=True,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+    ours = run_coreai_core(core.read_text(), load(f"{corpus}/{model}.in.npz"), tmp_path)
+    # coreai-core's interpreter is up to 2 f16 ulps from PyTorch on fp16_mlp
+    # (measured: 0.1700 vs 0.1702) where coreai-run is within one: it keeps
+    # more intermediates in f16.
+    rel = 2 * rel if model.startswith("fp16") else rel
+    for name, want in expected.items():
+        tol = rel * float(np.max(np.abs(want))) if want.size else 0.0
+        np.testing.assert_allclose(ours[name], want, rtol=1e-5, atol=tol, err_msg=name)

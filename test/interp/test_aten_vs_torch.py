@@ -118,6 +118,21 @@ CASES = [
     ("conv2d", "aten::convolution.default", {"x": ((2, 4, 7, 6), f32), "w": ((6, 2, 3, 3), f32), "b": ((6,), f32)},
      {"stride": [2, 1], "padding": [1, 2], "dilation": [1, 2], "transposed": False, "output_padding": [0, 0], "groups": 2},
      lambda x, w, b: aten.convolution.default(x, w, b, [2, 1], [1, 2], [1, 2], False, [0, 0], 2), False),
+    ("conv3d", "aten::convolution.default", {"x": ((1, 4, 5, 6, 4), f32), "w": ((6, 2, 2, 3, 2), f32), "b": ((6,), f32)},
+     {"stride": [1, 2, 1], "padding": [1, 0, 1], "dilation": [2, 1, 1], "transposed": False, "output_padding": [0, 0, 0], "groups": 2},
+     lambda x, w, b: aten.convolution.default(x, w, b, [1, 2, 1], [1, 0, 1], [2, 1, 1], False, [0, 0, 0], 2), False),
+    ("conv_transpose2d", "aten::convolution.default", {"x": ((2, 4, 5, 3), f32), "w": ((4, 3, 3, 2), f32), "b": ((6,), f32)},
+     {"stride": [2, 3], "padding": [1, 0], "dilation": [1, 2], "transposed": True, "output_padding": [1, 2], "groups": 2},
+     lambda x, w, b: aten.convolution.default(x, w, b, [2, 3], [1, 0], [1, 2], True, [1, 2], 2), False),
+    ("conv_transpose1d", "aten::convolution.default", {"x": ((1, 3, 7), f32), "w": ((3, 2, 4), f32)},
+     {"stride": [3], "padding": [2], "dilation": [1], "transposed": True, "output_padding": [1], "groups": 1},
+     lambda x, w: aten.convolution.default(x, w, None, [3], [2], [1], True, [1], 1), False),
+    ("avg_pool3d_pad_exclude", "aten::avg_pool3d.default", {"x": ((1, 2, 5, 6, 3), f32)},
+     {"kernel_size": [3, 2, 2], "stride": [2, 2, 1], "padding": [1, 1, 1], "ceil_mode": False, "count_include_pad": False},
+     lambda x: aten.avg_pool3d.default(x, [3, 2, 2], [2, 2, 1], [1, 1, 1], False, False), False),
+    ("avg_pool3d_include", "aten::avg_pool3d.default", {"x": ((2, 1, 4, 4, 5), f32)},
+     {"kernel_size": [2, 2, 2], "stride": [], "padding": [1, 0, 1], "ceil_mode": False, "count_include_pad": True},
+     lambda x: aten.avg_pool3d.default(x, [2, 2, 2], [], [1, 0, 1], False, True), False),
     ("max_pool2d", "aten::max_pool2d_with_indices.default", {"x": ((1, 2, 7, 6), f32)},
      {"kernel_size": [3, 3], "stride": [2, 2], "padding": [1, 1], "dilation": [1, 1], "ceil_mode": True},
      lambda x: aten.max_pool2d_with_indices.default(x, [3, 3], [2, 2], [1, 1], [1, 1], True), True),
@@ -154,7 +169,7 @@ CASES = [
 DIALECT_OPS = {"aten::relu.default", "aten::add.Tensor", "aten::mean.dim"}
 # Ops whose inputs should be finite and moderate (the comparison is about
 # the arithmetic, not about inf - inf).
-FINITE = {"index_put_accumulate", "instance_norm", "upsample_bilinear2d", "upsample_bilinear2d_ac", "mm", "bmm", "matmul_bcast", "addmm", "linear", "conv2d", "layer_norm", "group_norm", "batch_norm", "sdpa_causal",
+FINITE = {"index_put_accumulate", "instance_norm", "upsample_bilinear2d", "upsample_bilinear2d_ac", "mm", "bmm", "matmul_bcast", "addmm", "linear", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose1d", "avg_pool3d_pad_exclude", "avg_pool3d_include", "layer_norm", "group_norm", "batch_norm", "sdpa_causal",
           "softmax", "log_softmax", "avg_pool2d", "adaptive_avg_pool2d", "mean_dim_keep", "mean_dim_two", "mean_dim_f16",
           "sum_f32_all", "add_f32_alpha2.5", "cast_f32_to_i32"}
 

@@ -13,6 +13,7 @@ use crate::kernels::linalg::{self, Conv2d};
 use crate::kernels::nn::{self, Pool2d};
 use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
 use crate::kernels::shape;
+use crate::kernels::spatial;
 use crate::tensor::{result_type, DType, Dom, Tensor};
 use ndarray::{ArrayD, Dimension, IxDyn};
 
@@ -640,10 +641,57 @@ fn pair(v: Option<Vec<i64>>, default: usize) -> [usize; 2] {
     }
 }
 
+/// One value per spatial dim from a schema list (`[1]` means all dims).
+fn per_dim(v: Option<Vec<i64>>, k: usize, default: usize) -> KResult<Vec<usize>> {
+    let v = v.unwrap_or_default();
+    let out: Vec<i64> = match v.len() {
+        0 => vec![default as i64; k],
+        1 => vec![v[0]; k],
+        n if n == k => v,
+        n => return kerr(format!("{n} values for {k} spatial dims")),
+    };
+    if out.iter().any(|&x| x < 0) {
+        return kerr(format!("negative convolution parameter {out:?}"));
+    }
+    Ok(out.into_iter().map(|x| x as usize).collect())
+}
+
+/// Any-rank and transposed convolution on the N-d kernels: zero padding
+/// first for the plain form (the kernel correlates a padded input), the
+/// transposed form takes padding and output_padding itself.
+fn convolution_nd(c: &Ctx, dt: DType) -> KResult<Vec<Value>> {
+    let (x, w) = (c.arg(0)?, c.arg(1)?);
+    let k = x.ndim().saturating_sub(2);
+    let transposed = c.bool_or("transposed", false)?;
+    let p = spatial::ConvNd {
+        stride: per_dim(c.opt_i64s("stride")?, k, 1)?,
+        padding: per_dim(c.opt_i64s("padding")?, k, 0)?,
+        dilation: per_dim(c.opt_i64s("dilation")?, k, 1)?,
+        output_padding: per_dim(c.opt_i64s("output_padding")?, k, 0)?,
+        groups: c.i64_or("groups", 1)?.max(0) as usize,
+    };
+    let wf = f64_of(w, dt);
+    let mut y = if transposed {
+        spatial::conv_transpose_nd(&f64_of(x, dt), &wf, &p)?
+    } else {
+        let pads: Vec<i64> = p.padding.iter().rev().flat_map(|&q| [q as i64, q as i64]).collect();
+        let zero = Tensor::from_f64(ArrayD::zeros(IxDyn(&[])), dt);
+        let padded = shape::pad_constant(&x.cast(dt), &pads, &zero)?;
+        spatial::conv_nd(&padded.to_f64(), &wf, &p)?
+    };
+    if let Some(b) = c.opt_arg(2) {
+        let mut bshape = vec![1; y.ndim()];
+        bshape[1] = b.len();
+        let b = f64_of(b, dt).into_shape_with_order(IxDyn(&bshape)).map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
+        y = &y + &b;
+    }
+    one(Tensor::from_f64(y, dt))
+}
+
 fn convolution(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
-    if c.bool_or("transposed", false)? {
-        return kerr("transposed convolution is not supported");
+    if c.bool_or("transposed", false)? || c.arg(0)?.ndim() == 5 {
+        return convolution_nd(c, dt);
     }
     let (mut x, mut w) = (c.arg(0)?.clone(), c.arg(1)?.clone());
     let one_d = x.ndim() == 3;
@@ -740,6 +788,38 @@ fn avg_pool2d(c: &Ctx) -> KResult<Vec<Value>> {
         div,
     )?;
     one(Tensor::from_f64(v, dt))
+}
+
+/// `avg_pool3d` (floor mode): window sums of the zero-padded input divided
+/// by the window volume, by the count of non-padding elements
+/// (`count_include_pad = false`), or by `divisor_override`.
+fn avg_pool3d(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    if c.bool_or("ceil_mode", false)? {
+        return kerr("avg_pool3d with ceil_mode is not supported");
+    }
+    let kernel = per_dim(c.opt_i64s("kernel_size")?, 3, 1)?;
+    let stride = match c.opt_i64s("stride")? {
+        Some(s) if !s.is_empty() => per_dim(Some(s), 3, 1)?,
+        _ => kernel.clone(),
+    };
+    let padding = per_dim(c.opt_i64s("padding")?, 3, 0)?;
+    let pads: Vec<i64> = padding.iter().rev().flat_map(|&q| [q as i64, q as i64]).collect();
+    let x = c.arg(0)?.cast(dt);
+    let zero = Tensor::from_f64(ArrayD::zeros(IxDyn(&[])), dt);
+    let padded = shape::pad_constant(&x, &pads, &zero)?;
+    let dilation = [1, 1, 1];
+    let sums = spatial::sum_pool_nd(&padded.to_f64(), &kernel, &stride, &dilation)?;
+    let out = if let Some(d) = c.opt_i64("divisor_override")? {
+        sums / d as f64
+    } else if c.bool_or("count_include_pad", true)? || padding.iter().all(|&q| q == 0) {
+        sums / kernel.iter().product::<usize>() as f64
+    } else {
+        let ones = Tensor::from_f64(ArrayD::ones(x.shape()), DType::F64);
+        let counts = shape::pad_constant(&ones, &pads, &Tensor::from_f64(ArrayD::zeros(IxDyn(&[])), DType::F64))?;
+        sums / spatial::sum_pool_nd(&counts.to_f64(), &kernel, &stride, &dilation)?
+    };
+    one(Tensor::from_f64(out, dt))
 }
 
 fn adaptive_avg_pool2d(c: &Ctx) -> KResult<Vec<Value>> {
@@ -1276,6 +1356,7 @@ pub fn register(t: &mut Table) {
     t.insert("aten.atan2.default", |c| bin(c, BinOp::Atan2));
     t.insert("aten.bitwise_and.Tensor", |c| bin(c, BinOp::BitAnd));
     t.insert("aten.sort.default", sort);
+    t.insert("aten.avg_pool3d.default", avg_pool3d);
     t.insert("aten.sort.stable", sort);
     t.insert("aten.topk.default", topk);
     t.insert("aten.__lshift__.Scalar", |c| shift(c, true));

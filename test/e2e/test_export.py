@@ -133,7 +133,6 @@ EXECUTION_GAPS = {
     "index_put_masked": "not executable: aten.masked_scatter.default",
     "adaptive_pool": "not executable: aten.adaptive_max_pool2d.default",
     "dynamic_batch_mlp": "not executable: aten.sym_size.int",
-    "llama_block": "aten.scaled_dot_product_attention.default: shapes",
     # A user's torch.library op has no kernel in the executor by design.
     "custom_op": "not executable: coreai_test::scaled_add.default",
 }

@@ -162,6 +162,8 @@ CASES = [
      lambda x: aten.upsample_bilinear2d.vec(x, [5, 7], False, None), False),
     ("upsample_bilinear2d_ac", "aten::upsample_bilinear2d.vec", {"x": ((1, 2, 3, 4), f32)}, {"output_size": [5, 7], "align_corners": True},
      lambda x: aten.upsample_bilinear2d.vec(x, [5, 7], True, None), False),
+    ("sdpa_gqa_causal", "aten::scaled_dot_product_attention.default", {"q": ((2, 6, 5, 4), f32), "k": ((2, 2, 7, 4), f32), "v": ((2, 2, 7, 3), f32)},
+     {"is_causal": True, "enable_gqa": True}, lambda q, k, v: aten.scaled_dot_product_attention.default(q, k, v, is_causal=True, enable_gqa=True), False),
     ("sdpa_causal", "aten::scaled_dot_product_attention.default", {"q": ((2, 3, 5, 4), f32), "k": ((2, 3, 6, 4), f32), "v": ((2, 3, 6, 4), f32)},
      {"is_causal": True}, lambda q, k, v: aten.scaled_dot_product_attention.default(q, k, v, is_causal=True), False),
 ]
@@ -169,7 +171,7 @@ CASES = [
 DIALECT_OPS = {"aten::relu.default", "aten::add.Tensor", "aten::mean.dim"}
 # Ops whose inputs should be finite and moderate (the comparison is about
 # the arithmetic, not about inf - inf).
-FINITE = {"index_put_accumulate", "instance_norm", "upsample_bilinear2d", "upsample_bilinear2d_ac", "mm", "bmm", "matmul_bcast", "addmm", "linear", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose1d", "avg_pool3d_pad_exclude", "avg_pool3d_include", "layer_norm", "group_norm", "batch_norm", "sdpa_causal",
+FINITE = {"index_put_accumulate", "instance_norm", "upsample_bilinear2d", "upsample_bilinear2d_ac", "mm", "bmm", "matmul_bcast", "addmm", "linear", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose1d", "avg_pool3d_pad_exclude", "avg_pool3d_include", "layer_norm", "group_norm", "batch_norm", "sdpa_causal", "sdpa_gqa_causal",
           "softmax", "log_softmax", "avg_pool2d", "adaptive_avg_pool2d", "mean_dim_keep", "mean_dim_two", "mean_dim_f16",
           "sum_f32_all", "add_f32_alpha2.5", "cast_f32_to_i32"}
 

@@ -918,16 +918,29 @@ fn batch_norm(c: &Ctx) -> KResult<Vec<Value>> {
 /// `softmax(q kᵀ · scale + mask) v`, in f64.
 fn sdpa(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
-    let (q, k, v) = (
+    let (q, mut k, mut v) = (
         c.arg(0)?.cast(DType::F64),
         c.arg(1)?.cast(DType::F64),
         c.arg(2)?.cast(DType::F64),
     );
-    let (qs, ks) = (q.shape(), k.shape());
-    let r = ks.len();
+    let r = k.ndim();
     if r < 2 {
         return kerr("sdpa expects at least [L, E] operands");
     }
+    // Grouped-query attention: each group of Hq/Hk query heads shares one
+    // key/value head (PyTorch repeats k and v along the head dim).
+    if c.bool_or("enable_gqa", false)? && r >= 3 && q.ndim() == r {
+        let (hq, hk) = (q.shape()[r - 3], k.shape()[r - 3]);
+        if hq != hk {
+            if hk == 0 || hq % hk != 0 {
+                return kerr(format!("enable_gqa needs the query heads ({hq}) to be a multiple of the key heads ({hk})"));
+            }
+            let heads: Vec<i64> = (0..hq).map(|h| (h / (hq / hk)) as i64).collect();
+            k = shape::index_select(&k, r - 3, &heads)?;
+            v = shape::index_select(&v, r - 3, &heads)?;
+        }
+    }
+    let (qs, ks) = (q.shape(), k.shape());
     let mut perm: Vec<usize> = (0..r).collect();
     perm.swap(r - 1, r - 2);
     let kt = shape::permute(&k, &perm)?;

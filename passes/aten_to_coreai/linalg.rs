@@ -7,6 +7,7 @@
 //! broadcasting add of the bias reshaped to `[1, C, 1, ...]`. Conv1d runs as
 //! a conv2d over an inserted unit dimension.
 
+pub(super) use super::elementwise::arith as broadcasting;
 use super::common::{
     axes, bool_attr, cast_to, dims, element_type, int_attr, int_list_attr, int_scalar,
     reshape, segment_operand, shape, splat, static_dims, tensor_type, DYNAMIC,
@@ -450,19 +451,6 @@ fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
             (x, y) => Err(format!("shapes {a:?} and {b:?} do not broadcast ({x} vs {y})")),
         })
         .collect()
-}
-
-/// `coreai.decomposable.broadcasting_<op> %a, %b` (add, sub, mul, divide,
-/// maximum ...): NumPy broadcasting, `a`'s element type.
-pub(super) fn broadcasting<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    op: &str,
-    a: Value<'c, '_>,
-    b: Value<'c, '_>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let out = broadcast_shapes(&shape_of(a)?, &shape_of(b)?)?;
-    let ty = tensor_type(&out, element_type(a)?);
-    cx.build_value(&format!("coreai.decomposable.broadcasting_{op}"), &[a, b], ty, &[])
 }
 
 /// `coreai.transpose %x` by `permutation` (a `tensor<Nxui32>`).

@@ -13,6 +13,7 @@ use super::common::{
     axes, bool_attr, cast_to, element_type, int_attr, int_list_attr, opt_int_attr, reshape,
     segment_operand, shape, splat, static_dims, tensor_type,
 };
+use super::elementwise::{select, unary};
 use super::linalg::{
     batch_matmul, broadcasting, float_scalar, pad_spatial, shape_of, transpose,
 };
@@ -46,11 +47,6 @@ pub static LOWERINGS: super::Family = &[
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
 // ---------------------------------------------------------------- helpers
-
-/// A unary coreai op whose result has the operand's type (`coreai.exp`).
-fn unary<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, x: Value<'c, '_>) -> Result<Value<'c, 'a>, Decline> {
-    cx.build_value(&format!("coreai.{op}"), &[x], x.r#type(), &[])
-}
 
 /// A keep-dims reduction `coreai.<op> %x, axes` (`reduce_mean`, `reduce_max`).
 fn reduce<'c, 'a>(
@@ -456,14 +452,7 @@ fn apply_mask<'c, 'a>(
             let me = element_type(m)?;
             if me.to_string() == "i1" {
                 let minus_inf = float_scalar(cx, f64::NEG_INFINITY, element)?;
-                let out = super::linalg::shape_of(scores)?;
-                let ty = tensor_type(&out, element);
-                cx.build_value(
-                    "coreai.decomposable.broadcasting_where",
-                    &[m, scores, minus_inf],
-                    ty,
-                    &[],
-                )
+                select(cx, m, scores, minus_inf)
             } else {
                 broadcasting(cx, "add", scores, cast_to(cx, m, element)?)
             }

@@ -99,8 +99,9 @@ fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Declin
     Ok(d)
 }
 
-/// `x` reshaped to the (static) result type, or `x` itself when it already
-/// has that type.
+/// `x` reshaped to the result type, or `x` itself when it already has that
+/// type. A static result takes a `ui32` shape; a result with one dynamic
+/// dim a `si32` shape with -1 there (coreai.reshape infers it).
 fn reshape_to_result<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
@@ -108,7 +109,15 @@ fn reshape_to_result<'c, 'a>(
     if x.r#type() == cx.result_type(0)? {
         return Ok(x);
     }
-    let s = shape(cx, &result_dims(cx, 0)?)?;
+    let out = dims(cx.result_tensor(0)?);
+    let s = match out.iter().filter(|&&d| d == DYNAMIC).count() {
+        0 => shape(cx, &out)?,
+        1 => {
+            let inferred: Vec<i64> = out.iter().map(|&d| if d == DYNAMIC { -1 } else { d }).collect();
+            axes(cx, &inferred)?
+        }
+        _ => return Err(format!("cannot reshape to {}: more than one dynamic dim", cx.result_type(0)?)),
+    };
     cx.build_value("coreai.reshape", &[x, s], cx.result_type(0)?, &[])
 }
 
@@ -170,15 +179,12 @@ fn identity<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 // aten.view/_unsafe_view/reshape/flatten/unflatten(%x) → coreai.reshape %x, <result shape : ui32>
+//   (one dynamic result dim: <shape with -1 there : si32>)
 //
-// The result type holds the size with -1 resolved.
+// The result type holds the size with -1 resolved. A view to symbolic sizes
+// (`aten.operator "aten::view.default"(%x, %s0, ...)`, dynamic shapes) needs
+// no sizes when the result has one dynamic dim: -1 infers it.
 fn view<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    if cx.op().operand_count() > 1 {
-        return Err(
-            "a view to a symbolic size (dynamic shapes) is not lowered yet; export with static shapes"
-                .into(),
-        );
-    }
     Ok(vec![reshape_to_result(cx, cx.operand(0)?)?])
 }
 
@@ -258,29 +264,40 @@ fn squeeze<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![cx.build_value("coreai.shrink_dims", &[x, a], cx.result_type(0)?, &[])?])
 }
 
-// aten.expand(%x) {size} → coreai.broadcast_in_dims (reshape %x to the result rank),
-//                          <sizes : ui32>, <broadcast axes : si32>
+// aten.expand(%x) {size} → coreai.broadcast_in_dims (%x with unit dims added in front:
+//   coreai.reshape, or coreai.expand_dims when %x is dynamic), <sizes : ui32>, <axes : si32>
+//
+// Only unit dims that grow to a static size are broadcast; dynamic dims
+// must stay as they are (-1 in `size`).
 fn expand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let mut x = cx.operand(0)?;
-    let in_dims = static_dims(cx, 0)?;
-    let out = result_dims(cx, 0)?;
+    let in_ty = cx.operand_tensor(0)?;
+    let in_dims = dims(in_ty);
+    let out = dims(cx.result_tensor(0)?);
     if out.len() < in_dims.len() {
         return Err("expand cannot lower the rank".into());
     }
-    let mut padded = vec![1; out.len() - in_dims.len()];
+    let lead = out.len() - in_dims.len();
+    let mut padded = vec![1; lead];
     padded.extend(&in_dims);
-    if padded.len() != in_dims.len() {
+    if lead > 0 && in_dims.contains(&DYNAMIC) {
+        let a = axes(cx, &(0..lead as i64).collect::<Vec<_>>())?;
+        let ty = tensor_type(&padded, in_ty.element());
+        x = cx.build_value("coreai.expand_dims", &[x, a], ty, &[])?;
+    } else if lead > 0 {
         x = reshape(cx, x, &padded)?;
     }
     let (mut ax, mut sizes) = (Vec::new(), Vec::new());
     for (i, (&from, &to)) in padded.iter().zip(&out).enumerate() {
-        if from != to {
-            if from != 1 {
-                return Err(format!("cannot expand size {from} to {to} in dim {i}"));
-            }
-            ax.push(i as i64);
-            sizes.push(to);
+        if from == to {
+            continue;
         }
+        if from != 1 || to == DYNAMIC {
+            let show = |d: i64| if d == DYNAMIC { "?".to_string() } else { d.to_string() };
+            return Err(format!("cannot expand size {} to {} in dim {i}", show(from), show(to)));
+        }
+        ax.push(i as i64);
+        sizes.push(to);
     }
     if ax.is_empty() {
         return Ok(vec![x]);

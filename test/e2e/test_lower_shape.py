@@ -150,6 +150,15 @@ def factory():
     torch.manual_seed(11)
     return M(), (torch.randn(3, 4), torch.rand(3, 4) > 0.5)
 ''', "none"),
+    ("dynamic_batch", '''
+class M(torch.nn.Module):
+    def forward(self, x):
+        return (x.expand(-1, 3, -1) * 1, x.unsqueeze(0).expand(2, -1, -1, -1) * 1, x[:, -1] * 1,
+                x.permute(2, 0, 1) * 1, x.flip(0) * 1, x[:, :, ::2] * 1, torch.cat([x, x], 1), x.squeeze(1) * 1)
+def factory():
+    torch.manual_seed(12)
+    return M(), (torch.randn(3, 1, 4),)
+''', "coreai"),
     ("creators", '''
 class M(torch.nn.Module):
     def forward(self, x):
@@ -164,7 +173,11 @@ def factory():
 ]
 
 
-def export(tmp_path, source, table):
+# Cases exported with a dynamic dim (`--dynamic-dims`, with an explicit range).
+DYNAMIC_DIMS = {"dynamic_batch": "x:0=2:64"}
+
+
+def export(tmp_path, source, table, dynamic=None):
     src = tmp_path / "m.py"
     src.write_text(HEADER + source)
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
@@ -172,7 +185,7 @@ def export(tmp_path, source, table):
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),
          "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz"),
-         "--decompositions", table],
+         "--decompositions", table] + (["--dynamic-dims", dynamic] if dynamic else []),
         capture_output=True, text=True, env=env,
     )
     assert r.returncode == 0, r.stderr
@@ -194,7 +207,7 @@ def legalize(tmp_path, aten, table):
 
 @pytest.mark.parametrize("name,source,table", CASES, ids=[c[0] for c in CASES])
 def test_matches_pytorch_exactly_in_both_executors(tmp_path, name, source, table):
-    aten = export(tmp_path, source, table)
+    aten = export(tmp_path, source, table, DYNAMIC_DIMS.get(name))
     core, text = legalize(tmp_path, aten, table)
     r = subprocess.run(
         [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),

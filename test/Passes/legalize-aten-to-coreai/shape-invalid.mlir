@@ -2,19 +2,18 @@
 
 // Shape and layout lowerings that decline, with the reason.
 
-func.func @expand_dynamic(%x: tensor<?x1xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{cannot lower 'aten::expand.default': operand #0 has the dynamic shape tensor<?x1xf32>; this lowering needs static shapes}}
-  %0 = aten.expand.default %x {size = [-1, 3], implicit = false} : (tensor<?x1xf32>) -> tensor<?x3xf32>
+func.func @expand_unit_to_dynamic(%x: tensor<1x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{cannot lower 'aten::expand.default': cannot expand size 1 to ? in dim 0}}
+  %0 = aten.expand.default %x {size = [-1, 3], implicit = false} : (tensor<1x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
 
 // -----
 
-func.func @view_symbolic_size(%x: tensor<?x4xf32>, %n: i64) -> tensor<?x2x2xf32> {
-  %c = arith.constant 2 : i64
-  // expected-error @+1 {{cannot lower 'aten::view.default': a view to a symbolic size (dynamic shapes) is not lowered yet}}
-  %0 = aten.operator "aten::view.default"(%x, %n, %c, %c) {operand_args = ["self", "size"], operand_groups = array<i64: 1, 3>} : (tensor<?x4xf32>, i64, i64, i64) -> tensor<?x2x2xf32>
-  return %0 : tensor<?x2x2xf32>
+func.func @view_two_dynamic_dims(%x: tensor<?x4xf32>, %n: i64, %m: i64) -> tensor<?x?xf32> {
+  // expected-error @+1 {{cannot lower 'aten::view.default': cannot reshape to tensor<?x?xf32>: more than one dynamic dim}}
+  %0 = aten.operator "aten::view.default"(%x, %n, %m) {operand_args = ["self", "size"], operand_groups = array<i64: 1, 2>} : (tensor<?x4xf32>, i64, i64) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }
 
 // -----

@@ -259,3 +259,27 @@ func.func @scatters(%x: tensor<4x6xf32>, %s: tensor<4x2xf32>, %r: tensor<6xf32>)
   %1 = aten.select_scatter.default %0, %r {dim = 0 : i64, index = -2 : i64} : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<4x6xf32>
   return %1 : tensor<4x6xf32>
 }
+
+// -----
+
+// Dynamic dims: a view with one dynamic result dim is a reshape with -1
+// there (si32 shape), also from symbolic sizes; expand of a dynamic tensor
+// adds leading dims with expand_dims and broadcasts only static unit dims.
+// CHECK-LABEL: coreai.graph @dynamic(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<?x1x4xf32>
+// CHECK:         %[[S:.*]] = coreai.constant dense<[-1, 2, 2]> : tensor<3xsi32>
+// CHECK-NEXT:    coreai.reshape %[[X]], %[[S]] : (tensor<?x1x4xf32>, tensor<3xsi32>) -> tensor<?x2x2xf32>
+// CHECK:         %[[T:.*]] = coreai.constant dense<[-1, 4]> : tensor<2xsi32>
+// CHECK-NEXT:    coreai.reshape %[[X]], %[[T]] : (tensor<?x1x4xf32>, tensor<2xsi32>) -> tensor<?x4xf32>
+// CHECK:         %[[A:.*]] = coreai.constant dense<0> : tensor<1xsi32>
+// CHECK-NEXT:    %[[E:.*]] = coreai.expand_dims %[[X]], %[[A]] : (tensor<?x1x4xf32>, tensor<1xsi32>) to tensor<1x?x1x4xf32>
+// CHECK-NEXT:    %[[Z:.*]] = coreai.constant dense<[2, 3]> : tensor<2xui32>
+// CHECK-NEXT:    %[[Y:.*]] = coreai.constant dense<[0, 2]> : tensor<2xsi32>
+// CHECK-NEXT:    coreai.broadcast_in_dims %[[E]], %[[Z]], %[[Y]] : (tensor<1x?x1x4xf32>, tensor<2xui32>, tensor<2xsi32>) -> tensor<2x?x3x4xf32>
+func.func @dynamic(%x: tensor<?x1x4xf32>, %n: i64) -> (tensor<?x2x2xf32>, tensor<?x4xf32>, tensor<2x?x3x4xf32>) {
+  %0 = aten.view.default %x {size = [-1, 2, 2]} : (tensor<?x1x4xf32>) -> tensor<?x2x2xf32>
+  %c = arith.constant 4 : i64
+  %1 = aten.operator "aten::view.default"(%x, %n, %c) {operand_args = ["self", "size"], operand_groups = array<i64: 1, 2>} : (tensor<?x1x4xf32>, i64, i64) -> tensor<?x4xf32>
+  %2 = aten.expand.default %x {size = [2, -1, 3, -1], implicit = false} : (tensor<?x1x4xf32>) -> tensor<2x?x3x4xf32>
+  return %0, %1, %2 : tensor<?x2x2xf32>, tensor<?x4xf32>, tensor<2x?x3x4xf32>
+}

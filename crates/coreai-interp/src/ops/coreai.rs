@@ -160,8 +160,31 @@ fn reshape(c: &Ctx) -> KResult<Vec<Value>> {
     one(x.reshape(&s)?)
 }
 
-fn reshape_to_result(c: &Ctx) -> KResult<Vec<Value>> {
-    one(c.arg(0)?.reshape(&c.out_shape(0)?)?)
+/// `coreai.expand_dims %x, %axes`: unit dims inserted at `axes` (of the
+/// result's rank); works for dynamic result types.
+fn expand_dims(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let axes = c.arg_i64s(1)?;
+    let rank = x.ndim() + axes.len();
+    let at = norm_axes(&axes, rank, false)?;
+    let mut rest = x.shape().into_iter();
+    let s: Vec<usize> = (0..rank)
+        .map(|i| if at.contains(&i) { 1 } else { rest.next().unwrap_or(1) })
+        .collect();
+    one(x.reshape(&s)?)
+}
+
+/// `coreai.shrink_dims %x, %axes`: the unit dims at `axes` removed; works
+/// for dynamic result types.
+fn shrink_dims(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let at = norm_axes(&c.arg_i64s(1)?, x.ndim(), false)?;
+    let shape = x.shape();
+    if at.iter().any(|&a| shape[a] != 1) {
+        return kerr(format!("shrink_dims of a non-unit dim of {shape:?}"));
+    }
+    let s: Vec<usize> = (0..shape.len()).filter(|i| !at.contains(i)).map(|i| shape[i]).collect();
+    one(x.reshape(&s)?)
 }
 
 fn transpose(c: &Ctx) -> KResult<Vec<Value>> {
@@ -916,8 +939,8 @@ pub fn register(t: &mut Table) {
     t.insert("coreai.scan", scan);
     // shapes and data movement
     t.insert("coreai.reshape", reshape);
-    t.insert("coreai.expand_dims", reshape_to_result);
-    t.insert("coreai.shrink_dims", reshape_to_result);
+    t.insert("coreai.expand_dims", expand_dims);
+    t.insert("coreai.shrink_dims", shrink_dims);
     t.insert("coreai.transpose", transpose);
     t.insert("coreai.broadcast_to", broadcast_to);
     t.insert("coreai.concat", concat);

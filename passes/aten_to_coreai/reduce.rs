@@ -9,6 +9,8 @@
 //! input to the result type first and accumulate there, so an int64 result
 //! accumulates in si64 (coreai-torch narrows to int32 and wraps: conversion
 //! guide §9.4), and bool/int8 inputs promote to int64 as PyTorch does.
+//! f16/bf16 sums, means, products, variances, norms and scans accumulate in
+//! f32 and round once, as PyTorch's CPU kernels do.
 //!
 //! NaN: PyTorch's argmax, argmin, max.dim, min.dim, sort and topk treat NaN
 //! as greater than every number (the first NaN wins). coreai-core's `argmax`
@@ -114,8 +116,9 @@ fn bool_or(cx: &LoweringCx<'_, '_>, name: &str, default: bool) -> Result<bool, D
     bool_attr(cx, name)
 }
 
-/// `value` as `ty`: itself when the types agree, else a reshape to the
-/// (static) shape of `ty`.
+/// `value` as `ty`: itself when the types agree, else cast to the element
+/// of `ty` (from the f32 accumulator of a half-precision reduction) and
+/// reshaped to its (static) shape.
 fn fit<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     value: Value<'c, 'a>,
@@ -131,12 +134,9 @@ fn fit<'c, 'a>(
             "the result {ty} has a dynamic dim; dropping reduced dims needs a static shape"
         ));
     }
-    if element_type(value)? != target.element() {
-        return Err(format!(
-            "internal: {} does not have the result's element type {}",
-            value.r#type(),
-            target.element()
-        ));
+    let value = cast_to(cx, value, target.element())?;
+    if value.r#type() == ty {
+        return Ok(value);
     }
     reshape(cx, value, &shape)
 }
@@ -178,13 +178,16 @@ fn reduce_to_result<'c, 'a>(
     Ok(vec![fit(cx, r, cx.result_type(0)?)?])
 }
 
-/// Operand #0 cast to result #0's element type (the accumulation type).
+/// Operand #0 cast to result #0's element type, then to its accumulation
+/// type (`accumulator`): int64 results accumulate in si64, f16/bf16 ones in
+/// f32 (rounded once by `fit`), as PyTorch's CPU kernels do.
 fn input_as_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let element = cx.result_tensor(0)?.element();
     if is_bool(element) {
         return Ok(cx.operand(0)?);
     }
-    cast_to(cx, cx.operand(0)?, element)
+    let x = cast_to(cx, cx.operand(0)?, element)?;
+    cast_to(cx, x, accumulator(cx, element)?)
 }
 
 /// A rank-0 float constant of `element`, exactly.
@@ -640,11 +643,10 @@ fn all_dims<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 /// operand #0 cast to the result type (so int64 results accumulate in si64).
 /// f16/bf16 scans run in f32 and round once at the end, as PyTorch's CPU
 /// kernel does (coreai-core's f16 scan rounds every partial sum: 2048
-/// values near 1.05 sum to 2070 instead of 2150).
+/// values near 1.05 sum to 2070 instead of 2150; its f16 reduce_product
+/// drifts the same way).
 fn scan<'c, 'a>(cx: &LoweringCx<'c, 'a>, scan_op: i64) -> Lowered<'c, 'a> {
-    let result = cx.result_tensor(0)?.element();
-    let x = cast_to(cx, cx.operand(0)?, result)?;
-    let mut x = cast_to(cx, x, accumulator(cx, result)?)?;
+    let mut x = input_as_result(cx)?;
     let rank = tensor_of(x)?.rank();
     if rank > 0 {
         let axis = normalize_dim(int_attr(cx, "dim")?, rank)?;
@@ -653,12 +655,11 @@ fn scan<'c, 'a>(cx: &LoweringCx<'c, 'a>, scan_op: i64) -> Lowered<'c, 'a> {
         let combiner = cx.parse_attribute(&format!("{scan_op} : i32"))?;
         x = cx.build_value("coreai.scan", &[x, a, reverse], x.r#type(), &[("scan_op", combiner)])?;
     }
-    let x = cast_to(cx, x, result)?;
     Ok(vec![fit(cx, x, cx.result_type(0)?)?])
 }
 
-/// The type a cumulative op accumulates in: f32 for f16/bf16 (PyTorch's
-/// opmath type), else `element` itself.
+/// The type a reduction or scan accumulates in: f32 for f16/bf16 (PyTorch's
+/// accumulation type on CPU), else `element` itself.
 fn accumulator<'c>(cx: &LoweringCx<'c, '_>, element: Type<'c>) -> Result<Type<'c>, Decline> {
     match element.to_string().as_str() {
         "f16" | "bf16" => cx.parse_type("f32"),

@@ -111,16 +111,17 @@ def factory():
 
 # f16: PyTorch accumulates in f32 and rounds once. coreai-core's f16 scan
 # rounds every partial sum (2048 values near 1.05 end at 2070, not 2150), so
-# the lowering scans f16/bf16 in f32; its f16 reduce_sum/reduce_mean already
-# match PyTorch.
+# the lowering scans f16/bf16 in f32 (variances too, as PyTorch).
 HALF = '''
 import torch
 class M(torch.nn.Module):
-    def forward(self, x):
-        return x.cumsum(dim=1), x.sum(dim=1), x.mean(dim=-1), x.cumprod(dim=0)
+    def forward(self, x, y):
+        return x.cumsum(dim=1), x.sum(dim=1), x.mean(dim=-1), x.cumprod(dim=0), y.var(dim=1)
 def factory():
     g = torch.Generator().manual_seed(1)
-    return M(), ((torch.rand(2, 2048, generator=g) * 0.1 + 1).half(),)
+    x = (torch.rand(2, 2048, generator=g) * 0.1 + 1).half()
+    y = (torch.rand(2, 64, generator=g) * 0.02 + 0.995).half()
+    return M(), (x, y)
 '''
 
 # Ops the coreai decomposition table decomposes, exported whole with
@@ -216,6 +217,42 @@ def test_integer_sums_accumulate_in_64_bits(tmp_path):
 def test_half_scans_accumulate_in_f32(tmp_path):
     text = check_both_executors(tmp_path, HALF, atol=0, rtol=0)
     assert "combiner = <sum> : (tensor<2x2048xf32>" in text
+
+
+HALF_PROD = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, y):
+        return y.prod(dim=1)
+def factory():
+    g = torch.Generator().manual_seed(1)
+    return M(), ((torch.rand(2, 64, generator=g) * 0.02 + 0.995).half(),)
+'''
+
+
+def test_half_prod_accumulates_in_f32(tmp_path):
+    """Eager PyTorch's CPU prod of f16 accumulates in f16 in its vectorized
+    order (1.3955 here; the exact product is 1.4027); coreai-core's f16
+    reduce_product accumulates in f16 sequentially (1.414). Neither order
+    can be reproduced, so the lowering multiplies in f32 and rounds once:
+    the oracle is PyTorch's f32 product rounded to f16."""
+    core, text = export_and_lower(tmp_path, HALF_PROD)
+    assert "coreai.reduce_product %" in text and "(tensor<2x64xf32>, tensor<1xsi32>)" in text
+    import torch
+
+    y = load(tmp_path / "in.npz")["y"]
+    want = torch.from_numpy(y).float().prod(dim=1).half().numpy()
+    eager = load(tmp_path / "expected.npz")["output"]
+    assert not np.array_equal(want, eager)  # the recorded disagreement
+    ours = run_coreai_core(text, {"y": y}, tmp_path)
+    np.testing.assert_array_equal(ours["output"], want)
+    np.savez(tmp_path / "f32.npz", output=want)
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
+         "--compare", str(tmp_path / "f32.npz"), "--atol", "0", "--rtol", "0"],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_ops_kept_whole_without_decompositions(tmp_path):

@@ -822,6 +822,53 @@ fn avg_pool3d(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_f64(out, dt))
 }
 
+/// `adaptive_max_pool2d`: window `i` of `n` over a dim of size `s` spans
+/// `[floor(i·s/n), ceil((i+1)·s/n))`; the maximum (NaN wins, the first of
+/// equal maxima) and its flat index `h·W + w` in its plane.
+fn adaptive_max_pool2d(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = f64_of(c.arg(0)?, dt);
+    let [oh, ow] = pair(c.opt_i64s("output_size")?, 1);
+    let r = x.ndim();
+    if r < 3 || oh == 0 || ow == 0 {
+        return kerr("adaptive_max_pool2d expects [N, C, H, W] or [C, H, W] and a positive output size");
+    }
+    let (h, w) = (x.shape()[r - 2], x.shape()[r - 1]);
+    let planes = x.len() / (h * w).max(1);
+    let flat: Vec<f64> = x.iter().copied().collect();
+    let (mut vals, mut idx) = (Vec::with_capacity(planes * oh * ow), Vec::with_capacity(planes * oh * ow));
+    for p in 0..planes {
+        let plane = &flat[p * h * w..(p + 1) * h * w];
+        for i in 0..oh {
+            let (h0, h1) = (i * h / oh, ((i + 1) * h).div_ceil(oh));
+            for j in 0..ow {
+                let (w0, w1) = (j * w / ow, ((j + 1) * w).div_ceil(ow));
+                let (mut best, mut at) = (f64::NEG_INFINITY, h0 * w + w0);
+                for y in h0..h1 {
+                    for z in w0..w1 {
+                        let v = plane[y * w + z];
+                        if v > best || (v.is_nan() && !best.is_nan()) {
+                            best = v;
+                            at = y * w + z;
+                        }
+                    }
+                }
+                vals.push(best);
+                idx.push(at as i128);
+            }
+        }
+    }
+    let mut shape = x.shape().to_vec();
+    shape[r - 2] = oh;
+    shape[r - 1] = ow;
+    let vals = ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("sizes agree");
+    let idx = ArrayD::from_shape_vec(IxDyn(&shape), idx).expect("sizes agree");
+    Ok(vec![
+        Value::tensor(Tensor::from_f64(vals, dt)),
+        Value::tensor(Tensor::from_dom(Dom::I(idx), DType::I64)),
+    ])
+}
+
 fn adaptive_avg_pool2d(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let [oh, ow] = pair(c.opt_i64s("output_size")?, 1);
@@ -1276,6 +1323,120 @@ fn index_put(c: &Ctx) -> KResult<Vec<Value>> {
     }
 }
 
+/// `scatter_reduce.two`: every `src` element reduces into `out[.., index,
+/// ..]` along `dim` with `sum`, `prod`, `mean`, `amax` or `amin`; with
+/// `include_self = false` a target's original value does not take part (a
+/// target nothing scatters to keeps it). `mean` divides by the number of
+/// contributions (floor division on integers); `amax`/`amin` propagate NaN.
+fn scatter_reduce(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?;
+    let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;
+    let index = c.arg(1)?.to_i128().mapv(|v| v as i64);
+    let src = c.arg(2)?.cast(dt).dom();
+    let reduce = c.opt_str("reduce").unwrap_or_default();
+    let include_self = c.bool_or("include_self", true)?;
+    let xs = x.shape();
+    let n = xs[d] as i64;
+    // Contributions per target, in index order.
+    let mut contributions: std::collections::BTreeMap<Vec<usize>, Vec<Vec<usize>>> = Default::default();
+    for (pos, &i) in index.indexed_iter() {
+        let p = pos.slice();
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return kerr(format!("scatter_reduce index {i} out of range for size {n}"));
+        }
+        let mut target = p.to_vec();
+        target[d] = j as usize;
+        contributions.entry(target).or_default().push(p.to_vec());
+    }
+    let mut out = x.dom_as(dt);
+    match (&mut out, &src) {
+        (Dom::F(a), Dom::F(sv)) => {
+            for (t, from) in &contributions {
+                let t = IxDyn(t);
+                let mut vals: Vec<f64> = from.iter().map(|p| sv[IxDyn(p)]).collect();
+                if include_self {
+                    vals.insert(0, a[&t]);
+                }
+                a[&t] = match reduce.as_str() {
+                    "sum" => vals.iter().sum(),
+                    "prod" => vals.iter().product(),
+                    "mean" => vals.iter().sum::<f64>() / vals.len() as f64,
+                    "amax" => vals.iter().copied().fold(f64::NEG_INFINITY, |m, v| if m.is_nan() || v.is_nan() { f64::NAN } else { m.max(v) }),
+                    "amin" => vals.iter().copied().fold(f64::INFINITY, |m, v| if m.is_nan() || v.is_nan() { f64::NAN } else { m.min(v) }),
+                    other => return kerr(format!("unknown scatter_reduce reduction '{other}'")),
+                };
+            }
+        }
+        (Dom::I(a), Dom::I(sv)) => {
+            for (t, from) in &contributions {
+                let t = IxDyn(t);
+                let mut vals: Vec<i128> = from.iter().map(|p| sv[IxDyn(p)]).collect();
+                if include_self {
+                    vals.insert(0, a[&t]);
+                }
+                a[&t] = match reduce.as_str() {
+                    "sum" => vals.iter().sum(),
+                    "prod" => vals.iter().fold(1i128, |m, v| m.wrapping_mul(*v)),
+                    // PyTorch sums in the dtype (wrapping), then floor-divides.
+                    "mean" => wrap_int(vals.iter().sum::<i128>(), dt).div_euclid(vals.len() as i128),
+                    "amax" => *vals.iter().max().expect("non-empty"),
+                    "amin" => *vals.iter().min().expect("non-empty"),
+                    other => return kerr(format!("unknown scatter_reduce reduction '{other}'")),
+                };
+            }
+        }
+        _ => return kerr("scatter_reduce supports float and integer tensors"),
+    }
+    one(Tensor::from_dom(out, dt))
+}
+
+/// `v` wrapped to the integer dtype `dt` (two's complement at its width).
+fn wrap_int(v: i128, dt: DType) -> i128 {
+    let bits = 8 * dt.size_of() as u32;
+    let m = v.rem_euclid(1i128 << bits);
+    if dt.is_signed_int() && m >= 1i128 << (bits - 1) {
+        m - (1i128 << bits)
+    } else {
+        m
+    }
+}
+
+/// `masked_scatter`: the positions where `mask` (broadcast to `self`) is
+/// true take the elements of `source` in row-major order.
+fn masked_scatter(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?;
+    let mask = shape::expand(c.arg(1)?, &x.shape())?.to_bool();
+    let source = c.arg(2)?.cast(dt);
+    let needed = mask.iter().filter(|&&m| m).count();
+    if needed > source.len() {
+        return kerr(format!("masked_scatter needs {needed} source elements, the source has {}", source.len()));
+    }
+    let (mut out, src) = (x.dom_as(dt), source.dom());
+    let mut next = 0usize;
+    macro_rules! fill {
+        ($a:expr, $s:expr) => {{
+            let flat: Vec<_> = $s.iter().cloned().collect();
+            for (v, &m) in $a.iter_mut().zip(mask.iter()) {
+                if m {
+                    *v = flat[next].clone();
+                    next += 1;
+                }
+            }
+        }};
+    }
+    match (&mut out, &src) {
+        (Dom::F(a), Dom::F(s)) => fill!(a, s),
+        (Dom::I(a), Dom::I(s)) => fill!(a, s),
+        (Dom::B(a), Dom::B(s)) => fill!(a, s),
+        (Dom::C(a), Dom::C(s)) => fill!(a, s),
+        _ => return kerr("masked_scatter operands disagree in kind"),
+    }
+    one(Tensor::from_dom(out, dt))
+}
+
 /// `scatter` / `scatter_add`: `out[.., index[i,j,k], ..] = src[i,j,k]` along `dim`.
 fn scatter(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
@@ -1369,6 +1530,9 @@ pub fn register(t: &mut Table) {
     t.insert("aten.atan2.default", |c| bin(c, BinOp::Atan2));
     t.insert("aten.bitwise_and.Tensor", |c| bin(c, BinOp::BitAnd));
     t.insert("aten.sort.default", sort);
+    t.insert("aten.adaptive_max_pool2d.default", adaptive_max_pool2d);
+    t.insert("aten.scatter_reduce.two", scatter_reduce);
+    t.insert("aten.masked_scatter.default", masked_scatter);
     t.insert("aten.avg_pool3d.default", avg_pool3d);
     t.insert("aten.sort.stable", sort);
     t.insert("aten.topk.default", topk);

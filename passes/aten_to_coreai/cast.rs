@@ -19,6 +19,7 @@
 //! in f32.
 
 use super::common::{cast_to, dims, element_type, splat, str_attr, tensor_type};
+use super::elementwise::trunc_float;
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
     attribute::TypeAttribute,
@@ -303,6 +304,14 @@ pub fn convert<'c, 'a>(
         );
     }
     let (tf, tt) = (from.to_string(), to.to_string());
+    if category(from) == 2 && category(to) == 1 {
+        // Truncate explicitly before the cast: coreai-core's compiler folds
+        // cast(cast(x, int), float) into x, which would drop the truncation
+        // of a float → int → float round trip; folded or not, trunc(x) is
+        // then what the float side sees.
+        let truncated = trunc_float(cx, x)?;
+        return cast_to(cx, truncated, to);
+    }
     if category(from) != 1 || category(to) != 1 || keeps_every_value(&tf, &tt) {
         return cast_to(cx, x, to);
     }

@@ -439,7 +439,7 @@ fn floor_float<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Valu
 }
 
 /// `trunc(x)` for floats: `floor(|x|)` with the sign of x.
-fn trunc_float<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+pub fn trunc_float<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let zero = constant_like(cx, 0.0, x)?;
     let minus_one = constant_like(cx, -1.0, x)?;
     let magnitude = floor_float(cx, unary(cx, "abs", x)?)?;
@@ -657,10 +657,12 @@ pub fn expm1_value<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<
     select(cx, extreme, um1, r)
 }
 
-// aten.log1p.default(%x) → u = 1 + x; where(u == 1, x, log(u) · x / (u - 1)), u = inf → inf
+// aten.log1p.default(%x) → u = 1 + x; where(u == 1, x, log(u) · x / (u - 1)), u = inf or 0 → log(u)
 //
 // Goldberg's formula (accurate to a few ulp for tiny x, where log(1 + x)
-// loses every digit).
+// loses every digit). coreai-core's compiler rewrites (x + 1) - 1 to x,
+// which would turn this back into log(1 + x); the u - 1 therefore reads u
+// through `where(u == inf, inf, u)`, the same value, which it does not fold.
 fn log1p<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = float_operand(cx)?;
     Ok(vec![log1p_value(cx, x)?])
@@ -669,16 +671,17 @@ fn log1p<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 /// `log1p(x)` by Goldberg's formula (see `log1p`).
 pub fn log1p_value<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let one = constant_like(cx, 1.0, x)?;
+    let inf = constant_like(cx, f64::INFINITY, x)?;
+    let zero = constant_like(cx, 0.0, x)?;
     let u = arith(cx, "add", x, one)?;
+    let u_inf = predicate(cx, "equal", u, inf)?;
+    let u_kept = select(cx, u_inf, inf, u)?;
     let ln = unary(cx, "log", u)?;
     let scaled = arith(cx, "mul", ln, x)?;
-    let r = arith(cx, "divide", scaled, arith(cx, "sub", u, one)?)?;
+    let r = arith(cx, "divide", scaled, arith(cx, "sub", u_kept, one)?)?;
     let u_is_one = predicate(cx, "equal", u, one)?;
     let r = select(cx, u_is_one, x, r)?;
     // u = inf: log(u) = inf; u = 0 (x = -1): log(u) = -inf; NaN stays NaN.
-    let inf = constant_like(cx, f64::INFINITY, x)?;
-    let zero = constant_like(cx, 0.0, x)?;
-    let u_inf = predicate(cx, "equal", u, inf)?;
     let u_zero = predicate(cx, "equal", u, zero)?;
     let extreme = predicate(cx, "or", u_inf, u_zero)?;
     select(cx, extreme, ln, r)

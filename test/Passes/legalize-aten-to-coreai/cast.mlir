@@ -1,10 +1,15 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(legalize-aten-to-coreai)' | FileCheck %s --enable-var-scope
 
-// _to_copy is a coreai.cast (float → int truncates toward zero in both); layout, device and memory format
-// do not change values; the same dtype is the operand itself.
+// _to_copy is a coreai.cast; float → int truncates explicitly first (coreai-core folds an int → float
+// cast of the result back to x, dropping the truncation); layout, device and memory format do not
+// change values; the same dtype is the operand itself.
 // CHECK-LABEL: coreai.graph @float_to_int_and_half(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf32>
-// CHECK-NEXT:    %[[I:.*]] = coreai.cast %[[X]] : tensor<4xf32> to tensor<4xsi32>
+// CHECK:         %[[ABS:.*]] = coreai.abs %[[X]]
+// CHECK:         coreai.decomposable.broadcasting_floor_divide %[[ABS]], %{{.*}}
+// CHECK:         %[[NEG:.*]] = coreai.decomposable.broadcasting_greater %{{.*}}, %[[X]]
+// CHECK:         %[[T:.*]] = coreai.decomposable.broadcasting_where %[[NEG]], %{{.*}}, %{{.*}} : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[I:.*]] = coreai.cast %[[T]] : tensor<4xf32> to tensor<4xsi32>
 // CHECK-NEXT:    %[[H:.*]] = coreai.cast %[[X]] : tensor<4xf32> to tensor<4xf16>
 // CHECK-NEXT:    coreai.output %[[I]], %[[H]], %[[X]]
 func.func @float_to_int_and_half(%x: tensor<4xf32>) -> (tensor<4xi32>, tensor<4xf16>, tensor<4xf32>) {

@@ -155,6 +155,17 @@ fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Declin
     Ok(d)
 }
 
+/// The dims of operand `index`, declining unless those at `needed` (the
+/// channel dim, the normalized dims ...) are static; others may be `?`.
+fn dims_static_at(cx: &LoweringCx<'_, '_>, index: usize, needed: impl Fn(usize) -> bool) -> Result<Vec<i64>, Decline> {
+    let ty = cx.operand_tensor(index)?;
+    let d = super::common::dims(ty);
+    if let Some(i) = (0..d.len()).find(|&i| needed(i) && d[i] == super::common::DYNAMIC) {
+        return Err(format!("dim {i} of operand #{index} ({ty}) must be static for this lowering"));
+    }
+    Ok(d)
+}
+
 /// Whether result `index` of the op being lowered has uses.
 fn result_used(cx: &LoweringCx<'_, '_>, index: usize) -> Result<bool, Decline> {
     let r = cx.op().result(index).map_err(|_| format!("expected a result #{index}"))?;
@@ -256,7 +267,7 @@ fn channel_shape(c: i64, rank: usize) -> Vec<i64> {
 //     and two empty tensors
 pub fn batch_norm_no_training<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
-    let d = static_dims(cx, 0)?;
+    let d = dims_static_at(cx, 0, |i| i == 1)?;
     if !(2..=5).contains(&d.len()) {
         return Err(format!("batch norm takes a rank 2 to 5 input, got rank {}", d.len()));
     }
@@ -283,9 +294,10 @@ pub fn batch_norm_no_training<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a
 //     mean and rstd (keep-dims) are the second and third results
 pub fn layer_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
-    let d = static_dims(cx, 0)?;
     let normalized = int_list_attr(cx, "normalized_shape")?;
     let k = normalized.len();
+    let rank = cx.operand_tensor(0)?.rank();
+    let d = dims_static_at(cx, 0, |i| i + k >= rank)?;
     if k == 0 || k > d.len() || d[d.len() - k..] != normalized[..] {
         return Err(format!("normalized_shape {normalized:?} is not the trailing shape of {d:?}"));
     }
@@ -335,7 +347,7 @@ pub fn group_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // place; the op has no result for them, so the output is all there is.
 pub fn instance_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
-    let d = static_dims(cx, 0)?;
+    let d = dims_static_at(cx, 0, |i| i == 1)?;
     if d.len() < 3 {
         return Err(format!("instance norm takes a rank ≥ 3 input (N, C, ...), got {d:?}"));
     }

@@ -16,11 +16,12 @@ with running statistics (use_input_stats = false) uses them.
 
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from test_legalize import BUILD, run_coreai_core
+from test_legalize import BUILD, REPO, run_coreai_core
 from test_lower_reduce import export_and_lower, load
 
 MATMUL = '''
@@ -151,6 +152,25 @@ def factory():
 '''
 
 
+# A dynamic batch: norms and softmax need only the channel / normalized dims.
+DYNAMIC_BATCH = '''
+import torch
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(6)
+        self.bn = torch.nn.BatchNorm1d(5)
+        with torch.no_grad():
+            self.bn.running_mean.copy_(torch.linspace(-3, 3, 5))
+            self.bn.running_var.copy_(torch.linspace(0.5, 4, 5))
+    def forward(self, x):
+        return self.ln(x), self.bn(x), torch.softmax(x, dim=-1), torch.log_softmax(x, dim=1)
+def factory():
+    torch.manual_seed(8)
+    return M().eval(), (torch.randn(4, 5, 6) * 10,)
+'''
+
+
 def check(tmp_path, source, decompositions="coreai"):
     """Both executors against eager PyTorch, f32 within 1e-4 · max|ref|."""
     core, text = export_and_lower(tmp_path, source, decompositions)
@@ -218,6 +238,37 @@ def test_pooling(tmp_path):
 def test_upsampling(tmp_path):
     text = check(tmp_path, UPSAMPLE)
     assert "interpolation_mode<nearest_neighbor>" in text and "interpolation_mode<linear>" in text
+
+
+def test_norms_and_softmax_with_a_dynamic_batch(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text(DYNAMIC_BATCH)
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    r = subprocess.run(
+        [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(tmp_path / "aten.mlir"),
+         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz"),
+         "--dynamic-dims", "x:0=1:64"],
+        capture_output=True, text=True, env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "tensor<?x5x6xf32>" in (tmp_path / "aten.mlir").read_text()
+    core = tmp_path / "coreai.mlir"
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-opt"), str(tmp_path / "aten.mlir"),
+         "--pass-pipeline=builtin.module(legalize-aten-to-coreai)", "-o", str(core)],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    expected = load(tmp_path / "expected.npz")
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
+         "--compare", str(tmp_path / "expected.npz"), "--atol", "1e-4", "--rtol", "1e-5"],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    ours = run_coreai_core(core.read_text(), load(tmp_path / "in.npz"), tmp_path)
+    for name, want in expected.items():
+        np.testing.assert_allclose(ours[name], want, rtol=1e-5, atol=1e-4 * float(np.max(np.abs(want))), err_msg=name)
 
 
 @pytest.mark.parametrize("model", [

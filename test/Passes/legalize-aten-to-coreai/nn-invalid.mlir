@@ -47,3 +47,11 @@ func.func @layer_norm_bad_shape(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor
   %0:3 = aten.native_layer_norm.default %x {normalized_shape = [4], eps = 1.0e-05 : f64, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
   return %0#0, %0#1, %0#2 : tensor<2x5xf32>, tensor<2x1xf32>, tensor<2x1xf32>
 }
+
+// -----
+
+func.func @batch_norm_dynamic_channels(%x: tensor<2x?x4xf32>, %m: tensor<?xf32>, %v: tensor<?xf32>) -> tensor<2x?x4xf32> {
+  // expected-error @+1 {{cannot lower 'aten::_native_batch_norm_legit_no_training.default': dim 1 of operand #0 (tensor<2x?x4xf32>) must be static for this lowering}}
+  %0:3 = aten._native_batch_norm_legit_no_training.default %x, %m, %v {momentum = 0.1 : f64, eps = 1.0e-05 : f64, operandSegmentSizes = array<i32: 1, 0, 0, 1, 1>} : (tensor<2x?x4xf32>, tensor<?xf32>, tensor<?xf32>) -> (tensor<2x?x4xf32>, tensor<0xf32>, tensor<0xf32>)
+  return %0#0 : tensor<2x?x4xf32>
+}

@@ -298,3 +298,16 @@ func.func @upsample_nearest_x2(%x: tensor<1x2x4x5xf32>) -> tensor<1x2x8x10xf32> 
   %0 = aten.upsample_nearest2d.vec %x {scale_factors = [2.0 : f64, 2.0 : f64]} : (tensor<1x2x4x5xf32>) -> tensor<1x2x8x10xf32>
   return %0 : tensor<1x2x8x10xf32>
 }
+
+// -----
+
+// A dynamic batch: layer norm needs only the normalized dims static.
+// CHECK-LABEL: coreai.graph @layer_norm_dynamic_batch(
+// CHECK:         %[[MEAN:.*]] = coreai.reduce_mean %{{.*}}, {{.*}} : (tensor<?x5x6xf32>, tensor<1xsi32>) -> tensor<?x5x1xf32>
+// CHECK:         %[[RSTD:.*]] = coreai.rsqrt {{.*}} -> tensor<?x5x1xf32>
+// CHECK:         %[[Y:.*]] = coreai.decomposable.broadcasting_add {{.*}} -> tensor<?x5x6xf32>
+// CHECK:         coreai.output %[[Y]], %[[MEAN]], %[[RSTD]]
+func.func @layer_norm_dynamic_batch(%x: tensor<?x5x6xf32>, %w: tensor<6xf32>, %b: tensor<6xf32>) -> (tensor<?x5x6xf32>, tensor<?x5x1xf32>, tensor<?x5x1xf32>) {
+  %0:3 = aten.native_layer_norm.default %x, %w, %b {normalized_shape = [6], eps = 1.0e-05 : f64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<?x5x6xf32>, tensor<6xf32>, tensor<6xf32>) -> (tensor<?x5x6xf32>, tensor<?x5x1xf32>, tensor<?x5x1xf32>)
+  return %0#0, %0#1, %0#2 : tensor<?x5x6xf32>, tensor<?x5x1xf32>, tensor<?x5x1xf32>
+}

@@ -324,21 +324,26 @@ fn scatter_reduce_two<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 /// The smallest value of `element` (−inf for floats).
 fn lowest(element: Type<'_>) -> Result<Scalar, Decline> {
-    int_bounds(element).map(|b| b.0).or_else(|_| Ok(Scalar::Float(f64::NEG_INFINITY)))
-        .and_then(|s| float_or_int(element, s))
+    bound(element, f64::NEG_INFINITY, |b| b.0)
 }
 
 /// The largest value of `element` (+inf for floats).
 fn highest(element: Type<'_>) -> Result<Scalar, Decline> {
-    int_bounds(element).map(|b| b.1).or_else(|_| Ok(Scalar::Float(f64::INFINITY)))
-        .and_then(|s| float_or_int(element, s))
+    bound(element, f64::INFINITY, |b| b.1)
 }
 
-fn float_or_int(element: Type<'_>, s: Scalar) -> Result<Scalar, Decline> {
+fn bound(
+    element: Type<'_>,
+    float: f64,
+    pick: fn((Scalar, Scalar)) -> Scalar,
+) -> Result<Scalar, Decline> {
     if element.to_string() == "i1" {
-        return Err("scatter_reduce on bool tensors is not supported".into());
+        return Err("scatter_reduce amax/amin on bool tensors is not supported".into());
     }
-    Ok(s)
+    if element.is_integer() {
+        return int_bounds(element).map(pick);
+    }
+    Ok(Scalar::Float(float))
 }
 
 /// The range of an integer `element` (`si8` ... `ui64`).
@@ -349,7 +354,10 @@ fn int_bounds(element: Type<'_>) -> Result<(Scalar, Scalar), Decline> {
         (_, Some(b)) => (false, b),
         _ => return Err(format!("{text} is not an integer type")),
     };
-    let bits: u32 = bits.parse().map_err(|_| format!("{text} is not an integer type"))?;
+    let bits: u32 = match bits.parse() {
+        Ok(b) if (1..=64).contains(&b) => b,
+        _ => return Err(format!("{text} is not a supported integer type")),
+    };
     Ok(match (signed, bits) {
         (true, 64) => (Scalar::Int(i64::MIN), Scalar::Int(i64::MAX)),
         (true, b) => (Scalar::Int(-(1 << (b - 1))), Scalar::Int((1 << (b - 1)) - 1)),

@@ -773,7 +773,10 @@ fn arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         Err(_) => Ok(Scalar::Int(i64::from(name == "step"))),
     };
     let (start, step) = (optional("start")?, optional("step")?);
-    let literals: Vec<String> = (0..out[0])
+    let [n] = out[..] else {
+        return Err(format!("arange gives a 1-D tensor, not {}", cx.result_type(0)?));
+    };
+    let literals: Vec<String> = (0..n)
         .map(|i| {
             let v = match (start, step) {
                 (Scalar::Int(a), Scalar::Int(s)) => Scalar::Int(a + i * s),

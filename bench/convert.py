@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Conversion time: `coreai-opt --pass-pipeline='builtin.module(coreai-pipeline)'`
+against coreai-torch 0.4.3's `TorchConverter().add_exported_program(ep).to_coreai()`,
+on the same ExportedProgram, in the same run. A benchmark, not a test.
+
+    .venv/bin/python bench/convert.py [--repeat N] [--models resnet18,mobilenet_v3_small,llama_block]
+        [--coreai-opt target/debug/coreai-opt] [--decompositions coreai|none]
+
+Per model: torch.export once (`--decompositions`, default coreai: the table
+coreai-torch needs), coreai_export's import of that program to MLIR text once
+(not timed), then the median of N runs of each converter:
+  - ours: the coreai-opt process on the imported file (parse, decompose,
+    legalize-aten-to-coreai, cse, print to a file), wall time;
+  - coreai-torch: add_exported_program (its validation) + to_coreai() in
+    RELEASE mode (its IR building and its built-in optimization), in process.
+The work differs: to_coreai() also optimizes the program; coreai-opt also
+parses the text and writes it out. A model that does not convert prints why.
+"""
+
+import argparse
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from contextlib import redirect_stdout
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tools", "coreai-export"))
+sys.path.insert(0, os.path.join(REPO, "test", "e2e"))
+
+import torch  # noqa: E402
+
+from coreai_export import export_module, import_program  # noqa: E402
+
+MODELS = {
+    "resnet18": "whole:resnet18",
+    "mobilenet_v3_small": "whole:mobilenet_v3_small",
+    "llama_block": "transformer:llama_block",
+}
+
+
+def factory(spec):
+    import importlib
+    mod, fac = spec.split(":")
+    out = getattr(importlib.import_module(f"models.{mod}"), fac)()
+    return out[0].eval(), out[1]
+
+
+def time_ours(coreai_opt, path, repeat):
+    times, error = [], ""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.mlir")
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            r = subprocess.run([coreai_opt, path, "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", out],
+                               capture_output=True, text=True)
+            times.append(time.perf_counter() - t0)
+            if r.returncode != 0:
+                lines = [l for l in r.stderr.splitlines() if "error:" in l]
+                error = (lines[0] if lines else r.stderr.strip()[-300:]).split("error:", 1)[-1].strip()
+                break
+    return statistics.median(times), error
+
+
+def time_theirs(ep, repeat):
+    from coreai_torch import TorchConverter
+    times = []
+    try:
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            with warnings.catch_warnings(), redirect_stdout(io.StringIO()):
+                warnings.simplefilter("ignore")
+                TorchConverter(mode=TorchConverter.Mode.RELEASE).add_exported_program(ep).to_coreai()
+            times.append(time.perf_counter() - t0)
+    except Exception as e:  # the converter's own message is the result
+        return None, f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200]}"
+    return statistics.median(times), ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--coreai-opt", default=os.path.join(REPO, "target", "debug", "coreai-opt"))
+    ap.add_argument("--decompositions", default="coreai", choices=["coreai", "none"],
+                    help="table of the shared ExportedProgram (coreai-torch needs coreai)")
+    ns = ap.parse_args()
+    torch.set_num_threads(2)
+    print(f"coreai-opt: {ns.coreai_opt}; median of {ns.repeat}; ExportedProgram table: {ns.decompositions}")
+    print(f"{'model':<20} {'coreai-opt':>11} {'coreai-torch':>13} {'ratio':>7}")
+    for name in ns.models.split(","):
+        model, inputs = factory(MODELS[name])
+        ep = export_module(model, inputs, ns.decompositions)
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+            f.write(import_program(ep).text)
+            path = f.name
+        try:
+            ours, our_error = time_ours(ns.coreai_opt, path, ns.repeat)
+        finally:
+            os.unlink(path)
+        theirs, their_error = time_theirs(ep, ns.repeat)
+        if our_error or their_error:
+            print(f"{name:<20} {'-' if our_error else f'{ours:10.3f}s':>11} "
+                  f"{'-' if their_error else f'{theirs:12.3f}s':>13} {'-':>7}")
+            if our_error:
+                print(f"  coreai-opt fails: {our_error}")
+            if their_error:
+                print(f"  coreai-torch fails: {their_error}")
+            continue
+        print(f"{name:<20} {ours:10.3f}s {theirs:12.3f}s {ours / theirs:6.2f}x")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

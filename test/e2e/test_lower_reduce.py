@@ -95,6 +95,21 @@ def factory():
     return M(), (x, small, mask, tiny)
 '''
 
+# int64 values past 2^53 (a float64 key would tie them): argmax, argmin,
+# max.dim, sort and topk compare exactly, sums stay exact.
+BIG_INT64 = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x):
+        v, i = torch.topk(x, 2, dim=1)
+        return (x.argmax(dim=1), x.argmin(dim=1), x.max(dim=0)[1], torch.sort(x, dim=1)[1],
+                torch.sort(x, dim=1, descending=True)[0], v, i, x.sum(dim=1), x.cumsum(dim=1))
+def factory():
+    b = 2 ** 60
+    x = torch.tensor([[b, b + 1, b - 1, b + 3], [-b, -b - 2, -b + 1, -b - 1]], dtype=torch.int64)
+    return M(), (x,)
+'''
+
 # coreai-core's interpreter aborts the process (SIGILL, a trapping overflow
 # check) when an integer `scan` overflows; PyTorch, coreai-core's own
 # reduce_product and coreai-run wrap. The same int64 cumprod as above on
@@ -284,6 +299,10 @@ def test_corpus_model_converts_and_matches(tmp_path, model):
     for name, want in expected.items():
         assert ours[name].dtype == want.dtype, (name, ours[name].dtype, want.dtype)
         np.testing.assert_allclose(ours[name], want, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+def test_int64_past_2_53_compares_exactly(tmp_path):
+    check_both_executors(tmp_path, BIG_INT64, atol=0, rtol=0)
 
 
 def test_coreai_core_traps_on_overflowing_integer_scan(tmp_path):

@@ -163,8 +163,9 @@ pub fn arg_reduce_nan(
 ) -> KResult<ArrayD<i128>> {
     let vals = match d {
         Dom::F(a) => a.clone(),
-        Dom::I(a) => a.mapv(|v| v as f64),
-        Dom::B(a) => a.mapv(|v| v as u8 as f64),
+        // Integers compare exactly (an f64 key ties 2^60 and 2^60 + 1).
+        Dom::I(a) => return arg_reduce_int(a, axis, keepdim, max),
+        Dom::B(a) => return arg_reduce_int(&a.mapv(i128::from), axis, keepdim, max),
         Dom::C(_) => return kerr("argmax of complex tensors"),
     };
     if vals.ndim() > 0 && vals.shape()[axis] == 0 {
@@ -186,6 +187,28 @@ pub fn arg_reduce_nan(
                     || (!max && x < b)
                     || (b.is_nan() && !x.is_nan())
                 {
+                    best = i;
+                }
+            }
+            best as i128
+        })
+        .collect();
+    Ok(finish(v, &s, &ks, keepdim))
+}
+
+/// [`arg_reduce`] of integers: the first maximum (or minimum) wins.
+fn arg_reduce_int(a: &ArrayD<i128>, axis: usize, keepdim: bool, max: bool) -> KResult<ArrayD<i128>> {
+    if a.ndim() > 0 && a.shape()[axis] == 0 {
+        return kerr("argmax/argmin of an empty dimension");
+    }
+    let axes = if a.ndim() == 0 { vec![] } else { vec![axis] };
+    let (rows, s, ks) = to_rows(a, &axes);
+    let v: Vec<i128> = rows
+        .axis_iter(Axis(0))
+        .map(|r| {
+            let mut best = 0usize;
+            for (i, &x) in r.iter().enumerate() {
+                if (max && x > r[best]) || (!max && x < r[best]) {
                     best = i;
                 }
             }
@@ -307,6 +330,10 @@ mod tests {
         let b = Dom::F(Array::from_shape_vec(vec![4], vec![3., 7., 7., 1.]).unwrap());
         assert_eq!(arg_reduce(&b, 0, false, true).unwrap()[IxDyn(&[])], 1);
         assert_eq!(arg_reduce(&b, 0, false, false).unwrap()[IxDyn(&[])], 3);
+        let big = 1i128 << 60;
+        let c = Dom::I(Array::from_shape_vec(vec![3], vec![big, big + 1, big]).unwrap());
+        assert_eq!(arg_reduce(&c, 0, false, true).unwrap()[IxDyn(&[])], 1);
+        assert_eq!(arg_reduce(&c, 0, false, false).unwrap()[IxDyn(&[])], 0);
     }
 
     #[test]

@@ -594,17 +594,28 @@ fn sort_impl(c: &Ctx, first: usize) -> KResult<Vec<Value>> {
     let d = norm_axis(c.arg_i64(first + 1)?, x.ndim())?;
     let desc = c.arg(first + 2)?.to_bool().iter().any(|&b| b);
     let vals = x.to_f64();
+    // Integers compare exactly (an f64 key ties 2^60 and 2^60 + 1).
+    let ints = (!x.dtype().is_float() && !x.dtype().is_complex()).then(|| x.to_i128());
+    let int_lanes: Vec<Vec<i128>> = ints
+        .as_ref()
+        .map(|a| a.lanes(Axis(d)).into_iter().map(|l| l.to_vec()).collect())
+        .unwrap_or_default();
     let mut order = ArrayD::<i128>::zeros(vals.raw_dim());
-    for (lane, mut o) in vals
+    for (n, (lane, mut o)) in vals
         .lanes(Axis(d))
         .into_iter()
         .zip(order.lanes_mut(Axis(d)))
+        .enumerate()
     {
         let mut ix: Vec<usize> = (0..lane.len()).collect();
         let key = |i: &usize| lane[*i];
         // NaN sorts last in both directions (coreai-core's interpreter).
         ix.sort_by(|a, b| {
             let (p, q) = (key(a), key(b));
+            if let Some(il) = int_lanes.get(n) {
+                let ord = il[*a].cmp(&il[*b]);
+                return if desc { ord.reverse() } else { ord };
+            }
             match (p.is_nan(), q.is_nan()) {
                 (true, true) => std::cmp::Ordering::Equal,
                 (true, false) => std::cmp::Ordering::Greater,

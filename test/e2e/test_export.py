@@ -129,7 +129,6 @@ def test_corpus_model_imports_verifies_and_round_trips(name, spec, tmp_path):
 # Corpus models the executor cannot run yet, with the message it gives. A
 # model that starts to pass fails the test until it is removed from here.
 EXECUTION_GAPS = {
-    "dynamic_batch_mlp": "not executable: aten.sym_size.int",
     # A user's torch.library op has no kernel in the executor by design.
     "custom_op": "not executable: coreai_test::scaled_add.default",
 }

@@ -6,7 +6,7 @@
 //! whole execution ([`crate::Program`] owns both).
 
 use crate::error::{kerr, KResult};
-use crate::tensor::{DType, Tensor};
+use crate::tensor::{DType, Dom, Tensor};
 use half::{bf16, f16};
 use mlir_sys::*;
 use ndarray::{ArrayD, IxDyn};
@@ -367,6 +367,22 @@ impl Attr {
     /// A dense (or dense resource) elements attribute as a tensor.
     pub fn as_tensor(self) -> KResult<Tensor> {
         let ty = Ty(unsafe { mlirAttributeGetType(self.0) });
+        // A scalar (`2 : i64`, `0.5 : f32`): a 0-d value of its type.
+        unsafe {
+            if mlirAttributeIsAInteger(self.0) {
+                let dtype = ty.dtype()?;
+                let v = if dtype.is_signed_int() {
+                    mlirIntegerAttrGetValueSInt(self.0) as i128
+                } else {
+                    mlirIntegerAttrGetValueUInt(self.0) as i128
+                };
+                return Ok(Tensor::from_dom(Dom::I(ArrayD::from_elem(IxDyn(&[]), v)), dtype));
+            }
+            if mlirAttributeIsAFloat(self.0) {
+                let v = mlirFloatAttrGetValueDouble(self.0);
+                return Ok(Tensor::from_f64(ArrayD::from_elem(IxDyn(&[]), v), ty.dtype()?));
+            }
+        }
         let shape = ty.static_shape()?;
         let dtype = ty.dtype()?;
         let n: usize = shape.iter().product();

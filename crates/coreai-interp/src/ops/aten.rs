@@ -1392,6 +1392,17 @@ fn scatter_reduce(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_dom(out, dt))
 }
 
+/// `sym_size.int`: the size of dim `dim` (a symbolic int at export time), as
+/// a 0-d int64 value.
+fn sym_size(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;
+    one(Tensor::from_dom(
+        Dom::I(ArrayD::from_elem(IxDyn(&[]), x.shape()[d] as i128)),
+        DType::I64,
+    ))
+}
+
 /// `v` wrapped to the integer dtype `dt` (two's complement at its width).
 fn wrap_int(v: i128, dt: DType) -> i128 {
     let bits = 8 * dt.size_of() as u32;
@@ -1530,6 +1541,7 @@ pub fn register(t: &mut Table) {
     t.insert("aten.atan2.default", |c| bin(c, BinOp::Atan2));
     t.insert("aten.bitwise_and.Tensor", |c| bin(c, BinOp::BitAnd));
     t.insert("aten.sort.default", sort);
+    t.insert("aten.sym_size.int", sym_size);
     t.insert("aten.adaptive_max_pool2d.default", adaptive_max_pool2d);
     t.insert("aten.scatter_reduce.two", scatter_reduce);
     t.insert("aten.masked_scatter.default", masked_scatter);

@@ -146,9 +146,34 @@ impl Ctx<'_> {
             },
         }
     }
+    /// The operands of schema argument `name` of a generic `aten.operator`
+    /// (`operand_args = ["self", "size"]`, `operand_groups = array<i64: 1,
+    /// 3>`): with dynamic shapes a `SymInt[]` argument is a group of scalar
+    /// operands instead of an attribute.
+    pub fn operand_group(&self, name: &str) -> Option<Vec<&Tensor>> {
+        let names = self.attr("operand_args")?.to_text();
+        let names: Vec<&str> = names
+            .trim_matches(|c| c == '[' || c == ']')
+            .split(',')
+            .map(|n| n.trim().trim_matches('"'))
+            .collect();
+        let at = names.iter().position(|n| *n == name)?;
+        let groups = self.attr("operand_groups")?.to_text();
+        let sizes: Vec<usize> = groups
+            .trim_start_matches("array<i64")
+            .trim_start_matches(':')
+            .trim_end_matches('>')
+            .split(',')
+            .filter_map(|v| v.trim().parse().ok())
+            .collect();
+        let start: usize = sizes.get(..at)?.iter().sum();
+        (start..start + sizes.get(at)?).map(|i| self.opt_arg(i)).collect()
+    }
     pub fn opt_i64s(&self, name: &str) -> KResult<Option<Vec<i64>>> {
         match self.attr(name) {
-            None => Ok(None),
+            None => Ok(self
+                .operand_group(name)
+                .map(|ts| ts.iter().flat_map(|t| t.to_i64_vec()).collect())),
             Some(a) if a.is_unit() => Ok(None),
             Some(a) => match a.as_i64s() {
                 Some(v) => Ok(Some(v)),

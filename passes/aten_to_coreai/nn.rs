@@ -37,9 +37,13 @@ pub static LOWERINGS: super::Family = &[
     ("instance_norm.default", instance_norm),
     ("max_pool2d.default", max_pool2d),
     ("max_pool2d_with_indices.default", max_pool2d),
-    ("native_group_norm.default", group_norm),
-    ("native_layer_norm.default", layer_norm),
+    ("group_norm.default", group_norm),
+    ("layer_norm.default", layer_norm),
+    ("log_softmax.int", log_softmax),
+    ("native_group_norm.default", native_group_norm),
+    ("native_layer_norm.default", native_layer_norm),
     ("scaled_dot_product_attention.default", sdpa),
+    ("softmax.int", softmax),
     ("upsample_bilinear2d.vec", upsample_bilinear2d),
     ("upsample_nearest2d.vec", upsample_nearest2d),
 ];
@@ -185,27 +189,30 @@ fn unused_result<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize, what: &str) -> R
 
 // ---------------------------------------------------------------- softmax
 
-fn softmax_axis(cx: &LoweringCx<'_, '_>) -> Result<usize, Decline> {
-    if bool_attr(cx, "half_to_float")? {
+/// The input, cast to the result's dtype (`softmax.int`'s `dtype`), and
+/// the normalized softmax axis.
+fn softmax_input<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<(Value<'c, 'a>, usize), Decline> {
+    if cx.op().attribute("half_to_float").is_ok() && bool_attr(cx, "half_to_float")? {
         return Err("half_to_float = true (a CUDA-only fused upcast) is not supported".into());
     }
     let rank = cx.operand_tensor(0)?.rank();
-    super::common::normalize_dim(int_attr(cx, "dim")?, rank)
+    let axis = super::common::normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let x = cast_to(cx, cx.operand(0)?, cx.result_tensor(0)?.element())?;
+    Ok((x, axis))
 }
 
 // aten._softmax.default(%x) {dim} → coreai.softmax %x, dim
+// aten.softmax.int(%x) {dim, dtype?} → coreai.softmax (coreai.cast %x to dtype), dim
 pub fn softmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let axis = softmax_axis(cx)?;
-    let x = cx.operand(0)?;
+    let (x, axis) = softmax_input(cx)?;
     let dim = super::common::int_scalar(cx, axis as i64, "si32")?;
     Ok(vec![cx.build_value("coreai.softmax", &[x, dim], cx.result_type(0)?, &[])?])
 }
 
-// aten._log_softmax.default(%x) {dim}
+// aten._log_softmax.default(%x) {dim}   (log_softmax.int: %x cast to dtype first)
 //   → d = x - reduce_max(x, dim); d - log(reduce_sum(exp(d), dim))
 pub fn log_softmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let axis = softmax_axis(cx)?;
-    let x = cx.operand(0)?;
+    let (x, axis) = softmax_input(cx)?;
     let max = reduce(cx, "reduce_max", x, &[axis])?;
     let shifted = broadcasting(cx, "sub", x, max)?;
     let e = unary(cx, "exp", shifted)?;
@@ -289,10 +296,11 @@ pub fn batch_norm_no_training<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a
     Ok(vec![y, empty(1)?, empty(2)?])
 }
 
-// aten.native_layer_norm.default(%x, %w?, %b?) {normalized_shape, eps}
-//   → reduce_mean over the trailing dims, (x - mean) * rsqrt(var + eps) * w + b;
-//     mean and rstd (keep-dims) are the second and third results
-pub fn layer_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+/// Layer norm over the trailing `normalized_shape` dims: the output, the
+/// mean and the rstd (keep-dims), in the compute type.
+type Normalized<'c, 'a> = (Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>);
+
+fn layer_norm_parts<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Normalized<'c, 'a>, Decline> {
     let x = cx.operand(0)?;
     let normalized = int_list_attr(cx, "normalized_shape")?;
     let k = normalized.len();
@@ -301,41 +309,72 @@ pub fn layer_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if k == 0 || k > d.len() || d[d.len() - k..] != normalized[..] {
         return Err(format!("normalized_shape {normalized:?} is not the trailing shape of {d:?}"));
     }
-    let element = element_type(x)?;
-    let compute = compute_type(cx, element)?;
+    let compute = compute_type(cx, element_type(x)?)?;
     let over: Vec<usize> = (d.len() - k..d.len()).collect();
     let xc = cast_to(cx, x, compute)?;
     let (y, mean, rstd) = standardize(cx, xc, &over, float_attr(cx, "eps")?)?;
     let y = affine(cx, y, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &normalized)?;
-    Ok(vec![
-        cast_to(cx, y, element)?,
-        cast_to(cx, mean, element_type(cx.op().result(1).map_err(|e| e.to_string())?.into())?)?,
-        cast_to(cx, rstd, element_type(cx.op().result(2).map_err(|e| e.to_string())?.into())?)?,
-    ])
+    Ok((y, mean, rstd))
+}
+
+/// Values cast to the element types of the op's results, in order.
+fn cast_to_results<'c, 'a>(cx: &LoweringCx<'c, 'a>, values: Vec<Value<'c, 'a>>) -> Lowered<'c, 'a> {
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| cast_to(cx, v, cx.result_tensor(i)?.element()))
+        .collect()
+}
+
+// aten.native_layer_norm.default(%x, %w?, %b?) {normalized_shape, eps}
+//   → reduce_mean over the trailing dims, (x - mean) * rsqrt(var + eps) * w + b;
+//     mean and rstd (keep-dims) are the second and third results
+pub fn native_layer_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let (y, mean, rstd) = layer_norm_parts(cx)?;
+    cast_to_results(cx, vec![y, mean, rstd])
+}
+
+// aten.layer_norm.default(%x, %w?, %b?) {normalized_shape, eps} → native_layer_norm's output
+pub fn layer_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let (y, _, _) = layer_norm_parts(cx)?;
+    cast_to_results(cx, vec![y])
+}
+
+/// Group norm of the static input in `g` groups: the output ([N, C, ...])
+/// and the mean and rstd ([N, G]), in the compute type.
+fn group_norm_parts<'c, 'a>(cx: &LoweringCx<'c, 'a>, g: i64) -> Result<Normalized<'c, 'a>, Decline> {
+    let x = cx.operand(0)?;
+    let d = static_dims(cx, 0)?;
+    if d.len() < 2 || g <= 0 || d[1] % g != 0 || d[0] * d[1] == 0 {
+        return Err(format!("group norm of {d:?} in {g} groups is malformed"));
+    }
+    let (n, c) = (d[0], d[1]);
+    let total: i64 = d.iter().product();
+    let compute = compute_type(cx, element_type(x)?)?;
+    let grouped = reshape(cx, cast_to(cx, x, compute)?, &[n, g, total / (n * g)])?;
+    let (y, mean, rstd) = standardize(cx, grouped, &[2], float_attr(cx, "eps")?)?;
+    let y = reshape(cx, y, &d)?;
+    let y = affine(cx, y, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &channel_shape(c, d.len()))?;
+    Ok((y, reshape(cx, mean, &[n, g])?, reshape(cx, rstd, &[n, g])?))
 }
 
 // aten.native_group_norm.default(%x, %w?, %b?) {N, C, HxW, group, eps}
 //   → reshape [N, G, C/G·HxW], standardize over the last axis, reshape back,
 //     * w + b ([1, C, 1, ...]); mean and rstd reshaped to [N, G]
-pub fn group_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let x = cx.operand(0)?;
+pub fn native_group_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let d = static_dims(cx, 0)?;
-    let (n, c, g) = (int_attr(cx, "N")?, int_attr(cx, "C")?, int_attr(cx, "group")?);
-    let total: i64 = d.iter().product();
-    if d.len() < 2 || d[0] != n || d[1] != c || g <= 0 || c % g != 0 || n * c == 0 {
-        return Err(format!("group norm of {d:?} with N={n}, C={c}, group={g} is malformed"));
+    let (n, c) = (int_attr(cx, "N")?, int_attr(cx, "C")?);
+    if d.len() < 2 || d[0] != n || d[1] != c {
+        return Err(format!("N={n}, C={c} do not match the input shape {d:?}"));
     }
-    let element = element_type(x)?;
-    let compute = compute_type(cx, element)?;
-    let grouped = reshape(cx, cast_to(cx, x, compute)?, &[n, g, total / (n * g)])?;
-    let (y, mean, rstd) = standardize(cx, grouped, &[2], float_attr(cx, "eps")?)?;
-    let y = reshape(cx, y, &d)?;
-    let y = affine(cx, y, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &channel_shape(c, d.len()))?;
-    let stat = |v: Value<'c, 'a>, i: usize| -> Result<Value<'c, 'a>, Decline> {
-        let v = reshape(cx, v, &[n, g])?;
-        cast_to(cx, v, cx.result_tensor(i)?.element())
-    };
-    Ok(vec![cast_to(cx, y, element)?, stat(mean, 1)?, stat(rstd, 2)?])
+    let (y, mean, rstd) = group_norm_parts(cx, int_attr(cx, "group")?)?;
+    cast_to_results(cx, vec![y, mean, rstd])
+}
+
+// aten.group_norm.default(%x, %w?, %b?) {num_groups, eps} → native_group_norm's output
+pub fn group_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let (y, _, _) = group_norm_parts(cx, int_attr(cx, "num_groups")?)?;
+    cast_to_results(cx, vec![y])
 }
 
 // aten.instance_norm.default(%x, %w?, %b?, %rm?, %rv?) {use_input_stats = true, eps}

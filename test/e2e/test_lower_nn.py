@@ -152,6 +152,20 @@ def factory():
 '''
 
 
+# Ops the coreai table decomposes, exported whole (--decompositions none).
+NN_WHOLE = '''
+import torch
+import torch.nn.functional as F
+class M(torch.nn.Module):
+    def forward(self, x):
+        return (F.adaptive_avg_pool2d(x, (3, 2)), torch.softmax(x, dim=1, dtype=torch.float64),
+                torch.log_softmax(x, dim=-1), F.max_pool2d(x, 2), F.group_norm(x, 3), F.layer_norm(x, [7, 9]))
+def factory():
+    torch.manual_seed(9)
+    return M(), (torch.randn(2, 6, 7, 9) * 10,)
+'''
+
+
 # A dynamic batch: norms and softmax need only the channel / normalized dims.
 DYNAMIC_BATCH = '''
 import torch
@@ -238,6 +252,10 @@ def test_pooling(tmp_path):
 def test_upsampling(tmp_path):
     text = check(tmp_path, UPSAMPLE)
     assert "interpolation_mode<nearest_neighbor>" in text and "interpolation_mode<linear>" in text
+
+
+def test_nn_ops_kept_whole(tmp_path):
+    check(tmp_path, NN_WHOLE, decompositions="none")
 
 
 def test_norms_and_softmax_with_a_dynamic_batch(tmp_path):

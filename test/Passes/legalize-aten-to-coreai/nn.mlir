@@ -311,3 +311,33 @@ func.func @layer_norm_dynamic_batch(%x: tensor<?x5x6xf32>, %w: tensor<6xf32>, %b
   %0:3 = aten.native_layer_norm.default %x, %w, %b {normalized_shape = [6], eps = 1.0e-05 : f64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<?x5x6xf32>, tensor<6xf32>, tensor<6xf32>) -> (tensor<?x5x6xf32>, tensor<?x5x1xf32>, tensor<?x5x1xf32>)
   return %0#0, %0#1, %0#2 : tensor<?x5x6xf32>, tensor<?x5x1xf32>, tensor<?x5x1xf32>
 }
+
+// -----
+
+// softmax.int with a dtype casts the input first.
+// CHECK-LABEL: coreai.graph @softmax_int_dtype(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x5xf32>
+// CHECK:         %[[XD:.*]] = coreai.cast %[[X]] : tensor<2x5xf32> to tensor<2x5xf64>
+// CHECK:         %[[R:.*]] = coreai.softmax %[[XD]], {{.*}} -> tensor<2x5xf64>
+// CHECK:         coreai.output %[[R]]
+func.func @softmax_int_dtype(%x: tensor<2x5xf32>) -> tensor<2x5xf64> {
+  %0 = aten.softmax.int %x {dim = 0 : i64, dtype = f64} : (tensor<2x5xf32>) -> tensor<2x5xf64>
+  return %0 : tensor<2x5xf64>
+}
+
+// -----
+
+// layer_norm.default and group_norm.default (kept whole without
+// decompositions) give native_*'s first result only.
+// CHECK-LABEL: coreai.graph @layer_and_group_norm_default(
+// CHECK:         coreai.rsqrt
+// CHECK:         %[[LN:.*]] = coreai.decomposable.broadcasting_mul {{.*}} -> tensor<2x6x5xf32>
+// CHECK:         coreai.reshape {{.*}} -> tensor<2x3x10xf32>
+// CHECK:         coreai.rsqrt
+// CHECK:         %[[GN:.*]] = coreai.reshape {{.*}} -> tensor<2x6x5xf32>
+// CHECK:         coreai.output %[[LN]], %[[GN]]
+func.func @layer_and_group_norm_default(%x: tensor<2x6x5xf32>) -> (tensor<2x6x5xf32>, tensor<2x6x5xf32>) {
+  %0 = aten.layer_norm.default %x {normalized_shape = [6, 5], eps = 1.0e-05 : f64, cudnn_enable = true, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+  %1 = aten.group_norm.default %x {num_groups = 3 : i64, eps = 1.0e-05 : f64, cudnn_enabled = true, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+  return %0, %1 : tensor<2x6x5xf32>, tensor<2x6x5xf32>
+}

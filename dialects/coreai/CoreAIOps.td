@@ -315,7 +315,7 @@ def CoreAI_SliceUpdateOp : CoreAI_Op<"slice_update", [Pure]> {
                        CoreAI_SliceUpdateOp_end_indices:$end_indices, CoreAI_SliceUpdateOp_strides:$strides,
                        CoreAI_SliceUpdateOp_update:$update);
   let results = (outs CoreAI_SliceUpdateOp_output:$output);
-  let assemblyFormat = "$input `with` $update `at` `(` $start_indices `,` $end_indices `,` $strides `)` `:` `(` type($input) `,` type($update) `,` type($start_indices) `,` type($end_indices) `,` type($strides) `)` `to` type($output) attr-dict";
+  let assemblyFormat = "$input `with` $update `at` ` ` `(` $start_indices `,` $end_indices `,` $strides `)` `:` `(` type($input) `,` type($update) `,` type($start_indices) `,` type($end_indices) `,` type($strides) `)` `to` type($output) attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

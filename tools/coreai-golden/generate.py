@@ -9,7 +9,9 @@ interop tests check that coreai-core accepts what coreai-opt prints.
 Modules coreai-torch cannot convert are listed in FAILURES with the reason
 instead of being dropped.
 """
+import math
 import os
+import random
 import sys
 import warnings
 
@@ -99,6 +101,42 @@ CASES.update({
     "adaptive_pool_softmax": (Fn(lambda x: (F.adaptive_avg_pool2d(x, 1), F.log_softmax(x, 1), torch.linalg.vector_norm(x, dim=1))), (img(),)),
 })
 
+A = torch.ops.aten
+pos = lambda: torch.rand(3, 4) + 0.5
+ints = lambda: torch.randint(-5, 5, (3, 4), dtype=torch.int32)
+
+
+class SymOps(torch.nn.Module):
+    """Python operators torch.export records on a dynamic size."""
+
+    def forward(self, x):
+        n = x.shape[0]
+        size = n * 2 + -n + n % 3 + n ** 2
+        m = torch.sym_min(n, x.shape[1] * 4)
+        c = math.ceil(n / 3) + round(n * 0.5)
+        return (torch.full((n // 2,), 1.0), x[: n - 1], x * torch.sym_float(n), x * (n / 2),
+                torch.full((size,), 1.0), torch.full((m,), 2.0), torch.full((c,), 3.0))
+
+
+# Cases aimed at resolver keys the modules above leave out; direct
+# torch.ops.aten calls pin the exact overload.
+CASES.update({
+    "unary_more": (Fn(lambda x, p: (x.acos(), (p + 1).acosh(), x.asin(), x.asinh(), x.atanh(), x.cosh(), x.sinh(), x.tan(), p.log10(), p.log2(), torch.round(x, decimals=2))), (torch.rand(3, 4) * 1.8 - 0.9, pos())),
+    "binary_scalar_forms": (Fn(lambda x, y: (A.add.Scalar(x, 1.5), A.sub.Scalar(x, 2), A.mul.Scalar(x, 3), A.div.Scalar(x, 4), A.pow.Scalar(2.0, x), torch.atan2(x, y), torch.fmod(x, y), torch.fmod(x, 1.5), A.floor_divide.default(x, y), torch.true_divide(x, y))), (pos(), pos())),
+    "compare_scalar_forms": (Fn(lambda x, y: (x == 0.5, x != 0.5, x >= y, x >= 0.5, x <= y, x <= 0.5, x < y, x < 0.5)), (x34(), x34())),
+    "logical_bitwise": (Fn(lambda a, b, x: (torch.logical_and(x > 0, x < 1), torch.logical_or(x > 0, x < -1), torch.logical_xor(x > 0, x < 1), torch.bitwise_not(a), torch.bitwise_xor(a, b))), (ints(), ints(), x34())),
+    "reductions_full": (Fn(lambda x: (x.max(), x.min(), x.min(dim=1), x.mean(), x.prod(), (x > 0).any(), A.linalg_vector_norm.default(x, 2, [1]))), (x34(),)),
+    "clamp_tensor": (Fn(lambda x, lo, hi: x.clamp(lo, hi)), (x34(), torch.full((4,), -0.5), torch.full((4,), 0.5))),
+    "scatter_forms": (Fn(lambda x, i, s, m: (x.scatter(1, i, 2.0), x.scatter(1, i, s, reduce="add"), x.scatter(1, i, 2.0, reduce="multiply"), torch.slice_scatter(x, s[:, :2], dim=1, start=0, end=2), x.masked_scatter(m, s))), (x34(), torch.randint(0, 4, (3, 4)), x34(), torch.rand(3, 4) > 0.5)),
+    "creation": (Fn(lambda x: (torch.full((2, 3), 1.5), torch.full_like(x, 2.0), torch.scalar_tensor(3.0), x + torch.tensor([1.0, 2.0, 3.0, 4.0]), A.empty.memory_format([2, 3]).fill_(1.0))), (x34(),)),
+    "views_copies": (Fn(lambda x, y: (A.alias.default(x), A.copy.default(x, y), A._unsafe_view.default(x, [12]), A.tile.default(x, [2, 1]), A.to.dtype(x, torch.float16))), (x34(), x34())),
+    "pool_pad_more": (Fn(lambda x, v: (A._adaptive_avg_pool2d.default(x, [2, 2]), F.avg_pool3d(v, 2), A.reflection_pad2d.default(x, [1, 1, 1, 1]), A.reflection_pad3d.default(v, [1, 1, 1, 1, 1, 1]), A.replication_pad1d.default(x[0], [1, 2]), A.replication_pad2d.default(x, [1, 1, 2, 2]), A.replication_pad3d.default(v, [1, 1, 1, 1, 1, 1]))), (img(), torch.randn(1, 2, 4, 4, 4))),
+    "addmm": (Fn(lambda b, x, w: torch.addmm(b, x, w)), (torch.randn(5), x34(), torch.randn(4, 5))),
+    "complex_more": (Fn(lambda a, b: (torch.view_as_real(torch.complex(a, b) * torch.polar(a.abs(), b)), A.view_as_real_copy.default(A.view_as_complex_copy.default(torch.stack([a, b], -1))))), (torch.randn(3), torch.randn(3))),
+    "nonzero_numpy": (Fn(lambda x: A.nonzero_numpy.default(x > 0)), (x34(),)),
+})
+DYNAMIC.update({"symbolic_sizes": (SymOps(), (torch.randn(6, 4),), {"x": {0: torch.export.Dim("n", min=4, max=64)}})})
+
 # Ops coreai-torch never emits, built by hand and printed by coreai-core.
 HANDBUILT = {
     "handbuilt_target_delegate": """
@@ -170,7 +208,12 @@ def convert(m, args, dyn=None):
     ep = ep.run_decompositions(coreai_torch.get_decomp_table())
     for node in ep.graph.nodes:
         if node.op == "call_function":
-            COVERED_KEYS.add(str(node.target).removeprefix("aten."))
+            # OpOverloads key by `name.overload`, Python operators (operator.add,
+            # math.ceil, torch.sym_float, getitem) by their bare name.
+            if isinstance(node.target, torch._ops.OpOverload):
+                COVERED_KEYS.add(str(node.target).removeprefix("aten."))
+            else:
+                COVERED_KEYS.add(node.target.__name__)
     conv = coreai_torch.TorchConverter()
     conv.add_exported_program(ep)
     return str(conv.to_coreai()).strip() + "\n"
@@ -182,6 +225,7 @@ def main():
     cases = {k: (m, a, None) for k, (m, a) in CASES.items()}
     cases.update({k: v for k, v in DYNAMIC.items()})
     for name, (m, args, dyn) in cases.items():
+        random.seed(name)  # coreai-core names composite graphs with random suffixes
         try:
             text = convert(m, args, dyn)
         except Exception as e:  # recorded, not dropped

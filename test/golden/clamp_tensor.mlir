@@ -1,0 +1,12 @@
+// RUN: coreai-opt %s > %t.a && coreai-opt %t.a > %t.b && diff %t.a %t.b
+// RUN: grep -v '^//' %s | sed '/^$/d' > %t.golden && sed '/^$/d' %t.a | diff %t.golden -
+// coreai-torch 0.4.3 output for `clamp_tensor`, printed by coreai-core 1.0.0b3.
+// Regenerate with tools/coreai-golden/generate.py.
+
+module {
+  coreai.graph @main(%arg0: tensor<3x4xf32> {coreai.name = "args_0"}, %arg1: tensor<4xf32> {coreai.name = "args_1"}, %arg2: tensor<4xf32> {coreai.name = "args_2"}) -> (tensor<3x4xf32> {coreai.name = "clamp"}) attributes {__coreai_pure__} {
+    %0 = coreai.decomposable.broadcasting_maximum %arg0, %arg1 : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+    %1 = coreai.decomposable.broadcasting_minimum %0, %arg2 : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+    coreai.output %1 : tensor<3x4xf32>
+  }
+}

@@ -467,9 +467,17 @@ fn index_operands<'c, 'a>(
 // aten.index.Tensor(%x, %i0, ...) {indices_present}
 //   → coreai.gather_nd %x' at <stacked si32 indices>
 //   (%x' = %x, or %x transposed to bring non-adjacent indexed dims first)
+// x[mask] (one boolean index over the leading dims; a dynamic count)
+//   → coreai.gather_nd %x at (coreai.non_zero %mask)
 fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let present = bool_list_attr(cx, "indices_present")?;
     let tensors = index_operands(cx, &present)?;
+    if let Some(mask) = leading_mask(cx, &tensors, &present)? {
+        let rank = cx.operand_tensor(1)?.rank() as i64;
+        let ty = tensor_type(&[DYNAMIC, rank], cx.parse_type("si32")?);
+        let nz = cx.build_value("coreai.non_zero", &[mask], ty, &[])?;
+        return Ok(vec![cx.build_value("coreai.gather_nd", &[cx.operand(0)?, nz], cx.result_type(0)?, &[])?]);
+    }
     let s = stack_indices(cx, cx.operand(0)?, &tensors, &present)?;
     Ok(vec![cx.build_value("coreai.gather_nd", &[s.base, s.indices], cx.result_type(0)?, &[])?])
 }
@@ -479,11 +487,18 @@ fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // accumulate = true: duplicates must add up, which scatter_nd's region cannot
 //   express in coreai-core 1.0.0b3, so the indexed dims are flattened to one
 //   linear (wrapped) index and a coreai.scatter_along_axis <add> runs on it.
+//
+// x[mask] = v (one boolean index over the leading dims, a one-element v)
+//   → coreai.decomposable.broadcasting_where %mask', %v, %x
+//   (accumulate: %x + where(%mask', %v, 0))
 fn index_put<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let present = bool_list_attr(cx, "indices_present")?;
     let tensors = index_operands(cx, &present)?;
     let x = cx.operand(0)?;
     let values = cx.operand(tensors.len() + 1)?;
+    if let Some(mask) = leading_mask(cx, &tensors, &present)? {
+        return Ok(vec![masked_put(cx, x, mask, values)?]);
+    }
     let s = stack_indices(cx, x, &tensors, &present)?;
     let bd = static_of(s.base.r#type())?;
     let id = static_of(s.indices.r#type())?;
@@ -500,6 +515,58 @@ fn index_put<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         Some(inv) => Ok(vec![transpose(cx, out, &inv)?]),
         None => Ok(vec![out]),
     }
+}
+
+/// The boolean mask of `x[mask]` when it is the only index (the brief
+/// form PyTorch gives `x[m]` and `x[m] = v`) and covers x's leading dims.
+fn leading_mask<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    tensors: &[Value<'c, 'a>],
+    present: &[bool],
+) -> Result<Option<Value<'c, 'a>>, Decline> {
+    let [m] = tensors else { return Ok(None) };
+    if element_type(*m)?.to_string() != "i1" {
+        return Ok(None);
+    }
+    if present != [true] {
+        return Err("a boolean mask mixed with other indices is not supported".into());
+    }
+    let (md, xd) = (static_of(m.r#type())?, static_of(cx.operand(0)?.r#type())?);
+    if md.len() > xd.len() || md[..] != xd[..md.len()] {
+        return Err(format!("the mask shape {md:?} does not match the leading dims of {xd:?}"));
+    }
+    Ok(Some(*m))
+}
+
+/// `x[mask] = v` (or `+=` with accumulate) for a one-element `v`: a where on
+/// the mask, reshaped to broadcast over x's trailing dims.
+fn masked_put<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    mask: Value<'c, 'a>,
+    values: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let xd = static_of(x.r#type())?;
+    let vd = static_of(values.r#type())?;
+    if vd.iter().product::<i64>() != 1 {
+        return Err(format!(
+            "x[mask] = v with v of shape {vd:?} is not supported (one element is); use torch.where"
+        ));
+    }
+    let element = element_type(x)?;
+    let v = reshape(cx, cast_to(cx, values, element)?, &[])?;
+    let mut md = static_of(mask.r#type())?;
+    md.resize(xd.len(), 1);
+    let mask = reshape(cx, mask, &md)?;
+    let where_ = |a: Value<'c, 'a>, b: Value<'c, 'a>| {
+        cx.build_value("coreai.decomposable.broadcasting_where", &[mask, a, b], x.r#type(), &[])
+    };
+    if !bool_attr(cx, "accumulate")? {
+        return where_(v, x);
+    }
+    // Each element is selected at most once: x + v where the mask holds.
+    let added = cx.build_value("coreai.decomposable.broadcasting_add", &[x, v], x.r#type(), &[])?;
+    where_(added, x)
 }
 
 /// `coreai.scatter_nd %base with %updates at %indices { yield %new }`.

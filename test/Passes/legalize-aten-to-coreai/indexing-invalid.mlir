@@ -2,10 +2,10 @@
 
 // Indexing lowerings that decline, with the reason.
 
-func.func @bool_mask_index(%x: tensor<5xf32>, %m: tensor<5xi1>) -> tensor<?xf32> {
+func.func @bool_mask_with_other_index(%x: tensor<5x3xf32>, %m: tensor<5xi1>, %j: tensor<2xi64>) -> tensor<?x2xf32> {
   // expected-error @+1 {{cannot lower 'aten::index.Tensor': boolean mask indices are not supported; use torch.where or masked ops}}
-  %0 = aten.index.Tensor %x, %m {indices_present = array<i1: true>} : (tensor<5xf32>, tensor<5xi1>) -> tensor<?xf32>
-  return %0 : tensor<?xf32>
+  %0 = aten.index.Tensor %x, %m, %j {indices_present = array<i1: true, true>} : (tensor<5x3xf32>, tensor<5xi1>, tensor<2xi64>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
 }
 
 // -----
@@ -30,4 +30,12 @@ func.func @scatter_index_too_large(%x: tensor<4x6xf32>, %i: tensor<5x3xi64>, %s:
   // expected-error @+1 {{cannot lower 'aten::scatter.src': index size 5 exceeds the input size 4 in dim 0}}
   %0 = aten.scatter.src %x, %i, %s {dim = 1 : i64} : (tensor<4x6xf32>, tensor<5x3xi64>, tensor<5x3xf32>) -> tensor<4x6xf32>
   return %0 : tensor<4x6xf32>
+}
+
+// -----
+
+func.func @bool_mask_put_many_values(%x: tensor<5x3xf32>, %m: tensor<5x3xi1>, %v: tensor<4xf32>) -> tensor<5x3xf32> {
+  // expected-error @+1 {{cannot lower 'aten::index_put.default': x[mask] = v with v of shape [4] is not supported (one element is); use torch.where}}
+  %0 = aten.index_put.default %x, %m, %v {indices_present = array<i1: true>, accumulate = false} : (tensor<5x3xf32>, tensor<5x3xi1>, tensor<4xf32>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
 }

@@ -175,3 +175,24 @@ func.func @nonzero(%x: tensor<3x4xf32>) -> (tensor<?x2xi64>, tensor<?xi64>, tens
   %1:2 = aten.nonzero_numpy.default %x : (tensor<3x4xf32>) -> (tensor<?xi64>, tensor<?xi64>)
   return %0, %1#0, %1#1 : tensor<?x2xi64>, tensor<?xi64>, tensor<?xi64>
 }
+
+// -----
+
+// A boolean mask over the leading dims: x[m] gathers at non_zero(m) (a
+// dynamic count); x[m] = v (one element) is a where on the mask broadcast
+// over the trailing dims, x[m] += v a where of x + v.
+// CHECK-LABEL: coreai.graph @bool_mask(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4x3xf32>, %[[R:[^:]*]]: tensor<4xi1>, %[[V:[^:]*]]: tensor<f32>
+// CHECK:         %[[N:.*]] = coreai.non_zero %[[R]] : tensor<4xi1> -> tensor<?x1xsi32>
+// CHECK-NEXT:    %[[G:.*]] = coreai.gather_nd %[[X]] at %[[N]] : (tensor<4x3xf32>, tensor<?x1xsi32>) to tensor<?x3xf32>
+// CHECK:         %[[M:.*]] = coreai.reshape %[[R]], %{{.*}} -> tensor<4x1xi1>
+// CHECK-NEXT:    %[[P:.*]] = coreai.decomposable.broadcasting_where %[[M]], %[[V]], %[[X]] : (tensor<4x1xi1>, tensor<f32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK:         %[[A:.*]] = coreai.decomposable.broadcasting_add %[[X]], %[[V]]
+// CHECK-NEXT:    %[[Q:.*]] = coreai.decomposable.broadcasting_where %{{.*}}, %[[A]], %[[X]]
+// CHECK-NEXT:    coreai.output %[[G]], %[[P]], %[[Q]]
+func.func @bool_mask(%x: tensor<4x3xf32>, %r: tensor<4xi1>, %v: tensor<f32>) -> (tensor<?x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
+  %0 = aten.index.Tensor %x, %r {indices_present = array<i1: true>} : (tensor<4x3xf32>, tensor<4xi1>) -> tensor<?x3xf32>
+  %1 = aten.index_put.default %x, %r, %v {indices_present = array<i1: true>, accumulate = false} : (tensor<4x3xf32>, tensor<4xi1>, tensor<f32>) -> tensor<4x3xf32>
+  %2 = aten.index_put.default %x, %r, %v {indices_present = array<i1: true>, accumulate = true} : (tensor<4x3xf32>, tensor<4xi1>, tensor<f32>) -> tensor<4x3xf32>
+  return %0, %1, %2 : tensor<?x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+}

@@ -285,9 +285,11 @@ pub fn all_in<'c, 'a>(
 // aten.rsub.Scalar(%a) {other, alpha}  → broadcasting_sub other, (alpha · %a)
 //
 // Numbers convert to the result dtype first (PyTorch's add/sub kernels do,
-// measured on f16). With alpha ≠ 1 on f16/bf16 PyTorch computes
-// `a + f16(alpha) · b` in f32 and rounds once, so does this lowering; on f32
-// its CPU kernel may fuse the multiply-add (≤ 1 ulp apart from two ops).
+// measured on f16). With alpha ≠ 1 on f16/bf16 PyTorch's vectorized CPU loop
+// computes `a + f16(alpha) · b` in f32 and rounds once, and so does this
+// lowering (its scalar tail loop uses f32(alpha) instead, so eager results
+// there can differ by an ulp); on f32 its CPU kernel may fuse the
+// multiply-add (≤ 1 ulp apart from two ops).
 fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let key = cx.op().name().as_string_ref().as_str().unwrap_or("").to_string();
     let result = arithmetic_result(cx)?;

@@ -23,15 +23,21 @@
 //! Guarantee: every rewritten value keeps its type; results are PyTorch's
 //! up to floating-point rounding of the reassociated arithmetic.
 //!
+//! Symbolic sizes (dynamic shapes, any table): a generic
+//! `aten.operator "aten::view.default"` whose size has exactly one symbolic
+//! entry becomes `aten.view.default` with `-1` there (`view` infers it),
+//! and the `aten.sym_size.int` left unused is erased (`symbolic.rs`).
+//!
 //! Interactions: run before `legalize-aten-to-coreai` with the same table
 //! (pipeline `coreai-pipeline`). `aten.sym_size.int` is in PyTorch's table
 //! but torch.export never decomposes it (it reads a symbolic size); it is
-//! kept, as are the exporter's assertion ops.
+//! not decomposed, as are the exporter's assertion ops.
 
 mod build;
 mod math;
 mod nn;
 mod shape;
+mod symbolic;
 
 use crate::{
     lowering::{Decline, LoweringCx},
@@ -150,6 +156,7 @@ impl Pass for Decompose {
 
     fn run(&mut self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         self.check(module)?;
+        symbolic::rewrite_views(module);
         // Decompositions may emit ops the table decomposes: repeat until
         // none is left (each round strictly lowers the op's level; the
         // bound only guards against a decomposition emitting its own op).

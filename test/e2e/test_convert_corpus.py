@@ -30,10 +30,6 @@ report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(report)
 
 NOT_CONVERTED = {
-    # aten.sym_size.int (a dynamic dim as an i64 SymInt) has no lowering: its
-    # coreai value would be a tensor (coreai.get_shape + slice), but the
-    # legalizer requires the replacement to keep the result's scalar type.
-    "dynamic_batch_mlp": "non-decomposed ops: aten.sym_size.int",
     # A user's torch.library op: converts only with a registered user lowering.
     "custom_op": "unsupported ops: coreai_test::scaled_add.default",
 }

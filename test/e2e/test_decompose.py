@@ -110,7 +110,9 @@ def test_decompose_matches_the_coreai_table(name, spec, tmp_path):
     theirs = execute(decompose(reference, tmp_path / "coreai" / "decomposed.mlir"), tmp_path / "coreai")
     if theirs.returncode == 0:
         assert ours.returncode == 0, (ours.stdout + ours.stderr)[-4000:]
-    else:
+    elif ours.returncode != 0:
+        # (ours may run where theirs does not: decompose also rewrites
+        # symbolic views, whose aten.sym_size.int the executor cannot run.)
         assert reason(ours) == reason(theirs), (ours.stdout + ours.stderr)[-4000:]
 
 

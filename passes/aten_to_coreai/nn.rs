@@ -425,55 +425,73 @@ pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Err("dropout_p ≠ 0 is random; export the model in eval mode".into());
     }
     let (q, k, v) = (cx.operand(0)?, cx.operand(1)?, cx.operand(2)?);
-    let (qd, kd, vd) = (static_dims(cx, 0)?, static_dims(cx, 1)?, static_dims(cx, 2)?);
+    let (qd, kd) = qk_dims(cx)?;
     let rank = qd.len();
-    if rank < 2 || kd.len() != rank || vd.len() != rank {
-        return Err(format!("query, key and value must have one rank ≥ 2: {qd:?}, {kd:?}, {vd:?}"));
-    }
     let element = element_type(q)?;
     let (l, s, e) = (qd[rank - 2], kd[rank - 2], qd[rank - 1]);
     let scale = opt_float_attr(cx, "scale")?.unwrap_or(1.0 / (e as f64).sqrt());
-    let gqa = bool_attr(cx, "enable_gqa")? && rank >= 3 && qd[rank - 3] != kd[rank - 3];
-    let (hq, hk) = (qd[rank.saturating_sub(3)], kd[rank.saturating_sub(3)]);
-    if gqa && (hk == 0 || hq % hk != 0) {
-        return Err(format!("GQA needs the query heads ({hq}) to be a multiple of the key heads ({hk})"));
-    }
     let mut perm: Vec<usize> = (0..rank).collect();
     perm.swap(rank - 2, rank - 1);
     let kt = transpose(cx, k, &perm)?;
-    let (q5, kt5, v5) = if gqa {
-        let grouped = |dims: &[i64], h: i64, g: i64| {
-            let mut out = dims[..rank - 3].to_vec();
-            out.extend([h, g]);
-            out.extend(&dims[rank - 2..]);
-            out
-        };
-        let ktd = shape_of(kt)?;
-        (
-            reshape(cx, q, &grouped(&qd, hk, hq / hk))?,
-            reshape(cx, kt, &grouped(&ktd, hk, 1))?,
-            reshape(cx, v, &grouped(&vd, hk, 1))?,
-        )
-    } else {
-        (q, kt, v)
+    let groups = gqa_groups(cx, &qd, &kd)?;
+    let (q, kt, v) = match groups {
+        Some((hk, g)) => (split_heads(cx, q, hk, g)?, split_heads(cx, kt, hk, 1)?, split_heads(cx, v, hk, 1)?),
+        None => (q, kt, v),
     };
-    let scores = batch_matmul(cx, q5, kt5)?;
+    let scores = batch_matmul(cx, q, kt)?;
     let scores = broadcasting(cx, "mul", scores, float_scalar(cx, scale, element)?)?;
-    let scores_shape = shape_of(scores)?;
     // Masks broadcast against [..., Hq, L, S]: apply them in that view.
+    let grouped_shape = shape_of(scores)?;
     let mut flat_shape = qd[..rank - 1].to_vec();
     flat_shape.push(s);
-    let mut scores = if gqa { reshape(cx, scores, &flat_shape)? } else { scores };
-    scores = apply_mask(cx, scores, l, s, element)?;
-    let dim = super::common::int_scalar(cx, scores_shape.len() as i64 - 1, "si32")?;
-    let scores = if gqa { reshape(cx, scores, &scores_shape)? } else { scores };
+    let scores = if groups.is_some() { reshape(cx, scores, &flat_shape)? } else { scores };
+    let scores = apply_mask(cx, scores, l, s, element)?;
+    let scores = if groups.is_some() { reshape(cx, scores, &grouped_shape)? } else { scores };
+    let dim = super::common::int_scalar(cx, grouped_shape.len() as i64 - 1, "si32")?;
     let weights = cx.build_value("coreai.softmax", &[scores, dim], scores.r#type(), &[])?;
-    let out = batch_matmul(cx, weights, v5)?;
-    let result = cx.result_type(0)?;
-    if out.r#type() == result {
+    let out = batch_matmul(cx, weights, v)?;
+    if out.r#type() == cx.result_type(0)? {
         return Ok(vec![out]);
     }
     Ok(vec![reshape(cx, out, &result_dims(cx, 0)?)?])
+}
+
+/// The static shapes of query and key, checked against value's rank.
+fn qk_dims(cx: &LoweringCx<'_, '_>) -> Result<(Vec<i64>, Vec<i64>), Decline> {
+    let (qd, kd, vd) = (static_dims(cx, 0)?, static_dims(cx, 1)?, static_dims(cx, 2)?);
+    if qd.len() < 2 || kd.len() != qd.len() || vd.len() != qd.len() {
+        return Err(format!("query, key and value must have one rank ≥ 2: {qd:?}, {kd:?}, {vd:?}"));
+    }
+    Ok((qd, kd))
+}
+
+/// With `enable_gqa` and fewer key heads Hk than query heads Hq (the dim
+/// before L): `(Hk, Hq / Hk)`.
+fn gqa_groups(cx: &LoweringCx<'_, '_>, qd: &[i64], kd: &[i64]) -> Result<Option<(i64, i64)>, Decline> {
+    let rank = qd.len();
+    if !bool_attr(cx, "enable_gqa")? || rank < 3 || qd[rank - 3] == kd[rank - 3] {
+        return Ok(None);
+    }
+    let (hq, hk) = (qd[rank - 3], kd[rank - 3]);
+    if hk == 0 || hq % hk != 0 {
+        return Err(format!("GQA needs the query heads ({hq}) to be a multiple of the key heads ({hk})"));
+    }
+    Ok(Some((hk, hq / hk)))
+}
+
+/// `x` (`[..., H, A, B]`) viewed as `[..., heads, group, A, B]`.
+fn split_heads<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    heads: i64,
+    group: i64,
+) -> Result<Value<'c, 'a>, Decline> {
+    let d = shape_of(x)?;
+    let r = d.len();
+    let mut to = d[..r - 3].to_vec();
+    to.extend([heads, group]);
+    to.extend(&d[r - 2..]);
+    reshape(cx, x, &to)
 }
 
 /// Adds the attention mask (operand #3, or the causal one) to `scores`

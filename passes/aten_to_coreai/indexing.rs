@@ -308,11 +308,8 @@ fn scatter_reduce_two<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         "prod" => ("mul", Scalar::Int(1)),
         "amax" => ("max", lowest(element)?),
         "amin" => ("min", highest(element)?),
-        other => {
-            return Err(format!(
-                "scatter_reduce with reduce='{other}' is not supported (sum, prod, amax, amin are)"
-            ))
-        }
+        "mean" => return scatter_mean(cx),
+        other => return Err(format!("unknown scatter_reduce reduction '{other}'")),
     };
     let mut x = cx.operand(0)?;
     if !bool_attr(cx, "include_self")? {
@@ -320,6 +317,38 @@ fn scatter_reduce_two<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         x = scatter_along(cx, x, splat(cx, identity, ty)?, "update")?[0];
     }
     scatter_along(cx, x, cx.operand(2)?, mode)
+}
+
+// aten.scatter_reduce.two(...) {reduce = "mean", include_self}
+//   → sum = scatter_along_axis <add> of src into x (targets reset to 0 first
+//     without include_self), count = the same of ones into 1s (0s), at
+//     least 1; sum / count (floor division for integers, as PyTorch).
+fn scatter_mean<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let element = cx.operand_tensor(0)?.element();
+    let index_shape = tensor_type(&static_dims(cx, 1)?, element);
+    let include_self = bool_attr(cx, "include_self")?;
+    let (base, start) = if include_self {
+        (x, 1)
+    } else {
+        let zeros = splat(cx, Scalar::Int(0), index_shape)?;
+        (scatter_along(cx, x, zeros, "update")?[0], 0)
+    };
+    let sum = scatter_along(cx, base, cx.operand(2)?, "add")?[0];
+    let counts = splat(cx, Scalar::Int(start), x.r#type())?;
+    let ones = splat(cx, Scalar::Int(1), index_shape)?;
+    let mut counts = scatter_along(cx, counts, ones, "add")?[0];
+    if !include_self {
+        let one = splat(cx, Scalar::Int(1), tensor_type(&[], element))?;
+        counts = cx.build_value("coreai.decomposable.broadcasting_maximum", &[counts, one], x.r#type(), &[])?;
+    }
+    let divide = if element.is_integer() { "floor_divide" } else { "divide" };
+    Ok(vec![cx.build_value(
+        &format!("coreai.decomposable.broadcasting_{divide}"),
+        &[sum, counts],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 /// The smallest value of `element` (−inf for floats).

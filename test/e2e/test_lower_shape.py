@@ -93,7 +93,10 @@ class M(torch.nn.Module):
                 x.scatter_reduce(1, idx, src, "amax", include_self=False),
                 x.scatter_reduce(1, idx, src, "amin"),
                 torch.index_select(x, -1, idx[0]), torch.index_select(x, 0, idx[:, 0] % 4),
-                x.scatter(0, perm[:2, :4] % 4, src[:2, :4]))
+                x.scatter(0, perm[:2, :4] % 4, src[:2, :4]),
+                x.scatter_reduce(1, idx, src, "mean"), x.scatter_reduce(1, idx, src, "mean", include_self=False),
+                x.long().scatter_reduce(1, idx, src.long(), "mean", include_self=False),
+                x.long().scatter_reduce(1, idx, src.long() * 3, "mean"))
 def factory():
     torch.manual_seed(6)
     x = torch.randint(-9, 9, (4, 6)).float()

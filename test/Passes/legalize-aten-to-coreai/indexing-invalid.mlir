@@ -10,9 +10,9 @@ func.func @bool_mask_with_other_index(%x: tensor<5x3xf32>, %m: tensor<5xi1>, %j:
 
 // -----
 
-func.func @scatter_reduce_mean(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xf32>) -> tensor<4x6xf32> {
-  // expected-error @+1 {{cannot lower 'aten::scatter_reduce.two': scatter_reduce with reduce='mean' is not supported (sum, prod, amax, amin are)}}
-  %0 = aten.scatter_reduce.two %x, %i, %s {dim = 1 : i64, reduce = "mean", include_self = true} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
+func.func @scatter_reduce_unknown(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xf32>) -> tensor<4x6xf32> {
+  // expected-error @+1 {{cannot lower 'aten::scatter_reduce.two': unknown scatter_reduce reduction 'median'}}
+  %0 = aten.scatter_reduce.two %x, %i, %s {dim = 1 : i64, reduce = "median", include_self = true} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
   return %0 : tensor<4x6xf32>
 }
 

@@ -196,3 +196,22 @@ func.func @bool_mask(%x: tensor<4x3xf32>, %r: tensor<4xi1>, %v: tensor<f32>) -> 
   %2 = aten.index_put.default %x, %r, %v {indices_present = array<i1: true>, accumulate = true} : (tensor<4x3xf32>, tensor<4xi1>, tensor<f32>) -> tensor<4x3xf32>
   return %0, %1, %2 : tensor<?x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
 }
+
+// -----
+
+// scatter_reduce mean: a sum and a count, both scatter_along_axis <add>;
+// without include_self the targets start at 0 and counts at least 1.
+// CHECK-LABEL: coreai.graph @scatter_mean(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4x6xf32>, %[[I:[^:]*]]: tensor<4x3xsi64>, %[[S:[^:]*]]: tensor<4x3xf32>
+// CHECK:         %[[Z:.*]] = coreai.scatter_along_axis %[[X]], %{{.*}}, %{{.*}}, %{{.*}} :
+// CHECK:         %[[SUM:.*]] = coreai.scatter_along_axis %[[Z]], %{{.*}}, %[[S]], %{{.*}} scatter_mode = <add>
+// CHECK:         %[[C0:.*]] = coreai.constant dense<0.000000e+00> : tensor<4x6xf32>
+// CHECK:         %[[ONES:.*]] = coreai.constant dense<1.000000e+00> : tensor<4x3xf32>
+// CHECK:         %[[C:.*]] = coreai.scatter_along_axis %[[C0]], %{{.*}}, %[[ONES]], %{{.*}} scatter_mode = <add>
+// CHECK:         %[[C1:.*]] = coreai.decomposable.broadcasting_maximum %[[C]], %{{.*}}
+// CHECK-NEXT:    %[[R:.*]] = coreai.decomposable.broadcasting_divide %[[SUM]], %[[C1]]
+// CHECK-NEXT:    coreai.output %[[R]]
+func.func @scatter_mean(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xf32>) -> tensor<4x6xf32> {
+  %0 = aten.scatter_reduce.two %x, %i, %s {dim = 1 : i64, reduce = "mean", include_self = false} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}

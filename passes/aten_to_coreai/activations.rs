@@ -26,6 +26,7 @@ pub static LOWERINGS: super::Family = &[
     ("hardswish.default", hardswish),
     ("hardtanh.default", hardtanh),
     ("leaky_relu.default", leaky_relu),
+    ("mish.default", mish),
     ("relu.default", relu),
     ("sigmoid.default", |cx| single(cx, "sigmoid")),
     ("silu.default", |cx| single(cx, "silu")),
@@ -253,5 +254,15 @@ fn softplus<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         arith(cx, "divide", soft, b)?
     };
     let r = select(cx, linear, x, soft)?;
+    finish(cx, r)
+}
+
+// aten.mish.default(%x) → x · tanh(log1p(exp(x)))
+// (PyTorch's kernel, no threshold: exp(x) = inf gives tanh(inf) = 1; in f32
+// for f16/bf16, so exp does not overflow at x ≈ 11 as it would in f16)
+fn mish<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = widened(cx)?;
+    let soft = log1p_value(cx, unary(cx, "exp", x)?)?;
+    let r = arith(cx, "mul", x, unary(cx, "tanh", soft)?)?;
     finish(cx, r)
 }

@@ -211,8 +211,17 @@ def test_activations(tmp_path):
     check(tmp_path, "x, g", """
 return (F.relu(x), F.gelu(g), F.gelu(g, approximate="tanh"), F.silu(x), torch.sigmoid(x),
         F.hardswish(x), F.hardsigmoid(x), F.hardtanh(x, -2.0, 2.0), F.leaky_relu(x, 0.1),
-        torch.ops.aten.elu(x, 1.5, 2.0, 0.5), F.elu(x), torch.clamp(x, -1.0, 1.0), F.relu6(x))
+        torch.ops.aten.elu(x, 1.5, 2.0, 0.5), F.elu(x), torch.clamp(x, -1.0, 1.0), F.relu6(x),
+        F.softplus(x), F.softplus(x, beta=2.0, threshold=5.0), F.mish(g))
 """, SPECIAL_4x5 + ", torch.tensor(SPECIAL[1:-2] + [nan])")
+
+
+def test_fp16_activations_do_not_overflow_early(tmp_path):
+    # exp(x) overflows f16 at x ≈ 11.1; PyTorch computes these in f32
+    # (conversion-guide §9.1), so does the lowering: bit-identical results.
+    check(tmp_path, "x", "return F.softplus(x), F.mish(x), F.elu(x), F.hardswish(x), F.silu(x)",
+          "torch.tensor([-20.0, -11.5, -1.0, -0.0, 0.5, 10.4, 11.2, 12.0, 15.0, 19.0, 25.0]).half()",
+          atol=0, rtol=0)
 
 
 def test_integer_relu_and_clamp(tmp_path):

@@ -116,29 +116,34 @@ fn bool_or(cx: &LoweringCx<'_, '_>, name: &str, default: bool) -> Result<bool, D
     bool_attr(cx, name)
 }
 
-/// `value` as `ty`: itself when the types agree, else cast to the element
-/// of `ty` (from the f32 accumulator of a half-precision reduction) and
-/// reshaped to its (static) shape.
+/// `value` (the reduced dims `axes` kept as 1s) as `ty`: itself when the
+/// types agree, else cast to the element of `ty` (from the f32 accumulator
+/// of a half-precision reduction), then a reshape to its shape when static
+/// (coreai-torch's form), a `coreai.shrink_dims` of `axes` when dynamic.
 fn fit<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     value: Value<'c, 'a>,
     ty: Type<'c>,
+    axes: &[usize],
 ) -> Result<Value<'c, 'a>, Decline> {
     if value.r#type() == ty {
         return Ok(value);
     }
     let target = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
-    let shape = dims(target);
-    if shape.contains(&DYNAMIC) {
-        return Err(format!(
-            "the result {ty} has a dynamic dim; dropping reduced dims needs a static shape"
-        ));
-    }
     let value = cast_to(cx, value, target.element())?;
     if value.r#type() == ty {
         return Ok(value);
     }
-    reshape(cx, value, &shape)
+    let shape = dims(target);
+    if !shape.contains(&DYNAMIC) {
+        return reshape(cx, value, &shape);
+    }
+    if tensor_of(value)?.rank() != target.rank() + axes.len() {
+        return Err(format!("the result {ty} does not drop the reduced dims {axes:?}"));
+    }
+    let list: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+    let a = axes_constant(cx, &list)?;
+    cx.build_value("coreai.shrink_dims", &[value, a], ty, &[])
 }
 
 /// The type of `x` with `axes` set to 1 and element `element`.
@@ -175,7 +180,7 @@ fn reduce_to_result<'c, 'a>(
     axes: &[usize],
 ) -> Lowered<'c, 'a> {
     let r = reduce_keep(cx, op, x, axes)?;
-    Ok(vec![fit(cx, r, cx.result_type(0)?)?])
+    Ok(vec![fit(cx, r, cx.result_type(0)?, axes)?])
 }
 
 /// Operand #0 cast to result #0's element type, then to its accumulation
@@ -397,8 +402,8 @@ fn extremum_with_index<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c
     let index = arg_index(cx, x, axis, max)?;
     let index = cast_to(cx, index, cx.result_tensor(1)?.element())?;
     Ok(vec![
-        fit(cx, values, cx.result_type(0)?)?,
-        fit(cx, index, cx.result_type(1)?)?,
+        fit(cx, values, cx.result_type(0)?, &[axis])?,
+        fit(cx, index, cx.result_type(1)?, &[axis])?,
     ])
 }
 
@@ -495,7 +500,7 @@ fn arg_reduce<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c, 'a> {
     };
     let index = arg_index(cx, x, axis, max)?;
     let index = cast_to(cx, index, cx.result_tensor(0)?.element())?;
-    Ok(vec![fit(cx, index, cx.result_type(0)?)?])
+    Ok(vec![fit(cx, index, cx.result_type(0)?, &[axis])?])
 }
 
 // ---------------------------------------------------------------------------
@@ -551,7 +556,7 @@ fn variance<'c, 'a>(cx: &LoweringCx<'c, 'a>, sqrt: bool) -> Lowered<'c, 'a> {
     if sqrt {
         v = unary(cx, "coreai.sqrt", v, element_type(v)?)?;
     }
-    Ok(vec![fit(cx, v, cx.result_type(0)?)?])
+    Ok(vec![fit(cx, v, cx.result_type(0)?, &axes)?])
 }
 
 // aten.var.correction(%x) {dim?, correction?, keepdim} → see variance_keep (+ reshape)
@@ -655,7 +660,7 @@ fn scan<'c, 'a>(cx: &LoweringCx<'c, 'a>, scan_op: i64) -> Lowered<'c, 'a> {
         let combiner = cx.parse_attribute(&format!("{scan_op} : i32"))?;
         x = cx.build_value("coreai.scan", &[x, a, reverse], x.r#type(), &[("scan_op", combiner)])?;
     }
-    Ok(vec![fit(cx, x, cx.result_type(0)?)?])
+    Ok(vec![fit(cx, x, cx.result_type(0)?, &[])?])
 }
 
 /// The type a reduction or scan accumulates in: f32 for f16/bf16 (PyTorch's
@@ -704,7 +709,7 @@ fn logsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let e = unary(cx, "coreai.exp", binary(cx, "sub", x, shift, element)?, element)?;
     let s = reduce_keep(cx, "coreai.reduce_sum", e, &axes)?;
     let r = binary(cx, "add", unary(cx, "coreai.log", s, element)?, shift, element)?;
-    Ok(vec![fit(cx, r, cx.result_type(0)?)?])
+    Ok(vec![fit(cx, r, cx.result_type(0)?, &axes)?])
 }
 
 // aten.linalg_vector_norm.default(%x) {ord, dim?, keepdim, dtype?} →
@@ -747,7 +752,7 @@ fn linalg_vector_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let inv = binary(cx, "divide", one, p, element)?;
         binary(cx, "pow", s, inv, element)?
     };
-    Ok(vec![fit(cx, r, cx.result_type(0)?)?])
+    Ok(vec![fit(cx, r, cx.result_type(0)?, &axes)?])
 }
 
 // ---------------------------------------------------------------------------

@@ -110,6 +110,19 @@ def factory():
     return M(), (x,)
 '''
 
+# A dynamic batch dim: dropping the reduced dims is coreai.shrink_dims
+# (a reshape needs a static shape).
+DYNAMIC_BATCH = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x):
+        m, i = x.max(dim=1)
+        return x.sum(dim=-1), x.argmax(dim=1), m, i, x.mean(dim=1, keepdim=True), x.var(dim=1), x.cumsum(0)
+def factory():
+    torch.manual_seed(2)
+    return M(), (torch.randn(3, 5),)
+'''
+
 # coreai-core's interpreter aborts the process (SIGILL, a trapping overflow
 # check) when an integer `scan` overflows; PyTorch, coreai-core's own
 # reduce_product and coreai-run wrap. The same int64 cumprod as above on
@@ -158,7 +171,7 @@ def factory():
 '''
 
 
-def export_and_lower(tmp_path, source, decompositions="coreai"):
+def export_and_lower(tmp_path, source, decompositions="coreai", extra=()):
     src = tmp_path / "m.py"
     src.write_text(source)
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
@@ -166,7 +179,7 @@ def export_and_lower(tmp_path, source, decompositions="coreai"):
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),
          "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz"),
-         "--decompositions", decompositions],
+         "--decompositions", decompositions, *extra],
         capture_output=True, text=True, env=env,
     )
     assert r.returncode == 0, r.stderr
@@ -187,8 +200,8 @@ def load(path):
         return {k: z[k] for k in z.files}
 
 
-def check_both_executors(tmp_path, source, atol, rtol, decompositions="coreai"):
-    core, text = export_and_lower(tmp_path, source, decompositions)
+def check_both_executors(tmp_path, source, atol, rtol, decompositions="coreai", extra=()):
+    core, text = export_and_lower(tmp_path, source, decompositions, extra)
     r = subprocess.run(
         [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
          "--compare", str(tmp_path / "expected.npz"), "--atol", str(atol), "--rtol", str(rtol)],
@@ -299,6 +312,11 @@ def test_corpus_model_converts_and_matches(tmp_path, model):
     for name, want in expected.items():
         assert ours[name].dtype == want.dtype, (name, ours[name].dtype, want.dtype)
         np.testing.assert_allclose(ours[name], want, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+def test_dynamic_batch_drops_reduced_dims_with_shrink_dims(tmp_path):
+    text = check_both_executors(tmp_path, DYNAMIC_BATCH, atol=1e-6, rtol=1e-6, extra=("--dynamic-dims", "x:0=2:64"))
+    assert "coreai.shrink_dims" in text and "tensor<?x5xf32>" in text
 
 
 def test_int64_past_2_53_compares_exactly(tmp_path):

@@ -50,8 +50,8 @@ func.func @sort_bool(%x: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi64>) {
 
 // -----
 
-func.func @sum_dynamic_result(%x: tensor<?x4xf32>) -> tensor<?xf32> {
-  // expected-error @below {{cannot lower 'aten::sum.dim_IntList': the result tensor<?xf32> has a dynamic dim; dropping reduced dims needs a static shape}}
-  %0 = aten.sum.dim_IntList %x {dim = [1], keepdim = false} : (tensor<?x4xf32>) -> tensor<?xf32>
-  return %0 : tensor<?xf32>
+func.func @argmax_of_every_dim_of_a_dynamic_shape(%x: tensor<?x4xf32>) -> tensor<i64> {
+  // expected-error @below {{cannot lower 'aten::argmax.default': argmax/argmin over every dim of a dynamic shape is not lowered}}
+  %0 = aten.argmax.default %x {keepdim = false} : (tensor<?x4xf32>) -> tensor<i64>
+  return %0 : tensor<i64>
 }

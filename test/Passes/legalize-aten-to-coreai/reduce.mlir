@@ -329,3 +329,28 @@ func.func @vector_norm_2(%x: tensor<3x4xf32>) -> tensor<3xf32> {
   %0 = aten.linalg_vector_norm.default %x {ord = 2 : i64, dim = [-1], keepdim = false} : (tensor<3x4xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// A dynamic result drops the reduced dims with coreai.shrink_dims.
+// CHECK-LABEL: coreai.graph @sum_dynamic_batch(
+// CHECK:         %[[S:.*]] = coreai.reduce_sum %{{.*}}, %{{.*}} : (tensor<?x4xf32>, tensor<1xsi32>) -> tensor<?x1xf32>
+// CHECK:         %[[A:.*]] = coreai.constant dense<1> : tensor<1xsi32>
+// CHECK:         coreai.shrink_dims %[[S]], %[[A]] : (tensor<?x1xf32>, tensor<1xsi32>) to tensor<?xf32>
+func.func @sum_dynamic_batch(%x: tensor<?x4xf32>) -> tensor<?xf32> {
+  %0 = aten.sum.dim_IntList %x {dim = [1], keepdim = false} : (tensor<?x4xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// f16 accumulates in f32 and rounds once (PyTorch's CPU kernels).
+// CHECK-LABEL: coreai.graph @cumsum_f16(
+// CHECK:         %[[U:.*]] = coreai.cast %{{.*}} : tensor<2x8xf16> to tensor<2x8xf32>
+// CHECK:         %[[S:.*]] = coreai.scan %[[U]], %{{.*}}, %{{.*}} combiner = <sum> : (tensor<2x8xf32>, tensor<ui32>, tensor<i1>) -> tensor<2x8xf32>
+// CHECK:         %[[D:.*]] = coreai.cast %[[S]] : tensor<2x8xf32> to tensor<2x8xf16>
+// CHECK-NEXT:    coreai.output %[[D]]
+func.func @cumsum_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
+  %0 = aten.cumsum.default %x {dim = 1 : i64} : (tensor<2x8xf16>) -> tensor<2x8xf16>
+  return %0 : tensor<2x8xf16>
+}

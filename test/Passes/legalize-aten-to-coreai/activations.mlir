@@ -157,3 +157,27 @@ func.func @elu(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = aten.elu.default %x {alpha = 1.0 : f64, scale = 1 : i64, input_scale = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// softplus (PyTorch's threshold form) and mish run in f32 on f16, so exp(x) does not overflow at
+// x ≈ 11 (conversion-guide §9.1); log1p(exp(x)) reads u - 1 through a where (Goldberg's form).
+// CHECK-LABEL: coreai.graph @softplus_mish_f16(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf16>
+// CHECK-NEXT:    %[[W:.*]] = coreai.cast %[[X]] : tensor<4xf16> to tensor<4xf32>
+// CHECK-NEXT:    %[[T:.*]] = coreai.constant dense<2.000000e+01> : tensor<f32>
+// CHECK-NEXT:    %[[LIN:.*]] = coreai.decomposable.broadcasting_greater %[[W]], %[[T]]
+// CHECK-NEXT:    %[[E:.*]] = coreai.exp %[[W]] : tensor<4xf32> -> tensor<4xf32>
+// CHECK:         coreai.log
+// CHECK:         %[[SP:.*]] = coreai.decomposable.broadcasting_where %[[LIN]], %[[W]], %{{.*}}
+// CHECK-NEXT:    %[[R0:.*]] = coreai.cast %[[SP]] : tensor<4xf32> to tensor<4xf16>
+// CHECK-NEXT:    %[[W2:.*]] = coreai.cast %[[X]] : tensor<4xf16> to tensor<4xf32>
+// CHECK:         %[[TH:.*]] = coreai.tanh
+// CHECK-NEXT:    %[[M:.*]] = coreai.decomposable.broadcasting_mul %[[W2]], %[[TH]]
+// CHECK-NEXT:    %[[R1:.*]] = coreai.cast %[[M]] : tensor<4xf32> to tensor<4xf16>
+// CHECK-NEXT:    coreai.output %[[R0]], %[[R1]]
+func.func @softplus_mish_f16(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
+  %0 = aten.softplus.default %x {beta = 1 : i64, threshold = 20 : i64} : (tensor<4xf16>) -> tensor<4xf16>
+  %1 = aten.mish.default %x : (tensor<4xf16>) -> tensor<4xf16>
+  return %0, %1 : tensor<4xf16>, tensor<4xf16>
+}

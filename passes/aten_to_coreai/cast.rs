@@ -357,3 +357,26 @@ fn int_bits(name: &str) -> u32 {
         .parse()
         .unwrap_or(64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{int_bits, int_range, keeps_every_value};
+
+    #[test]
+    fn integer_ranges_and_widths() {
+        assert_eq!(int_range("si8"), Some((-128, 127)));
+        assert_eq!(int_range("ui8"), Some((0, 255)));
+        assert_eq!(int_range("si64"), Some((i128::from(i64::MIN), i128::from(i64::MAX))));
+        assert_eq!(int_bits("ui16"), 16);
+    }
+
+    #[test]
+    fn which_integer_conversions_need_pytorchs_wrap() {
+        assert!(keeps_every_value("si32", "si64"));
+        assert!(keeps_every_value("ui8", "si16"));
+        assert!(keeps_every_value("ui8", "ui8"));
+        assert!(!keeps_every_value("si64", "si8"), "narrowing");
+        assert!(!keeps_every_value("si8", "ui16"), "negative values wrap");
+        assert!(!keeps_every_value("ui8", "si8"), "200 wraps to -56");
+    }
+}

@@ -38,6 +38,18 @@ pub static LOWERINGS: super::Family = &[
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
+/// `ty`'s dims (`DYNAMIC` for `?`).
+fn dims_of(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
+    RankedTensorType::try_from(ty)
+        .map(dims)
+        .map_err(|_| format!("{ty} is not a ranked tensor"))
+}
+
+/// Static slice ends: a dynamic dim is taken whole.
+fn ends(d: &[i64]) -> Vec<i64> {
+    d.iter().map(|&n| if n == DYNAMIC { i32::MAX as i64 } else { n }).collect()
+}
+
 /// `ty`'s static dims (declines dynamic ones).
 fn static_of(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
     let t = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
@@ -119,10 +131,10 @@ fn transpose<'c, 'a>(
 // PyTorch lets the index be smaller than x on the other dims; coreai wants
 // them equal, so x is sliced to the index's extent there first.
 fn gather<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let xd = static_dims(cx, 0)?;
-    let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
+    let rank = cx.operand_tensor(0)?.rank();
+    let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
     let idx = index_si32(cx, cx.operand(1)?)?;
-    let x = fit_other_dims(cx, cx.operand(0)?, &static_of(idx.r#type())?, dim)?;
+    let x = fit_other_dims(cx, cx.operand(0)?, &dims_of(idx.r#type())?, dim)?;
     let axis = int_scalar(cx, dim as i64, "si32")?;
     Ok(vec![cx.build_value("coreai.gather_along_axis", &[x, idx, axis], cx.result_type(0)?, &[])?])
 }
@@ -134,13 +146,18 @@ fn fit_other_dims<'c, 'a>(
     extent: &[i64],
     dim: usize,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let xd = static_of(x.r#type())?;
+    let xd = dims_of(x.r#type())?;
     if extent.len() != xd.len() {
         return Err(format!("the index has rank {} but the input {}", extent.len(), xd.len()));
     }
     let mut out = xd.clone();
     for (i, (&e, &n)) in extent.iter().zip(&xd).enumerate() {
         if i != dim && e != n {
+            if e == DYNAMIC || n == DYNAMIC {
+                return Err(format!(
+                    "the index and the input may differ in size in the dynamic dim {i}; this needs static shapes"
+                ));
+            }
             if e > n {
                 return Err(format!("index size {e} exceeds the input size {n} in dim {i}"));
             }
@@ -154,7 +171,7 @@ fn fit_other_dims<'c, 'a>(
     let ones = vec![1; xd.len()];
     let (s, e, st) = (
         int_vector(cx, &zeros, "si32")?,
-        int_vector(cx, &out, "si32")?,
+        int_vector(cx, &ends(&out), "si32")?,
         int_vector(cx, &ones, "si32")?,
     );
     cx.build_value("coreai.slice", &[x, s, e, st], tensor_type(&out, element_type(x)?), &[])
@@ -195,10 +212,18 @@ fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 // aten.embedding(%weight, %indices) → coreai.gather_nd %weight at (reshape (si32 %indices) to [..., 1])
+//   (dynamic indices: coreai.expand_dims at the end instead of the reshape)
 fn embedding<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let mut d = static_dims(cx, 1)?;
+    let mut d = dims_of(cx.operand(1)?.r#type())?;
     d.push(1);
-    let idx = reshape(cx, index_si32(cx, cx.operand(1)?)?, &d)?;
+    let idx = index_si32(cx, cx.operand(1)?)?;
+    let idx = if d.contains(&DYNAMIC) {
+        let a = int_vector(cx, &[d.len() as i64 - 1], "si32")?;
+        let ty = tensor_type(&d, element_type(idx)?);
+        cx.build_value("coreai.expand_dims", &[idx, a], ty, &[])?
+    } else {
+        reshape(cx, idx, &d)?
+    };
     Ok(vec![cx.build_value("coreai.gather_nd", &[cx.operand(0)?, idx], cx.result_type(0)?, &[])?])
 }
 
@@ -215,10 +240,10 @@ fn scatter_along<'c, 'a>(
     updates: Value<'c, 'a>,
     mode: &str,
 ) -> Lowered<'c, 'a> {
-    let xd = static_of(x.r#type())?;
+    let xd = dims_of(x.r#type())?;
     let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
     let idx = index_si32(cx, cx.operand(1)?)?;
-    let id = static_of(idx.r#type())?;
+    let id = dims_of(idx.r#type())?;
     let updates = cast_to(cx, updates, element_type(x)?)?;
     let updates = fit_other_dims(cx, updates, &id, usize::MAX)?;
     let block = fit_other_dims(cx, x, &id, dim)?;
@@ -236,12 +261,12 @@ fn scatter_along<'c, 'a>(
     if block == x {
         return Ok(vec![scattered]);
     }
-    let bd = static_of(block.r#type())?;
+    let bd = dims_of(block.r#type())?;
     let zeros = vec![0; xd.len()];
     let ones = vec![1; xd.len()];
     let (s, e, st) = (
         int_vector(cx, &zeros, "si32")?,
-        int_vector(cx, &bd, "si32")?,
+        int_vector(cx, &ends(&bd), "si32")?,
         int_vector(cx, &ones, "si32")?,
     );
     Ok(vec![cx.build_value(

@@ -171,6 +171,18 @@ def factory():
     torch.manual_seed(13)
     return M(), (torch.randn(4, 3), torch.rand(4, 3) > 0.5, torch.tensor([True, False, True, True]))
 ''', "coreai"),
+    ("dynamic_indexing", '''
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(10, 5)
+    def forward(self, x, ids):
+        idx = (x[:, :3].abs() * 10).long() % 6
+        return torch.gather(x, 1, idx), x.scatter_add(1, idx, x[:, 3:]), self.emb(ids)
+def factory():
+    torch.manual_seed(15)
+    return M(), (torch.randn(3, 6), torch.randint(0, 10, (5, 4)))
+''', "coreai"),
     ("creators", '''
 class M(torch.nn.Module):
     def forward(self, x):
@@ -186,7 +198,7 @@ def factory():
 
 
 # Cases exported with a dynamic dim (`--dynamic-dims`, with an explicit range).
-DYNAMIC_DIMS = {"dynamic_batch": "x:0=2:64"}
+DYNAMIC_DIMS = {"dynamic_batch": "x:0=2:64", "dynamic_indexing": "x:0=2:64,ids:0=2:64"}
 
 
 def export(tmp_path, source, table, dynamic=None):

@@ -18,10 +18,10 @@ func.func @scatter_reduce_unknown(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %s: 
 
 // -----
 
-func.func @gather_dynamic(%x: tensor<?x6xf32>, %i: tensor<?x3xi64>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{cannot lower 'aten::gather.default': operand #0 has the dynamic shape tensor<?x6xf32>; this lowering needs static shapes}}
-  %0 = aten.gather.default %x, %i {dim = 1 : i64, sparse_grad = false} : (tensor<?x6xf32>, tensor<?x3xi64>) -> tensor<?x3xf32>
-  return %0 : tensor<?x3xf32>
+func.func @gather_dynamic_mismatch(%x: tensor<?x6xf32>, %i: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{cannot lower 'aten::gather.default': the index and the input may differ in size in the dynamic dim 0; this needs static shapes}}
+  %0 = aten.gather.default %x, %i {dim = 1 : i64, sparse_grad = false} : (tensor<?x6xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
 }
 
 // -----

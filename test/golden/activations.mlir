@@ -4,7 +4,7 @@
 // Regenerate with tools/coreai-golden/generate.py.
 
 module {
-  coreai.graph private noinline @hard_sigmoid_scxvsypc(%arg0: tensor<3x4xf32> {coreai.name = "input"}) -> tensor<3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"hard_sigmoid" = {input_names = ["input"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>, template_op = "hard_sigmoid"} {
+  coreai.graph private noinline @hard_sigmoid_wxsztzdm(%arg0: tensor<3x4xf32> {coreai.name = "input"}) -> tensor<3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"hard_sigmoid" = {input_names = ["input"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>, template_op = "hard_sigmoid"} {
     %0 = coreai.constant dense<3.000000e+00> : tensor<f32>
     %1 = coreai.constant dense<0.000000e+00> : tensor<f32>
     %2 = coreai.constant dense<6.000000e+00> : tensor<f32>
@@ -22,7 +22,7 @@ module {
     %4 = coreai.gelu %arg0 : tensor<3x4xf32> -> tensor<3x4xf32>
     %5 = coreai.gelu %arg0 approximate = <tanh> : tensor<3x4xf32> -> tensor<3x4xf32>
     %6 = coreai.softmax %arg0, %0 : (tensor<3x4xf32>, tensor<si32>) -> tensor<3x4xf32>
-    %7 = coreai.invoke @hard_sigmoid_scxvsypc(%arg0)  : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    %7 = coreai.invoke @hard_sigmoid_wxsztzdm(%arg0)  : (tensor<3x4xf32>) -> tensor<3x4xf32>
     coreai.output %1, %2, %3, %4, %5, %6, %7 : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>
   }
 }

@@ -4,7 +4,7 @@
 // Regenerate with tools/coreai-golden/generate.py.
 
 module {
-  coreai.graph private noinline @log_softmax_apxvetlk(%arg0: tensor<1x4x6x6xf32> {coreai.name = "input"}) -> tensor<1x4x6x6xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"log_softmax" = {input_names = ["input"], op_attrs = {axis = 1 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "log_softmax"} {
+  coreai.graph private noinline @log_softmax_mcqsxchc(%arg0: tensor<1x4x6x6xf32> {coreai.name = "input"}) -> tensor<1x4x6x6xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"log_softmax" = {input_names = ["input"], op_attrs = {axis = 1 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "log_softmax"} {
     %0 = coreai.constant dense<1> : tensor<1xsi32>
     %1 = coreai.reduce_max %arg0, %0 : (tensor<1x4x6x6xf32>, tensor<1xsi32>) -> tensor<1x1x6x6xf32>
     %2 = coreai.decomposable.broadcasting_sub %arg0, %1 : (tensor<1x4x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x4x6x6xf32>
@@ -21,7 +21,7 @@ module {
     %3 = coreai.constant dense<1> : tensor<1xsi32>
     %4 = coreai.constant dense<[3, 2]> : tensor<2xsi32>
     %5 = coreai.reduce_mean %arg0, %4 : (tensor<1x4x6x6xf32>, tensor<2xsi32>) -> tensor<1x4x1x1xf32>
-    %6 = coreai.invoke @log_softmax_apxvetlk(%arg0)  : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+    %6 = coreai.invoke @log_softmax_mcqsxchc(%arg0)  : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
     %7 = coreai.decomposable.broadcasting_pow %arg0, %1 : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
     %8 = coreai.reduce_sum %7, %3 : (tensor<1x4x6x6xf32>, tensor<1xsi32>) -> tensor<1x1x6x6xf32>
     %9 = coreai.decomposable.broadcasting_pow %8, %2 : (tensor<1x1x6x6xf32>, tensor<f32>) -> tensor<1x1x6x6xf32>

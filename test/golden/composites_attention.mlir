@@ -4,7 +4,7 @@
 // Regenerate with tools/coreai-golden/generate.py.
 
 module {
-  coreai.graph private noinline @sdpa_maskless_iyaxhxhb(%arg0: tensor<1x2x3x4xf32> {coreai.name = "q"}, %arg1: tensor<1x2x3x4xf32> {coreai.name = "k"}, %arg2: tensor<1x2x3x4xf32> {coreai.name = "v"}) -> tensor<1x2x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"scaled_dot_product_attention" = {input_names = ["query", "key", "value"], op_attrs = {is_causal = false, version = 1 : si64, window_size = 0 : si64}, output_names = ["output"]}>, template_op = "sdpa_maskless"} {
+  coreai.graph private noinline @sdpa_maskless_fpkofffd(%arg0: tensor<1x2x3x4xf32> {coreai.name = "q"}, %arg1: tensor<1x2x3x4xf32> {coreai.name = "k"}, %arg2: tensor<1x2x3x4xf32> {coreai.name = "v"}) -> tensor<1x2x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"scaled_dot_product_attention" = {input_names = ["query", "key", "value"], op_attrs = {is_causal = false, version = 1 : si64, window_size = 0 : si64}, output_names = ["output"]}>, template_op = "sdpa_maskless"} {
     %0 = coreai.constant dense<3> : tensor<si32>
     %1 = coreai.constant dense<[0, 1, 3, 2]> : tensor<4xui32>
     %2 = coreai.constant dense<5.000000e-01> : tensor<f32>
@@ -16,7 +16,7 @@ module {
     coreai.output %7 : tensor<1x2x3x4xf32>
   }
   coreai.graph @main(%arg0: tensor<1x2x3x4xf32> {coreai.name = "args_0"}, %arg1: tensor<1x2x3x4xf32> {coreai.name = "args_1"}, %arg2: tensor<1x2x3x4xf32> {coreai.name = "args_2"}) -> (tensor<1x2x3x4xf32> {coreai.name = "scaled_dot_product_attention"}) attributes {__coreai_pure__} {
-    %0 = coreai.invoke @sdpa_maskless_iyaxhxhb(%arg0, %arg1, %arg2)  : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+    %0 = coreai.invoke @sdpa_maskless_fpkofffd(%arg0, %arg1, %arg2)  : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
     coreai.output %0 : tensor<1x2x3x4xf32>
   }
 }

@@ -4,7 +4,7 @@
 // Regenerate with tools/coreai-golden/generate.py.
 
 module {
-  coreai.graph private noinline @instance_norm_shjfeepy(%arg0: tensor<1x4x3x4xf32> {coreai.name = "input"}, %arg1: tensor<4x1x1xf32> {coreai.name = "gamma"}, %arg2: tensor<4x1x1xf32> {coreai.name = "beta"}) -> tensor<1x4x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"instance_norm" = {input_names = ["input", "gamma", "beta"], op_attrs = {eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>, template_op = "instance_norm"} {
+  coreai.graph private noinline @instance_norm_pumxgobs(%arg0: tensor<1x4x3x4xf32> {coreai.name = "input"}, %arg1: tensor<4x1x1xf32> {coreai.name = "gamma"}, %arg2: tensor<4x1x1xf32> {coreai.name = "beta"}) -> tensor<1x4x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"instance_norm" = {input_names = ["input", "gamma", "beta"], op_attrs = {eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>, template_op = "instance_norm"} {
     %0 = coreai.constant dense<9.99999974E-6> : tensor<f32>
     %1 = coreai.constant dense<[2, 3]> : tensor<2xsi32>
     %2 = coreai.reduce_mean %arg0, %1 : (tensor<1x4x3x4xf32>, tensor<2xsi32>) -> tensor<1x4x1x1xf32>
@@ -18,7 +18,7 @@ module {
     %10 = coreai.decomposable.broadcasting_add %9, %arg2 : (tensor<1x4x3x4xf32>, tensor<4x1x1xf32>) -> tensor<1x4x3x4xf32>
     coreai.output %10 : tensor<1x4x3x4xf32>
   }
-  coreai.graph private noinline @batch_norm_zsjevakx(%arg0: tensor<1x4x3x4xf32> {coreai.name = "input"}, %arg1: tensor<4xf32> {coreai.name = "gamma"}, %arg2: tensor<4xf32> {coreai.name = "beta"}, %arg3: tensor<4xf32> {coreai.name = "mean"}, %arg4: tensor<4xf32> {coreai.name = "variance"}) -> tensor<1x4x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"batch_norm" = {input_names = ["input", "gamma", "beta", "mean", "variance"], op_attrs = {eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>, template_op = "batch_norm"} {
+  coreai.graph private noinline @batch_norm_seheiipc(%arg0: tensor<1x4x3x4xf32> {coreai.name = "input"}, %arg1: tensor<4xf32> {coreai.name = "gamma"}, %arg2: tensor<4xf32> {coreai.name = "beta"}, %arg3: tensor<4xf32> {coreai.name = "mean"}, %arg4: tensor<4xf32> {coreai.name = "variance"}) -> tensor<1x4x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"batch_norm" = {input_names = ["input", "gamma", "beta", "mean", "variance"], op_attrs = {eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>, template_op = "batch_norm"} {
     %0 = coreai.constant dense<9.99999974E-6> : tensor<f32>
     %1 = coreai.constant dense<[1, 4, 1, 1]> : tensor<4xui32>
     %2 = coreai.reshape %arg1, %1 : (tensor<4xf32>, tensor<4xui32>) -> tensor<1x4x1x1xf32>
@@ -33,7 +33,7 @@ module {
     %11 = coreai.decomposable.broadcasting_add %10, %3 : (tensor<1x4x3x4xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x3x4xf32>
     coreai.output %11 : tensor<1x4x3x4xf32>
   }
-  coreai.graph private noinline @group_norm_jalwocce(%arg0: tensor<1x4x3x4xf32> {coreai.name = "input"}, %arg1: tensor<4xf32> {coreai.name = "weight"}, %arg2: tensor<4xf32> {coreai.name = "bias"}) -> tensor<1x4x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"group_norm" = {input_names = ["input", "weight", "bias"], op_attrs = {eps = 9.99999974E-6 : f32, num_channels = 4 : si64, num_groups = 2 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "group_norm"} {
+  coreai.graph private noinline @group_norm_kmhyifkn(%arg0: tensor<1x4x3x4xf32> {coreai.name = "input"}, %arg1: tensor<4xf32> {coreai.name = "weight"}, %arg2: tensor<4xf32> {coreai.name = "bias"}) -> tensor<1x4x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"group_norm" = {input_names = ["input", "weight", "bias"], op_attrs = {eps = 9.99999974E-6 : f32, num_channels = 4 : si64, num_groups = 2 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "group_norm"} {
     %0 = coreai.constant dense<[4, 1, 1]> : tensor<3xui32>
     %1 = coreai.constant dense<[1, 4, 3, 4]> : tensor<4xui32>
     %2 = coreai.constant dense<9.99999974E-6> : tensor<f32>
@@ -54,7 +54,7 @@ module {
     %17 = coreai.decomposable.broadcasting_add %15, %16 : (tensor<1x4x3x4xf32>, tensor<4x1x1xf32>) -> tensor<1x4x3x4xf32>
     coreai.output %17 : tensor<1x4x3x4xf32>
   }
-  coreai.graph private noinline @layer_norm_cjllfzyb(%arg0: tensor<1x4x3x4xf32> {coreai.name = "input"}, %arg1: tensor<4xf32> {coreai.name = "gamma"}, %arg2: tensor<4xf32> {coreai.name = "beta"}) -> tensor<1x4x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"layer_norm" = {input_names = ["input", "gamma", "beta"], op_attrs = {axes = [3 : si64], eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>, template_op = "layer_norm"} {
+  coreai.graph private noinline @layer_norm_rxbscmxk(%arg0: tensor<1x4x3x4xf32> {coreai.name = "input"}, %arg1: tensor<4xf32> {coreai.name = "gamma"}, %arg2: tensor<4xf32> {coreai.name = "beta"}) -> tensor<1x4x3x4xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"layer_norm" = {input_names = ["input", "gamma", "beta"], op_attrs = {axes = [3 : si64], eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>, template_op = "layer_norm"} {
     %0 = coreai.constant dense<9.99999974E-6> : tensor<f32>
     %1 = coreai.constant dense<3> : tensor<1xsi32>
     %2 = coreai.reduce_mean %arg0, %1 : (tensor<1x4x3x4xf32>, tensor<1xsi32>) -> tensor<1x4x3x1xf32>
@@ -73,10 +73,10 @@ module {
     %1 = coreai.constant dense<1.000000e+00> : tensor<4x1x1xf32>
     %2 = coreai.constant dense<1.000000e+00> : tensor<4xf32>
     %3 = coreai.constant dense<0.000000e+00> : tensor<4xf32>
-    %4 = coreai.invoke @layer_norm_cjllfzyb(%arg0, %2, %3)  : (tensor<1x4x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x3x4xf32>
-    %5 = coreai.invoke @group_norm_jalwocce(%arg0, %2, %3)  : (tensor<1x4x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x3x4xf32>
-    %6 = coreai.invoke @batch_norm_zsjevakx(%arg0, %2, %3, %3, %2)  : (tensor<1x4x3x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x3x4xf32>
-    %7 = coreai.invoke @instance_norm_shjfeepy(%arg0, %1, %0)  : (tensor<1x4x3x4xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>) -> tensor<1x4x3x4xf32>
+    %4 = coreai.invoke @layer_norm_rxbscmxk(%arg0, %2, %3)  : (tensor<1x4x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x3x4xf32>
+    %5 = coreai.invoke @group_norm_kmhyifkn(%arg0, %2, %3)  : (tensor<1x4x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x3x4xf32>
+    %6 = coreai.invoke @batch_norm_seheiipc(%arg0, %2, %3, %3, %2)  : (tensor<1x4x3x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x3x4xf32>
+    %7 = coreai.invoke @instance_norm_pumxgobs(%arg0, %1, %0)  : (tensor<1x4x3x4xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>) -> tensor<1x4x3x4xf32>
     coreai.output %4, %5, %6, %7 : tensor<1x4x3x4xf32>, tensor<1x4x3x4xf32>, tensor<1x4x3x4xf32>, tensor<1x4x3x4xf32>
   }
 }

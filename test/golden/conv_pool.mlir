@@ -4,7 +4,7 @@
 // Regenerate with tools/coreai-golden/generate.py.
 
 module {
-  coreai.graph private noinline @avg_pool2d_composite_branqdwm(%arg0: tensor<1x4x6x6xf32> {coreai.name = "input_tensor"}, %arg1: tensor<2xsi32> {coreai.name = "kernel_size"}, %arg2: tensor<2xsi32> {coreai.name = "stride"}, %arg3: tensor<2xsi32> {coreai.name = "padding"}, %arg4: tensor<i1> {coreai.name = "ceil_mode"}, %arg5: tensor<i1> {coreai.name = "count_include_pad"}, %arg6: tensor<si32> {coreai.name = "divisor_override"}) -> tensor<1x4x3x3xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"avg_pool_2d" = {input_names = ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>, template_op = "avg_pool2d_composite"} {
+  coreai.graph private noinline @avg_pool2d_composite_vwkxviiv(%arg0: tensor<1x4x6x6xf32> {coreai.name = "input_tensor"}, %arg1: tensor<2xsi32> {coreai.name = "kernel_size"}, %arg2: tensor<2xsi32> {coreai.name = "stride"}, %arg3: tensor<2xsi32> {coreai.name = "padding"}, %arg4: tensor<i1> {coreai.name = "ceil_mode"}, %arg5: tensor<i1> {coreai.name = "count_include_pad"}, %arg6: tensor<si32> {coreai.name = "divisor_override"}) -> tensor<1x4x3x3xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"avg_pool_2d" = {input_names = ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>, template_op = "avg_pool2d_composite"} {
     %0 = coreai.constant dense<1> : tensor<2xui32>
     %1 = coreai.constant dense<4.000000e+00> : tensor<f32>
     %2 = coreai.constant dense<0.000000e+00> : tensor<f32>
@@ -40,7 +40,7 @@ module {
     %12 = coreai.conv2d %11, %arg1, %8, %8, %7 : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>) -> tensor<1x2x6x6xf32>
     %13 = coreai.conv_transpose2d %arg0, %arg2, %8, %6, %8, %6, %7 : (tensor<1x4x6x6xf32>, tensor<4x2x2x2xf32>, tensor<2xui32>, tensor<2xui32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>) -> tensor<1x2x7x7xf32>
     %14 = coreai.max_pool_2d %arg0, %5, %5, %8, %4 : (tensor<1x4x6x6xf32>, tensor<2xui32>, tensor<2xui32>, tensor<2xui32>, tensor<i1>) -> tensor<1x4x3x3xf32>
-    %15 = coreai.invoke @avg_pool2d_composite_branqdwm(%arg0, %3, %3, %2, %4, %1, %0)  : (tensor<1x4x6x6xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<i1>, tensor<i1>, tensor<si32>) -> tensor<1x4x3x3xf32>
+    %15 = coreai.invoke @avg_pool2d_composite_vwkxviiv(%arg0, %3, %3, %2, %4, %1, %0)  : (tensor<1x4x6x6xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<i1>, tensor<i1>, tensor<si32>) -> tensor<1x4x3x3xf32>
     coreai.output %12, %13, %14, %15 : tensor<1x2x6x6xf32>, tensor<1x2x7x7xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>
   }
 }

@@ -4,7 +4,7 @@
 // Regenerate with tools/coreai-golden/generate.py.
 
 module {
-  coreai.graph private noinline @pixel_shuffle_ztbrnkbh(%arg0: tensor<1x4x1x3xf32> {coreai.name = "input"}) -> tensor<1x1x2x6xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"pixel_shuffle" = {input_names = ["input"], op_attrs = {upscale_factor = 2 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "pixel_shuffle"} {
+  coreai.graph private noinline @pixel_shuffle_ozyzznzi(%arg0: tensor<1x4x1x3xf32> {coreai.name = "input"}) -> tensor<1x1x2x6xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"pixel_shuffle" = {input_names = ["input"], op_attrs = {upscale_factor = 2 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "pixel_shuffle"} {
     %0 = coreai.constant dense<[1, 1, 2, 6]> : tensor<4xui32>
     %1 = coreai.constant dense<[2, 0, 3, 1]> : tensor<4xui32>
     %2 = coreai.constant dense<[2, 2, 1, 3]> : tensor<4xui32>
@@ -39,7 +39,7 @@ module {
     %22 = coreai.slice %20, %11, %1, %9 : (tensor<3x4xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<3x2xf32>
     %23 = coreai.slice %21, %11, %1, %9 : (tensor<3x4xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<3x2xsi32>
     %24 = coreai.reshape %arg0, %0 : (tensor<3x4xf32>, tensor<4xui32>) -> tensor<1x4x1x3xf32>
-    %25 = coreai.invoke @pixel_shuffle_ztbrnkbh(%24)  : (tensor<1x4x1x3xf32>) -> tensor<1x1x2x6xf32>
+    %25 = coreai.invoke @pixel_shuffle_ozyzznzi(%24)  : (tensor<1x4x1x3xf32>) -> tensor<1x1x2x6xf32>
     coreai.output %14, %17, %19, %22, %23, %25 : tensor<3x2x4xf32>, tensor<3x4xf32>, tensor<4xf32>, tensor<3x2xf32>, tensor<3x2xsi32>, tensor<1x1x2x6xf32>
   }
 }

@@ -4,7 +4,7 @@
 // Regenerate with tools/coreai-golden/generate.py.
 
 module {
-  coreai.graph private noinline @avg_pool3d_composite_ikanzryz(%arg0: tensor<1x2x4x4x4xf32> {coreai.name = "input_tensor"}, %arg1: tensor<3xsi32> {coreai.name = "kernel_size"}, %arg2: tensor<3xsi32> {coreai.name = "stride"}, %arg3: tensor<3xsi32> {coreai.name = "padding"}, %arg4: tensor<i1> {coreai.name = "ceil_mode"}, %arg5: tensor<i1> {coreai.name = "count_include_pad"}, %arg6: tensor<si32> {coreai.name = "divisor_override"}) -> tensor<1x2x2x2x2xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"avg_pool_3d" = {input_names = ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>, template_op = "avg_pool3d_composite"} {
+  coreai.graph private noinline @avg_pool3d_composite_qibvgefj(%arg0: tensor<1x2x4x4x4xf32> {coreai.name = "input_tensor"}, %arg1: tensor<3xsi32> {coreai.name = "kernel_size"}, %arg2: tensor<3xsi32> {coreai.name = "stride"}, %arg3: tensor<3xsi32> {coreai.name = "padding"}, %arg4: tensor<i1> {coreai.name = "ceil_mode"}, %arg5: tensor<i1> {coreai.name = "count_include_pad"}, %arg6: tensor<si32> {coreai.name = "divisor_override"}) -> tensor<1x2x2x2x2xf32> attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"avg_pool_3d" = {input_names = ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>, template_op = "avg_pool3d_composite"} {
     %0 = coreai.constant dense<1> : tensor<3xui32>
     %1 = coreai.constant dense<8.000000e+00> : tensor<f32>
     %2 = coreai.constant dense<0.000000e+00> : tensor<f32>
@@ -43,7 +43,7 @@ module {
     %13 = coreai.constant dense<3> : tensor<2xui32>
     %14 = coreai.sum_pool_2d %arg0, %13, %13, %12 : (tensor<1x4x6x6xf32>, tensor<2xui32>, tensor<2xui32>, tensor<2xui32>) -> tensor<1x4x2x2xf32>
     %15 = coreai.decomposable.broadcasting_divide %14, %11 : (tensor<1x4x2x2xf32>, tensor<f32>) -> tensor<1x4x2x2xf32>
-    %16 = coreai.invoke @avg_pool3d_composite_ikanzryz(%arg1, %10, %10, %9, %8, %7, %6)  : (tensor<1x2x4x4x4xf32>, tensor<3xsi32>, tensor<3xsi32>, tensor<3xsi32>, tensor<i1>, tensor<i1>, tensor<si32>) -> tensor<1x2x2x2x2xf32>
+    %16 = coreai.invoke @avg_pool3d_composite_qibvgefj(%arg1, %10, %10, %9, %8, %7, %6)  : (tensor<1x2x4x4x4xf32>, tensor<3xsi32>, tensor<3xsi32>, tensor<3xsi32>, tensor<i1>, tensor<i1>, tensor<si32>) -> tensor<1x2x2x2x2xf32>
     %17 = coreai.pad %arg0, %4, %5 mode = <reflect> : (tensor<1x4x6x6xf32>, tensor<8xui32>, tensor<f32>) -> tensor<1x4x8x8xf32>
     %18 = coreai.pad %arg1, %3, %5 mode = <reflect> : (tensor<1x2x4x4x4xf32>, tensor<10xui32>, tensor<f32>) -> tensor<1x2x6x6x6xf32>
     %19 = coreai.reshape %arg0, %0 : (tensor<1x4x6x6xf32>, tensor<3xui32>) -> tensor<4x6x6xf32>

@@ -274,3 +274,89 @@ def test_simulate_fp16_overflows_like_a_device(runner):
     assert np.isfinite(plain).all()
     assert np.isinf(sim[2]) and np.isfinite(sim[1])
     np.testing.assert_array_equal(sim, np.exp(x.astype(np.float16)).astype(np.float32))
+
+
+# ---- Python operators on symbolic scalars (dynamic shapes) -----------------
+# torch.export records Python's own operators (and torch.sym_*) on SymInts;
+# the oracle is Python evaluating the same operator on the same values. The
+# scalars enter through `_local_scalar_dense` (Tensor.item()) of 0-d inputs.
+
+import math
+import operator
+
+SCALAR_PAIRS = [(-7, 3), (7, -3), (-9, -4), (2**40 + 3, 5), (0, 6), (7.5, -2.0), (-0.5, 0.25), (-7, 2.5), (3.0, 4), (5, 5.0)]
+SYM_BINARY = [
+    ("add", operator.add), ("sub", operator.sub), ("mul", operator.mul), ("floordiv", operator.floordiv),
+    ("mod", operator.mod), ("truediv", operator.truediv), ("pow", operator.pow), ("sym_max", torch.sym_max),
+    ("sym_min", torch.sym_min), ("eq", operator.eq), ("ne", operator.ne), ("lt", operator.lt), ("le", operator.le),
+    ("gt", operator.gt), ("ge", operator.ge),
+]
+SYM_UNARY = [
+    ("neg", operator.neg), ("ceil", math.ceil), ("floor", math.floor), ("trunc", math.trunc), ("round", round),
+    ("sym_float", torch.sym_float), ("sym_int", torch.sym_int), ("sym_not", torch.sym_not), ("sym_sqrt", torch.sym_sqrt),
+]
+SCALAR_VALUES = [-7, 0, 5, 2**40 + 1, 7.5, -2.5, 3.5, -0.0, 0.49999999999999994, 1e300]
+
+
+def _py_type(v):
+    return "i1" if isinstance(v, bool) else ("i64" if isinstance(v, int) else "f64")
+
+
+def _scalar_module(op, arg_lists, results):
+    """One `aten.<op>` per row of `arg_lists` on scalars read with
+    `_local_scalar_dense` from 0-d tensor inputs."""
+    args, body, inputs, rets = [], [], {}, []
+    for r, (vals, res) in enumerate(zip(arg_lists, results)):
+        names = []
+        for k, v in enumerate(vals):
+            n = f"a{r}_{k}"
+            ty = _py_type(v)
+            inputs[n] = np.array(v, {"i1": np.bool_, "i64": np.int64, "f64": np.float64}[ty])
+            args.append(f'%{n}: tensor<{ty}> {{coreai.name = "{n}"}}')
+            body.append(f"  %s{n} = aten._local_scalar_dense.default %{n} : (tensor<{ty}>) -> {ty}")
+            names.append(f"%s{n}")
+        in_tys = ", ".join(_py_type(v) for v in vals)
+        body.append(f"  %r{r} = aten.{op} {', '.join(names)} : ({in_tys}) -> {_py_type(res)}")
+        rets.append((f"%r{r}", _py_type(res)))
+    res_decl = ", ".join(f'{t} {{coreai.name = "r{i}"}}' for i, (_, t) in enumerate(rets))
+    module = (f"func.func @main({', '.join(args)}) -> ({res_decl}) {{\n" + "\n".join(body) +
+              f"\n  return {', '.join(n for n, _ in rets)} : {', '.join(t for _, t in rets)}\n}}\n")
+    return module, inputs
+
+
+def _check_scalars(runner, op, rows):
+    cases, expected = [], []
+    for vals, fn in rows:
+        try:
+            e = fn(*vals)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            continue
+        if isinstance(e, int) and not isinstance(e, bool) and not -2**63 <= e < 2**63:
+            continue
+        if isinstance(e, complex):
+            continue
+        cases.append(vals)
+        expected.append(e)
+    module, inputs = _scalar_module(op, cases, expected)
+    got = runner.run(module, inputs)
+    for vals, g, e in zip(cases, got, expected):
+        assert g.shape == () and g.dtype == np.dtype({"i1": np.bool_, "i64": np.int64, "f64": np.float64}[_py_type(e)]), (op, vals, g.dtype)
+        if isinstance(e, float) and math.isnan(e):
+            assert np.isnan(g), (op, vals)
+        else:
+            assert g.item() == e, (op, vals, g.item(), e)
+            if isinstance(e, float) and e == 0:
+                assert math.copysign(1, g.item()) == math.copysign(1, e), (op, vals, "signed zero")
+
+
+@pytest.mark.parametrize("op,fn", SYM_BINARY, ids=[o for o, _ in SYM_BINARY])
+def test_symbolic_binary_matches_python(runner, op, fn):
+    _check_scalars(runner, op, [((a, b), fn) for a, b in SCALAR_PAIRS])
+
+
+@pytest.mark.parametrize("op,fn", SYM_UNARY, ids=[o for o, _ in SYM_UNARY])
+def test_symbolic_unary_matches_python(runner, op, fn):
+    vals = SCALAR_VALUES if op != "sym_sqrt" else [v for v in SCALAR_VALUES if v >= 0]
+    if op == "sym_not":
+        vals = [True, False]
+    _check_scalars(runner, op, [((v,), fn) for v in vals])

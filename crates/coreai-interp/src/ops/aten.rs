@@ -5,6 +5,8 @@
 //! inferred type), so type promotion is "compute in the result type", except
 //! for comparisons, which promote their operands.
 
+mod more;
+
 use super::{one, Ctx, Table};
 use crate::error::{kerr, KResult};
 use crate::interp::Value;
@@ -1509,6 +1511,7 @@ fn metadata_guard(_: &Ctx) -> KResult<Vec<Value>> {
 }
 
 pub fn register(t: &mut Table) {
+    more::register(t);
     // the exporter's assertions
     t.insert("aten._assert_scalar.default", assert_scalar);
     t.insert("aten._assert_tensor_metadata.default", metadata_guard);

@@ -1,0 +1,717 @@
+//! More aten kernels: the Python operators torch.export records on symbolic
+//! sizes (`aten.add`, `aten.sym_float`, ...), the symbolic queries
+//! (`sym_numel`, `sym_stride`), and tensor ops that compose the shared
+//! kernels. PyTorch's semantics, as in the parent module.
+
+use super::super::{one, Ctx, Table};
+use crate::error::{kerr, KResult};
+use crate::interp::Value;
+use crate::kernels::elementwise::{binary, compare, unary, BinOp, CmpOp, UnOp};
+use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
+use crate::kernels::{nn, shape, spatial};
+use crate::tensor::{promote_types, DType, Dom, Tensor};
+use ndarray::{ArrayD, Dimension, IxDyn};
+
+// ---- Python operators on symbolic scalars --------------------------------
+
+/// `a op b` (Python `+ - * // % ** min max`) computed in the result's type:
+/// Python promotes int with float to float, and the IR records the result.
+fn py_binary(c: &Ctx, op: BinOp) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let (a, b) = (c.arg(0)?, c.arg(1)?);
+    let (x, y) = (a.dom_as(dt), b.dom_as(dt));
+    let zero_divisor = matches!(op, BinOp::FloorDiv | BinOp::Remainder)
+        && matches!(&y, Dom::I(v) if v.iter().any(|&q| q == 0));
+    if zero_divisor {
+        return kerr("integer division or modulo by zero");
+    }
+    if let (Dom::F(xf), Dom::F(yf), BinOp::FloorDiv | BinOp::Remainder) = (&x, &y, op) {
+        if yf.iter().any(|&q| q == 0.0) {
+            return kerr("float division or modulo by zero");
+        }
+        let f = if op == BinOp::FloorDiv { py_float_divmod_div } else { py_float_divmod_mod };
+        let r = crate::kernels::elementwise::zip2(xf, yf, f)?;
+        return one(Tensor::from_f64(r, dt));
+    }
+    one(Tensor::from_dom(binary(op, &x, &y)?, dt))
+}
+
+/// CPython's float `divmod` (Objects/floatobject.c): the remainder takes the
+/// divisor's sign (a zero remainder is +0 or -0 like the divisor) and the
+/// quotient is rounded so that `q * b + r` stays closest to `a`.
+fn py_float_divmod(a: f64, b: f64) -> (f64, f64) {
+    let mut m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 {
+        if (b < 0.0) != (m < 0.0) {
+            m += b;
+            div -= 1.0;
+        }
+    } else {
+        m = 0f64.copysign(b);
+    }
+    let q = if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 {
+            f + 1.0
+        } else {
+            f
+        }
+    } else {
+        0f64.copysign(a / b)
+    };
+    (q, m)
+}
+
+fn py_float_divmod_div(a: f64, b: f64) -> f64 {
+    py_float_divmod(a, b).0
+}
+
+fn py_float_divmod_mod(a: f64, b: f64) -> f64 {
+    py_float_divmod(a, b).1
+}
+
+/// Python `/`: true division in f64 whatever the operands.
+fn py_truediv(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let (x, y) = (c.arg(0)?.dom_as(DType::F64), c.arg(1)?.dom_as(DType::F64));
+    one(Tensor::from_dom(binary(BinOp::Div, &x, &y)?, dt))
+}
+
+/// Python comparisons: both operands promoted (int vs float compares as
+/// float), a bool result.
+fn py_compare(c: &Ctx, op: CmpOp) -> KResult<Vec<Value>> {
+    let (a, b) = (c.arg(0)?, c.arg(1)?);
+    let ct = promote_types(a.dtype(), b.dtype());
+    let r = Tensor::Bool(compare(op, &a.dom_as(ct), &b.dom_as(ct))?);
+    one(r.cast(c.out_dtype(0)?))
+}
+
+/// `math.floor/ceil/trunc`, `round` (half to even), `torch.sym_sqrt`: the
+/// operand as f64, the result converted to the recorded type (int for
+/// floor/ceil/trunc/round).
+fn py_unary_f64(c: &Ctx, op: UnOp) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?;
+    if x.dtype().is_int() && op != UnOp::Sqrt {
+        return one(x.cast(dt));
+    }
+    let r = Tensor::from_dom(unary(op, &x.dom_as(DType::F64))?, DType::F64);
+    let out = r.cast(dt);
+    if dt.is_int() && r.to_f64().iter().any(|v| !v.is_finite()) {
+        return kerr(format!("{} of a non-finite value has no integer result", c.name));
+    }
+    one(out)
+}
+
+/// `-x` in the result's type.
+fn py_neg(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    one(Tensor::from_dom(unary(UnOp::Neg, &c.arg(0)?.dom_as(dt))?, dt))
+}
+
+/// `torch.sym_float` / `torch.sym_int` (truncates toward zero): a cast.
+fn py_convert(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?;
+    if dt.is_int() && x.to_f64().iter().any(|v| !v.is_finite()) {
+        return kerr("sym_int of a non-finite value");
+    }
+    one(x.cast(dt))
+}
+
+fn py_not(c: &Ctx) -> KResult<Vec<Value>> {
+    let r = Tensor::Bool(c.arg(0)?.to_bool().mapv(|v| !v));
+    one(r.cast(c.out_dtype(0)?))
+}
+
+fn scalar_i64(v: i128) -> Tensor {
+    Tensor::scalar_i128(v, DType::I64)
+}
+
+/// `sym_numel`: the number of elements.
+fn sym_numel(c: &Ctx) -> KResult<Vec<Value>> {
+    one(scalar_i64(c.arg(0)?.len() as i128))
+}
+
+/// `sym_stride.int`: the executor's tensors are contiguous, row-major.
+fn sym_stride(c: &Ctx) -> KResult<Vec<Value>> {
+    let s = c.arg(0)?.shape();
+    let d = norm_axis(c.i64_attr("dim")?, s.len().max(1))?;
+    let stride: usize = s.iter().skip(d + 1).product();
+    one(scalar_i64(stride as i128))
+}
+
+/// `sym_storage_offset`: contiguous tensors start at their storage.
+fn sym_storage_offset(c: &Ctx) -> KResult<Vec<Value>> {
+    c.arg(0)?;
+    one(scalar_i64(0))
+}
+
+/// `sym_is_contiguous`: true for the default (contiguous) format.
+fn sym_is_contiguous(c: &Ctx) -> KResult<Vec<Value>> {
+    c.arg(0)?;
+    one(Tensor::Bool(ArrayD::from_elem(IxDyn(&[]), true)))
+}
+
+/// `_local_scalar_dense` (`Tensor.item()`): the one element.
+fn local_scalar_dense(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    if x.len() != 1 {
+        return kerr(format!("item() of a tensor with {} elements", x.len()));
+    }
+    one(x.reshape(&[])?.cast(c.out_dtype(0)?))
+}
+
+// ---- elementwise ----------------------------------------------------------
+
+/// `round.decimals`: PyTorch scales by 10^|decimals| in the dtype, rounds half
+/// to even, and scales back in the dtype.
+fn round_decimals(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    if !dt.is_float() {
+        return kerr("round.decimals needs a floating-point tensor");
+    }
+    let d = c.i64_or("decimals", 0)?;
+    let r = |a: ArrayD<f64>| Tensor::from_f64(a, dt).to_f64();
+    let ten = Tensor::scalar_f64(10f64.powi(d.unsigned_abs() as i32), dt).to_f64()[[]];
+    let x = c.arg(0)?.cast(dt).to_f64();
+    let out = if d >= 0 {
+        let s = r(x.mapv(|v| v * ten));
+        r(s.mapv(|v| v.round_ties_even() / ten))
+    } else {
+        let s = r(x.mapv(|v| v / ten));
+        r(s.mapv(|v| v.round_ties_even() * ten))
+    };
+    one(Tensor::from_f64(out, dt))
+}
+
+// ---- shapes ----------------------------------------------------------------
+
+fn stack(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let first = c.arg(0)?;
+    let d = norm_axis(c.i64_or("dim", 0)?, first.ndim() + 1)?;
+    let ts: Vec<Tensor> = (0..c.n_args())
+        .map(|i| {
+            let t = c.arg(i)?;
+            let mut s = t.shape();
+            s.insert(d, 1);
+            t.cast(dt).reshape(&s)
+        })
+        .collect::<KResult<_>>()?;
+    one(shape::cat(&ts, d)?)
+}
+
+/// `tile`: `repeat` with the repeats left-padded with 1s to the rank.
+fn tile(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let dims = c.i64s_attr("dims")?;
+    if dims.iter().any(|&r| r < 0) {
+        return kerr(format!("tile repeats {dims:?} must be non-negative"));
+    }
+    let mut reps = vec![1usize; x.ndim().saturating_sub(dims.len())];
+    reps.extend(dims.iter().map(|&r| r as usize));
+    one(shape::tile(x, &reps)?)
+}
+
+/// `roll`: element `i` moves to `(i + shift) mod n`; without dims the
+/// flattened tensor rolls.
+fn roll(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let shifts = c.i64s_attr("shifts")?;
+    let dims = c.opt_i64s("dims")?.unwrap_or_default();
+    if dims.is_empty() {
+        if shifts.len() != 1 {
+            return kerr("roll without dims takes one shift");
+        }
+        let flat = x.reshape(&[x.len()])?;
+        return one(roll_axis(&flat, 0, shifts[0])?.reshape(&x.shape())?);
+    }
+    if dims.len() != shifts.len() {
+        return kerr(format!("roll: {} shifts for {} dims", shifts.len(), dims.len()));
+    }
+    let mut y = x.clone();
+    for (&s, &d) in shifts.iter().zip(&dims) {
+        y = roll_axis(&y, norm_axis(d, x.ndim())?, s)?;
+    }
+    one(y)
+}
+
+fn roll_axis(x: &Tensor, d: usize, shift: i64) -> KResult<Tensor> {
+    let n = x.shape()[d] as i64;
+    if n == 0 {
+        return Ok(x.clone());
+    }
+    let idx: Vec<i64> = (0..n).map(|i| (i - shift).rem_euclid(n)).collect();
+    shape::index_select(x, d, &idx)
+}
+
+/// `diagonal(offset, dim1, dim2)`: dims 1 and 2 removed, the diagonal
+/// appended last.
+fn diagonal(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let r = x.ndim();
+    let (d1, d2) = (norm_axis(c.i64_or("dim1", 0)?, r)?, norm_axis(c.i64_or("dim2", 1)?, r)?);
+    if d1 == d2 {
+        return kerr("diagonal dimensions cannot be identical");
+    }
+    let off = c.i64_or("offset", 0)?;
+    let mut perm: Vec<usize> = (0..r).filter(|&d| d != d1 && d != d2).collect();
+    perm.extend([d1, d2]);
+    let p = shape::permute(x, &perm)?;
+    let s = x.shape();
+    let (n1, n2) = (s[d1] as i64, s[d2] as i64);
+    let (r0, c0) = (off.min(0).abs(), off.max(0));
+    let len = (n1 - r0).min(n2 - c0).max(0);
+    let rows = ArrayD::from_shape_vec(IxDyn(&[len as usize]), (0..len).map(|i| i + r0).collect())
+        .expect("sizes agree");
+    let cols = ArrayD::from_shape_vec(IxDyn(&[len as usize]), (0..len).map(|i| i + c0).collect())
+        .expect("sizes agree");
+    let mut idx: Vec<Option<ArrayD<i64>>> = vec![None; r - 2];
+    idx.extend([Some(rows), Some(cols)]);
+    if len == 0 {
+        let mut out: Vec<usize> = perm[..r - 2].iter().map(|&d| s[d]).collect();
+        out.push(0);
+        return one(Tensor::zeros(x.dtype(), &out));
+    }
+    one(shape::index(&p, &idx)?)
+}
+
+/// `[.., C, H·r, W·r] → [.., C·r², H, W]`.
+fn pixel_unshuffle(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let r = c.i64_attr("downscale_factor")?;
+    let s = x.shape();
+    let k = s.len();
+    if k < 3 || r <= 0 || s[k - 2] % r as usize != 0 || s[k - 1] % r as usize != 0 {
+        return kerr("pixel_unshuffle needs [.., C, H·r, W·r] and a positive factor");
+    }
+    let r = r as usize;
+    let (ch, h, w) = (s[k - 3], s[k - 2] / r, s[k - 1] / r);
+    let lead = &s[..k - 3];
+    let mut six = lead.to_vec();
+    six.extend([ch, h, r, w, r]);
+    let b = lead.len();
+    let mut perm: Vec<usize> = (0..b).collect();
+    perm.extend([b, b + 2, b + 4, b + 1, b + 3]);
+    let y = shape::permute(&x.reshape(&six)?, &perm)?;
+    let mut out = lead.to_vec();
+    out.extend([ch * r * r, h, w]);
+    one(y.reshape(&out)?)
+}
+
+/// `repeat_interleave.self_int`: each element `repeats` times along `dim`
+/// (the flattened tensor without one).
+fn repeat_interleave(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let reps = match c.opt_i64("repeats")? {
+        Some(r) => r,
+        None => c.arg_i64(1)?,
+    };
+    if reps < 0 {
+        return kerr(format!("repeat_interleave repeats {reps} is negative"));
+    }
+    let (x, d) = match c.opt_i64("dim")? {
+        Some(d) => (x.clone(), norm_axis(d, x.ndim().max(1))?),
+        None => (x.reshape(&[x.len()])?, 0),
+    };
+    let n = x.shape().get(d).copied().unwrap_or(1) as i64;
+    let idx: Vec<i64> = (0..n).flat_map(|i| std::iter::repeat_n(i, reps as usize)).collect();
+    one(shape::index_select(&x, d, &idx)?)
+}
+
+/// Along dim `d`, position `j` of the result takes `pick(j)`: `Some(k)` is
+/// slice `k` of `src`, `None` keeps `x`'s slice (select/slice_scatter).
+fn embed_along(x: &Tensor, src: &Tensor, d: usize, pick: impl Fn(usize) -> Option<usize>) -> KResult<Tensor> {
+    let n = x.shape()[d];
+    let mut parts = Vec::with_capacity(n);
+    for j in 0..n {
+        let part = match pick(j) {
+            Some(k) => shape::slice(src, d, k, k + 1, 1)?,
+            None => shape::slice(x, d, j, j + 1, 1)?,
+        };
+        parts.push(part);
+    }
+    if parts.is_empty() {
+        return Ok(x.clone());
+    }
+    shape::cat(&parts, d)
+}
+
+/// `select_scatter`: `self` with `self.select(dim, index)` replaced by `src`.
+fn select_scatter(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?.cast(dt);
+    let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;
+    let n = x.shape()[d] as i64;
+    let i = c.i64_attr("index")?;
+    let i = if i < 0 { i + n } else { i };
+    if !(0..n).contains(&i) {
+        return kerr(format!("select_scatter index out of range for size {n}"));
+    }
+    let mut s = c.arg(1)?.shape();
+    s.insert(d, 1);
+    let src = c.arg(1)?.cast(dt).reshape(&s)?;
+    one(embed_along(&x, &src, d, |j| (j as i64 == i).then_some(0))?)
+}
+
+/// `slice_scatter`: `self` with `self[start:end:step]` along `dim` replaced
+/// by `src`.
+fn slice_scatter(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?.cast(dt);
+    let d = norm_axis(c.i64_or("dim", 0)?, x.ndim())?;
+    let step = c.i64_or("step", 1)?;
+    if step <= 0 {
+        return kerr("slice_scatter step must be positive");
+    }
+    let (s, e) = shape::clamp_slice(c.opt_i64("start")?, c.opt_i64("end")?, x.shape()[d]);
+    let src = c.arg(1)?.cast(dt);
+    let count = if e > s { (e - s).div_ceil(step as usize) } else { 0 };
+    if src.shape().get(d) != Some(&count) {
+        return kerr(format!("slice_scatter src has {:?} elements along dim {d}, the slice {count}", src.shape().get(d)));
+    }
+    let step = step as usize;
+    one(embed_along(&x, &src, d, |j| {
+        (j >= s && j < e && (j - s) % step == 0).then(|| (j - s) / step)
+    })?)
+}
+
+/// `pad.default`: mode constant (value, default 0), reflect, replicate or
+/// circular; `pad` in PyTorch's order (last dim first).
+fn pad_mode(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let pads = c.i64s_attr("pad")?;
+    let mode = c.opt_str("mode").unwrap_or_else(|| "constant".into());
+    if mode == "constant" {
+        let v = Tensor::scalar_f64(c.opt_f64("value")?.unwrap_or(0.0), DType::F64);
+        let v = if x.dtype().is_float() { v } else { v.cast(DType::I64) };
+        return one(shape::pad_constant(x, &pads, &v)?);
+    }
+    let r = x.ndim();
+    if pads.len() % 2 != 0 || pads.len() / 2 > r {
+        return kerr("pad must hold (before, after) pairs, at most one per dim");
+    }
+    // to pad_by_index's order: a pair per dim, in dim order
+    let mut per_dim = vec![0i64; 2 * r];
+    for k in 0..pads.len() / 2 {
+        per_dim[2 * (r - 1 - k)] = pads[2 * k];
+        per_dim[2 * (r - 1 - k) + 1] = pads[2 * k + 1];
+    }
+    match mode.as_str() {
+        "reflect" => one(shape::pad_by_index(x, &per_dim, true)?),
+        "replicate" => one(shape::pad_by_index(x, &per_dim, false)?),
+        "circular" => {
+            let mut y = x.clone();
+            for d in 0..r {
+                let (lo, hi) = (per_dim[2 * d], per_dim[2 * d + 1]);
+                let n = y.shape()[d] as i64;
+                if lo > n || hi > n {
+                    return kerr(format!("circular padding ({lo}, {hi}) exceeds the dim size {n}"));
+                }
+                if lo != 0 || hi != 0 {
+                    let idx: Vec<i64> = (-lo..n + hi).map(|i| i.rem_euclid(n.max(1))).collect();
+                    y = shape::index_select(&y, d, &idx)?;
+                }
+            }
+            one(y)
+        }
+        m => kerr(format!("unknown padding mode '{m}'")),
+    }
+}
+
+/// `nonzero`: `[count, rank]` int64 coordinates in row-major order.
+fn nonzero(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let m = x.to_bool();
+    let r = x.ndim();
+    let coords: Vec<i128> = m
+        .indexed_iter()
+        .filter(|(_, &v)| v)
+        .flat_map(|(p, _)| p.slice().iter().map(|&i| i as i128).collect::<Vec<_>>())
+        .collect();
+    let n = coords.len() / r.max(1);
+    let n = if r == 0 { m.iter().filter(|&&v| v).count() } else { n };
+    let a = ArrayD::from_shape_vec(IxDyn(&[n, r]), coords)
+        .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
+    one(Tensor::from_dom(Dom::I(a), c.out_dtype(0)?))
+}
+
+/// `fill.Scalar`: `self`'s shape filled with `value`.
+fn fill(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let v = c.scalar("value")?;
+    one(shape::expand(&v.cast(dt), &c.arg(0)?.shape())?)
+}
+
+/// `native_dropout` in evaluation (`train = false`) or with `p = 0`: the
+/// input and an all-true mask. Training dropout is random and declines.
+fn native_dropout(c: &Ctx) -> KResult<Vec<Value>> {
+    let p = c.f64_or("p", 0.0)?;
+    let train = c.bool_or("train", true)?;
+    if train && p != 0.0 {
+        return kerr("native_dropout in training with p > 0 is random; the executor cannot match it");
+    }
+    let x = c.arg(0)?;
+    let mask = Tensor::Bool(ArrayD::from_elem(IxDyn(&x.shape()), true));
+    Ok(vec![
+        Value::tensor(x.cast(c.out_dtype(0)?)),
+        Value::tensor(mask.cast(c.out_dtype(1)?)),
+    ])
+}
+
+// ---- reductions --------------------------------------------------------------
+
+/// `logsumexp`: `m + log(Σ exp(x - m))` with `m` the maximum (0 when the
+/// maximum is infinite, as PyTorch).
+fn logsumexp(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?.cast(dt).to_f64();
+    let axes = norm_axes(&c.opt_i64s("dim")?.unwrap_or_default(), x.ndim(), true)?;
+    let keep = c.bool_or("keepdim", false)?;
+    let (rows, s, ks) = reduce::to_rows(&x, &axes);
+    let v: Vec<f64> = rows
+        .outer_iter()
+        .map(|r| {
+            let m = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let m = if m.is_infinite() { 0.0 } else { m };
+            m + r.iter().map(|&v| (v - m).exp()).sum::<f64>().ln()
+        })
+        .collect();
+    let shape = if keep { ks } else { s };
+    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"), dt))
+}
+
+/// `std.dim`: the square root of the variance with Bessel's correction when
+/// `unbiased`.
+fn std_dim(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?.cast(dt).to_f64();
+    let axes = norm_axes(&c.opt_i64s("dim")?.unwrap_or_default(), x.ndim(), true)?;
+    let keep = c.bool_or("keepdim", false)?;
+    let corr = if c.bool_or("unbiased", true)? { 1.0 } else { 0.0 };
+    let (rows, s, ks) = reduce::to_rows(&x, &axes);
+    let v: Vec<f64> = rows
+        .outer_iter()
+        .map(|r| {
+            let n = r.len() as f64;
+            let m = r.sum() / n;
+            (r.iter().map(|&v| (v - m) * (v - m)).sum::<f64>() / (n - corr).max(0.0)).sqrt()
+        })
+        .collect();
+    let shape = if keep { ks } else { s };
+    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"), dt))
+}
+
+/// `linalg_vector_norm`: `(Σ |x|^ord)^(1/ord)`; ord ∞ / -∞ the largest /
+/// smallest magnitude, ord 0 the count of nonzeros.
+fn vector_norm(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let ord = c.opt_scalar("ord")?.map(|t| t.to_f64()[[]]).unwrap_or(2.0);
+    let x = c.arg(0)?.cast(dt).to_f64().mapv(f64::abs);
+    let axes = norm_axes(&c.opt_i64s("dim")?.unwrap_or_default(), x.ndim(), true)?;
+    let keep = c.bool_or("keepdim", false)?;
+    let (rows, s, ks) = reduce::to_rows(&x, &axes);
+    let v: Vec<f64> = rows
+        .outer_iter()
+        .map(|r| {
+            if r.iter().any(|v| v.is_nan()) {
+                f64::NAN
+            } else if ord == f64::INFINITY {
+                r.iter().copied().fold(0.0, f64::max)
+            } else if ord == f64::NEG_INFINITY {
+                r.iter().copied().fold(f64::INFINITY, f64::min)
+            } else if ord == 0.0 {
+                r.iter().filter(|&&v| v != 0.0).count() as f64
+            } else if ord == 1.0 {
+                r.sum()
+            } else if ord == 2.0 {
+                r.iter().map(|v| v * v).sum::<f64>().sqrt()
+            } else {
+                r.iter().map(|v| v.powf(ord)).sum::<f64>().powf(1.0 / ord)
+            }
+        })
+        .collect();
+    let shape = if keep { ks } else { s };
+    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"), dt))
+}
+
+// ---- convolution and pooling -------------------------------------------------
+
+fn spatial_params(c: &Ctx, k: usize) -> KResult<spatial::ConvNd> {
+    Ok(spatial::ConvNd {
+        stride: super::per_dim(c.opt_i64s("stride")?, k, 1)?,
+        padding: super::per_dim(c.opt_i64s("padding")?, k, 0)?,
+        dilation: super::per_dim(c.opt_i64s("dilation")?, k, 1)?,
+        output_padding: super::per_dim(c.opt_i64s("output_padding")?, k, 0)?,
+        groups: c.i64_or("groups", 1)?.max(0) as usize,
+    })
+}
+
+fn add_bias(y: ArrayD<f64>, c: &Ctx, dt: DType) -> KResult<ArrayD<f64>> {
+    let Some(b) = c.opt_arg(2) else { return Ok(y) };
+    let mut bshape = vec![1; y.ndim()];
+    bshape[1] = b.len();
+    let b = super::f64_of(b, dt)
+        .into_shape_with_order(IxDyn(&bshape))
+        .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
+    Ok(&y + &b)
+}
+
+/// `conv_transpose1d` / `conv_transpose2d.input` (the transposed
+/// convolution of any rank, `transposed` implied).
+fn conv_transpose(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let (x, w) = (c.arg(0)?, c.arg(1)?);
+    let p = spatial_params(c, x.ndim().saturating_sub(2))?;
+    let y = spatial::conv_transpose_nd(&super::f64_of(x, dt), &super::f64_of(w, dt), &p)?;
+    one(Tensor::from_f64(add_bias(y, c, dt)?, dt))
+}
+
+/// `conv2d.padding`: `padding = "valid"` (none) or `"same"` (the output
+/// keeps the input size at stride 1; an odd total pads one more at the end).
+fn conv_padding_str(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let (x, w) = (c.arg(0)?, c.arg(1)?);
+    let k = x.ndim().saturating_sub(2);
+    let mode = c.opt_str("padding").unwrap_or_else(|| "valid".into());
+    let mut p = spatial::ConvNd {
+        stride: super::per_dim(c.opt_i64s("stride")?, k, 1)?,
+        padding: vec![0; k],
+        dilation: super::per_dim(c.opt_i64s("dilation")?, k, 1)?,
+        output_padding: vec![0; k],
+        groups: c.i64_or("groups", 1)?.max(0) as usize,
+    };
+    let ws = w.shape();
+    let pads: Vec<i64> = match mode.as_str() {
+        "valid" => vec![0; 2 * k],
+        "same" => {
+            if p.stride.iter().any(|&s| s != 1) {
+                return kerr("padding='same' needs stride 1");
+            }
+            (0..k)
+                .rev()
+                .flat_map(|d| {
+                    let total = (p.dilation[d] * (ws.get(d + 2).copied().unwrap_or(1).max(1) - 1)) as i64;
+                    [total / 2, total - total / 2]
+                })
+                .collect()
+        }
+        m => return kerr(format!("unknown padding '{m}' (valid or same)")),
+    };
+    p.padding = vec![0; k];
+    let zero = Tensor::scalar_f64(0.0, dt);
+    let padded = shape::pad_constant(&x.cast(dt), &pads, &zero)?;
+    let y = spatial::conv_nd(&padded.to_f64(), &super::f64_of(w, dt), &p)?;
+    one(Tensor::from_f64(add_bias(y, c, dt)?, dt))
+}
+
+/// `avg_pool1d` as a 2-d pool over `[.., 1, L]`.
+fn avg_pool1d(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?;
+    let k = super::per_dim(c.opt_i64s("kernel_size")?, 1, 1)?[0];
+    let s = match c.opt_i64s("stride")? {
+        Some(s) if !s.is_empty() => super::per_dim(Some(s), 1, 1)?[0],
+        _ => k,
+    };
+    let p = nn::Pool2d {
+        kernel: [1, k],
+        stride: [1, s],
+        padding: [0, super::per_dim(c.opt_i64s("padding")?, 1, 0)?[0]],
+        dilation: [1, 1],
+        ceil_mode: c.bool_or("ceil_mode", false)?,
+    };
+    let xs = x.shape();
+    let mut s4 = xs.clone();
+    s4.insert(xs.len() - 1, 1);
+    let x4 = super::f64_of(&x.reshape(&s4)?, dt);
+    let (v, _) = nn::pool2d_with_indices(&x4, &p, false, c.bool_or("count_include_pad", true)?, None)?;
+    let mut out = v.shape().to_vec();
+    out.remove(out.len() - 2);
+    one(Tensor::from_f64(v, dt).reshape(&out)?)
+}
+
+/// `adaptive_avg_pool1d` as a 2-d adaptive pool over `[.., 1, L]`.
+fn adaptive_avg_pool1d(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?;
+    let o = super::per_dim(c.opt_i64s("output_size")?, 1, 1)?[0];
+    let xs = x.shape();
+    let mut s4 = xs.clone();
+    s4.insert(xs.len() - 1, 1);
+    let v = nn::adaptive_avg_pool2d(&super::f64_of(&x.reshape(&s4)?, dt), 1, o)?;
+    let mut out = v.shape().to_vec();
+    out.remove(out.len() - 2);
+    one(Tensor::from_f64(v, dt).reshape(&out)?)
+}
+
+pub fn register(t: &mut Table) {
+    // Python operators on symbolic scalars
+    t.insert("aten.add", |c| py_binary(c, BinOp::Add));
+    t.insert("aten.sub", |c| py_binary(c, BinOp::Sub));
+    t.insert("aten.mul", |c| py_binary(c, BinOp::Mul));
+    t.insert("aten.floordiv", |c| py_binary(c, BinOp::FloorDiv));
+    t.insert("aten.mod", |c| py_binary(c, BinOp::Remainder));
+    t.insert("aten.pow", |c| py_binary(c, BinOp::Pow));
+    t.insert("aten.sym_max", |c| py_binary(c, BinOp::Maximum));
+    t.insert("aten.sym_min", |c| py_binary(c, BinOp::Minimum));
+    t.insert("aten.truediv", py_truediv);
+    t.insert("aten.eq", |c| py_compare(c, CmpOp::Eq));
+    t.insert("aten.ne", |c| py_compare(c, CmpOp::Ne));
+    t.insert("aten.lt", |c| py_compare(c, CmpOp::Lt));
+    t.insert("aten.le", |c| py_compare(c, CmpOp::Le));
+    t.insert("aten.gt", |c| py_compare(c, CmpOp::Gt));
+    t.insert("aten.ge", |c| py_compare(c, CmpOp::Ge));
+    t.insert("aten.neg", py_neg);
+    t.insert("aten.ceil", |c| py_unary_f64(c, UnOp::Ceil));
+    t.insert("aten.floor", |c| py_unary_f64(c, UnOp::Floor));
+    t.insert("aten.trunc", |c| py_unary_f64(c, UnOp::Trunc));
+    t.insert("aten.round", |c| py_unary_f64(c, UnOp::Round));
+    t.insert("aten.sym_sqrt", |c| py_unary_f64(c, UnOp::Sqrt));
+    t.insert("aten.sym_float", py_convert);
+    t.insert("aten.sym_int", py_convert);
+    t.insert("aten.sym_not", py_not);
+    // symbolic queries
+    t.insert("aten.sym_numel.default", sym_numel);
+    t.insert("aten.sym_stride.int", sym_stride);
+    t.insert("aten.sym_storage_offset.default", sym_storage_offset);
+    t.insert("aten.sym_is_contiguous.default", sym_is_contiguous);
+    t.insert("aten._local_scalar_dense.default", local_scalar_dense);
+    // elementwise
+    t.insert("aten.__and__.Tensor", |c| super::bin(c, BinOp::BitAnd));
+    t.insert("aten.__or__.Tensor", |c| super::bin(c, BinOp::BitOr));
+    t.insert("aten.__xor__.Tensor", |c| super::bin(c, BinOp::BitXor));
+    t.insert("aten.bitwise_and.Scalar", |c| super::bin(c, BinOp::BitAnd));
+    t.insert("aten.bitwise_or.Scalar", |c| super::bin(c, BinOp::BitOr));
+    t.insert("aten.bitwise_xor.Scalar", |c| super::bin(c, BinOp::BitXor));
+    t.insert("aten.round.decimals", round_decimals);
+    t.insert("aten.type_as.default", super::copy_cast);
+    t.insert("aten.fill.Scalar", fill);
+    t.insert("aten.native_dropout.default", native_dropout);
+    // shapes
+    t.insert("aten.stack.default", stack);
+    t.insert("aten.tile.default", tile);
+    t.insert("aten.roll.default", roll);
+    t.insert("aten.diagonal.default", diagonal);
+    t.insert("aten.pixel_unshuffle.default", pixel_unshuffle);
+    t.insert("aten.repeat_interleave.self_int", repeat_interleave);
+    t.insert("aten.select_scatter.default", select_scatter);
+    t.insert("aten.slice_scatter.default", slice_scatter);
+    t.insert("aten.pad.default", pad_mode);
+    t.insert("aten.nonzero.default", nonzero);
+    // reductions
+    t.insert("aten.max.default", |c| super::reduce_op(c, Reduction::Max));
+    t.insert("aten.min.default", |c| super::reduce_op(c, Reduction::Min));
+    t.insert("aten.logsumexp.default", logsumexp);
+    t.insert("aten.std.dim", std_dim);
+    t.insert("aten.linalg_vector_norm.default", vector_norm);
+    // convolution and pooling
+    t.insert("aten.conv3d.default", super::convolution);
+    t.insert("aten.conv2d.padding", conv_padding_str);
+    t.insert("aten.conv_transpose1d.default", conv_transpose);
+    t.insert("aten.conv_transpose2d.input", conv_transpose);
+    t.insert("aten.avg_pool1d.default", avg_pool1d);
+    t.insert("aten.adaptive_avg_pool1d.default", adaptive_avg_pool1d);
+}

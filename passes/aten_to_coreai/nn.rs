@@ -613,7 +613,10 @@ fn sides(ws: &[Window]) -> Vec<(i64, i64)> {
 
 // aten.max_pool2d_with_indices.default(%x) {kernel_size, stride, padding, dilation, ceil_mode}
 //   → coreai.pad (-inf; ceil mode's partial window as extra right padding)
-//     → coreai.max_pool_2d (floor mode); indices only when unused
+//     → coreai.max_pool_2d (floor mode);
+//   indices (when used): the K window taps as strided coreai.slice, concat on a
+//     new last axis, coreai.argmax, gather_along_axis of a constant table of
+//     each tap's flat input index h·W + w
 // aten.max_pool2d.default(...) → the same, one result
 pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
@@ -630,9 +633,90 @@ pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let y = cx.build_value("coreai.max_pool_2d", &operands, cx.result_type(0)?, &[])?;
     let mut results = vec![y];
     if cx.op().result_count() == 2 {
-        results.push(unused_result(cx, 1, "indices")?);
+        results.push(if result_used(cx, 1)? {
+            max_pool_indices(cx, padded, &ws)?
+        } else {
+            unused_result(cx, 1, "indices")?
+        });
     }
     Ok(results)
+}
+
+/// PyTorch's max-pool indices: for each window, the flat index `h·W + w` in
+/// the unpadded input plane of its first maximum. The taps of every window
+/// are sliced out of the padded input (`[N, C, Ho, Wo]` each) and stacked
+/// on a new last axis; `coreai.argmax` picks the tap and a constant table
+/// maps (output position, tap) to the input index. Not reproduced: a window
+/// holding NaN (PyTorch returns the NaN's index; coreai.argmax skips NaN)
+/// and a window whose input values are all -inf next to padding.
+fn max_pool_indices<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    padded: Value<'c, 'a>,
+    ws: &[Window],
+) -> Result<Value<'c, 'a>, Decline> {
+    let (h, w) = (ws[0], ws[1]);
+    let p = shape_of(padded)?;
+    let (n, c) = (p[0], p[1]);
+    let element = element_type(padded)?;
+    let taps: Vec<(i64, i64)> = (0..h.kernel)
+        .flat_map(|a| (0..w.kernel).map(move |b| (a * h.dilation, b * w.dilation)))
+        .collect();
+    let k = taps.len() as i64;
+    let mut operands = vec![super::common::int_scalar(cx, 4, "si32")?];
+    for &(dy, dx) in &taps {
+        let begin = [0, 0, dy, dx];
+        let end = [n, c, dy + (h.output - 1) * h.stride + 1, dx + (w.output - 1) * w.stride + 1];
+        let strides = [1, 1, h.stride, w.stride];
+        let tap = cx.build_value(
+            "coreai.slice",
+            &[padded, axes(cx, &begin)?, axes(cx, &end)?, axes(cx, &strides)?],
+            tensor_type(&[n, c, h.output, w.output], element),
+            &[],
+        )?;
+        operands.push(reshape(cx, tap, &[n, c, h.output, w.output, 1])?);
+    }
+    let stacked = cx.build_value(
+        "coreai.concat",
+        &operands,
+        tensor_type(&[n, c, h.output, w.output, k], element),
+        &[],
+    )?;
+    let ui32 = cx.parse_type("ui32")?;
+    let axis = super::common::int_scalar(cx, 4, "si32")?;
+    let best = cx.build_value(
+        "coreai.argmax",
+        &[stacked, axis],
+        tensor_type(&[n, c, h.output, w.output, 1], ui32),
+        &[],
+    )?;
+    let best = cast_to(cx, best, cx.parse_type("si32")?)?;
+    let index_type = cx.result_tensor(1)?.element();
+    let mut table = Vec::with_capacity((h.output * w.output * k) as usize);
+    for oy in 0..h.output {
+        for ox in 0..w.output {
+            for &(dy, dx) in &taps {
+                let (iy, ix) = (oy * h.stride + dy - h.pad, ox * w.stride + dx - w.pad);
+                table.push(format!("{}", iy * w.input + ix));
+            }
+        }
+    }
+    let flat = tensor_type(&[table.len() as i64], index_type);
+    let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", table.join(", ")))?;
+    let table = cx.build_value("coreai.constant", &[], flat, &[("value", attr)])?;
+    let table = reshape(cx, table, &[1, 1, h.output, w.output, k])?;
+    let table = cx.build_value(
+        "coreai.broadcast_to",
+        &[table, shape(cx, &[n, c, h.output, w.output, k])?],
+        tensor_type(&[n, c, h.output, w.output, k], index_type),
+        &[],
+    )?;
+    let picked = cx.build_value(
+        "coreai.gather_along_axis",
+        &[table, best, axis],
+        tensor_type(&[n, c, h.output, w.output, 1], index_type),
+        &[],
+    )?;
+    reshape(cx, picked, &[n, c, h.output, w.output])
 }
 
 fn bool_constant<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {

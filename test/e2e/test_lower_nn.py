@@ -135,6 +135,20 @@ def factory():
     return M(), (torch.randn(2, 3, 7, 9) * 10, torch.randn(1, 2, 3, 5, 4) * 10)
 '''
 
+# Max-pool indices: flat h·W + w of each window's first maximum.
+MAX_POOL_INDICES = '''
+import torch
+import torch.nn.functional as F
+class M(torch.nn.Module):
+    def forward(self, x):
+        a, ia = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, return_indices=True)
+        b, ib = F.max_pool2d(x, (2, 3), stride=(1, 2), dilation=(2, 1), return_indices=True)
+        return a, ia, b, ib
+def factory():
+    torch.manual_seed(10)
+    return M(), (torch.randn(2, 3, 7, 9) * 10,)
+'''
+
 UPSAMPLE = '''
 import torch
 import torch.nn.functional as F
@@ -247,6 +261,19 @@ def test_pooling(tmp_path):
     text = check(tmp_path, POOL)
     for op in ("coreai.max_pool_2d", "coreai.sum_pool_2d", "coreai.sum_pool_3d"):
         assert op in text, op
+
+
+def test_max_pool_indices(tmp_path):
+    core, text = export_and_lower(tmp_path, MAX_POOL_INDICES)
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
+         "--compare", str(tmp_path / "expected.npz"), "--atol", "0", "--rtol", "0"],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    ours = run_coreai_core(text, load(tmp_path / "in.npz"), tmp_path)
+    for name, want in load(tmp_path / "expected.npz").items():
+        np.testing.assert_array_equal(ours[name], want, err_msg=name)
 
 
 def test_upsampling(tmp_path):

@@ -2,9 +2,9 @@
 
 // Pooling, normalization and attention lowerings that decline, with the reason.
 
-func.func @max_pool_indices_used(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xi64> {
-  // expected-error @+1 {{cannot lower 'aten::max_pool2d_with_indices.default': the indices result is used; only the values are lowered}}
-  %0:2 = aten.max_pool2d_with_indices.default %x {kernel_size = [2, 2], stride = [2, 2], padding = [0, 0], dilation = [1, 1], ceil_mode = false} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+func.func @adaptive_max_pool_indices_used(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xi64> {
+  // expected-error @+1 {{cannot lower 'aten::adaptive_max_pool2d.default': the indices result is used; only the values are lowered}}
+  %0:2 = aten.adaptive_max_pool2d.default %x {output_size = [2, 2]} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
   return %0#1 : tensor<1x2x2x2xi64>
 }
 

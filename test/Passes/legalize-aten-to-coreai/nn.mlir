@@ -341,3 +341,24 @@ func.func @layer_and_group_norm_default(%x: tensor<2x6x5xf32>) -> (tensor<2x6x5x
   %1 = aten.group_norm.default %x {num_groups = 3 : i64, eps = 1.0e-05 : f64, cudnn_enabled = true, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
   return %0, %1 : tensor<2x6x5xf32>, tensor<2x6x5xf32>
 }
+
+// -----
+
+// Used max-pool indices: the 2x2 window taps sliced with the stride, stacked
+// on a new axis, argmax, and a table of flat input indices h·W + w gathered.
+// CHECK-LABEL: coreai.graph @max_pool_indices(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<1x1x4x5xf32>
+// CHECK:         %[[Y:.*]] = coreai.max_pool_2d %[[X]], {{.*}} -> tensor<1x1x2x2xf32>
+// CHECK-COUNT-4: coreai.slice %[[X]], {{.*}} -> tensor<1x1x2x2xf32>
+// CHECK:         %[[K:.*]] = coreai.concat {{.*}} -> tensor<1x1x2x2x4xf32>
+// CHECK:         %[[A:.*]] = coreai.argmax %[[K]], {{.*}} -> tensor<1x1x2x2x1xui32>
+// CHECK:         %[[AI:.*]] = coreai.cast %[[A]] : tensor<1x1x2x2x1xui32> to tensor<1x1x2x2x1xsi32>
+// CHECK:         coreai.constant dense<[0, 1, 5, 6, 2, 3, 7, 8, 10, 11, 15, 16, 12, 13, 17, 18]> : tensor<16xsi64>
+// CHECK:         %[[T:.*]] = coreai.broadcast_to {{.*}} -> tensor<1x1x2x2x4xsi64>
+// CHECK:         %[[G:.*]] = coreai.gather_along_axis %[[T]] at %[[AI]] along {{.*}} to tensor<1x1x2x2x1xsi64>
+// CHECK:         %[[I:.*]] = coreai.reshape %[[G]], {{.*}} -> tensor<1x1x2x2xsi64>
+// CHECK:         coreai.output %[[Y]], %[[I]]
+func.func @max_pool_indices(%x: tensor<1x1x4x5xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) {
+  %0:2 = aten.max_pool2d_with_indices.default %x {kernel_size = [2, 2], stride = [2, 2], padding = [0, 0], dilation = [1, 1], ceil_mode = false} : (tensor<1x1x4x5xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
+  return %0#0, %0#1 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>
+}

@@ -338,9 +338,10 @@ fn mul<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //
 // True division casts integer operands to the float result dtype R BEFORE
 // dividing (7 / 2 = 3.5). f16/bf16 results with a number f16 cannot hold
-// divide in f32 (PyTorch's opmath); the rounding modes always compute in f32
-// on f16/bf16, as PyTorch's kernels do, so that the floor/trunc sees the
-// unrounded quotient.
+// divide in f32 (PyTorch's opmath); the rounding modes compute in f32 on
+// f16/bf16, as PyTorch's kernels do (measured: floor division of the f32
+// operands; trunc of the f32 quotient by a number, of the f16-rounded
+// quotient of two tensors).
 fn div<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let result = arithmetic_result(cx)?;
     let args = binary_args(cx)?;
@@ -365,7 +366,12 @@ fn div<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         }
         Some("trunc") if !is_float(element) => arith(cx, "divide", v[0], v[1])?,
         Some("trunc") => {
-            let q = arith(cx, "divide", v[0], v[1])?;
+            let mut q = arith(cx, "divide", v[0], v[1])?;
+            if is_half(result) && numbers(&args).is_empty() {
+                // Two f16/bf16 tensors: PyTorch truncates the quotient
+                // rounded to f16 (measured); a number divisor stays in f32.
+                q = cast_to(cx, q, result)?;
+            }
             trunc_float(cx, q)?
         }
         Some("floor") => floor_div(cx, v[0], v[1])?,

@@ -85,3 +85,12 @@ def test_d_fp16_opmath_is_needed(tmp_path):
         naive_div = (x / np.float16(0.1)).astype(np.float16)
     assert (naive_mul != expected["output_0"]).any()
     assert (naive_div != expected["output_1"]).any()
+
+
+def test_cd_fp16_rounding_divisions_match_eager(tmp_path):
+    # PyTorch's f16 floor/trunc division computes in f32 before rounding the
+    # floored quotient; remainder/fmod convert the number to f16 first.
+    check(tmp_path, "x, y", """
+return (x // 0.1, torch.div(x, 3, rounding_mode="trunc"), torch.div(x, y, rounding_mode="floor"),
+        torch.div(x, y, rounding_mode="trunc"), x % 0.3, torch.fmod(x, 0.3), x % y)
+""", F16_INPUTS + ", (torch.rand(2048) * 4 + 0.25).half()", atol=0, rtol=0)

@@ -42,6 +42,8 @@ pub static LOWERINGS: super::Family = &[
     ("argmin.default", argmin),
     ("argsort.default", argsort),
     ("argsort.stable", argsort),
+    ("cummax.default", cummax),
+    ("cummin.default", cummin),
     ("cumprod.default", cumprod),
     ("cumsum.default", cumsum),
     ("linalg_vector_norm.default", linalg_vector_norm),
@@ -58,11 +60,13 @@ pub static LOWERINGS: super::Family = &[
     ("sort.stable", sort),
     ("std.correction", std_correction),
     ("std.dim", std_dim),
+    ("std_mean.correction", std_mean_correction),
     ("sum.default", sum_default),
     ("sum.dim_IntList", sum_dim_intlist),
     ("topk.default", topk),
     ("var.correction", var_correction),
     ("var.dim", var_dim),
+    ("var_mean.correction", var_mean_correction),
 ];
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
@@ -507,7 +511,8 @@ fn arg_reduce<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c, 'a> {
 // var, std
 // ---------------------------------------------------------------------------
 
-/// `sum((x - mean(x))²) / max(N - correction, 0)` over `axes`, dims kept:
+/// `(sum((x - mean(x))²) / max(N - correction, 0), mean(x))` over `axes`,
+/// dims kept:
 ///   m = coreai.reduce_mean %x; d = broadcasting_sub %x, m;
 ///   s = coreai.reduce_sum (broadcasting_mul d, d); broadcasting_divide s, N - correction
 fn variance_keep<'c, 'a>(
@@ -515,7 +520,7 @@ fn variance_keep<'c, 'a>(
     x: Value<'c, 'a>,
     axes: &[usize],
     correction: f64,
-) -> Result<Value<'c, 'a>, Decline> {
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>), Decline> {
     let element = element_type(x)?;
     if !is_float(element) {
         return Err(format!("var/std of {}: PyTorch needs a floating-point tensor", x.r#type()));
@@ -531,7 +536,8 @@ fn variance_keep<'c, 'a>(
     let s = reduce_keep(cx, "coreai.reduce_sum", sq, axes)?;
     let divisor = float_scalar(cx, (n as f64 - correction).max(0.0), element)?;
     let s_ty = s.r#type();
-    cx.build_value("coreai.decomposable.broadcasting_divide", &[s, divisor], s_ty, &[])
+    let var = cx.build_value("coreai.decomposable.broadcasting_divide", &[s, divisor], s_ty, &[])?;
+    Ok((var, mean))
 }
 
 /// The `correction` of var/std: `correction` (a Scalar, default 1) or
@@ -552,11 +558,26 @@ fn correction(cx: &LoweringCx<'_, '_>) -> Result<f64, Decline> {
 fn variance<'c, 'a>(cx: &LoweringCx<'c, 'a>, sqrt: bool) -> Lowered<'c, 'a> {
     let x = input_as_result(cx)?;
     let axes = reduce_axes(tensor_of(x)?.rank(), opt_int_list(cx, "dim")?)?;
-    let mut v = variance_keep(cx, x, &axes, correction(cx)?)?;
+    let (mut v, mean) = variance_keep(cx, x, &axes, correction(cx)?)?;
     if sqrt {
         v = unary(cx, "coreai.sqrt", v, element_type(v)?)?;
     }
-    Ok(vec![fit(cx, v, cx.result_type(0)?, &axes)?])
+    let mut results = vec![fit(cx, v, cx.result_type(0)?, &axes)?];
+    if cx.op().result_count() == 2 {
+        results.push(fit(cx, mean, cx.result_type(1)?, &axes)?);
+    }
+    Ok(results)
+}
+
+// aten.var_mean.correction(%x) {dim?, correction?, keepdim} → (var, mean):
+// the variance and the mean it subtracts (see variance_keep) (+ reshapes)
+fn var_mean_correction<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    variance(cx, false)
+}
+
+// aten.std_mean.correction(%x) {dim?, correction?, keepdim} → (sqrt(var), mean)
+fn std_mean_correction<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    variance(cx, true)
 }
 
 // aten.var.correction(%x) {dim?, correction?, keepdim} → see variance_keep (+ reshape)
@@ -654,11 +675,7 @@ fn scan<'c, 'a>(cx: &LoweringCx<'c, 'a>, scan_op: i64) -> Lowered<'c, 'a> {
     let mut x = input_as_result(cx)?;
     let rank = tensor_of(x)?.rank();
     if rank > 0 {
-        let axis = normalize_dim(int_attr(cx, "dim")?, rank)?;
-        let a = int_scalar(cx, axis as i64, "ui32")?;
-        let reverse = bool_scalar(cx, false)?;
-        let combiner = cx.parse_attribute(&format!("{scan_op} : i32"))?;
-        x = cx.build_value("coreai.scan", &[x, a, reverse], x.r#type(), &[("scan_op", combiner)])?;
+        x = scan_along(cx, x, normalize_dim(int_attr(cx, "dim")?, rank)?, scan_op)?;
     }
     Ok(vec![fit(cx, x, cx.result_type(0)?, &[])?])
 }
@@ -682,6 +699,113 @@ fn cumsum<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //   → [coreai.cast to the result type] coreai.scan %x, dim, false combiner = <product>
 fn cumprod<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     scan(cx, 1)
+}
+
+/// `coreai.scan %x, axis, false` with combiner `code` (0 sum, 1 product,
+/// 2 min, 3 max).
+fn scan_along<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    axis: usize,
+    code: i64,
+) -> Result<Value<'c, 'a>, Decline> {
+    let a = int_scalar(cx, axis as i64, "ui32")?;
+    let reverse = bool_scalar(cx, false)?;
+    let combiner = cx.parse_attribute(&format!("{code} : i32"))?;
+    cx.build_value("coreai.scan", &[x, a, reverse], x.r#type(), &[("scan_op", combiner)])
+}
+
+/// `coreai.decomposable.broadcasting_where %c, %a, %b` with the shape of `c`
+/// and the element of `a`.
+fn select<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    c: Value<'c, 'a>,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let ty = tensor_type(&dims(tensor_of(c)?), element_type(a)?);
+    cx.build_value("coreai.decomposable.broadcasting_where", &[c, a, b], ty, &[])
+}
+
+/// The si32 positions `0..n` along `axis` of `x`, shaped to broadcast
+/// against it (`n` at `axis`, 1 elsewhere).
+fn positions<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    axis: usize,
+) -> Result<Value<'c, 'a>, Decline> {
+    let shape = dims(tensor_of(x)?);
+    let n = shape[axis];
+    if n == DYNAMIC {
+        return Err("cummax/cummin along a dynamic dim is not lowered".into());
+    }
+    let iota = int_vector(cx, &(0..n).collect::<Vec<_>>(), "si32")?;
+    let mut to = vec![1; shape.len()];
+    to[axis] = n;
+    reshape(cx, iota, &to)
+}
+
+// aten.cummax.default(%x) {dim} → (values, indices); cummin with min, +inf.
+// PyTorch: ties take the later index; a NaN propagates and each NaN takes
+// its own index. coreai-core's scan<max> skips NaN, so NaN is handled apart:
+//   xs = where(x != x, -inf, x);  m = scan<max> xs
+//   i  = scan<max> where(xs == m, iota, 0)                  (latest tie)
+//   floats: seen = scan<max> cast(x != x);  m = where(seen, NaN, m)
+//           i = where(seen, scan<max> where(x != x, iota, 0), i)
+fn cummax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    cumulative_extremum(cx, true)
+}
+
+// aten.cummin.default(%x) {dim} → (values, indices), as cummax
+fn cummin<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    cumulative_extremum(cx, false)
+}
+
+fn cumulative_extremum<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let element = element_type(x)?;
+    if is_bool(element) {
+        return Err("cummax/cummin of a bool tensor is not lowered: cast it to an integer type first".into());
+    }
+    let rank = tensor_of(x)?.rank();
+    if rank == 0 {
+        return Err("cummax/cummin of a rank-0 tensor is not lowered".into());
+    }
+    let axis = normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let (code, fill) = if max { (3, f64::NEG_INFINITY) } else { (2, f64::INFINITY) };
+    let float = is_float(element);
+    let nan = if float { Some(is_nan(cx, x)?) } else { None };
+    let xs = match nan {
+        Some(nan) => select(cx, nan, float_scalar(cx, fill, element)?, x)?,
+        None => x,
+    };
+    let mut values = scan_along(cx, xs, axis, code)?;
+    let iota = positions(cx, x, axis)?;
+    let zero = int_scalar(cx, 0, "si32")?;
+    let i1 = cx.parse_type("i1")?;
+    let hit = same_shape_binary(cx, "coreai.equal", xs, values, i1)?;
+    let mut index = scan_along(cx, select(cx, hit, iota, zero)?, axis, 3)?;
+    if let Some(nan) = nan {
+        let seen = scan_along(cx, cast_to(cx, nan, element)?, axis, 3)?;
+        let seen = cast_to(cx, seen, i1)?;
+        values = select(cx, seen, float_scalar(cx, f64::NAN, element)?, values)?;
+        let nan_index = scan_along(cx, select(cx, nan, iota, zero)?, axis, 3)?;
+        index = select(cx, seen, nan_index, index)?;
+    }
+    let index = cast_to(cx, index, cx.result_tensor(1)?.element())?;
+    Ok(vec![values, index])
+}
+
+/// A same-shape binary op (`coreai.equal`) with result element `element`.
+fn same_shape_binary<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let ty = tensor_type(&dims(tensor_of(a)?), element);
+    cx.build_value(op, &[a, b], ty, &[])
 }
 
 // aten.logsumexp.default(%x) {dim, keepdim} → the max-shifted form

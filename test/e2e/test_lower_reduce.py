@@ -110,6 +110,29 @@ def factory():
     return M(), (x,)
 '''
 
+# Ops torch.export keeps whole under the coreai table and coreai-torch does
+# not lower: var_mean.correction (std_mean too), cummax, cummin. cummax and
+# cummin: ties take the later index, NaN propagates with its own index.
+RUNNING_EXTREMA = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x, n):
+        v, m = torch.var_mean(x, dim=1)
+        s, m2 = torch.std_mean(x, dim=(0,), keepdim=True, correction=0)
+        cv, ci = torch.cummax(x, dim=1)
+        nv, ni = torch.cummin(x, dim=0)
+        iv, ii = torch.cummax(n, dim=-1)
+        jv, ji = torch.cummin(n, dim=-1)
+        return v, m, s, m2, cv, ci, nv, ni, iv, ii, jv, ji
+def factory():
+    nan = float("nan")
+    x = torch.tensor([[1.0, 3.0, 3.0, 2.0, nan, 5.0, nan, 1.0],
+                      [nan, -1.0, -2.0, -2.0, 0.0, -3.0, 4.0, 4.0],
+                      [0.5, 0.5, -0.5, 7.0, 7.0, 6.0, -9.0, 8.0]])
+    n = torch.tensor([[3, 1, 1, 5, 5, -2, 9, 9], [2, 2, 2, 2, 3, 1, 1, 0]], dtype=torch.int64)
+    return M(), (x, n)
+'''
+
 # A dynamic batch dim: dropping the reduced dims is coreai.shrink_dims
 # (a reshape needs a static shape).
 DYNAMIC_BATCH = '''
@@ -312,6 +335,11 @@ def test_corpus_model_converts_and_matches(tmp_path, model):
     for name, want in expected.items():
         assert ours[name].dtype == want.dtype, (name, ours[name].dtype, want.dtype)
         np.testing.assert_allclose(ours[name], want, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+def test_var_mean_cummax_cummin_match_pytorch(tmp_path):
+    text = check_both_executors(tmp_path, RUNNING_EXTREMA, atol=1e-6, rtol=1e-6)
+    assert "combiner = <max>" in text and "combiner = <min>" in text
 
 
 def test_dynamic_batch_drops_reduced_dims_with_shrink_dims(tmp_path):

@@ -354,3 +354,36 @@ func.func @cumsum_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
   %0 = aten.cumsum.default %x {dim = 1 : i64} : (tensor<2x8xf16>) -> tensor<2x8xf16>
   return %0 : tensor<2x8xf16>
 }
+
+// -----
+
+// var_mean: the variance and the mean it subtracts.
+// CHECK-LABEL: coreai.graph @var_mean(
+// CHECK:         %[[M:.*]] = coreai.reduce_mean %{{.*}}, %{{.*}} -> tensor<3x1xf32>
+// CHECK:         %[[V:.*]] = coreai.decomposable.broadcasting_divide
+// CHECK:         %[[RV:.*]] = coreai.reshape %[[V]], %{{.*}} -> tensor<3xf32>
+// CHECK:         %[[RM:.*]] = coreai.reshape %[[M]], %{{.*}} -> tensor<3xf32>
+// CHECK:         coreai.output %[[RV]], %[[RM]]
+func.func @var_mean(%x: tensor<3x5xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0:2 = aten.operator "aten::var_mean.correction"(%x) {dim = [1], correction = 1 : i64, keepdim = false} : (tensor<3x5xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %0#0, %0#1 : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// cummax of integers: a max scan for the values, a max scan of the
+// positions where the running max is hit for the (latest) indices.
+// CHECK-LABEL: coreai.graph @cummax_i64(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x8xsi64>
+// CHECK:         %[[M:.*]] = coreai.scan %[[X]], %{{.*}}, %{{.*}} combiner = <max> : (tensor<2x8xsi64>, tensor<ui32>, tensor<i1>) -> tensor<2x8xsi64>
+// CHECK:         %[[IOTA:.*]] = coreai.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xsi32>
+// CHECK:         %[[POS:.*]] = coreai.reshape %[[IOTA]], %{{.*}} -> tensor<1x8xsi32>
+// CHECK:         %[[HIT:.*]] = coreai.equal %[[X]], %[[M]] : (tensor<2x8xsi64>, tensor<2x8xsi64>) -> tensor<2x8xi1>
+// CHECK:         %[[CAND:.*]] = coreai.decomposable.broadcasting_where %[[HIT]], %[[POS]], %{{.*}} -> tensor<2x8xsi32>
+// CHECK:         %[[I:.*]] = coreai.scan %[[CAND]], %{{.*}}, %{{.*}} combiner = <max> : (tensor<2x8xsi32>, tensor<ui32>, tensor<i1>) -> tensor<2x8xsi32>
+// CHECK:         %[[C:.*]] = coreai.cast %[[I]] : tensor<2x8xsi32> to tensor<2x8xsi64>
+// CHECK:         coreai.output %[[M]], %[[C]]
+func.func @cummax_i64(%x: tensor<2x8xi64>) -> (tensor<2x8xi64>, tensor<2x8xi64>) {
+  %0:2 = aten.operator "aten::cummax.default"(%x) {dim = 1 : i64} : (tensor<2x8xi64>) -> (tensor<2x8xi64>, tensor<2x8xi64>)
+  return %0#0, %0#1 : tensor<2x8xi64>, tensor<2x8xi64>
+}

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import adversarial, assert_same, single_op_module
+from conftest import adversarial, assert_same, single_op_module, tensor_type
 
 aten = torch.ops.aten
 f64, f32, f16 = np.float64, np.float32, np.float16
@@ -174,12 +174,76 @@ CASES = [
      {"is_causal": True, "enable_gqa": True}, lambda q, k, v: aten.scaled_dot_product_attention.default(q, k, v, is_causal=True, enable_gqa=True), False),
     ("sdpa_causal", "aten::scaled_dot_product_attention.default", {"q": ((2, 3, 5, 4), f32), "k": ((2, 3, 6, 4), f32), "v": ((2, 3, 6, 4), f32)},
      {"is_causal": True}, lambda q, k, v: aten.scaled_dot_product_attention.default(q, k, v, is_causal=True), False),
+    # ops made executable by ops/aten/more.rs
+    ("and_tensor_i8", "aten::__and__.Tensor", {"a": ((3, 4), i8), "b": ((4,), i8)}, {}, lambda a, b: aten.__and__.Tensor(a, b), True),
+    ("or_tensor_bool", "aten::__or__.Tensor", {"a": ((5,), b1), "b": ((5,), b1)}, {}, lambda a, b: aten.__or__.Tensor(a, b), True),
+    ("xor_tensor_i64", "aten::__xor__.Tensor", {"a": ((6,), i64), "b": ((6,), i64)}, {}, lambda a, b: aten.__xor__.Tensor(a, b), True),
+    ("bitwise_and_scalar", "aten::bitwise_and.Scalar", {"a": ((8,), i32)}, {"other": 6}, lambda a: aten.bitwise_and.Scalar(a, 6), True),
+    ("bitwise_or_scalar_u8", "aten::bitwise_or.Scalar", {"a": ((8,), u8)}, {"other": 129}, lambda a: aten.bitwise_or.Scalar(a, 129), True),
+    ("bitwise_xor_scalar", "aten::bitwise_xor.Scalar", {"a": ((8,), i16)}, {"other": -3}, lambda a: aten.bitwise_xor.Scalar(a, -3), True),
+    ("round_decimals_2", "aten::round.decimals", {"a": ((12,), f32)}, {"decimals": 2}, lambda a: aten.round.decimals(a, decimals=2), True),
+    ("round_decimals_neg1", "aten::round.decimals", {"a": ((12,), f32)}, {"decimals": -1}, lambda a: aten.round.decimals(a, decimals=-1), True),
+    ("type_as", "aten::type_as.default", {"a": ((6,), f32), "b": ((2,), f16)}, {}, lambda a, b: aten.type_as.default(a, b), True),
+    ("fill_scalar", "aten::fill.Scalar", {"a": ((2, 3), i32)}, {"value": 2.75}, lambda a: aten.fill.Scalar(a, 2.75), True),
+    ("dropout_eval", "aten::native_dropout.default", {"a": ((3, 4), f32)}, {"p": 0.5, "train": False}, lambda a: aten.native_dropout.default(a, 0.5, False), True),
+    ("dropout_p0_train", "aten::native_dropout.default", {"a": ((3, 4), f32)}, {"p": 0.0, "train": True}, lambda a: aten.native_dropout.default(a, 0.0, True), True),
+    ("stack_dim_neg", "aten::stack.default", {"a": ((2, 3), f32), "b": ((2, 3), f32), "c": ((2, 3), f32)}, {"dim": -1}, lambda a, b, c: aten.stack.default([a, b, c], -1), True),
+    ("stack_dim0_i64", "aten::stack.default", {"a": ((4,), i64), "b": ((4,), i64)}, {"dim": 0}, lambda a, b: aten.stack.default([a, b], 0), True),
+    ("tile_short", "aten::tile.default", {"a": ((2, 3), f32)}, {"dims": [2]}, lambda a: aten.tile.default(a, [2]), True),
+    ("tile_long", "aten::tile.default", {"a": ((2, 3), i32)}, {"dims": [2, 1, 3]}, lambda a: aten.tile.default(a, [2, 1, 3]), True),
+    ("roll_dims", "aten::roll.default", {"a": ((3, 5), f32)}, {"shifts": [-2, 7], "dims": [1, 0]}, lambda a: aten.roll.default(a, [-2, 7], [1, 0]), True),
+    ("roll_flat", "aten::roll.default", {"a": ((3, 4), i64)}, {"shifts": [5], "dims": []}, lambda a: aten.roll.default(a, [5]), True),
+    ("diagonal_offset", "aten::diagonal.default", {"a": ((2, 4, 5), f32)}, {"offset": 1, "dim1": 1, "dim2": 2}, lambda a: aten.diagonal.default(a, 1, 1, 2), True),
+    ("diagonal_neg_offset", "aten::diagonal.default", {"a": ((4, 3, 2), i32)}, {"offset": -2, "dim1": 0, "dim2": -2}, lambda a: aten.diagonal.default(a, -2, 0, -2), True),
+    ("pixel_unshuffle", "aten::pixel_unshuffle.default", {"x": ((1, 2, 4, 6), f32)}, {"downscale_factor": 2}, lambda x: aten.pixel_unshuffle.default(x, 2), True),
+    ("repeat_interleave_dim", "aten::repeat_interleave.self_int", {"a": ((2, 3), f32)}, {"repeats": 3, "dim": 1}, lambda a: aten.repeat_interleave.self_int(a, 3, 1), True),
+    ("repeat_interleave_flat", "aten::repeat_interleave.self_int", {"a": ((2, 2), i32)}, {"repeats": 2}, lambda a: aten.repeat_interleave.self_int(a, 2), True),
+    ("select_scatter", "aten::select_scatter.default", {"a": ((3, 4), f32), "s": ((3,), f32)}, {"dim": 1, "index": -1}, lambda a, s: aten.select_scatter.default(a, s, 1, -1), True),
+    ("slice_scatter_step", "aten::slice_scatter.default", {"a": ((7, 2), i64), "s": ((3, 2), i64)}, {"dim": 0, "start": 1, "end": 6, "step": 2}, lambda a, s: aten.slice_scatter.default(a, s, 0, 1, 6, 2), True),
+    ("pad_reflect", "aten::pad.default", {"x": ((1, 2, 4, 5), f32)}, {"pad": [2, 1, 1, 3], "mode": "reflect"}, lambda x: aten.pad.default(x, [2, 1, 1, 3], "reflect"), True),
+    ("pad_replicate", "aten::pad.default", {"x": ((2, 3, 4), f32)}, {"pad": [3, 1], "mode": "replicate"}, lambda x: aten.pad.default(x, [3, 1], "replicate"), True),
+    ("pad_circular", "aten::pad.default", {"x": ((1, 2, 3, 4), f32)}, {"pad": [1, 2, 3, 0], "mode": "circular"}, lambda x: aten.pad.default(x, [1, 2, 3, 0], "circular"), True),
+    ("pad_constant_value", "aten::pad.default", {"x": ((2, 3), f32)}, {"pad": [1, -1, 2, 0], "mode": "constant", "value": -1.5}, lambda x: aten.pad.default(x, [1, -1, 2, 0], "constant", -1.5), True),
+    ("max_all_nan", "aten::max.default", {"a": ((3, 5), f32)}, {}, lambda a: aten.max.default(a), True),
+    ("min_all_i32", "aten::min.default", {"a": ((3, 5), i32)}, {}, lambda a: aten.min.default(a), True),
+    ("logsumexp", "aten::logsumexp.default", {"a": ((3, 6), f32)}, {"dim": [1], "keepdim": True}, lambda a: aten.logsumexp.default(a, [1], True), False),
+    ("logsumexp_inf", "aten::logsumexp.default", {"a": ((4, 5), f32)}, {"dim": [0], "keepdim": False}, lambda a: aten.logsumexp.default(a, [0], False), False),
+    ("std_dim", "aten::std.dim", {"a": ((3, 6), f32)}, {"dim": [1], "unbiased": True, "keepdim": False}, lambda a: aten.std.dim(a, [1], True, False), False),
+    ("std_biased_all", "aten::std.dim", {"a": ((3, 4), f32)}, {"unbiased": False, "keepdim": True}, lambda a: aten.std.dim(a, None, False, True), False),
+    ("vector_norm_2", "aten::linalg_vector_norm.default", {"a": ((3, 5), f32)}, {"ord": 2, "dim": [1], "keepdim": False}, lambda a: aten.linalg_vector_norm.default(a, 2, [1], False), False),
+    ("vector_norm_inf", "aten::linalg_vector_norm.default", {"a": ((3, 5), f32)}, {"ord": float("inf"), "keepdim": False}, lambda a: aten.linalg_vector_norm.default(a, float("inf")), True),
+    ("vector_norm_3", "aten::linalg_vector_norm.default", {"a": ((4, 3), f32)}, {"ord": 3.0, "dim": [0], "keepdim": True}, lambda a: aten.linalg_vector_norm.default(a, 3.0, [0], True), False),
+    ("vector_norm_0", "aten::linalg_vector_norm.default", {"a": ((4, 3), f32)}, {"ord": 0.0, "dim": [1], "keepdim": False}, lambda a: aten.linalg_vector_norm.default(a, 0.0, [1], False), True),
+    ("conv3d_default", "aten::conv3d.default", {"x": ((1, 2, 4, 5, 3), f32), "w": ((4, 1, 2, 2, 2), f32), "b": ((4,), f32)},
+     {"stride": [1, 2, 1], "padding": [1, 0, 1], "dilation": [1, 1, 2], "groups": 2},
+     lambda x, w, b: aten.conv3d.default(x, w, b, [1, 2, 1], [1, 0, 1], [1, 1, 2], 2), False),
+    ("conv2d_same", "aten::conv2d.padding", {"x": ((1, 3, 6, 5), f32), "w": ((4, 3, 4, 3), f32), "b": ((4,), f32)},
+     {"stride": [1, 1], "padding": "same", "dilation": [1, 2], "groups": 1},
+     # in float64 then rounded: PyTorch's float32 accumulation cancels (error 5e-5 on 0.076)
+     lambda x, w, b: aten.conv2d.padding(x.double(), w.double(), b.double(), [1, 1], "same", [1, 2], 1).float(), False),
+    ("conv2d_valid", "aten::conv2d.padding", {"x": ((2, 2, 5, 5), f32), "w": ((2, 2, 3, 2), f32)},
+     {"stride": [2, 1], "padding": "valid", "dilation": [1, 1], "groups": 1},
+     lambda x, w: aten.conv2d.padding(x, w, None, [2, 1], "valid", [1, 1], 1), False),
+    ("conv_transpose1d_fn", "aten::conv_transpose1d.default", {"x": ((2, 4, 5), f32), "w": ((4, 3, 3), f32), "b": ((6,), f32)},
+     {"stride": [2], "padding": [1], "output_padding": [1], "groups": 2, "dilation": [2]},
+     lambda x, w, b: aten.conv_transpose1d.default(x, w, b, [2], [1], [1], 2, [2]), False),
+    ("conv_transpose2d_input", "aten::conv_transpose2d.input", {"x": ((1, 2, 3, 4), f32), "w": ((2, 3, 2, 3), f32)},
+     {"stride": [2, 1], "padding": [0, 1], "output_padding": [1, 0], "groups": 1, "dilation": [1, 1]},
+     lambda x, w: aten.conv_transpose2d.input(x, w, None, [2, 1], [0, 1], [1, 0], 1, [1, 1]), False),
+    ("avg_pool1d", "aten::avg_pool1d.default", {"x": ((2, 3, 9), f32)}, {"kernel_size": [3], "stride": [2], "padding": [1], "ceil_mode": True, "count_include_pad": False},
+     lambda x: aten.avg_pool1d.default(x, [3], [2], [1], True, False), False),
+    ("avg_pool1d_include", "aten::avg_pool1d.default", {"x": ((3, 8), f32)}, {"kernel_size": [2], "stride": [], "padding": [1], "ceil_mode": False, "count_include_pad": True},
+     lambda x: aten.avg_pool1d.default(x, [2], [], [1], False, True), False),
+    ("nonzero_f32", "aten::nonzero.default", {"a": ((3, 4), f32)}, {}, lambda a: aten.nonzero.default(a), True),
+    ("nonzero_bool_3d", "aten::nonzero.default", {"a": ((2, 3, 2), b1)}, {}, lambda a: aten.nonzero.default(a), True),
+    ("adaptive_avg_pool1d", "aten::adaptive_avg_pool1d.default", {"x": ((2, 3, 7), f32)}, {"output_size": [3]}, lambda x: aten.adaptive_avg_pool1d.default(x, [3]), False),
 ]
 
 DIALECT_OPS = {"aten::relu.default", "aten::add.Tensor", "aten::mean.dim"}
 # Ops whose inputs should be finite and moderate (the comparison is about
 # the arithmetic, not about inf - inf).
-FINITE = {"index_put_accumulate", "instance_norm", "upsample_bilinear2d", "upsample_bilinear2d_ac", "mm", "bmm", "matmul_bcast", "addmm", "linear", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose1d", "avg_pool3d_pad_exclude", "avg_pool3d_include", "layer_norm", "group_norm", "batch_norm", "sdpa_causal", "sdpa_gqa_causal",
+FINITE = {"logsumexp", "std_dim", "std_biased_all", "vector_norm_2", "vector_norm_3", "conv3d_default", "conv2d_same", "conv2d_valid", "conv_transpose1d_fn", "conv_transpose2d_input", "avg_pool1d", "avg_pool1d_include", "adaptive_avg_pool1d",
+          "index_put_accumulate", "instance_norm", "upsample_bilinear2d", "upsample_bilinear2d_ac", "mm", "bmm", "matmul_bcast", "addmm", "linear", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose1d", "avg_pool3d_pad_exclude", "avg_pool3d_include", "layer_norm", "group_norm", "batch_norm", "sdpa_causal", "sdpa_gqa_causal",
           "softmax", "log_softmax", "avg_pool2d", "adaptive_avg_pool2d", "mean_dim_keep", "mean_dim_two", "mean_dim_f16",
           "sum_f32_all", "add_f32_alpha2.5", "cast_f32_to_i32"}
 
@@ -360,3 +424,37 @@ def test_symbolic_unary_matches_python(runner, op, fn):
     if op == "sym_not":
         vals = [True, False]
     _check_scalars(runner, op, [((v,), fn) for v in vals])
+
+
+def test_symbolic_queries_match_pytorch(runner):
+    """sym_numel, sym_stride, sym_storage_offset, sym_is_contiguous of a
+    contiguous tensor, as torch reports them."""
+    x = torch.zeros(3, 4, 5)
+    ty = "tensor<3x4x5xf32>"
+    module = (
+        f'func.func @main(%x: {ty} {{coreai.name = "x"}}) -> (i64 {{coreai.name = "n"}}, i64 {{coreai.name = "s0"}}, '
+        f'i64 {{coreai.name = "s2"}}, i64 {{coreai.name = "o"}}, i1 {{coreai.name = "c"}}) {{\n'
+        f"  %n = aten.sym_numel.default %x : ({ty}) -> i64\n"
+        f"  %s0 = aten.sym_stride.int %x {{dim = 0 : i64}} : ({ty}) -> i64\n"
+        f"  %s2 = aten.sym_stride.int %x {{dim = -1 : i64}} : ({ty}) -> i64\n"
+        f"  %o = aten.sym_storage_offset.default %x : ({ty}) -> i64\n"
+        f'  %c = aten.sym_is_contiguous.default %x {{memory_format = "contiguous_format"}} : ({ty}) -> i1\n'
+        f"  return %n, %s0, %s2, %o, %c : i64, i64, i64, i64, i1\n}}\n"
+    )
+    got = runner.run(module, {"x": x.numpy()})
+    assert [g.item() for g in got] == [x.numel(), x.stride(0), x.stride(-1), x.storage_offset(), x.is_contiguous()]
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (2, 1, 4, 5), (2, 3, 1, 1), (1, 3, 1, 5), (2, 3, 4, 5, 6), (2, 1, 1, 1, 6)])
+def test_sym_is_contiguous_channels_last(runner, shape):
+    x = torch.zeros(shape)
+    fmt = "channels_last" if len(shape) == 4 else "channels_last_3d"
+    ty = tensor_type(shape, f32)
+    module = (
+        f'func.func @main(%x: {ty} {{coreai.name = "x"}}) -> (i1 {{coreai.name = "c"}}) {{\n'
+        f'  %c = aten.sym_is_contiguous.default %x {{memory_format = "{fmt}"}} : ({ty}) -> i1\n'
+        f"  return %c : i1\n}}\n"
+    )
+    (got,) = runner.run(module, {"x": x.numpy()})
+    fmt_t = torch.channels_last if len(shape) == 4 else torch.channels_last_3d
+    assert got.item() == x.is_contiguous(memory_format=fmt_t)

@@ -148,10 +148,35 @@ fn sym_storage_offset(c: &Ctx) -> KResult<Vec<Value>> {
     one(scalar_i64(0))
 }
 
-/// `sym_is_contiguous`: true for the default (contiguous) format.
+/// `sym_is_contiguous`: the executor's row-major tensors are contiguous;
+/// for `channels_last(_3d)` their strides must equal the channels-last ones
+/// on every dim of size > 1 (PyTorch ignores the strides of size-1 dims).
 fn sym_is_contiguous(c: &Ctx) -> KResult<Vec<Value>> {
-    c.arg(0)?;
-    one(Tensor::Bool(ArrayD::from_elem(IxDyn(&[]), true)))
+    let s = c.arg(0)?.shape();
+    let format = c.opt_str("memory_format").unwrap_or_else(|| "contiguous_format".into());
+    let yes = match format.as_str() {
+        "contiguous_format" | "preserve_format" => true,
+        "channels_last" | "channels_last_3d" => {
+            let rank = if format == "channels_last" { 4 } else { 5 };
+            if s.len() != rank {
+                return kerr(format!("{format} needs a rank-{rank} tensor"));
+            }
+            // channels-last order: N, spatial..., C
+            let mut order: Vec<usize> = vec![0];
+            order.extend(2..rank);
+            order.push(1);
+            let mut want = vec![0usize; rank];
+            let mut acc = 1;
+            for &d in order.iter().rev() {
+                want[d] = acc;
+                acc *= s[d];
+            }
+            s.iter().product::<usize>() == 0
+                || (0..rank).all(|d| s[d] == 1 || want[d] == s[d + 1..].iter().product::<usize>())
+        }
+        f => return kerr(format!("unknown memory format '{f}'")),
+    };
+    one(Tensor::Bool(ArrayD::from_elem(IxDyn(&[]), yes)))
 }
 
 /// `_local_scalar_dense` (`Tensor.item()`): the one element.
@@ -516,14 +541,15 @@ fn vector_norm(c: &Ctx) -> KResult<Vec<Value>> {
     let v: Vec<f64> = rows
         .outer_iter()
         .map(|r| {
-            if r.iter().any(|v| v.is_nan()) {
+            if ord == 0.0 {
+                // NaN is nonzero
+                r.iter().filter(|&&v| v != 0.0).count() as f64
+            } else if r.iter().any(|v| v.is_nan()) {
                 f64::NAN
             } else if ord == f64::INFINITY {
                 r.iter().copied().fold(0.0, f64::max)
             } else if ord == f64::NEG_INFINITY {
                 r.iter().copied().fold(f64::INFINITY, f64::min)
-            } else if ord == 0.0 {
-                r.iter().filter(|&&v| v != 0.0).count() as f64
             } else if ord == 1.0 {
                 r.sum()
             } else if ord == 2.0 {

@@ -5,11 +5,11 @@
 //! the multi-step formulas run in f32 and round once, as PyTorch's kernels
 //! compute reduced-precision floats in f32.
 
-use super::cast::{f32_type, is_float, is_half};
+use super::cast::is_float;
 use super::common::{cast_to, segment_operand, str_attr};
 use super::elementwise::{
     arg, arith, attr_arg, constant_like, expm1_value, finish, float_operand, log1p_value,
-    materialize, opmath_element, predicate, select, unary, Arg,
+    materialize, opmath_element, predicate, select, unary, widened_operand, Arg,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value};
@@ -32,17 +32,6 @@ pub static LOWERINGS: super::Family = &[
     ("silu.default", |cx| single(cx, "silu")),
     ("softplus.default", softplus),
 ];
-
-/// The float operand in the dtype the formula runs in (f32 for f16/bf16).
-fn widened<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
-    let x = float_operand(cx)?;
-    let result = cx.result_tensor(0)?.element();
-    if is_half(result) {
-        cast_to(cx, x, f32_type(cx)?)
-    } else {
-        Ok(x)
-    }
-}
 
 // aten.sigmoid.default(%x) → coreai.sigmoid %x
 // aten.silu.default(%x)    → coreai.silu %x
@@ -93,7 +82,7 @@ fn relu6_of_shifted<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result
 
 // aten.hardsigmoid.default(%x) → min(max(x + 3, 0), 6) / 6
 fn hardsigmoid<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let x = widened(cx)?;
+    let x = widened_operand(cx)?;
     let six = constant_like(cx, 6.0, x)?;
     let r = arith(cx, "divide", relu6_of_shifted(cx, x)?, six)?;
     finish(cx, r)
@@ -103,7 +92,7 @@ fn hardsigmoid<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // (PyTorch's order: multiply, then divide; coreai-torch's x · hardsigmoid(x)
 // rounds differently)
 fn hardswish<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let x = widened(cx)?;
+    let x = widened_operand(cx)?;
     let six = constant_like(cx, 6.0, x)?;
     let product = arith(cx, "mul", x, relu6_of_shifted(cx, x)?)?;
     let r = arith(cx, "divide", product, six)?;
@@ -228,7 +217,7 @@ fn elu<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         float_scalar(cx, "scale")?,
         float_scalar(cx, "input_scale")?,
     );
-    let x = widened(cx)?;
+    let x = widened_operand(cx)?;
     let zero = constant_like(cx, 0.0, x)?;
     let positive = predicate(cx, "greater", x, zero)?;
     let pos = scale(cx, x, scale_k)?;
@@ -242,7 +231,7 @@ fn elu<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // (PyTorch's kernel; in f32 for f16/bf16, so exp does not overflow early)
 fn softplus<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let (beta, threshold) = (float_scalar(cx, "beta")?, float_scalar(cx, "threshold")?);
-    let x = widened(cx)?;
+    let x = widened_operand(cx)?;
     let bx = scale(cx, x, beta)?;
     let t = constant_like(cx, threshold, x)?;
     let linear = predicate(cx, "greater", bx, t)?;
@@ -261,7 +250,7 @@ fn softplus<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // (PyTorch's kernel, no threshold: exp(x) = inf gives tanh(inf) = 1; in f32
 // for f16/bf16, so exp does not overflow at x ≈ 11 as it would in f16)
 fn mish<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let x = widened(cx)?;
+    let x = widened_operand(cx)?;
     let soft = log1p_value(cx, unary(cx, "exp", x)?)?;
     let r = arith(cx, "mul", x, unary(cx, "tanh", soft)?)?;
     finish(cx, r)

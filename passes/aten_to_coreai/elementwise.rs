@@ -527,7 +527,9 @@ fn atan2<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if !is_float(result) {
         return Err(format!("atan2 must have a float result, not {result}"));
     }
-    let v = all_in(cx, &[arg(cx, 0)?, arg(cx, 1)?], result)?;
+    // f16/bf16 compute in f32 and round once, like PyTorch.
+    let element = if is_half(result) { f32_type(cx)? } else { result };
+    let v = all_in(cx, &[arg(cx, 0)?, arg(cx, 1)?], element)?;
     let (y, x) = (v[0], v[1]);
     let zero = constant_like(cx, 0.0, x)?;
     let pi = constant_like(cx, PI, x)?;
@@ -592,6 +594,18 @@ pub fn float_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, D
     operand_in_result(cx)
 }
 
+/// The float operand in the dtype a multi-op formula runs in: f32 for an
+/// f16/bf16 result (PyTorch computes those in f32 and rounds once; `finish`
+/// rounds back), else the result dtype.
+pub fn widened_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let x = float_operand(cx)?;
+    if is_half(element_type(x)?) {
+        cast_to(cx, x, f32_type(cx)?)
+    } else {
+        Ok(x)
+    }
+}
+
 // aten.exp.default(%x) → coreai.exp %x   (likewise log, sqrt, rsqrt, sin,
 // cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, erf);
 // an integer operand is cast to the float result dtype first.
@@ -632,10 +646,11 @@ fn exp2<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // aten.log2.default(%x)  → coreai.decomposable.broadcasting_divide (coreai.log %x), ln 2
 // aten.log10.default(%x) → the same with ln 10
 fn log_base<'c, 'a>(cx: &LoweringCx<'c, 'a>, base: f64) -> Lowered<'c, 'a> {
-    let x = float_operand(cx)?;
+    let x = widened_operand(cx)?;
     let ln_base = constant_like(cx, base.ln(), x)?;
     let ln = unary(cx, "log", x)?;
-    Ok(vec![arith(cx, "divide", ln, ln_base)?])
+    let r = arith(cx, "divide", ln, ln_base)?;
+    finish(cx, r)
 }
 
 // aten.expm1.default(%x) → u = exp(x); where(u == 1, x, (u - 1) · x / log(u)), u = inf → inf, u = 0 → -1
@@ -643,8 +658,9 @@ fn log_base<'c, 'a>(cx: &LoweringCx<'c, 'a>, base: f64) -> Lowered<'c, 'a> {
 // Kahan's formula: accurate to a few ulp for tiny x, where exp(x) - 1
 // (coreai-torch's form) loses every digit (expm1(1e-7) would be 1.19e-7).
 fn expm1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let x = float_operand(cx)?;
-    Ok(vec![expm1_value(cx, x)?])
+    let x = widened_operand(cx)?;
+    let r = expm1_value(cx, x)?;
+    finish(cx, r)
 }
 
 /// `expm1(x)` by Kahan's formula (see `expm1`).
@@ -672,8 +688,9 @@ pub fn expm1_value<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<
 // which would turn this back into log(1 + x); the u - 1 therefore reads u
 // through `where(u == inf, inf, u)`, the same value, which it does not fold.
 fn log1p<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let x = float_operand(cx)?;
-    Ok(vec![log1p_value(cx, x)?])
+    let x = widened_operand(cx)?;
+    let r = log1p_value(cx, x)?;
+    finish(cx, r)
 }
 
 /// `log1p(x)` by Goldberg's formula (see `log1p`).

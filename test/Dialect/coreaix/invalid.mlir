@@ -96,3 +96,13 @@ coreai.graph @unknown_backing(%x: tensor<4xf16, #coreaix.hw_constraints<Foo, ali
 coreai.graph @two_interleaved_dims(%x: tensor<4x8xf16, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x16], interleave: [2x4]>>) {
   coreai.output
 }
+
+// -----
+
+// A view may not reach past its source's layout (coreai-core's extent:
+// 2x3 with alignments [1x1x1] is 6 elements, 6 with [1x16] interleave [3] is 32).
+coreai.graph @view_past_source(%x: tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x1], interleave: [1x1]>>) {
+  // expected-error @+1 {{'coreaix.view' op dest max offset 32 exceeds source max offset 6}}
+  %0 = coreaix.view(%x) : (tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x1], interleave: [1x1]>>) -> tensor<6xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x16], interleave: [3]>>
+  coreai.output
+}

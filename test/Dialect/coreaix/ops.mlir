@@ -31,3 +31,14 @@ coreai.graph @reshaping_view(%x: tensor<2x3xf32, #coreaix.hw_constraints<MTLBuff
   %2 = coreaix.copy_with_constraints(%s) : (tensor<f32>) -> tensor<f32, #coreaix.hw_constraints<Heap, alignments: [1], interleave: []>>
   coreai.output
 }
+
+// -----
+
+// A view into a smaller extent is fine: 2x3 with alignments [1x16x1] spans
+// 32 elements, 6 with [1x4] interleave [2] spans 12.
+// CHECK-LABEL: coreai.graph @view_within_source(
+// CHECK:         coreaix.view(%{{.*}}) : (tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x16x1], interleave: [1x1]>>) -> tensor<6xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x4], interleave: [2]>>
+coreai.graph @view_within_source(%x: tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x16x1], interleave: [1x1]>>) {
+  %0 = coreaix.view(%x) : (tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x16x1], interleave: [1x1]>>) -> tensor<6xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x4], interleave: [2]>>
+  coreai.output
+}

@@ -248,17 +248,30 @@ fn conv_params(cx: &LoweringCx<'_, '_>, spatial: usize) -> Result<ConvParams, De
 // aten.convolution.default(%x, %w, %b?) {transposed = true}
 //   → coreai.conv_transpose2d | conv_transpose3d → broadcasting_add (reshape %b)
 //   (1-D: expand_dims axis 3, conv_transpose2d, shrink_dims axis 3)
+//   An unbatched %x is reshaped to a batch of one and back.
 pub fn convolution<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
-    let x = cx.operand(0)?;
+    let mut x = cx.operand(0)?;
     let element = element_type(x)?;
     let w = cast_to(cx, cx.operand(1)?, element)?;
-    let in_shape = static_dims(cx, 0)?;
+    let mut in_shape = static_dims(cx, 0)?;
+    let mut out_shape = static_dims_of_type(cx.result_type(0)?)?;
+    // An unbatched input ([C, ...], one rank below the weight) runs as a
+    // batch of one.
+    let unbatched = shape_of(w)?.len() == in_shape.len() + 1;
+    if unbatched {
+        in_shape.insert(0, 1);
+        out_shape.insert(0, 1);
+        x = reshape(cx, x, &in_shape)?;
+    }
     let rank = in_shape.len();
-    if !(3..=5).contains(&rank) {
-        return Err(format!("convolution input must have rank 3, 4 or 5, got {rank}"));
+    if !(3..=5).contains(&rank) || shape_of(w)?.len() != rank {
+        return Err(format!(
+            "convolution needs an input of rank 3, 4 or 5 (or one less, unbatched) and a weight of that rank, got {} and {}",
+            cx.operand(0)?.r#type(),
+            cx.operand(1)?.r#type()
+        ));
     }
     let p = conv_params(cx, rank - 2)?;
-    let out_shape = static_dims_of_type(cx.result_type(0)?)?;
     let mut y = if rank == 3 {
         conv1d(cx, x, w, p, &out_shape)?
     } else if p.transposed {
@@ -273,6 +286,9 @@ pub fn convolution<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
         to[1] = out_shape[1];
         let bias = reshape(cx, bias, &to)?;
         y = broadcasting(cx, "add", y, bias)?;
+    }
+    if unbatched {
+        y = reshape(cx, y, &out_shape[1..])?;
     }
     Ok(vec![y])
 }

@@ -63,7 +63,8 @@ class M(torch.nn.Module):
         self.t2 = torch.nn.ConvTranspose2d(4, 6, (3, 2), stride=(2, 3), padding=(1, 0), output_padding=(1, 2), groups=2)
         self.t3 = torch.nn.ConvTranspose3d(2, 2, 2, stride=2)
     def forward(self, x1, x2, x3):
-        return (self.c1(x1), self.c2(x2), self.c2d(x2), self.c3(x3), self.t1(x1), self.t2(x2), self.t3(x3))
+        return (self.c1(x1), self.c2(x2), self.c2d(x2), self.c3(x3), self.t1(x1), self.t2(x2), self.t3(x3),
+                self.c2(x2[0]), self.t1(x1[1]))  # unbatched inputs
 def factory():
     torch.manual_seed(2)
     return M(), (torch.randn(2, 4, 11) * 10, torch.randn(1, 4, 7, 9) * 10, torch.randn(1, 2, 3, 5, 4) * 10)

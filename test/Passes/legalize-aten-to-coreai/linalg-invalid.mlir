@@ -27,7 +27,7 @@ func.func @mixed_dtype_mm(%a: tensor<3x4xf32>, %b: tensor<4x5xf16>) -> tensor<3x
 // -----
 
 func.func @conv_rank_2(%x: tensor<4x5xf32>, %w: tensor<3x4xf32>) -> tensor<3x5xf32> {
-  // expected-error @+1 {{cannot lower 'aten::convolution.default': convolution input must have rank 3, 4 or 5, got 2}}
+  // expected-error @+1 {{cannot lower 'aten::convolution.default': convolution needs an input of rank 3, 4 or 5 (or one less, unbatched) and a weight of that rank, got tensor<4x5xf32> and tensor<3x4xf32>}}
   %0 = aten.convolution.default %x, %w {stride = [], padding = [], dilation = [], transposed = false, output_padding = [], groups = 1 : i64} : (tensor<4x5xf32>, tensor<3x4xf32>) -> tensor<3x5xf32>
   return %0 : tensor<3x5xf32>
 }

@@ -190,3 +190,17 @@ func.func @conv_transpose3d(%x: tensor<1x3x3x3x3xf32>, %w: tensor<3x2x3x3x3xf32>
   %0 = aten.convolution.default %x, %w {stride = [1, 1, 1], padding = [0, 0, 0], dilation = [1, 1, 1], transposed = true, output_padding = [0, 0, 0], groups = 1 : i64} : (tensor<1x3x3x3x3xf32>, tensor<3x2x3x3x3xf32>) -> tensor<1x2x5x5x5xf32>
   return %0 : tensor<1x2x5x5x5xf32>
 }
+
+// -----
+
+// An unbatched input (one rank below the weight) runs as a batch of one.
+// CHECK-LABEL: coreai.graph @conv2d_unbatched(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x5x5xf32>
+// CHECK:         %[[XB:.*]] = coreai.reshape %[[X]], {{.*}} -> tensor<1x2x5x5xf32>
+// CHECK:         %[[Y:.*]] = coreai.conv2d %[[XB]], {{.*}} -> tensor<1x3x3x3xf32>
+// CHECK:         %[[R:.*]] = coreai.reshape %[[Y]], {{.*}} -> tensor<3x3x3xf32>
+// CHECK:         coreai.output %[[R]]
+func.func @conv2d_unbatched(%x: tensor<2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<3x3x3xf32> {
+  %0 = aten.convolution.default %x, %w {stride = [1, 1], padding = [0, 0], dilation = [1, 1], transposed = false, output_padding = [0, 0], groups = 1 : i64} : (tensor<2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<3x3x3xf32>
+  return %0 : tensor<3x3x3xf32>
+}

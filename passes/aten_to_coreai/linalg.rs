@@ -5,7 +5,8 @@
 //! `coreai.pad` (coreai convolutions have no padding operand) then
 //! `coreai.conv2d` / `conv3d`, or `coreai.conv_transpose2d` / `3d`, then a
 //! broadcasting add of the bias reshaped to `[1, C, 1, ...]`. Conv1d runs as
-//! a conv2d over an inserted unit dimension.
+//! a conv2d over an inserted unit dimension. Matrix products accept dynamic
+//! batch sizes; convolutions need static shapes.
 
 pub(super) use super::elementwise::arith as broadcasting;
 use super::common::{

@@ -61,6 +61,9 @@ pub struct Program<'c> {
     module: Module<'c>,
     symbols: HashMap<String, Op>,
     table: Table,
+    /// Constants already materialized, by op: a constant is immutable, so
+    /// repeated runs (and loop bodies) decode its attribute once.
+    constants: RefCell<HashMap<usize, Value>>,
 }
 
 fn port(ty: Ty, name: String) -> Port {
@@ -126,6 +129,7 @@ impl<'c> Program<'c> {
             module,
             symbols,
             table: ops::table(),
+            constants: RefCell::default(),
         }
     }
 
@@ -318,6 +322,13 @@ impl Exec<'_, '_> {
     }
 
     fn exec(&self, op: Op, name: &str, env: &mut Env) -> Result<Vec<Value>, InterpError> {
+        let constant = matches!(name, "arith.constant" | "coreai.constant");
+        if constant {
+            let cached = self.program.constants.borrow().get(&(op.0.ptr as usize)).cloned();
+            if let Some(v) = cached {
+                return self.check_results(op, vec![v]);
+            }
+        }
         let vals: Vec<Value> = (0..op.num_operands())
             .map(|i| self.lookup(env, op, op.operand(i)))
             .collect::<Result<_, _>>()?;
@@ -413,6 +424,12 @@ impl Exec<'_, '_> {
                 }
             }
         };
+        if constant && results.len() == 1 {
+            self.program
+                .constants
+                .borrow_mut()
+                .insert(op.0.ptr as usize, results[0].clone());
+        }
         self.check_results(op, results)
     }
 

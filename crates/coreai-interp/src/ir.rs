@@ -437,60 +437,55 @@ impl Attr {
                 });
             }
             if mlirAttributeIsADenseResourceElements(self.0) {
-                macro_rules! res {
-                    ($f:ident, $v:ident) => {{
-                        let v = (0..n).map(|i| $f(self.0, i as isize)).collect();
+                // One copy of the blob (little-endian, densely packed; bools
+                // one byte each) instead of an element-by-element C call.
+                let mut size = 0usize;
+                let data = coreai::ffi::coreaiDenseResourceElementsGetData(self.0, &mut size);
+                let width = dtype.size_of();
+                if data.is_null() || size != n * width {
+                    return kerr(format!(
+                        "dense_resource constant of {} has {size} bytes for {n} elements",
+                        dtype.name()
+                    ));
+                }
+                let bytes = std::slice::from_raw_parts(data as *const u8, size);
+                macro_rules! blob {
+                    ($t:ty, $v:ident) => {{
+                        let v: Vec<$t> = bytes
+                            .chunks_exact(width)
+                            .map(|c| <$t>::from_le_bytes(c.try_into().expect("width")))
+                            .collect();
                         Tensor::$v(ArrayD::from_shape_vec(sh, v).expect("sizes agree"))
                     }};
                 }
                 return Ok(match dtype {
-                    DType::Bool => res!(mlirDenseBoolResourceElementsAttrGetValue, Bool),
-                    DType::I8 => res!(mlirDenseInt8ResourceElementsAttrGetValue, I8),
-                    DType::I16 => res!(mlirDenseInt16ResourceElementsAttrGetValue, I16),
-                    DType::I32 => res!(mlirDenseInt32ResourceElementsAttrGetValue, I32),
-                    DType::I64 => res!(mlirDenseInt64ResourceElementsAttrGetValue, I64),
-                    DType::U8 => res!(mlirDenseUInt8ResourceElementsAttrGetValue, U8),
-                    DType::U16 => res!(mlirDenseUInt16ResourceElementsAttrGetValue, U16),
-                    DType::U32 => res!(mlirDenseUInt32ResourceElementsAttrGetValue, U32),
-                    DType::U64 => res!(mlirDenseUInt64ResourceElementsAttrGetValue, U64),
-                    DType::F32 => res!(mlirDenseFloatResourceElementsAttrGetValue, F32),
-                    DType::F64 => res!(mlirDenseDoubleResourceElementsAttrGetValue, F64),
-                    DType::F16 | DType::BF16 | DType::C64 => {
-                        let mut size = 0usize;
-                        let data = coreai::ffi::coreaiDenseResourceElementsGetData(self.0, &mut size);
-                        let width = dtype.size_of();
-                        if data.is_null() || size != n * width {
-                            return kerr(format!(
-                                "dense_resource constant of {} has {size} bytes for {n} elements",
-                                dtype.name()
-                            ));
-                        }
-                        let bytes = std::slice::from_raw_parts(data as *const u8, size);
-                        macro_rules! blob {
-                            ($t:ty, $v:ident) => {{
-                                let v: Vec<$t> = bytes
-                                    .chunks_exact(width)
-                                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("width")))
-                                    .collect();
-                                Tensor::$v(ArrayD::from_shape_vec(sh, v).expect("sizes agree"))
-                            }};
-                        }
-                        match dtype {
-                            DType::F16 => blob!(f16, F16),
-                            DType::BF16 => blob!(bf16, BF16),
-                            _ => {
-                                let v: Vec<Complex32> = bytes
-                                    .chunks_exact(8)
-                                    .map(|c| {
-                                        Complex32::new(
-                                            f32::from_le_bytes(c[..4].try_into().expect("4")),
-                                            f32::from_le_bytes(c[4..].try_into().expect("4")),
-                                        )
-                                    })
-                                    .collect();
-                                Tensor::C64(ArrayD::from_shape_vec(sh, v).expect("sizes agree"))
-                            }
-                        }
+                    DType::Bool => Tensor::Bool(
+                        ArrayD::from_shape_vec(sh, bytes.iter().map(|&b| b != 0).collect())
+                            .expect("sizes agree"),
+                    ),
+                    DType::I8 => blob!(i8, I8),
+                    DType::I16 => blob!(i16, I16),
+                    DType::I32 => blob!(i32, I32),
+                    DType::I64 => blob!(i64, I64),
+                    DType::U8 => blob!(u8, U8),
+                    DType::U16 => blob!(u16, U16),
+                    DType::U32 => blob!(u32, U32),
+                    DType::U64 => blob!(u64, U64),
+                    DType::F16 => blob!(f16, F16),
+                    DType::BF16 => blob!(bf16, BF16),
+                    DType::F32 => blob!(f32, F32),
+                    DType::F64 => blob!(f64, F64),
+                    DType::C64 => {
+                        let v: Vec<Complex32> = bytes
+                            .chunks_exact(8)
+                            .map(|c| {
+                                Complex32::new(
+                                    f32::from_le_bytes(c[..4].try_into().expect("4")),
+                                    f32::from_le_bytes(c[4..].try_into().expect("4")),
+                                )
+                            })
+                            .collect();
+                        Tensor::C64(ArrayD::from_shape_vec(sh, v).expect("sizes agree"))
                     }
                 });
             }

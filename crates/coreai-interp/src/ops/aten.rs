@@ -44,20 +44,50 @@ fn other(c: &Ctx) -> KResult<Tensor> {
 fn bin(c: &Ctx, op: BinOp) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let (a, b) = (c.arg(0)?, other(c)?);
+    if let Some(r) = f32_fast_path(op, dt, a, &b) {
+        return one(Tensor::F32(r?));
+    }
     one(Tensor::from_dom(
         binary(op, &a.dom_as(dt), &b.dom_as(dt))?,
         dt,
     ))
 }
 
+/// `a op b` computed directly in f32 when both operands and the result are
+/// f32 and `op` is +, −, × or ÷: IEEE rounds those correctly in f32, and
+/// computing them in f64 then rounding to f32 gives the same bits (f64 has
+/// more than 2·24 + 2 significand bits), so the shortcut changes no result,
+/// only skips two conversions of every element.
+fn f32_fast_path(op: BinOp, dt: DType, a: &Tensor, b: &Tensor) -> Option<KResult<ArrayD<f32>>> {
+    let (DType::F32, Tensor::F32(x), Tensor::F32(y)) = (dt, a, b) else {
+        return None;
+    };
+    let f: fn(f32, f32) -> f32 = match op {
+        BinOp::Add => |p, q| p + q,
+        BinOp::Sub => |p, q| p - q,
+        BinOp::Mul => |p, q| p * q,
+        BinOp::Div => |p, q| p / q,
+        _ => return None,
+    };
+    Some(crate::kernels::elementwise::zip2(x, y, f))
+}
+
 /// `self ± alpha * other`.
 fn add_sub(c: &Ctx, op: BinOp) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let (a, b) = (c.arg(0)?, other(c)?);
+    let alpha = c.opt_scalar("alpha")?;
+    let alpha_is_one = alpha
+        .as_ref()
+        .is_none_or(|t| t.to_f64().iter().all(|&v| v == 1.0));
+    if alpha_is_one {
+        if let Some(r) = f32_fast_path(op, dt, a, &b) {
+            return one(Tensor::F32(r?));
+        }
+    }
     let mut bd = b.dom_as(dt);
-    if let Some(alpha) = c.opt_scalar("alpha")? {
-        let is_one = alpha.to_f64().iter().all(|&v| v == 1.0);
-        if !is_one {
+    if let Some(alpha) = alpha {
+        if !alpha_is_one {
             bd = binary(BinOp::Mul, &bd, &alpha.dom_as(dt))?;
         }
     }
@@ -168,6 +198,10 @@ fn cmp(c: &Ctx, op: CmpOp) -> KResult<Vec<Value>> {
 
 fn un(c: &Ctx, op: UnOp) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
+    // relu is exact in any float type: no need for the f64 domain.
+    if let (UnOp::Relu, DType::F32, Tensor::F32(x)) = (op, dt, c.arg(0)?) {
+        return one(Tensor::F32(x.mapv(|v| if v < 0.0 { 0.0 } else { v })));
+    }
     one(Tensor::from_dom(unary(op, &c.arg(0)?.dom_as(dt))?, dt))
 }
 

@@ -14,6 +14,7 @@ from conftest import adversarial, assert_same, single_op_module, tensor_type
 aten = torch.ops.aten
 f64, f32, f16 = np.float64, np.float32, np.float16
 i64, i32, i16, i8, u8, b1 = np.int64, np.int32, np.int16, np.int8, np.uint8, np.bool_
+c64 = np.complex64
 
 # (id, FX target, {name: (shape, dtype[, "pos"])}, attrs, torch fn, exact)
 CASES = [
@@ -236,13 +237,57 @@ CASES = [
      lambda x: aten.avg_pool1d.default(x, [2], [], [1], False, True), False),
     ("nonzero_f32", "aten::nonzero.default", {"a": ((3, 4), f32)}, {}, lambda a: aten.nonzero.default(a), True),
     ("nonzero_bool_3d", "aten::nonzero.default", {"a": ((2, 3, 2), b1)}, {}, lambda a: aten.nonzero.default(a), True),
+    ("max_pool3d_ceil_nan", "aten::max_pool3d_with_indices.default", {"x": ((1, 2, 5, 6, 4), f32)},
+     {"kernel_size": [3, 2, 2], "stride": [2, 2, 1], "padding": [1, 1, 0], "dilation": [1, 1, 2], "ceil_mode": True},
+     lambda x: aten.max_pool3d_with_indices.default(x, [3, 2, 2], [2, 2, 1], [1, 1, 0], [1, 1, 2], True), True),
+    ("max_pool3d_default_stride", "aten::max_pool3d_with_indices.default", {"x": ((2, 4, 4, 5), f32)},
+     {"kernel_size": [2, 2, 2], "stride": [], "padding": [0, 0, 0], "dilation": [1, 1, 1], "ceil_mode": False},
+     lambda x: aten.max_pool3d_with_indices.default(x, [2, 2, 2]), True),
+    ("adaptive_avg_pool3d", "aten::_adaptive_avg_pool3d.default", {"x": ((1, 2, 5, 7, 3), f32)}, {"output_size": [3, 4, 2]},
+     lambda x: aten._adaptive_avg_pool3d.default(x, [3, 4, 2]), False),
+    ("batch_norm_no_stats", "aten::_native_batch_norm_legit.no_stats", {"x": ((3, 4, 2, 5), f32), "w": ((4,), f32), "b": ((4,), f32)},
+     {"training": True, "momentum": 0.1, "eps": 1e-5}, lambda x, w, b: aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-5), False),
+    ("batch_norm_no_stats_noaffine", "aten::_native_batch_norm_legit.no_stats", {"x": ((4, 3, 6), f32)},
+     {"training": True, "momentum": 0.1, "eps": 1e-3}, lambda x: aten._native_batch_norm_legit.no_stats(x, None, None, True, 0.1, 1e-3), False),
+    ("scatter_reduce_multiply", "aten::scatter.reduce", {"a": ((3, 5), f32), "i": ((3, 4), i64, "idx5"), "s": ((3, 4), f32)}, {"dim": 1, "reduce": "multiply"},
+     lambda a, i, s: aten.scatter.reduce(a, 1, i, s, reduce="multiply"), True),
+    ("scatter_reduce_add_i32", "aten::scatter.reduce", {"a": ((4, 3), i32), "i": ((5, 3), i64, "idx4"), "s": ((5, 3), i32)}, {"dim": 0, "reduce": "add"},
+     lambda a, i, s: aten.scatter.reduce(a, 0, i, s, reduce="add"), True),
+    ("scatter_value_multiply_i64", "aten::scatter.value_reduce", {"a": ((2, 6), i64), "i": ((2, 5), i64, "idx6")}, {"dim": 1, "value": -3, "reduce": "multiply"},
+     lambda a, i: aten.scatter.value_reduce(a, 1, i, -3, reduce="multiply"), True),
+    ("scatter_value_add_f32", "aten::scatter.value_reduce", {"a": ((2, 6), f32), "i": ((2, 5), i64, "idx6")}, {"dim": 1, "value": 1.5, "reduce": "add"},
+     lambda a, i: aten.scatter.value_reduce(a, 1, i, 1.5, reduce="add"), True),
+    ("view_as_real", "aten::view_as_real.default", {"z": ((3, 2), c64)}, {}, lambda z: aten.view_as_real.default(z), True),
+    ("view_as_real_copy", "aten::view_as_real_copy.default", {"z": ((4,), c64)}, {}, lambda z: aten.view_as_real_copy.default(z), True),
+    ("view_as_complex", "aten::view_as_complex.default", {"x": ((3, 2), f32)}, {}, lambda x: aten.view_as_complex.default(x), True),
+    ("view_as_complex_copy", "aten::view_as_complex_copy.default", {"x": ((2, 3, 2), f32)}, {}, lambda x: aten.view_as_complex_copy.default(x), True),
+    ("complex", "aten::complex.default", {"re": ((5,), f32), "im": ((5,), f32)}, {}, lambda re, im: aten.complex.default(re, im), True),
+    ("polar", "aten::polar.default", {"r": ((6,), f32, "pos"), "t": ((6,), f32)}, {}, lambda r, t: aten.polar.default(r, t), False),
+    ("cdist_p2", "aten::_cdist_forward.default", {"a": ((2, 4, 3), f32), "b": ((2, 5, 3), f32)}, {"p": 2.0},
+     lambda a, b: aten._cdist_forward.default(a, b, 2.0, None), False),
+    ("cdist_p1_inf", "aten::_cdist_forward.default", {"a": ((3, 4), f32), "b": ((2, 4), f32)}, {"p": float("inf")},
+     lambda a, b: aten._cdist_forward.default(a, b, float("inf"), None), True),
+    ("cdist_p0", "aten::_cdist_forward.default", {"a": ((3, 4), f32), "b": ((2, 4), f32)}, {"p": 0.0},
+     lambda a, b: aten._cdist_forward.default(a, b, 0.0, None), True),
+    ("pdist_p3", "aten::_pdist_forward.default", {"a": ((5, 3), f32)}, {"p": 3.0}, lambda a: aten._pdist_forward.default(a, 3.0), False),
+    ("pdist_p2", "aten::_pdist_forward.default", {"a": ((4, 6), f32)}, {"p": 2.0}, lambda a: aten._pdist_forward.default(a, 2.0), False),
+    ("as_strided_overlap", "aten::as_strided.default", {"a": ((4, 5), f32)}, {"size": [3, 3], "stride": [2, 1], "storage_offset": 3},
+     lambda a: aten.as_strided.default(a, [3, 3], [2, 1], 3), True),
+    ("as_strided_transpose", "aten::as_strided.default", {"a": ((2, 3), i32)}, {"size": [3, 2], "stride": [1, 3]},
+     lambda a: aten.as_strided.default(a, [3, 2], [1, 3]), True),
+    ("einsum_matmul", "aten::einsum.default", {"a": ((3, 4), f32), "b": ((4, 5), f32)}, {"equation": "ij,jk->ik"},
+     lambda a, b: aten.einsum.default("ij,jk->ik", [a, b]), False),
+    ("einsum_batch_trace_implicit", "aten::einsum.default", {"a": ((2, 3, 3), f32), "b": ((2, 3), f32)}, {"equation": "bii, bj"},
+     lambda a, b: aten.einsum.default("bii, bj", [a, b]), False),
+    ("einsum_outer_transpose", "aten::einsum.default", {"a": ((3,), f32), "b": ((4,), f32)}, {"equation": "i,j->ji"},
+     lambda a, b: aten.einsum.default("i,j->ji", [a, b]), True),
     ("adaptive_avg_pool1d", "aten::adaptive_avg_pool1d.default", {"x": ((2, 3, 7), f32)}, {"output_size": [3]}, lambda x: aten.adaptive_avg_pool1d.default(x, [3]), False),
 ]
 
 DIALECT_OPS = {"aten::relu.default", "aten::add.Tensor", "aten::mean.dim"}
 # Ops whose inputs should be finite and moderate (the comparison is about
 # the arithmetic, not about inf - inf).
-FINITE = {"logsumexp", "std_dim", "std_biased_all", "vector_norm_2", "vector_norm_3", "conv3d_default", "conv2d_same", "conv2d_valid", "conv_transpose1d_fn", "conv_transpose2d_input", "avg_pool1d", "avg_pool1d_include", "adaptive_avg_pool1d",
+FINITE = {"adaptive_avg_pool3d", "batch_norm_no_stats", "batch_norm_no_stats_noaffine", "cdist_p2", "pdist_p3", "pdist_p2", "einsum_matmul", "einsum_batch_trace_implicit", "polar", "logsumexp", "std_dim", "std_biased_all", "vector_norm_2", "vector_norm_3", "conv3d_default", "conv2d_same", "conv2d_valid", "conv_transpose1d_fn", "conv_transpose2d_input", "avg_pool1d", "avg_pool1d_include", "adaptive_avg_pool1d",
           "index_put_accumulate", "instance_norm", "upsample_bilinear2d", "upsample_bilinear2d_ac", "mm", "bmm", "matmul_bcast", "addmm", "linear", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose1d", "avg_pool3d_pad_exclude", "avg_pool3d_include", "layer_norm", "group_norm", "batch_norm", "sdpa_causal", "sdpa_gqa_causal",
           "softmax", "log_softmax", "avg_pool2d", "adaptive_avg_pool2d", "mean_dim_keep", "mean_dim_two", "mean_dim_f16",
           "sum_f32_all", "add_f32_alpha2.5", "cast_f32_to_i32"}
@@ -292,7 +337,7 @@ def test_aten_op_matches_pytorch(runner, case):
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     outputs = [(tuple(e.shape), e.dtype) for e in expected]
     np_dtypes = {torch.float32: f32, torch.float16: f16, torch.float64: f64, torch.int64: i64, torch.int32: i32,
-                 torch.int16: i16, torch.int8: i8, torch.uint8: u8, torch.bool: b1}
+                 torch.int16: i16, torch.int8: i8, torch.uint8: u8, torch.bool: b1, torch.complex64: c64}
     outputs = [(s, np_dtypes[d]) for s, d in outputs]
     if op in DIALECT_OPS:
         # the dialect op's operands are named by the schema: rename inputs
@@ -458,3 +503,18 @@ def test_sym_is_contiguous_channels_last(runner, shape):
     (got,) = runner.run(module, {"x": x.numpy()})
     fmt_t = torch.channels_last if len(shape) == 4 else torch.channels_last_3d
     assert got.item() == x.is_contiguous(memory_format=fmt_t)
+
+
+@pytest.mark.parametrize("op,attrs,fn", [
+    ("aten::empty.memory_format", {"size": [2, 0, 3], "dtype": f16}, lambda: aten.empty.memory_format([2, 0, 3], dtype=torch.float16)),
+    ("aten::empty.memory_format", {"size": [3, 4], "dtype": i32}, lambda: aten.empty.memory_format([3, 4], dtype=torch.int32)),
+    ("aten::empty_strided.default", {"size": [2, 3], "stride": [3, 1], "dtype": f32}, lambda: aten.empty_strided.default([2, 3], [3, 1], dtype=torch.float32)),
+], ids=["empty_f16_zero_dim", "empty_i32", "empty_strided"])
+def test_empty_has_pytorchs_shape_and_dtype(runner, op, attrs, fn):
+    """`empty` is uninitialized memory in PyTorch: only its shape and dtype
+    are defined (the executor fills zeros)."""
+    e = fn()
+    np_dt = {torch.float16: f16, torch.int32: i32, torch.float32: f32}[e.dtype]
+    module = single_op_module(op, {}, [(tuple(e.shape), np_dt)], attrs)
+    (got,) = runner.run(module, {})
+    assert got.shape == tuple(e.shape) and got.dtype == np_dt

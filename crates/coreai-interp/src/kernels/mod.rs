@@ -4,6 +4,7 @@
 pub mod elementwise;
 pub mod linalg;
 pub mod nn;
+pub mod pool_nd;
 pub mod reduce;
 pub mod shape;
 pub mod sort;

@@ -8,7 +8,7 @@ use crate::error::{kerr, KResult};
 use crate::interp::Value;
 use crate::kernels::elementwise::{binary, compare, unary, BinOp, CmpOp, UnOp};
 use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
-use crate::kernels::{nn, shape, spatial};
+use crate::kernels::{nn, pool_nd, shape, spatial};
 use crate::tensor::{promote_types, DType, Dom, Tensor};
 use ndarray::{ArrayD, Dimension, IxDyn};
 
@@ -673,6 +673,337 @@ fn adaptive_avg_pool1d(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_f64(v, dt).reshape(&out)?)
 }
 
+// ---- more pooling, normalization, scatter, factories ---------------------------
+
+/// `max_pool3d_with_indices`: values and flat `d·H·W + h·W + w` indices.
+fn max_pool3d(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let kernel = super::per_dim(c.opt_i64s("kernel_size")?, 3, 1)?;
+    let stride = match c.opt_i64s("stride")? {
+        Some(s) if !s.is_empty() => super::per_dim(Some(s), 3, 1)?,
+        _ => kernel.clone(),
+    };
+    let p = pool_nd::PoolNd {
+        kernel,
+        stride,
+        padding: super::per_dim(c.opt_i64s("padding")?, 3, 0)?,
+        dilation: super::per_dim(c.opt_i64s("dilation")?, 3, 1)?,
+        ceil_mode: c.bool_or("ceil_mode", false)?,
+    };
+    let (v, i) = pool_nd::max_pool_nd(&super::f64_of(c.arg(0)?, dt), &p)?;
+    Ok(vec![
+        Value::tensor(Tensor::from_f64(v, dt)),
+        Value::tensor(Tensor::from_i128(i.mapv(|v| v as i128), c.out_dtype(1)?)),
+    ])
+}
+
+fn adaptive_avg_pool3d(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let out = super::per_dim(c.opt_i64s("output_size")?, 3, 1)?;
+    one(Tensor::from_f64(pool_nd::adaptive_avg_pool_nd(&super::f64_of(c.arg(0)?, dt), &out)?, dt))
+}
+
+/// `_native_batch_norm_legit.no_stats`: batch statistics per channel (dim
+/// 1), biased variance; results: output, mean, 1/sqrt(var + eps).
+fn batch_norm_no_stats(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = super::f64_of(c.arg(0)?, dt);
+    let r = x.ndim();
+    if r < 2 {
+        return kerr("batch norm needs [N, C, ...]");
+    }
+    let (w, b) = match c.n_args() {
+        1 => (None, None),
+        3 => (Some(super::f64_of(c.arg(1)?, dt)), Some(super::f64_of(c.arg(2)?, dt))),
+        _ => return kerr("batch norm expects input[, weight, bias]"),
+    };
+    let axes: Vec<usize> = (0..r).filter(|&d| d != 1).collect();
+    let (rows, _, _) = reduce::to_rows(&x, &axes);
+    let (norm, mean, rstd) = nn::normalize_rows(&rows, c.f64_or("eps", 1e-5)?);
+    let s = x.shape();
+    let mut permuted = vec![s[1], s[0]];
+    permuted.extend(&s[2..]);
+    let mut perm: Vec<usize> = vec![1, 0];
+    perm.extend(2..r);
+    let y = norm
+        .into_shape_with_order(IxDyn(&permuted))
+        .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?
+        .permuted_axes(IxDyn(&perm));
+    let mut bshape = vec![1; r];
+    bshape[1] = s[1];
+    let per_channel = |v: Option<ArrayD<f64>>| -> KResult<Option<ArrayD<f64>>> {
+        v.map(|a| a.into_shape_with_order(IxDyn(&bshape)).map_err(|e| crate::error::InterpError::Kernel(e.to_string())))
+            .transpose()
+    };
+    let mut y = y.to_owned();
+    if let Some(w) = per_channel(w)? {
+        y = &y * &w;
+    }
+    if let Some(b) = per_channel(b)? {
+        y = &y + &b;
+    }
+    let vec1 = |v: Vec<f64>, i: usize| -> KResult<Value> {
+        let n = v.len();
+        Ok(Value::tensor(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&[n]), v).expect("sizes agree"), c.out_dtype(i)?)))
+    };
+    Ok(vec![Value::tensor(Tensor::from_f64(y, dt)), vec1(mean, 1)?, vec1(rstd, 2)?])
+}
+
+/// `scatter.reduce` / `scatter.value_reduce` (`reduce` = "add" or
+/// "multiply"): every `src` element (or `value`) combines into
+/// `out[.., index, ..]` along `dim`, integers wrapping.
+fn scatter_reduce_legacy(c: &Ctx) -> KResult<Vec<Value>> {
+    match c.opt_str("reduce").as_deref() {
+        Some("add") => return super::scatter(c),
+        Some("multiply") => {}
+        other => return kerr(format!("scatter reduce must be 'add' or 'multiply', not {other:?}")),
+    }
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?;
+    let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;
+    let index = c.arg(1)?.to_i128().mapv(|v| v as i64);
+    let src = match c.opt_arg(2) {
+        Some(s) => s.cast(dt),
+        None => shape::expand(&c.scalar("value")?.cast(dt), index.shape())?,
+    };
+    let (xs, ss) = (x.shape(), src.shape());
+    let mut out = x.dom_as(dt);
+    let s = src.dom();
+    for (pos, &i) in index.indexed_iter() {
+        let p = pos.slice();
+        let n = xs[d] as i64;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n || p.iter().zip(&ss).any(|(&q, &m)| q >= m) {
+            return kerr(format!("scatter index {i} out of range for size {n}"));
+        }
+        let mut target = p.to_vec();
+        target[d] = j as usize;
+        let (t, sp) = (IxDyn(&target), IxDyn(p));
+        match (&mut out, &s) {
+            // PyTorch rounds every partial product to the dtype
+            (Dom::F(a), Dom::F(s)) => a[&t] = Tensor::scalar_f64(a[&t] * s[&sp], dt).to_f64()[[]],
+            (Dom::I(a), Dom::I(s)) => a[&t] = super::wrap_int(a[&t].wrapping_mul(s[&sp]), dt),
+            (Dom::B(a), Dom::B(s)) => a[&t] &= s[&sp],
+            _ => return kerr("scatter multiply of complex tensors is not supported"),
+        }
+    }
+    one(Tensor::from_dom(out, dt))
+}
+
+// ---- complex numbers ---------------------------------------------------------------
+
+fn complex_parts(t: &Tensor) -> KResult<(ArrayD<f64>, ArrayD<f64>)> {
+    match t {
+        Tensor::C64(a) => Ok((a.mapv(|v| v.re as f64), a.mapv(|v| v.im as f64))),
+        _ => kerr(format!("expected a complex tensor, got {}", t.dtype().name())),
+    }
+}
+
+fn to_c64(re: &ArrayD<f64>, im: &ArrayD<f64>) -> KResult<Tensor> {
+    let r = crate::kernels::elementwise::zip2(re, im, |a, b| num_complex::Complex32::new(a as f32, b as f32))?;
+    Ok(Tensor::C64(r))
+}
+
+/// `view_as_real(_copy)`: `[..]` complex → `[.., 2]` (re, im).
+fn view_as_real(c: &Ctx) -> KResult<Vec<Value>> {
+    let (re, im) = complex_parts(c.arg(0)?)?;
+    let mut s = re.shape().to_vec();
+    let n = re.ndim();
+    let parts = [re.insert_axis(ndarray::Axis(n)), im.insert_axis(ndarray::Axis(n))];
+    s.push(2);
+    let both = ndarray::concatenate(ndarray::Axis(n), &[parts[0].view(), parts[1].view()])
+        .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
+    one(Tensor::from_f64(both, c.out_dtype(0)?))
+}
+
+/// `view_as_complex(_copy)`: `[.., 2]` float → complex.
+fn view_as_complex(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let s = x.shape();
+    if s.last() != Some(&2) || x.dtype() != DType::F32 {
+        return kerr("view_as_complex needs a float32 tensor whose last dim is 2");
+    }
+    let a = x.to_f64();
+    let n = s.len() - 1;
+    let re = a.index_axis(ndarray::Axis(n), 0).to_owned();
+    let im = a.index_axis(ndarray::Axis(n), 1).to_owned();
+    one(to_c64(&re, &im)?)
+}
+
+/// `complex(real, imag)`.
+fn complex(c: &Ctx) -> KResult<Vec<Value>> {
+    one(to_c64(&c.arg(0)?.to_f64(), &c.arg(1)?.to_f64())?)
+}
+
+/// `polar(abs, angle)`: `abs·cos(angle) + i·abs·sin(angle)`.
+fn polar(c: &Ctx) -> KResult<Vec<Value>> {
+    let (r, t) = (c.arg(0)?.to_f64(), c.arg(1)?.to_f64());
+    let re = crate::kernels::elementwise::zip2(&r, &t, |r, t| r * t.cos())?;
+    let im = crate::kernels::elementwise::zip2(&r, &t, |r, t| r * t.sin())?;
+    one(to_c64(&re, &im)?)
+}
+
+// ---- distances, strides, einsum ---------------------------------------------------
+
+/// The p-norm distance of two rows as PyTorch's `Dist` computes it: p = 0
+/// sums `min(ceil(|d|), 1)` (a NaN difference gives NaN), p = ∞ is
+/// `std::max` over the differences (which skips NaN).
+fn p_dist(a: ndarray::ArrayView1<f64>, b: ndarray::ArrayView1<f64>, p: f64) -> f64 {
+    let d = a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs());
+    if p == 0.0 {
+        d.map(|v| if v.is_nan() { v } else { v.ceil().min(1.0) }).sum()
+    } else if p == f64::INFINITY {
+        d.fold(0.0, |m, v| if m < v { v } else { m })
+    } else if p == 1.0 {
+        d.sum()
+    } else if p == 2.0 {
+        d.map(|v| v * v).sum::<f64>().sqrt()
+    } else {
+        d.map(|v| v.powf(p)).sum::<f64>().powf(1.0 / p)
+    }
+}
+
+/// `_cdist_forward(x1 [.., P, M], x2 [.., R, M], p)`: `[.., P, R]`.
+fn cdist(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let (a, b) = (super::f64_of(c.arg(0)?, dt), super::f64_of(c.arg(1)?, dt));
+    let p = c.f64_or("p", 2.0)?;
+    let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+    let r = sa.len();
+    if r < 2 || sb.len() != r || sa[..r - 2] != sb[..r - 2] || sa[r - 1] != sb[r - 1] {
+        return kerr(format!("cdist of {sa:?} and {sb:?}: [.., P, M] and [.., R, M] with equal batch dims"));
+    }
+    let (np, nr, m) = (sa[r - 2], sb[r - 2], sa[r - 1]);
+    let batch: usize = sa[..r - 2].iter().product();
+    let a3 = a.as_standard_layout().into_owned().into_shape_with_order((batch, np, m)).expect("sizes agree");
+    let b3 = b.as_standard_layout().into_owned().into_shape_with_order((batch, nr, m)).expect("sizes agree");
+    let mut out = Vec::with_capacity(batch * np * nr);
+    for k in 0..batch {
+        for i in 0..np {
+            for j in 0..nr {
+                out.push(p_dist(a3.slice(ndarray::s![k, i, ..]), b3.slice(ndarray::s![k, j, ..]), p));
+            }
+        }
+    }
+    let mut s = sa[..r - 2].to_vec();
+    s.extend([np, nr]);
+    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&s), out).expect("sizes agree"), dt))
+}
+
+/// `_pdist_forward(x [N, M], p)`: the distances of rows `i < j`, row-major.
+fn pdist(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = super::f64_of(c.arg(0)?, dt);
+    if x.ndim() != 2 {
+        return kerr("pdist needs a [N, M] tensor");
+    }
+    let p = c.f64_or("p", 2.0)?;
+    let x = x.into_dimensionality::<ndarray::Ix2>().expect("rank 2");
+    let n = x.nrows();
+    let mut out = Vec::new();
+    for i in 0..n {
+        for j in i + 1..n {
+            out.push(p_dist(x.row(i), x.row(j), p));
+        }
+    }
+    let len = out.len();
+    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&[len]), out).expect("sizes agree"), dt))
+}
+
+/// `as_strided(size, stride, storage_offset)` over the row-major storage.
+fn as_strided(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let size = c.i64s_attr("size")?;
+    let stride = c.i64s_attr("stride")?;
+    let off = c.opt_i64("storage_offset")?.unwrap_or(0);
+    if size.len() != stride.len() || size.iter().chain(&stride).any(|&v| v < 0) || off < 0 {
+        return kerr(format!("as_strided size {size:?} / stride {stride:?} / offset {off}"));
+    }
+    let size: Vec<usize> = size.iter().map(|&v| v as usize).collect();
+    let n: usize = size.iter().product();
+    let mut idx = Vec::with_capacity(n);
+    for f in 0..n {
+        let (mut rem, mut pos) = (f, off);
+        for d in (0..size.len()).rev() {
+            pos += (rem % size[d]) as i64 * stride[d];
+            rem /= size[d];
+        }
+        if pos as usize >= x.len() {
+            return kerr(format!("as_strided reads element {pos} of a storage of {}", x.len()));
+        }
+        idx.push(pos);
+    }
+    let flat = x.reshape(&[x.len()])?;
+    one(shape::index_select(&flat, 0, &idx)?.reshape(&size)?)
+}
+
+/// `einsum(equation, tensors)`: explicit (`ij,jk->ik`) or implicit (the
+/// labels used once, sorted) output; every product summed in f64.
+fn einsum(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let eq: String = c.opt_str("equation").unwrap_or_default().chars().filter(|ch| !ch.is_whitespace()).collect();
+    if eq.contains("...") {
+        return kerr("einsum with '...' is not supported");
+    }
+    let (lhs, rhs) = match eq.split_once("->") {
+        Some((l, r)) => (l.to_string(), Some(r.to_string())),
+        None => (eq.clone(), None),
+    };
+    let terms: Vec<Vec<char>> = lhs.split(',').map(|t| t.chars().collect()).collect();
+    if terms.len() != c.n_args() {
+        return kerr(format!("einsum '{eq}' names {} operands, the op has {}", terms.len(), c.n_args()));
+    }
+    let ops: Vec<ArrayD<f64>> = (0..c.n_args()).map(|i| c.arg(i).map(|t| super::f64_of(t, dt))).collect::<KResult<_>>()?;
+    let mut sizes: std::collections::BTreeMap<char, usize> = Default::default();
+    for (t, a) in terms.iter().zip(&ops) {
+        if t.len() != a.ndim() {
+            return kerr(format!("einsum term '{}' for a rank-{} operand", t.iter().collect::<String>(), a.ndim()));
+        }
+        for (&l, &n) in t.iter().zip(a.shape()) {
+            let e = sizes.entry(l).or_insert(n);
+            if *e != n && *e != 1 && n != 1 {
+                return kerr(format!("einsum label '{l}' has sizes {e} and {n}"));
+            }
+            *e = (*e).max(n);
+        }
+    }
+    let out: Vec<char> = match rhs {
+        Some(r) => r.chars().collect(),
+        None => sizes.keys().copied().filter(|l| terms.iter().flatten().filter(|&x| x == l).count() == 1).collect(),
+    };
+    if let Some(l) = out.iter().find(|l| !sizes.contains_key(l)) {
+        return kerr(format!("einsum output label '{l}' is not an input label"));
+    }
+    let sum: Vec<char> = sizes.keys().copied().filter(|l| !out.contains(l)).collect();
+    let labels: Vec<char> = out.iter().chain(&sum).copied().collect();
+    let dims: Vec<usize> = labels.iter().map(|l| sizes[l]).collect();
+    let out_n: usize = dims[..out.len()].iter().product();
+    let sum_n: usize = dims[out.len()..].iter().product();
+    let pos_of: Vec<Vec<usize>> = terms.iter().map(|t| t.iter().map(|l| labels.iter().position(|x| x == l).expect("known")).collect()).collect();
+    let mut res = Vec::with_capacity(out_n);
+    let mut at = vec![0usize; labels.len()];
+    for o in 0..out_n {
+        let mut acc = 0.0;
+        for s in 0..sum_n {
+            let (mut rem_o, mut rem_s) = (o, s);
+            for d in (0..labels.len()).rev() {
+                let r = if d >= out.len() { &mut rem_s } else { &mut rem_o };
+                at[d] = *r % dims[d].max(1);
+                *r /= dims[d].max(1);
+            }
+            let mut prod = 1.0;
+            for (a, pos) in ops.iter().zip(&pos_of) {
+                let ix: Vec<usize> = pos.iter().zip(a.shape()).map(|(&p, &n)| if n == 1 { 0 } else { at[p] }).collect();
+                prod *= a[IxDyn(&ix)];
+            }
+            acc += prod;
+        }
+        res.push(acc);
+    }
+    let shape: Vec<usize> = dims[..out.len()].to_vec();
+    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&shape), res).expect("sizes agree"), dt))
+}
+
 pub fn register(t: &mut Table) {
     // Python operators on symbolic scalars
     t.insert("aten.add", |c| py_binary(c, BinOp::Add));
@@ -740,4 +1071,24 @@ pub fn register(t: &mut Table) {
     t.insert("aten.conv_transpose2d.input", conv_transpose);
     t.insert("aten.avg_pool1d.default", avg_pool1d);
     t.insert("aten.adaptive_avg_pool1d.default", adaptive_avg_pool1d);
+    t.insert("aten.max_pool3d_with_indices.default", max_pool3d);
+    t.insert("aten._adaptive_avg_pool3d.default", adaptive_avg_pool3d);
+    t.insert("aten._native_batch_norm_legit.no_stats", batch_norm_no_stats);
+    // scatter, factories
+    t.insert("aten.scatter.reduce", scatter_reduce_legacy);
+    t.insert("aten.scatter.value_reduce", scatter_reduce_legacy);
+    t.insert("aten.empty.memory_format", super::full);
+    t.insert("aten.empty_strided.default", super::full);
+    // complex numbers
+    t.insert("aten.view_as_real.default", view_as_real);
+    t.insert("aten.view_as_real_copy.default", view_as_real);
+    t.insert("aten.view_as_complex.default", view_as_complex);
+    t.insert("aten.view_as_complex_copy.default", view_as_complex);
+    t.insert("aten.complex.default", complex);
+    t.insert("aten.polar.default", polar);
+    // distances, strides, einsum
+    t.insert("aten._cdist_forward.default", cdist);
+    t.insert("aten._pdist_forward.default", pdist);
+    t.insert("aten.as_strided.default", as_strided);
+    t.insert("aten.einsum.default", einsum);
 }

@@ -1,6 +1,7 @@
 //===- CoreAIDialect.cpp - the coreai and param dialects ------------------===//
 
 #include "coreai/CoreAIDialect.h"
+#include "coreaix/CoreAIXDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -590,4 +591,11 @@ LogicalResult SparseTensorEncodingAttr::verify(
     return emitError() << "blockSize should only be specified for block-sparse "
                           "compression schemes (BSR)";
   return success();
+}
+
+bool coreai::core::isMTLBufferBacked(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto hw = tensor ? dyn_cast_or_null<coreai::corex::HWConstraintsAttr>(tensor.getEncoding())
+                   : coreai::corex::HWConstraintsAttr();
+  return hw && hw.getBacking() == coreai::corex::AllocationType::MTLBuffer;
 }

@@ -30,13 +30,9 @@
 #include "coreai/ParamAttrs.h.inc"
 
 namespace coreai::core {
-/// Whether `type` is a ranked tensor whose encoding belongs to `dialect`
-/// (used by the generated type constraints, e.g. MTLBuffer-backed tensors).
-inline bool hasEncodingOfDialect(::mlir::Type type, ::llvm::StringRef dialect) {
-  auto tensor = ::llvm::dyn_cast<::mlir::RankedTensorType>(type);
-  return tensor && tensor.getEncoding() &&
-         tensor.getEncoding().getDialect().getNamespace() == dialect;
-}
+/// Whether `type` is a ranked tensor whose encoding is
+/// #coreaix.hw_constraints<MTLBuffer, ...> (coreai.metal4_kernel's operands).
+bool isMTLBufferBacked(::mlir::Type type);
 
 /// Whether `type` is a tensor with a #coreai.sparse_tensor_encoding (with the
 /// given scheme, when one is given). coreai-core's "CoreAI Tensor"

@@ -360,7 +360,7 @@ class CoreAI_TC66 : CoreAI_TensorConstraint<
 // Used by 2 slot(s), e.g. coreai.metal4_kernel `kernel_args`.
 class CoreAI_TC67 : CoreAI_TensorConstraint<
     [SI<8>, SI<16>, SI<32>, UI<8>, UI<16>, UI<32>, F16, BF16, F32],
-    [CPred<[{::coreai::core::hasEncodingOfDialect($_self, "coreaix")}]>, CPred<"!::coreai::core::isSparseEncoded($_self)">],
+    [CPred<"::coreai::core::isMTLBufferBacked($_self)">, CPred<"!::coreai::core::isSparseEncoded($_self)">],
     "MTLBuffer-backed CoreAI Tensor of Metal 4 supported element type values">;
 // Used by 2 slot(s), e.g. coreai.interpolate `scale`.
 class CoreAI_TC68 : CoreAI_TensorConstraint<

@@ -222,7 +222,7 @@ def shape_preds(summary, entry):
         preds += ["HasAnyRankOfPred<[1]>", "HasStaticShapePred"]
     enc = entry.get("encoding")
     if enc and enc.startswith("#coreaix."):
-        preds.append('CPred<[{::coreai::core::hasEncodingOfDialect($_self, "coreaix")}]>')
+        preds.append('CPred<"::coreai::core::isMTLBufferBacked($_self)">')
     elif enc and enc.startswith("#coreai.sparse_tensor_encoding<bitmask"):
         preds.append('CPred<"::coreai::core::isSparseEncoded($_self, ::coreai::core::CompressionScheme::bitmask)">')
     elif enc:

@@ -340,3 +340,12 @@ coreai.graph @bitmask_widths(%x: tensor<2x3xf32, #coreai.sparse_tensor_encoding<
 coreai.graph @bsr_without_blocks(%x: tensor<2x3xf32, #coreai.sparse_tensor_encoding<bsr, posWidth = 32, crdWidth = 32>>) {
   coreai.output
 }
+
+// -----
+
+// coreai.metal4_kernel takes MTLBuffer-backed tensors only.
+coreai.graph @metal_iosurface(%x: tensor<2x3xf32, #coreaix.hw_constraints<IOSurface, alignments: [1x1x1], interleave: [1x1]>>, %g: tensor<3xui32>, %s: tensor<2xui32>) {
+  // expected-error @+1 {{'coreai.metal4_kernel' op operand #0 must be variadic of MTLBuffer-backed CoreAI Tensor of Metal 4 supported element type values}}
+  %0 = coreai.metal4_kernel kernel_args(%x), threads_per_grid %g, threads_per_thread_group %g, result_shapes(%s) {kernel_name = "k", kernel_source = "k"} : (tensor<2x3xf32, #coreaix.hw_constraints<IOSurface, alignments: [1x1x1], interleave: [1x1]>>, tensor<3xui32>, tensor<3xui32>, tensor<2xui32>) -> tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x1], interleave: [1x1]>>
+  coreai.output
+}

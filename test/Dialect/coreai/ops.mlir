@@ -67,3 +67,12 @@ coreai.graph @sparse(%v: tensor<4xf32>, %m: tensor<2x3xui1>) -> tensor<2x3xf32> 
   %d = coreai.sparse_with_bitmask_to_dense %s : tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>> -> tensor<2x3xf32> {other = #coreai.sparse_tensor_encoding<bsr, posWidth = 32, crdWidth = 32, blockSize = [2, 2]>}
   coreai.output %d : tensor<2x3xf32>
 }
+
+// -----
+
+// CHECK-LABEL: coreai.graph @metal(
+// CHECK:         coreai.metal4_kernel kernel_args(%{{.*}}), threads_per_grid %{{.*}}, threads_per_thread_group %{{.*}}, result_shapes(%{{.*}}) {kernel_name = "k", kernel_source = "k"} : (tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x1], interleave: [1x1]>>, tensor<3xui32>, tensor<3xui32>, tensor<2xui32>) -> tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x1], interleave: [1x1]>>
+coreai.graph @metal(%x: tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x1], interleave: [1x1]>>, %g: tensor<3xui32>, %s: tensor<2xui32>) {
+  %0 = coreai.metal4_kernel kernel_args(%x), threads_per_grid %g, threads_per_thread_group %g, result_shapes(%s) {kernel_name = "k", kernel_source = "k"} : (tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x1], interleave: [1x1]>>, tensor<3xui32>, tensor<3xui32>, tensor<2xui32>) -> tensor<2x3xf32, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x1], interleave: [1x1]>>
+  coreai.output
+}

@@ -34,8 +34,8 @@ pub static LOWERINGS: super::Family = &[
     ("_softmax.default", softmax),
     ("adaptive_avg_pool2d.default", adaptive_avg_pool2d),
     ("adaptive_max_pool2d.default", adaptive_max_pool2d),
-    ("avg_pool2d.default", avg_pool),
-    ("avg_pool3d.default", avg_pool),
+    ("avg_pool2d.default", avg_pool2d),
+    ("avg_pool3d.default", avg_pool3d),
     ("instance_norm.default", instance_norm),
     ("max_pool2d.default", max_pool2d),
     ("max_pool2d_with_indices.default", max_pool2d),
@@ -565,12 +565,53 @@ impl Window {
 }
 
 /// The windows of a pooling op from its attributes and static shapes.
-fn windows(cx: &LoweringCx<'_, '_>, spatial: usize, with_dilation: bool) -> Result<Vec<Window>, Decline> {
-    let d = static_dims(cx, 0)?;
-    let out = result_dims(cx, 0)?;
-    if d.len() != spatial + 2 || out.len() != spatial + 2 {
-        return Err(format!("expected a batched rank-{} input, got {d:?}", spatial + 2));
+/// A pooling op's input as a batched tensor `[N, C, spatial...]` (an
+/// unbatched `[C, spatial...]` input is reshaped to N = 1), with the input's
+/// and the result's batched dims.
+struct PoolIo<'c, 'a> {
+    x: Value<'c, 'a>,
+    input: Vec<i64>,
+    output: Vec<i64>,
+    unbatched: bool,
+}
+
+impl<'c, 'a> PoolIo<'c, 'a> {
+    fn new(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Result<Self, Decline> {
+        let (mut input, mut output) = (static_dims(cx, 0)?, result_dims(cx, 0)?);
+        let unbatched = input.len() == spatial + 1 && output.len() == spatial + 1;
+        let mut x = cx.operand(0)?;
+        if unbatched {
+            input.insert(0, 1);
+            output.insert(0, 1);
+            x = reshape(cx, x, &input)?;
+        }
+        if input.len() != spatial + 2 || output.len() != spatial + 2 {
+            return Err(format!(
+                "expected an [N, C, ...] or [C, ...] input with {spatial} spatial dims, got {:?}",
+                static_dims(cx, 0)?
+            ));
+        }
+        Ok(Self { x, input, output, unbatched })
     }
+
+    /// The batched result type of element `element`.
+    fn result_type(&self, element: Type<'c>) -> Type<'c> {
+        tensor_type(&self.output, element)
+    }
+
+    /// `y` (batched) in the op's result shape.
+    fn finish(&self, cx: &LoweringCx<'c, 'a>, y: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+        if !self.unbatched {
+            return Ok(y);
+        }
+        let d = shape_of(y)?;
+        reshape(cx, y, &d[1..])
+    }
+}
+
+fn windows(cx: &LoweringCx<'_, '_>, io: &PoolIo<'_, '_>, with_dilation: bool) -> Result<Vec<Window>, Decline> {
+    let (d, out) = (&io.input, &io.output);
+    let spatial = d.len() - 2;
     let kernel = int_list_attr(cx, "kernel_size")?;
     let mut stride = int_list_attr(cx, "stride")?;
     if stride.is_empty() {
@@ -621,9 +662,9 @@ fn sides(ws: &[Window]) -> Vec<(i64, i64)> {
 //     each tap's flat input index h·W + w
 // aten.max_pool2d.default(...) → the same, one result
 pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let x = cx.operand(0)?;
-    let ws = windows(cx, 2, true)?;
-    let padded = pad_spatial(cx, x, &sides(&ws), f64::NEG_INFINITY)?;
+    let io = PoolIo::new(cx, 2)?;
+    let ws = windows(cx, &io, true)?;
+    let padded = pad_spatial(cx, io.x, &sides(&ws), f64::NEG_INFINITY)?;
     let field = |f: fn(&Window) -> i64| ws.iter().map(f).collect::<Vec<i64>>();
     let operands = [
         padded,
@@ -632,11 +673,11 @@ pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         shape(cx, &field(|w| w.dilation))?,
         bool_constant(cx, false)?,
     ];
-    let y = cx.build_value("coreai.max_pool_2d", &operands, cx.result_type(0)?, &[])?;
-    let mut results = vec![y];
+    let y = cx.build_value("coreai.max_pool_2d", &operands, io.result_type(element_type(io.x)?), &[])?;
+    let mut results = vec![io.finish(cx, y)?];
     if cx.op().result_count() == 2 {
         results.push(if result_used(cx, 1)? {
-            max_pool_indices(cx, padded, &ws)?
+            io.finish(cx, max_pool_indices(cx, padded, &ws)?)?
         } else {
             unused_result(cx, 1, "indices")?
         });
@@ -732,14 +773,19 @@ fn bool_constant<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, '
 //     → coreai.sum_pool_2d → broadcasting_divide by PyTorch's divisor
 //     (divisor_override, or per output position: the window clipped to the
 //     padded input, or to the input without count_include_pad)
+pub fn avg_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    avg_pool(cx, 2)
+}
+
 // aten.avg_pool3d.default(...) → the same with coreai.sum_pool_3d
-pub fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let x = cx.operand(0)?;
-    let spatial = cx.operand_tensor(0)?.rank().saturating_sub(2);
-    if spatial != 2 && spatial != 3 {
-        return Err("avg pool takes a batched 4-D or 5-D input".into());
-    }
-    let ws = windows(cx, spatial, false)?;
+pub fn avg_pool3d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    avg_pool(cx, 3)
+}
+
+fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Lowered<'c, 'a> {
+    let io = PoolIo::new(cx, spatial)?;
+    let x = io.x;
+    let ws = windows(cx, &io, false)?;
     let padded = pad_spatial(cx, x, &sides(&ws), 0.0)?;
     let field = |f: fn(&Window) -> i64| ws.iter().map(f).collect::<Vec<i64>>();
     let operands = [
@@ -749,8 +795,8 @@ pub fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         shape(cx, &vec![1; spatial])?,
     ];
     let name = if spatial == 2 { "coreai.sum_pool_2d" } else { "coreai.sum_pool_3d" };
-    let sum = cx.build_value(name, &operands, cx.result_type(0)?, &[])?;
     let element = element_type(x)?;
+    let sum = cx.build_value(name, &operands, io.result_type(element), &[])?;
     let divisor = match opt_int_attr(cx, "divisor_override")? {
         Some(0) => return Err("divisor_override must not be zero".into()),
         Some(k) => float_scalar(cx, k as f64, element)?,
@@ -768,7 +814,8 @@ pub fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             float_constant(cx, &to, &values, element)?
         }
     };
-    Ok(vec![broadcasting(cx, "divide", sum, divisor)?])
+    let y = broadcasting(cx, "divide", sum, divisor)?;
+    Ok(vec![io.finish(cx, y)?])
 }
 
 /// PyTorch's adaptive window of output `o` of `out` over `input` elements:
@@ -822,28 +869,28 @@ fn adaptive_separable<'c, 'a>(
 /// Adaptive pooling: a fixed-window pool when every output size divides its
 /// input size, the separable slice form otherwise.
 fn adaptive<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Result<Value<'c, 'a>, Decline> {
-    let x = cx.operand(0)?;
-    let d = static_dims(cx, 0)?;
-    let out = result_dims(cx, 0)?;
-    if d.len() != 4 || out.len() != 4 {
-        return Err(format!("adaptive pool takes a batched 4-D input, got {d:?}"));
-    }
+    let io = PoolIo::new(cx, 2)?;
+    let (x, d, out) = (io.x, &io.input, &io.output);
     if out[2] == 0 || out[3] == 0 {
         return Err("adaptive pool output sizes must be positive".into());
     }
+    let element = element_type(x)?;
     let divisible = d[2] % out[2] == 0 && d[3] % out[3] == 0;
-    if !divisible {
-        return adaptive_separable(cx, x, &out, if max { "reduce_max" } else { "reduce_mean" });
-    }
-    let k = [d[2] / out[2], d[3] / out[3]];
-    if max {
-        let operands = [x, shape(cx, &k)?, shape(cx, &k)?, shape(cx, &[1, 1])?, bool_constant(cx, false)?];
-        return cx.build_value("coreai.max_pool_2d", &operands, cx.result_type(0)?, &[]);
-    }
-    let operands = [x, shape(cx, &k)?, shape(cx, &k)?, shape(cx, &[1, 1])?];
-    let sum = cx.build_value("coreai.sum_pool_2d", &operands, cx.result_type(0)?, &[])?;
-    let count = float_scalar(cx, (k[0] * k[1]) as f64, element_type(x)?)?;
-    broadcasting(cx, "divide", sum, count)
+    let y = if !divisible {
+        adaptive_separable(cx, x, out, if max { "reduce_max" } else { "reduce_mean" })?
+    } else {
+        let k = [d[2] / out[2], d[3] / out[3]];
+        let mut operands = vec![x, shape(cx, &k)?, shape(cx, &k)?, shape(cx, &[1, 1])?];
+        if max {
+            operands.push(bool_constant(cx, false)?);
+            cx.build_value("coreai.max_pool_2d", &operands, io.result_type(element), &[])?
+        } else {
+            let sum = cx.build_value("coreai.sum_pool_2d", &operands, io.result_type(element), &[])?;
+            let count = float_scalar(cx, (k[0] * k[1]) as f64, element)?;
+            broadcasting(cx, "divide", sum, count)?
+        }
+    };
+    io.finish(cx, y)
 }
 
 // aten._adaptive_avg_pool2d.default(%x) {output_size}

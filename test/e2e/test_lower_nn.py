@@ -130,7 +130,10 @@ class M(torch.nn.Module):
                 F.avg_pool2d(x, 2, divisor_override=3),
                 F.avg_pool3d(z, (1, 2, 2), stride=(1, 2, 1), padding=(0, 1, 0), count_include_pad=False),
                 F.adaptive_avg_pool2d(x, (3, 4)), F.adaptive_avg_pool2d(x, (1, 1)),
-                F.adaptive_max_pool2d(x, (2, 3)), F.adaptive_max_pool2d(x, (7, 3)))
+                F.adaptive_max_pool2d(x, (2, 3)), F.adaptive_max_pool2d(x, (7, 3)),
+                # unbatched inputs
+                F.max_pool2d(x[0], 3, stride=2, ceil_mode=True), F.avg_pool2d(x[1], 2, padding=1),
+                F.avg_pool3d(z[0], 2), F.adaptive_avg_pool2d(x[0], (3, 4)), F.adaptive_max_pool2d(x[1], (2, 2)))
 def factory():
     torch.manual_seed(5)
     return M(), (torch.randn(2, 3, 7, 9) * 10, torch.randn(1, 2, 3, 5, 4) * 10)
@@ -144,7 +147,8 @@ class M(torch.nn.Module):
     def forward(self, x):
         a, ia = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, return_indices=True)
         b, ib = F.max_pool2d(x, (2, 3), stride=(1, 2), dilation=(2, 1), return_indices=True)
-        return a, ia, b, ib
+        c, ic = F.max_pool2d(x[1], 2, padding=1, return_indices=True)
+        return a, ia, b, ib, c, ic
 def factory():
     torch.manual_seed(10)
     return M(), (torch.randn(2, 3, 7, 9) * 10,)

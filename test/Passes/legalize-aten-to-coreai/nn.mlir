@@ -362,3 +362,18 @@ func.func @max_pool_indices(%x: tensor<1x1x4x5xf32>) -> (tensor<1x1x2x2xf32>, te
   %0:2 = aten.max_pool2d_with_indices.default %x {kernel_size = [2, 2], stride = [2, 2], padding = [0, 0], dilation = [1, 1], ceil_mode = false} : (tensor<1x1x4x5xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
   return %0#0, %0#1 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>
 }
+
+// -----
+
+// An unbatched pooling input ([C, H, W]) runs as a batch of one.
+// CHECK-LABEL: coreai.graph @avg_pool_unbatched(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3x6x6xf32>
+// CHECK:         %[[XB:.*]] = coreai.reshape %[[X]], {{.*}} -> tensor<1x3x6x6xf32>
+// CHECK:         %[[S:.*]] = coreai.sum_pool_2d %[[XB]], {{.*}} -> tensor<1x3x3x3xf32>
+// CHECK:         %[[Y:.*]] = coreai.decomposable.broadcasting_divide %[[S]]
+// CHECK:         %[[R:.*]] = coreai.reshape %[[Y]], {{.*}} -> tensor<3x3x3xf32>
+// CHECK:         coreai.output %[[R]]
+func.func @avg_pool_unbatched(%x: tensor<3x6x6xf32>) -> tensor<3x3x3xf32> {
+  %0 = aten.avg_pool2d.default %x {kernel_size = [2, 2], stride = [], padding = [0, 0], ceil_mode = false, count_include_pad = true} : (tensor<3x6x6xf32>) -> tensor<3x3x3xf32>
+  return %0 : tensor<3x3x3xf32>
+}

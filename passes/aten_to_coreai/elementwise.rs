@@ -489,10 +489,11 @@ fn fmod<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 // aten.pow.Tensor_Tensor(%a, %b)          → coreai.decomposable.broadcasting_pow %a, %b
-// aten.pow.Tensor_Scalar(%a) {exponent}   → broadcasting_pow %a, exponent
+// aten.pow.Tensor_Scalar(%a) {exponent}   → broadcasting_pow %a, exponent  (or a special form below)
 // aten.pow.Scalar(%e) {self_arg}          → broadcasting_pow self_arg, %e
 //
-// The number converts to the result dtype first (measured on f16).
+// The number converts to the result dtype first (measured on f16). A number
+// exponent takes PyTorch's special forms (see `pow_by_number`).
 fn pow<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let result = arithmetic_result(cx)?;
     let key = cx.op().name().as_string_ref().as_str().unwrap_or("").to_string();
@@ -501,9 +502,84 @@ fn pow<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         "aten.pow.Scalar" => [attr_arg(cx, "self_arg")?, arg(cx, 0)?],
         _ => [arg(cx, 0)?, arg(cx, 1)?],
     };
+    if let (Arg::Tensor(x), Arg::Number(e)) = (args[0], args[1]) {
+        if let Some(r) = pow_by_number(cx, x, e, result)? {
+            return finish(cx, r);
+        }
+    }
     let v = all_in(cx, &args, result)?;
     let r = arith(cx, "pow", v[0], v[1])?;
     finish(cx, r)
+}
+
+/// `x ** e` for a number `e`, as PyTorch's kernel special-cases it:
+/// - integer results: exponentiation by squaring with (wrapping) multiplies
+///   for e ≥ 1, as PyTorch wraps (coreai-core's interpreter traps on an
+///   overflowing integer pow); a negative e declines (PyTorch raises);
+/// - float results: 2 → x·x, 3 → x·x·x, -2 → 1 / (x·x), 0.5 → sqrt(x),
+///   -0.5 → rsqrt(x), -1 → 1 / x (so sqrt(-0.0) is -0.0 and sqrt(-inf) NaN,
+///   as in PyTorch); in f32 for f16/bf16, rounded once.
+///
+/// `None`: the general `broadcasting_pow`.
+fn pow_by_number<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    e: Scalar,
+    result: Type<'c>,
+) -> Result<Option<Value<'c, 'a>>, Decline> {
+    let exponent = match e {
+        Scalar::Int(i) => i as f64,
+        Scalar::Float(f) => f,
+    };
+    if !is_float(result) {
+        if exponent.fract() != 0.0 || exponent < 0.0 {
+            return Err(format!(
+                "integer tensors to the power {exponent} are not supported (PyTorch allows non-negative integer powers only)"
+            ));
+        }
+        let mut k = exponent as u64;
+        if k == 0 {
+            return Ok(None);
+        }
+        let mut base = cast_to(cx, x, result)?;
+        let mut acc: Option<Value<'c, 'a>> = None;
+        loop {
+            if k & 1 == 1 {
+                acc = Some(match acc {
+                    Some(a) => arith(cx, "mul", a, base)?,
+                    None => base,
+                });
+            }
+            k >>= 1;
+            if k == 0 {
+                return Ok(acc);
+            }
+            base = arith(cx, "mul", base, base)?;
+        }
+    }
+    let element = if is_half(result) { f32_type(cx)? } else { result };
+    let x = cast_to(cx, x, element)?;
+    let square = |x| arith(cx, "mul", x, x);
+    let inverse = |v| -> Result<Value<'c, 'a>, Decline> {
+        let one = constant_like(cx, 1.0, v)?;
+        arith(cx, "divide", one, v)
+    };
+    let r = if exponent == 2.0 {
+        square(x)?
+    } else if exponent == 3.0 {
+        arith(cx, "mul", square(x)?, x)?
+    } else if exponent == -2.0 {
+        inverse(square(x)?)?
+    } else if exponent == 0.5 {
+        unary(cx, "sqrt", x)?
+    } else if exponent == -0.5 {
+        unary(cx, "rsqrt", x)?
+    } else if exponent == -1.0 {
+        inverse(x)?
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(r))
 }
 
 // aten.maximum.default(%a, %b) → coreai.decomposable.broadcasting_maximum %a, %b  (NaN propagates)

@@ -148,6 +148,15 @@ return a ** b, a ** 2, a ** 0.5, 2 ** b, torch.pow(a, -1.5)
 """, "torch.tensor([0.0, 0.5, 1.5, 2.5, 10.5, 12.5]).reshape(6, 1).clone(), torch.tensor([-2.5, 0.0, 0.1, 3.0])")
 
 
+def test_pow_special_exponents(tmp_path):
+    # PyTorch computes x ** 2, 3, -2, 0.5, -0.5, -1 as x·x, x·x·x, 1/(x·x),
+    # sqrt, rsqrt, 1/x (sqrt(-0.0) = -0.0, sqrt(-inf) = NaN); integer
+    # powers wrap on overflow (2^40 cubed).
+    check(tmp_path, "x, i", """
+return (x ** 2, x ** 3, x ** -2, x ** 0.5, x ** -0.5, x ** -1, i ** 2, i ** 3, i ** 5, i ** 0)
+""", SPECIAL_4x5 + ", torch.tensor([-7, 3, 0, 2**40, -2**21, 12345])")
+
+
 def test_atan2_signed_zeros_and_infinities(tmp_path):
     # Every pair of special values, both orders of signs.
     check(tmp_path, "y, x", "return torch.atan2(y, x)",

@@ -31,3 +31,11 @@ func.func @int_number_that_does_not_fit(%a: tensor<4xi8>) -> tensor<4xi8> {
   %0 = aten.mul.Scalar %a {other = 1000 : i64} : (tensor<4xi8>) -> tensor<4xi8>
   return %0 : tensor<4xi8>
 }
+
+// -----
+
+func.func @negative_integer_power(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @below {{cannot lower 'aten::pow.Tensor_Scalar': integer tensors to the power -1 are not supported (PyTorch allows non-negative integer powers only)}}
+  %0 = aten.pow.Tensor_Scalar %a {exponent = -1 : i64} : (tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

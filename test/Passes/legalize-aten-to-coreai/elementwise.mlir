@@ -187,21 +187,27 @@ func.func @remainder(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> 
 
 // -----
 
-// fmod is coreai's modulo; pow.Scalar puts the number first.
+// fmod is coreai's modulo; pow.Scalar puts the number first; a general exponent is one
+// broadcasting_pow, exponent 3 is x·x·x and an integer square one multiply (PyTorch's special cases).
 // CHECK-LABEL: coreai.graph @fmod_pow(
-// CHECK-SAME:    %[[A:[^:]*]]: tensor<4xf32>
+// CHECK-SAME:    %[[A:[^:]*]]: tensor<4xf32>, %[[I:[^:]*]]: tensor<4xsi32>
 // CHECK-NEXT:    %[[K:.*]] = coreai.constant dense<1.500000e+00> : tensor<f32>
 // CHECK-NEXT:    %[[F:.*]] = coreai.decomposable.broadcasting_modulo %[[A]], %[[K]]
 // CHECK-NEXT:    %[[TWO:.*]] = coreai.constant dense<2.000000e+00> : tensor<f32>
 // CHECK-NEXT:    %[[P:.*]] = coreai.decomposable.broadcasting_pow %[[TWO]], %[[A]] : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
-// CHECK-NEXT:    %[[THREE:.*]] = coreai.constant dense<3.000000e+00> : tensor<f32>
-// CHECK-NEXT:    %[[Q:.*]] = coreai.decomposable.broadcasting_pow %[[A]], %[[THREE]]
-// CHECK-NEXT:    coreai.output %[[F]], %[[P]], %[[Q]]
-func.func @fmod_pow(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+// CHECK-NEXT:    %[[SQ:.*]] = coreai.decomposable.broadcasting_mul %[[A]], %[[A]]
+// CHECK-NEXT:    %[[CUBE:.*]] = coreai.decomposable.broadcasting_mul %[[SQ]], %[[A]]
+// CHECK-NEXT:    %[[E:.*]] = coreai.constant dense<2.500000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[G:.*]] = coreai.decomposable.broadcasting_pow %[[A]], %[[E]] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[ISQ:.*]] = coreai.decomposable.broadcasting_mul %[[I]], %[[I]] : (tensor<4xsi32>, tensor<4xsi32>) -> tensor<4xsi32>
+// CHECK-NEXT:    coreai.output %[[F]], %[[P]], %[[CUBE]], %[[G]], %[[ISQ]]
+func.func @fmod_pow(%a: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>) {
   %0 = aten.fmod.Scalar %a {other = 1.5 : f64} : (tensor<4xf32>) -> tensor<4xf32>
   %1 = aten.pow.Scalar %a {self_arg = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   %2 = aten.pow.Tensor_Scalar %a {exponent = 3 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  %3 = aten.pow.Tensor_Scalar %a {exponent = 2.5 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = aten.pow.Tensor_Scalar %i {exponent = 2 : i64} : (tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>
 }
 
 // -----

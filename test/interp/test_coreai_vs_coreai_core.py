@@ -165,6 +165,38 @@ SPATIAL_CASES = [
 ]
 CASES += SPATIAL_CASES
 
+# coreai.scan (cumsum/cumprod/cummax lowerings): coreai-core rounds every
+# partial result to the dtype (an f16 running sum drifts where PyTorch's,
+# accumulated in f32, does not) and its max/min scans skip NaN, starting from
+# -inf/+inf (PyTorch's cummax propagates NaN); its op doc is silent on both.
+# Integer scans are left out: coreai-core aborts the process on overflow
+# (test/e2e/test_lower_reduce.py records it).
+SCAN_AX = [("a", "1", "tensor<ui32>"), ("f", "false", "tensor<i1>")]
+SCAN_CASES = [
+    ("scan_sum_f32", one("coreai.scan", [("x", "tensor<3x9xf32>")], SCAN_AX, ["x", "a", "f"], "tensor<3x9xf32>", "scan_op = 0 : i32"), {"x": ((3, 9), np.float32)}),
+    ("scan_sum_f16_rounds_each_step", one("coreai.scan", [("x", "tensor<2x40xf16>")], SCAN_AX, ["x", "a", "f"], "tensor<2x40xf16>", "scan_op = 0 : i32"), {"x": ((2, 40), np.float16)}),
+    ("scan_product_f32", one("coreai.scan", [("x", "tensor<3x6xf32>")], SCAN_AX, ["x", "a", "f"], "tensor<3x6xf32>", "scan_op = 1 : i32"), {"x": ((3, 6), np.float32)}),
+    ("scan_max_skips_nan", one("coreai.scan", [("x", "tensor<4x9xf32>")], SCAN_AX, ["x", "a", "f"], "tensor<4x9xf32>", "scan_op = 3 : i32"), {"x": ((4, 9), np.float32)}),
+    ("scan_min_reverse_skips_nan", one("coreai.scan", [("x", "tensor<4x9xf32>")], [("a", "1", "tensor<ui32>"), ("f", "true", "tensor<i1>")], ["x", "a", "f"], "tensor<4x9xf32>", "scan_op = 2 : i32"), {"x": ((4, 9), np.float32)}),
+]
+CASES += SCAN_CASES
+
+# Ops made executable by ops/coreai/more.rs.
+QUANT_CASES = [
+    ("broadcast_shapes", one("coreai.broadcast_shapes", [], [("a", "[3, 1, 5]", "tensor<3xui32>"), ("b", "[4, 1]", "tensor<2xui32>")], ["a", "b"], "tensor<3xui32>"), {}),
+    ("broadcast_shapes_empty", one("coreai.broadcast_shapes", [], [("a", "[2, 1, 1]", "tensor<3xui32>"), ("b", "[]", "tensor<0xui32>")], ["a", "b"], "tensor<3xui32>"), {}),
+    ("dequantize_per_axis_si8", one("coreai.dequantize", [("x", "tensor<3x4xsi8>")], [("s", "[0.5, 0.25, 0.125, 2.0]", "tensor<4xf32>"), ("o1", "[1, -2, 0, 5]", "tensor<4xsi8>"), ("o2", "[0.0, 0.5, -1.0, 0.0]", "tensor<4xf32>"), ("a", "1", "tensor<si32>")], ["x", "s", "o1", "o2", "a"], "tensor<3x4xf32>"), {"x": ((3, 4), np.int8)}),
+    ("dequantize_per_tensor_ui8", one("coreai.dequantize", [("x", "tensor<2x5xui8>")], [("s", "0.1245", "tensor<f32>"), ("o1", "2", "tensor<ui8>"), ("o2", "0.21345", "tensor<f32>"), ("a", "[0, 1]", "tensor<2xsi32>")], ["x", "s", "o1", "o2", "a"], "tensor<2x5xf32>"), {"x": ((2, 5), np.uint8)}),
+    ("dequantize_f16_out", one("coreai.dequantize", [("x", "tensor<6xsi8>")], [("s", "0.0999", "tensor<f16>"), ("o1", "3", "tensor<si8>"), ("o2", "0.5", "tensor<f16>"), ("a", "[0]", "tensor<1xsi32>")], ["x", "s", "o1", "o2", "a"], "tensor<6xf16>"), {"x": ((6,), np.int8)}),
+    ("quantize_per_tensor_si8", one("coreai.quantize", [("x", "tensor<3x5xf32>")], [("s", "0.1245", "tensor<f32>"), ("o1", "2", "tensor<si8>"), ("o2", "0.21345", "tensor<f32>"), ("a", "[0, 1]", "tensor<2xsi32>")], ["x", "s", "o1", "o2", "a"], "tensor<3x5xsi8>"), {"x": ((3, 5), np.float32)}),
+    ("quantize_per_axis_ui8", one("coreai.quantize", [("x", "tensor<2x3xf32>")], [("s", "[0.5, 0.03, 1.5]", "tensor<3xf32>"), ("o1", "[128, 0, 7]", "tensor<3xui8>"), ("o2", "[0.0, -1.0, 0.25]", "tensor<3xf32>"), ("a", "1", "tensor<si32>")], ["x", "s", "o1", "o2", "a"], "tensor<2x3xui8>"), {"x": ((2, 3), np.float32)}),
+    ("blockwise_shift_scale", one("coreai.blockwise_shift_scale", [("x", "tensor<4x6xsi8>")], [("s", "[[0.5, 2.0], [0.125, 1.5]]", "tensor<2x2xf32>"), ("o1", "[[1, -3], [0, 7]]", "tensor<2x2xsi8>"), ("o2", "[[0.0, 0.5], [-1.0, 0.25]]", "tensor<2x2xf32>")], ["x", "s", "o1", "o2"], "tensor<4x6xf32>"), {"x": ((4, 6), np.int8)}),
+    ("blockwise_shift_scale_f16", one("coreai.blockwise_shift_scale", [("x", "tensor<2x6xsi8>")], [("s", "[[0.0999, 0.2], [0.3, 0.7]]", "tensor<2x2xf16>"), ("o1", "[[1, 2], [3, 4]]", "tensor<2x2xsi8>"), ("o2", "[[0.1, 0.2], [0.3, 0.4]]", "tensor<2x2xf16>")], ["x", "s", "o1", "o2"], "tensor<2x6xf16>"), {"x": ((2, 6), np.int8)}),
+    ("max_pool_3d", one("coreai.max_pool_3d", [("x", "tensor<1x2x5x6x4xf32>")], [("k", "[2, 3, 2]", U3), ("s", "[2, 2, 1]", U3), ("d", "[1, 1, 2]", U3), ("c", "false", "tensor<i1>")], ["x", "k", "s", "d", "c"], "tensor<1x2x2x2x2xf32>"), {"x": ((1, 2, 5, 6, 4), np.float32)}),
+    ("max_pool_3d_ceil", one("coreai.max_pool_3d", [("x", "tensor<1x1x5x5x5xf32>")], [("k", "[2, 2, 2]", U3), ("s", "[2, 2, 2]", U3), ("d", "[1, 1, 1]", U3), ("c", "true", "tensor<i1>")], ["x", "k", "s", "d", "c"], "tensor<1x1x3x3x3xf32>"), {"x": ((1, 1, 5, 5, 5), np.float32)}),
+]
+CASES += QUANT_CASES
+
 # Inputs kept finite: float -> int casts are undefined out of range, and
 # integer division by zero is undefined.
 FINITE_INPUTS = {"cast_f32_si32", "cast_si32_si8", "divide_si32_truncates", "floor_divide_si32", "modulo_si32"}

@@ -284,6 +284,33 @@ pub fn cumulative(d: &Dom, axis: usize, kind: Scan, reverse: bool) -> KResult<Do
     })
 }
 
+/// [`cumulative`] as coreai-core's `scan` computes it: every partial result
+/// of a float scan is rounded by `round` (to the tensor's dtype: an f16
+/// running sum rounds at each step), and a max (min) scan skips NaN,
+/// starting from -inf (+inf): a NaN yields the running value so far.
+pub fn scan_sequential(
+    d: &Dom,
+    axis: usize,
+    kind: Scan,
+    reverse: bool,
+    round: impl Fn(f64) -> f64,
+) -> KResult<Dom> {
+    let Dom::F(a) = d else {
+        return cumulative(d, axis, kind, reverse);
+    };
+    let a = match kind {
+        Scan::Max => a.mapv(|v| if v.is_nan() { f64::NEG_INFINITY } else { v }),
+        Scan::Min => a.mapv(|v| if v.is_nan() { f64::INFINITY } else { v }),
+        _ => a.clone(),
+    };
+    Ok(Dom::F(match kind {
+        Scan::Sum => scan_lanes(&a, axis, reverse, |p, v| round(p + v)),
+        Scan::Prod => scan_lanes(&a, axis, reverse, |p, v| round(p * v)),
+        Scan::Max => scan_lanes(&a, axis, reverse, f64::max),
+        Scan::Min => scan_lanes(&a, axis, reverse, f64::min),
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,6 +361,22 @@ mod tests {
         let c = Dom::I(Array::from_shape_vec(vec![3], vec![big, big + 1, big]).unwrap());
         assert_eq!(arg_reduce(&c, 0, false, true).unwrap()[IxDyn(&[])], 1);
         assert_eq!(arg_reduce(&c, 0, false, false).unwrap()[IxDyn(&[])], 0);
+    }
+
+    #[test]
+    fn coreai_scan_skips_nan_and_rounds_each_step() {
+        let nan = f64::NAN;
+        let a = Dom::F(Array::from_shape_vec(vec![4], vec![nan, 2., nan, 3.]).unwrap());
+        let Dom::F(r) = scan_sequential(&a, 0, Scan::Max, false, |v| v).unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![f64::NEG_INFINITY, 2., 2., 3.]);
+        let f16 = |v: f64| half::f16::from_f64(v).to_f64();
+        let b = Dom::F(Array::from_shape_vec(vec![3], vec![2048., 1., 1.]).unwrap());
+        let Dom::F(r) = scan_sequential(&b, 0, Scan::Sum, false, f16).unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![2048., 2048., 2048.]);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! in the input's dtype, integer arithmetic wrapping, reductions keeping
 //! their reduced dims, `divide` truncating on integers, `modulo` = fmod.
 
+mod more;
+
 use super::{one, Ctx, Table};
 use crate::error::{kerr, KResult};
 use crate::interp::Value;
@@ -430,7 +432,13 @@ fn scan(c: &Ctx) -> KResult<Vec<Value>> {
     } else {
         return kerr(format!("scan combiner {mode} is not supported"));
     };
-    let r = reduce::cumulative(&x.dom(), ax, kind, rev)?;
+    let round = move |v: f64| match dt {
+        DType::F16 => half::f16::from_f64(v).to_f64(),
+        DType::BF16 => half::bf16::from_f64(v).to_f64(),
+        DType::F32 => v as f32 as f64,
+        _ => v,
+    };
+    let r = reduce::scan_sequential(&x.dom(), ax, kind, rev, round)?;
     one(Tensor::from_dom(r, dt))
 }
 
@@ -827,6 +835,7 @@ fn non_zero(c: &Ctx) -> KResult<Vec<Value>> {
 }
 
 pub fn register(t: &mut Table) {
+    more::register(t);
     t.insert("coreai.constant", constant);
     // The importer's tensor constants (weights, wrapped Python scalars).
     t.insert("arith.constant", constant);

@@ -335,9 +335,22 @@ pub fn permute<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, dims: &[usize]) -> Resu
     aten(cx, "permute.default", &[x], tensor(cx, &out, element(x)?)?, &[("dims", a_ints(cx, &dims)?)])
 }
 
+/// `aten.view.default`; one entry of `size` may be `-1` (a dynamic
+/// dimension, which `view` infers from the element count).
 pub fn view<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, size: &[i64]) -> Result<V<'c, 'a>, Decline> {
-    static_dims(size, "view")?;
+    if size.iter().filter(|d| **d < 0).count() > 1 {
+        return Err(format!("a view to {size:?} has more than one dynamic dimension"));
+    }
     aten(cx, "view.default", &[x], tensor(cx, size, element(x)?)?, &[("size", a_ints(cx, size)?)])
+}
+
+/// The product of dims, `-1` when one of them is dynamic.
+pub fn flat_size(dims: &[i64]) -> i64 {
+    if dims.iter().any(|d| *d < 0) {
+        -1
+    } else {
+        dims.iter().product()
+    }
 }
 
 pub fn unsqueeze<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, dim: usize) -> Result<V<'c, 'a>, Decline> {

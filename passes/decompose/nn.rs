@@ -127,6 +127,7 @@ fn conv_transpose_nd<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 //   rank 2 with bias → addmm(%b, %x, permute(%w, [1, 0]))
 //   rank 2           → mm(%x, permute(%w))
 //   rank > 2         → view(mm(view(%x, [∏, K]), wᵀ) ⊕ b, [..., N])
+//                      (one dynamic leading dim is -1 in both views)
 fn linear<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let (x, w) = (cx.operand(0)?, cx.operand(1)?);
     let bias = cx.operand(2).ok();
@@ -140,7 +141,7 @@ fn linear<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let flat = if xs.len() == 2 {
         x
     } else {
-        view(cx, x, &[numel(&xs[..xs.len() - 1])?, k])?
+        view(cx, x, &[flat_size(&xs[..xs.len() - 1]), k])?
     };
     let rows = shape(flat)?[0];
     let out2 = tensor(cx, &[rows, n], el)?;

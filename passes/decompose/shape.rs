@@ -112,7 +112,7 @@ fn repeat_interleave_self_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     wide[dim + 1] = r;
     let expanded = aten(cx, "expand.default", &[up], tensor(cx, &wide, element(x)?)?, &[("size", a_ints(cx, &wide)?), ("implicit", a_bool(cx, false)?)])?;
     let mut out = s.clone();
-    out[dim] = s[dim] * r;
+    out[dim] = if s[dim] < 0 { -1 } else { s[dim] * r };
     Ok(vec![view(cx, expanded, &out)?])
 }
 

@@ -14,6 +14,7 @@ message: the gap is the executor's, not the decomposition's.
 with a model of its own, also against eager PyTorch.
 """
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -196,3 +197,47 @@ def test_an_op_without_decomposition_is_reported(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 1
     assert "no decomposition here: aten.hardtanh_backward.default" in r.stderr, r.stderr
+
+
+DYNAMIC = '''
+import torch
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = self.lin(x)
+        return y, torch.repeat_interleave(y, 2, dim=1)
+
+def factory():
+    torch.manual_seed(0)
+    return M(), (torch.randn(4, 3, 8),)
+'''
+
+
+def test_dynamic_batch_decomposes_with_inferred_views(tmp_path):
+    """linear on a [batch?, 3, 8] input: views with -1 for the dynamic dim,
+    then the whole pipeline, in coreai-run and coreai-core."""
+    src = tmp_path / "dynamic.py"
+    src.write_text(DYNAMIC)
+    none = export(f"{src}:factory", ["--dynamic-dims", "x:0=1:16"], tmp_path / "none", "none")
+    assert "tensor<?x3x8xf32>" in none.read_text()
+    decomposed = decompose(none, tmp_path / "none" / "decomposed.mlir")
+    assert "{size = [-1, 8]}" in decomposed.read_text()
+    r = execute(decomposed, tmp_path / "none")
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+
+    spec = importlib.util.spec_from_file_location("coreai_report", os.path.join(REPO, "tools", "coreai-report", "report.py"))
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    out = tmp_path / "coreai.mlir"
+    _, error = report.convert(none, out)
+    assert not error, error
+    expected = report.load(tmp_path / "none" / "expected.npz")
+    for runner in (report.run_coreai_run, report.run_coreai_core):
+        outputs, message = runner(out, tmp_path / "none" / "in.npz", tmp_path)
+        assert outputs is not None, message
+        verdict = report.compare(outputs, expected)
+        assert verdict["ok"], verdict

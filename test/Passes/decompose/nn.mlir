@@ -147,3 +147,18 @@ func.func @adaptive_avg_pool2d(%x: tensor<2x3x8x8xf32>) -> (tensor<2x3x1x1xf32>,
   %1 = aten.adaptive_avg_pool2d.default %x {output_size = [2, 2]} : (tensor<2x3x8x8xf32>) -> tensor<2x3x2x2xf32>
   return %0, %1 : tensor<2x3x1x1xf32>, tensor<2x3x2x2xf32>
 }
+
+// -----
+
+// One dynamic leading dim: both views infer it (-1).
+// CHECK-LABEL: func.func @linear_3d_dynamic(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<?x3x8xf32>, %[[W:[^:]*]]: tensor<5x8xf32>, %[[B:[^:]*]]: tensor<5xf32>
+// CHECK:         %[[WT:.*]] = aten.permute.default %[[W]] {dims = [1, 0]}
+// CHECK:         %[[F:.*]] = aten.view.default %[[X]] {size = [-1, 8]} : (tensor<?x3x8xf32>) -> tensor<?x8xf32>
+// CHECK:         %[[M:.*]] = aten.addmm.default %[[B]], %[[F]], %[[WT]] {{.*}} -> tensor<?x5xf32>
+// CHECK:         %[[Y:.*]] = aten.view.default %[[M]] {size = [-1, 3, 5]} : (tensor<?x5xf32>) -> tensor<?x3x5xf32>
+// CHECK:         return %[[Y]]
+func.func @linear_3d_dynamic(%x: tensor<?x3x8xf32>, %w: tensor<5x8xf32>, %b: tensor<5xf32>) -> tensor<?x3x5xf32> {
+  %0 = aten.linear.default %x, %w, %b : (tensor<?x3x8xf32>, tensor<5x8xf32>, tensor<5xf32>) -> tensor<?x3x5xf32>
+  return %0 : tensor<?x3x5xf32>
+}

@@ -25,8 +25,8 @@ pub static LOWERINGS: super::Family = &[
     ("abs.default", abs),
     ("acos.default", |cx| math(cx, "acos")),
     ("acosh.default", |cx| math(cx, "acosh")),
-    ("add.Scalar", add_sub),
-    ("add.Tensor", add_sub),
+    ("add.Scalar", |cx| add_sub(cx, "add", false)),
+    ("add.Tensor", |cx| add_sub(cx, "add", false)),
     ("asin.default", |cx| math(cx, "asin")),
     ("asinh.default", |cx| math(cx, "asinh")),
     ("atan.default", |cx| math(cx, "atan")),
@@ -56,22 +56,22 @@ pub static LOWERINGS: super::Family = &[
     ("mul.Scalar", mul),
     ("mul.Tensor", mul),
     ("neg.default", neg),
-    ("pow.Scalar", pow),
-    ("pow.Tensor_Scalar", pow),
-    ("pow.Tensor_Tensor", pow),
+    ("pow.Scalar", |cx| pow(cx, PowForm::NumberBase)),
+    ("pow.Tensor_Scalar", |cx| pow(cx, PowForm::NumberExponent)),
+    ("pow.Tensor_Tensor", |cx| pow(cx, PowForm::Tensors)),
     ("reciprocal.default", reciprocal),
     ("remainder.Scalar", remainder),
     ("remainder.Tensor", remainder),
     ("round.decimals", round_decimals),
     ("round.default", round),
     ("rsqrt.default", |cx| math(cx, "rsqrt")),
-    ("rsub.Scalar", add_sub),
+    ("rsub.Scalar", |cx| add_sub(cx, "sub", true)),
     ("sign.default", sign),
     ("sin.default", |cx| math(cx, "sin")),
     ("sinh.default", |cx| math(cx, "sinh")),
     ("sqrt.default", |cx| math(cx, "sqrt")),
-    ("sub.Scalar", add_sub),
-    ("sub.Tensor", add_sub),
+    ("sub.Scalar", |cx| add_sub(cx, "sub", false)),
+    ("sub.Tensor", |cx| add_sub(cx, "sub", false)),
     ("tan.default", |cx| math(cx, "tan")),
     ("tanh.default", |cx| math(cx, "tanh")),
     ("true_divide.Tensor", div),
@@ -290,14 +290,12 @@ pub fn all_in<'c, 'a>(
 // lowering (its scalar tail loop uses f32(alpha) instead, so eager results
 // there can differ by an ulp); on f32 its CPU kernel may fuse the
 // multiply-add (≤ 1 ulp apart from two ops).
-fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let key = cx.op().name().as_string_ref().as_str().unwrap_or("").to_string();
+fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, reversed: bool) -> Lowered<'c, 'a> {
     let result = arithmetic_result(cx)?;
     let [mut a, mut b] = binary_args(cx)?;
-    if key.starts_with("aten.rsub") {
+    if reversed {
         std::mem::swap(&mut a, &mut b);
     }
-    let op = if key.starts_with("aten.add") { "add" } else { "sub" };
     let alpha = cx.scalar("alpha")?;
     let scaled = alpha != Scalar::Int(1) && alpha != Scalar::Float(1.0);
     let element = if scaled && is_half(result) { f32_type(cx)? } else { result };
@@ -494,13 +492,22 @@ fn fmod<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //
 // The number converts to the result dtype first (measured on f16). A number
 // exponent takes PyTorch's special forms (see `pow_by_number`).
-fn pow<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+#[derive(Clone, Copy)]
+enum PowForm {
+    /// `pow.Tensor_Tensor(self, exponent)`.
+    Tensors,
+    /// `pow.Tensor_Scalar(self) {exponent}`.
+    NumberExponent,
+    /// `pow.Scalar(exponent) {self_arg}`.
+    NumberBase,
+}
+
+fn pow<'c, 'a>(cx: &LoweringCx<'c, 'a>, form: PowForm) -> Lowered<'c, 'a> {
     let result = arithmetic_result(cx)?;
-    let key = cx.op().name().as_string_ref().as_str().unwrap_or("").to_string();
-    let args = match key.as_str() {
-        "aten.pow.Tensor_Scalar" => [arg(cx, 0)?, attr_arg(cx, "exponent")?],
-        "aten.pow.Scalar" => [attr_arg(cx, "self_arg")?, arg(cx, 0)?],
-        _ => [arg(cx, 0)?, arg(cx, 1)?],
+    let args = match form {
+        PowForm::NumberExponent => [arg(cx, 0)?, attr_arg(cx, "exponent")?],
+        PowForm::NumberBase => [attr_arg(cx, "self_arg")?, arg(cx, 0)?],
+        PowForm::Tensors => [arg(cx, 0)?, arg(cx, 1)?],
     };
     if let (Arg::Tensor(x), Arg::Number(e)) = (args[0], args[1]) {
         if let Some(r) = pow_by_number(cx, x, e, result)? {

@@ -1,0 +1,168 @@
+//! More coreai kernels (coreai-core 1.0.0b3's semantics, checked against
+//! its interpreter): shape arithmetic, (de)quantization, blockwise
+//! dequantization, 3-d max pooling.
+
+use super::super::{one, Ctx, Table};
+use crate::error::{kerr, KResult};
+use crate::interp::Value;
+use crate::kernels::elementwise::broadcast_shapes as broadcast;
+use crate::kernels::{pool_nd, shape};
+use crate::tensor::{DType, Tensor};
+use ndarray::{ArrayD, IxDyn};
+
+/// `broadcast_shapes(shape_1, shape_2)`: NumPy's broadcast of two shape
+/// vectors.
+fn broadcast_shapes(c: &Ctx) -> KResult<Vec<Value>> {
+    let as_dims = |i: usize| -> KResult<Vec<usize>> {
+        c.arg_i64s(i)?
+            .into_iter()
+            .map(|d| if d < 0 { kerr(format!("negative dim {d} in a shape")) } else { Ok(d as usize) })
+            .collect()
+    };
+    let s = broadcast(&as_dims(0)?, &as_dims(1)?)?;
+    let a = ArrayD::from_shape_vec(IxDyn(&[s.len()]), s.iter().map(|&d| d as i128).collect()).expect("sizes agree");
+    one(Tensor::from_i128(a, c.out_dtype(0)?))
+}
+
+/// The quantization parameters `p` (0-d or 1-d) broadcast to `x`'s shape:
+/// along dim `axis` (a 0-d axis operand) or as scalars (a 1-d axis operand
+/// listing every dim).
+fn along_axis(c: &Ctx, p: &Tensor, xs: &[usize]) -> KResult<Tensor> {
+    let axis = c.arg(4)?;
+    if p.ndim() == 0 || p.len() == 1 && axis.ndim() == 1 {
+        return shape::expand(&p.reshape(&[])?, xs);
+    }
+    if axis.ndim() != 0 {
+        return kerr("per-tensor (1-d axis) quantization takes 0-d scale and offsets");
+    }
+    let a = crate::kernels::reduce::norm_axis(c.arg_i64(4)?, xs.len())?;
+    if p.len() != xs[a] {
+        return kerr(format!("{} parameters for dim {a} of size {}", p.len(), xs[a]));
+    }
+    let mut s = vec![1; xs.len()];
+    s[a] = xs[a];
+    shape::expand(&p.reshape(&s)?, xs)
+}
+
+/// `v` rounded to `dt` (floats) as f64.
+fn round_to(v: ArrayD<f64>, dt: DType) -> ArrayD<f64> {
+    Tensor::from_f64(v, dt).to_f64()
+}
+
+/// `(input - offset1) * scale + offset2` with every step rounded to the
+/// output's float type; the difference of integers is exact.
+fn shift_scale(x: &Tensor, scale: &Tensor, off1: &Tensor, off2: &Tensor, dt: DType) -> KResult<Tensor> {
+    if !dt.is_float() {
+        return kerr(format!("dequantization produces floats, not {}", dt.name()));
+    }
+    let diff = if x.dtype().is_float() {
+        round_to(&x.to_f64() - &off1.to_f64(), x.dtype())
+    } else {
+        (&x.to_i128() - &off1.to_i128()).mapv(|v| v as f64)
+    };
+    let diff = round_to(diff, dt);
+    let prod = round_to(&diff * &scale.cast(dt).to_f64(), dt);
+    Ok(Tensor::from_f64(&prod + &off2.cast(dt).to_f64(), dt))
+}
+
+/// `dequantize(input, scale, offset1, offset2, axis)`.
+fn dequantize(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let xs = x.shape();
+    let p = |i: usize| along_axis(c, c.arg(i)?, &xs);
+    one(shift_scale(x, &p(1)?, &p(2)?, &p(3)?, c.out_dtype(0)?)?)
+}
+
+/// `quantize(input, scale, offset1, offset2, axis)`:
+/// `clip(round((input - offset2) / scale) + offset1)` to the output type,
+/// each float step rounded to the input's type, half to even.
+fn quantize(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?;
+    let xs = x.shape();
+    let p = |i: usize| along_axis(c, c.arg(i)?, &xs);
+    let (scale, off1, off2) = (p(1)?, p(2)?, p(3)?);
+    let ft = if x.dtype().is_float() { x.dtype() } else { scale.dtype() };
+    let shifted = round_to(&x.to_f64() - &off2.to_f64(), ft);
+    let q = round_to(&shifted / &scale.cast(ft).to_f64(), ft);
+    if dt.is_float() {
+        return one(Tensor::from_f64(&q + &off1.to_f64(), dt));
+    }
+    let (lo, hi) = int_range(dt);
+    let out = q.mapv(f64::round_ties_even) + off1.to_f64();
+    one(Tensor::from_f64(out.mapv(|v| v.clamp(lo, hi)), dt))
+}
+
+fn int_range(dt: DType) -> (f64, f64) {
+    let bits = dt.int_bits() as i32;
+    if dt.is_signed_int() {
+        (-(2f64.powi(bits - 1)), 2f64.powi(bits - 1) - 1.0)
+    } else {
+        (0.0, 2f64.powi(bits) - 1.0)
+    }
+}
+
+/// `blockwise_shift_scale(data, scale, offset1, offset2)`: every block of
+/// `data.shape / scale.shape` elements shares one parameter.
+fn blockwise_shift_scale(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let xs = x.shape();
+    let blocks = |t: &Tensor| -> KResult<Tensor> {
+        let ts = t.shape();
+        if ts.len() != xs.len() || ts.iter().zip(&xs).any(|(&b, &n)| b == 0 || n % b != 0) {
+            return kerr(format!("parameter shape {ts:?} must divide the data shape {xs:?}"));
+        }
+        let mut out = t.clone();
+        for d in 0..xs.len() {
+            let bs = (xs[d] / ts[d]) as i64;
+            let idx: Vec<i64> = (0..xs[d] as i64).map(|i| i / bs).collect();
+            out = shape::index_select(&out, d, &idx)?;
+        }
+        Ok(out)
+    };
+    let (scale, off1, off2) = (blocks(c.arg(1)?)?, blocks(c.arg(2)?)?, blocks(c.arg(3)?)?);
+    let dt = c.out_dtype(0)?;
+    if !dt.is_float() {
+        return kerr(format!("blockwise_shift_scale produces floats, not {}", dt.name()));
+    }
+    // coreai-core evaluates `data·scale + (offset2 - offset1·scale)`, each
+    // step rounded to the output type (checked on f16, where it shows).
+    let s = scale.cast(dt).to_f64();
+    let bias = round_to(&off2.cast(dt).to_f64() - &round_to(&off1.cast(dt).to_f64() * &s, dt), dt);
+    let xs = round_to(&x.cast(dt).to_f64() * &s, dt);
+    one(Tensor::from_f64(&xs + &bias, dt))
+}
+
+/// `max_pool_3d(input, kernel_size, stride, dilation, ceil_mode)` over
+/// NCDHW without padding; a NaN in the window wins.
+fn max_pool_3d(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let dims = |i: usize| -> KResult<Vec<usize>> {
+        let v = c.arg_i64s(i)?;
+        if v.len() != 3 || v.iter().any(|&d| d <= 0) {
+            return kerr(format!("operand #{i} must hold three positive values, not {v:?}"));
+        }
+        Ok(v.into_iter().map(|d| d as usize).collect())
+    };
+    let p = pool_nd::PoolNd {
+        kernel: dims(1)?,
+        stride: dims(2)?,
+        padding: vec![0; 3],
+        dilation: dims(3)?,
+        ceil_mode: c.arg(4)?.to_bool().iter().any(|&b| b),
+    };
+    let x = c.arg(0)?;
+    if x.ndim() != 5 {
+        return kerr("max_pool_3d expects NCDHW input");
+    }
+    let (v, _) = pool_nd::max_pool_nd(&x.cast(dt).to_f64(), &p)?;
+    one(Tensor::from_f64(v, dt))
+}
+
+pub fn register(t: &mut Table) {
+    t.insert("coreai.broadcast_shapes", broadcast_shapes);
+    t.insert("coreai.dequantize", dequantize);
+    t.insert("coreai.quantize", quantize);
+    t.insert("coreai.blockwise_shift_scale", blockwise_shift_scale);
+    t.insert("coreai.max_pool_3d", max_pool_3d);
+}

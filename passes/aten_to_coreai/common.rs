@@ -168,8 +168,9 @@ pub fn shape<'c, 'a>(cx: &LoweringCx<'c, 'a>, dims: &[i64]) -> Result<Value<'c, 
     int_vector(cx, dims, "ui32")
 }
 
-/// `coreai.reshape %x, <static shape>` to `tensor<shape x element(x)>`
-/// (`x` itself when it already has that shape).
+/// `coreai.reshape %x, <shape>` to `tensor<shape x element(x)>` (`x`
+/// itself when it already has that shape): a `ui32` shape, or with one
+/// dynamic dim a `si32` shape with -1 there.
 pub fn reshape<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
@@ -179,7 +180,15 @@ pub fn reshape<'c, 'a>(
     if x.r#type() == result {
         return Ok(x);
     }
-    let s = shape(cx, to)?;
+    let s = match to.iter().filter(|&&d| d == DYNAMIC).count() {
+        0 => shape(cx, to)?,
+        // coreai.reshape infers a -1 entry of a si32 shape.
+        1 => {
+            let inferred: Vec<i64> = to.iter().map(|&d| if d == DYNAMIC { -1 } else { d }).collect();
+            int_vector(cx, &inferred, "si32")?
+        }
+        _ => return Err(format!("cannot reshape to {result}: more than one dynamic dim")),
+    };
     cx.build_value("coreai.reshape", &[x, s], result, &[])
 }
 

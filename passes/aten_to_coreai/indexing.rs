@@ -47,7 +47,9 @@ fn dims_of(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
 
 /// Static slice ends: a dynamic dim is taken whole.
 fn ends(d: &[i64]) -> Vec<i64> {
-    d.iter().map(|&n| if n == DYNAMIC { i32::MAX as i64 } else { n }).collect()
+    d.iter()
+        .map(|&n| if n == DYNAMIC { i32::MAX as i64 } else { n })
+        .collect()
 }
 
 /// `ty`'s static dims (declines dynamic ones).
@@ -55,7 +57,9 @@ fn static_of(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
     let t = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
     let d = dims(t);
     if d.contains(&DYNAMIC) {
-        return Err(format!("{ty} is dynamic; this lowering needs static shapes"));
+        return Err(format!(
+            "{ty} is dynamic; this lowering needs static shapes"
+        ));
     }
     Ok(d)
 }
@@ -94,7 +98,12 @@ fn broadcast<'c, 'a>(
         return Ok(x);
     }
     let s = shape(cx, to)?;
-    cx.build_value("coreai.broadcast_to", &[x, s], tensor_type(to, element_type(x)?), &[])
+    cx.build_value(
+        "coreai.broadcast_to",
+        &[x, s],
+        tensor_type(to, element_type(x)?),
+        &[],
+    )
 }
 
 /// The NumPy broadcast of static shapes.
@@ -120,10 +129,15 @@ fn transpose<'c, 'a>(
     x: Value<'c, 'a>,
     perm: &[usize],
 ) -> Result<Value<'c, 'a>, Decline> {
-    let d = static_of(x.r#type())?;
+    let d = dims_of(x.r#type())?;
     let out: Vec<i64> = perm.iter().map(|&p| d[p]).collect();
     let p = shape(cx, &perm.iter().map(|&p| p as i64).collect::<Vec<_>>())?;
-    cx.build_value("coreai.transpose", &[x, p], tensor_type(&out, element_type(x)?), &[])
+    cx.build_value(
+        "coreai.transpose",
+        &[x, p],
+        tensor_type(&out, element_type(x)?),
+        &[],
+    )
 }
 
 // aten.gather(%x, %index) {dim} → coreai.gather_along_axis %x at (si32 %index) along <dim : si32>
@@ -136,7 +150,12 @@ fn gather<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let idx = index_si32(cx, cx.operand(1)?)?;
     let x = fit_other_dims(cx, cx.operand(0)?, &dims_of(idx.r#type())?, dim)?;
     let axis = int_scalar(cx, dim as i64, "si32")?;
-    Ok(vec![cx.build_value("coreai.gather_along_axis", &[x, idx, axis], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.gather_along_axis",
+        &[x, idx, axis],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 /// `x` sliced to `extent` on every dim except `dim` (or `x` itself).
@@ -148,7 +167,11 @@ fn fit_other_dims<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let xd = dims_of(x.r#type())?;
     if extent.len() != xd.len() {
-        return Err(format!("the index has rank {} but the input {}", extent.len(), xd.len()));
+        return Err(format!(
+            "the index has rank {} but the input {}",
+            extent.len(),
+            xd.len()
+        ));
     }
     let mut out = xd.clone();
     for (i, (&e, &n)) in extent.iter().zip(&xd).enumerate() {
@@ -159,7 +182,9 @@ fn fit_other_dims<'c, 'a>(
                 ));
             }
             if e > n {
-                return Err(format!("index size {e} exceeds the input size {n} in dim {i}"));
+                return Err(format!(
+                    "index size {e} exceeds the input size {n} in dim {i}"
+                ));
             }
             out[i] = e;
         }
@@ -174,19 +199,33 @@ fn fit_other_dims<'c, 'a>(
         int_vector(cx, &ends(&out), "si32")?,
         int_vector(cx, &ones, "si32")?,
     );
-    cx.build_value("coreai.slice", &[x, s, e, st], tensor_type(&out, element_type(x)?), &[])
+    cx.build_value(
+        "coreai.slice",
+        &[x, s, e, st],
+        tensor_type(&out, element_type(x)?),
+        &[],
+    )
 }
 
 // aten.index_select(%x, %index) {dim}
 //   → coreai.gather_along_axis %x at (broadcast_in_dims (reshape %index to [1,..,n,..,1])) along <dim>
+//
+// Dynamic x: coreai.gather_nd of (x with `dim` moved first) at index[:, None],
+// moved back (the broadcast above needs every other size).
 fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let xd = static_dims(cx, 0)?;
+    let xd = dims_of(cx.operand(0)?.r#type())?;
     let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
     let n: i64 = static_dims(cx, 1)?.iter().product();
+    if xd.contains(&DYNAMIC) {
+        return index_select_dynamic(cx, &xd, dim, n);
+    }
     let mut idx_shape = vec![1; xd.len().max(1)];
     idx_shape[dim] = n;
     let mut idx = reshape(cx, index_si32(cx, cx.operand(1)?)?, &idx_shape)?;
-    let others: Vec<i64> = (0..xd.len()).filter(|&i| i != dim).map(|i| i as i64).collect();
+    let others: Vec<i64> = (0..xd.len())
+        .filter(|&i| i != dim)
+        .map(|i| i as i64)
+        .collect();
     if !others.is_empty() {
         let mut full = xd.clone();
         full[dim] = n;
@@ -196,7 +235,11 @@ fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         idx = cx.build_value("coreai.broadcast_in_dims", &[idx, s, a], ty, &[])?;
     }
     let x = cx.operand(0)?;
-    let x = if xd.is_empty() { reshape(cx, x, &[1])? } else { x };
+    let x = if xd.is_empty() {
+        reshape(cx, x, &[1])?
+    } else {
+        x
+    };
     let axis = int_scalar(cx, dim as i64, "si32")?;
     let out = static_of(idx.r#type())?;
     let g = cx.build_value(
@@ -209,6 +252,35 @@ fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![g]);
     }
     Ok(vec![reshape(cx, g, &static_of(cx.result_type(0)?)?)?])
+}
+
+/// index_select for a dynamic `x` (dims `xd`): gather_nd on `dim` moved
+/// to the front, then the gathered dim moved back.
+fn index_select_dynamic<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    xd: &[i64],
+    dim: usize,
+    n: i64,
+) -> Lowered<'c, 'a> {
+    let mut perm: Vec<usize> = vec![dim];
+    perm.extend((0..xd.len()).filter(|&i| i != dim));
+    let front = if dim == 0 {
+        cx.operand(0)?
+    } else {
+        transpose(cx, cx.operand(0)?, &perm)?
+    };
+    let idx = reshape(cx, index_si32(cx, cx.operand(1)?)?, &[n, 1])?;
+    let mut gd = vec![n];
+    gd.extend(perm[1..].iter().map(|&i| xd[i]));
+    let ty = tensor_type(&gd, element_type(front)?);
+    let g = cx.build_value("coreai.gather_nd", &[front, idx], ty, &[])?;
+    if dim == 0 {
+        return Ok(vec![g]);
+    }
+    let mut back: Vec<usize> = (1..=dim).collect();
+    back.insert(dim, 0);
+    back.extend(dim + 1..xd.len());
+    Ok(vec![transpose(cx, g, &back)?])
 }
 
 // aten.embedding(%weight, %indices) → coreai.gather_nd %weight at (reshape (si32 %indices) to [..., 1])
@@ -224,7 +296,12 @@ fn embedding<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     } else {
         reshape(cx, idx, &d)?
     };
-    Ok(vec![cx.build_value("coreai.gather_nd", &[cx.operand(0)?, idx], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.gather_nd",
+        &[cx.operand(0)?, idx],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 /// `coreai.scatter_along_axis %x, %idx, %updates, <dim>` with `mode`
@@ -250,7 +327,10 @@ fn scatter_along<'c, 'a>(
     let axis = int_scalar(cx, dim as i64, "si32")?;
     let mut attrs = Vec::new();
     if mode != "update" {
-        attrs.push(("scatter_mode", cx.parse_attribute(&format!("#coreai.scatter_mode<{mode}>"))?));
+        attrs.push((
+            "scatter_mode",
+            cx.parse_attribute(&format!("#coreai.scatter_mode<{mode}>"))?,
+        ));
     }
     let scattered = cx.build_value(
         "coreai.scatter_along_axis",
@@ -365,9 +445,18 @@ fn scatter_mean<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let mut counts = scatter_along(cx, counts, ones, "add")?[0];
     if !include_self {
         let one = splat(cx, Scalar::Int(1), tensor_type(&[], element))?;
-        counts = cx.build_value("coreai.decomposable.broadcasting_maximum", &[counts, one], x.r#type(), &[])?;
+        counts = cx.build_value(
+            "coreai.decomposable.broadcasting_maximum",
+            &[counts, one],
+            x.r#type(),
+            &[],
+        )?;
     }
-    let divide = if element.is_integer() { "floor_divide" } else { "divide" };
+    let divide = if element.is_integer() {
+        "floor_divide"
+    } else {
+        "divide"
+    };
     Ok(vec![cx.build_value(
         &format!("coreai.decomposable.broadcasting_{divide}"),
         &[sum, counts],
@@ -414,7 +503,10 @@ fn int_bounds(element: Type<'_>) -> Result<(Scalar, Scalar), Decline> {
     };
     Ok(match (signed, bits) {
         (true, 64) => (Scalar::Int(i64::MIN), Scalar::Int(i64::MAX)),
-        (true, b) => (Scalar::Int(-(1 << (b - 1))), Scalar::Int((1 << (b - 1)) - 1)),
+        (true, b) => (
+            Scalar::Int(-(1 << (b - 1))),
+            Scalar::Int((1 << (b - 1)) - 1),
+        ),
         (false, 64) => return Err("ui64 bounds do not fit a PyTorch scalar".into()),
         (false, b) => (Scalar::Int(0), Scalar::Int((1 << b) - 1)),
     })
@@ -506,7 +598,11 @@ fn stack_indices<'c, 'a>(
         let ty = tensor_type(&stacked_shape, cx.parse_type("si32")?);
         cx.build_value("coreai.concat", &operands, ty, &[])?
     };
-    Ok(Stacked { base, indices, inverse })
+    Ok(Stacked {
+        base,
+        indices,
+        inverse,
+    })
 }
 
 /// The index tensors of index.Tensor / index_put: operands `1..1+n`.
@@ -530,10 +626,20 @@ fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let rank = cx.operand_tensor(1)?.rank() as i64;
         let ty = tensor_type(&[DYNAMIC, rank], cx.parse_type("si32")?);
         let nz = cx.build_value("coreai.non_zero", &[mask], ty, &[])?;
-        return Ok(vec![cx.build_value("coreai.gather_nd", &[cx.operand(0)?, nz], cx.result_type(0)?, &[])?]);
+        return Ok(vec![cx.build_value(
+            "coreai.gather_nd",
+            &[cx.operand(0)?, nz],
+            cx.result_type(0)?,
+            &[],
+        )?]);
     }
     let s = stack_indices(cx, cx.operand(0)?, &tensors, &present)?;
-    Ok(vec![cx.build_value("coreai.gather_nd", &[s.base, s.indices], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.gather_nd",
+        &[s.base, s.indices],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 // aten.index_put(%x, %i0, ..., %values) {indices_present, accumulate = false}
@@ -587,7 +693,9 @@ fn leading_mask<'c, 'a>(
     }
     let (md, xd) = (static_of(m.r#type())?, static_of(cx.operand(0)?.r#type())?);
     if md.len() > xd.len() || md[..] != xd[..md.len()] {
-        return Err(format!("the mask shape {md:?} does not match the leading dims of {xd:?}"));
+        return Err(format!(
+            "the mask shape {md:?} does not match the leading dims of {xd:?}"
+        ));
     }
     Ok(Some(*m))
 }
@@ -613,13 +721,23 @@ fn masked_put<'c, 'a>(
     md.resize(xd.len(), 1);
     let mask = reshape(cx, mask, &md)?;
     let where_ = |a: Value<'c, 'a>, b: Value<'c, 'a>| {
-        cx.build_value("coreai.decomposable.broadcasting_where", &[mask, a, b], x.r#type(), &[])
+        cx.build_value(
+            "coreai.decomposable.broadcasting_where",
+            &[mask, a, b],
+            x.r#type(),
+            &[],
+        )
     };
     if !bool_attr(cx, "accumulate")? {
         return where_(v, x);
     }
     // Each element is selected at most once: x + v where the mask holds.
-    let added = cx.build_value("coreai.decomposable.broadcasting_add", &[x, v], x.r#type(), &[])?;
+    let added = cx.build_value(
+        "coreai.decomposable.broadcasting_add",
+        &[x, v],
+        x.r#type(),
+        &[],
+    )?;
     where_(added, x)
 }
 
@@ -649,7 +767,10 @@ fn scatter_nd<'c, 'a>(
         .build()
         .map_err(|e| format!("cannot build coreai.scatter_nd: {e}"))?;
     let inserted = insert_before(cx, op)?;
-    inserted.result(0).map(Into::into).map_err(|_| "coreai.scatter_nd has no result".into())
+    inserted
+        .result(0)
+        .map(Into::into)
+        .map_err(|_| "coreai.scatter_nd has no result".into())
 }
 
 /// Inserts `op` in front of the op being lowered.
@@ -686,7 +807,12 @@ fn accumulate_linear<'c, 'a>(
     let n = int_vector(cx, sizes, "si32")?;
     let st = int_vector(cx, &strides, "si32")?;
     let op = |name: &str, a: Value<'c, 'a>, b: Value<'c, 'a>| {
-        cx.build_value(&format!("coreai.decomposable.broadcasting_{name}"), &[a, b], a.r#type(), &[])
+        cx.build_value(
+            &format!("coreai.decomposable.broadcasting_{name}"),
+            &[a, b],
+            a.r#type(),
+            &[],
+        )
     };
     let wrapped = op("modulo", op("add", op("modulo", indices, n)?, n)?, n)?;
     let linear = if k == 1 {
@@ -761,12 +887,27 @@ fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         &[("scan_op", sum)],
     )?;
     let one = int_scalar(cx, 1, "si32")?;
-    let idx = cx.build_value("coreai.decomposable.broadcasting_sub", &[cumsum, one], counts.r#type(), &[])?;
+    let idx = cx.build_value(
+        "coreai.decomposable.broadcasting_sub",
+        &[cumsum, one],
+        counts.r#type(),
+        &[],
+    )?;
     // Before the first true element the count is 0; clamp so the (unused)
     // gathered index stays in range.
     let zero = int_scalar(cx, 0, "si32")?;
-    let idx = cx.build_value("coreai.decomposable.broadcasting_maximum", &[idx, zero], counts.r#type(), &[])?;
-    let picked = cx.build_value("coreai.gather_along_axis", &[source, idx, zero], x.r#type(), &[])?;
+    let idx = cx.build_value(
+        "coreai.decomposable.broadcasting_maximum",
+        &[idx, zero],
+        counts.r#type(),
+        &[],
+    )?;
+    let picked = cx.build_value(
+        "coreai.gather_along_axis",
+        &[source, idx, zero],
+        x.r#type(),
+        &[],
+    )?;
     let flat = cx.build_value(
         "coreai.decomposable.broadcasting_where",
         &[mask, picked, x],
@@ -794,7 +935,10 @@ fn nonzero<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn nonzero_numpy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank();
     if rank != cx.op().result_count() {
-        return Err(format!("{} results for a rank-{rank} tensor", cx.op().result_count()));
+        return Err(format!(
+            "{} results for a rank-{rank} tensor",
+            cx.op().result_count()
+        ));
     }
     let nz = non_zero(cx)?;
     let nz = cast_to(cx, nz, cx.result_tensor(0)?.element())?;
@@ -808,7 +952,12 @@ fn nonzero_numpy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             let ty = tensor_type(&[DYNAMIC, 1], element_type(nz)?);
             let column = cx.build_value("coreai.slice", &[nz, s, e, st], ty, &[])?;
             let a = int_vector(cx, &[1], "si32")?;
-            cx.build_value("coreai.shrink_dims", &[column, a], cx.result_type(d as usize)?, &[])
+            cx.build_value(
+                "coreai.shrink_dims",
+                &[column, a],
+                cx.result_type(d as usize)?,
+                &[],
+            )
         })
         .collect()
 }
@@ -816,7 +965,12 @@ fn nonzero_numpy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 /// A rank-0 `i1` constant.
 fn bool_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {
     let attr = cx.parse_attribute(&format!("dense<{v}> : tensor<i1>"))?;
-    cx.build_value("coreai.constant", &[], cx.parse_type("tensor<i1>")?, &[("value", attr)])
+    cx.build_value(
+        "coreai.constant",
+        &[],
+        cx.parse_type("tensor<i1>")?,
+        &[("value", attr)],
+    )
 }
 
 #[cfg(test)]
@@ -825,7 +979,10 @@ mod tests {
 
     #[test]
     fn index_shapes_broadcast_like_numpy() {
-        assert_eq!(broadcast_shapes(&[vec![3, 1], vec![3]]).unwrap(), vec![3, 3]);
+        assert_eq!(
+            broadcast_shapes(&[vec![3, 1], vec![3]]).unwrap(),
+            vec![3, 3]
+        );
         assert_eq!(broadcast_shapes(&[vec![2], vec![1]]).unwrap(), vec![2]);
         assert!(broadcast_shapes(&[vec![2], vec![3]]).is_err());
     }

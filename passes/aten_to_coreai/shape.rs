@@ -10,8 +10,8 @@
 //! shapes and decline dynamic ones with a reason.
 
 use super::common::{
-    axes, cast_to, dims, fill_literal, int_attr, int_list_attr, int_scalar, normalize_dim, opt_int_attr, reshape, shape, splat, static_dims,
-    tensor_type, DYNAMIC,
+    axes, cast_to, dims, fill_literal, int_attr, int_list_attr, int_scalar, normalize_dim,
+    opt_int_attr, reshape, shape, splat, tensor_type, DYNAMIC,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
@@ -99,26 +99,30 @@ fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Declin
     Ok(d)
 }
 
-/// `x` reshaped to the result type, or `x` itself when it already has that
-/// type. A static result takes a `ui32` shape; a result with one dynamic
-/// dim a `si32` shape with -1 there (coreai.reshape infers it).
+/// `x` reshaped to the result type (see [`reshape`]), or `x` itself when it
+/// already has that type.
 fn reshape_to_result<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    if x.r#type() == cx.result_type(0)? {
-        return Ok(x);
+    reshape(cx, x, &dims(cx.result_tensor(0)?))
+}
+
+/// The dims of operand `index` (`DYNAMIC` for `?`), declining when one of
+/// `needed` is dynamic.
+fn dims_static_at(
+    cx: &LoweringCx<'_, '_>,
+    index: usize,
+    needed: &[usize],
+) -> Result<Vec<i64>, Decline> {
+    let ty = cx.operand_tensor(index)?;
+    let d = dims(ty);
+    if let Some(&i) = needed.iter().find(|&&i| d.get(i) == Some(&DYNAMIC)) {
+        return Err(format!(
+            "dim {i} of {ty} is dynamic; this lowering needs its size"
+        ));
     }
-    let out = dims(cx.result_tensor(0)?);
-    let s = match out.iter().filter(|&&d| d == DYNAMIC).count() {
-        0 => shape(cx, &out)?,
-        1 => {
-            let inferred: Vec<i64> = out.iter().map(|&d| if d == DYNAMIC { -1 } else { d }).collect();
-            axes(cx, &inferred)?
-        }
-        _ => return Err(format!("cannot reshape to {}: more than one dynamic dim", cx.result_type(0)?)),
-    };
-    cx.build_value("coreai.reshape", &[x, s], cx.result_type(0)?, &[])
+    Ok(d)
 }
 
 /// `coreai.transpose %x, perm` (a `tensor<Nxui32>` permutation).
@@ -132,7 +136,12 @@ fn transpose<'c, 'a>(
     let out: Vec<i64> = perm.iter().map(|&p| d[p]).collect();
     let p: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
     let p = shape(cx, &p)?;
-    cx.build_value("coreai.transpose", &[x, p], tensor_type(&out, ty.element()), &[])
+    cx.build_value(
+        "coreai.transpose",
+        &[x, p],
+        tensor_type(&out, ty.element()),
+        &[],
+    )
 }
 
 /// `coreai.slice` with per-dim bounds (`tensor<Nxsi32>` each).
@@ -229,7 +238,12 @@ fn unsqueeze<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank() + 1;
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)? as i64;
     let a = axes(cx, &[dim])?;
-    Ok(vec![cx.build_value("coreai.expand_dims", &[x, a], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.expand_dims",
+        &[x, a],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 // aten.squeeze.{default,dim,dims}(%x) → coreai.reshape %x, <result shape>  (static)
@@ -261,7 +275,12 @@ fn squeeze<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return identity(cx);
     }
     let a = axes(cx, &unit)?;
-    Ok(vec![cx.build_value("coreai.shrink_dims", &[x, a], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.shrink_dims",
+        &[x, a],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 // aten.expand(%x) {size} → coreai.broadcast_in_dims (%x with unit dims added in front:
@@ -293,8 +312,18 @@ fn expand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             continue;
         }
         if from != 1 || to == DYNAMIC {
-            let show = |d: i64| if d == DYNAMIC { "?".to_string() } else { d.to_string() };
-            return Err(format!("cannot expand size {} to {} in dim {i}", show(from), show(to)));
+            let show = |d: i64| {
+                if d == DYNAMIC {
+                    "?".to_string()
+                } else {
+                    d.to_string()
+                }
+            };
+            return Err(format!(
+                "cannot expand size {} to {} in dim {i}",
+                show(from),
+                show(to)
+            ));
         }
         ax.push(i as i64);
         sizes.push(to);
@@ -303,7 +332,12 @@ fn expand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![x]);
     }
     let (s, a) = (shape(cx, &sizes)?, axes(cx, &ax)?);
-    Ok(vec![cx.build_value("coreai.broadcast_in_dims", &[x, s, a], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.broadcast_in_dims",
+        &[x, s, a],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 // aten.copy(%self, %src) → coreai.broadcast_to (coreai.cast %src), <self shape : ui32>
@@ -316,7 +350,12 @@ fn copy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     }
     let out = result_dims(cx, 0)?;
     let s = shape(cx, &out)?;
-    Ok(vec![cx.build_value("coreai.broadcast_to", &[src, s], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.broadcast_to",
+        &[src, s],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 // aten.slice.Tensor(%x) {dim, start, end, step}
@@ -326,7 +365,12 @@ fn slice_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let range = slice_range(cx)?;
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
     let bounds = one_dim_bounds(rank, dim, range);
-    Ok(vec![slice(cx, cx.operand(0)?, &bounds, cx.result_type(0)?)?])
+    Ok(vec![slice(
+        cx,
+        cx.operand(0)?,
+        &bounds,
+        cx.result_type(0)?,
+    )?])
 }
 
 /// `(start, end, step)` of slice.Tensor / slice_scatter, as coreai bounds.
@@ -363,12 +407,22 @@ fn select_int<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     }
     kept[dim] = 1;
     let bounds = one_dim_bounds(rank, dim, select_range(index));
-    let sliced = slice(cx, cx.operand(0)?, &bounds, tensor_type(&kept, in_ty.element()))?;
+    let sliced = slice(
+        cx,
+        cx.operand(0)?,
+        &bounds,
+        tensor_type(&kept, in_ty.element()),
+    )?;
     if !dims(cx.result_tensor(0)?).contains(&DYNAMIC) {
         return Ok(vec![reshape_to_result(cx, sliced)?]);
     }
     let a = axes(cx, &[dim as i64])?;
-    Ok(vec![cx.build_value("coreai.shrink_dims", &[sliced, a], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.shrink_dims",
+        &[sliced, a],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 // aten.slice_scatter(%x, %src) {dim, start, end, step}
@@ -384,7 +438,7 @@ fn slice_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // aten.select_scatter(%x, %src) {dim, index}
 //   → coreai.slice_update %x with (coreai.reshape %src, <unit dim at dim>) at (index : index+1)
 fn select_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let mut d = static_dims(cx, 0)?;
+    let mut d = dims(cx.operand_tensor(0)?);
     let dim = normalize_dim(int_attr(cx, "dim")?, d.len())?;
     let index = int_attr(cx, "index")?;
     d[dim] = 1;
@@ -405,7 +459,12 @@ fn slice_update<'c, 'a>(
     let ends: Vec<i64> = bounds.iter().map(|b| b.1).collect();
     let steps: Vec<i64> = bounds.iter().map(|b| b.2).collect();
     let (s, e, st) = (axes(cx, &starts)?, axes(cx, &ends)?, axes(cx, &steps)?);
-    cx.build_value("coreai.slice_update", &[x, s, e, st, update], cx.result_type(0)?, &[])
+    cx.build_value(
+        "coreai.slice_update",
+        &[x, s, e, st, update],
+        cx.result_type(0)?,
+        &[],
+    )
 }
 
 // aten.cat(%a, %b, ...) {dim} → coreai.concat <dim : si32>, %a, %b, ...
@@ -428,14 +487,23 @@ fn cat<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 /// `coreai.concat <dim : si32>, inputs` to the result type (one input: itself).
-fn concat<'c, 'a>(cx: &LoweringCx<'c, 'a>, dim: usize, inputs: Vec<Value<'c, 'a>>) -> Lowered<'c, 'a> {
+fn concat<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    dim: usize,
+    inputs: Vec<Value<'c, 'a>>,
+) -> Lowered<'c, 'a> {
     match inputs.len() {
         0 => Err("every input of the concatenation is empty".into()),
         1 if inputs[0].r#type() == cx.result_type(0)? => Ok(inputs),
         _ => {
             let mut operands = vec![int_scalar(cx, dim as i64, "si32")?];
             operands.extend(inputs);
-            Ok(vec![cx.build_value("coreai.concat", &operands, cx.result_type(0)?, &[])?])
+            Ok(vec![cx.build_value(
+                "coreai.concat",
+                &operands,
+                cx.result_type(0)?,
+                &[],
+            )?])
         }
     }
 }
@@ -446,7 +514,7 @@ fn stack<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let dim = normalize_dim(int_attr(cx, "dim")?, result.rank())?;
     let mut inputs = Vec::new();
     for i in 0..cx.op().operand_count() {
-        let mut d = static_dims(cx, i)?;
+        let mut d = dims(cx.operand_tensor(i)?);
         d.insert(dim, 1);
         let x = cast_to(cx, cx.operand(i)?, result.element())?;
         inputs.push(reshape(cx, x, &d)?);
@@ -485,8 +553,9 @@ fn split_with_sizes<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 // aten.split.Tensor(%x) {split_size, dim} → coreai.split %x, <[k, k, ..., rest] : ui32>, <dim>
 fn split_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let d = static_dims(cx, 0)?;
-    let dim = normalize_dim(int_attr(cx, "dim")?, d.len())?;
+    let rank = cx.operand_tensor(0)?.rank();
+    let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let d = dims_static_at(cx, 0, &[dim])?;
     let k = int_attr(cx, "split_size")?;
     if k <= 0 {
         return Err(format!("split size must be positive, got {k}"));
@@ -501,8 +570,9 @@ fn split_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 // aten.unbind.int(%x) {dim} → coreai.split %x, <[1, ..., 1]>, <dim>, each coreai.reshape'd
 fn unbind<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let d = static_dims(cx, 0)?;
-    let dim = normalize_dim(int_attr(cx, "dim")?, d.len())?;
+    let rank = cx.operand_tensor(0)?.rank();
+    let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let d = dims_static_at(cx, 0, &[dim])?;
     let mut piece = d.clone();
     piece[dim] = 1;
     let ty = tensor_type(&piece, cx.operand_tensor(0)?.element());
@@ -515,9 +585,7 @@ fn unbind<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     (0..n)
         .map(|i| {
             let part: Value = op.result(i).map_err(|_| "missing split result")?.into();
-            let out = dims(cx.result_tensor(i)?);
-            let sh = shape(cx, &out)?;
-            cx.build_value("coreai.reshape", &[part, sh], cx.result_type(i)?, &[])
+            reshape(cx, part, &dims(cx.result_tensor(i)?))
         })
         .collect()
 }
@@ -533,15 +601,29 @@ fn flip<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return identity(cx);
     }
     let a = axes(cx, &ds)?;
-    Ok(vec![cx.build_value("coreai.reverse", &[cx.operand(0)?, a], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.reverse",
+        &[cx.operand(0)?, a],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 // aten.roll(%x) {shifts, dims} → per dim: coreai.concat (slice [n-s:]), (slice [:n-s])
 //   (no dims: the same on the flattened tensor, reshaped back)
 fn roll<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let d = static_dims(cx, 0)?;
+    let rank = cx.operand_tensor(0)?.rank();
     let shifts = int_list_attr(cx, "shifts")?;
-    let ds = int_list_attr(cx, "dims")?;
+    let ds = int_list_attr(cx, "dims")?
+        .into_iter()
+        .map(|dim| normalize_dim(dim, rank))
+        .collect::<Result<Vec<_>, _>>()?;
+    let needed: Vec<usize> = if ds.is_empty() {
+        (0..rank).collect()
+    } else {
+        ds.clone()
+    };
+    let d = dims_static_at(cx, 0, &needed)?;
     let mut x = cx.operand(0)?;
     if ds.is_empty() {
         let [s] = shifts[..] else {
@@ -555,7 +637,7 @@ fn roll<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Err(format!("{} shifts for {} dims", shifts.len(), ds.len()));
     }
     for (&s, &dim) in shifts.iter().zip(&ds) {
-        x = roll_dim(cx, x, s, normalize_dim(dim, d.len())?)?;
+        x = roll_dim(cx, x, s, dim)?;
     }
     Ok(vec![x])
 }
@@ -605,9 +687,13 @@ fn tile<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 /// `coreai.tile` of operand 0 by `reps` (at least its rank; extra leading
 /// dims are added as unit dims first).
 fn tile_to<'c, 'a>(cx: &LoweringCx<'c, 'a>, reps: Vec<i64>) -> Lowered<'c, 'a> {
-    let d = static_dims(cx, 0)?;
+    let d = dims(cx.operand_tensor(0)?);
     if reps.len() < d.len() {
-        return Err(format!("{} repeats for a rank-{} tensor", reps.len(), d.len()));
+        return Err(format!(
+            "{} repeats for a rank-{} tensor",
+            reps.len(),
+            d.len()
+        ));
     }
     let mut x = cx.operand(0)?;
     if reps.len() > d.len() {
@@ -616,14 +702,25 @@ fn tile_to<'c, 'a>(cx: &LoweringCx<'c, 'a>, reps: Vec<i64>) -> Lowered<'c, 'a> {
         x = reshape(cx, x, &padded)?;
     }
     let r = shape(cx, &reps)?;
-    Ok(vec![cx.build_value("coreai.tile", &[x, r], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.tile",
+        &[x, r],
+        cx.result_type(0)?,
+        &[],
+    )?])
+}
+
+/// The dims of pixel_(un)shuffle's input: the last three (C, H, W) static.
+fn spatial_dims(cx: &LoweringCx<'_, '_>) -> Result<Vec<i64>, Decline> {
+    let rank = cx.operand_tensor(0)?.rank();
+    dims_static_at(cx, 0, &(rank.saturating_sub(3)..rank).collect::<Vec<_>>())
 }
 
 // aten.pixel_shuffle(%x) {upscale_factor = r}: [*, C·r², H, W] → [*, C, H·r, W·r]
 //   → coreai.reshape [*, C, r, r, H, W], coreai.transpose [*, C, H, r, W, r], coreai.reshape
 fn pixel_shuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let r = int_attr(cx, "upscale_factor")?;
-    let d = static_dims(cx, 0)?;
+    let d = spatial_dims(cx)?;
     let [.., c, h, w] = d[..] else {
         return Err("pixel_shuffle needs a tensor of rank 3 or more".into());
     };
@@ -644,7 +741,7 @@ fn pixel_shuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //   → coreai.reshape [*, C, H, r, W, r], coreai.transpose [*, C, r, r, H, W], coreai.reshape
 fn pixel_unshuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let r = int_attr(cx, "downscale_factor")?;
-    let d = static_dims(cx, 0)?;
+    let d = spatial_dims(cx)?;
     let [.., c, h, w] = d[..] else {
         return Err("pixel_unshuffle needs a tensor of rank 3 or more".into());
     };
@@ -665,7 +762,10 @@ fn pixel_unshuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 /// `(before, after)` per dim in dim order, for a rank-`rank` tensor.
 fn pads_in_dim_order(torch: &[i64], rank: usize) -> Result<Vec<i64>, Decline> {
     if torch.len() % 2 != 0 || torch.len() / 2 > rank {
-        return Err(format!("{} pad values for a rank-{rank} tensor", torch.len()));
+        return Err(format!(
+            "{} pad values for a rank-{rank} tensor",
+            torch.len()
+        ));
     }
     let mut pads = vec![0; 2 * rank];
     for (i, pair) in torch.chunks(2).enumerate() {
@@ -688,21 +788,38 @@ fn pad<'c, 'a>(
     let v = splat(cx, value, tensor_type(&[], element))?;
     let p = shape(cx, pads)?;
     let m = cx.parse_attribute(&format!("#coreai.padding_mode<{mode}>"))?;
-    cx.build_value("coreai.pad", &[x, p, v], cx.result_type(0)?, &[("padding_mode", m)])
+    cx.build_value(
+        "coreai.pad",
+        &[x, p, v],
+        cx.result_type(0)?,
+        &[("padding_mode", m)],
+    )
 }
 
 // aten.constant_pad_nd(%x) {pad, value} → coreai.pad %x, <pads : ui32>, <value> mode = <constant>
 //
 // Negative pads crop first, with a coreai.slice.
 fn constant_pad_nd<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let d = static_dims(cx, 0)?;
-    let pads = pads_in_dim_order(&int_list_attr(cx, "pad")?, d.len())?;
+    let rank = cx.operand_tensor(0)?.rank();
+    let pads = pads_in_dim_order(&int_list_attr(cx, "pad")?, rank)?;
+    let cropped_dims: Vec<usize> = (0..rank)
+        .filter(|&i| pads[2 * i] < 0 || pads[2 * i + 1] < 0)
+        .collect();
+    let d = dims_static_at(cx, 0, &cropped_dims)?;
     let mut x = cx.operand(0)?;
-    if pads.iter().any(|&p| p < 0) {
-        let bounds: Vec<(i64, i64, i64)> = (0..d.len())
-            .map(|i| ((-pads[2 * i]).max(0), d[i] + pads[2 * i + 1].min(0), 1))
+    if !cropped_dims.is_empty() {
+        let bounds: Vec<(i64, i64, i64)> = (0..rank)
+            .map(|i| match cropped_dims.contains(&i) {
+                true => ((-pads[2 * i]).max(0), d[i] + pads[2 * i + 1].min(0), 1),
+                false => (0, TO_END, 1),
+            })
             .collect();
-        let cropped: Vec<i64> = bounds.iter().map(|b| (b.1 - b.0).max(0)).collect();
+        let cropped: Vec<i64> = (0..rank)
+            .map(|i| match cropped_dims.contains(&i) {
+                true => (bounds[i].1 - bounds[i].0).max(0),
+                false => d[i],
+            })
+            .collect();
         let ty = tensor_type(&cropped, cx.operand_tensor(0)?.element());
         x = slice(cx, x, &bounds, ty)?;
     }
@@ -710,7 +827,13 @@ fn constant_pad_nd<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![x]);
     }
     let positive: Vec<i64> = pads.iter().map(|&p| p.max(0)).collect();
-    Ok(vec![pad(cx, x, &positive, cx.scalar("value")?, "constant")?])
+    Ok(vec![pad(
+        cx,
+        x,
+        &positive,
+        cx.scalar("value")?,
+        "constant",
+    )?])
 }
 
 // aten.reflection_pad{1,2,3}d(%x) {padding} → coreai.pad %x, <pads>, 0 mode = <reflect>
@@ -734,7 +857,11 @@ fn mode_pad<'c, 'a>(cx: &LoweringCx<'c, 'a>, mode: &str) -> Lowered<'c, 'a> {
 
 // aten.full/full_like/new_full() {fill_value} → coreai.constant dense<fill_value> : <result>
 fn full<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    Ok(vec![splat(cx, cx.scalar("fill_value")?, cx.result_type(0)?)?])
+    Ok(vec![splat(
+        cx,
+        cx.scalar("fill_value")?,
+        cx.result_type(0)?,
+    )?])
 }
 
 // aten.fill.Scalar(%x) {value} → coreai.constant dense<value> : <result>
@@ -774,7 +901,10 @@ fn arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     };
     let (start, step) = (optional("start")?, optional("step")?);
     let [n] = out[..] else {
-        return Err(format!("arange gives a 1-D tensor, not {}", cx.result_type(0)?));
+        return Err(format!(
+            "arange gives a 1-D tensor, not {}",
+            cx.result_type(0)?
+        ));
     };
     let literals: Vec<String> = (0..n)
         .map(|i| {
@@ -787,7 +917,12 @@ fn arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         .collect::<Result<_, _>>()?;
     let ty = cx.result_type(0)?;
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {ty}", literals.join(", ")))?;
-    Ok(vec![cx.build_value("coreai.constant", &[], ty, &[("value", attr)])?])
+    Ok(vec![cx.build_value(
+        "coreai.constant",
+        &[],
+        ty,
+        &[("value", attr)],
+    )?])
 }
 
 fn as_f64(s: Scalar) -> f64 {
@@ -803,8 +938,14 @@ mod tests {
 
     #[test]
     fn pads_reverse_pytorch_pairs() {
-        assert_eq!(pads_in_dim_order(&[1, 2], 3).unwrap(), vec![0, 0, 0, 0, 1, 2]);
-        assert_eq!(pads_in_dim_order(&[1, 0, 0, 2], 4).unwrap(), vec![0, 0, 0, 0, 0, 2, 1, 0]);
+        assert_eq!(
+            pads_in_dim_order(&[1, 2], 3).unwrap(),
+            vec![0, 0, 0, 0, 1, 2]
+        );
+        assert_eq!(
+            pads_in_dim_order(&[1, 0, 0, 2], 4).unwrap(),
+            vec![0, 0, 0, 0, 0, 2, 1, 0]
+        );
         assert!(pads_in_dim_order(&[1, 2, 3], 3).is_err());
     }
 

@@ -157,7 +157,9 @@ def factory():
 class M(torch.nn.Module):
     def forward(self, x):
         return (x.expand(-1, 3, -1) * 1, x.unsqueeze(0).expand(2, -1, -1, -1) * 1, x[:, -1] * 1,
-                x.permute(2, 0, 1) * 1, x.flip(0) * 1, x[:, :, ::2] * 1, torch.cat([x, x], 1), x.squeeze(1) * 1)
+                x.permute(2, 0, 1) * 1, x.flip(0) * 1, x[:, :, ::2] * 1, torch.cat([x, x], 1), x.squeeze(1) * 1,
+                torch.stack([x, x], -1), torch.split(x, 3, dim=2)[1] * 1, x.repeat(1, 2, 1), F.pad(x, (1, -1)),
+                torch.roll(x, 1, 2), F.pixel_shuffle(x.reshape(-1, 4, 1, 1), 2) * 1, x.unsqueeze(2).expand(-1, -1, 3, -1) * 1)
 def factory():
     torch.manual_seed(12)
     return M(), (torch.randn(3, 1, 4),)

@@ -215,3 +215,24 @@ func.func @scatter_mean(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3
   %0 = aten.scatter_reduce.two %x, %i, %s {dim = 1 : i64, reduce = "mean", include_self = false} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
   return %0 : tensor<4x6xf32>
 }
+
+// -----
+
+// Dynamic inputs: index_select moves the selected dim first and uses
+// gather_nd (the broadcast form needs every size); gather and embedding
+// keep their forms when the index and the input agree.
+// CHECK-LABEL: coreai.graph @dynamic(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<?x6xf32>, %[[I:[^:]*]]: tensor<4xsi64>, %[[G:[^:]*]]: tensor<?x3xsi64>
+// CHECK:         %[[P:.*]] = coreai.constant dense<[1, 0]> : tensor<2xui32>
+// CHECK-NEXT:    %[[T:.*]] = coreai.transpose %[[X]], %[[P]] : (tensor<?x6xf32>, tensor<2xui32>) -> tensor<6x?xf32>
+// CHECK:         %[[N:.*]] = coreai.gather_nd %[[T]] at %{{.*}} : (tensor<6x?xf32>, tensor<4x1xsi32>) to tensor<4x?xf32>
+// CHECK:         coreai.transpose %[[N]], %{{.*}} -> tensor<?x4xf32>
+// CHECK:         coreai.gather_along_axis %[[X]] at %{{.*}} : (tensor<?x6xf32>, tensor<?x3xsi32>, tensor<si32>) to tensor<?x3xf32>
+// CHECK:         %[[E:.*]] = coreai.expand_dims %{{.*}} : (tensor<?x3xsi32>, tensor<1xsi32>) to tensor<?x3x1xsi32>
+// CHECK-NEXT:    coreai.gather_nd %{{.*}} at %[[E]] : (tensor<10x5xf32>, tensor<?x3x1xsi32>) to tensor<?x3x5xf32>
+func.func @dynamic(%x: tensor<?x6xf32>, %i: tensor<4xi64>, %g: tensor<?x3xi64>, %w: tensor<10x5xf32>) -> (tensor<?x4xf32>, tensor<?x3xf32>, tensor<?x3x5xf32>) {
+  %0 = aten.index_select.default %x, %i {dim = 1 : i64} : (tensor<?x6xf32>, tensor<4xi64>) -> tensor<?x4xf32>
+  %1 = aten.gather.default %x, %g {dim = 1 : i64, sparse_grad = false} : (tensor<?x6xf32>, tensor<?x3xi64>) -> tensor<?x3xf32>
+  %2 = aten.embedding.default %w, %g {padding_idx = -1 : i64, scale_grad_by_freq = false, sparse = false} : (tensor<10x5xf32>, tensor<?x3xi64>) -> tensor<?x3x5xf32>
+  return %0, %1, %2 : tensor<?x4xf32>, tensor<?x3xf32>, tensor<?x3x5xf32>
+}

@@ -1027,3 +1027,22 @@ fn take_first<'c, 'a>(
     let ty = tensor_type(&shape, element_type(x)?);
     cx.build_value("coreai.slice", &[x, begin, end_v, stride], ty, &[])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::reduce_axes;
+
+    #[test]
+    fn empty_or_absent_dims_reduce_every_dim() {
+        assert_eq!(reduce_axes(3, None).unwrap(), vec![0, 1, 2]);
+        assert_eq!(reduce_axes(3, Some(vec![])).unwrap(), vec![0, 1, 2]);
+        assert_eq!(reduce_axes(0, Some(vec![])).unwrap(), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn dims_are_normalized_sorted_and_deduplicated() {
+        assert_eq!(reduce_axes(3, Some(vec![-1, 0, 2])).unwrap(), vec![0, 2]);
+        assert!(reduce_axes(2, Some(vec![2])).is_err());
+        assert!(reduce_axes(2, Some(vec![-3])).is_err());
+    }
+}

@@ -217,6 +217,9 @@ fn einsum<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
             return Err(format!("einsum '{equation}' repeats a letter in one term"));
         }
     }
+    if let Some(l) = out.iter().find(|l| !a.letters.contains(l) && !b.letters.contains(l)) {
+        return Err(format!("einsum '{equation}': output letter '{l}' is in no operand"));
+    }
     if a.letters.iter().chain(&b.letters).any(|l| !out.contains(l) && !(a.letters.contains(l) && b.letters.contains(l))) {
         return Err(format!("einsum '{equation}' sums a letter of one operand only"));
     }

@@ -31,3 +31,20 @@ func.func @einsum_trace(%x: tensor<3x3xf32>, %y: tensor<3xf32>) -> tensor<3xf32>
   %0 = aten.einsum.default %x, %y {equation = "ii,i->i"} : (tensor<3x3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @einsum_unknown_output(%x: tensor<3x4xf32>, %y: tensor<4xf32>) -> tensor<3x2xf32> {
+  // expected-error@+1 {{cannot decompose 'aten.einsum.default': einsum 'ij,j->iz': output letter 'z' is in no operand}}
+  %0 = aten.einsum.default %x, %y {equation = "ij,j->iz"} : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// Unbatched convolutions are declined, not guessed.
+func.func @conv_unbatched(%x: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<4x6x6xf32> {
+  // expected-error@+1 {{cannot decompose 'aten.conv2d.default': an unbatched input (rank 3) is not decomposed; add the batch dimension}}
+  %0 = aten.conv2d.default %x, %w {stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1 : i64} : (tensor<3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<4x6x6xf32>
+  return %0 : tensor<4x6x6xf32>
+}

@@ -725,42 +725,54 @@ fn max_pool_indices<'c, 'a>(
         tensor_type(&[n, c, h.output, w.output, k], element),
         &[],
     )?;
-    let ui32 = cx.parse_type("ui32")?;
-    let axis = super::common::int_scalar(cx, 4, "si32")?;
-    let best = cx.build_value(
-        "coreai.argmax",
-        &[stacked, axis],
-        tensor_type(&[n, c, h.output, w.output, 1], ui32),
-        &[],
-    )?;
-    let best = cast_to(cx, best, cx.parse_type("si32")?)?;
-    let index_type = cx.result_tensor(1)?.element();
     let mut table = Vec::with_capacity((h.output * w.output * k) as usize);
     for oy in 0..h.output {
         for ox in 0..w.output {
             for &(dy, dx) in &taps {
                 let (iy, ix) = (oy * h.stride + dy - h.pad, ox * w.stride + dx - w.pad);
-                table.push(format!("{}", iy * w.input + ix));
+                table.push(iy * w.input + ix);
             }
         }
     }
+    first_max_index(cx, stacked, &table)
+}
+
+/// The flat input index of the first maximum of each window: `stacked`
+/// holds every window's taps on its last axis (`[N, C, Ho, Wo, K]`) and
+/// `table` each tap's flat input index (`[Ho, Wo, K]`, row-major);
+/// `coreai.argmax` picks the tap, `gather_along_axis` its index, in the
+/// element type of the op's result #1.
+fn first_max_index<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    stacked: Value<'c, 'a>,
+    table: &[i64],
+) -> Result<Value<'c, 'a>, Decline> {
+    let d = shape_of(stacked)?;
+    let mut kept = d.clone();
+    kept[4] = 1;
+    let axis = super::common::int_scalar(cx, 4, "si32")?;
+    let ui32 = cx.parse_type("ui32")?;
+    let best = cx.build_value("coreai.argmax", &[stacked, axis], tensor_type(&kept, ui32), &[])?;
+    let best = cast_to(cx, best, cx.parse_type("si32")?)?;
+    let index_type = cx.result_tensor(1)?.element();
     let flat = tensor_type(&[table.len() as i64], index_type);
-    let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", table.join(", ")))?;
+    let list: Vec<String> = table.iter().map(i64::to_string).collect();
+    let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", list.join(", ")))?;
     let table = cx.build_value("coreai.constant", &[], flat, &[("value", attr)])?;
-    let table = reshape(cx, table, &[1, 1, h.output, w.output, k])?;
+    let table = reshape(cx, table, &[1, 1, d[2], d[3], d[4]])?;
     let table = cx.build_value(
         "coreai.broadcast_to",
-        &[table, shape(cx, &[n, c, h.output, w.output, k])?],
-        tensor_type(&[n, c, h.output, w.output, k], index_type),
+        &[table, shape(cx, &d)?],
+        tensor_type(&d, index_type),
         &[],
     )?;
     let picked = cx.build_value(
         "coreai.gather_along_axis",
         &[table, best, axis],
-        tensor_type(&[n, c, h.output, w.output, 1], index_type),
+        tensor_type(&kept, index_type),
         &[],
     )?;
-    reshape(cx, picked, &[n, c, h.output, w.output])
+    reshape(cx, picked, &d[..4])
 }
 
 fn bool_constant<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {
@@ -904,10 +916,60 @@ pub fn adaptive_avg_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // aten.adaptive_max_pool2d.default(%x) {output_size}
 //   → coreai.max_pool_2d (kernel = stride = in/out) when divisible,
 //     otherwise per dim: coreai.slice of each window → reduce_max → coreai.concat;
-//   indices only when unused
+//   indices (when used): every window's taps gathered from the flattened
+//     planes (a shorter window repeats its first element), argmax, index table
 pub fn adaptive_max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let y = adaptive(cx, true)?;
-    Ok(vec![y, unused_result(cx, 1, "indices")?])
+    let indices = if result_used(cx, 1)? {
+        let io = PoolIo::new(cx, 2)?;
+        io.finish(cx, adaptive_max_indices(cx, &io)?)?
+    } else {
+        unused_result(cx, 1, "indices")?
+    };
+    Ok(vec![y, indices])
+}
+
+/// Adaptive max-pool indices (see [`first_max_index`]): the taps of window
+/// (oh, ow) are its rows × columns in PyTorch's scan order, padded to the
+/// largest window with the window's first element, which cannot change
+/// which tap is the first maximum.
+fn adaptive_max_indices<'c, 'a>(cx: &LoweringCx<'c, 'a>, io: &PoolIo<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let (n, c, h, w) = (io.input[0], io.input[1], io.input[2], io.input[3]);
+    let (ho, wo) = (io.output[2], io.output[3]);
+    let rows: Vec<(i64, i64)> = (0..ho).map(|o| adaptive_bounds(o, h, ho)).collect();
+    let cols: Vec<(i64, i64)> = (0..wo).map(|o| adaptive_bounds(o, w, wo)).collect();
+    let kh = rows.iter().map(|(s, e)| e - s).max().unwrap_or(1);
+    let kw = cols.iter().map(|(s, e)| e - s).max().unwrap_or(1);
+    let mut table = Vec::with_capacity((ho * wo * kh * kw) as usize);
+    for &(hs, he) in &rows {
+        for &(ws, we) in &cols {
+            for a in 0..kh {
+                for b in 0..kw {
+                    let inside = hs + a < he && ws + b < we;
+                    table.push(if inside { (hs + a) * w + ws + b } else { hs * w + ws });
+                }
+            }
+        }
+    }
+    let t = kh * kw;
+    let element = element_type(io.x)?;
+    let planes = reshape(cx, io.x, &[n, c, h * w])?;
+    let flat = tensor_type(&[table.len() as i64], cx.parse_type("si32")?);
+    let list: Vec<String> = table.iter().map(i64::to_string).collect();
+    let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", list.join(", ")))?;
+    let idx = cx.build_value("coreai.constant", &[], flat, &[("value", attr)])?;
+    let idx = reshape(cx, idx, &[1, 1, ho * wo * t])?;
+    let gathered = [n, c, ho * wo * t];
+    let idx = cx.build_value(
+        "coreai.broadcast_to",
+        &[idx, shape(cx, &gathered)?],
+        tensor_type(&gathered, cx.parse_type("si32")?),
+        &[],
+    )?;
+    let axis = super::common::int_scalar(cx, 2, "si32")?;
+    let taps = cx.build_value("coreai.gather_along_axis", &[planes, idx, axis], tensor_type(&gathered, element), &[])?;
+    let stacked = reshape(cx, taps, &[n, c, ho, wo, t])?;
+    first_max_index(cx, stacked, &table)
 }
 
 // ---------------------------------------------------------------- resampling

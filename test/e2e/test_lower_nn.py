@@ -139,7 +139,8 @@ def factory():
     return M(), (torch.randn(2, 3, 7, 9) * 10, torch.randn(1, 2, 3, 5, 4) * 10)
 '''
 
-# Max-pool indices: flat h·W + w of each window's first maximum.
+# Max-pool and adaptive max-pool indices: flat h·W + w of each window's
+# first maximum.
 MAX_POOL_INDICES = '''
 import torch
 import torch.nn.functional as F
@@ -148,7 +149,9 @@ class M(torch.nn.Module):
         a, ia = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, return_indices=True)
         b, ib = F.max_pool2d(x, (2, 3), stride=(1, 2), dilation=(2, 1), return_indices=True)
         c, ic = F.max_pool2d(x[1], 2, padding=1, return_indices=True)
-        return a, ia, b, ib, c, ic
+        d, id_ = F.adaptive_max_pool2d(x, (3, 4), return_indices=True)
+        e, ie = F.adaptive_max_pool2d(x[0], (7, 3), return_indices=True)
+        return a, ia, b, ib, c, ic, d, id_, e, ie
 def factory():
     torch.manual_seed(10)
     return M(), (torch.randn(2, 3, 7, 9) * 10,)

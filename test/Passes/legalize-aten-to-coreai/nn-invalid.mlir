@@ -2,10 +2,10 @@
 
 // Pooling, normalization and attention lowerings that decline, with the reason.
 
-func.func @adaptive_max_pool_indices_used(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xi64> {
-  // expected-error @+1 {{cannot lower 'aten::adaptive_max_pool2d.default': the indices result is used; only the values are lowered}}
-  %0:2 = aten.adaptive_max_pool2d.default %x {output_size = [2, 2]} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
-  return %0#1 : tensor<1x2x2x2xi64>
+func.func @upsample_without_size_or_scales(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
+  // expected-error @+1 {{cannot lower 'aten::upsample_nearest2d.vec': give exactly one of output_size and two positive scale_factors}}
+  %0 = aten.upsample_nearest2d.vec %x : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
+  return %0 : tensor<1x2x8x8xf32>
 }
 
 // -----

@@ -377,3 +377,20 @@ func.func @avg_pool_unbatched(%x: tensor<3x6x6xf32>) -> tensor<3x3x3xf32> {
   %0 = aten.avg_pool2d.default %x {kernel_size = [2, 2], stride = [], padding = [0, 0], ceil_mode = false, count_include_pad = true} : (tensor<3x6x6xf32>) -> tensor<3x3x3xf32>
   return %0 : tensor<3x3x3xf32>
 }
+
+// -----
+
+// Used adaptive max-pool indices, 5 → 2 (windows [0,3) and [2,5)): every
+// window's taps gathered from the flattened plane, argmax, index table.
+// CHECK-LABEL: coreai.graph @adaptive_max_indices(
+// CHECK:         %[[P:.*]] = coreai.reshape {{.*}} -> tensor<1x1x5xf32>
+// CHECK:         coreai.constant dense<[0, 1, 2, 2, 3, 4]> : tensor<6xsi32>
+// CHECK:         %[[T:.*]] = coreai.gather_along_axis %[[P]] at {{.*}} to tensor<1x1x6xf32>
+// CHECK:         coreai.argmax {{.*}} -> tensor<1x1x1x2x1xui32>
+// CHECK:         coreai.constant dense<[0, 1, 2, 2, 3, 4]> : tensor<6xsi64>
+// CHECK:         %[[I:.*]] = coreai.reshape {{.*}} -> tensor<1x1x1x2xsi64>
+// CHECK:         coreai.output %{{.*}}, %[[I]]
+func.func @adaptive_max_indices(%x: tensor<1x1x1x5xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x1x2xi64>) {
+  %0:2 = aten.adaptive_max_pool2d.default %x {output_size = [1, 2]} : (tensor<1x1x1x5xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x1x2xi64>)
+  return %0#0, %0#1 : tensor<1x1x1x2xf32>, tensor<1x1x1x2xi64>
+}

@@ -402,9 +402,9 @@ fn scatter_value_reduce<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //   include_self = false: the targeted elements are first set to the
 //   reduction's identity (scatter of a splat), so only src contributes.
 //
-// Known difference: coreai's <max>/<min> replace an element only when the
-// update compares greater (less), so a NaN in src is dropped where
-// PyTorch's amax/amin propagate it.
+// coreai's <max>/<min> replace an element only when the update compares
+// greater (less), so a NaN in src would be dropped; PyTorch's amax/amin
+// propagate it, which float lowerings restore (see propagate_nan).
 fn scatter_reduce_two<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let reduce = str_attr(cx, "reduce")?;
     let element = cx.operand_tensor(0)?.element();
@@ -421,7 +421,49 @@ fn scatter_reduce_two<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let ty = tensor_type(&static_dims(cx, 1)?, element);
         x = scatter_along(cx, x, splat(cx, identity, ty)?, "update")?[0];
     }
-    scatter_along(cx, x, cx.operand(2)?, mode)
+    let reduced = scatter_along(cx, x, cx.operand(2)?, mode)?[0];
+    if !matches!(mode, "max" | "min") || element.is_integer() {
+        return Ok(vec![reduced]);
+    }
+    Ok(vec![propagate_nan(cx, x, reduced)?])
+}
+
+/// PyTorch's amax/amin scatter propagates a NaN of src; coreai's <max>/<min>
+/// drop it. The targets a NaN was scattered to are found with a <max>
+/// scatter of `src != src` (as 0/1 in x's dtype) into zeros, and set to NaN.
+fn propagate_nan<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    reduced: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let element = element_type(x)?;
+    let src = cast_to(cx, cx.operand(2)?, element)?;
+    let bool_ty = tensor_type(&dims_of(src.r#type())?, cx.parse_type("i1")?);
+    let is_nan = cx.build_value(
+        "coreai.decomposable.broadcasting_not_equal",
+        &[src, src],
+        bool_ty,
+        &[],
+    )?;
+    let flags = cast_to(cx, is_nan, element)?;
+    let zeros = splat(cx, Scalar::Int(0), x.r#type())?;
+    let hits = scatter_along(cx, zeros, flags, "max")?[0];
+    let scalar = tensor_type(&[], element);
+    let zero = splat(cx, Scalar::Int(0), scalar)?;
+    let hit_ty = tensor_type(&dims_of(x.r#type())?, cx.parse_type("i1")?);
+    let hit = cx.build_value(
+        "coreai.decomposable.broadcasting_greater",
+        &[hits, zero],
+        hit_ty,
+        &[],
+    )?;
+    let nan = splat(cx, Scalar::Float(f64::NAN), scalar)?;
+    cx.build_value(
+        "coreai.decomposable.broadcasting_where",
+        &[hit, nan, reduced],
+        reduced.r#type(),
+        &[],
+    )
 }
 
 // aten.scatter_reduce.two(...) {reduce = "mean", include_self}

@@ -185,6 +185,20 @@ def factory():
     torch.manual_seed(15)
     return M(), (torch.randn(3, 6), torch.randint(0, 10, (5, 4)))
 ''', "coreai"),
+    ("scatter_nan", '''
+class M(torch.nn.Module):
+    def forward(self, x, idx, src):
+        return (x.scatter_reduce(1, idx, src, "amax"), x.scatter_reduce(1, idx, src, "amin", include_self=False),
+                x.scatter_reduce(1, idx, src, "amax", include_self=False))
+def factory():
+    torch.manual_seed(16)
+    x = torch.randn(3, 5)
+    x[2, 1] = float("nan")
+    src = torch.randn(3, 4)
+    src[0, 1] = float("nan")
+    src[1, 3] = float("nan")
+    return M(), (x, torch.tensor([[0, 1, 1, 4], [2, 2, 0, 3], [1, 1, 4, 0]]), src)
+''', "coreai"),
     ("creators", '''
 class M(torch.nn.Module):
     def forward(self, x):

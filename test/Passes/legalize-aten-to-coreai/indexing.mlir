@@ -57,14 +57,20 @@ func.func @embedding(%w: tensor<50x8xf32>, %ids: tensor<2x10xi64>) -> tensor<2x1
 
 // scatter.src, scatter_add and scatter_reduce are scatter_along_axis with
 // the matching mode; include_self = false first resets the targets to the
-// reduction's identity (-inf for amax).
+// reduction's identity (-inf for amax); a NaN in src still wins, as in
+// PyTorch (coreai's <max> would drop it).
 // CHECK-LABEL: coreai.graph @scatters(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<4x6xf32>, %[[I:[^:]*]]: tensor<4x3xsi64>, %[[S:[^:]*]]: tensor<4x3xf32>
 // CHECK:         coreai.scatter_along_axis %[[X]], %{{.*}}, %[[S]], %{{.*}} : (tensor<4x6xf32>, tensor<4x3xsi32>, tensor<4x3xf32>, tensor<si32>) -> tensor<4x6xf32>
 // CHECK:         coreai.scatter_along_axis %[[X]], %{{.*}}, %[[S]], %{{.*}} scatter_mode = <add>
 // CHECK:         %[[NI:.*]] = coreai.constant dense<0xFF800000> : tensor<4x3xf32>
 // CHECK:         %[[RESET:.*]] = coreai.scatter_along_axis %[[X]], %{{.*}}, %[[NI]], %{{.*}} :
-// CHECK:         coreai.scatter_along_axis %[[RESET]], %{{.*}}, %[[S]], %{{.*}} scatter_mode = <max>
+// CHECK:         %[[MAX:.*]] = coreai.scatter_along_axis %[[RESET]], %{{.*}}, %[[S]], %{{.*}} scatter_mode = <max>
+// CHECK:         %[[ISNAN:.*]] = coreai.decomposable.broadcasting_not_equal %[[S]], %[[S]]
+// CHECK:         %[[HITS:.*]] = coreai.scatter_along_axis %{{.*}} scatter_mode = <max>
+// CHECK:         %[[HIT:.*]] = coreai.decomposable.broadcasting_greater %[[HITS]]
+// CHECK:         %[[NAN:.*]] = coreai.constant dense<0x7FC00000> : tensor<f32>
+// CHECK-NEXT:    coreai.decomposable.broadcasting_where %[[HIT]], %[[NAN]], %[[MAX]]
 func.func @scatters(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xf32>) -> (tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
   %0 = aten.scatter.src %x, %i, %s {dim = 1 : i64} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
   %1 = aten.scatter_add.default %x, %i, %s {dim = 1 : i64} : (tensor<4x6xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>

@@ -160,7 +160,11 @@ fn kept_type<'c>(x: Value<'c, '_>, axes: &[usize], element: Type<'c>) -> Result<
 }
 
 /// `coreai.<op> %x, axes` keeping the reduced dims (`x` itself when there
-/// is nothing to reduce, a rank-0 input).
+/// is nothing to reduce, a rank-0 input: coreai-core's reduce_sum with an
+/// empty axes tensor returns garbage, e.g. a NaN and zeros for a 2x5 input,
+/// so an empty axes list is never emitted). coreai-core's Python doc says
+/// reduced dims are removed; its interpreter and coreai-torch's output keep
+/// them, which this follows.
 fn reduce_keep<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     op: &str,

@@ -302,7 +302,7 @@ def CoreAI_NotOp : CoreAI_Op<"not", [Pure, SameOperandsAndResultShape, SameOpera
 
     Example:
     ```mlir
-    %r = coreai.not %x : tensor<2x3xf32> -> tensor<2x3xf32>
+    %r = coreai.not %x : tensor<2x3xi1> -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_NotOp_x:$x);
@@ -317,7 +317,7 @@ def CoreAI_AddOp : CoreAI_Op<"add", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.add %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.add %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_AddOp_x:$x, CoreAI_AddOp_y:$y);
@@ -332,7 +332,7 @@ def CoreAI_AndOp : CoreAI_Op<"and", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.and %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.and %x, %a1 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_AndOp_x:$x, CoreAI_AndOp_y:$y);
@@ -347,7 +347,7 @@ def CoreAI_BitwiseAndOp : CoreAI_Op<"bitwise_and", [Pure, SameOperandsAndResultS
 
     Example:
     ```mlir
-    %r = coreai.bitwise_and %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.bitwise_and %x, %a1 : (tensor<2x3xsi32>, tensor<2x3xsi32>) -> tensor<2x3xsi32>
     ```
   }];
   let arguments = (ins CoreAI_BitwiseAndOp_x:$x, CoreAI_BitwiseAndOp_y:$y);
@@ -362,7 +362,7 @@ def CoreAI_BitwiseOrOp : CoreAI_Op<"bitwise_or", [Pure, SameOperandsAndResultSha
 
     Example:
     ```mlir
-    %r = coreai.bitwise_or %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.bitwise_or %x, %a1 : (tensor<2x3xsi32>, tensor<2x3xsi32>) -> tensor<2x3xsi32>
     ```
   }];
   let arguments = (ins CoreAI_BitwiseOrOp_x:$x, CoreAI_BitwiseOrOp_y:$y);
@@ -377,7 +377,7 @@ def CoreAI_BitwiseXorOp : CoreAI_Op<"bitwise_xor", [Pure, SameOperandsAndResultS
 
     Example:
     ```mlir
-    %r = coreai.bitwise_xor %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.bitwise_xor %x, %a1 : (tensor<2x3xsi32>, tensor<2x3xsi32>) -> tensor<2x3xsi32>
     ```
   }];
   let arguments = (ins CoreAI_BitwiseXorOp_x:$x, CoreAI_BitwiseXorOp_y:$y);
@@ -392,7 +392,7 @@ def CoreAI_DivideOp : CoreAI_Op<"divide", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.divide %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.divide %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_DivideOp_x:$x, CoreAI_DivideOp_y:$y);
@@ -407,7 +407,7 @@ def CoreAI_FloorDivideOp : CoreAI_Op<"floor_divide", [Pure, SameOperandsAndResul
 
     Example:
     ```mlir
-    %r = coreai.floor_divide %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.floor_divide %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_FloorDivideOp_x:$x, CoreAI_FloorDivideOp_y:$y);
@@ -422,7 +422,7 @@ def CoreAI_MaximumOp : CoreAI_Op<"maximum", [Pure, SameOperandsAndResultShape]> 
 
     Example:
     ```mlir
-    %r = coreai.maximum %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.maximum %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_MaximumOp_x:$x, CoreAI_MaximumOp_y:$y);
@@ -437,7 +437,7 @@ def CoreAI_MinimumOp : CoreAI_Op<"minimum", [Pure, SameOperandsAndResultShape]> 
 
     Example:
     ```mlir
-    %r = coreai.minimum %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.minimum %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_MinimumOp_x:$x, CoreAI_MinimumOp_y:$y);
@@ -452,7 +452,7 @@ def CoreAI_ModuloOp : CoreAI_Op<"modulo", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.modulo %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.modulo %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_ModuloOp_x:$x, CoreAI_ModuloOp_y:$y);
@@ -467,7 +467,7 @@ def CoreAI_MulOp : CoreAI_Op<"mul", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.mul %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.mul %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_MulOp_x:$x, CoreAI_MulOp_y:$y);
@@ -482,7 +482,7 @@ def CoreAI_OrOp : CoreAI_Op<"or", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.or %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.or %x, %a1 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_OrOp_x:$x, CoreAI_OrOp_y:$y);
@@ -497,7 +497,7 @@ def CoreAI_PowOp : CoreAI_Op<"pow", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.pow %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.pow %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_PowOp_x:$x, CoreAI_PowOp_y:$y);
@@ -512,7 +512,7 @@ def CoreAI_SubOp : CoreAI_Op<"sub", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.sub %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.sub %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_SubOp_x:$x, CoreAI_SubOp_y:$y);
@@ -527,7 +527,7 @@ def CoreAI_XorOp : CoreAI_Op<"xor", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.xor %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.xor %x, %a1 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_XorOp_x:$x, CoreAI_XorOp_y:$y);
@@ -542,7 +542,7 @@ def CoreAI_EqualOp : CoreAI_Op<"equal", [Pure, SameOperandsAndResultShape]> {
 
     Example:
     ```mlir
-    %r = coreai.equal %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.equal %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_EqualOp_input:$input, CoreAI_EqualOp_other:$other);
@@ -557,7 +557,7 @@ def CoreAI_NotEqualOp : CoreAI_Op<"not_equal", [Pure, SameOperandsAndResultShape
 
     Example:
     ```mlir
-    %r = coreai.not_equal %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.not_equal %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_NotEqualOp_input:$input, CoreAI_NotEqualOp_other:$other);
@@ -572,7 +572,7 @@ def CoreAI_GreaterOp : CoreAI_Op<"greater", [Pure, SameOperandsAndResultShape]> 
 
     Example:
     ```mlir
-    %r = coreai.greater %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.greater %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_GreaterOp_input:$input, CoreAI_GreaterOp_other:$other);
@@ -592,7 +592,7 @@ def CoreAI_BroadcastingAddOp : CoreAI_Op<"decomposable.broadcasting_add", [Pure]
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_add %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_add %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingAddOp_input:$input, CoreAI_BroadcastingAddOp_other:$other);
@@ -613,7 +613,7 @@ def CoreAI_BroadcastingAndOp : CoreAI_Op<"decomposable.broadcasting_and", [Pure]
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_and %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_and %x, %a1 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingAndOp_input:$input, CoreAI_BroadcastingAndOp_other:$other);
@@ -634,7 +634,7 @@ def CoreAI_BroadcastingBitwiseAndOp : CoreAI_Op<"decomposable.broadcasting_bitwi
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_bitwise_and %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_bitwise_and %x, %a1 : (tensor<2x3xsi32>, tensor<2x3xsi32>) -> tensor<2x3xsi32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingBitwiseAndOp_input:$input, CoreAI_BroadcastingBitwiseAndOp_other:$other);
@@ -655,7 +655,7 @@ def CoreAI_BroadcastingBitwiseOrOp : CoreAI_Op<"decomposable.broadcasting_bitwis
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_bitwise_or %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_bitwise_or %x, %a1 : (tensor<2x3xsi32>, tensor<2x3xsi32>) -> tensor<2x3xsi32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingBitwiseOrOp_input:$input, CoreAI_BroadcastingBitwiseOrOp_other:$other);
@@ -676,7 +676,7 @@ def CoreAI_BroadcastingBitwiseXorOp : CoreAI_Op<"decomposable.broadcasting_bitwi
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_bitwise_xor %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_bitwise_xor %x, %a1 : (tensor<2x3xsi32>, tensor<2x3xsi32>) -> tensor<2x3xsi32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingBitwiseXorOp_input:$input, CoreAI_BroadcastingBitwiseXorOp_other:$other);
@@ -697,7 +697,7 @@ def CoreAI_BroadcastingDivideOp : CoreAI_Op<"decomposable.broadcasting_divide", 
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_divide %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_divide %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingDivideOp_input:$input, CoreAI_BroadcastingDivideOp_other:$other);
@@ -718,7 +718,7 @@ def CoreAI_BroadcastingEqualOp : CoreAI_Op<"decomposable.broadcasting_equal", [P
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_equal %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_equal %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingEqualOp_input:$input, CoreAI_BroadcastingEqualOp_other:$other);
@@ -739,7 +739,7 @@ def CoreAI_BroadcastingFloorDivideOp : CoreAI_Op<"decomposable.broadcasting_floo
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_floor_divide %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_floor_divide %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingFloorDivideOp_input:$input, CoreAI_BroadcastingFloorDivideOp_other:$other);
@@ -760,7 +760,7 @@ def CoreAI_BroadcastingGreaterOp : CoreAI_Op<"decomposable.broadcasting_greater"
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_greater %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_greater %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingGreaterOp_input:$input, CoreAI_BroadcastingGreaterOp_other:$other);
@@ -781,7 +781,7 @@ def CoreAI_BroadcastingMaximumOp : CoreAI_Op<"decomposable.broadcasting_maximum"
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_maximum %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_maximum %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingMaximumOp_input:$input, CoreAI_BroadcastingMaximumOp_other:$other);
@@ -802,7 +802,7 @@ def CoreAI_BroadcastingMinimumOp : CoreAI_Op<"decomposable.broadcasting_minimum"
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_minimum %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_minimum %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingMinimumOp_input:$input, CoreAI_BroadcastingMinimumOp_other:$other);
@@ -823,7 +823,7 @@ def CoreAI_BroadcastingModuloOp : CoreAI_Op<"decomposable.broadcasting_modulo", 
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_modulo %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_modulo %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingModuloOp_input:$input, CoreAI_BroadcastingModuloOp_other:$other);
@@ -844,7 +844,7 @@ def CoreAI_BroadcastingMulOp : CoreAI_Op<"decomposable.broadcasting_mul", [Pure]
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_mul %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_mul %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingMulOp_input:$input, CoreAI_BroadcastingMulOp_other:$other);
@@ -865,7 +865,7 @@ def CoreAI_BroadcastingNotEqualOp : CoreAI_Op<"decomposable.broadcasting_not_equ
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_not_equal %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_not_equal %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingNotEqualOp_input:$input, CoreAI_BroadcastingNotEqualOp_other:$other);
@@ -886,7 +886,7 @@ def CoreAI_BroadcastingOrOp : CoreAI_Op<"decomposable.broadcasting_or", [Pure]> 
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_or %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_or %x, %a1 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingOrOp_input:$input, CoreAI_BroadcastingOrOp_other:$other);
@@ -907,7 +907,7 @@ def CoreAI_BroadcastingPowOp : CoreAI_Op<"decomposable.broadcasting_pow", [Pure]
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_pow %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_pow %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingPowOp_input:$input, CoreAI_BroadcastingPowOp_other:$other);
@@ -928,7 +928,7 @@ def CoreAI_BroadcastingSubOp : CoreAI_Op<"decomposable.broadcasting_sub", [Pure]
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_sub %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_sub %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingSubOp_input:$input, CoreAI_BroadcastingSubOp_other:$other);
@@ -949,7 +949,7 @@ def CoreAI_BroadcastingXorOp : CoreAI_Op<"decomposable.broadcasting_xor", [Pure]
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_xor %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_xor %x, %a1 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingXorOp_input:$input, CoreAI_BroadcastingXorOp_other:$other);
@@ -967,7 +967,7 @@ def CoreAI_BroadcastingBatchMatmulOp : CoreAI_Op<"decomposable.broadcasting_batc
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_batch_matmul %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_batch_matmul %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingBatchMatmulOp_x:$x, CoreAI_BroadcastingBatchMatmulOp_y:$y);
@@ -987,7 +987,7 @@ def CoreAI_BroadcastingWhereOp : CoreAI_Op<"decomposable.broadcasting_where", [P
 
     Example:
     ```mlir
-    %r = coreai.decomposable.broadcasting_where %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.decomposable.broadcasting_where %x, %a1, %a2 : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastingWhereOp_condition:$condition, CoreAI_BroadcastingWhereOp_a:$a, CoreAI_BroadcastingWhereOp_b:$b);
@@ -1003,7 +1003,7 @@ def CoreAI_BatchMatmulOp : CoreAI_Op<"batch_matmul", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.batch_matmul %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.batch_matmul %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BatchMatmulOp_x:$x, CoreAI_BatchMatmulOp_y:$y);
@@ -1018,7 +1018,7 @@ def CoreAI_WhereOp : CoreAI_Op<"where", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.where %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.where %x, %a1, %a2 : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_WhereOp_condition:$condition, CoreAI_WhereOp_a:$a, CoreAI_WhereOp_b:$b);
@@ -1035,7 +1035,7 @@ def CoreAI_AllOp : CoreAI_Op<"all", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.all %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.all %x, %a1 : (tensor<2x3xi1>, tensor<2xsi32>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_AllOp_input:$input, CoreAI_AllOp_axes:$axes);
@@ -1052,7 +1052,7 @@ def CoreAI_AnyOp : CoreAI_Op<"any", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.any %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.any %x, %a1 : (tensor<2x3xi1>, tensor<2xsi32>) -> tensor<2x3xi1>
     ```
   }];
   let arguments = (ins CoreAI_AnyOp_input:$input, CoreAI_AnyOp_axes:$axes);
@@ -1154,7 +1154,7 @@ def CoreAI_ArgmaxOp : CoreAI_Op<"argmax", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.argmax %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.argmax %x, %a1 : (tensor<2x3xf32>, tensor<si32>) -> tensor<2x3xui32>
     ```
   }];
   let arguments = (ins CoreAI_ArgmaxOp_input:$input, CoreAI_ArgmaxOp_axis:$axis);
@@ -1171,7 +1171,7 @@ def CoreAI_ArgsortOp : CoreAI_Op<"argsort", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.argsort %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.argsort %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<2x3xsi32>
     ```
   }];
   let arguments = (ins CoreAI_ArgsortOp_input:$input, CoreAI_ArgsortOp_dim:$dim, CoreAI_ArgsortOp_descending:$descending, CoreAI_ArgsortOp_stable:$stable);
@@ -1188,7 +1188,7 @@ def CoreAI_SortOp : CoreAI_Op<"sort", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.sort %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.sort %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_SortOp_input:$input, CoreAI_SortOp_dim:$dim, CoreAI_SortOp_descending:$descending, CoreAI_SortOp_stable:$stable);
@@ -1205,7 +1205,7 @@ def CoreAI_AsymmetricQuantizationStatisticsOp : CoreAI_Op<"asymmetric_quantizati
 
     Example:
     ```mlir
-    %r0, %r1 = coreai.asymmetric_quantization_statistics %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+    %r0, %r1 = coreai.asymmetric_quantization_statistics %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xf32>, tensor<si32>) -> (tensor<2xf32>, tensor<2xf32>)
     ```
   }];
   let arguments = (ins CoreAI_AsymmetricQuantizationStatisticsOp_input:$input, CoreAI_AsymmetricQuantizationStatisticsOp_range:$range, CoreAI_AsymmetricQuantizationStatisticsOp_axis:$axis);
@@ -1222,7 +1222,7 @@ def CoreAI_SymmetricQuantizationStatisticsOp : CoreAI_Op<"symmetric_quantization
 
     Example:
     ```mlir
-    %r = coreai.symmetric_quantization_statistics %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.symmetric_quantization_statistics %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xf32>, tensor<si32>) -> tensor<2xf32>
     ```
   }];
   let arguments = (ins CoreAI_SymmetricQuantizationStatisticsOp_input:$input, CoreAI_SymmetricQuantizationStatisticsOp_range:$range, CoreAI_SymmetricQuantizationStatisticsOp_axis:$axis);
@@ -1239,7 +1239,7 @@ def CoreAI_QuantizeOp : CoreAI_Op<"quantize", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.quantize %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.quantize %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<si32>) -> tensor<2x3xui8>
     ```
   }];
   let arguments = (ins CoreAI_QuantizeOp_input:$input, CoreAI_QuantizeOp_scale:$scale, CoreAI_QuantizeOp_offset1:$offset1, CoreAI_QuantizeOp_offset2:$offset2, CoreAI_QuantizeOp_axis:$axis);
@@ -1256,7 +1256,7 @@ def CoreAI_DequantizeOp : CoreAI_Op<"dequantize", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.dequantize %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.dequantize %x, %a1, %a2, %a3, %a4 : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<si32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_DequantizeOp_input:$input, CoreAI_DequantizeOp_scale:$scale, CoreAI_DequantizeOp_offset1:$offset1, CoreAI_DequantizeOp_offset2:$offset2, CoreAI_DequantizeOp_axis:$axis);
@@ -1271,7 +1271,7 @@ def CoreAI_BlockwiseShiftScaleOp : CoreAI_Op<"blockwise_shift_scale", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.blockwise_shift_scale %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.blockwise_shift_scale %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BlockwiseShiftScaleOp_data:$data, CoreAI_BlockwiseShiftScaleOp_scale:$scale, CoreAI_BlockwiseShiftScaleOp_offset1:$offset1, CoreAI_BlockwiseShiftScaleOp_offset2:$offset2);
@@ -1286,7 +1286,7 @@ def CoreAI_LutToDenseOp : CoreAI_Op<"lut_to_dense", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.lut_to_dense %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.lut_to_dense %x, %a1, %a2 : (tensor<2x3xui8>, tensor<2x3xf32>, tensor<si16>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_LutToDenseOp_indices:$indices, CoreAI_LutToDenseOp_lut:$lut, CoreAI_LutToDenseOp_axis:$axis);
@@ -1301,7 +1301,7 @@ def CoreAI_LutToSparseWithBitmaskOp : CoreAI_Op<"lut_to_sparse_with_bitmask", [P
 
     Example:
     ```mlir
-    %r = coreai.lut_to_sparse_with_bitmask %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.lut_to_sparse_with_bitmask %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<si16>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_LutToSparseWithBitmaskOp_indices:$indices, CoreAI_LutToSparseWithBitmaskOp_lut:$lut, CoreAI_LutToSparseWithBitmaskOp_axis:$axis);
@@ -1316,7 +1316,7 @@ def CoreAI_BuildSparseWithBitmaskOp : CoreAI_Op<"build_sparse_with_bitmask", [Pu
 
     Example:
     ```mlir
-    %r = coreai.build_sparse_with_bitmask %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.build_sparse_with_bitmask %x, %a1 : (tensor<2xf32>, tensor<2x3xui1>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BuildSparseWithBitmaskOp_values:$values, CoreAI_BuildSparseWithBitmaskOp_bitmask:$bitmask);
@@ -1348,7 +1348,7 @@ def CoreAI_BroadcastInDimsOp : CoreAI_Op<"broadcast_in_dims", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.broadcast_in_dims %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.broadcast_in_dims %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xui32>, tensor<2xsi32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastInDimsOp_input:$input, CoreAI_BroadcastInDimsOp_dim_sizes:$dim_sizes, CoreAI_BroadcastInDimsOp_axes:$axes);
@@ -1363,7 +1363,7 @@ def CoreAI_BroadcastShapesOp : CoreAI_Op<"broadcast_shapes", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.broadcast_shapes %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.broadcast_shapes %x, %a1 : (tensor<2xui32>, tensor<2xui32>) -> tensor<2xui32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastShapesOp_shape_1:$shape_1, CoreAI_BroadcastShapesOp_shape_2:$shape_2);
@@ -1380,7 +1380,7 @@ def CoreAI_BroadcastToOp : CoreAI_Op<"broadcast_to", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.broadcast_to %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.broadcast_to %x, %a1 : (tensor<2x3xf32>, tensor<2xui32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_BroadcastToOp_input:$input, CoreAI_BroadcastToOp_shape:$shape);
@@ -1412,7 +1412,7 @@ def CoreAI_ConcatOp : CoreAI_Op<"concat", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.concat %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.concat %x, %a1 : (tensor<si32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_ConcatOp_dimension:$dimension, Variadic<CoreAI_ConcatOp_inputs>:$inputs);
@@ -1429,7 +1429,7 @@ def CoreAI_Conv2dOp : CoreAI_Op<"conv2d", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.conv2d %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.conv2d %x, %a1, %a2, %a3, %a4 : (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_Conv2dOp_input:$input, CoreAI_Conv2dOp_weight:$weight, CoreAI_Conv2dOp_stride:$stride, CoreAI_Conv2dOp_dilation:$dilation, CoreAI_Conv2dOp_groups:$groups);
@@ -1446,7 +1446,7 @@ def CoreAI_Conv3dOp : CoreAI_Op<"conv3d", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.conv3d %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.conv3d %x, %a1, %a2, %a3, %a4 : (tensor<2x3x4x5x6xf32>, tensor<2x3x4x5x6xf32>, tensor<3xui32>, tensor<3xui32>, tensor<ui32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_Conv3dOp_input:$input, CoreAI_Conv3dOp_weight:$weight, CoreAI_Conv3dOp_stride:$stride, CoreAI_Conv3dOp_dilation:$dilation, CoreAI_Conv3dOp_groups:$groups);
@@ -1463,7 +1463,7 @@ def CoreAI_ConvTranspose2dOp : CoreAI_Op<"conv_transpose2d", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.conv_transpose2d %x, %a1, %a2, %a3, %a4, %a5, %a6 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.conv_transpose2d %x, %a1, %a2, %a3, %a4, %a5, %a6 : (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2xui32>, tensor<2xui32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_ConvTranspose2dOp_input:$input, CoreAI_ConvTranspose2dOp_weight:$weight, CoreAI_ConvTranspose2dOp_stride:$stride, CoreAI_ConvTranspose2dOp_padding:$padding, CoreAI_ConvTranspose2dOp_dilation:$dilation, CoreAI_ConvTranspose2dOp_output_pad:$output_pad, CoreAI_ConvTranspose2dOp_groups:$groups);
@@ -1480,7 +1480,7 @@ def CoreAI_ConvTranspose3dOp : CoreAI_Op<"conv_transpose3d", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.conv_transpose3d %x, %a1, %a2, %a3, %a4, %a5, %a6 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.conv_transpose3d %x, %a1, %a2, %a3, %a4, %a5, %a6 : (tensor<2x3x4x5x6xf32>, tensor<2x3x4x5x6xf32>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>, tensor<ui32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_ConvTranspose3dOp_input:$input, CoreAI_ConvTranspose3dOp_weight:$weight, CoreAI_ConvTranspose3dOp_stride:$stride, CoreAI_ConvTranspose3dOp_padding:$padding, CoreAI_ConvTranspose3dOp_dilation:$dilation, CoreAI_ConvTranspose3dOp_output_pad:$output_pad, CoreAI_ConvTranspose3dOp_groups:$groups);
@@ -1495,7 +1495,7 @@ def CoreAI_CreateComplexOp : CoreAI_Op<"create_complex", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.create_complex %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.create_complex %x, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xcomplex<f32>>
     ```
   }];
   let arguments = (ins CoreAI_CreateComplexOp_real:$real, CoreAI_CreateComplexOp_imaginary:$imaginary);
@@ -1510,7 +1510,7 @@ def CoreAI_RealPartOp : CoreAI_Op<"real_part", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.real_part %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %r = coreai.real_part %x : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_RealPartOp_input:$input);
@@ -1525,7 +1525,7 @@ def CoreAI_ImaginaryPartOp : CoreAI_Op<"imaginary_part", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.imaginary_part %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %r = coreai.imaginary_part %x : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_ImaginaryPartOp_input:$input);
@@ -1574,7 +1574,7 @@ def CoreAI_GetShapeOp : CoreAI_Op<"get_shape", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.get_shape %x : tensor<2x3xf32> -> tensor<2x3xf32>
+    %r = coreai.get_shape %x : tensor<2x3xf32> -> tensor<2xui32>
     ```
   }];
   let arguments = (ins CoreAI_GetShapeOp_input:$input);
@@ -1589,7 +1589,7 @@ def CoreAI_NonZeroOp : CoreAI_Op<"non_zero", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.non_zero %x : tensor<2x3xf32> -> tensor<2x3xf32>
+    %r = coreai.non_zero %x : tensor<2x3xf32> -> tensor<2x3xsi32>
     ```
   }];
   let arguments = (ins CoreAI_NonZeroOp_input:$input);
@@ -1606,7 +1606,7 @@ def CoreAI_MaxPool2dOp : CoreAI_Op<"max_pool_2d", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.max_pool_2d %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.max_pool_2d %x, %a1, %a2, %a3, %a4 : (tensor<2x3x4x5xf32>, tensor<2xui32>, tensor<2xui32>, tensor<2xui32>, tensor<i1>) -> tensor<2x3x4x5xf32>
     ```
   }];
   let arguments = (ins CoreAI_MaxPool2dOp_input:$input, CoreAI_MaxPool2dOp_kernel_size:$kernel_size, CoreAI_MaxPool2dOp_stride:$stride, CoreAI_MaxPool2dOp_dilation:$dilation, CoreAI_MaxPool2dOp_ceil_mode:$ceil_mode);
@@ -1623,7 +1623,7 @@ def CoreAI_MaxPool3dOp : CoreAI_Op<"max_pool_3d", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.max_pool_3d %x, %a1, %a2, %a3, %a4 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.max_pool_3d %x, %a1, %a2, %a3, %a4 : (tensor<2x3x4x5x6xf32>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>, tensor<i1>) -> tensor<2x3x4x5x6xf32>
     ```
   }];
   let arguments = (ins CoreAI_MaxPool3dOp_input:$input, CoreAI_MaxPool3dOp_kernel_size:$kernel_size, CoreAI_MaxPool3dOp_stride:$stride, CoreAI_MaxPool3dOp_dilation:$dilation, CoreAI_MaxPool3dOp_ceil_mode:$ceil_mode);
@@ -1640,7 +1640,7 @@ def CoreAI_SumPool2dOp : CoreAI_Op<"sum_pool_2d", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.sum_pool_2d %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.sum_pool_2d %x, %a1, %a2, %a3 : (tensor<2x3x4x5xf32>, tensor<2xui32>, tensor<2xui32>, tensor<2xui32>) -> tensor<2x3x4x5xf32>
     ```
   }];
   let arguments = (ins CoreAI_SumPool2dOp_input:$input, CoreAI_SumPool2dOp_kernel_size:$kernel_size, CoreAI_SumPool2dOp_strides:$strides, CoreAI_SumPool2dOp_dilation:$dilation);
@@ -1657,7 +1657,7 @@ def CoreAI_SumPool3dOp : CoreAI_Op<"sum_pool_3d", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.sum_pool_3d %x, %a1, %a2, %a3 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.sum_pool_3d %x, %a1, %a2, %a3 : (tensor<2x3x4x5x6xf32>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>) -> tensor<2x3x4x5x6xf32>
     ```
   }];
   let arguments = (ins CoreAI_SumPool3dOp_input:$input, CoreAI_SumPool3dOp_kernel_size:$kernel_size, CoreAI_SumPool3dOp_strides:$strides, CoreAI_SumPool3dOp_dilation:$dilation);
@@ -1672,7 +1672,7 @@ def CoreAI_RangeOp : CoreAI_Op<"range", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.range %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.range %x, %a1, %a2 : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<2xf32>
     ```
   }];
   let arguments = (ins CoreAI_RangeOp_start:$start, CoreAI_RangeOp_stop:$stop, CoreAI_RangeOp_step:$step);
@@ -1734,7 +1734,7 @@ def CoreAI_SoftmaxOp : CoreAI_Op<"softmax", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.softmax %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.softmax %x, %a1 : (tensor<2x3xf32>, tensor<si32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_SoftmaxOp_input:$input, CoreAI_SoftmaxOp_axis:$axis);
@@ -1802,7 +1802,7 @@ def CoreAI_SplitOp : CoreAI_Op<"split", [Pure]> {
 
     Example:
     ```mlir
-    %r:2 = coreai.split %x, %a1, %a2 : (tensor<2x3xf32>, tensor<2xsi32>, tensor<2xsi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+    %r:2 = coreai.split %x, %a1, %a2 : (tensor<2x3xf32>, tensor<ui32>, tensor<si32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
     ```
   }];
   let arguments = (ins CoreAI_SplitOp_input:$input, CoreAI_SplitOp_split_size_or_sections:$split_size_or_sections, CoreAI_SplitOp_dim:$dim);
@@ -1819,7 +1819,7 @@ def CoreAI_TileOp : CoreAI_Op<"tile", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.tile %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.tile %x, %a1 : (tensor<2x3xf32>, tensor<2xui32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_TileOp_input:$input, CoreAI_TileOp_dims:$dims);
@@ -1836,7 +1836,7 @@ def CoreAI_TransposeOp : CoreAI_Op<"transpose", [Pure]> {
 
     Example:
     ```mlir
-    %r = coreai.transpose %x, %a1 : (tensor<2x3xf32>, tensor<2xsi32>) -> tensor<2x3xf32>
+    %r = coreai.transpose %x, %a1 : (tensor<2x3xf32>, tensor<2xui32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins CoreAI_TransposeOp_input:$input, CoreAI_TransposeOp_permutation:$permutation);

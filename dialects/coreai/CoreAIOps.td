@@ -229,9 +229,9 @@ def CoreAI_ReduceIndexOp : CoreAI_Op<"reduce_index", [RecursiveMemoryEffects]> {
     Example:
     ```mlir
     %r = coreai.reduce_index %x, %axis, init %v0 init_index %i0 {
-    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %ia: tensor<si32>, %ib: tensor<si32>):
-      coreai.yield %a, %ia : tensor<f32>, tensor<si32>
-    } : (tensor<2x3xf32>, tensor<si32>, tensor<f32>, tensor<si32>) -> tensor<2x1xsi32>
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %ia: tensor<ui32>, %ib: tensor<ui32>):
+      coreai.yield %a, %ia : tensor<f32>, tensor<ui32>
+    } : (tensor<2x3xf32>, tensor<si32>, tensor<f32>, tensor<ui32>) -> tensor<2x1xui32>
     ```
   }];
   let arguments = (ins CoreAI_ReduceIndexOp_input:$input, CoreAI_ReduceIndexOp_axis:$axis,
@@ -391,7 +391,7 @@ def CoreAI_InterpolateCoordinatesOp : CoreAI_Op<"interpolate_coordinates", [Pure
   let description = [{
     Example:
     ```mlir
-    %r = coreai.interpolate_coordinates %x, %coords {interpolation_mode = #coreai.interpolation_mode<nearest_neighbor>} : (tensor<1x1x3x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x1x2x2xf32>
+    %r = coreai.interpolate_coordinates %x, %coords {interpolation_mode = #coreai.interpolation_mode<linear>} : (tensor<4x4xf32>, tensor<3x2xf32>) -> tensor<3xf32>
     ```
   }];
   let arguments = (ins CoreAI_InterpolateCoordinatesOp_input:$input, CoreAI_InterpolateCoordinatesOp_coords:$coords,
@@ -515,14 +515,15 @@ def CoreAI_IsolatedGroupOp : CoreAI_Op<"isolated_group", [
 def CoreAI_Metal4KernelOp : CoreAI_Op<"metal4_kernel", [AttrSizedOperandSegments]> {
   let summary = "a user Metal kernel";
   let description = [{
-    Operands are MTLBuffer-backed tensors (a `#coreaix.hw_constraints`
-    encoding). Runs `kernel_name` from the Metal source `kernel_source` over a grid of
+    Operands and results are MTLBuffer-backed tensors
+    (`#coreaix.hw_constraints<MTLBuffer, ...>` encoding). Runs `kernel_name` from the Metal source `kernel_source` over a grid of
     `threads_per_grid` threads in groups of `threads_per_thread_group`;
     `result_shapes` give the shapes of `outputs`.
 
     Example:
     ```mlir
-    %r = coreai.metal4_kernel kernel_args(%x), threads_per_grid %g, threads_per_thread_group %t, result_shapes(%s) {kernel_name = "k", kernel_source = "..."} : (tensor<4xf32>, tensor<3xui32>, tensor<3xui32>, tensor<1xui32>) -> tensor<4xf32>
+    // #mtl = #coreaix.hw_constraints<MTLBuffer, alignments: [1x1], interleave: [1]>
+    %r = coreai.metal4_kernel kernel_args(%x), threads_per_grid %g, threads_per_thread_group %t, result_shapes(%s) {kernel_name = "k", kernel_source = "..."} : (tensor<4xf32, #mtl>, tensor<3xui32>, tensor<3xui32>, tensor<1xui32>) -> tensor<4xf32, #mtl>
     ```
   }];
   let arguments = (ins Variadic<CoreAI_Metal4KernelOp_kernel_args>:$kernel_args,

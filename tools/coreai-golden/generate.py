@@ -191,6 +191,26 @@ coreai.graph @main(%x: tensor<3x4xf32>, %h: !coreai.handle<tensor<3x4xf32>>) -> 
   coreai.output %0, %1, %t2 : tensor<3x4xf32>, tensor<3x4xf32>, !coreai.token
 }
 """,
+    "handbuilt_lut_matmul_index": """
+coreai.graph @main(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %x: tensor<4x4xf32>, %c: tensor<3x2xf32>, %i: tensor<4x8xui2>, %l: tensor<1x1x4x1xf32>, %si: tensor<4x8xui2, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 10, posWidth = 1, crdWidth = 1>>, %sl: tensor<1x1x4x1xf16>, %y: tensor<2x3xf32>) -> (tensor<2x3x5xf32>, tensor<3xf32>, tensor<4x8xf32>, tensor<4x8xf16, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 10, posWidth = 1, crdWidth = 1>>, tensor<2x1xui32>) {
+  %0 = coreai.batch_matmul %a, %b : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  %1 = coreai.interpolate_coordinates %x, %c {interpolation_mode = #coreai.interpolation_mode<linear>} : (tensor<4x4xf32>, tensor<3x2xf32>) -> tensor<3xf32>
+  %ax = coreai.constant dense<0> : tensor<si16>
+  %2 = coreai.lut_to_dense %i, %l, %ax : (tensor<4x8xui2>, tensor<1x1x4x1xf32>, tensor<si16>) -> tensor<4x8xf32>
+  %3 = coreai.lut_to_sparse_with_bitmask %si, %sl, %ax : (tensor<4x8xui2, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 10, posWidth = 1, crdWidth = 1>>, tensor<1x1x4x1xf16>, tensor<si16>) -> tensor<4x8xf16, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 10, posWidth = 1, crdWidth = 1>>
+  %axis = coreai.constant dense<1> : tensor<si32>
+  %v0 = coreai.constant dense<0xFF800000> : tensor<f32>
+  %i0 = coreai.constant dense<0> : tensor<ui32>
+  %4 = coreai.reduce_index %y, %axis, init %v0 init_index %i0 {
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>, %ip: tensor<ui32>, %iq: tensor<ui32>):
+    %g = coreai.greater %q, %p : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %v = coreai.where %g, %q, %p : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+    %j = coreai.where %g, %iq, %ip : (tensor<i1>, tensor<ui32>, tensor<ui32>) -> tensor<ui32>
+    coreai.yield %v, %j : tensor<f32>, tensor<ui32>
+  } : (tensor<2x3xf32>, tensor<si32>, tensor<f32>, tensor<ui32>) -> tensor<2x1xui32>
+  coreai.output %0, %1, %2, %3, %4 : tensor<2x3x5xf32>, tensor<3xf32>, tensor<4x8xf32>, tensor<4x8xf16, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 10, posWidth = 1, crdWidth = 1>>, tensor<2x1xui32>
+}
+""",
 }
 
 

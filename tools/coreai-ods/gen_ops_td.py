@@ -135,9 +135,22 @@ def strip(n):
     return n.rstrip("*")
 
 
-def example_types(operands, results):
-    ts = ["tensor<2x3xf32>"] + ["tensor<2xsi32>"] * (len(operands) - 1)
-    rs = ["tensor<2x3xf32>"] * len(results)
+def example_type(entry, default):
+    """A type coreai-core accepts for a probed slot (its probed rank, a
+    preferred accepted element type), else `default`."""
+    if not entry or entry["shape"] is None or not entry["accepted"] or entry["encoding"]:
+        return default
+    pref = [t for t in ("f32", "si32", "ui32", "i1", "ui8") if t in entry["accepted"]]
+    dims = entry["shape"] + "x" if entry["shape"] else ""
+    return f"tensor<{dims}{(pref or entry['accepted'])[0]}>"
+
+
+def example_types(op, operands, results):
+    rec = DATA.get("coreai." + op, {"operands": [], "results": []})
+    def types(entries, n, default):
+        return [example_type(entries[i] if i < len(entries) else None, default(i)) for i in range(n)]
+    ts = types(rec["operands"], len(operands), lambda i: "tensor<2x3xf32>" if i == 0 else "tensor<2xsi32>")
+    rs = types(rec["results"], len(results), lambda i: "tensor<2x3xf32>")
     return ts, rs
 
 
@@ -162,7 +175,7 @@ def fmt(family, operands, results):
 
 
 def example(op, family, operands, results):
-    ts, rs = example_types(operands, results)
+    ts, rs = example_types(op, operands, results)
     names = ["%x"] + [f"%a{i}" for i in range(1, len(operands))]
     lhs = ", ".join(f"%r{i}" for i in range(len(results))) if len(results) > 1 else "%r"
     args = ", ".join(names)

@@ -217,7 +217,7 @@ fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
     let n: i64 = static_dims(cx, 1)?.iter().product();
     if xd.contains(&DYNAMIC) {
-        return index_select_dynamic(cx, &xd, dim, n);
+        return index_select_dynamic(cx, dim, n);
     }
     let mut idx_shape = vec![1; xd.len().max(1)];
     idx_shape[dim] = n;
@@ -254,33 +254,47 @@ fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![reshape(cx, g, &static_of(cx.result_type(0)?)?)?])
 }
 
-/// index_select for a dynamic `x` (dims `xd`): gather_nd on `dim` moved
-/// to the front, then the gathered dim moved back.
-fn index_select_dynamic<'c, 'a>(
+/// index_select for a dynamic `x`: [`gather_at_dim`] of the flattened index.
+fn index_select_dynamic<'c, 'a>(cx: &LoweringCx<'c, 'a>, dim: usize, n: i64) -> Lowered<'c, 'a> {
+    let idx = reshape(cx, index_si32(cx, cx.operand(1)?)?, &[n])?;
+    Ok(vec![gather_at_dim(cx, cx.operand(0)?, idx, dim)?])
+}
+
+/// `x` indexed along `dim` by the si32 tensor `idx` (any shape B), the
+/// result `x.shape[:dim] + B + x.shape[dim+1:]`: coreai.gather_nd of x with
+/// `dim` moved first at `idx[..., None]`, the B dims moved back to `dim`.
+/// Transposes keep dynamic dims, so x may be dynamic (B is static).
+fn gather_at_dim<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
-    xd: &[i64],
+    x: Value<'c, 'a>,
+    idx: Value<'c, 'a>,
     dim: usize,
-    n: i64,
-) -> Lowered<'c, 'a> {
+) -> Result<Value<'c, 'a>, Decline> {
+    let xd = dims_of(x.r#type())?;
+    let b = static_of(idx.r#type())?;
     let mut perm: Vec<usize> = vec![dim];
     perm.extend((0..xd.len()).filter(|&i| i != dim));
     let front = if dim == 0 {
-        cx.operand(0)?
+        x
     } else {
-        transpose(cx, cx.operand(0)?, &perm)?
+        transpose(cx, x, &perm)?
     };
-    let idx = reshape(cx, index_si32(cx, cx.operand(1)?)?, &[n, 1])?;
-    let mut gd = vec![n];
+    let mut column = b.clone();
+    column.push(1);
+    let idx = reshape(cx, idx, &column)?;
+    let mut gd = b.clone();
     gd.extend(perm[1..].iter().map(|&i| xd[i]));
     let ty = tensor_type(&gd, element_type(front)?);
     let g = cx.build_value("coreai.gather_nd", &[front, idx], ty, &[])?;
     if dim == 0 {
-        return Ok(vec![g]);
+        return Ok(g);
     }
-    let mut back: Vec<usize> = (1..=dim).collect();
-    back.insert(dim, 0);
-    back.extend(dim + 1..xd.len());
-    Ok(vec![transpose(cx, g, &back)?])
+    let nb = b.len();
+    let back: Vec<usize> = (nb..nb + dim)
+        .chain(0..nb)
+        .chain(nb + dim..gd.len())
+        .collect();
+    transpose(cx, g, &back)
 }
 
 // aten.embedding(%weight, %indices) → coreai.gather_nd %weight at (reshape (si32 %indices) to [..., 1])
@@ -661,6 +675,8 @@ fn index_operands<'c, 'a>(
 //   (%x' = %x, or %x transposed to bring non-adjacent indexed dims first)
 // x[mask] (one boolean index over the leading dims; a dynamic count)
 //   → coreai.gather_nd %x at (coreai.non_zero %mask)
+// x[:, i] with dynamic leading dims (one index tensor): gather_nd of x with
+//   the indexed dim moved first, moved back (no aranges of unknown size)
 fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let present = bool_list_attr(cx, "indices_present")?;
     let tensors = index_operands(cx, &present)?;
@@ -674,6 +690,15 @@ fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             cx.result_type(0)?,
             &[],
         )?]);
+    }
+    let leading_dynamic = dims_of(cx.operand(0)?.r#type())?
+        .iter()
+        .take(present.iter().position(|&p| p).unwrap_or(0))
+        .any(|&d| d == DYNAMIC);
+    if let ([t], true) = (&tensors[..], leading_dynamic) {
+        let dim = present.iter().position(|&p| p).unwrap_or(0);
+        let idx = index_si32(cx, *t)?;
+        return Ok(vec![gather_at_dim(cx, cx.operand(0)?, idx, dim)?]);
     }
     let s = stack_indices(cx, cx.operand(0)?, &tensors, &present)?;
     Ok(vec![cx.build_value(

@@ -178,12 +178,13 @@ class M(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.emb = torch.nn.Embedding(10, 5)
-    def forward(self, x, ids):
+    def forward(self, x, ids, j):
         idx = (x[:, :3].abs() * 10).long() % 6
-        return torch.gather(x, 1, idx), x.scatter_add(1, idx, x[:, 3:]), self.emb(ids)
+        return (torch.gather(x, 1, idx), x.scatter_add(1, idx, x[:, 3:]), self.emb(ids), x[:, j] * 1,
+                torch.index_select(x, 1, j[0] % 6), x.unsqueeze(-1)[:, :, j[0] * 0] * 1)
 def factory():
     torch.manual_seed(15)
-    return M(), (torch.randn(3, 6), torch.randint(0, 10, (5, 4)))
+    return M(), (torch.randn(3, 6), torch.randint(0, 10, (5, 4)), torch.tensor([[5, -1], [0, 2], [-6, 3]]))
 ''', "coreai"),
     ("scatter_nan", '''
 class M(torch.nn.Module):

@@ -242,3 +242,19 @@ func.func @dynamic(%x: tensor<?x6xf32>, %i: tensor<4xi64>, %g: tensor<?x3xi64>, 
   %2 = aten.embedding.default %w, %g {padding_idx = -1 : i64, scale_grad_by_freq = false, sparse = false} : (tensor<10x5xf32>, tensor<?x3xi64>) -> tensor<?x3x5xf32>
   return %0, %1, %2 : tensor<?x4xf32>, tensor<?x3xf32>, tensor<?x3x5xf32>
 }
+
+// -----
+
+// x[:, j] with a dynamic leading dim: no arange of unknown size; gather_nd
+// on x with dim 1 moved first, the index dims moved back to dim 1.
+// CHECK-LABEL: coreai.graph @index_dynamic_leading(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<?x6xf32>
+// CHECK:         %[[T:.*]] = coreai.transpose %[[X]], %{{.*}} -> tensor<6x?xf32>
+// CHECK:         %[[J:.*]] = coreai.reshape %{{.*}} -> tensor<3x2x1xsi32>
+// CHECK-NEXT:    %[[G:.*]] = coreai.gather_nd %[[T]] at %[[J]] : (tensor<6x?xf32>, tensor<3x2x1xsi32>) to tensor<3x2x?xf32>
+// CHECK-NEXT:    %[[P:.*]] = coreai.constant dense<[2, 0, 1]> : tensor<3xui32>
+// CHECK-NEXT:    coreai.transpose %[[G]], %[[P]] : (tensor<3x2x?xf32>, tensor<3xui32>) -> tensor<?x3x2xf32>
+func.func @index_dynamic_leading(%x: tensor<?x6xf32>, %j: tensor<3x2xi64>) -> tensor<?x3x2xf32> {
+  %0 = aten.index.Tensor %x, %j {indices_present = array<i1: false, true>} : (tensor<?x6xf32>, tensor<3x2xi64>) -> tensor<?x3x2xf32>
+  return %0 : tensor<?x3x2xf32>
+}

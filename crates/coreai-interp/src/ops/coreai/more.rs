@@ -159,7 +159,58 @@ fn max_pool_3d(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_f64(v, dt))
 }
 
+/// `interpolate_coordinates(input, coords [N, K])`: the K-d `input` read at
+/// each row of `coords` (absolute positions). Linear mode lerps one dim at a
+/// time between `floor(c)` and `floor(c) + 1` (indices clamped to the input,
+/// as `coreai.interpolate` does), nearest rounds half to even and clamps.
+fn interpolate_coordinates(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?.cast(dt).to_f64();
+    let coords = c.arg(1)?.to_f64();
+    let k = x.ndim();
+    if coords.ndim() != 2 || coords.shape()[1] != k || x.is_empty() {
+        return kerr(format!("coords {:?} must be [N, {k}] over a non-empty input", coords.shape()));
+    }
+    let mode = c.attr("interpolation_mode").map(|a| a.to_text()).unwrap_or_default();
+    let linear = mode.contains("linear");
+    let n = coords.shape()[0];
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let pos: Vec<f32> = (0..k).map(|d| coords[[i, d]] as f32).collect();
+        out.push(sample(&x, &pos, linear));
+    }
+    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&[n]), out).expect("sizes agree"), dt))
+}
+
+/// The value at `pos`: nearest reads one element; linear sums, from +0 in
+/// f32, `w · x[corner]` over the 2^K corners (`w` the product of the
+/// per-dim weights `1 - t` / `t`, dim 0 varying fastest over the corners),
+/// as coreai-core's interpreter (bit-exact on its 2-d and 3-d cases).
+fn sample(x: &ArrayD<f64>, pos: &[f32], linear: bool) -> f64 {
+    let k = pos.len();
+    let hi = |d: usize| (x.shape()[d] - 1) as f32;
+    if !linear {
+        let at: Vec<usize> = (0..k).map(|d| pos[d].round_ties_even().clamp(0.0, hi(d)) as usize).collect();
+        return x[IxDyn(&at)];
+    }
+    let floor: Vec<f32> = pos.iter().map(|p| p.floor()).collect();
+    let mut acc = 0f32;
+    for corner in 0..1usize << k {
+        let mut w = 1f32;
+        let mut at = vec![0usize; k];
+        for d in 0..k {
+            let up = corner >> d & 1 == 1;
+            let t = pos[d] - floor[d];
+            w *= if up { t } else { 1.0 - t };
+            at[d] = (floor[d] + up as u8 as f32).clamp(0.0, hi(d)) as usize;
+        }
+        acc += w * x[IxDyn(&at)] as f32;
+    }
+    f64::from(acc)
+}
+
 pub fn register(t: &mut Table) {
+    t.insert("coreai.interpolate_coordinates", interpolate_coordinates);
     t.insert("coreai.broadcast_shapes", broadcast_shapes);
     t.insert("coreai.dequantize", dequantize);
     t.insert("coreai.quantize", quantize);

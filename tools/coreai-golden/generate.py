@@ -211,6 +211,20 @@ coreai.graph @main(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %x: tensor<4x4x
   coreai.output %0, %1, %2, %3, %4 : tensor<2x3x5xf32>, tensor<3xf32>, tensor<4x8xf32>, tensor<4x8xf16, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 10, posWidth = 1, crdWidth = 1>>, tensor<2x1xui32>
 }
 """,
+    "handbuilt_images_encodings": """
+coreai.graph @main(%rgb: !coreai.image<<k24RGB> x 4 x 6>, %o: !coreai.image<<"RGBA"> x 2 x 3 : i32, image_constraints = #coreaix.image_constraints<CVPixelBuffer, rowAlignmentsPerPlane: [64]>>, %x: tensor<4x8xf16>, %v: tensor<4xf32>, %m: tensor<2x3xui1>) -> (!coreai.image<<k32BGRA> x 4 x 6>, tensor<6xui8>, tensor<4x8xf32>, tensor<2x3xf32>) {
+  %t = coreai.image_to_tensor %rgb : <<k24RGB> x 4 x 6> -> tensor<4x6x3xui8>
+  %i = coreai.tensor_to_image %t : tensor<4x6x3xui8> -> <<"BGRA"> x 4 x 6>
+  %g = coreai.image_to_tensor %o : <<"RGBA"> x 2 x 3 : i32, image_constraints = #coreaix.image_constraints<CVPixelBuffer, rowAlignmentsPerPlane: [64]>> -> tensor<6xui8>
+  %0 = coreaix.copy_with_constraints(%x) : (tensor<4x8xf16>) -> tensor<4x8xf16, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x16], interleave: [1x1]>>
+  %1 = coreaix.view(%0) : (tensor<4x8xf16, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1x16], interleave: [1x1]>>) -> tensor<4x8xf16, #coreaix.hw_constraints<IOSurface, alignments: [1x1x1], interleave: [1x4]>>
+  %2 = coreaix.cast(%1) : (tensor<4x8xf16, #coreaix.hw_constraints<IOSurface, alignments: [1x1x1], interleave: [1x4]>>) -> tensor<4x8xf32, #coreaix.hw_constraints<Heap, alignments: [1x1x1], interleave: [1x1]>>
+  %3 = coreaix.copy_discarding_constraints(%2) : (tensor<4x8xf32, #coreaix.hw_constraints<Heap, alignments: [1x1x1], interleave: [1x1]>>) -> tensor<4x8xf32>
+  %s = coreai.build_sparse_with_bitmask %v, %m : (tensor<4xf32>, tensor<2x3xui1>) -> tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>>
+  %d = coreai.sparse_with_bitmask_to_dense %s : tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>> -> tensor<2x3xf32>
+  coreai.output %i, %g, %3, %d : !coreai.image<<k32BGRA> x 4 x 6>, tensor<6xui8>, tensor<4x8xf32>, tensor<2x3xf32>
+}
+""",
 }
 
 

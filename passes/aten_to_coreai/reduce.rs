@@ -52,6 +52,8 @@ pub static LOWERINGS: super::Family = &[
     ("max.dim", max_dim),
     ("mean.default", mean_default),
     ("mean.dim", mean_dim),
+    ("median.default", median_default),
+    ("median.dim", median_dim),
     ("min.default", min_default),
     ("min.dim", min_dim),
     ("prod.default", prod_default),
@@ -1015,21 +1017,91 @@ fn take_first<'c, 'a>(
     axis: usize,
     k: i64,
 ) -> Result<Value<'c, 'a>, Decline> {
+    take_range(cx, x, axis, 0, k)
+}
+
+/// `coreai.slice %x` to `[start, start + len)` along `axis`, everything
+/// along other dims.
+fn take_range<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    axis: usize,
+    start: i64,
+    len: i64,
+) -> Result<Value<'c, 'a>, Decline> {
     let mut shape = dims(tensor_of(x)?);
     let rank = shape.len();
     let end: Vec<i64> = (0..rank)
         .map(|d| match d {
-            d if d == axis => k,
+            d if d == axis => start + len,
             d if shape[d] == DYNAMIC => i64::from(i32::MAX),
             d => shape[d],
         })
         .collect();
-    let begin = int_vector(cx, &vec![0; rank], "si32")?;
+    let mut begin = vec![0; rank];
+    begin[axis] = start;
+    let begin = int_vector(cx, &begin, "si32")?;
     let end_v = int_vector(cx, &end, "si32")?;
     let stride = int_vector(cx, &vec![1; rank], "si32")?;
-    shape[axis] = k;
+    shape[axis] = len;
     let ty = tensor_type(&shape, element_type(x)?);
     cx.build_value("coreai.slice", &[x, begin, end_v, stride], ty, &[])
+}
+
+// aten.median.dim(%x) {dim, keepdim} → (values, indices): the lower median
+// (position (n - 1) / 2 of the stable ascending sort, NaN last), sliced from
+// the permutation and gathered; a lane holding a NaN gives NaN and the index
+// of its first NaN, as PyTorch. Ties: the stable sort's choice (PyTorch's
+// CPU kernel does not specify which of equal elements it returns).
+fn median_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let axis = sort_axis(cx, x)?;
+    let (values, index) = median_along(cx, x, axis)?;
+    let index = cast_to(cx, index, cx.result_tensor(1)?.element())?;
+    Ok(vec![
+        fit(cx, values, cx.result_type(0)?, &[axis])?,
+        fit(cx, index, cx.result_type(1)?, &[axis])?,
+    ])
+}
+
+// aten.median.default(%x) → the lower median of the flattened tensor (rank 0)
+fn median_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let shape = dims(tensor_of(x)?);
+    if shape.contains(&DYNAMIC) {
+        return Err("median of every element of a dynamic shape is not lowered".into());
+    }
+    let flat = reshape(cx, x, &[shape.iter().product()])?;
+    let (values, _) = median_along(cx, flat, 0)?;
+    Ok(vec![fit(cx, values, cx.result_type(0)?, &[0])?])
+}
+
+/// The lower median of `x` along `axis` and its si32 index, dims kept.
+fn median_along<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    axis: usize,
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>), Decline> {
+    let n = dims(tensor_of(x)?)[axis];
+    if n == DYNAMIC || n == 0 {
+        return Err("median along a dynamic or empty dim is not lowered".into());
+    }
+    let perm = sort_permutation(cx, x, axis, false)?;
+    let mut index = take_range(cx, perm, axis, (n - 1) / 2, 1)?;
+    let mut values = gather(cx, x, index, axis)?;
+    let element = element_type(x)?;
+    if is_float(element) {
+        let nan = is_nan(cx, x)?;
+        let any_nan = reduce_keep(cx, "coreai.any", nan, &[axis])?;
+        let a = int_scalar(cx, axis as i64, "si32")?;
+        let ui32 = cx.parse_type("ui32")?;
+        let mask = cast_to(cx, nan, element)?;
+        let first_nan = cx.build_value("coreai.argmax", &[mask, a], kept_type(mask, &[axis], ui32)?, &[])?;
+        let first_nan = cast_to(cx, first_nan, cx.parse_type("si32")?)?;
+        index = select(cx, any_nan, first_nan, index)?;
+        values = select(cx, any_nan, float_scalar(cx, f64::NAN, element)?, values)?;
+    }
+    Ok((values, index))
 }
 
 #[cfg(test)]

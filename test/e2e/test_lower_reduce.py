@@ -133,6 +133,23 @@ def factory():
     return M(), (x, n)
 '''
 
+# median: the lower median; a lane with a NaN gives NaN and its first NaN's
+# index. No ties in the odd-length rows whose index could differ.
+MEDIAN = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x, n):
+        v, i = torch.median(x, dim=1)
+        w, j = torch.median(x, dim=0, keepdim=True)
+        return v, i, w, j, torch.median(x), torch.median(n, dim=-1)[0], torch.median(n)
+def factory():
+    nan = float("nan")
+    x = torch.tensor([[1.0, 4.0, -2.0, 3.0, 0.5], [5.0, nan, 1.0, nan, 2.0],
+                      [0.25, -7.0, 9.0, 8.0, -1.5], [6.0, 2.5, -3.0, 1.25, 4.5]])
+    n = torch.tensor([[3, -1, 7, 2], [10, 4, 8, -6]], dtype=torch.int64)
+    return M(), (x, n)
+'''
+
 # A dynamic batch dim: dropping the reduced dims is coreai.shrink_dims
 # (a reshape needs a static shape).
 DYNAMIC_BATCH = '''
@@ -340,6 +357,10 @@ def test_corpus_model_converts_and_matches(tmp_path, model):
 def test_var_mean_cummax_cummin_match_pytorch(tmp_path):
     text = check_both_executors(tmp_path, RUNNING_EXTREMA, atol=1e-6, rtol=1e-6)
     assert "combiner = <max>" in text and "combiner = <min>" in text
+
+
+def test_median_matches_pytorch(tmp_path):
+    check_both_executors(tmp_path, MEDIAN, atol=0, rtol=0)
 
 
 def test_dynamic_batch_drops_reduced_dims_with_shrink_dims(tmp_path):

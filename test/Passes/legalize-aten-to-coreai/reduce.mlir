@@ -387,3 +387,25 @@ func.func @cummax_i64(%x: tensor<2x8xi64>) -> (tensor<2x8xi64>, tensor<2x8xi64>)
   %0:2 = aten.operator "aten::cummax.default"(%x) {dim = 1 : i64} : (tensor<2x8xi64>) -> (tensor<2x8xi64>, tensor<2x8xi64>)
   return %0#0, %0#1 : tensor<2x8xi64>, tensor<2x8xi64>
 }
+
+// -----
+
+// median.dim: position (n - 1) / 2 of the stable ascending permutation, the
+// value gathered; a lane with a NaN gives NaN at its first NaN's index.
+// CHECK-LABEL: coreai.graph @median_dim(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3x5xf32>
+// CHECK:         %[[P:.*]] = coreai.argsort %[[X]], %{{.*}}, %{{.*}}, %{{.*}} : (tensor<3x5xf32>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<3x5xsi32>
+// CHECK:         %[[B:.*]] = coreai.constant dense<[0, 2]> : tensor<2xsi32>
+// CHECK:         %[[E:.*]] = coreai.constant dense<[3, 3]> : tensor<2xsi32>
+// CHECK:         %[[I:.*]] = coreai.slice %[[P]], %[[B]], %[[E]], %{{.*}} -> tensor<3x1xsi32>
+// CHECK:         %[[V:.*]] = coreai.gather_along_axis %[[X]] at %[[I]] along %{{.*}} : (tensor<3x5xf32>, tensor<3x1xsi32>, tensor<si32>) to tensor<3x1xf32>
+// CHECK:         %[[NAN:.*]] = coreai.not_equal %[[X]], %[[X]]
+// CHECK:         %[[ANY:.*]] = coreai.any %[[NAN]]
+// CHECK:         coreai.argmax
+// CHECK:         coreai.decomposable.broadcasting_where %[[ANY]]
+// CHECK:         coreai.decomposable.broadcasting_where %[[ANY]]
+// CHECK:         coreai.output
+func.func @median_dim(%x: tensor<3x5xf32>) -> (tensor<3xf32>, tensor<3xi64>) {
+  %0:2 = aten.operator "aten::median.dim"(%x) {dim = 1 : i64, keepdim = false} : (tensor<3x5xf32>) -> (tensor<3xf32>, tensor<3xi64>)
+  return %0#0, %0#1 : tensor<3xf32>, tensor<3xi64>
+}

@@ -396,7 +396,7 @@ func.func @cummax_i64(%x: tensor<2x8xi64>) -> (tensor<2x8xi64>, tensor<2x8xi64>)
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<3x5xf32>
 // CHECK:         %[[P:.*]] = coreai.argsort %[[X]], %{{.*}}, %{{.*}}, %{{.*}} : (tensor<3x5xf32>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<3x5xsi32>
 // CHECK:         %[[B:.*]] = coreai.constant dense<[0, 2]> : tensor<2xsi32>
-// CHECK:         %[[E:.*]] = coreai.constant dense<[3, 3]> : tensor<2xsi32>
+// CHECK:         %[[E:.*]] = coreai.constant dense<3> : tensor<2xsi32>
 // CHECK:         %[[I:.*]] = coreai.slice %[[P]], %[[B]], %[[E]], %{{.*}} -> tensor<3x1xsi32>
 // CHECK:         %[[V:.*]] = coreai.gather_along_axis %[[X]] at %[[I]] along %{{.*}} : (tensor<3x5xf32>, tensor<3x1xsi32>, tensor<si32>) to tensor<3x1xf32>
 // CHECK:         %[[NAN:.*]] = coreai.not_equal %[[X]], %[[X]]

@@ -179,14 +179,9 @@ fn result_used(cx: &LoweringCx<'_, '_>, index: usize) -> Result<bool, Decline> {
     Ok(unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(r.to_raw())) })
 }
 
-/// A placeholder for an unused secondary result (pooling indices): a zero
-/// constant of its type, which nothing reads.
-fn unused_result<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize, what: &str) -> Result<Value<'c, 'a>, Decline> {
-    if result_used(cx, index)? {
-        return Err(format!(
-            "the {what} result is used; only the values are lowered (use the op without indices, or keep the indices unused)"
-        ));
-    }
+/// The value of an unused result (pooling indices nobody reads): a zero
+/// constant of its type, dead once the op is replaced.
+fn unused_result<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize) -> Result<Value<'c, 'a>, Decline> {
     splat(cx, Scalar::Int(0), cx.result_type(index)?)
 }
 
@@ -680,7 +675,7 @@ pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         results.push(if result_used(cx, 1)? {
             io.finish(cx, max_pool_indices(cx, padded, &ws)?)?
         } else {
-            unused_result(cx, 1, "indices")?
+            unused_result(cx, 1)?
         });
     }
     Ok(results)
@@ -924,7 +919,7 @@ pub fn adaptive_max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let io = PoolIo::new(cx, 2)?;
         io.finish(cx, adaptive_max_indices(cx, &io)?)?
     } else {
-        unused_result(cx, 1, "indices")?
+        unused_result(cx, 1)?
     };
     Ok(vec![y, indices])
 }

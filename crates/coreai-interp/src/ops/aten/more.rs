@@ -1004,6 +1004,93 @@ fn einsum(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&shape), res).expect("sizes agree"), dt))
 }
 
+/// PyTorch's `reflect_coordinates`: `x` reflected into `[lo2 / 2, hi2 / 2]`.
+fn reflect_coordinate(x: f64, lo2: i64, hi2: i64) -> f64 {
+    if lo2 == hi2 {
+        return 0.0;
+    }
+    let min = lo2 as f64 / 2.0;
+    let span = (hi2 - lo2) as f64 / 2.0;
+    let x = (x - min).abs();
+    let extra = x % span;
+    if (x / span).floor() as i64 % 2 == 0 {
+        extra + min
+    } else {
+        span - extra + min
+    }
+}
+
+/// A grid coordinate in [-1, 1] to a source position along a dim of `n`,
+/// with PyTorch's padding modes (0 zeros, 1 border, 2 reflection).
+fn grid_source(g: f64, n: usize, align: bool, padding: i64) -> f64 {
+    let n_f = n as f64;
+    let mut x = if align { (g + 1.0) / 2.0 * (n_f - 1.0) } else { ((g + 1.0) * n_f - 1.0) / 2.0 };
+    let clip = |v: f64| v.clamp(0.0, n_f - 1.0);
+    if padding == 2 {
+        x = if align {
+            reflect_coordinate(x, 0, 2 * (n as i64 - 1))
+        } else {
+            reflect_coordinate(x, -1, 2 * n as i64 - 1)
+        };
+    }
+    if padding >= 1 {
+        x = clip(x);
+    }
+    x
+}
+
+/// `grid_sampler_2d(input [N, C, H, W], grid [N, Ho, Wo, 2])`: bilinear
+/// (mode 0) or nearest (mode 1, ties to even) sampling at `grid` (x then
+/// y, in [-1, 1]); out-of-range taps read 0 under zeros padding.
+fn grid_sampler_2d(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = super::f64_of(c.arg(0)?, dt);
+    let g = super::f64_of(c.arg(1)?, dt);
+    let (xs, gs) = (x.shape().to_vec(), g.shape().to_vec());
+    if xs.len() != 4 || gs.len() != 4 || gs[3] != 2 || gs[0] != xs[0] {
+        return kerr(format!("grid_sampler_2d needs [N, C, H, W] input and [N, Ho, Wo, 2] grid, got {xs:?} and {gs:?}"));
+    }
+    let mode = c.i64_attr("interpolation_mode")?;
+    let padding = c.i64_attr("padding_mode")?;
+    if !(0..=1).contains(&mode) || !(0..=2).contains(&padding) {
+        return kerr(format!("grid_sampler_2d mode {mode} / padding {padding} is not supported (bicubic is not)"));
+    }
+    let align = c.bool_or("align_corners", false)?;
+    let (n, ch, h, w, ho, wo) = (xs[0], xs[1], xs[2], xs[3], gs[1], gs[2]);
+    let mut out = ArrayD::<f64>::zeros(IxDyn(&[n, ch, ho, wo]));
+    let tap = |b: usize, k: usize, yy: i64, xx: i64| -> f64 {
+        if yy < 0 || xx < 0 || yy >= h as i64 || xx >= w as i64 {
+            0.0
+        } else {
+            x[[b, k, yy as usize, xx as usize]]
+        }
+    };
+    for b in 0..n {
+        for i in 0..ho {
+            for j in 0..wo {
+                let sx = grid_source(g[[b, i, j, 0]], w, align, padding);
+                let sy = grid_source(g[[b, i, j, 1]], h, align, padding);
+                for k in 0..ch {
+                    out[[b, k, i, j]] = if mode == 1 {
+                        tap(b, k, sy.round_ties_even() as i64, sx.round_ties_even() as i64)
+                    } else if sx.is_nan() || sy.is_nan() {
+                        f64::NAN
+                    } else {
+                        let (x0, y0) = (sx.floor(), sy.floor());
+                        let (tx, ty) = (sx - x0, sy - y0);
+                        let (x0, y0) = (x0 as i64, y0 as i64);
+                        tap(b, k, y0, x0) * (1.0 - tx) * (1.0 - ty)
+                            + tap(b, k, y0, x0 + 1) * tx * (1.0 - ty)
+                            + tap(b, k, y0 + 1, x0) * (1.0 - tx) * ty
+                            + tap(b, k, y0 + 1, x0 + 1) * tx * ty
+                    };
+                }
+            }
+        }
+    }
+    one(Tensor::from_f64(out, dt))
+}
+
 pub fn register(t: &mut Table) {
     // Python operators on symbolic scalars
     t.insert("aten.add", |c| py_binary(c, BinOp::Add));
@@ -1091,4 +1178,5 @@ pub fn register(t: &mut Table) {
     t.insert("aten._pdist_forward.default", pdist);
     t.insert("aten.as_strided.default", as_strided);
     t.insert("aten.einsum.default", einsum);
+    t.insert("aten.grid_sampler_2d.default", grid_sampler_2d);
 }

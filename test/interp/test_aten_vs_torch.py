@@ -305,13 +305,19 @@ CASES = [
      lambda x, g: aten.grid_sampler_2d.default(x, g, 1, 2, False), False),
     ("grid_sampler_m1_p2_ac", "aten::grid_sampler_2d.default", {"x": ((2, 3, 4, 5), f32), "g": ((2, 3, 6, 2), f32, "grid")}, {"interpolation_mode": 1, "padding_mode": 2, "align_corners": True},
      lambda x, g: aten.grid_sampler_2d.default(x, g, 1, 2, True), False),
+    ("col2im_overlap", "aten::col2im.default", {"x": ((2, 12, 12), f32)},
+     {"output_size": [5, 6], "kernel_size": [2, 3], "dilation": [1, 1], "padding": [1, 0], "stride": [2, 1]},
+     lambda x: aten.col2im.default(x, [5, 6], [2, 3], [1, 1], [1, 0], [2, 1]), False),
+    ("col2im_unbatched_dilated", "aten::col2im.default", {"x": ((8, 6), f32)},
+     {"output_size": [4, 5], "kernel_size": [2, 2], "dilation": [2, 1], "padding": [0, 1], "stride": [1, 2]},
+     lambda x: aten.col2im.default(x, [4, 5], [2, 2], [2, 1], [0, 1], [1, 2]), False),
     ("adaptive_avg_pool1d", "aten::adaptive_avg_pool1d.default", {"x": ((2, 3, 7), f32)}, {"output_size": [3]}, lambda x: aten.adaptive_avg_pool1d.default(x, [3]), False),
 ]
 
 DIALECT_OPS = {"aten::relu.default", "aten::add.Tensor", "aten::mean.dim"}
 # Ops whose inputs should be finite and moderate (the comparison is about
 # the arithmetic, not about inf - inf).
-FINITE = {"grid_sampler_m0_p0_ac", "grid_sampler_m0_p0_noac", "grid_sampler_m0_p1_ac", "grid_sampler_m0_p1_noac", "grid_sampler_m0_p2_ac", "grid_sampler_m0_p2_noac", "grid_sampler_m1_p0_ac", "grid_sampler_m1_p0_noac", "grid_sampler_m1_p1_ac", "grid_sampler_m1_p1_noac", "grid_sampler_m1_p2_ac", "grid_sampler_m1_p2_noac", "adaptive_avg_pool3d", "batch_norm_no_stats", "batch_norm_no_stats_noaffine", "cdist_p2", "pdist_p3", "pdist_p2", "einsum_matmul", "einsum_batch_trace_implicit", "polar", "logsumexp", "std_dim", "std_biased_all", "vector_norm_2", "vector_norm_3", "conv3d_default", "conv2d_same", "conv2d_valid", "conv_transpose1d_fn", "conv_transpose2d_input", "avg_pool1d", "avg_pool1d_include", "adaptive_avg_pool1d",
+FINITE = {"col2im_overlap", "col2im_unbatched_dilated", "grid_sampler_m0_p0_ac", "grid_sampler_m0_p0_noac", "grid_sampler_m0_p1_ac", "grid_sampler_m0_p1_noac", "grid_sampler_m0_p2_ac", "grid_sampler_m0_p2_noac", "grid_sampler_m1_p0_ac", "grid_sampler_m1_p0_noac", "grid_sampler_m1_p1_ac", "grid_sampler_m1_p1_noac", "grid_sampler_m1_p2_ac", "grid_sampler_m1_p2_noac", "adaptive_avg_pool3d", "batch_norm_no_stats", "batch_norm_no_stats_noaffine", "cdist_p2", "pdist_p3", "pdist_p2", "einsum_matmul", "einsum_batch_trace_implicit", "polar", "logsumexp", "std_dim", "std_biased_all", "vector_norm_2", "vector_norm_3", "conv3d_default", "conv2d_same", "conv2d_valid", "conv_transpose1d_fn", "conv_transpose2d_input", "avg_pool1d", "avg_pool1d_include", "adaptive_avg_pool1d",
           "index_put_accumulate", "instance_norm", "upsample_bilinear2d", "upsample_bilinear2d_ac", "mm", "bmm", "matmul_bcast", "addmm", "linear", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose1d", "avg_pool3d_pad_exclude", "avg_pool3d_include", "layer_norm", "group_norm", "batch_norm", "sdpa_causal", "sdpa_gqa_causal",
           "softmax", "log_softmax", "avg_pool2d", "adaptive_avg_pool2d", "mean_dim_keep", "mean_dim_two", "mean_dim_f16",
           "sum_f32_all", "add_f32_alpha2.5", "cast_f32_to_i32"}

@@ -1091,6 +1091,48 @@ fn grid_sampler_2d(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_f64(out, dt))
 }
 
+/// `col2im` (`F.fold`): `[N, C·kh·kw, L]` blocks summed into `[N, C, H, W]`
+/// (the adjoint of im2col; overlapping taps add, padding taps drop).
+fn col2im(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let x = c.arg(0)?;
+    let batched = x.ndim() == 3;
+    let x = if batched { x.clone() } else { x.reshape(&[1, x.shape()[0], x.shape().get(1).copied().unwrap_or(0)])? };
+    let x = super::f64_of(&x, dt);
+    let [oh, ow] = super::pair(c.opt_i64s("output_size")?, 1);
+    let [kh, kw] = super::pair(c.opt_i64s("kernel_size")?, 1);
+    let [dh, dw] = super::pair(c.opt_i64s("dilation")?, 1);
+    let [ph, pw] = super::pair(c.opt_i64s("padding")?, 0);
+    let [sh, sw] = super::pair(c.opt_i64s("stride")?, 1);
+    let (n, ckk, l) = (x.shape()[0], x.shape()[1], x.shape()[2]);
+    if kh * kw == 0 || sh * sw == 0 || dh * dw == 0 || ckk % (kh * kw) != 0 {
+        return kerr(format!("col2im: {ckk} rows for a {kh}x{kw} kernel"));
+    }
+    let blocks = |o: usize, k: usize, d: usize, p: usize, s: usize| ((o + 2 * p).saturating_sub(d * (k - 1) + 1)) / s + 1;
+    let (lh, lw) = (blocks(oh, kh, dh, ph, sh), blocks(ow, kw, dw, pw, sw));
+    if lh * lw != l {
+        return kerr(format!("col2im: {l} blocks, the geometry gives {lh}x{lw}"));
+    }
+    let ch = ckk / (kh * kw);
+    let mut out = ArrayD::<f64>::zeros(IxDyn(&[n, ch, oh, ow]));
+    for b in 0..n {
+        for row in 0..ckk {
+            let (k, ki, kj) = (row / (kh * kw), row / kw % kh, row % kw);
+            for bh in 0..lh {
+                for bw in 0..lw {
+                    let y = (bh * sh + ki * dh) as i64 - ph as i64;
+                    let xx = (bw * sw + kj * dw) as i64 - pw as i64;
+                    if y >= 0 && xx >= 0 && (y as usize) < oh && (xx as usize) < ow {
+                        out[[b, k, y as usize, xx as usize]] += x[[b, row, bh * lw + bw]];
+                    }
+                }
+            }
+        }
+    }
+    let out = Tensor::from_f64(out, dt);
+    one(if batched { out } else { out.reshape(&[ch, oh, ow])? })
+}
+
 pub fn register(t: &mut Table) {
     // Python operators on symbolic scalars
     t.insert("aten.add", |c| py_binary(c, BinOp::Add));
@@ -1179,4 +1221,5 @@ pub fn register(t: &mut Table) {
     t.insert("aten.as_strided.default", as_strided);
     t.insert("aten.einsum.default", einsum);
     t.insert("aten.grid_sampler_2d.default", grid_sampler_2d);
+    t.insert("aten.col2im.default", col2im);
 }

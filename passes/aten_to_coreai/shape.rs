@@ -11,7 +11,7 @@
 
 use super::common::{
     axes, cast_to, dims, fill_literal, int_attr, int_list_attr, int_scalar, normalize_dim,
-    opt_int_attr, reshape, shape, splat, tensor_type, DYNAMIC,
+    opt_int_attr, reshape, shape, splat, str_attr, tensor_type, DYNAMIC,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
@@ -49,12 +49,14 @@ pub static LOWERINGS: super::Family = &[
     ("ones.default", ones_of_result),
     ("ones_like.default", ones_of_result),
     ("permute.default", permute),
+    ("pad.default", pad_default),
     ("pixel_shuffle.default", pixel_shuffle),
     ("pixel_unshuffle.default", pixel_unshuffle),
     ("reflection_pad1d.default", reflection_pad),
     ("reflection_pad2d.default", reflection_pad),
     ("reflection_pad3d.default", reflection_pad),
     ("repeat.default", repeat),
+    ("repeat_interleave.self_int", repeat_interleave),
     ("replication_pad1d.default", replication_pad),
     ("replication_pad2d.default", replication_pad),
     ("replication_pad3d.default", replication_pad),
@@ -800,8 +802,17 @@ fn pad<'c, 'a>(
 //
 // Negative pads crop first, with a coreai.slice.
 fn constant_pad_nd<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    constant_pad(cx, &int_list_attr(cx, "pad")?, cx.scalar("value")?)
+}
+
+/// Constant padding by PyTorch's pad list (negative pads crop).
+fn constant_pad<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    torch_pads: &[i64],
+    value: Scalar,
+) -> Lowered<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank();
-    let pads = pads_in_dim_order(&int_list_attr(cx, "pad")?, rank)?;
+    let pads = pads_in_dim_order(torch_pads, rank)?;
     let cropped_dims: Vec<usize> = (0..rank)
         .filter(|&i| pads[2 * i] < 0 || pads[2 * i + 1] < 0)
         .collect();
@@ -827,13 +838,7 @@ fn constant_pad_nd<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![x]);
     }
     let positive: Vec<i64> = pads.iter().map(|&p| p.max(0)).collect();
-    Ok(vec![pad(
-        cx,
-        x,
-        &positive,
-        cx.scalar("value")?,
-        "constant",
-    )?])
+    Ok(vec![pad(cx, x, &positive, value, "constant")?])
 }
 
 // aten.reflection_pad{1,2,3}d(%x) {padding} → coreai.pad %x, <pads>, 0 mode = <reflect>
@@ -847,12 +852,68 @@ fn replication_pad<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 fn mode_pad<'c, 'a>(cx: &LoweringCx<'c, 'a>, mode: &str) -> Lowered<'c, 'a> {
+    mode_pad_by(cx, &int_list_attr(cx, "padding")?, mode)
+}
+
+/// `coreai.pad` in `mode` by PyTorch's pad list (no cropping).
+fn mode_pad_by<'c, 'a>(cx: &LoweringCx<'c, 'a>, torch_pads: &[i64], mode: &str) -> Lowered<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank();
-    let pads = pads_in_dim_order(&int_list_attr(cx, "padding")?, rank)?;
+    let pads = pads_in_dim_order(torch_pads, rank)?;
     if pads.iter().any(|&p| p < 0) {
         return Err(format!("negative {mode} padding is not supported"));
     }
     Ok(vec![pad(cx, cx.operand(0)?, &pads, Scalar::Int(0), mode)?])
+}
+
+// aten.pad(%x) {pad, mode, value} → the constant_pad_nd lowering (mode "constant"),
+//   or coreai.pad %x, <pads>, 0 mode = <reflect|replicate|circular>
+fn pad_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let pads = int_list_attr(cx, "pad")?;
+    match str_attr(cx, "mode")?.as_str() {
+        "constant" => {
+            let value = match cx.op().attribute("value") {
+                Ok(_) => cx.scalar("value")?,
+                Err(_) => Scalar::Int(0),
+            };
+            constant_pad(cx, &pads, value)
+        }
+        mode @ ("reflect" | "replicate" | "circular") => mode_pad_by(cx, &pads, mode),
+        other => Err(format!("unknown padding mode '{other}'")),
+    }
+}
+
+// aten.repeat_interleave.self_int(%x) {repeats = r, dim}: each element r times along dim
+//   → coreai.broadcast_in_dims (%x with a unit dim after dim), <[r]>, <[dim + 1]>,
+//     reshaped to the result (no dim: on the flattened tensor)
+fn repeat_interleave<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let r = int_attr(cx, "repeats")?;
+    if r < 0 {
+        return Err(format!("repeats must be non-negative, got {r}"));
+    }
+    let mut x = cx.operand(0)?;
+    let mut d = dims(cx.operand_tensor(0)?);
+    let dim = match opt_int_attr(cx, "dim")? {
+        Some(dim) => normalize_dim(dim, d.len())?,
+        None => {
+            let n = if d.contains(&DYNAMIC) {
+                DYNAMIC
+            } else {
+                d.iter().product()
+            };
+            d = vec![n];
+            x = reshape(cx, x, &d)?;
+            0
+        }
+    };
+    let mut unit = d.clone();
+    unit.insert(dim + 1, 1);
+    let x = reshape(cx, x, &unit)?;
+    let mut wide = unit.clone();
+    wide[dim + 1] = r;
+    let (s, a) = (shape(cx, &[r])?, axes(cx, &[dim as i64 + 1])?);
+    let ty = tensor_type(&wide, cx.operand_tensor(0)?.element());
+    let b = cx.build_value("coreai.broadcast_in_dims", &[x, s, a], ty, &[])?;
+    Ok(vec![reshape_to_result(cx, b)?])
 }
 
 // aten.full/full_like/new_full() {fill_value} → coreai.constant dense<fill_value> : <result>

@@ -200,6 +200,16 @@ def factory():
     src[1, 3] = float("nan")
     return M(), (x, torch.tensor([[0, 1, 1, 4], [2, 2, 0, 3], [1, 1, 4, 0]]), src)
 ''', "coreai"),
+    ("pad_modes_undecomposed", '''
+class M(torch.nn.Module):
+    def forward(self, x):
+        return (F.pad(x, (2, 1, 1, 3), mode="circular"), F.pad(x, (1, 2), mode="reflect"),
+                F.pad(x, (0, 3, 2, 0), mode="replicate"), F.pad(x, (1, -2, 0, 1), value=2.5),
+                torch.repeat_interleave(x, 2, dim=-1), torch.repeat_interleave(x, 3))
+def factory():
+    torch.manual_seed(17)
+    return M(), (torch.randn(2, 3, 4),)
+''', "none"),
     ("creators", '''
 class M(torch.nn.Module):
     def forward(self, x):

@@ -438,6 +438,7 @@ INDEXING_CASES = [
     ("scatter_along_axis_min_si64", scatter_axis("min", "si64"), {"x": ((3, 5), np.int64), "i": ((3, 4), "sidx5"), "u": ((3, 4), np.int64)}),
     ("scatter_nd_update", SCATTER_ND, {"x": ((4, 3), np.float32), "u": ((2, 3), np.float32)}),
     ("pad_reflect", one("coreai.pad", [("x", "tensor<2x3x4xf32>")], [("p", "[0, 0, 2, 1, 1, 3]", "tensor<6xui32>"), ("v", "0.0", "tensor<f32>")], ["x", "p", "v"], "tensor<2x6x8xf32>", "padding_mode = #coreai.padding_mode<reflect>"), {"x": ((2, 3, 4), np.float32)}),
+    ("pad_circular", one("coreai.pad", [("x", "tensor<2x3x4xf32>")], [("p", "[1, 0, 3, 1, 0, 4]", "tensor<6xui32>"), ("v", "0.0", "tensor<f32>")], ["x", "p", "v"], "tensor<3x7x8xf32>", "padding_mode = #coreai.padding_mode<circular>"), {"x": ((2, 3, 4), np.float32)}),
     ("pad_replicate", one("coreai.pad", [("x", "tensor<2x3x4xsi32>")], [("p", "[1, 0, 0, 2, 3, 1]", "tensor<6xui32>"), ("v", "0", "tensor<si32>")], ["x", "p", "v"], "tensor<3x5x8xsi32>", "padding_mode = #coreai.padding_mode<replicate>"), {"x": ((2, 3, 4), np.int32)}),
 ]
 

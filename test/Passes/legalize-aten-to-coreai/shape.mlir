@@ -283,3 +283,24 @@ func.func @dynamic(%x: tensor<?x1x4xf32>, %n: i64) -> (tensor<?x2x2xf32>, tensor
   %2 = aten.expand.default %x {size = [2, -1, 3, -1], implicit = false} : (tensor<?x1x4xf32>) -> tensor<2x?x3x4xf32>
   return %0, %1, %2 : tensor<?x2x2xf32>, tensor<?x4xf32>, tensor<2x?x3x4xf32>
 }
+
+// -----
+
+// aten.pad: "constant" as constant_pad_nd, other modes as coreai.pad modes;
+// repeat_interleave broadcasts a unit dim after `dim` and merges it.
+// CHECK-LABEL: coreai.graph @pad_repeat_interleave(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3xf32>
+// CHECK:         %[[P:.*]] = coreai.constant dense<[0, 0, 2, 1]> : tensor<4xui32>
+// CHECK-NEXT:    coreai.pad %[[X]], %[[P]], %{{.*}} mode = <circular> : {{.*}} -> tensor<2x6xf32>
+// CHECK:         coreai.pad %[[X]], %{{.*}}, %{{.*}} mode = <constant> : {{.*}} -> tensor<4x3xf32>
+// CHECK:         %[[U:.*]] = coreai.reshape %[[X]], %{{.*}} -> tensor<2x3x1xf32>
+// CHECK-NEXT:    %[[R:.*]] = coreai.constant dense<2> : tensor<1xui32>
+// CHECK-NEXT:    %[[A:.*]] = coreai.constant dense<2> : tensor<1xsi32>
+// CHECK-NEXT:    %[[B:.*]] = coreai.broadcast_in_dims %[[U]], %[[R]], %[[A]] : {{.*}} -> tensor<2x3x2xf32>
+// CHECK:         coreai.reshape %[[B]], %{{.*}} -> tensor<2x6xf32>
+func.func @pad_repeat_interleave(%x: tensor<2x3xf32>) -> (tensor<2x6xf32>, tensor<4x3xf32>, tensor<2x6xf32>) {
+  %0 = aten.pad.default %x {pad = [2, 1], mode = "circular"} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  %1 = aten.pad.default %x {pad = [0, 0, 1, 1], mode = "constant", value = 1.0 : f64} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+  %2 = aten.repeat_interleave.self_int %x {repeats = 2 : i64, dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  return %0, %1, %2 : tensor<2x6xf32>, tensor<4x3xf32>, tensor<2x6xf32>
+}

@@ -332,6 +332,28 @@ pub fn pad_by_index(t: &Tensor, pads: &[i64], reflect: bool) -> KResult<Tensor> 
     Ok(x)
 }
 
+/// Circular padding (the tensor wraps around); `pads` holds (before,
+/// after) per dim in dim order, each at most the dim's size.
+pub fn pad_circular(t: &Tensor, pads: &[i64]) -> KResult<Tensor> {
+    if pads.len() != 2 * t.ndim() {
+        return kerr("padding must hold a (before, after) pair per dim");
+    }
+    let mut x = t.clone();
+    for d in 0..t.ndim() {
+        let n = x.shape()[d] as i64;
+        let (lo, hi) = (pads[2 * d], pads[2 * d + 1]);
+        if lo == 0 && hi == 0 {
+            continue;
+        }
+        if lo < 0 || hi < 0 || lo > n || hi > n {
+            return kerr(format!("cannot pad a dim of size {n} circularly by ({lo}, {hi})"));
+        }
+        let idx: Vec<i64> = (-lo..n + hi).map(|i| i.rem_euclid(n)).collect();
+        x = index_select(&x, d, &idx)?;
+    }
+    Ok(x)
+}
+
 /// Constant padding; `pads` is PyTorch's order: last dim first, (before,
 /// after) pairs; negative pads crop.
 pub fn pad_constant(t: &Tensor, pads: &[i64], value: &Tensor) -> KResult<Tensor> {

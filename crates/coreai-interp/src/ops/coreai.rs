@@ -353,6 +353,9 @@ fn pad(c: &Ctx) -> KResult<Vec<Value>> {
     if mode.contains("reflect") || mode.contains("replicate") {
         return one(shape::pad_by_index(x, &p, mode.contains("reflect"))?);
     }
+    if mode.contains("circular") {
+        return one(shape::pad_circular(x, &p)?);
+    }
     if !mode.is_empty() && !mode.contains("constant") {
         return kerr(format!("padding mode {mode} is not supported"));
     }

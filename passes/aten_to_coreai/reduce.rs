@@ -46,6 +46,7 @@ pub static LOWERINGS: super::Family = &[
     ("cummin.default", cummin),
     ("cumprod.default", cumprod),
     ("cumsum.default", cumsum),
+    ("kthvalue.default", kthvalue),
     ("linalg_vector_norm.default", linalg_vector_norm),
     ("logsumexp.default", logsumexp),
     ("max.default", max_default),
@@ -1056,7 +1057,33 @@ fn take_range<'c, 'a>(
 fn median_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
     let axis = sort_axis(cx, x)?;
-    let (values, index) = median_along(cx, x, axis)?;
+    let n = dims(tensor_of(x)?)[axis];
+    let (values, index) = order_statistic(cx, x, axis, (n - 1) / 2, true)?;
+    values_and_index(cx, values, index, axis)
+}
+
+// aten.kthvalue.default(%x) {k, dim, keepdim} → (values, indices): position
+// k - 1 of the stable ascending sort (NaN last: PyTorch ranks NaN largest).
+// Ties: the stable sort's choice (eager's differs on [3, 3, 1, 3], k = 2).
+fn kthvalue<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let axis = sort_axis(cx, x)?;
+    let n = dims(tensor_of(x)?)[axis];
+    let k = int_attr(cx, "k")?;
+    if k < 1 || (n != DYNAMIC && k > n) {
+        return Err(format!("k = {k} is out of range for dim {axis} of {}", x.r#type()));
+    }
+    let (values, index) = order_statistic(cx, x, axis, k - 1, false)?;
+    values_and_index(cx, values, index, axis)
+}
+
+/// (values, index) with dims kept → the op's two results.
+fn values_and_index<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    values: Value<'c, 'a>,
+    index: Value<'c, 'a>,
+    axis: usize,
+) -> Lowered<'c, 'a> {
     let index = cast_to(cx, index, cx.result_tensor(1)?.element())?;
     Ok(vec![
         fit(cx, values, cx.result_type(0)?, &[axis])?,
@@ -1071,26 +1098,31 @@ fn median_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if shape.contains(&DYNAMIC) {
         return Err("median of every element of a dynamic shape is not lowered".into());
     }
-    let flat = reshape(cx, x, &[shape.iter().product()])?;
-    let (values, _) = median_along(cx, flat, 0)?;
+    let n: i64 = shape.iter().product();
+    let flat = reshape(cx, x, &[n])?;
+    let (values, _) = order_statistic(cx, flat, 0, (n - 1) / 2, true)?;
     Ok(vec![fit(cx, values, cx.result_type(0)?, &[0])?])
 }
 
-/// The lower median of `x` along `axis` and its si32 index, dims kept.
-fn median_along<'c, 'a>(
+/// The element at `position` of the stable ascending sort of `x` along
+/// `axis` and its si32 index, dims kept; with `nan_wins` a lane holding a
+/// NaN gives NaN and its first NaN's index (median's rule).
+fn order_statistic<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
     axis: usize,
+    position: i64,
+    nan_wins: bool,
 ) -> Result<(Value<'c, 'a>, Value<'c, 'a>), Decline> {
     let n = dims(tensor_of(x)?)[axis];
     if n == DYNAMIC || n == 0 {
-        return Err("median along a dynamic or empty dim is not lowered".into());
+        return Err("median/kthvalue along a dynamic or empty dim is not lowered".into());
     }
     let perm = sort_permutation(cx, x, axis, false)?;
-    let mut index = take_range(cx, perm, axis, (n - 1) / 2, 1)?;
+    let mut index = take_range(cx, perm, axis, position, 1)?;
     let mut values = gather(cx, x, index, axis)?;
     let element = element_type(x)?;
-    if is_float(element) {
+    if nan_wins && is_float(element) {
         let nan = is_nan(cx, x)?;
         let any_nan = reduce_keep(cx, "coreai.any", nan, &[axis])?;
         let a = int_scalar(cx, axis as i64, "si32")?;

@@ -134,14 +134,17 @@ def factory():
 '''
 
 # median: the lower median; a lane with a NaN gives NaN and its first NaN's
-# index. No ties in the odd-length rows whose index could differ.
+# index. kthvalue ranks NaN largest. No ties: PyTorch does not specify which
+# of equal elements median/kthvalue return.
 MEDIAN = '''
 import torch
 class M(torch.nn.Module):
     def forward(self, x, n):
         v, i = torch.median(x, dim=1)
         w, j = torch.median(x, dim=0, keepdim=True)
-        return v, i, w, j, torch.median(x), torch.median(n, dim=-1)[0], torch.median(n)
+        kv, ki = torch.kthvalue(x, 2, dim=1)
+        return (v, i, w, j, torch.median(x), torch.median(n, dim=-1)[0], torch.median(n), kv, ki,
+                torch.kthvalue(x, 5, dim=-1, keepdim=True)[0], torch.kthvalue(n, 1, dim=0)[1])
 def factory():
     nan = float("nan")
     x = torch.tensor([[1.0, 4.0, -2.0, 3.0, 0.5], [5.0, nan, 1.0, nan, 2.0],

@@ -32,6 +32,7 @@ pub static LOWERINGS: super::Family = &[
     ("contiguous.default", identity),
     ("copy.default", copy),
     ("detach.default", identity),
+    ("diagonal.default", diagonal),
     ("empty.memory_format", zeros_of_result),
     ("empty_like.default", zeros_of_result),
     ("empty_strided.default", zeros_of_result),
@@ -667,6 +668,41 @@ fn roll_dim<'c, 'a>(
     let (tail, head) = (part(n - s, n)?, part(0, n - s)?);
     let dimv = int_scalar(cx, dim as i64, "si32")?;
     cx.build_value("coreai.concat", &[dimv, tail, head], x.r#type(), &[])
+}
+
+// aten.diagonal(%x) {offset, dim1, dim2}: x[..., i, i + offset] over the other dims
+//   → coreai.transpose (dim1, dim2 last), coreai.reshape [..., n1·n2],
+//     coreai.slice from the first diagonal element in steps of n2 + 1
+fn diagonal<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    let d1 = normalize_dim(int_attr(cx, "dim1")?, rank)?;
+    let d2 = normalize_dim(int_attr(cx, "dim2")?, rank)?;
+    if d1 == d2 {
+        return Err("diagonal dimensions cannot be identical".into());
+    }
+    let d = dims_static_at(cx, 0, &[d1, d2])?;
+    let offset = int_attr(cx, "offset")?;
+    let (n1, n2) = (d[d1], d[d2]);
+    let len = if offset >= 0 {
+        n1.min(n2 - offset)
+    } else {
+        (n1 + offset).min(n2)
+    }
+    .max(0);
+    let mut perm: Vec<usize> = (0..rank).filter(|&i| i != d1 && i != d2).collect();
+    perm.extend([d1, d2]);
+    let x = transpose(cx, cx.operand(0)?, &perm)?;
+    let mut flat: Vec<i64> = perm[..rank - 2].iter().map(|&i| d[i]).collect();
+    flat.push(n1 * n2);
+    let x = reshape(cx, x, &flat)?;
+    let start = if offset >= 0 { offset } else { -offset * n2 };
+    let end = if len == 0 {
+        start
+    } else {
+        start + (len - 1) * (n2 + 1) + 1
+    };
+    let bounds = one_dim_bounds(rank - 1, rank - 2, (start, end, n2 + 1));
+    Ok(vec![slice(cx, x, &bounds, cx.result_type(0)?)?])
 }
 
 // aten.repeat(%x) {repeats} → coreai.tile (coreai.reshape %x to the repeat rank), <repeats : ui32>

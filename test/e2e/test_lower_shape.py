@@ -205,7 +205,9 @@ class M(torch.nn.Module):
     def forward(self, x):
         return (F.pad(x, (2, 1, 1, 3), mode="circular"), F.pad(x, (1, 2), mode="reflect"),
                 F.pad(x, (0, 3, 2, 0), mode="replicate"), F.pad(x, (1, -2, 0, 1), value=2.5),
-                torch.repeat_interleave(x, 2, dim=-1), torch.repeat_interleave(x, 3))
+                torch.repeat_interleave(x, 2, dim=-1), torch.repeat_interleave(x, 3),
+                torch.diagonal(x, 0, 1, 2), torch.diagonal(x, 1, -1, 1), torch.diagonal(x, -1, 0, 2),
+                torch.diagonal(x, 5, 1, 2))
 def factory():
     torch.manual_seed(17)
     return M(), (torch.randn(2, 3, 4),)

@@ -304,3 +304,19 @@ func.func @pad_repeat_interleave(%x: tensor<2x3xf32>) -> (tensor<2x6xf32>, tenso
   %2 = aten.repeat_interleave.self_int %x {repeats = 2 : i64, dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
   return %0, %1, %2 : tensor<2x6xf32>, tensor<4x3xf32>, tensor<2x6xf32>
 }
+
+// -----
+
+// diagonal: the two dims moved last and flattened, then a slice from the
+// first diagonal element in steps of n2 + 1 (offset 1: start 1).
+// CHECK-LABEL: coreai.graph @diagonal(
+// CHECK:         %[[T:.*]] = coreai.transpose %{{.*}} -> tensor<2x3x4xf32>
+// CHECK:         %[[F:.*]] = coreai.reshape %[[T]], %{{.*}} -> tensor<2x12xf32>
+// CHECK-NEXT:    %[[B:.*]] = coreai.constant dense<[0, 1]> : tensor<2xsi32>
+// CHECK-NEXT:    %[[E:.*]] = coreai.constant dense<[2147483647, 12]> : tensor<2xsi32>
+// CHECK-NEXT:    %[[S:.*]] = coreai.constant dense<[1, 5]> : tensor<2xsi32>
+// CHECK-NEXT:    coreai.slice %[[F]], %[[B]], %[[E]], %[[S]] : {{.*}} -> tensor<2x3xf32>
+func.func @diagonal(%x: tensor<3x2x4xf32>) -> tensor<2x3xf32> {
+  %0 = aten.diagonal.default %x {offset = 1 : i64, dim1 = 0 : i64, dim2 = -1 : i64} : (tensor<3x2x4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -197,6 +197,16 @@ QUANT_CASES = [
     ("interpolate_coordinates_linear", one("coreai.interpolate_coordinates", [("x", "tensor<3x4xf32>")], [("p", "[[0.0, 0.0], [1.25, 2.5], [-1.0, 5.0], [2.0, 3.0], [0.5, 0.75], [1.999, 0.001], [3.5, -0.25]]", "tensor<7x2xf32>")], ["x", "p"], "tensor<7xf32>", "interpolation_mode = #coreai.interpolation_mode<linear>"), {"x": ((3, 4), np.float32)}),
     ("interpolate_coordinates_linear_3d", one("coreai.interpolate_coordinates", [("x", "tensor<2x3x4xf32>")], [("p", "[[0.3, 1.7, 2.2], [0.9, 0.1, 0.6], [-0.5, 2.5, 3.9], [1.0, 1.0, 1.0], [0.25, 0.5, 0.75]]", "tensor<5x3xf32>")], ["x", "p"], "tensor<5xf32>", "interpolation_mode = #coreai.interpolation_mode<linear>"), {"x": ((2, 3, 4), np.float32)}),
     ("interpolate_coordinates_nearest", one("coreai.interpolate_coordinates", [("x", "tensor<2x3x4xf32>")], [("p", "[[0.5, 1.5, 2.5], [1.5, 0.49, 3.51], [-2.0, 9.0, 0.5], [1.0, 2.0, 3.0]]", "tensor<4x3xf32>")], ["x", "p"], "tensor<4xf32>", "interpolation_mode = #coreai.interpolation_mode<nearest_neighbor>"), {"x": ((2, 3, 4), np.float32)}),
+    ("symmetric_stats_axis1", one("coreai.symmetric_quantization_statistics", [("x", "tensor<4x6xf32>")], [("q", "[-128.0, 127.0]", "tensor<2xf32>"), ("a", "1", "tensor<si32>")], ["x", "q", "a"], "tensor<6xf32>"), {"x": ((4, 6), np.float32)}),
+    ("symmetric_stats_axis_neg", one("coreai.symmetric_quantization_statistics", [("x", "tensor<5x2x3xf32>")], [("q", "[0.0, 15.0]", "tensor<2xf32>"), ("a", "-3", "tensor<si32>")], ["x", "q", "a"], "tensor<5xf32>"), {"x": ((5, 2, 3), np.float32)}),
+    ("asymmetric_stats_f32_range", graph([("x", "tensor<4x6xf32>")], [("s", "tensor<6xf32>"), ("z", "tensor<6xf32>")],
+        '  %q = coreai.constant dense<[-128.0, 127.0]> : tensor<2xf32>\n  %a = coreai.constant dense<1> : tensor<si32>\n'
+        '  %s, %z = "coreai.asymmetric_quantization_statistics"(%x, %q, %a) : (tensor<4x6xf32>, tensor<2xf32>, tensor<si32>) -> (tensor<6xf32>, tensor<6xf32>)\n'
+        '  coreai.output %s, %z : tensor<6xf32>, tensor<6xf32>'), {"x": ((4, 6), np.float32)}),
+    ("asymmetric_stats_f32_range_4bit", graph([("x", "tensor<3x5xf32>")], [("s", "tensor<3xf32>"), ("z", "tensor<3xf32>")],
+        '  %q = coreai.constant dense<[-8.0, 7.0]> : tensor<2xf32>\n  %a = coreai.constant dense<0> : tensor<si32>\n'
+        '  %s, %z = "coreai.asymmetric_quantization_statistics"(%x, %q, %a) : (tensor<3x5xf32>, tensor<2xf32>, tensor<si32>) -> (tensor<3xf32>, tensor<3xf32>)\n'
+        '  coreai.output %s, %z : tensor<3xf32>, tensor<3xf32>'), {"x": ((3, 5), np.float32)}),
     ("max_pool_3d", one("coreai.max_pool_3d", [("x", "tensor<1x2x5x6x4xf32>")], [("k", "[2, 3, 2]", U3), ("s", "[2, 2, 1]", U3), ("d", "[1, 1, 2]", U3), ("c", "false", "tensor<i1>")], ["x", "k", "s", "d", "c"], "tensor<1x2x2x2x2xf32>"), {"x": ((1, 2, 5, 6, 4), np.float32)}),
     ("max_pool_3d_ceil", one("coreai.max_pool_3d", [("x", "tensor<1x1x5x5x5xf32>")], [("k", "[2, 2, 2]", U3), ("s", "[2, 2, 2]", U3), ("d", "[1, 1, 1]", U3), ("c", "true", "tensor<i1>")], ["x", "k", "s", "d", "c"], "tensor<1x1x3x3x3xf32>"), {"x": ((1, 1, 5, 5, 5), np.float32)}),
 ]
@@ -473,3 +483,20 @@ def test_non_zero_matches_coreai_core(runner, tmp_path):
     got = run_ours(runner, text, {"x": x})
     assert_same(got["out"], run_coreai_core(text, {"x": x}, tmp_path)["out"])
     assert_same(got["out"], np.argwhere(x != 0).astype(np.int32))
+
+
+def test_asymmetric_stats_integer_range_follows_the_doc(runner, tmp_path):
+    """With an integer range coreai-core's interpreter computes qmax - qmin
+    in the range's type (127 - (-128) wraps to -1 in si8), giving negative
+    scales; the executor follows the op doc's example (scale = 200/255,
+    zero point clip(qmin - round(min/scale))) instead."""
+    x = np.array([[-100, -1000, 1.57], [100, 1000, 10.5]], np.float32)
+    body = ('  %q = coreai.constant dense<[-128, 127]> : tensor<2xsi8>\n  %a = coreai.constant dense<1> : tensor<si32>\n'
+            '  %s, %z = "coreai.asymmetric_quantization_statistics"(%x, %q, %a) : (tensor<2x3xf32>, tensor<2xsi8>, tensor<si32>) -> (tensor<3xf32>, tensor<3xsi8>)\n'
+            '  coreai.output %s, %z : tensor<3xf32>, tensor<3xsi8>')
+    text = graph([("x", "tensor<2x3xf32>")], [("s", "tensor<3xf32>"), ("z", "tensor<3xsi8>")], body)
+    core = run_coreai_core(text, {"x": x}, tmp_path)
+    assert (core["s"] < 0).all(), "coreai-core now computes the range exactly: compare with it"
+    got = run_ours(runner, text, {"x": x})
+    np.testing.assert_array_equal(got["s"], (np.array([200, 2000, 10.5], np.float32) / np.float32(255)).astype(np.float32))
+    np.testing.assert_array_equal(got["z"], np.array([0, 0, -128], np.int8))

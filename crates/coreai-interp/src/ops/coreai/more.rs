@@ -209,7 +209,87 @@ fn sample(x: &ArrayD<f64>, pos: &[f32], linear: bool) -> f64 {
     f64::from(acc)
 }
 
+/// Per-channel (dim `axis`) minimum and maximum of `x`, each widened to
+/// include 0; NaN propagates.
+fn channel_min_max(c: &Ctx) -> KResult<(Vec<f64>, Vec<f64>, DType)> {
+    let x = c.arg(0)?;
+    let ft = x.dtype();
+    if !ft.is_float() {
+        return kerr(format!("quantization statistics of {} input are not supported", ft.name()));
+    }
+    let a = crate::kernels::reduce::norm_axis(c.arg_i64(2)?, x.ndim())?;
+    let axes: Vec<usize> = (0..x.ndim()).filter(|&d| d != a).collect();
+    let (rows, _, _) = crate::kernels::reduce::to_rows(&x.to_f64(), &axes);
+    let nan_or = |r: &ndarray::ArrayView1<f64>, f: fn(f64, f64) -> f64| {
+        if r.iter().any(|v| v.is_nan()) {
+            f64::NAN
+        } else {
+            r.iter().copied().fold(0.0, f)
+        }
+    };
+    let lo = rows.outer_iter().map(|r| nan_or(&r, f64::min)).collect();
+    let hi = rows.outer_iter().map(|r| nan_or(&r, f64::max)).collect();
+    Ok((lo, hi, ft))
+}
+
+fn range_of(c: &Ctx) -> KResult<(f64, f64)> {
+    match c.arg(1)?.to_f64().as_slice() {
+        Some(&[lo, hi]) => Ok((lo, hi)),
+        _ => kerr("the range operand must hold [quant_min, quant_max]"),
+    }
+}
+
+fn vec_tensor(v: Vec<f64>, dt: DType) -> Value {
+    let n = v.len();
+    Value::tensor(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&[n]), v).expect("sizes agree"), dt))
+}
+
+/// `symmetric_quantization_statistics(input, range, axis)`: per channel
+/// `max|x| · (2 / (qmax - qmin))`, in the input's float type.
+fn symmetric_stats(c: &Ctx) -> KResult<Vec<Value>> {
+    let (lo, hi, ft) = channel_min_max(c)?;
+    let (qmin, qmax) = range_of(c)?;
+    let r = |v: f64| Tensor::scalar_f64(v, ft).to_f64()[[]];
+    let k = r(2.0 / r(qmax - qmin));
+    let scale: Vec<f64> = lo
+        .iter()
+        .zip(&hi)
+        .map(|(&l, &h)| if l.is_nan() || h.is_nan() { f64::NAN } else { r(l.abs().max(h.abs()) * k) })
+        .collect();
+    Ok(vec![vec_tensor(scale, c.out_dtype(0)?)])
+}
+
+/// `asymmetric_quantization_statistics(input, range, axis)`: per channel
+/// `scale = (max - min) / (qmax - qmin)` and `zero_point = qmin - min /
+/// scale` (rounded half to even and clipped to the range for an integer
+/// range), min and max widened to include 0.
+fn asymmetric_stats(c: &Ctx) -> KResult<Vec<Value>> {
+    let (lo, hi, ft) = channel_min_max(c)?;
+    let (qmin, qmax) = range_of(c)?;
+    let zt = c.out_dtype(1)?;
+    let r = |v: f64| Tensor::scalar_f64(v, ft).to_f64()[[]];
+    let span = r(qmax - qmin);
+    let scale: Vec<f64> = lo.iter().zip(&hi).map(|(&l, &h)| r(r(h - l) / span)).collect();
+    let zp: Vec<f64> = lo
+        .iter()
+        .zip(&scale)
+        .map(|(&l, &s)| {
+            let q = r(l / s);
+            if zt.is_float() {
+                r(qmin - q)
+            } else if q.is_nan() {
+                0.0
+            } else {
+                (qmin - q.round_ties_even()).clamp(qmin, qmax)
+            }
+        })
+        .collect();
+    Ok(vec![vec_tensor(scale, c.out_dtype(0)?), vec_tensor(zp, zt)])
+}
+
 pub fn register(t: &mut Table) {
+    t.insert("coreai.symmetric_quantization_statistics", symmetric_stats);
+    t.insert("coreai.asymmetric_quantization_statistics", asymmetric_stats);
     t.insert("coreai.interpolate_coordinates", interpolate_coordinates);
     t.insert("coreai.broadcast_shapes", broadcast_shapes);
     t.insert("coreai.dequantize", dequantize);

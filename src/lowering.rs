@@ -338,12 +338,14 @@ fn float_literal(v: f64) -> String {
             "0xFFF0000000000000".into()
         }
     } else {
-        // Rust prints the shortest decimal that reads back as the same f64.
+        // Rust prints the shortest decimal that reads back as the same f64;
+        // MLIR's float literal needs a '.' before any exponent (`1.0e-6`).
         let s = format!("{v:?}");
-        if s.contains('.') || s.contains('e') {
-            s
-        } else {
-            format!("{s}.0")
+        match s.split_once('e') {
+            Some((mantissa, exp)) if !mantissa.contains('.') => format!("{mantissa}.0e{exp}"),
+            Some(_) => s,
+            None if s.contains('.') => s,
+            None => format!("{s}.0"),
         }
     }
 }
@@ -511,7 +513,16 @@ mod tests {
         assert!(representable(16777216.0, 24, "f32"));
         assert!(!representable(16777217.0, 24, "f32"));
         assert_eq!(float_literal(1.0), "1.0");
-        assert_eq!(float_literal(1e-6), "1e-6");
+        assert_eq!(float_literal(1e-6), "1.0e-6");
+        assert_eq!(float_literal(2.5e-8), "2.5e-8");
+        assert_eq!(float_literal(1e300), "1.0e300");
+        // Every literal parses back to the same value.
+        let context = crate::context::create_context();
+        for v in [1e-6, 2.5e-8, 1e300, -3.0, 0.1] {
+            let text = format!("{} : f64", float_literal(v));
+            let attr = Attribute::parse(&context, &text).expect("parses");
+            assert_eq!(FloatAttribute::try_from(attr).unwrap().value(), v, "{text}");
+        }
         assert_eq!(nonfinite_literal(f64::INFINITY, "f32"), "0x7F800000");
         assert_eq!(nonfinite_literal(f64::NEG_INFINITY, "f16"), "0xFC00");
         assert_eq!(nonfinite_literal(f64::NAN, "f64"), "0x7FF8000000000000");

@@ -175,15 +175,31 @@ fn matmul_in<T: Gemm>(a: &ArrayD<T>, b: &ArrayD<T>) -> KResult<ArrayD<T>> {
     Ok(ArrayD::from_shape_vec(IxDyn(&shape), c.into_raw_vec_and_offset().0).expect("sizes agree"))
 }
 
+/// `t` as f32 elements: borrowed when it already is f32 (no copy of the
+/// weights on every call), converted otherwise.
+fn as_f32(t: &Tensor) -> std::borrow::Cow<'_, ArrayD<f32>> {
+    match t {
+        Tensor::F32(a) => std::borrow::Cow::Borrowed(a),
+        other => match other.cast(DType::F32) {
+            Tensor::F32(a) => std::borrow::Cow::Owned(a),
+            _ => unreachable!("cast to f32"),
+        },
+    }
+}
+
+/// An f32 result as a tensor of `dtype` (no copy when `dtype` is f32).
+fn from_f32(r: ArrayD<f32>, dtype: DType) -> Tensor {
+    if dtype == DType::F32 {
+        Tensor::F32(r)
+    } else {
+        Tensor::F32(r).cast(dtype)
+    }
+}
+
 /// `torch.matmul` with the result rounded to `dtype`.
 pub fn matmul(a: &Tensor, b: &Tensor, dtype: DType) -> KResult<Tensor> {
     match compute_kind(dtype)? {
-        DType::F32 => {
-            let (Tensor::F32(x), Tensor::F32(y)) = (a.cast(DType::F32), b.cast(DType::F32)) else {
-                unreachable!("cast to f32")
-            };
-            Ok(Tensor::F32(matmul_in(&x, &y)?).cast(dtype))
-        }
+        DType::F32 => Ok(from_f32(matmul_in(&as_f32(a), &as_f32(b))?, dtype)),
         DType::F64 => Ok(Tensor::F64(matmul_in(&a.to_f64(), &b.to_f64())?).cast(dtype)),
         _ => Ok(Tensor::from_i128(
             matmul_in(&a.to_i128(), &b.to_i128())?,
@@ -284,12 +300,7 @@ fn conv2d_in<T: Gemm + std::ops::Add<Output = T>>(
 /// bias, if any, is added by the caller.
 pub fn conv2d(x: &Tensor, w: &Tensor, p: &Conv2d, dtype: DType) -> KResult<Tensor> {
     match compute_kind(dtype)? {
-        DType::F32 => {
-            let (Tensor::F32(a), Tensor::F32(b)) = (x.cast(DType::F32), w.cast(DType::F32)) else {
-                unreachable!("cast to f32")
-            };
-            Ok(Tensor::F32(conv2d_in(&a, &b, p)?).cast(dtype))
-        }
+        DType::F32 => Ok(from_f32(conv2d_in(&as_f32(x), &as_f32(w), p)?, dtype)),
         DType::F64 => Ok(Tensor::F64(conv2d_in(&x.to_f64(), &w.to_f64(), p)?).cast(dtype)),
         _ => kerr("integer convolution is not supported"),
     }

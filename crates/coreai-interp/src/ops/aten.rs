@@ -729,13 +729,19 @@ fn convolution(c: &Ctx) -> KResult<Vec<Value>> {
     if c.bool_or("transposed", false)? || c.arg(0)?.ndim() == 5 {
         return convolution_nd(c, dt);
     }
-    let (mut x, mut w) = (c.arg(0)?.clone(), c.arg(1)?.clone());
+    let (x, w) = (c.arg(0)?, c.arg(1)?);
     let one_d = x.ndim() == 3;
-    if one_d {
+    // 1-d convolution runs as 2-d over a height of 1.
+    let lifted = if one_d {
         let (xs, ws) = (x.shape(), w.shape());
-        x = x.reshape(&[xs[0], xs[1], 1, xs[2]])?;
-        w = w.reshape(&[ws[0], ws[1], 1, ws[2]])?;
-    }
+        Some((
+            x.reshape(&[xs[0], xs[1], 1, xs[2]])?,
+            w.reshape(&[ws[0], ws[1], 1, ws[2]])?,
+        ))
+    } else {
+        None
+    };
+    let (x, w) = lifted.as_ref().map_or((x, w), |(x, w)| (x, w));
     let lift = |v: Option<Vec<i64>>, d: usize| {
         if one_d {
             [d, pair(v, d)[0]]
@@ -753,11 +759,14 @@ fn convolution(c: &Ctx) -> KResult<Vec<Value>> {
         dilation: lift(c.opt_i64s("dilation")?, 1),
         groups: c.i64_or("groups", 1)? as usize,
     };
-    let mut y = linalg::conv2d(&x, &w, &p, dt)?;
+    let mut y = linalg::conv2d(x, w, &p, dt)?;
     if let Some(b) = c.opt_arg(2) {
         let o = b.len();
         let bb = b.cast(dt).reshape(&[1, o, 1, 1])?;
-        y = Tensor::from_dom(binary(BinOp::Add, &y.dom(), &bb.dom())?, dt);
+        y = match f32_fast_path(BinOp::Add, dt, &y, &bb) {
+            Some(r) => Tensor::F32(r?),
+            None => Tensor::from_dom(binary(BinOp::Add, &y.dom(), &bb.dom())?, dt),
+        };
     }
     if one_d {
         let s = y.shape();

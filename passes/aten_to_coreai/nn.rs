@@ -16,7 +16,7 @@ use super::common::{
     axes, bool_attr, cast_to, element_type, int_attr, int_list_attr, opt_int_attr, reshape,
     segment_operand, shape, splat, static_dims, tensor_type,
 };
-use super::elementwise::{select, unary};
+use super::elementwise::{predicate, select, unary};
 use super::linalg::{
     batch_matmul, broadcasting, float_scalar, pad_spatial, shape_of, transpose,
 };
@@ -509,11 +509,18 @@ fn apply_mask<'c, 'a>(
         (Some(_), true) => Err("attn_mask and is_causal = true are exclusive (PyTorch rejects both)".into()),
         (None, false) => Ok(scores),
         (None, true) => {
-            let bias: Vec<f64> = (0..l)
-                .flat_map(|i| (0..s).map(move |j| if j <= i { 0.0 } else { f64::NEG_INFINITY }))
-                .collect();
-            let bias = float_constant(cx, &[l, s], &bias, element)?;
-            broadcasting(cx, "add", scores, bias)
+            // masked[i, j] = j > i, from two coreai.range (as coreai-torch
+            // builds it: no L×S constant in the IR).
+            let positions = |n: i64, to: [i64; 2]| -> Result<Value<'c, 'a>, Decline> {
+                let si32 = |v: i64| super::common::int_scalar(cx, v, "si32");
+                let ty = tensor_type(&[n], cx.parse_type("si32")?);
+                let r = cx.build_value("coreai.range", &[si32(0)?, si32(n)?, si32(1)?], ty, &[])?;
+                reshape(cx, r, &to)
+            };
+            let (rows, cols) = (positions(l, [l, 1])?, positions(s, [1, s])?);
+            let masked = predicate(cx, "greater", cols, rows)?;
+            let minus_inf = float_scalar(cx, f64::NEG_INFINITY, element)?;
+            select(cx, masked, minus_inf, scores)
         }
         (Some(m), false) => {
             let me = element_type(m)?;

@@ -127,17 +127,22 @@ func.func @instance_norm_running_stats(%x: tensor<2x3x4x4xf32>, %m: tensor<3xf32
 // -----
 
 // Regression (fidelity): the causal mask with q_len (3) ≠ k_len (5) is
-// PyTorch's upper-left one: query i attends keys j ≤ i; masked scores are
-// -inf (0xFF800000), not -1e4.
+// PyTorch's upper-left one: query i attends keys j ≤ i, i.e. masked where
+// j > i (key positions [1, 5] greater than query positions [3, 1]); masked
+// scores are -inf (0xFF800000), not -1e4.
 // CHECK-LABEL: coreai.graph @sdpa_causal_upper_left(
 // CHECK-SAME:    %[[Q:[^:]*]]: tensor<1x2x3x8xf32>, %[[K:[^:]*]]: tensor<1x2x5x8xf32>, %[[V:[^:]*]]: tensor<1x2x5x4xf32>
 // CHECK:         %[[KT:.*]] = coreai.transpose %[[K]], {{.*}} -> tensor<1x2x8x5xf32>
 // CHECK:         %[[S:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[Q]], %[[KT]] : {{.*}} -> tensor<1x2x3x5xf32>
 // CHECK:         %[[SCALE:.*]] = coreai.constant dense<0.353553385> : tensor<f32>
 // CHECK:         %[[SS:.*]] = coreai.decomposable.broadcasting_mul %[[S]], %[[SCALE]]
-// CHECK:         coreai.constant dense<[0.000000e+00, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000, 0xFF800000, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000]> : tensor<15xf32>
-// CHECK:         %[[MASK:.*]] = coreai.reshape {{.*}} -> tensor<3x5xf32>
-// CHECK:         %[[MS:.*]] = coreai.decomposable.broadcasting_add %[[SS]], %[[MASK]]
+// CHECK:         %[[QI:.*]] = coreai.range {{.*}} -> tensor<3xsi32>
+// CHECK:         %[[ROWS:.*]] = coreai.reshape %[[QI]], {{.*}} -> tensor<3x1xsi32>
+// CHECK:         %[[KI:.*]] = coreai.range {{.*}} -> tensor<5xsi32>
+// CHECK:         %[[COLS:.*]] = coreai.reshape %[[KI]], {{.*}} -> tensor<1x5xsi32>
+// CHECK:         %[[M:.*]] = coreai.decomposable.broadcasting_greater %[[COLS]], %[[ROWS]] : (tensor<1x5xsi32>, tensor<3x1xsi32>) -> tensor<3x5xi1>
+// CHECK:         %[[NINF:.*]] = coreai.constant dense<0xFF800000> : tensor<f32>
+// CHECK:         %[[MS:.*]] = coreai.decomposable.broadcasting_where %[[M]], %[[NINF]], %[[SS]]
 // CHECK:         %[[P:.*]] = coreai.softmax %[[MS]], {{.*}} -> tensor<1x2x3x5xf32>
 // CHECK:         %[[O:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[P]], %[[V]] : {{.*}} -> tensor<1x2x3x4xf32>
 // CHECK:         coreai.output %[[O]]

@@ -287,7 +287,51 @@ fn asymmetric_stats(c: &Ctx) -> KResult<Vec<Value>> {
     Ok(vec![vec_tensor(scale, c.out_dtype(0)?), vec_tensor(zp, zt)])
 }
 
+/// `lut_to_dense(indices [a..], lut [b.., P, V], axis)`: each index picks
+/// a V-vector from the LUT of its block (`b_i` blocks along dim i), placed
+/// along `axis` (which grows by V).
+fn lut_to_dense(c: &Ctx) -> KResult<Vec<Value>> {
+    let (idx, lut) = (c.arg(0)?, c.arg(1)?);
+    let (is, ls) = (idx.shape(), lut.shape());
+    let k = is.len();
+    if ls.len() != k + 2 || (0..k).any(|d| ls[d] == 0 || is[d] % ls[d] != 0) {
+        return kerr(format!("lut {ls:?} must be [blocks.., P, V] with blocks dividing the indices {is:?}"));
+    }
+    let (p, v) = (ls[k], ls[k + 1]);
+    let axis = crate::kernels::reduce::norm_axis(c.arg_i64(2)?, k.max(1))?;
+    let ids = idx.to_i64_vec();
+    let flat_lut = lut.reshape(&[lut.len()])?;
+    let mut out_shape = is.clone();
+    if k > 0 {
+        out_shape[axis] *= v;
+    }
+    // the LUT element feeding each output element, in output order
+    let n: usize = out_shape.iter().product();
+    let mut src = Vec::with_capacity(n);
+    let mut at = vec![0usize; k];
+    for o in 0..n {
+        let mut rem = o;
+        for d in (0..k).rev() {
+            at[d] = rem % out_shape[d];
+            rem /= out_shape[d];
+        }
+        let lane = if k > 0 { at[axis] % v } else { 0 };
+        if k > 0 {
+            at[axis] /= v;
+        }
+        let flat_idx = (0..k).fold(0, |f, d| f * is[d] + at[d]);
+        let entry = ids[flat_idx];
+        if entry < 0 || entry as usize >= p {
+            return kerr(format!("index {entry} outside a palette of {p}"));
+        }
+        let block = (0..k).fold(0, |f, d| f * ls[d] + at[d] / (is[d] / ls[d]));
+        src.push(((block * p + entry as usize) * v + lane) as i64);
+    }
+    one(shape::index_select(&flat_lut, 0, &src)?.reshape(&out_shape)?)
+}
+
 pub fn register(t: &mut Table) {
+    t.insert("coreai.lut_to_dense", lut_to_dense);
     t.insert("coreai.symmetric_quantization_statistics", symmetric_stats);
     t.insert("coreai.asymmetric_quantization_statistics", asymmetric_stats);
     t.insert("coreai.interpolate_coordinates", interpolate_coordinates);

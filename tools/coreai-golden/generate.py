@@ -117,7 +117,8 @@ class SymOps(torch.nn.Module):
         m = torch.sym_min(n, x.shape[1] * 4)
         c = math.ceil(n / 3) + round(n * 0.5)
         return (torch.full((n // 2,), 1.0), x[: n - 1], x * torch.sym_float(n), x * (n / 2),
-                torch.full((size,), 1.0), torch.full((m,), 2.0), torch.full((c,), 3.0))
+                torch.full((size,), 1.0), torch.full((m,), 2.0), torch.full((c,), 3.0),
+                torch.full((-(1 - n),), 4.0), torch.full((math.trunc(n * 0.5),), 5.0))
 
 
 # Cases aimed at resolver keys the modules above leave out; direct
@@ -136,6 +137,7 @@ CASES.update({
     "addmm": (Fn(lambda b, x, w: torch.addmm(b, x, w)), (torch.randn(5), x34(), torch.randn(4, 5))),
     "complex_more": (Fn(lambda a, b: (torch.view_as_real(torch.complex(a, b) * torch.polar(a.abs(), b)), A.view_as_real_copy.default(A.view_as_complex_copy.default(torch.stack([a, b], -1))))), (torch.randn(3), torch.randn(3))),
     "nonzero_numpy": (Fn(lambda x: A.nonzero_numpy.default(x > 0)), (x34(),)),
+    "local_scalar": (Fn(lambda x: x * x.sum().item()), (x34(),)),
 })
 # Resolver keys coreai-torch's own decomposition table removes before its
 # resolver sees them; these modules are converted without decompositions.

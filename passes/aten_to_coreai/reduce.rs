@@ -95,6 +95,13 @@ fn is_bool(element: Type<'_>) -> bool {
 /// (PyTorch's rule for sum, mean, amax, amin, var, std, logsumexp and
 /// vector norms), normalized, sorted and de-duplicated.
 fn reduce_axes(rank: usize, dims: Option<Vec<i64>>) -> Result<Vec<usize>, Decline> {
+    if rank == 0 {
+        // A rank-0 tensor has nothing to reduce; PyTorch accepts dim 0 or -1.
+        return match dims.unwrap_or_default().iter().find(|&&d| d != 0 && d != -1) {
+            Some(d) => Err(format!("dimension {d} is out of range for a rank-0 tensor")),
+            None => Ok(Vec::new()),
+        };
+    }
     let mut axes = match dims {
         Some(d) if !d.is_empty() => d
             .iter()
@@ -1145,6 +1152,8 @@ mod tests {
         assert_eq!(reduce_axes(3, None).unwrap(), vec![0, 1, 2]);
         assert_eq!(reduce_axes(3, Some(vec![])).unwrap(), vec![0, 1, 2]);
         assert_eq!(reduce_axes(0, Some(vec![])).unwrap(), Vec::<usize>::new());
+        assert_eq!(reduce_axes(0, Some(vec![0, -1])).unwrap(), Vec::<usize>::new());
+        assert!(reduce_axes(0, Some(vec![1])).is_err());
     }
 
     #[test]

@@ -153,6 +153,17 @@ def factory():
     return M(), (x, n)
 '''
 
+# Rank-0 inputs: dim 0 and -1 name the tensor itself; nothing is reduced.
+RANK0 = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x, n):
+        return (x.sum(dim=0), x.amax(dim=-1, keepdim=True), x.argmax(dim=0), n.cumsum(0), x.var(dim=0, correction=0),
+                x.any(dim=0), n.prod(dim=0), x.mean(), n.sum())
+def factory():
+    return M(), (torch.tensor(2.5), torch.tensor(7, dtype=torch.int64))
+'''
+
 # A dynamic batch dim: dropping the reduced dims is coreai.shrink_dims
 # (a reshape needs a static shape).
 DYNAMIC_BATCH = '''
@@ -364,6 +375,19 @@ def test_var_mean_cummax_cummin_match_pytorch(tmp_path):
 
 def test_median_matches_pytorch(tmp_path):
     check_both_executors(tmp_path, MEDIAN, atol=0, rtol=0)
+
+
+def test_rank0_inputs(tmp_path):
+    """coreai-run only: coreai-core's runtime aborts the process (SIGILL) on
+    any rank-0 graph input, even for a graph that returns its argument."""
+    core, text = export_and_lower(tmp_path, RANK0)
+    assert "coreai.scan" not in text  # nothing to scan along
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
+         "--compare", str(tmp_path / "expected.npz"), "--atol", "0", "--rtol", "0"],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_dynamic_batch_drops_reduced_dims_with_shrink_dims(tmp_path):

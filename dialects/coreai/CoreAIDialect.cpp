@@ -346,6 +346,8 @@ void InvokeOp::print(OpAsmPrinter &p) {
   p.printFunctionalType(getOperands_().getTypes(), getResultTypes());
 }
 
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
 FlatSymbolRefAttr InvokeOp::getCalleeSymbol() {
   auto constant = dyn_cast<coreai::param::ConstantAttr>(getCalleeAttr());
   if (!constant)

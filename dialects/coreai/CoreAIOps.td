@@ -124,6 +124,9 @@ def CoreAI_ConstantOp : CoreAI_Op<"constant", [
   let arguments = (ins TypedAttrInterface:$value);
   let results = (outs CoreAI_Tensor:$result);
   let assemblyFormat = "$value attr-dict";
+  // A ConstantLike op must fold to its value: the folder's constant
+  // de-duplication and hoisting key on that attribute.
+  let hasFolder = 1;
 }
 
 def CoreAI_InvokeOp : CoreAI_Op<"invoke", [

@@ -311,13 +311,21 @@ CASES = [
     ("col2im_unbatched_dilated", "aten::col2im.default", {"x": ((8, 6), f32)},
      {"output_size": [4, 5], "kernel_size": [2, 2], "dilation": [2, 1], "padding": [0, 1], "stride": [1, 2]},
      lambda x: aten.col2im.default(x, [4, 5], [2, 2], [2, 1], [0, 1], [1, 2]), False),
+    ("fft_r2c_onesided", "aten::_fft_r2c.default", {"x": ((3, 8), f32)}, {"dim": [1], "normalization": 0, "onesided": True},
+     lambda x: aten._fft_r2c.default(x, [1], 0, True), False),
+    ("fft_r2c_2d_full_ortho", "aten::_fft_r2c.default", {"x": ((2, 5, 6), f32)}, {"dim": [1, 2], "normalization": 1, "onesided": False},
+     lambda x: aten._fft_r2c.default(x, [1, 2], 1, False), False),
+    ("fft_c2r_odd", "aten::_fft_c2r.default", {"z": ((3, 4), c64)}, {"dim": [1], "normalization": 2, "last_dim_size": 7},
+     lambda z: aten._fft_c2r.default(z, [1], 2, 7), False),
+    ("fft_c2r_2d_even", "aten::_fft_c2r.default", {"z": ((2, 3, 5), c64)}, {"dim": [1, 2], "normalization": 0, "last_dim_size": 8},
+     lambda z: aten._fft_c2r.default(z, [1, 2], 0, 8), False),
     ("adaptive_avg_pool1d", "aten::adaptive_avg_pool1d.default", {"x": ((2, 3, 7), f32)}, {"output_size": [3]}, lambda x: aten.adaptive_avg_pool1d.default(x, [3]), False),
 ]
 
 DIALECT_OPS = {"aten::relu.default", "aten::add.Tensor", "aten::mean.dim"}
 # Ops whose inputs should be finite and moderate (the comparison is about
 # the arithmetic, not about inf - inf).
-FINITE = {"col2im_overlap", "col2im_unbatched_dilated", "grid_sampler_m0_p0_ac", "grid_sampler_m0_p0_noac", "grid_sampler_m0_p1_ac", "grid_sampler_m0_p1_noac", "grid_sampler_m0_p2_ac", "grid_sampler_m0_p2_noac", "grid_sampler_m1_p0_ac", "grid_sampler_m1_p0_noac", "grid_sampler_m1_p1_ac", "grid_sampler_m1_p1_noac", "grid_sampler_m1_p2_ac", "grid_sampler_m1_p2_noac", "adaptive_avg_pool3d", "batch_norm_no_stats", "batch_norm_no_stats_noaffine", "cdist_p2", "pdist_p3", "pdist_p2", "einsum_matmul", "einsum_batch_trace_implicit", "polar", "logsumexp", "std_dim", "std_biased_all", "vector_norm_2", "vector_norm_3", "conv3d_default", "conv2d_same", "conv2d_valid", "conv_transpose1d_fn", "conv_transpose2d_input", "avg_pool1d", "avg_pool1d_include", "adaptive_avg_pool1d",
+FINITE = {"fft_r2c_onesided", "fft_r2c_2d_full_ortho", "fft_c2r_odd", "fft_c2r_2d_even", "col2im_overlap", "col2im_unbatched_dilated", "grid_sampler_m0_p0_ac", "grid_sampler_m0_p0_noac", "grid_sampler_m0_p1_ac", "grid_sampler_m0_p1_noac", "grid_sampler_m0_p2_ac", "grid_sampler_m0_p2_noac", "grid_sampler_m1_p0_ac", "grid_sampler_m1_p0_noac", "grid_sampler_m1_p1_ac", "grid_sampler_m1_p1_noac", "grid_sampler_m1_p2_ac", "grid_sampler_m1_p2_noac", "adaptive_avg_pool3d", "batch_norm_no_stats", "batch_norm_no_stats_noaffine", "cdist_p2", "pdist_p3", "pdist_p2", "einsum_matmul", "einsum_batch_trace_implicit", "polar", "logsumexp", "std_dim", "std_biased_all", "vector_norm_2", "vector_norm_3", "conv3d_default", "conv2d_same", "conv2d_valid", "conv_transpose1d_fn", "conv_transpose2d_input", "avg_pool1d", "avg_pool1d_include", "adaptive_avg_pool1d",
           "index_put_accumulate", "instance_norm", "upsample_bilinear2d", "upsample_bilinear2d_ac", "mm", "bmm", "matmul_bcast", "addmm", "linear", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose1d", "avg_pool3d_pad_exclude", "avg_pool3d_include", "layer_norm", "group_norm", "batch_norm", "sdpa_causal", "sdpa_gqa_causal",
           "softmax", "log_softmax", "avg_pool2d", "adaptive_avg_pool2d", "mean_dim_keep", "mean_dim_two", "mean_dim_f16",
           "sum_f32_all", "add_f32_alpha2.5", "cast_f32_to_i32"}
@@ -343,6 +351,9 @@ def make_inputs(case_id, spec, rng):
         if case_id in FINITE and np.dtype(dtype).kind == "f":
             a = np.nan_to_num(a, nan=0.5, posinf=3.0, neginf=-3.0)
             a = np.clip(a, -50, 50).astype(dtype)
+        if case_id in FINITE and np.dtype(dtype).kind == "c":
+            a = np.nan_to_num(a, nan=0.5, posinf=3.0, neginf=-3.0)
+            a = (np.clip(a.real, -50, 50) + 1j * np.clip(a.imag, -50, 50)).astype(dtype)
         if flag == "pos" and np.dtype(dtype).kind == "f":
             a = np.abs(a) + 0.5
         out[name] = a
@@ -388,6 +399,12 @@ def test_aten_op_matches_pytorch(runner, case):
             assert_same(g, e)
         else:
             tol = 2e-3 if e.dtype == np.float16 else 1e-5
+            if e.dtype.kind == "c":
+                # compare both parts (assert_same's tolerant path is real-only)
+                assert g.dtype == e.dtype
+                assert_same(g.real, e.real, exact=False, rtol=tol, atol=tol)
+                assert_same(g.imag, e.imag, exact=False, rtol=tol, atol=tol)
+                continue
             assert_same(g, e, exact=False, rtol=tol, atol=tol)
 
 

@@ -11,6 +11,7 @@ use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
 use crate::kernels::{nn, pool_nd, shape, spatial};
 use crate::tensor::{promote_types, DType, Dom, Tensor};
 use ndarray::{ArrayD, Dimension, IxDyn};
+use num_complex::Complex;
 
 // ---- Python operators on symbolic scalars --------------------------------
 
@@ -1133,6 +1134,103 @@ fn col2im(c: &Ctx) -> KResult<Vec<Value>> {
     one(if batched { out } else { out.reshape(&[ch, oh, ow])? })
 }
 
+/// The DFT of `a` along `axis`, producing `n_out` frequencies (sign -1
+/// forward, +1 inverse), unnormalized; in f64.
+fn dft_axis(a: &ArrayD<Complex<f64>>, axis: usize, inverse: bool, n_out: usize) -> ArrayD<Complex<f64>> {
+    let n = a.shape()[axis];
+    let sign = if inverse { 1.0 } else { -1.0 };
+    let mut shape = a.shape().to_vec();
+    shape[axis] = n_out;
+    let mut out = ArrayD::<Complex<f64>>::zeros(IxDyn(&shape));
+    for k in 0..n_out {
+        let mut lane = out.index_axis_mut(ndarray::Axis(axis), k);
+        for j in 0..n {
+            let angle = sign * 2.0 * std::f64::consts::PI * ((j * k) % n.max(1)) as f64 / n as f64;
+            let w = Complex::new(angle.cos(), angle.sin());
+            lane.zip_mut_with(&a.index_axis(ndarray::Axis(axis), j), |o, &x| *o += x * w);
+        }
+    }
+    out
+}
+
+/// PyTorch's `fft_norm_mode`: 0 none, 1 by 1/√n, 2 by 1/n (n the product of
+/// the transformed signal lengths).
+fn fft_scale(mode: i64, n: usize) -> KResult<f64> {
+    match mode {
+        0 => Ok(1.0),
+        1 => Ok(1.0 / (n as f64).sqrt()),
+        2 => Ok(1.0 / n as f64),
+        m => kerr(format!("unknown fft normalization {m}")),
+    }
+}
+
+fn fft_dims(c: &Ctx, rank: usize) -> KResult<Vec<usize>> {
+    let dims: Vec<usize> = c.i64s_attr("dim")?.iter().map(|&d| norm_axis(d, rank)).collect::<KResult<_>>()?;
+    if dims.is_empty() {
+        return kerr("fft over no dims");
+    }
+    Ok(dims)
+}
+
+/// `_fft_r2c(self, dim, normalization, onesided)`: the real input's DFT over
+/// `dim`; one-sided keeps the first n/2 + 1 frequencies of the last dim.
+fn fft_r2c(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let dims = fft_dims(c, x.ndim())?;
+    let mut a = x.to_f64().mapv(|v| Complex::new(v, 0.0));
+    let mut n = 1;
+    for &d in &dims {
+        n *= a.shape()[d];
+        a = dft_axis(&a, d, false, a.shape()[d]);
+    }
+    if c.bool_or("onesided", true)? {
+        let last = *dims.last().expect("non-empty");
+        let keep = a.shape()[last] / 2 + 1;
+        a = a.slice_axis(ndarray::Axis(last), ndarray::Slice::from(0..keep)).to_owned();
+    }
+    let s = fft_scale(c.i64_attr("normalization")?, n)?;
+    one(Tensor::from_dom(Dom::C(a.mapv(|v| v * s)), c.out_dtype(0)?))
+}
+
+/// `_fft_c2r(self, dim, normalization, last_dim_size)`: the inverse DFT
+/// over `dim` of a one-sided spectrum (the last dim completed by Hermitian
+/// symmetry to `last_dim_size`), real part.
+fn fft_c2r(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let dims = fft_dims(c, x.ndim())?;
+    let Dom::C(mut a) = x.dom() else {
+        return kerr("fft_c2r needs a complex input");
+    };
+    let last = *dims.last().expect("non-empty");
+    let n_last = c.i64_attr("last_dim_size")?;
+    if n_last <= 0 {
+        return kerr(format!("last_dim_size {n_last} must be positive"));
+    }
+    let n_last = n_last as usize;
+    let mut n = n_last;
+    for &d in &dims[..dims.len() - 1] {
+        n *= a.shape()[d];
+        a = dft_axis(&a, d, true, a.shape()[d]);
+    }
+    let m = a.shape()[last];
+    let full: Vec<ArrayD<Complex<f64>>> = (0..n_last)
+        .map(|k| {
+            if k < m {
+                a.index_axis(ndarray::Axis(last), k).to_owned()
+            } else if n_last - k < m {
+                a.index_axis(ndarray::Axis(last), n_last - k).mapv(|v| v.conj())
+            } else {
+                ArrayD::zeros(a.index_axis(ndarray::Axis(last), 0).raw_dim())
+            }
+        })
+        .collect();
+    let views: Vec<_> = full.iter().map(|v| v.view().insert_axis(ndarray::Axis(last))).collect();
+    let spec = ndarray::concatenate(ndarray::Axis(last), &views).map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
+    let y = dft_axis(&spec, last, true, n_last);
+    let s = fft_scale(c.i64_attr("normalization")?, n)?;
+    one(Tensor::from_f64(y.mapv(|v| v.re * s), c.out_dtype(0)?))
+}
+
 pub fn register(t: &mut Table) {
     // Python operators on symbolic scalars
     t.insert("aten.add", |c| py_binary(c, BinOp::Add));
@@ -1222,4 +1320,6 @@ pub fn register(t: &mut Table) {
     t.insert("aten.einsum.default", einsum);
     t.insert("aten.grid_sampler_2d.default", grid_sampler_2d);
     t.insert("aten.col2im.default", col2im);
+    t.insert("aten._fft_r2c.default", fft_r2c);
+    t.insert("aten._fft_c2r.default", fft_c2r);
 }

@@ -456,7 +456,8 @@ pub(super) fn float_scalar<'c, 'a>(
     splat(cx, Scalar::Float(value), tensor_type(&[], element))
 }
 
-/// NumPy broadcasting of two shapes.
+/// NumPy broadcasting of two shapes (a dynamic dim against a static one
+/// takes the static size, as the product must).
 fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
     let rank = a.len().max(b.len());
     let at = |s: &[i64], i: usize| if i < rank - s.len() { 1 } else { s[i - (rank - s.len())] };
@@ -465,6 +466,7 @@ fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
             (x, y) if x == y => Ok(x),
             (1, y) => Ok(y),
             (x, 1) => Ok(x),
+            (x, y) if x == DYNAMIC || y == DYNAMIC => Ok(x.max(y)),
             (x, y) => Err(format!("shapes {a:?} and {b:?} do not broadcast ({x} vs {y})")),
         })
         .collect()

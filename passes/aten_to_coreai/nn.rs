@@ -455,8 +455,16 @@ pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 /// The static shapes of query and key, checked against value's rank.
+/// The shapes of query and key, checked against value's rank. Sizes may be
+/// dynamic except the query's embedding size (the default scale) and, for
+/// GQA and the causal mask, everything (they reshape and build positions).
 fn qk_dims(cx: &LoweringCx<'_, '_>) -> Result<(Vec<i64>, Vec<i64>), Decline> {
-    let (qd, kd, vd) = (static_dims(cx, 0)?, static_dims(cx, 1)?, static_dims(cx, 2)?);
+    let all = |_: usize| true;
+    let static_needed = bool_attr(cx, "is_causal")? || bool_attr(cx, "enable_gqa")?;
+    let rank = cx.operand_tensor(0)?.rank();
+    let qd = if static_needed { dims_static_at(cx, 0, all)? } else { dims_static_at(cx, 0, |i| i + 1 == rank)? };
+    let kd = if static_needed { dims_static_at(cx, 1, all)? } else { super::common::dims(cx.operand_tensor(1)?) };
+    let vd = super::common::dims(cx.operand_tensor(2)?);
     if qd.len() < 2 || kd.len() != qd.len() || vd.len() != qd.len() {
         return Err(format!("query, key and value must have one rank ≥ 2: {qd:?}, {kd:?}, {vd:?}"));
     }

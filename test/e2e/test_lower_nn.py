@@ -207,6 +207,20 @@ def factory():
 '''
 
 
+# Attention over a dynamic batch, with a float mask and an explicit scale.
+DYNAMIC_ATTENTION = '''
+import torch
+import torch.nn.functional as F
+class M(torch.nn.Module):
+    def forward(self, x, m):
+        return (F.scaled_dot_product_attention(x, x * 0.5, x + 1.0, scale=0.4),
+                F.scaled_dot_product_attention(x, x, x, attn_mask=m))
+def factory():
+    torch.manual_seed(11)
+    return M(), (torch.randn(2, 3, 5, 8) * 3, torch.randn(5, 5))
+'''
+
+
 def check(tmp_path, source, decompositions="coreai"):
     """Both executors against eager PyTorch, f32 within 1e-4 · max|ref|."""
     core, text = export_and_lower(tmp_path, source, decompositions)
@@ -293,18 +307,19 @@ def test_nn_ops_kept_whole(tmp_path):
     check(tmp_path, NN_WHOLE, decompositions="none")
 
 
-def test_norms_and_softmax_with_a_dynamic_batch(tmp_path):
+def check_dynamic(tmp_path, source, dynamic_dims, typed):
+    """`check` for an export with dynamic dims; `typed` must appear in it."""
     src = tmp_path / "m.py"
-    src.write_text(DYNAMIC_BATCH)
+    src.write_text(source)
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(tmp_path / "aten.mlir"),
          "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz"),
-         "--dynamic-dims", "x:0=1:64"],
+         "--dynamic-dims", dynamic_dims],
         capture_output=True, text=True, env=env,
     )
     assert r.returncode == 0, r.stderr
-    assert "tensor<?x5x6xf32>" in (tmp_path / "aten.mlir").read_text()
+    assert typed in (tmp_path / "aten.mlir").read_text()
     core = tmp_path / "coreai.mlir"
     r = subprocess.run(
         [os.path.join(BUILD, "coreai-opt"), str(tmp_path / "aten.mlir"),
@@ -322,6 +337,14 @@ def test_norms_and_softmax_with_a_dynamic_batch(tmp_path):
     ours = run_coreai_core(core.read_text(), load(tmp_path / "in.npz"), tmp_path)
     for name, want in expected.items():
         np.testing.assert_allclose(ours[name], want, rtol=1e-5, atol=1e-4 * float(np.max(np.abs(want))), err_msg=name)
+
+
+def test_norms_and_softmax_with_a_dynamic_batch(tmp_path):
+    check_dynamic(tmp_path, DYNAMIC_BATCH, "x:0=1:64", "tensor<?x5x6xf32>")
+
+
+def test_attention_with_a_dynamic_batch(tmp_path):
+    check_dynamic(tmp_path, DYNAMIC_ATTENTION, "x:0=1:16", "tensor<?x3x5x8xf32>")
 
 
 @pytest.mark.parametrize("model", [

@@ -55,3 +55,11 @@ func.func @batch_norm_dynamic_channels(%x: tensor<2x?x4xf32>, %m: tensor<?xf32>,
   %0:3 = aten._native_batch_norm_legit_no_training.default %x, %m, %v {momentum = 0.1 : f64, eps = 1.0e-05 : f64, operandSegmentSizes = array<i32: 1, 0, 0, 1, 1>} : (tensor<2x?x4xf32>, tensor<?xf32>, tensor<?xf32>) -> (tensor<2x?x4xf32>, tensor<0xf32>, tensor<0xf32>)
   return %0#0 : tensor<2x?x4xf32>
 }
+
+// -----
+
+func.func @sdpa_causal_dynamic(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
+  // expected-error @+1 {{cannot lower 'aten::scaled_dot_product_attention.default': dim 2 of operand #0 (tensor<1x2x?x8xf32>) must be static for this lowering}}
+  %0 = aten.scaled_dot_product_attention.default %q, %q, %q {dropout_p = 0.0 : f64, is_causal = true, enable_gqa = false} : (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
+  return %0 : tensor<1x2x?x8xf32>
+}

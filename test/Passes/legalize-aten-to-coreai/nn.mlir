@@ -399,3 +399,18 @@ func.func @adaptive_max_indices(%x: tensor<1x1x1x5xf32>) -> (tensor<1x1x1x2xf32>
   %0:2 = aten.adaptive_max_pool2d.default %x {output_size = [1, 2]} : (tensor<1x1x1x5xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x1x2xi64>)
   return %0#0, %0#1 : tensor<1x1x1x2xf32>, tensor<1x1x1x2xi64>
 }
+
+// -----
+
+// Attention over dynamic batch and sequence sizes (no causal mask, no GQA):
+// only the embedding size must be static (the default scale 1/sqrt(8)).
+// CHECK-LABEL: coreai.graph @sdpa_dynamic(
+// CHECK:         coreai.decomposable.broadcasting_batch_matmul {{.*}} -> tensor<?x2x?x?xf32>
+// CHECK:         coreai.constant dense<0.353553385> : tensor<f32>
+// CHECK:         coreai.softmax {{.*}} -> tensor<?x2x?x?xf32>
+// CHECK:         %[[O:.*]] = coreai.decomposable.broadcasting_batch_matmul {{.*}} -> tensor<?x2x?x4xf32>
+// CHECK:         coreai.output %[[O]]
+func.func @sdpa_dynamic(%q: tensor<?x2x?x8xf32>, %k: tensor<?x2x?x8xf32>, %v: tensor<?x2x?x4xf32>) -> tensor<?x2x?x4xf32> {
+  %0 = aten.scaled_dot_product_attention.default %q, %k, %v {dropout_p = 0.0 : f64, is_causal = false, enable_gqa = false} : (tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x4xf32>) -> tensor<?x2x?x4xf32>
+  return %0 : tensor<?x2x?x4xf32>
+}

@@ -9,7 +9,8 @@
 //! Norms of f16/bf16 tensors compute in f32 and round the results once, as
 //! PyTorch's CPU kernels do. Shapes must be static, except that batch,
 //! layer and instance norm and softmax only need the channel (normalized)
-//! dims static. Pooling takes [N, C, ...] or unbatched [C, ...] inputs,
+//! dims static, and attention without a causal mask or GQA only the
+//! embedding size. Pooling takes [N, C, ...] or unbatched [C, ...] inputs,
 //! upsampling NCHW.
 
 use super::common::{

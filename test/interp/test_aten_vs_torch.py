@@ -236,6 +236,7 @@ CASES = [
     ("avg_pool1d_include", "aten::avg_pool1d.default", {"x": ((3, 8), f32)}, {"kernel_size": [2], "stride": [], "padding": [1], "ceil_mode": False, "count_include_pad": True},
      lambda x: aten.avg_pool1d.default(x, [2], [], [1], False, True), False),
     ("nonzero_f32", "aten::nonzero.default", {"a": ((3, 4), f32)}, {}, lambda a: aten.nonzero.default(a), True),
+    ("nonzero_numpy_3d", "aten::nonzero_numpy.default", {"a": ((2, 3, 4), i32)}, {}, lambda a: aten.nonzero_numpy.default(a), True),
     ("nonzero_bool_3d", "aten::nonzero.default", {"a": ((2, 3, 2), b1)}, {}, lambda a: aten.nonzero.default(a), True),
     ("max_pool3d_ceil_nan", "aten::max_pool3d_with_indices.default", {"x": ((1, 2, 5, 6, 4), f32)},
      {"kernel_size": [3, 2, 2], "stride": [2, 2, 1], "padding": [1, 1, 0], "dilation": [1, 1, 2], "ceil_mode": True},

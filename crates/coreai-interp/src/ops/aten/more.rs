@@ -464,6 +464,19 @@ fn nonzero(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_dom(Dom::I(a), c.out_dtype(0)?))
 }
 
+/// `nonzero_numpy`: the coordinates of `nonzero`, one int64 vector per dim.
+fn nonzero_numpy(c: &Ctx) -> KResult<Vec<Value>> {
+    let m = c.arg(0)?.to_bool();
+    let hits: Vec<Vec<usize>> = m.indexed_iter().filter(|(_, &v)| v).map(|(p, _)| p.slice().to_vec()).collect();
+    (0..m.ndim())
+        .map(|d| {
+            let v: Vec<i128> = hits.iter().map(|p| p[d] as i128).collect();
+            let a = ArrayD::from_shape_vec(IxDyn(&[v.len()]), v).expect("sizes agree");
+            Ok(Value::tensor(Tensor::from_dom(Dom::I(a), c.out_dtype(d)?)))
+        })
+        .collect()
+}
+
 /// `fill.Scalar`: `self`'s shape filled with `value`.
 fn fill(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
@@ -1285,6 +1298,7 @@ pub fn register(t: &mut Table) {
     t.insert("aten.slice_scatter.default", slice_scatter);
     t.insert("aten.pad.default", pad_mode);
     t.insert("aten.nonzero.default", nonzero);
+    t.insert("aten.nonzero_numpy.default", nonzero_numpy);
     // reductions
     t.insert("aten.max.default", |c| super::reduce_op(c, Reduction::Max));
     t.insert("aten.min.default", |c| super::reduce_op(c, Reduction::Min));

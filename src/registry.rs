@@ -74,8 +74,8 @@ pub static PIPELINES: &[PipelineInfo] = &[
     },
     PipelineInfo {
         name: "coreai-pipeline",
-        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, cse (not canonicalize: coreai.constant has no folder, so MLIR's constant folder unifies different constants of one type when it hoists them out of coreai.if/while regions)",
-        expansion: "decompose,legalize-aten-to-coreai,cse",
+        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, canonicalize, cse",
+        expansion: "decompose,legalize-aten-to-coreai,canonicalize,cse",
     },
 ];
 

@@ -1,17 +1,16 @@
 // RUN: coreai-opt %s --pass-pipeline='builtin.module(coreai-pipeline)' | FileCheck %s --enable-var-scope
 
-// coreai-pipeline = decompose, legalize-aten-to-coreai, cse: linear is
-// decomposed then lowered; the branches keep their own constants (2 and 1).
-// canonicalize is not in the pipeline: coreai.constant has no folder, and
-// MLIR's constant folder then unifies different constants of one type when
-// it hoists them out of the regions (both branches would use one constant).
+// coreai-pipeline = decompose, legalize-aten-to-coreai, canonicalize, cse:
+// linear is decomposed then lowered; canonicalize hoists the branches'
+// constants to the graph and each branch keeps its own value (2 and 1), the
+// regression of a ConstantLike coreai.constant without a folder.
 // CHECK-LABEL: coreai.graph @main(
 // CHECK-NOT:     aten.
+// CHECK-DAG:     %[[ONE:.*]] = coreai.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG:     %[[TWO:.*]] = coreai.constant dense<2.000000e+00> : tensor<f32>
 // CHECK:         coreai.if
-// CHECK:           %[[TWO:.*]] = coreai.constant dense<2.000000e+00> : tensor<f32>
 // CHECK:           coreai.decomposable.broadcasting_mul %{{.*}}, %[[TWO]]
 // CHECK:         } else {
-// CHECK:           %[[ONE:.*]] = coreai.constant dense<1.000000e+00> : tensor<f32>
 // CHECK:           coreai.decomposable.broadcasting_sub %{{.*}}, %[[ONE]]
 // CHECK-NOT:     aten.
 func.func @main(%x: tensor<3x4xf32>, %w: tensor<4x4xf32>, %p: tensor<i1>) -> tensor<3x4xf32> {

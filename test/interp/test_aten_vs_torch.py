@@ -572,3 +572,28 @@ def test_empty_has_pytorchs_shape_and_dtype(runner, op, attrs, fn):
     module = single_op_module(op, {}, [(tuple(e.shape), np_dt)], attrs)
     (got,) = runner.run(module, {})
     assert got.shape == tuple(e.shape) and got.dtype == np_dt
+
+
+@pytest.mark.parametrize("mode,padding_idx,last,psw", [
+    (0, -1, False, False), (0, 4, False, False), (0, -1, False, True), (1, -1, False, False),
+    (1, 4, True, False), (2, -1, False, False), (2, 4, True, False),
+], ids=["sum", "sum_pad", "sum_weighted", "mean", "mean_pad_last", "max", "max_pad_last"])
+def test_embedding_bag_matches_pytorch(runner, mode, padding_idx, last, psw):
+    """All four results of `_embedding_bag` (output, offset2bag, bag_size,
+    max_indices) against eager PyTorch's CPU kernel, with an empty bag,
+    repeated indices and a padding row."""
+    rng = np.random.default_rng(11 + mode)
+    w = np.clip(np.nan_to_num(adversarial((6, 3), f32, rng)), -50, 50).astype(f32)
+    idx = np.array([1, 2, 4, 5, 4, 3, 2, 0, 4], i64)
+    offs = np.array([0, 2, 2, 5] + ([9] if last else []), i64)
+    inputs = {"w": w, "i": idx, "o": offs}
+    if psw:
+        inputs["p"] = rng.normal(0, 2, idx.shape).astype(f32)
+    targs = [torch.from_numpy(v) for v in inputs.values()]
+    expected = aten._embedding_bag.default(targs[0], targs[1], targs[2], False, mode, False, targs[3] if psw else None, last, padding_idx)
+    attrs = {"scale_grad_by_freq": False, "mode": mode, "sparse": False, "include_last_offset": last, "padding_idx": padding_idx}
+    outs = [(tuple(e.shape), f32 if e.dtype == torch.float32 else i64) for e in expected]
+    got = runner.run(single_op_module("aten::_embedding_bag.default", inputs, outs, attrs), inputs)
+    assert_same(got[0], expected[0].numpy(), exact=(mode == 2), rtol=1e-5, atol=1e-5)
+    for g, e in zip(got[1:], expected[1:]):
+        assert_same(g, e.numpy())

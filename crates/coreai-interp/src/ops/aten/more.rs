@@ -1244,6 +1244,86 @@ fn fft_c2r(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_f64(y.mapv(|v| v.re * s), c.out_dtype(0)?))
 }
 
+/// `_embedding_bag(weight, indices, offsets[, per_sample_weights])` with
+/// mode 0 sum, 1 mean, 2 max over each bag's rows (a `padding_idx` row
+/// skipped, an empty bag 0), and PyTorch's CPU auxiliary results:
+/// offset2bag (each index's bag; empty on the sum fast path: float weight,
+/// no padding_idx), bag_size (non-padding counts for mean/max, else 0),
+/// max_indices (the winning row per feature for max, bag_size for mean,
+/// 0 for sum).
+fn embedding_bag(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let w = super::f64_of(c.arg(0)?, dt);
+    let idx = c.arg(1)?.to_i64_vec();
+    let mut offs: Vec<usize> = c.arg(2)?.to_i64_vec().iter().map(|&o| o.max(0) as usize).collect();
+    let psw = c.opt_arg(3).map(|t| t.to_f64().iter().copied().collect::<Vec<f64>>());
+    let mode = c.i64_or("mode", 0)?;
+    let pad = c.i64_or("padding_idx", -1)?;
+    if w.ndim() != 2 || !(0..=2).contains(&mode) || (psw.is_some() && mode != 0) {
+        return kerr("embedding_bag needs a 2-d weight, mode 0-2, per-sample weights only with sum");
+    }
+    if c.bool_or("include_last_offset", false)? {
+        if offs.is_empty() {
+            return kerr("include_last_offset needs at least one offset");
+        }
+    } else {
+        offs.push(idx.len());
+    }
+    let (rows, d) = (w.shape()[0] as i64, w.shape()[1]);
+    let bags = offs.len() - 1;
+    let mut out = ArrayD::<f64>::zeros(IxDyn(&[bags, d]));
+    let mut offset2bag = vec![0i128; idx.len()];
+    let mut sizes = vec![0i128; bags];
+    let mut argmax = ArrayD::<i128>::zeros(IxDyn(&[bags, d]));
+    for b in 0..bags {
+        let (lo, hi) = (offs[b].min(idx.len()), offs[b + 1].min(idx.len()));
+        let mut first = true;
+        for i in lo..hi {
+            offset2bag[i] = b as i128;
+            let r = idx[i];
+            if r < 0 || r >= rows {
+                return kerr(format!("embedding_bag index {r} out of range for {rows} rows"));
+            }
+            if r == pad {
+                continue;
+            }
+            sizes[b] += 1;
+            let s = psw.as_ref().map_or(1.0, |p| p[i]);
+            for f in 0..d {
+                let v = w[[r as usize, f]];
+                let o = &mut out[[b, f]];
+                if mode == 2 {
+                    if first || v > *o {
+                        *o = v;
+                        argmax[[b, f]] = r as i128;
+                    }
+                } else {
+                    *o += v * s;
+                }
+            }
+            first = false;
+        }
+        if mode == 1 && sizes[b] > 0 {
+            for f in 0..d {
+                out[[b, f]] /= sizes[b] as f64;
+            }
+        }
+    }
+    let fast_sum = mode == 0 && pad < 0 && matches!(dt, DType::F32 | DType::F16);
+    let o2b = if fast_sum { Vec::new() } else { offset2bag };
+    let vec_i = |v: Vec<i128>, i: usize| -> KResult<Value> {
+        let n = v.len();
+        Ok(Value::tensor(Tensor::from_i128(ArrayD::from_shape_vec(IxDyn(&[n]), v).expect("sizes agree"), c.out_dtype(i)?)))
+    };
+    let bag_size = if mode == 0 { vec![0; bags] } else { sizes };
+    let max_indices = if mode == 2 {
+        Value::tensor(Tensor::from_i128(argmax, c.out_dtype(3)?))
+    } else {
+        vec_i(if mode == 1 { bag_size.clone() } else { vec![0; bags] }, 3)?
+    };
+    Ok(vec![Value::tensor(Tensor::from_f64(out, dt)), vec_i(o2b, 1)?, vec_i(bag_size, 2)?, max_indices])
+}
+
 pub fn register(t: &mut Table) {
     // Python operators on symbolic scalars
     t.insert("aten.add", |c| py_binary(c, BinOp::Add));
@@ -1334,6 +1414,7 @@ pub fn register(t: &mut Table) {
     t.insert("aten.einsum.default", einsum);
     t.insert("aten.grid_sampler_2d.default", grid_sampler_2d);
     t.insert("aten.col2im.default", col2im);
+    t.insert("aten._embedding_bag.default", embedding_bag);
     t.insert("aten._fft_r2c.default", fft_r2c);
     t.insert("aten._fft_c2r.default", fft_c2r);
 }

@@ -192,6 +192,24 @@ pub fn reshape<'c, 'a>(
     cx.build_value("coreai.reshape", &[x, s], result, &[])
 }
 
+/// `coreai.transpose %x, perm` (a `tensor<Nxui32>` permutation); dynamic
+/// dims move with their axis.
+pub fn transpose<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    perm: &[usize],
+) -> Result<Value<'c, 'a>, Decline> {
+    let ty = RankedTensorType::try_from(x.r#type())
+        .map_err(|_| format!("{} is not a ranked tensor", x.r#type()))?;
+    let d = dims(ty);
+    if perm.len() != d.len() || perm.iter().any(|&p| p >= d.len()) {
+        return Err(format!("{perm:?} is not a permutation of {} dims", d.len()));
+    }
+    let out: Vec<i64> = perm.iter().map(|&p| d[p]).collect();
+    let p = shape(cx, &perm.iter().map(|&p| p as i64).collect::<Vec<_>>())?;
+    cx.build_value("coreai.transpose", &[x, p], tensor_type(&out, ty.element()), &[])
+}
+
 /// `coreai.cast %x` to `element`, or `x` itself when it already has it.
 pub fn cast_to<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,

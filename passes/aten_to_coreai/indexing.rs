@@ -8,7 +8,7 @@
 
 use super::common::{
     bool_attr, bool_list_attr, cast_to, dims, element_type, int_attr, int_scalar, int_vector,
-    normalize_dim, reshape, shape, splat, static_dims, str_attr, tensor_type, DYNAMIC,
+    normalize_dim, reshape, shape, splat, static_dims, str_attr, tensor_type, transpose, DYNAMIC,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
@@ -121,23 +121,6 @@ fn broadcast_shapes(shapes: &[Vec<i64>]) -> Result<Vec<i64>, Decline> {
         }
     }
     Ok(out)
-}
-
-/// `coreai.transpose %x, perm` (`tensor<Nxui32>`).
-fn transpose<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-    perm: &[usize],
-) -> Result<Value<'c, 'a>, Decline> {
-    let d = dims_of(x.r#type())?;
-    let out: Vec<i64> = perm.iter().map(|&p| d[p]).collect();
-    let p = shape(cx, &perm.iter().map(|&p| p as i64).collect::<Vec<_>>())?;
-    cx.build_value(
-        "coreai.transpose",
-        &[x, p],
-        tensor_type(&out, element_type(x)?),
-        &[],
-    )
 }
 
 // aten.gather(%x, %index) {dim} → coreai.gather_along_axis %x at (si32 %index) along <dim : si32>

@@ -11,7 +11,7 @@
 
 use super::common::{
     axes, cast_to, dims, fill_literal, int_attr, int_list_attr, int_scalar, normalize_dim,
-    opt_int_attr, reshape, shape, splat, str_attr, tensor_type, DYNAMIC,
+    opt_int_attr, reshape, shape, splat, str_attr, tensor_type, transpose, DYNAMIC,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
@@ -126,25 +126,6 @@ fn dims_static_at(
         ));
     }
     Ok(d)
-}
-
-/// `coreai.transpose %x, perm` (a `tensor<Nxui32>` permutation).
-fn transpose<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-    perm: &[usize],
-) -> Result<Value<'c, 'a>, Decline> {
-    let ty = RankedTensorType::try_from(x.r#type()).map_err(|_| "not a ranked tensor")?;
-    let d = dims(ty);
-    let out: Vec<i64> = perm.iter().map(|&p| d[p]).collect();
-    let p: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
-    let p = shape(cx, &p)?;
-    cx.build_value(
-        "coreai.transpose",
-        &[x, p],
-        tensor_type(&out, ty.element()),
-        &[],
-    )
 }
 
 /// `coreai.slice` with per-dim bounds (`tensor<Nxsi32>` each).

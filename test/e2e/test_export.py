@@ -288,3 +288,23 @@ def test_import_is_byte_identical_across_runs(name, tmp_path):
     second = export(name, spec, tmp_path / "b")[0].read_text()
     assert "^bb0(" in first
     assert first == second
+
+
+def test_view_input_with_unbounded_symbol_exports(tmp_path):
+    """An example input that is a view leaves a range constraint with
+    torch's `int_oo` upper bound; it is written as -1 (unbounded)."""
+    src = tmp_path / "m.py"
+    src.write_text(
+        "import torch\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x * 2\n"
+        "def factory():\n"
+        "    return M(), (torch.arange(6.0).reshape(2, 3),)\n"
+    )
+    out = tmp_path / "m.mlir"
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "tools", "coreai-export"))
+    r = subprocess.run([sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(out)],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert coreai_opt(str(out)).returncode == 0

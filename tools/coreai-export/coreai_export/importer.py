@@ -727,12 +727,20 @@ class _Emitter:
         items = []
         for sym, vr in rc.items():
             lo, hi = vr.lower, vr.upper
-            hi_s = str(int(hi)) if hi.is_finite else "-1"
-            lo_s = str(int(lo)) if lo.is_finite else "0"
+            # torch's IntInfinity (`int_oo`) claims to be finite: test it by
+            # identity as well as by sympy's predicate.
+            hi_s = str(int(hi)) if _finite(hi) else "-1"
+            lo_s = str(int(lo)) if _finite(lo) else "0"
             items.append(f"{mlir_str(str(sym))} = [{lo_s}, {hi_s}]")
         if not items:
             return ""
         return "coreai.range_constraints = {" + ", ".join(sorted(items)) + "}"
+
+
+def _finite(v) -> bool:
+    from torch.utils._sympy.numbers import int_oo
+
+    return bool(v.is_finite) and v not in (int_oo, -int_oo)
 
 
 def import_program(ep, entry: str = "main") -> ImportedProgram:

@@ -9,9 +9,24 @@ def resnet18():
     return torchvision.models.resnet18(weights=None), (torch.randn(1, 3, 64, 64),)
 
 
+def _calibrate_batch_norms(model, batch):
+    """Running statistics from random data (cumulative average), as after
+    training: with the defaults (mean 0, var 1) activations of a deep random
+    network shrink layer after layer and the output would be ~1e-10."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+            m.reset_running_stats()
+            m.momentum = None
+    model.train()
+    with torch.no_grad():
+        model(batch)
+    return model.eval()
+
+
 def mobilenet_v3_small():
     torch.manual_seed(33)
-    return torchvision.models.mobilenet_v3_small(weights=None), (torch.randn(1, 3, 64, 64),)
+    model = _calibrate_batch_norms(torchvision.models.mobilenet_v3_small(weights=None), torch.randn(8, 3, 64, 64))
+    return model, (torch.randn(1, 3, 64, 64),)
 
 
 def vit_tiny():
@@ -19,4 +34,8 @@ def vit_tiny():
     m = torchvision.models.VisionTransformer(
         image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, num_classes=10
     )
-    return m, (torch.randn(2, 3, 32, 32),)
+    # torchvision zero-initializes the classification head: the output would
+    # be all zeros and compare nothing.
+    torch.nn.init.normal_(m.heads.head.weight, std=0.5)
+    torch.nn.init.normal_(m.heads.head.bias, std=0.5)
+    return m.eval(), (torch.randn(2, 3, 32, 32),)

@@ -11,7 +11,7 @@
 pub(super) use super::elementwise::arith as broadcasting;
 use super::common::{
     axes, bool_attr, cast_to, dims, element_type, int_attr, int_list_attr, int_scalar,
-    reshape, segment_operand, shape, splat, static_dims, tensor_type, DYNAMIC,
+    reshape, segment_operand, shape, splat, static_dims, tensor_type, transpose, DYNAMIC,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
@@ -472,15 +472,3 @@ fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
         .collect()
 }
 
-/// `coreai.transpose %x` by `permutation` (a `tensor<Nxui32>`).
-pub(super) fn transpose<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, '_>,
-    permutation: &[usize],
-) -> Result<Value<'c, 'a>, Decline> {
-    let from = shape_of(x)?;
-    let to: Vec<i64> = permutation.iter().map(|&p| from[p]).collect();
-    let perm: Vec<i64> = permutation.iter().map(|&p| p as i64).collect();
-    let perm = shape(cx, &perm)?;
-    cx.build_value("coreai.transpose", &[x, perm], tensor_type(&to, element_type(x)?), &[])
-}

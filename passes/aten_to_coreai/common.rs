@@ -210,6 +210,51 @@ pub fn transpose<'c, 'a>(
     cx.build_value("coreai.transpose", &[x, p], tensor_type(&out, ty.element()), &[])
 }
 
+/// "To the end" in a coreai slice bound (coreai indices are 32-bit).
+pub const TO_END: i64 = i32::MAX as i64;
+
+/// The `tensor<Nxsi32>` starts, ends and steps of per-dim `(start, end, step)`.
+fn slice_bounds<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    bounds: &[(i64, i64, i64)],
+) -> Result<[Value<'c, 'a>; 3], Decline> {
+    let starts: Vec<i64> = bounds.iter().map(|b| b.0).collect();
+    let ends: Vec<i64> = bounds.iter().map(|b| b.1).collect();
+    let steps: Vec<i64> = bounds.iter().map(|b| b.2).collect();
+    Ok([axes(cx, &starts)?, axes(cx, &ends)?, axes(cx, &steps)?])
+}
+
+/// `coreai.slice %x` by per-dim `(start, end, step)` to `result`.
+pub fn slice<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    bounds: &[(i64, i64, i64)],
+    result: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let [s, e, st] = slice_bounds(cx, bounds)?;
+    cx.build_value("coreai.slice", &[x, s, e, st], result, &[])
+}
+
+/// `coreai.slice_update %x with %update` at per-dim `(start, end, step)`.
+pub fn slice_update<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    update: Value<'c, 'a>,
+    bounds: &[(i64, i64, i64)],
+    result: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let [s, e, st] = slice_bounds(cx, bounds)?;
+    cx.build_value("coreai.slice_update", &[x, s, e, st, update], result, &[])
+}
+
+/// Bounds covering `[0, size)` of every dim (dynamic dims whole).
+pub fn leading_block(sizes: &[i64]) -> Vec<(i64, i64, i64)> {
+    sizes
+        .iter()
+        .map(|&n| (0, if n == DYNAMIC { TO_END } else { n }, 1))
+        .collect()
+}
+
 /// `coreai.cast %x` to `element`, or `x` itself when it already has it.
 pub fn cast_to<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,

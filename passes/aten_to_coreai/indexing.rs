@@ -8,7 +8,8 @@
 
 use super::common::{
     bool_attr, bool_list_attr, cast_to, dims, element_type, int_attr, int_scalar, int_vector,
-    normalize_dim, reshape, shape, splat, static_dims, str_attr, tensor_type, transpose, DYNAMIC,
+    leading_block, normalize_dim, reshape, shape, slice, slice_update, splat, static_dims,
+    str_attr, tensor_type, transpose, DYNAMIC,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
@@ -43,13 +44,6 @@ fn dims_of(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
     RankedTensorType::try_from(ty)
         .map(dims)
         .map_err(|_| format!("{ty} is not a ranked tensor"))
-}
-
-/// Static slice ends: a dynamic dim is taken whole.
-fn ends(d: &[i64]) -> Vec<i64> {
-    d.iter()
-        .map(|&n| if n == DYNAMIC { i32::MAX as i64 } else { n })
-        .collect()
 }
 
 /// `ty`'s static dims (declines dynamic ones).
@@ -175,18 +169,11 @@ fn fit_other_dims<'c, 'a>(
     if out == xd {
         return Ok(x);
     }
-    let zeros = vec![0; xd.len()];
-    let ones = vec![1; xd.len()];
-    let (s, e, st) = (
-        int_vector(cx, &zeros, "si32")?,
-        int_vector(cx, &ends(&out), "si32")?,
-        int_vector(cx, &ones, "si32")?,
-    );
-    cx.build_value(
-        "coreai.slice",
-        &[x, s, e, st],
+    slice(
+        cx,
+        x,
+        &leading_block(&out),
         tensor_type(&out, element_type(x)?),
-        &[],
     )
 }
 
@@ -338,20 +325,8 @@ fn scatter_along<'c, 'a>(
     if block == x {
         return Ok(vec![scattered]);
     }
-    let bd = dims_of(block.r#type())?;
-    let zeros = vec![0; xd.len()];
-    let ones = vec![1; xd.len()];
-    let (s, e, st) = (
-        int_vector(cx, &zeros, "si32")?,
-        int_vector(cx, &ends(&bd), "si32")?,
-        int_vector(cx, &ones, "si32")?,
-    );
-    Ok(vec![cx.build_value(
-        "coreai.slice_update",
-        &[x, s, e, st, scattered],
-        cx.result_type(0)?,
-        &[],
-    )?])
+    let bounds = leading_block(&dims_of(block.r#type())?);
+    Ok(vec![slice_update(cx, x, scattered, &bounds, x.r#type())?])
 }
 
 /// `value` as a constant of the index's shape in x's dtype.

@@ -11,7 +11,8 @@
 
 use super::common::{
     axes, cast_to, dims, fill_literal, int_attr, int_list_attr, int_scalar, normalize_dim,
-    opt_int_attr, reshape, shape, splat, str_attr, tensor_type, transpose, DYNAMIC,
+    opt_int_attr, reshape, shape, slice, slice_update, splat, str_attr, tensor_type, transpose,
+    DYNAMIC, TO_END,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
@@ -87,9 +88,6 @@ pub static LOWERINGS: super::Family = &[
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
-/// "To the end" in a coreai slice bound (coreai indices are 32-bit).
-const TO_END: i64 = i32::MAX as i64;
-
 /// The static dims of result `index`, or a decline naming the op's result.
 fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
     let ty = cx.result_tensor(index)?;
@@ -126,20 +124,6 @@ fn dims_static_at(
         ));
     }
     Ok(d)
-}
-
-/// `coreai.slice` with per-dim bounds (`tensor<Nxsi32>` each).
-fn slice<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-    bounds: &[(i64, i64, i64)],
-    result: Type<'c>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let starts: Vec<i64> = bounds.iter().map(|b| b.0).collect();
-    let ends: Vec<i64> = bounds.iter().map(|b| b.1).collect();
-    let steps: Vec<i64> = bounds.iter().map(|b| b.2).collect();
-    let (s, e, st) = (axes(cx, &starts)?, axes(cx, &ends)?, axes(cx, &steps)?);
-    cx.build_value("coreai.slice", &[x, s, e, st], result, &[])
 }
 
 /// The whole of every dim except `dim`, which takes `(start, end, step)`.
@@ -416,7 +400,13 @@ fn slice_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
     let bounds = one_dim_bounds(rank, dim, slice_range(cx)?);
     let src = cast_to(cx, cx.operand(1)?, cx.result_tensor(0)?.element())?;
-    Ok(vec![slice_update(cx, cx.operand(0)?, src, &bounds)?])
+    Ok(vec![slice_update(
+        cx,
+        cx.operand(0)?,
+        src,
+        &bounds,
+        cx.result_type(0)?,
+    )?])
 }
 
 // aten.select_scatter(%x, %src) {dim, index}
@@ -429,26 +419,13 @@ fn select_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let src = cast_to(cx, cx.operand(1)?, cx.result_tensor(0)?.element())?;
     let src = reshape(cx, src, &d)?;
     let bounds = one_dim_bounds(d.len(), dim, select_range(index));
-    Ok(vec![slice_update(cx, cx.operand(0)?, src, &bounds)?])
-}
-
-/// `coreai.slice_update %x with %update at (starts, ends, steps)`.
-fn slice_update<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-    update: Value<'c, 'a>,
-    bounds: &[(i64, i64, i64)],
-) -> Result<Value<'c, 'a>, Decline> {
-    let starts: Vec<i64> = bounds.iter().map(|b| b.0).collect();
-    let ends: Vec<i64> = bounds.iter().map(|b| b.1).collect();
-    let steps: Vec<i64> = bounds.iter().map(|b| b.2).collect();
-    let (s, e, st) = (axes(cx, &starts)?, axes(cx, &ends)?, axes(cx, &steps)?);
-    cx.build_value(
-        "coreai.slice_update",
-        &[x, s, e, st, update],
+    Ok(vec![slice_update(
+        cx,
+        cx.operand(0)?,
+        src,
+        &bounds,
         cx.result_type(0)?,
-        &[],
-    )
+    )?])
 }
 
 // aten.cat(%a, %b, ...) {dim} → coreai.concat <dim : si32>, %a, %b, ...

@@ -6,6 +6,7 @@ use super::super::{one, Ctx, Table};
 use crate::error::{kerr, KResult};
 use crate::interp::Value;
 use crate::kernels::elementwise::broadcast_shapes as broadcast;
+use crate::kernels::reduce::{norm_axes, norm_axis};
 use crate::kernels::{pool_nd, shape};
 use crate::tensor::{DType, Tensor};
 use ndarray::{ArrayD, IxDyn};
@@ -330,7 +331,131 @@ fn lut_to_dense(c: &Ctx) -> KResult<Vec<Value>> {
     one(shape::index_select(&flat_lut, 0, &src)?.reshape(&out_shape)?)
 }
 
+/// Runs a single-block region of table ops (no nested regions) on scalar
+/// tensors: the block's arguments are `args`, the result is what it yields.
+fn run_region(table: &Table, block: crate::ir::Block, args: &[Tensor]) -> KResult<Vec<Tensor>> {
+    if block.num_args() != args.len() {
+        return kerr(format!("the region takes {} arguments, not {}", block.num_args(), args.len()));
+    }
+    let mut env: std::collections::HashMap<usize, Tensor> =
+        args.iter().enumerate().map(|(i, t)| (block.arg(i).key(), t.clone())).collect();
+    let get = |env: &std::collections::HashMap<usize, Tensor>, op: crate::ir::Op, i: usize| -> KResult<Tensor> {
+        match env.get(&op.operand(i).key()) {
+            Some(t) => Ok(t.clone()),
+            None => kerr(format!("{} reads a value defined outside its region", op.name())),
+        }
+    };
+    for op in block.ops() {
+        let name = op.name();
+        let operands: Vec<Tensor> = (0..op.num_operands()).map(|i| get(&env, op, i)).collect::<KResult<_>>()?;
+        if name == "coreai.yield" {
+            return Ok(operands);
+        }
+        let Some(kernel) = table.get(name.as_str()) else {
+            return kerr(format!("{name} is not executable inside a region"));
+        };
+        let ctx = Ctx { op, name: &name, vals: operands.into_iter().map(Value::tensor).collect() };
+        for (i, v) in kernel(&ctx)?.into_iter().enumerate() {
+            let Some(t) = v.as_tensor() else {
+                return kerr(format!("{name} in a region produced a non-tensor value"));
+            };
+            env.insert(op.result(i).key(), t.clone());
+        }
+    }
+    kerr("the region does not yield")
+}
+
+fn region_of(c: &Ctx) -> KResult<crate::ir::Block> {
+    match c.op.region_block(0) {
+        Some(b) if !c.op.region_is_multi_block(0) => Ok(b),
+        _ => kerr("the op needs a single-block region"),
+    }
+}
+
+/// The elements of `x` along `axes`, for each position of the other dims
+/// (row-major both ways), as 0-d tensors.
+fn lanes(x: &Tensor, axes: &[usize]) -> KResult<(Vec<Vec<Tensor>>, Vec<usize>)> {
+    let r = x.ndim();
+    let kept: Vec<usize> = (0..r).filter(|d| !axes.contains(d)).collect();
+    let mut perm = kept.clone();
+    perm.extend(axes);
+    let p = shape::permute(x, &perm)?;
+    let outer: usize = kept.iter().map(|&d| x.shape()[d]).product();
+    let inner: usize = axes.iter().map(|&d| x.shape()[d]).product();
+    let flat = p.reshape(&[outer * inner])?;
+    let lanes = (0..outer)
+        .map(|o| (0..inner).map(|i| shape::select(&flat, 0, (o * inner + i) as i64)).collect::<KResult<Vec<_>>>())
+        .collect::<KResult<_>>()?;
+    let keep_shape = (0..r).map(|d| if axes.contains(&d) { 1 } else { x.shape()[d] }).collect();
+    Ok((lanes, keep_shape))
+}
+
+/// `coreai.reduce(input, axes, init) { ^bb(%acc, %x): yield %next }`: a
+/// left fold of the region over the reduced axes (row-major), from `init`;
+/// the reduced dims stay as 1.
+fn reduce_region(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let axes = norm_axes(&c.arg_i64s(1)?, x.ndim(), false)?;
+    let init = c.arg(2)?.reshape(&[])?;
+    let block = region_of(c)?;
+    let table = super::super::table();
+    let (lanes, keep_shape) = lanes(x, &axes)?;
+    let mut out = Vec::with_capacity(lanes.len());
+    for lane in lanes {
+        let mut acc = init.clone();
+        for v in lane {
+            acc = match run_region(&table, block, &[acc, v])?.as_slice() {
+                [t] => t.reshape(&[])?,
+                _ => return kerr("the reduce region must yield one value"),
+            };
+        }
+        out.push(acc);
+    }
+    let dt = c.out_dtype(0)?;
+    let flat = shape::cat(&out.iter().map(|t| t.cast(dt).reshape(&[1])).collect::<KResult<Vec<_>>>()?, 0)?;
+    one(flat.reshape(&keep_shape)?)
+}
+
+/// `coreai.reduce_index(input, axis, init_value, init_index)`: the index
+/// of the winner along `axis`. The region either takes (best, candidate)
+/// and yields whether the candidate wins, or takes (best, candidate,
+/// best index, candidate index) and yields the new (best, index).
+fn reduce_index(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let axis = norm_axis(c.arg_i64(1)?, x.ndim())?;
+    let (init, init_idx) = (c.arg(2)?.reshape(&[])?, c.arg(3)?.reshape(&[])?);
+    let it = init_idx.dtype();
+    let block = region_of(c)?;
+    let table = super::super::table();
+    let (lanes, keep_shape) = lanes(x, &[axis])?;
+    let mut out = Vec::with_capacity(lanes.len());
+    for lane in lanes {
+        let (mut best, mut at) = (init.clone(), init_idx.clone());
+        for (i, v) in lane.into_iter().enumerate() {
+            let i = Tensor::scalar_i128(i as i128, it);
+            if block.num_args() == 2 {
+                let wins = match run_region(&table, block, &[best.clone(), v.clone()])?.as_slice() {
+                    [t] => t.to_bool().iter().any(|&b| b),
+                    _ => return kerr("the reduce_index region must yield one bool"),
+                };
+                if wins {
+                    (best, at) = (v, i);
+                }
+            } else {
+                match run_region(&table, block, &[best.clone(), v, at.clone(), i])?.as_slice() {
+                    [b, a] => (best, at) = (b.reshape(&[])?, a.reshape(&[])?),
+                    _ => return kerr("the reduce_index region must yield (value, index)"),
+                }
+            }
+        }
+        out.push(at.cast(c.out_dtype(0)?).reshape(&[1])?);
+    }
+    one(shape::cat(&out, 0)?.reshape(&keep_shape)?)
+}
+
 pub fn register(t: &mut Table) {
+    t.insert("coreai.reduce", reduce_region);
+    t.insert("coreai.reduce_index", reduce_index);
     t.insert("coreai.lut_to_dense", lut_to_dense);
     t.insert("coreai.symmetric_quantization_statistics", symmetric_stats);
     t.insert("coreai.asymmetric_quantization_statistics", asymmetric_stats);

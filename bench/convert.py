@@ -4,13 +4,16 @@ against coreai-torch 0.4.3's `TorchConverter().add_exported_program(ep).to_corea
 on the same ExportedProgram, in the same run. A benchmark, not a test.
 
     .venv/bin/python bench/convert.py [--repeat N] [--models resnet18,mobilenet_v3_small,llama_block]
-        [--coreai-opt target/debug/coreai-opt] [--decompositions coreai|none]
+        [--coreai-opt PATH] [--format bytecode|text] [--decompositions coreai|none]
 
 Per model: torch.export once (`--decompositions`, default coreai: the table
-coreai-torch needs), coreai_export's import of that program to MLIR text once
-(not timed), then the median of N runs of each converter:
-  - ours: the coreai-opt process on the imported file (parse, decompose,
-    legalize-aten-to-coreai, cse, print to a file), wall time;
+coreai-torch needs), coreai_export's import of that program to MLIR once (not
+timed; `--format bytecode`, the default, then writes it as MLIR bytecode, whose
+resources are raw bytes rather than hex text), then the median of N runs of
+each converter:
+  - ours: the coreai-opt process on the imported file (read, decompose,
+    legalize-aten-to-coreai, canonicalize, cse, write the result in the same
+    format), wall time; the release build when there is one;
   - coreai-torch: add_exported_program (its validation) + to_coreai() in
     RELEASE mode (its IR building and its built-in optimization), in process.
 The work differs: to_coreai() also optimizes the program; coreai-opt also
@@ -50,13 +53,22 @@ def factory(spec):
     return out[0].eval(), out[1]
 
 
-def time_ours(coreai_opt, path, repeat):
+def default_coreai_opt():
+    for profile in ("release", "debug"):
+        path = os.path.join(REPO, "target", profile, "coreai-opt")
+        if os.path.exists(path):
+            return path
+    sys.exit("coreai-opt is not built: cargo build --release -p coreai-opt")
+
+
+def time_ours(coreai_opt, path, repeat, bytecode):
     times, error = [], ""
+    extra = ["--emit-bytecode"] if bytecode else []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.mlir")
         for _ in range(repeat):
             t0 = time.perf_counter()
-            r = subprocess.run([coreai_opt, path, "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", out],
+            r = subprocess.run([coreai_opt, path, "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", out, *extra],
                                capture_output=True, text=True)
             times.append(time.perf_counter() - t0)
             if r.returncode != 0:
@@ -85,21 +97,29 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--models", default=",".join(MODELS))
-    ap.add_argument("--coreai-opt", default=os.path.join(REPO, "target", "debug", "coreai-opt"))
+    ap.add_argument("--coreai-opt", default=None, help="default: target/release/coreai-opt, else target/debug")
+    ap.add_argument("--format", default="bytecode", choices=["bytecode", "text"],
+                    help="the form coreai-opt reads and writes")
     ap.add_argument("--decompositions", default="coreai", choices=["coreai", "none"],
                     help="table of the shared ExportedProgram (coreai-torch needs coreai)")
     ns = ap.parse_args()
+    ns.coreai_opt = ns.coreai_opt or default_coreai_opt()
     torch.set_num_threads(2)
-    print(f"coreai-opt: {ns.coreai_opt}; median of {ns.repeat}; ExportedProgram table: {ns.decompositions}")
-    print(f"{'model':<20} {'coreai-opt':>11} {'coreai-torch':>13} {'ratio':>7}")
+    print(f"coreai-opt: {ns.coreai_opt} ({ns.format}); median of {ns.repeat}; ExportedProgram table: {ns.decompositions}")
+    print(f"{'model':<20} {'coreai-opt':>11} {'coreai-torch':>13} {'speed-up':>9}")
     for name in ns.models.split(","):
         model, inputs = factory(MODELS[name])
         ep = export_module(model, inputs, ns.decompositions)
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
             f.write(import_program(ep).text)
             path = f.name
+        bytecode = ns.format == "bytecode"
+        if bytecode:
+            subprocess.run([ns.coreai_opt, path, "--emit-bytecode", "-o", path + ".mlirbc"], check=True)
+            os.unlink(path)
+            path += ".mlirbc"
         try:
-            ours, our_error = time_ours(ns.coreai_opt, path, ns.repeat)
+            ours, our_error = time_ours(ns.coreai_opt, path, ns.repeat, bytecode)
         finally:
             os.unlink(path)
         theirs, their_error = time_theirs(ep, ns.repeat)
@@ -111,7 +131,7 @@ def main():
             if their_error:
                 print(f"  coreai-torch fails: {their_error}")
             continue
-        print(f"{name:<20} {ours:10.3f}s {theirs:12.3f}s {ours / theirs:6.2f}x")
+        print(f"{name:<20} {ours:10.3f}s {theirs:12.3f}s {theirs / ours:8.1f}x")
         sys.stdout.flush()
 
 

@@ -330,7 +330,7 @@ fn copy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //   → coreai.slice %x, <starts>, <ends>, <steps>  (si32; 0 / 2^31-1 / 1 on other dims)
 fn slice_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank();
-    let range = slice_range(cx)?;
+    let range = slice_range(cx, 1)?;
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
     let bounds = one_dim_bounds(rank, dim, range);
     Ok(vec![slice(
@@ -342,7 +342,14 @@ fn slice_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 /// `(start, end, step)` of slice.Tensor / slice_scatter, as coreai bounds.
-fn slice_range(cx: &LoweringCx<'_, '_>) -> Result<(i64, i64, i64), Decline> {
+///
+/// `tensors` is the op's tensor operand count: more operands are symbolic
+/// bounds (`aten.operator`, dynamic shapes), which an absent attribute must
+/// not silently read as "None".
+fn slice_range(cx: &LoweringCx<'_, '_>, tensors: usize) -> Result<(i64, i64, i64), Decline> {
+    if cx.op().operand_count() > tensors {
+        return Err("symbolic slice bounds (dynamic shapes) are not supported".into());
+    }
     let start = opt_int_attr(cx, "start")?.unwrap_or(0);
     let end = opt_int_attr(cx, "end")?.unwrap_or(i64::MAX);
     let step = int_attr(cx, "step")?;
@@ -398,7 +405,7 @@ fn select_int<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn slice_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank();
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
-    let bounds = one_dim_bounds(rank, dim, slice_range(cx)?);
+    let bounds = one_dim_bounds(rank, dim, slice_range(cx, 2)?);
     let src = cast_to(cx, cx.operand(1)?, cx.result_tensor(0)?.element())?;
     Ok(vec![slice_update(
         cx,

@@ -55,3 +55,11 @@ func.func @full_fraction_in_int(%x: tensor<2xi64>) -> tensor<2xi64> {
   %0 = aten.full.default {size = [2], fill_value = 2.5 : f64, dtype = i64} : () -> tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+func.func @slice_symbolic_end(%x: tensor<?x8xf32>, %n: i64) -> tensor<?x?xf32> {
+  // expected-error @+1 {{cannot lower 'aten::slice.Tensor': symbolic slice bounds (dynamic shapes) are not supported}}
+  %0 = aten.operator "aten::slice.Tensor"(%x, %n) {dim = 1 : i64, start = 0 : i64, step = 1 : i64, operand_args = ["self", "end"], operand_groups = array<i64: 1, 1>} : (tensor<?x8xf32>, i64) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}

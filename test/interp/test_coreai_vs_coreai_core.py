@@ -209,6 +209,11 @@ QUANT_CASES = [
         '  coreai.output %s, %z : tensor<3xf32>, tensor<3xf32>'), {"x": ((3, 5), np.float32)}),
     ("lut_to_dense_blocks", one("coreai.lut_to_dense", [("i", "tensor<6x4xui8>"), ("l", "tensor<2x2x256x1xf32>")], [("a", "0", "tensor<si16>")], ["i", "l", "a"], "tensor<6x4xf32>"), {"i": ((6, 4), np.uint8), "l": ((2, 2, 256, 1), np.float32)}),
     ("lut_to_dense_vector_axis1", one("coreai.lut_to_dense", [("i", "tensor<2x3x2xui8>"), ("l", "tensor<1x1x2x256x3xf16>")], [("a", "1", "tensor<si16>")], ["i", "l", "a"], "tensor<2x9x2xf16>"), {"i": ((2, 3, 2), np.uint8), "l": ((1, 1, 2, 256, 3), np.float16)}),
+    ("build_sparse_with_bitmask_to_dense", graph([("v", "tensor<4xf32>")], [("out", "tensor<2x3xf32>")],
+        "  %m = coreai.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xui1>\n"
+        "  %s = coreai.build_sparse_with_bitmask %v, %m : (tensor<4xf32>, tensor<2x3xui1>) -> tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>>\n"
+        "  %d = coreai.sparse_with_bitmask_to_dense %s : tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>> -> tensor<2x3xf32>\n"
+        "  coreai.output %d : tensor<2x3xf32>"), {"v": ((4,), np.float32)}),
     ("max_pool_3d", one("coreai.max_pool_3d", [("x", "tensor<1x2x5x6x4xf32>")], [("k", "[2, 3, 2]", U3), ("s", "[2, 2, 1]", U3), ("d", "[1, 1, 2]", U3), ("c", "false", "tensor<i1>")], ["x", "k", "s", "d", "c"], "tensor<1x2x2x2x2xf32>"), {"x": ((1, 2, 5, 6, 4), np.float32)}),
     ("max_pool_3d_ceil", one("coreai.max_pool_3d", [("x", "tensor<1x1x5x5x5xf32>")], [("k", "[2, 2, 2]", U3), ("s", "[2, 2, 2]", U3), ("d", "[1, 1, 1]", U3), ("c", "true", "tensor<i1>")], ["x", "k", "s", "d", "c"], "tensor<1x1x3x3x3xf32>"), {"x": ((1, 1, 5, 5, 5), np.float32)}),
 ]

@@ -453,7 +453,36 @@ fn reduce_index(c: &Ctx) -> KResult<Vec<Value>> {
     one(shape::cat(&out, 0)?.reshape(&keep_shape)?)
 }
 
+/// Bitmask-sparse tensors are held in their dense view (zeros where the
+/// bitmask is 0). `build_sparse_with_bitmask(values, bitmask)`: the
+/// values, in row-major order, at the set positions.
+fn build_sparse_with_bitmask(c: &Ctx) -> KResult<Vec<Value>> {
+    let dt = c.out_dtype(0)?;
+    let (values, mask) = (c.arg(0)?.cast(dt), c.arg(1)?.to_bool());
+    let nnz = mask.iter().filter(|&&m| m).count();
+    if values.shape().first() != Some(&nnz) || values.len() != nnz {
+        return kerr(format!("{} values for a bitmask with {nnz} set positions", values.len()));
+    }
+    let mut pos: Vec<i64> = Vec::with_capacity(mask.len());
+    let mut next = 0i64;
+    for &m in mask.iter() {
+        // position nnz of [values..., 0] is the zero
+        pos.push(if m { next } else { nnz as i64 });
+        next += m as i64;
+    }
+    let zero = Tensor::zeros(dt, &[1]);
+    let padded = shape::cat(&[values.reshape(&[nnz])?, zero], 0)?;
+    one(shape::index_select(&padded, 0, &pos)?.reshape(mask.shape())?)
+}
+
+/// `sparse_with_bitmask_to_dense`: the dense view the executor holds.
+fn sparse_with_bitmask_to_dense(c: &Ctx) -> KResult<Vec<Value>> {
+    one(c.arg(0)?.cast(c.out_dtype(0)?))
+}
+
 pub fn register(t: &mut Table) {
+    t.insert("coreai.build_sparse_with_bitmask", build_sparse_with_bitmask);
+    t.insert("coreai.sparse_with_bitmask_to_dense", sparse_with_bitmask_to_dense);
     t.insert("coreai.reduce", reduce_region);
     t.insert("coreai.reduce_index", reduce_index);
     t.insert("coreai.lut_to_dense", lut_to_dense);

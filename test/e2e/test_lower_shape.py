@@ -212,6 +212,19 @@ def factory():
     torch.manual_seed(17)
     return M(), (torch.randn(2, 3, 4),)
 ''', "none"),
+    ("index_put_patterns", '''
+class M(torch.nn.Module):
+    def forward(self, x, i, k, v):
+        a = x.clone(); a[i, :, k] = v                      # non-adjacent: broadcast dims first
+        b = x.clone(); b[:, i] = 7.0                       # leading slice
+        c = x.clone(); c[i, :, k] += v
+        d = x.clone(); d[:, :, k] += 1.0
+        return a, b, c, d
+def factory():
+    torch.manual_seed(18)
+    x = torch.randint(-9, 9, (3, 4, 5)).float()
+    return M(), (x, torch.tensor([0, -1, 2]), torch.tensor([4, 1, -5]), torch.randint(-5, 5, (3, 4)).float())
+''', "coreai"),
     ("creators", '''
 class M(torch.nn.Module):
     def forward(self, x):

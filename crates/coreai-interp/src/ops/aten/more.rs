@@ -664,6 +664,9 @@ fn avg_pool1d(c: &Ctx) -> KResult<Vec<Value>> {
         ceil_mode: c.bool_or("ceil_mode", false)?,
     };
     let xs = x.shape();
+    if xs.len() < 2 {
+        return kerr("avg_pool1d expects [N, C, L] or [C, L]");
+    }
     let mut s4 = xs.clone();
     s4.insert(xs.len() - 1, 1);
     let x4 = super::f64_of(&x.reshape(&s4)?, dt);
@@ -679,6 +682,9 @@ fn adaptive_avg_pool1d(c: &Ctx) -> KResult<Vec<Value>> {
     let x = c.arg(0)?;
     let o = super::per_dim(c.opt_i64s("output_size")?, 1, 1)?[0];
     let xs = x.shape();
+    if xs.len() < 2 || o == 0 {
+        return kerr("adaptive_avg_pool1d expects [N, C, L] or [C, L] and a positive output size");
+    }
     let mut s4 = xs.clone();
     s4.insert(xs.len() - 1, 1);
     let v = nn::adaptive_avg_pool2d(&super::f64_of(&x.reshape(&s4)?, dt), 1, o)?;
@@ -1110,8 +1116,11 @@ fn grid_sampler_2d(c: &Ctx) -> KResult<Vec<Value>> {
 fn col2im(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let x = c.arg(0)?;
+    if !(2..=3).contains(&x.ndim()) {
+        return kerr("col2im expects [N, C·kh·kw, L] or [C·kh·kw, L]");
+    }
     let batched = x.ndim() == 3;
-    let x = if batched { x.clone() } else { x.reshape(&[1, x.shape()[0], x.shape().get(1).copied().unwrap_or(0)])? };
+    let x = if batched { x.clone() } else { x.reshape(&[1, x.shape()[0], x.shape()[1]])? };
     let x = super::f64_of(&x, dt);
     let [oh, ow] = super::pair(c.opt_i64s("output_size")?, 1);
     let [kh, kw] = super::pair(c.opt_i64s("kernel_size")?, 1);

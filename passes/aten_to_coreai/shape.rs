@@ -84,6 +84,26 @@ pub static LOWERINGS: super::Family = &[
     ("view.default", view),
     ("zeros.default", zeros_of_result),
     ("zeros_like.default", zeros_of_result),
+    // The `_copy` variants (export's non-aliasing forms) and the `_as` forms
+    // lower like their originals: the result type carries the shape.
+    ("alias_copy.default", identity),
+    ("detach_copy.default", identity),
+    ("diagonal_copy.default", diagonal),
+    ("expand_as.default", expand),
+    ("expand_copy.default", expand),
+    ("permute_copy.default", permute),
+    ("reshape_as.default", view),
+    ("select_copy.int", select_int),
+    ("slice_copy.Tensor", slice_tensor),
+    ("split_with_sizes_copy.default", split_with_sizes),
+    ("squeeze_copy.dim", squeeze),
+    ("squeeze_copy.dims", squeeze),
+    ("t_copy.default", t),
+    ("transpose_copy.int", transpose_int),
+    ("unbind_copy.int", unbind),
+    ("unsqueeze_copy.default", unsqueeze),
+    ("view_as.default", view),
+    ("view_copy.default", view),
 ];
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;

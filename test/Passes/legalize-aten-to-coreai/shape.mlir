@@ -320,3 +320,21 @@ func.func @diagonal(%x: tensor<3x2x4xf32>) -> tensor<2x3xf32> {
   %0 = aten.diagonal.default %x {offset = 1 : i64, dim1 = 0 : i64, dim2 = -1 : i64} : (tensor<3x2x4xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// `_copy` and `_as` variants (generic aten.operator form) lower like the
+// originals.
+// CHECK-LABEL: coreai.graph @copy_variants(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3xf32>, %[[Y:[^:]*]]: tensor<3x2xf32>
+// CHECK:         %[[P:.*]] = coreai.constant dense<[1, 0]> : tensor<2xui32>
+// CHECK-NEXT:    %[[T:.*]] = coreai.transpose %[[X]], %[[P]] : (tensor<2x3xf32>, tensor<2xui32>) -> tensor<3x2xf32>
+// CHECK:         %[[V:.*]] = coreai.reshape %[[X]], %{{.*}} -> tensor<3x2xf32>
+// CHECK:         %[[U:.*]] = coreai.reshape %[[X]], %{{.*}} -> tensor<2x1x3xf32>
+// CHECK-NEXT:    coreai.output %[[T]], %[[V]], %[[U]]
+func.func @copy_variants(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x1x3xf32>) {
+  %0 = aten.operator "aten::permute_copy.default"(%x) {dims = [1, 0]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = aten.operator "aten::view_as.default"(%x, %y) : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %2 = aten.operator "aten::unsqueeze_copy.default"(%x) {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x1x3xf32>
+  return %0, %1, %2 : tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x1x3xf32>
+}

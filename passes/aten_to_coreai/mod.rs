@@ -7,6 +7,7 @@
 mod activations;
 mod cast;
 mod common;
+mod complex;
 mod compare;
 mod control;
 mod elementwise;
@@ -31,6 +32,7 @@ static FAMILIES: &[Family] = &[
     activations::LOWERINGS,
     cast::LOWERINGS,
     compare::LOWERINGS,
+    complex::LOWERINGS,
     control::LOWERINGS,
     elementwise::LOWERINGS,
     indexing::LOWERINGS,

@@ -597,3 +597,51 @@ def test_embedding_bag_matches_pytorch(runner, mode, padding_idx, last, psw):
     assert_same(got[0], expected[0].numpy(), exact=(mode == 2), rtol=1e-5, atol=1e-5)
     for g, e in zip(got[1:], expected[1:]):
         assert_same(g, e.numpy())
+
+
+DYNAMIC_SRC = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x):
+        b, n = x.shape[0], x.shape[1]
+        y = x.reshape(b * n // 2, 2)
+        z = y[: max(b - 1, 1) % 5]
+        w = y[min(n - 3, b) // 2 :]
+        return y + 1.0, z, w
+def factory():
+    return M(), (torch.randn(6, 8),)
+'''
+
+
+@pytest.fixture(scope="module")
+def dynamic_module(tmp_path_factory):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    d = tmp_path_factory.mktemp("dyn")
+    (d / "m.py").write_text(DYNAMIC_SRC)
+    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT / "tools" / "coreai-export")}
+    p = subprocess.run([sys.executable, "-m", "coreai_export", "--module-file", f"{d / 'm.py'}:factory", "-o", str(d / "m.mlir"),
+                        "--dynamic-dims", "x:0=2:64,x:1=4:64"], capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stderr
+    text = (d / "m.mlir").read_text()
+    for op in ("aten.mul ", "aten.floordiv ", "aten.sub ", "aten.sym_max ", "aten.sym_min ", "aten.mod "):
+        assert op in text, op
+    return text
+
+
+@pytest.mark.parametrize("shape", [(6, 8), (2, 4), (7, 10), (11, 6), (64, 4)])
+def test_symbolic_sizes_of_an_exported_model_match_eager(runner, dynamic_module, shape):
+    """Python operators on SymInts (mul, floordiv, sub, sym_max, sym_min,
+    mod) feeding a dynamic view and slice bounds, at sizes other than the
+    example's, against eager PyTorch."""
+    ns = {}
+    exec(DYNAMIC_SRC, ns)  # noqa: S102
+    x = np.random.default_rng(shape[0]).normal(size=shape).astype(f32)
+    expected = ns["M"]()(torch.from_numpy(x))
+    got = runner.run(dynamic_module, {"x": x})
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert_same(g, e.numpy())

@@ -371,7 +371,8 @@ fn slice(c: &Ctx) -> KResult<Vec<Value>> {
     if step <= 0 {
         return kerr("slice step must be positive");
     }
-    let (s, e) = shape::clamp_slice(c.opt_i64("start")?, c.opt_i64("end")?, x.shape()[d]);
+    let (start, end) = (more::opt_sym_i64(c, "start")?, more::opt_sym_i64(c, "end")?);
+    let (s, e) = shape::clamp_slice(start, end, x.shape()[d]);
     one(shape::slice(x, d, s, e, step as usize)?)
 }
 

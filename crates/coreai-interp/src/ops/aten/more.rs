@@ -126,6 +126,22 @@ fn py_not(c: &Ctx) -> KResult<Vec<Value>> {
     one(r.cast(c.out_dtype(0)?))
 }
 
+/// An `int`/`SymInt?` schema argument: the attribute, or (dynamic shapes)
+/// the one scalar operand of its group in a generic `aten.operator`.
+pub(super) fn opt_sym_i64(c: &Ctx, name: &str) -> KResult<Option<i64>> {
+    if let Some(v) = c.opt_i64(name)? {
+        return Ok(Some(v));
+    }
+    match c.operand_group(name).as_deref() {
+        Some([t]) => match t.to_i64_vec().as_slice() {
+            [v] => Ok(Some(*v)),
+            _ => kerr(format!("operand '{name}' must hold one integer")),
+        },
+        Some(_) => kerr(format!("operand group '{name}' must hold one scalar")),
+        None => Ok(None),
+    }
+}
+
 fn scalar_i64(v: i128) -> Tensor {
     Tensor::scalar_i128(v, DType::I64)
 }

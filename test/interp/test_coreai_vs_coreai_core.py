@@ -214,6 +214,7 @@ QUANT_CASES = [
         "  %s = coreai.build_sparse_with_bitmask %v, %m : (tensor<4xf32>, tensor<2x3xui1>) -> tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>>\n"
         "  %d = coreai.sparse_with_bitmask_to_dense %s : tensor<2x3xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>> -> tensor<2x3xf32>\n"
         "  coreai.output %d : tensor<2x3xf32>"), {"v": ((4,), np.float32)}),
+    ("lut_to_dense_ui1_vector", one("coreai.lut_to_dense", [("l", "tensor<1x1x2x3xf32>")], [("i", "[[1, 0], [0, 0], [1, 1]]", "tensor<3x2xui1>"), ("a", "1", "tensor<si16>")], ["i", "l", "a"], "tensor<3x6xf32>"), {"l": ((1, 1, 2, 3), np.float32)}),
     ("max_pool_3d", one("coreai.max_pool_3d", [("x", "tensor<1x2x5x6x4xf32>")], [("k", "[2, 3, 2]", U3), ("s", "[2, 2, 1]", U3), ("d", "[1, 1, 2]", U3), ("c", "false", "tensor<i1>")], ["x", "k", "s", "d", "c"], "tensor<1x2x2x2x2xf32>"), {"x": ((1, 2, 5, 6, 4), np.float32)}),
     ("max_pool_3d_ceil", one("coreai.max_pool_3d", [("x", "tensor<1x1x5x5x5xf32>")], [("k", "[2, 2, 2]", U3), ("s", "[2, 2, 2]", U3), ("d", "[1, 1, 1]", U3), ("c", "true", "tensor<i1>")], ["x", "k", "s", "d", "c"], "tensor<1x1x3x3x3xf32>"), {"x": ((1, 1, 5, 5, 5), np.float32)}),
 ]

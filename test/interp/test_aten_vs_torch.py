@@ -188,6 +188,8 @@ CASES = [
     ("fill_scalar", "aten::fill.Scalar", {"a": ((2, 3), i32)}, {"value": 2.75}, lambda a: aten.fill.Scalar(a, 2.75), True),
     ("dropout_eval", "aten::native_dropout.default", {"a": ((3, 4), f32)}, {"p": 0.5, "train": False}, lambda a: aten.native_dropout.default(a, 0.5, False), True),
     ("dropout_p0_train", "aten::native_dropout.default", {"a": ((3, 4), f32)}, {"p": 0.0, "train": True}, lambda a: aten.native_dropout.default(a, 0.0, True), True),
+    ("dropout_p1_train", "aten::native_dropout.default", {"a": ((3, 4), f32)}, {"p": 1.0, "train": True}, lambda a: aten.native_dropout.default(a, 1.0, True), True),
+    ("dropout_p1_train_f16", "aten::native_dropout.default", {"a": ((7,), f16)}, {"p": 1.0, "train": True}, lambda a: aten.native_dropout.default(a, 1.0, True), True),
     ("stack_dim_neg", "aten::stack.default", {"a": ((2, 3), f32), "b": ((2, 3), f32), "c": ((2, 3), f32)}, {"dim": -1}, lambda a, b, c: aten.stack.default([a, b, c], -1), True),
     ("stack_dim0_i64", "aten::stack.default", {"a": ((4,), i64), "b": ((4,), i64)}, {"dim": 0}, lambda a, b: aten.stack.default([a, b], 0), True),
     ("tile_short", "aten::tile.default", {"a": ((2, 3), f32)}, {"dims": [2]}, lambda a: aten.tile.default(a, [2]), True),

@@ -501,19 +501,21 @@ fn fill(c: &Ctx) -> KResult<Vec<Value>> {
 }
 
 /// `native_dropout` in evaluation (`train = false`) or with `p = 0`: the
-/// input and an all-true mask. Training dropout is random and declines.
+/// input and an all-true mask; with `p = 1` in training: `x · 0` (NaN for
+/// NaN and ±inf, as PyTorch) and an all-false mask. Other training dropout
+/// is random and declines.
 fn native_dropout(c: &Ctx) -> KResult<Vec<Value>> {
     let p = c.f64_or("p", 0.0)?;
     let train = c.bool_or("train", true)?;
-    if train && p != 0.0 {
-        return kerr("native_dropout in training with p > 0 is random; the executor cannot match it");
-    }
+    let dt = c.out_dtype(0)?;
     let x = c.arg(0)?;
-    let mask = Tensor::Bool(ArrayD::from_elem(IxDyn(&x.shape()), true));
-    Ok(vec![
-        Value::tensor(x.cast(c.out_dtype(0)?)),
-        Value::tensor(mask.cast(c.out_dtype(1)?)),
-    ])
+    let keep = !train || p == 0.0;
+    if !keep && p != 1.0 {
+        return kerr("native_dropout in training with 0 < p < 1 is random; the executor cannot match it");
+    }
+    let out = if keep { x.cast(dt) } else { Tensor::from_f64(x.cast(dt).to_f64().mapv(|v| v * 0.0), dt) };
+    let mask = Tensor::Bool(ArrayD::from_elem(IxDyn(&x.shape()), keep));
+    Ok(vec![Value::tensor(out), Value::tensor(mask.cast(c.out_dtype(1)?))])
 }
 
 // ---- reductions --------------------------------------------------------------

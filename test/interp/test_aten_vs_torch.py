@@ -647,3 +647,24 @@ def test_symbolic_sizes_of_an_exported_model_match_eager(runner, dynamic_module,
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         assert_same(g, e.numpy())
+
+
+@pytest.mark.parametrize("op,inputs,outputs,attrs,message", [
+    ("aten::tile.default", {"a": ((2, 3), f32)}, [((2, 3), f32)], {"dims": [-1]}, "non-negative"),
+    ("aten::roll.default", {"a": ((2, 3), f32)}, [((2, 3), f32)], {"shifts": [1, 2], "dims": [0]}, "shifts"),
+    ("aten::einsum.default", {"a": ((2, 3), f32)}, [((2,), f32)], {"equation": "ijk->i"}, "rank"),
+    ("aten::pad.default", {"a": ((2, 3), f32)}, [((2, 3), f32)], {"pad": [1, 1], "mode": "wrap"}, "padding mode"),
+    ("aten::native_dropout.default", {"a": ((2, 3), f32)}, [((2, 3), f32), ((2, 3), b1)], {"p": 0.5, "train": True}, "random"),
+    ("aten::avg_pool1d.default", {"a": ((3,), f32)}, [((3,), f32)], {"kernel_size": [1]}, "avg_pool1d expects"),
+    ("aten::col2im.default", {"a": ((2, 5), f32)}, [((1, 2, 2), f32)], {"output_size": [2, 2], "kernel_size": [2, 2]}, "col2im"),
+    ("aten::as_strided.default", {"a": ((2, 3), f32)}, [((3, 3), f32)], {"size": [3, 3], "stride": [3, 1]}, "storage"),
+    ("aten::grid_sampler_2d.default", {"a": ((1, 1, 2, 2), f32), "g": ((1, 2, 2, 2), f32)}, [((1, 1, 2, 2), f32)],
+     {"interpolation_mode": 2, "padding_mode": 0, "align_corners": False}, "bicubic"),
+], ids=["tile_negative", "roll_mismatch", "einsum_rank", "pad_mode", "dropout_random", "avg_pool1d_rank", "col2im_blocks", "as_strided_oob", "grid_bicubic"])
+def test_new_kernels_decline_bad_input(runner, op, inputs, outputs, attrs, message):
+    """Bad input is an error naming the problem at the op, never a panic."""
+    data = {n: np.zeros(s, d) for n, (s, d) in inputs.items()}
+    p = runner.run(single_op_module(op, data, outputs, attrs), data, expect_ok=False)
+    assert p.returncode != 0
+    assert message in p.stderr, p.stderr
+    assert "panicked" not in p.stderr, p.stderr

@@ -387,7 +387,14 @@ fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, Pa
                 // (or resource handle) with the new type.
                 let text = value.to_string();
                 let body = text.rsplit_once(" : ").map_or(text.as_str(), |(b, _)| b);
-                value = cx.parse_attribute(&format!("{body} : {ty}"))?;
+                // A scalar (`2 : i64`, `0.5 : f64`, `true`) becomes a
+                // rank-0 tensor (see `lowering::coreai_type`).
+                let scalar = unsafe { !mlir_sys::mlirAttributeIsAElements(value.to_raw()) };
+                value = if scalar {
+                    cx.parse_attribute(&format!("dense<{body}> : {ty}"))?
+                } else {
+                    cx.parse_attribute(&format!("{body} : {ty}"))?
+                };
             }
             let mut attributes = vec![("value", value)];
             if let Ok(mark) = op.attribute(lowering::WRAPPED_NUMBER) {

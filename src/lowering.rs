@@ -218,23 +218,27 @@ pub const WRAPPED_NUMBER: &str = "aten.wrapped_number";
 /// PyTorch's exporter, uses signless integers (`tensor<3xi64>`); coreai
 /// distinguishes signed and unsigned and rejects signless ones, so every
 /// signless integer wider than one bit becomes signed (`tensor<3xsi64>`), in
-/// tensors and function types. Other types are returned unchanged.
+/// tensors and function types. A scalar integer or float (a symbolic size
+/// `i64` from `aten.sym_size.int`, a `f64` from `aten.sym_float`, a Python
+/// number `arith.constant`) becomes a rank-0 tensor of its coreai element
+/// (`i64` → `tensor<si64>`, `f64` → `tensor<f64>`, `i1` → `tensor<i1>`):
+/// coreai has tensors only. Other types are returned unchanged.
 pub fn coreai_type(ty: Type<'_>) -> Type<'_> {
     use mlir_sys::*;
     unsafe {
         let raw = ty.to_raw();
-        if mlirTypeIsAInteger(raw) {
-            if mlirIntegerTypeIsSignless(raw) && mlirIntegerTypeGetWidth(raw) > 1 {
-                return Type::from_raw(mlirIntegerTypeSignedGet(
-                    mlirTypeGetContext(raw),
-                    mlirIntegerTypeGetWidth(raw),
-                ));
-            }
-            return ty;
+        if mlirTypeIsAInteger(raw) || mlirTypeIsAFloat(raw) {
+            let element = coreai_element(ty).to_raw();
+            return Type::from_raw(mlirRankedTensorTypeGet(
+                0,
+                std::ptr::null(),
+                element,
+                mlirAttributeGetNull(),
+            ));
         }
         if mlirTypeIsARankedTensor(raw) {
             let element = Type::from_raw(mlirShapedTypeGetElementType(raw));
-            let converted = coreai_type(element);
+            let converted = coreai_element(element);
             if converted == element {
                 return ty;
             }
@@ -272,6 +276,25 @@ pub fn coreai_type(ty: Type<'_>) -> Type<'_> {
                 inputs.as_ptr(),
                 results.len() as isize,
                 results.as_ptr(),
+            ));
+        }
+        ty
+    }
+}
+
+/// The coreai element type of an aten-dialect element type: a signless
+/// integer wider than one bit becomes signed, others are unchanged.
+fn coreai_element(ty: Type<'_>) -> Type<'_> {
+    use mlir_sys::*;
+    unsafe {
+        let raw = ty.to_raw();
+        if mlirTypeIsAInteger(raw)
+            && mlirIntegerTypeIsSignless(raw)
+            && mlirIntegerTypeGetWidth(raw) > 1
+        {
+            return Type::from_raw(mlirIntegerTypeSignedGet(
+                mlirTypeGetContext(raw),
+                mlirIntegerTypeGetWidth(raw),
             ));
         }
         ty
@@ -490,8 +513,13 @@ mod tests {
             ("tensor<2xf32>", "tensor<2xf32>"),
             (
                 "(tensor<2xi64>, f32) -> tensor<i8>",
-                "(tensor<2xsi64>, f32) -> tensor<si8>",
+                "(tensor<2xsi64>, tensor<f32>) -> tensor<si8>",
             ),
+            // Scalars (symbolic sizes, Python numbers) become rank-0 tensors.
+            ("i64", "tensor<si64>"),
+            ("f64", "tensor<f64>"),
+            ("i1", "tensor<i1>"),
+            ("(i64) -> f64", "(tensor<si64>) -> tensor<f64>"),
         ] {
             assert_eq!(coreai_type(parse(aten)), parse(coreai), "{aten}");
         }

@@ -668,3 +668,56 @@ def test_new_kernels_decline_bad_input(runner, op, inputs, outputs, attrs, messa
     assert p.returncode != 0
     assert message in p.stderr, p.stderr
     assert "panicked" not in p.stderr, p.stderr
+
+
+ITEM_SRC = '''
+import torch
+class M(torch.nn.Module):
+    def forward(self, x, i):
+        k = i.item()
+        torch._check(k >= 0)
+        torch._check(k < x.shape[0])
+        return x[k], torch.zeros_like(x).select_scatter(x[0], 0, k), x[:k + 1]
+def factory():
+    return M(), (torch.randn(6, 8), torch.tensor(2))
+'''
+
+
+@pytest.fixture(scope="module")
+def item_module(tmp_path_factory):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    d = tmp_path_factory.mktemp("item")
+    (d / "m.py").write_text(ITEM_SRC)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tools" / "coreai-export")}
+    p = subprocess.run([sys.executable, "-m", "coreai_export", "--module-file", f"{d / 'm.py'}:factory", "-o", str(d / "m.mlir")],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stderr
+    text = (d / "m.mlir").read_text()
+    for op in ("aten._local_scalar_dense.default", "aten.ge ", "aten.lt ", '"aten::select.int"', "aten.add "):
+        assert op in text, op
+    return text
+
+
+@pytest.mark.parametrize("k", [0, 2, 5])
+def test_item_driven_indices_match_eager(runner, item_module, k):
+    """`Tensor.item()` (_local_scalar_dense), the exporter's range checks
+    (ge/lt on the unbacked int, _assert_scalar), and the int as select /
+    select_scatter index and slice end, against eager PyTorch."""
+    ns = {}
+    exec(ITEM_SRC, ns)  # noqa: S102
+    x = np.random.default_rng(k).normal(size=(6, 8)).astype(f32)
+    i = np.array(k, i64)
+    expected = ns["M"]()(torch.from_numpy(x), torch.from_numpy(i))
+    got = runner.run(item_module, {"x": x, "i": i})
+    for g, e in zip(got, expected, strict=True):
+        assert_same(g, e.numpy())
+
+
+def test_item_out_of_range_fails_the_exporters_assertion(runner, item_module):
+    p = runner.run(item_module, {"x": np.zeros((6, 8), f32), "i": np.array(6, i64)}, expect_ok=False)
+    assert p.returncode != 0 and "assertion failed" in p.stderr, p.stderr

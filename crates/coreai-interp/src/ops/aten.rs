@@ -379,7 +379,10 @@ fn slice(c: &Ctx) -> KResult<Vec<Value>> {
 fn select(c: &Ctx) -> KResult<Vec<Value>> {
     let x = c.arg(0)?;
     let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;
-    one(shape::select(x, d, c.i64_attr("index")?)?)
+    let Some(i) = more::opt_sym_i64(c, "index")? else {
+        return kerr("select needs an index");
+    };
+    one(shape::select(x, d, i)?)
 }
 
 fn index_select(c: &Ctx) -> KResult<Vec<Value>> {

@@ -387,7 +387,9 @@ fn select_scatter(c: &Ctx) -> KResult<Vec<Value>> {
     let x = c.arg(0)?.cast(dt);
     let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;
     let n = x.shape()[d] as i64;
-    let i = c.i64_attr("index")?;
+    let Some(i) = opt_sym_i64(c, "index")? else {
+        return kerr("select_scatter needs an index");
+    };
     let i = if i < 0 { i + n } else { i };
     if !(0..n).contains(&i) {
         return kerr(format!("select_scatter index out of range for size {n}"));
@@ -408,7 +410,7 @@ fn slice_scatter(c: &Ctx) -> KResult<Vec<Value>> {
     if step <= 0 {
         return kerr("slice_scatter step must be positive");
     }
-    let (s, e) = shape::clamp_slice(c.opt_i64("start")?, c.opt_i64("end")?, x.shape()[d]);
+    let (s, e) = shape::clamp_slice(opt_sym_i64(c, "start")?, opt_sym_i64(c, "end")?, x.shape()[d]);
     let src = c.arg(1)?.cast(dt);
     let count = if e > s { (e - s).div_ceil(step as usize) } else { 0 };
     if src.shape().get(d) != Some(&count) {

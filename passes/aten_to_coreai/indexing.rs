@@ -549,7 +549,7 @@ fn stack_indices<'c, 'a>(
     tensors: &[Value<'c, 'a>],
     present: &[bool],
 ) -> Result<Stacked<'c, 'a>, Decline> {
-    let xd = static_of(x.r#type())?;
+    let xd = dims_of(x.r#type())?;
     if present.len() > xd.len() || present.iter().filter(|&&p| p).count() != tensors.len() {
         return Err("the index list does not match the indexed tensor".into());
     }
@@ -586,6 +586,12 @@ fn stack_indices<'c, 'a>(
         (transpose(cx, x, &perm)?, Some(inv), 0)
     };
     // Leading un-indexed dims get aranges shaped [n, 1, ..., 1].
+    if xd[..lead].contains(&DYNAMIC) {
+        return Err(format!(
+            "indexing after the dynamic leading dims of {} needs their sizes",
+            x.r#type()
+        ));
+    }
     let mut full = xd[..lead].to_vec();
     full.extend(&b);
     for (i, slot) in slots.iter_mut().enumerate().take(lead) {

@@ -39,3 +39,11 @@ func.func @bool_mask_put_many_values(%x: tensor<5x3xf32>, %m: tensor<5x3xi1>, %v
   %0 = aten.index_put.default %x, %m, %v {indices_present = array<i1: true>, accumulate = false} : (tensor<5x3xf32>, tensor<5x3xi1>, tensor<4xf32>) -> tensor<5x3xf32>
   return %0 : tensor<5x3xf32>
 }
+
+// -----
+
+func.func @two_indices_after_dynamic_dim(%y: tensor<?x4x6xf32>, %j: tensor<2xi64>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{cannot lower 'aten::index.Tensor': indexing after the dynamic leading dims of tensor<?x4x6xf32> needs their sizes}}
+  %0 = aten.index.Tensor %y, %j, %j {indices_present = array<i1: false, true, true>} : (tensor<?x4x6xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}

@@ -258,3 +258,15 @@ func.func @index_dynamic_leading(%x: tensor<?x6xf32>, %j: tensor<3x2xi64>) -> te
   %0 = aten.index.Tensor %x, %j {indices_present = array<i1: false, true>} : (tensor<?x6xf32>, tensor<3x2xi64>) -> tensor<?x3x2xf32>
   return %0 : tensor<?x3x2xf32>
 }
+
+// -----
+
+// Dynamic trailing dims do not matter to x[i]: gather_nd of rows.
+// CHECK-LABEL: coreai.graph @index_dynamic_trailing(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<5x?xf32>
+// CHECK:         %[[I:.*]] = coreai.reshape %{{.*}} -> tensor<3x1xsi32>
+// CHECK-NEXT:    coreai.gather_nd %[[X]] at %[[I]] : (tensor<5x?xf32>, tensor<3x1xsi32>) to tensor<3x?xf32>
+func.func @index_dynamic_trailing(%x: tensor<5x?xf32>, %i: tensor<3xi64>) -> tensor<3x?xf32> {
+  %0 = aten.index.Tensor %x, %i {indices_present = array<i1: true>} : (tensor<5x?xf32>, tensor<3xi64>) -> tensor<3x?xf32>
+  return %0 : tensor<3x?xf32>
+}

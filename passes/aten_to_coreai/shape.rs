@@ -6,8 +6,13 @@
 //! dimension `tensor<si32>`, slice bounds `tensor<Nxsi32>` with 2^31-1 for
 //! "to the end". Ops whose result is static become a `coreai.reshape` to the
 //! result's shape where only unit dims change (unsqueeze, squeeze, select's
-//! dropped dim), as coreai-torch's output does. Most lowerings need static
-//! shapes and decline dynamic ones with a reason.
+//! dropped dim), as coreai-torch's output does.
+//!
+//! Dynamic dims (`?`) pass through where a lowering does not need their
+//! size: a reshape may have one (a `si32` shape with -1 there), unit dims are
+//! added with `expand_dims` and removed with `shrink_dims`; a lowering that
+//! needs a dynamic size (a split or roll along it, expand of a unit dim to
+//! it, a crop of it, creators of dynamic shape) declines with a reason.
 
 use super::common::{
     axes, cast_to, dims, fill_literal, int_attr, int_list_attr, int_scalar, normalize_dim,

@@ -9,8 +9,8 @@
 //! Index tensors must be static; the indexed tensor may have dynamic dims
 //! where the index and the input agree (gather, scatter, embedding), and
 //! index_select / `x[:, i]` on dynamic tensors go through a transpose and
-//! gather_nd. index_put, masked_scatter and mask lowerings need static
-//! shapes. A boolean mask is supported as the only index over leading dims.
+//! gather_nd. index_put and masked_scatter need static shapes. A boolean
+//! mask is supported as the only index, over leading dims.
 
 use super::common::{
     bool_attr, bool_list_attr, cast_to, dims, element_type, int_attr, int_scalar, int_vector,

@@ -16,6 +16,7 @@ mod linalg;
 mod nn;
 mod reduce;
 mod shape;
+mod symbolic;
 
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{operation::OperationLike, Value};
@@ -40,6 +41,7 @@ static FAMILIES: &[Family] = &[
     nn::LOWERINGS,
     reduce::LOWERINGS,
     shape::LOWERINGS,
+    symbolic::LOWERINGS,
 ];
 
 static ASSERTIONS: Family = &[

@@ -135,3 +135,38 @@ pub fn adaptive_avg_pool_nd(x: &ArrayD<f64>, out: &[usize]) -> KResult<ArrayD<f6
     shape.extend(out);
     Ok(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("sizes agree"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arr(shape: &[usize], f: impl Fn(usize) -> f64) -> ArrayD<f64> {
+        let n = shape.iter().product();
+        ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(f).collect()).unwrap()
+    }
+
+    #[test]
+    fn max_pool_indices_nan_and_padding() {
+        // [1, 1, 2, 2, 2] holding 0..8, one NaN at flat 5
+        let mut x = arr(&[1, 1, 2, 2, 2], |i| i as f64);
+        x.as_slice_mut().unwrap()[5] = f64::NAN;
+        let p = PoolNd { kernel: vec![2, 2, 2], stride: vec![2, 2, 2], padding: vec![1, 1, 1], dilation: vec![1, 1, 1], ceil_mode: false };
+        let (v, i) = max_pool_nd(&x, &p).unwrap();
+        assert_eq!(v.shape(), &[1, 1, 2, 2, 2]);
+        // each output window holds exactly one input element
+        assert_eq!(i.as_slice().unwrap(), &[0, 1, 2, 3, 4, 5, 6, 7]);
+        assert!(v.as_slice().unwrap()[5].is_nan());
+        let q = PoolNd { padding: vec![0, 0, 0], ..p };
+        let (v, i) = max_pool_nd(&x, &q).unwrap();
+        assert!(v[[0, 0, 0, 0, 0]].is_nan());
+        assert_eq!(i[[0, 0, 0, 0, 0]], 5);
+    }
+
+    #[test]
+    fn adaptive_average_windows_overlap() {
+        let x = arr(&[1, 3], |i| i as f64);
+        // 3 → 2: windows [0, 2) and [1, 3)
+        let y = adaptive_avg_pool_nd(&x, &[2]).unwrap();
+        assert_eq!(y.as_slice().unwrap(), &[0.5, 1.5]);
+    }
+}

@@ -1,0 +1,15 @@
+// RUN: coreai-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(legalize-aten-to-coreai)'
+
+func.func @complex_broadcast(%re: tensor<3xf32>, %im: tensor<1xf32>) -> tensor<3xcomplex<f32>> {
+  // expected-error @below {{cannot lower 'aten::complex.default': the part tensor<1xf32> does not have the result shape [3] (broadcasting complex parts is not lowered)}}
+  %0 = aten.complex.default %re, %im : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xcomplex<f32>>
+  return %0 : tensor<3xcomplex<f32>>
+}
+
+// -----
+
+func.func @view_as_complex_odd(%x: tensor<3x3xf32>) -> tensor<3xcomplex<f32>> {
+  // expected-error @below {{cannot lower 'aten::view_as_complex.default': view_as_complex needs a last dim of size 2, got tensor<3x3xf32>}}
+  %0 = aten.view_as_complex.default %x : (tensor<3x3xf32>) -> tensor<3xcomplex<f32>>
+  return %0 : tensor<3xcomplex<f32>>
+}

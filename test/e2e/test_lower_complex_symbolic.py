@@ -9,7 +9,7 @@ forms). Symbolic sizes (sym_size.int and the Python operators torch.export
 records on them: add, sub, mul, pow, mod, floordiv, truediv, sym_min,
 sym_max, sym_float, ceil, floor, trunc) feed a graph output each and a
 dynamic reshape, at batch sizes other than the example's; their results
-are exact. `_local_scalar_dense` (`.item()`) returns a reduction's value."""
+are exact. A size comparison decides a torch.cond (both branches taken). `_local_scalar_dense` (`.item()`) returns a reduction's value."""
 
 import os
 import subprocess
@@ -61,6 +61,17 @@ def factory():
     return M(), (torch.randn(6, 4),)
 '''
 
+# A symbolic size decides a torch.cond (aten.cond → coreai.if on the
+# tensor<i1> of `n > 4`).
+SIZE_COND = '''
+class M(torch.nn.Module):
+    def forward(self, x):
+        return torch.cond(x.shape[0] > 4, lambda x: x * 2.0, lambda x: x - 1.0, (x,))
+def factory():
+    torch.manual_seed(25)
+    return M(), (torch.randn(6, 4),)
+'''
+
 LOCAL_SCALAR = '''
 class M(torch.nn.Module):
     def forward(self, x):
@@ -101,12 +112,15 @@ def convert(tmp_path, aten):
 
 def eager(source, inputs):
     """Eager PyTorch outputs of `source` on `inputs`, named as the exporter
-    names them (Python ints and floats as 0-d int64 / float64 arrays)."""
+    names them (`output` for a single tensor, else `output_<i>`; Python ints
+    and floats as 0-d int64 / float64 arrays)."""
     ns = {}
     exec(HEADER + source, ns)  # noqa: S102
     model, _ = ns["factory"]()
     with torch.no_grad():
         out = model(*[torch.from_numpy(v) for v in inputs.values()])
+    if isinstance(out, torch.Tensor):
+        return {"output": out.numpy()}
     return {f"output_{i}": (o.numpy() if isinstance(o, torch.Tensor) else np.array(o)) for i, o in enumerate(out)}
 
 
@@ -179,6 +193,22 @@ def test_symbolic_sizes_match_pytorch_exactly_at_other_batch_sizes(symbolic, bat
     expected = eager(SYMBOLIC, inputs)
     assert expected["output_1"].dtype == np.int64 and expected["output_4"].dtype == np.float64
     check_both(tmp_path, core, text, inputs, expected, 0)
+
+
+@pytest.fixture(scope="module")
+def size_cond(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("size_cond")
+    aten = export(tmp, SIZE_COND, "x:0=2:64")
+    assert "aten.gt " in aten.read_text() and "aten.cond " in aten.read_text()
+    return convert(tmp, aten)
+
+
+@pytest.mark.parametrize("batch", [2, 4, 5, 64])
+def test_a_symbolic_size_decides_a_cond_as_in_pytorch(size_cond, batch, tmp_path):
+    core, text = size_cond
+    assert "coreai.if" in text and "coreai.get_shape" in text
+    inputs = {"x": np.random.default_rng(batch).normal(size=(batch, 4)).astype(np.float32)}
+    check_both(tmp_path, core, text, inputs, eager(SIZE_COND, inputs), 0)
 
 
 def test_local_scalar_dense_matches_pytorch(tmp_path):

@@ -12,9 +12,11 @@
 //!      "unsupported": each group is one error listing the ops sorted and
 //!      de-duplicated, with one note per occurrence at its location and the
 //!      overloads of the same op that do have a lowering ("did you mean").
-//!   2. Types: block arguments and tensor `arith.constant`s take their coreai
-//!      types (signless integers become signed: `i64` → `si64`, see
-//!      `lowering::coreai_type`); the constants become `coreai.constant`.
+//!   2. Types: block arguments and `arith.constant`s take their coreai
+//!      types (signless integers become signed: `i64` → `si64`; scalars such
+//!      as symbolic sizes and Python numbers become rank-0 tensors: `i64` →
+//!      `tensor<si64>`; see `lowering::coreai_type`); the constants become
+//!      `coreai.constant`.
 //!      Then lowering, op by op in program order, by the dispatch ladder: a user
 //!      lowering registered for `namespace::name.overload` in this context,
 //!      then the built-in resolver keyed by the exact overload. A lowering
@@ -350,8 +352,9 @@ impl LegalizeAtenToCoreai {
     }
 }
 
-/// Step 2a: every block argument takes its coreai type and every tensor
-/// `arith.constant` becomes a `coreai.constant` of its coreai type (keeping
+/// Step 2a: every block argument takes its coreai type and every
+/// `arith.constant` (tensor or scalar) becomes a `coreai.constant` of its
+/// coreai type (keeping
 /// the wrapped-number mark), so that lowerings only see coreai-typed
 /// operands. Returns the new constants.
 fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, PassFailed> {

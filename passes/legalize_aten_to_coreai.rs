@@ -28,7 +28,8 @@
 //!      Python numbers that no lowering used are erased.
 //!
 //! Guarantee: on success no `aten`, `func` or `arith` op remains, and every
-//! value keeps its type up to integer signedness. On failure the module is left unchanged by step 1
+//! value keeps its type up to integer signedness (a scalar becoming a rank-0
+//! tensor). On failure the module is left unchanged by step 1
 //! errors; a decline in step 2 fails the pass after earlier ops were rewritten.
 //!
 //! Interactions: run `decompose` first with the same table.

@@ -34,15 +34,22 @@ fn shape_of(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
         .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))
 }
 
+/// coreai's only complex element type (torch.complex64).
+const COMPLEX64: &str = "complex<f32>";
+
+/// Declines a complex element other than `complex<f32>`.
+fn check_complex64(element: Type<'_>) -> Result<(), Decline> {
+    let text = element.to_string();
+    if text != COMPLEX64 {
+        return Err(format!("coreai's complex ops take {COMPLEX64} (torch.complex64) only, not {text}"));
+    }
+    Ok(())
+}
+
 /// The real element type of the complex result (`f32` of `complex<f32>`).
 fn complex_part_element<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
-    let element = cx.result_tensor(0)?.element();
-    let text = element.to_string();
-    let part = text
-        .strip_prefix("complex<")
-        .and_then(|s| s.strip_suffix('>'))
-        .ok_or_else(|| format!("the result element {text} is not complex"))?;
-    cx.parse_type(part)
+    check_complex64(cx.result_tensor(0)?.element())?;
+    cx.parse_type("f32")
 }
 
 /// `coreai.create_complex %re, %im` to the result type; both parts must
@@ -110,6 +117,7 @@ fn view_as_complex<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //   (reshape|expand_dims (coreai.real_part %z)), (reshape|expand_dims (coreai.imaginary_part %z))
 fn view_as_real<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let z = cx.operand(0)?;
+    check_complex64(cx.operand_tensor(0)?.element())?;
     let d = dims(cx.operand_tensor(0)?);
     let element = cx.result_tensor(0)?.element();
     let part_ty = tensor_type(&d, element);

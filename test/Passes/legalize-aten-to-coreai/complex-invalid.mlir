@@ -13,3 +13,19 @@ func.func @view_as_complex_odd(%x: tensor<3x3xf32>) -> tensor<3xcomplex<f32>> {
   %0 = aten.view_as_complex.default %x : (tensor<3x3xf32>) -> tensor<3xcomplex<f32>>
   return %0 : tensor<3xcomplex<f32>>
 }
+
+// -----
+
+func.func @complex128(%re: tensor<3xf64>, %im: tensor<3xf64>) -> tensor<3xcomplex<f64>> {
+  // expected-error @below {{cannot lower 'aten::complex.default': coreai's complex ops take complex<f32> (torch.complex64) only, not complex<f64>}}
+  %0 = aten.complex.default %re, %im : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xcomplex<f64>>
+  return %0 : tensor<3xcomplex<f64>>
+}
+
+// -----
+
+func.func @view_as_real_complex128(%z: tensor<3xcomplex<f64>>) -> tensor<3x2xf64> {
+  // expected-error @below {{cannot lower 'aten::view_as_real.default': coreai's complex ops take complex<f32> (torch.complex64) only, not complex<f64>}}
+  %0 = aten.view_as_real.default %z : (tensor<3xcomplex<f64>>) -> tensor<3x2xf64>
+  return %0 : tensor<3x2xf64>
+}

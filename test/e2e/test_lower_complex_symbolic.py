@@ -9,8 +9,12 @@ forms). Symbolic sizes (sym_size.int and the Python operators torch.export
 records on them: add, sub, mul, pow, mod, floordiv, truediv, sym_min,
 sym_max, sym_float, ceil, floor, trunc) feed a graph output each and a
 dynamic reshape, at batch sizes other than the example's; their results
-are exact. A size comparison decides a torch.cond (both branches taken). `_local_scalar_dense` (`.item()`) returns a reduction's value."""
+are exact. A size comparison decides a torch.cond (both branches taken). The
+remaining operators (neg, round, sym_int, sym_sqrt, sym_not, comparisons,
+mod/floordiv with negative operands) run in a hand-written aten module
+against Python's own operators. `_local_scalar_dense` (`.item()`) returns a reduction's value."""
 
+import math
 import os
 import subprocess
 import sys
@@ -216,3 +220,64 @@ def test_local_scalar_dense_matches_pytorch(tmp_path):
     assert "aten._local_scalar_dense.default" in aten.read_text()
     core, text = convert(tmp_path, aten)
     check_both(tmp_path, core, text, load(tmp_path / "in.npz"), load(tmp_path / "expected.npz"), 0)
+
+
+# The Python operators the exported models above leave out, on a symbolic
+# size, written in the aten dialect by hand (torch.export folds or avoids
+# them for these simple expressions); Python itself is the oracle.
+PYTHON_OPERATORS = """
+func.func @main(%x: tensor<?x3xf32> {coreai.name = "x"}) -> (i64 {coreai.name = "neg"}, i64 {coreai.name = "mod_neg_lhs"}, i64 {coreai.name = "floordiv_neg"}, i64 {coreai.name = "mod_neg_rhs"}, i64 {coreai.name = "pow"}, i64 {coreai.name = "round"}, i64 {coreai.name = "sym_int"}, i64 {coreai.name = "floor"}, f64 {coreai.name = "sym_sqrt"}, i1 {coreai.name = "eq"}, i1 {coreai.name = "ne"}, i1 {coreai.name = "lt"}, i1 {coreai.name = "le"}, i1 {coreai.name = "ge"}, i1 {coreai.name = "sym_not"}, i64 {coreai.name = "sym_max"}, tensor<?x3xf32> {coreai.name = "scaled"}) {
+  %n = aten.sym_size.int %x {dim = 0 : i64} : (tensor<?x3xf32>) -> i64
+  %c7 = arith.constant 7 : i64
+  %m7 = arith.constant -7 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %0 = aten.neg %n : (i64) -> i64
+  %1 = aten.mod %m7, %n : (i64, i64) -> i64
+  %2 = aten.floordiv %m7, %n : (i64, i64) -> i64
+  %3 = aten.mod %n, %m7 : (i64, i64) -> i64
+  %4 = aten.pow %n, %c2 : (i64, i64) -> i64
+  %f = aten.truediv %n, %c4 : (i64, i64) -> f64
+  %5 = aten.round %f : (f64) -> i64
+  %nf = aten.neg %f : (f64) -> f64
+  %6 = aten.sym_int %nf : (f64) -> i64
+  %7 = aten.floor %nf : (f64) -> i64
+  %8 = aten.sym_sqrt %n : (i64) -> f64
+  %9 = aten.eq %n, %c7 : (i64, i64) -> i1
+  %10 = aten.ne %n, %c7 : (i64, i64) -> i1
+  %11 = aten.lt %n, %c7 : (i64, i64) -> i1
+  %12 = aten.le %n, %c7 : (i64, i64) -> i1
+  %13 = aten.ge %n, %c7 : (i64, i64) -> i1
+  %14 = aten.sym_not %9 : (i1) -> i1
+  %15 = aten.sym_max %n, %c7 : (i64, i64) -> i64
+  %16 = aten.mul %x, %f : (tensor<?x3xf32>, f64) -> tensor<?x3xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16 : i64, i64, i64, i64, i64, i64, i64, i64, f64, i1, i1, i1, i1, i1, i1, i64, tensor<?x3xf32>
+}
+"""
+
+
+def python_operators_expected(n, x):
+    f = n / 4
+    expected = dict(neg=-n, mod_neg_lhs=-7 % n, floordiv_neg=-7 // n, mod_neg_rhs=n % -7, pow=n ** 2, round=round(f),
+                    sym_int=int(-f), floor=math.floor(-f), sym_sqrt=math.sqrt(n), eq=n == 7, ne=n != 7, lt=n < 7,
+                    le=n <= 7, ge=n >= 7, sym_not=not n == 7, sym_max=max(n, 7))
+    expected = {k: np.array(v) for k, v in expected.items()}
+    # x * (n / 4) in PyTorch: the Python float is used as f32.
+    expected["scaled"] = x * np.float32(f)
+    return expected
+
+
+@pytest.fixture(scope="module")
+def python_operators(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("python_operators")
+    aten = tmp / "aten.mlir"
+    aten.write_text(PYTHON_OPERATORS)
+    return convert(tmp, aten)
+
+
+# n = 2, 6, 10: round(n / 4) on 0.5, 1.5, 2.5 (half to even); n = 7: the comparisons flip.
+@pytest.mark.parametrize("n", [2, 6, 7, 10, 14])
+def test_python_operators_on_a_size_match_python(python_operators, n, tmp_path):
+    core, text = python_operators
+    x = np.random.default_rng(n).normal(size=(n, 3)).astype(np.float32)
+    check_both(tmp_path, core, text, {"x": x}, python_operators_expected(n, x), 0)

@@ -41,7 +41,9 @@ const COMPLEX64: &str = "complex<f32>";
 fn check_complex64(element: Type<'_>) -> Result<(), Decline> {
     let text = element.to_string();
     if text != COMPLEX64 {
-        return Err(format!("coreai's complex ops take {COMPLEX64} (torch.complex64) only, not {text}"));
+        return Err(format!(
+            "coreai's complex ops take {COMPLEX64} (torch.complex64) only, not {text}"
+        ));
     }
     Ok(())
 }
@@ -75,7 +77,12 @@ fn create_complex<'c, 'a>(
             return Err(format!("the part {} is not of {part}", v.r#type()));
         }
     }
-    Ok(vec![cx.build_value("coreai.create_complex", &[re, im], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.create_complex",
+        &[re, im],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 // aten.complex(%re, %im) → coreai.create_complex %re, %im
@@ -99,7 +106,9 @@ fn view_as_complex<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let ty = cx.operand_tensor(0)?;
     let mut d = dims(ty);
     if d.last() != Some(&2) {
-        return Err(format!("view_as_complex needs a last dim of size 2, got {ty}"));
+        return Err(format!(
+            "view_as_complex needs a last dim of size 2, got {ty}"
+        ));
     }
     let last = d.len() - 1;
     d[last] = 1;
@@ -126,7 +135,12 @@ fn view_as_real<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let axis = int_scalar(cx, d.len() as i64, "si32")?;
     let re = add_last(cx, re, &d)?;
     let im = add_last(cx, im, &d)?;
-    Ok(vec![cx.build_value("coreai.concat", &[axis, re, im], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.concat",
+        &[axis, re, im],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 /// `x` (dims `kept` + a trailing unit dim) without its last dim.
@@ -141,7 +155,12 @@ fn drop_last<'c, 'a>(
     let ty = RankedTensorType::try_from(x.r#type())
         .map_err(|_| format!("{} is not a ranked tensor", x.r#type()))?;
     let a = axes(cx, &[kept.len() as i64])?;
-    cx.build_value("coreai.shrink_dims", &[x, a], tensor_type(kept, ty.element()), &[])
+    cx.build_value(
+        "coreai.shrink_dims",
+        &[x, a],
+        tensor_type(kept, ty.element()),
+        &[],
+    )
 }
 
 /// `x` (dims `d`) with a trailing unit dim.

@@ -15,7 +15,8 @@
 
 use super::cast::is_float;
 use super::common::{
-    cast_to, dims, element_type, int_attr, normalize_dim, reshape, slice, splat, tensor_type, DYNAMIC,
+    cast_to, dims, element_type, int_attr, normalize_dim, reshape, slice, splat, tensor_type,
+    DYNAMIC,
 };
 use super::elementwise::{arith, constant_like, floor_div, trunc_float, unary};
 use crate::lowering::{Decline, LoweringCx, Scalar};
@@ -58,14 +59,18 @@ fn result_element<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
 }
 
 /// Operand `index` cast to the result element.
-fn operand_in_result<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize) -> Result<Value<'c, 'a>, Decline> {
+fn operand_in_result<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    index: usize,
+) -> Result<Value<'c, 'a>, Decline> {
     cast_to(cx, cx.operand(index)?, result_element(cx)?)
 }
 
 /// The lowering of the ATen overload `key` applied to this op: the Python
 /// operator means the same as the overload on rank-0 tensors.
 fn delegate<'c, 'a>(cx: &LoweringCx<'c, 'a>, key: &str) -> Lowered<'c, 'a> {
-    let lower = super::lookup(key).ok_or_else(|| format!("no lowering of '{key}' to delegate to"))?;
+    let lower =
+        super::lookup(key).ok_or_else(|| format!("no lowering of '{key}' to delegate to"))?;
     lower(cx)
 }
 
@@ -79,8 +84,18 @@ fn sym_size<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![splat(cx, Scalar::Int(d[dim]), cx.result_type(0)?)?]);
     }
     let ui32 = cx.parse_type("ui32")?;
-    let shape = cx.build_value("coreai.get_shape", &[x], tensor_type(&[d.len() as i64], ui32), &[])?;
-    let one = slice(cx, shape, &[(dim as i64, dim as i64 + 1, 1)], tensor_type(&[1], ui32))?;
+    let shape = cx.build_value(
+        "coreai.get_shape",
+        &[x],
+        tensor_type(&[d.len() as i64], ui32),
+        &[],
+    )?;
+    let one = slice(
+        cx,
+        shape,
+        &[(dim as i64, dim as i64 + 1, 1)],
+        tensor_type(&[1], ui32),
+    )?;
     let size = reshape(cx, one, &[])?;
     Ok(vec![cast_to(cx, size, result_element(cx)?)?])
 }
@@ -108,7 +123,10 @@ fn sym_float<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // aten.sym_sqrt(%n) → coreai.sqrt (coreai.cast %n to the float result)
 fn sym_sqrt<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if !is_float(result_element(cx)?) {
-        return Err(format!("sym_sqrt with the non-float result {}", cx.result_type(0)?));
+        return Err(format!(
+            "sym_sqrt with the non-float result {}",
+            cx.result_type(0)?
+        ));
     }
     Ok(vec![unary(cx, "sqrt", operand_in_result(cx, 0)?)?])
 }
@@ -148,7 +166,10 @@ fn local_scalar_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
     let d = dims(cx.operand_tensor(0)?);
     if d.iter().any(|&n| n != 1) {
-        return Err(format!("item() of {} needs exactly one element", x.r#type()));
+        return Err(format!(
+            "item() of {} needs exactly one element",
+            x.r#type()
+        ));
     }
     let x = reshape(cx, x, &[])?;
     Ok(vec![cast_to(cx, x, result_element(cx)?)?])

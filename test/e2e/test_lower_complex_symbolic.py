@@ -7,9 +7,9 @@ complex / polar / view_as_complex[_copy] / view_as_real[_copy] run with
 static shapes and with a dynamic leading dim (the expand_dims/shrink_dims
 forms). Symbolic sizes (sym_size.int and the Python operators torch.export
 records on them: add, sub, mul, pow, mod, floordiv, truediv, sym_min,
-sym_max, sym_float, ceil, floor, trunc) feed a graph output each and a
-dynamic reshape, at batch sizes other than the example's; their results
-are exact. A size comparison decides a torch.cond (both branches taken). The
+sym_max, sym_float, ceil, floor, trunc) feed graph outputs (next to a
+dynamic reshape, which decompose turns into -1), at batch sizes other than
+the example's; their results are exact. A size comparison decides a torch.cond (both branches taken). The
 remaining operators (neg, round, sym_int, sym_sqrt, sym_not, comparisons,
 mod/floordiv with negative operands) run in a hand-written aten module
 against Python's own operators. `_local_scalar_dense` (`.item()`) returns a reduction's value."""

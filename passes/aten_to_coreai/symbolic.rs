@@ -10,8 +10,9 @@
 //! true division gives a float, `math.ceil` / `floor` / `trunc` / `round`
 //! turn a float into an int). coreai-torch 0.4.3 emits the same ops but
 //! holds sizes as `tensor<1xsi32>` / `tensor<1xf32>`; keeping PyTorch's
-//! i64 / f64 (as rank 0) makes the lowering exact and lets a size feed any
-//! tensor op (`x * torch.sym_float(n)`) without changing its rank.
+//! i64 / f64 (as rank 0) makes the lowering exact and lets a size meet a
+//! tensor (a Python operator with a tensor operand, `aten.cond`'s
+//! predicate) without changing its rank.
 
 use super::cast::is_float;
 use super::common::{

@@ -394,8 +394,14 @@ fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, Pa
                 // A scalar (`2 : i64`, `0.5 : f64`, `true`) becomes a
                 // rank-0 tensor (see `lowering::coreai_type`).
                 let scalar = unsafe { !mlir_sys::mlirAttributeIsAElements(value.to_raw()) };
+                let resource =
+                    unsafe { mlir_sys::mlirAttributeIsADenseResourceElements(value.to_raw()) };
                 value = if scalar {
                     cx.parse_attribute(&format!("dense<{body}> : {ty}"))?
+                } else if resource {
+                    // A blob's bytes are the same in the signed type; a
+                    // re-read handle would name a new, empty blob.
+                    retyped_resource(value, ty)?
                 } else {
                     cx.parse_attribute(&format!("{body} : {ty}"))?
                 };
@@ -420,6 +426,21 @@ fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, Pa
         unsafe { mlir_sys::mlirOperationDestroy(raw) };
     }
     Ok(converted)
+}
+
+/// The elements of the `dense_resource` attribute `value` as an inline
+/// dense attribute of type `ty` (same element width, other signedness).
+fn retyped_resource<'c>(value: Attribute<'c>, ty: melior::ir::Type<'c>) -> Result<Attribute<'c>, Decline> {
+    let mut size = 0usize;
+    let data = unsafe { crate::ffi::coreaiDenseResourceElementsGetData(value.to_raw(), &mut size) };
+    if data.is_null() {
+        return Err(format!("the blob of {value} is not loaded"));
+    }
+    let raw = unsafe { mlir_sys::mlirDenseElementsAttrRawBufferGet(ty.to_raw(), size, data) };
+    if raw.ptr.is_null() {
+        return Err(format!("the {size} bytes of {value} do not make a {ty}"));
+    }
+    Ok(unsafe { Attribute::from_raw(raw) })
 }
 
 /// Step 4: the constants of step 2a lose the wrapped-number mark, and those

@@ -24,3 +24,22 @@ func.func private @f(%y: tensor<3xf32>) -> tensor<3xf32> {
   %0 = aten.abs.default %y : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// An integer dense_resource constant (an index list built in forward())
+// keeps its bytes when its type becomes signed.
+// CHECK-LABEL: coreai.graph @resource_indices(
+// CHECK:         coreai.constant dense<[0, 2, 0]> : tensor<3xsi64>
+func.func @resource_indices() -> tensor<3xi64> {
+  %0 = arith.constant dense_resource<idx> : tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      idx: "0x08000000000000000000000002000000000000000000000000000000"
+    }
+  }
+#-}

@@ -121,7 +121,10 @@ impl Default for Decompose {
 fn parse_op_list(value: &str) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let key = item.strip_prefix("aten.").or_else(|| item.strip_prefix("aten::")).unwrap_or(item);
+        let key = item
+            .strip_prefix("aten.")
+            .or_else(|| item.strip_prefix("aten::"))
+            .unwrap_or(item);
         let parts: Vec<&str> = key.split('.').collect();
         if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
             return Err(format!(
@@ -140,7 +143,11 @@ impl Pass for Decompose {
             "preserve" => self.preserve = parse_op_list(value)?,
             _ => {
                 let ops = parse_op_list(value)?;
-                let missing: Vec<&str> = ops.iter().filter(|k| lookup(k).is_none()).map(String::as_str).collect();
+                let missing: Vec<&str> = ops
+                    .iter()
+                    .filter(|k| lookup(k).is_none())
+                    .map(String::as_str)
+                    .collect();
                 if !missing.is_empty() {
                     return Err(format!(
                         "no decomposition for {}; decompositions exist for: {}",
@@ -173,7 +180,9 @@ impl Pass for Decompose {
         if let Some((raw, key)) = left.first() {
             emit_error(
                 unsafe { OperationRef::from_raw(*raw) },
-                &format!("internal error: 'aten.{key}' is still present after 8 rounds of decomposition"),
+                &format!(
+                    "internal error: 'aten.{key}' is still present after 8 rounds of decomposition"
+                ),
             );
             return Err(PassFailed);
         }
@@ -190,7 +199,10 @@ fn aten_key(op: &OperationRef<'_, '_>) -> Option<String> {
     let name = op.name();
     let name = name.as_string_ref().as_str().ok()?;
     if name == "aten.operator" {
-        let qualified = op.attribute("name").ok().and_then(|a| StringAttribute::try_from(a).ok())?;
+        let qualified = op
+            .attribute("name")
+            .ok()
+            .and_then(|a| StringAttribute::try_from(a).ok())?;
         return qualified.value().strip_prefix("aten::").map(str::to_string);
     }
     name.strip_prefix("aten.").map(str::to_string)
@@ -240,8 +252,12 @@ impl Decompose {
             names.iter().map(|n| n.trim_start_matches("aten.")).collect::<Vec<_>>().join(","),
             self.table.name(),
         );
-        let notes: Vec<String> = missing.iter().map(|(_, n)| format!("'{n}' has no decomposition")).collect();
-        let note_refs: Vec<MlirStringRef> = notes.iter().map(|n| crate::ffi::string_ref(n)).collect();
+        let notes: Vec<String> = missing
+            .iter()
+            .map(|(_, n)| format!("'{n}' has no decomposition"))
+            .collect();
+        let note_refs: Vec<MlirStringRef> =
+            notes.iter().map(|n| crate::ffi::string_ref(n)).collect();
         let locations: Vec<MlirLocation> = missing.iter().map(|(l, _)| *l).collect();
         unsafe {
             crate::ffi::coreaiEmitErrorWithNotes(
@@ -271,7 +287,11 @@ fn rewrite(raw: MlirOperation, key: &str) -> Result<(), PassFailed> {
     if values.len() != op.result_count() {
         emit_error(
             op,
-            &format!("the decomposition of 'aten.{key}' returned {} values for {} results", values.len(), op.result_count()),
+            &format!(
+                "the decomposition of 'aten.{key}' returned {} values for {} results",
+                values.len(),
+                op.result_count()
+            ),
         );
         return Err(PassFailed);
     }
@@ -305,13 +325,19 @@ mod tests {
         unique.dedup();
         assert_eq!(keys, unique);
         for key in keys {
-            assert!(Table::Default.decomposes(key), "{key} is not in PyTorch's table");
+            assert!(
+                Table::Default.decomposes(key),
+                "{key} is not in PyTorch's table"
+            );
         }
     }
 
     #[test]
     fn op_lists_accept_both_spellings() {
-        assert_eq!(parse_op_list("aten.linear.default, softmax.int").unwrap(), vec!["linear.default", "softmax.int"]);
+        assert_eq!(
+            parse_op_list("aten.linear.default, softmax.int").unwrap(),
+            vec!["linear.default", "softmax.int"]
+        );
         assert!(parse_op_list("linear").is_err());
     }
 }

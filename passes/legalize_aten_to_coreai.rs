@@ -430,7 +430,10 @@ fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, Pa
 
 /// The elements of the `dense_resource` attribute `value` as an inline
 /// dense attribute of type `ty` (same element width, other signedness).
-fn retyped_resource<'c>(value: Attribute<'c>, ty: melior::ir::Type<'c>) -> Result<Attribute<'c>, Decline> {
+fn retyped_resource<'c>(
+    value: Attribute<'c>,
+    ty: melior::ir::Type<'c>,
+) -> Result<Attribute<'c>, Decline> {
     let mut size = 0usize;
     let data = unsafe { crate::ffi::coreaiDenseResourceElementsGetData(value.to_raw(), &mut size) };
     if data.is_null() {

@@ -64,14 +64,29 @@ fn gelu<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let mut attributes = Vec::new();
     match mode.as_str() {
         "none" => {}
-        "tanh" => attributes.push(("approximate", cx.parse_attribute("#coreai.approximate<tanh>")?)),
-        other => return Err(format!("gelu approximate '{other}' is not 'none' or 'tanh'")),
+        "tanh" => attributes.push((
+            "approximate",
+            cx.parse_attribute("#coreai.approximate<tanh>")?,
+        )),
+        other => {
+            return Err(format!(
+                "gelu approximate '{other}' is not 'none' or 'tanh'"
+            ))
+        }
     }
-    Ok(vec![cx.build_value("coreai.gelu", &[x], cx.result_type(0)?, &attributes)?])
+    Ok(vec![cx.build_value(
+        "coreai.gelu",
+        &[x],
+        cx.result_type(0)?,
+        &attributes,
+    )?])
 }
 
 /// `min(max(x + 3, 0), 6)`.
-fn relu6_of_shifted<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+fn relu6_of_shifted<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
     let three = constant_like(cx, 3.0, x)?;
     let zero = constant_like(cx, 0.0, x)?;
     let six = constant_like(cx, 6.0, x)?;
@@ -117,7 +132,10 @@ fn clamp_between<'c, 'a>(
 }
 
 /// The optional `Scalar` attribute `name` as an operand.
-fn optional_bound<'c, 'a>(cx: &LoweringCx<'c, 'a>, name: &str) -> Result<Option<Arg<'c, 'a>>, Decline> {
+fn optional_bound<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    name: &str,
+) -> Result<Option<Arg<'c, 'a>>, Decline> {
     if cx.op().attribute(name).is_err() {
         return Ok(None);
     }
@@ -139,8 +157,12 @@ fn clamp_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
 fn clamp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let result = clamp_result(cx)?;
     let x = materialize(cx, arg(cx, 0)?, result)?;
-    let lo = optional_bound(cx, "min")?.map(|a| materialize(cx, a, result)).transpose()?;
-    let hi = optional_bound(cx, "max")?.map(|a| materialize(cx, a, result)).transpose()?;
+    let lo = optional_bound(cx, "min")?
+        .map(|a| materialize(cx, a, result))
+        .transpose()?;
+    let hi = optional_bound(cx, "max")?
+        .map(|a| materialize(cx, a, result))
+        .transpose()?;
     if lo.is_none() && hi.is_none() {
         return Err("clamp needs at least one of 'min' and 'max'".into());
     }
@@ -192,7 +214,11 @@ fn leaky_relu<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 /// `x · k`, or `x` when k is 1 (exact).
-fn scale<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>, k: f64) -> Result<Value<'c, 'a>, Decline> {
+fn scale<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    k: f64,
+) -> Result<Value<'c, 'a>, Decline> {
     if k == 1.0 {
         return Ok(x);
     }

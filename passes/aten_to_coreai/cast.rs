@@ -25,8 +25,7 @@ use melior::ir::{
     attribute::TypeAttribute,
     operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
-    Type,
-    Value, ValueLike,
+    Type, Value, ValueLike,
 };
 
 pub static LOWERINGS: super::Family = &[
@@ -61,18 +60,27 @@ pub fn wrapped_number<'c>(cx: &LoweringCx<'c, '_>, value: Value<'c, '_>) -> Opti
         use mlir_sys::*;
         let owner = mlirOpResultGetOwner(value.to_raw());
         let attr = mlirOperationGetAttributeByName(owner, crate::ffi::string_ref("value"));
-        if attr.ptr.is_null() || !mlirAttributeIsADenseElements(attr) || !mlirDenseElementsAttrIsSplat(attr) {
+        if attr.ptr.is_null()
+            || !mlirAttributeIsADenseElements(attr)
+            || !mlirDenseElementsAttrIsSplat(attr)
+        {
             return None;
         }
         let element = mlirShapedTypeGetElementType(mlirAttributeGetType(attr));
         if mlirTypeIsAF64(element) {
-            Some(Scalar::Float(mlirDenseElementsAttrGetDoubleSplatValue(attr)))
+            Some(Scalar::Float(mlirDenseElementsAttrGetDoubleSplatValue(
+                attr,
+            )))
         } else if mlirTypeIsAF32(element) {
-            Some(Scalar::Float(f64::from(mlirDenseElementsAttrGetFloatSplatValue(attr))))
+            Some(Scalar::Float(f64::from(
+                mlirDenseElementsAttrGetFloatSplatValue(attr),
+            )))
         } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 64 {
             Some(Scalar::Int(mlirDenseElementsAttrGetInt64SplatValue(attr)))
         } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 1 {
-            Some(Scalar::Int(i64::from(mlirDenseElementsAttrGetBoolSplatValue(attr) != 0)))
+            Some(Scalar::Int(i64::from(
+                mlirDenseElementsAttrGetBoolSplatValue(attr) != 0,
+            )))
         } else {
             None
         }
@@ -96,13 +104,22 @@ pub fn number<'c, 'a>(
     }
     if category(element) == 1 {
         return match value {
-            Scalar::Int(v) if int_range(&text).is_some_and(|(lo, hi)| (lo..=hi).contains(&i128::from(v))) => {
+            Scalar::Int(v)
+                if int_range(&text).is_some_and(|(lo, hi)| (lo..=hi).contains(&i128::from(v))) =>
+            {
                 cx.scalar_constant(value, element)
             }
-            Scalar::Float(v) if v.fract() == 0.0 && int_range(&text).is_some_and(|(lo, hi)| (lo as f64..=hi as f64).contains(&v)) => {
+            Scalar::Float(v)
+                if v.fract() == 0.0
+                    && int_range(&text)
+                        .is_some_and(|(lo, hi)| (lo as f64..=hi as f64).contains(&v)) =>
+            {
                 cx.scalar_constant(Scalar::Int(v as i64), element)
             }
-            _ => Err(format!("the number {} does not fit the dtype {text}", show(value))),
+            _ => Err(format!(
+                "the number {} does not fit the dtype {text}",
+                show(value)
+            )),
         };
     }
     if value.is_exact_in(element) {
@@ -114,7 +131,10 @@ pub fn number<'c, 'a>(
             let wide = splat(cx, value, tensor_type(&[], f32_type(cx)?))?;
             cast_to(cx, wide, element)
         }
-        _ => Err(format!("the number {} does not fit the dtype {text}", show(value))),
+        _ => Err(format!(
+            "the number {} does not fit the dtype {text}",
+            show(value)
+        )),
     }
 }
 
@@ -128,7 +148,10 @@ fn show(value: Scalar) -> String {
 
 /// The value range of an integer type name (`si8` → -128..=127).
 fn int_range(name: &str) -> Option<(i128, i128)> {
-    let bits = name.trim_start_matches(|c: char| c.is_alphabetic()).parse::<u32>().ok()?;
+    let bits = name
+        .trim_start_matches(|c: char| c.is_alphabetic())
+        .parse::<u32>()
+        .ok()?;
     if name.starts_with("ui") {
         Some((0, (1i128 << bits) - 1))
     } else {
@@ -156,7 +179,11 @@ fn category(element: Type<'_>) -> u8 {
 }
 
 /// `promote_types(a, b)` for two dtypes.
-fn promote_pair<'c>(cx: &LoweringCx<'c, '_>, a: Type<'c>, b: Type<'c>) -> Result<Type<'c>, Decline> {
+fn promote_pair<'c>(
+    cx: &LoweringCx<'c, '_>,
+    a: Type<'c>,
+    b: Type<'c>,
+) -> Result<Type<'c>, Decline> {
     if a == b {
         return Ok(a);
     }
@@ -176,7 +203,11 @@ fn promote_pair<'c>(cx: &LoweringCx<'c, '_>, a: Type<'c>, b: Type<'c>) -> Result
             (x, y) => Ok(if x >= y { a } else { b }),
         };
     }
-    let bits = |t: &str| t.trim_start_matches(|c: char| c.is_alphabetic()).parse::<u32>().unwrap_or(64);
+    let bits = |t: &str| {
+        t.trim_start_matches(|c: char| c.is_alphabetic())
+            .parse::<u32>()
+            .unwrap_or(64)
+    };
     let (ua, ub) = (ta.starts_with("ui"), tb.starts_with("ui"));
     let (ba, bb) = (bits(&ta), bits(&tb));
     if ua == ub {
@@ -185,7 +216,11 @@ fn promote_pair<'c>(cx: &LoweringCx<'c, '_>, a: Type<'c>, b: Type<'c>) -> Result
     // Signed with unsigned: the signed type if it is wider, else the next
     // wider signed type (uint8 + int8 = int16).
     let (signed, unsigned) = if ua { (bb, ba) } else { (ba, bb) };
-    let width = if signed > unsigned { signed } else { (unsigned * 2).min(64) };
+    let width = if signed > unsigned {
+        signed
+    } else {
+        (unsigned * 2).min(64)
+    };
     cx.parse_type(&format!("si{width}"))
 }
 
@@ -257,7 +292,9 @@ fn number_dtype<'c>(cx: &LoweringCx<'c, '_>, n: Scalar) -> Result<Type<'c>, Decl
 fn to_copy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     if let Ok(layout) = str_attr(cx, "layout") {
         if layout != "strided" {
-            return Err(format!("the layout '{layout}' has no coreai equivalent; only strided tensors convert"));
+            return Err(format!(
+                "the layout '{layout}' has no coreai equivalent; only strided tensors convert"
+            ));
         }
     }
     if cx.op().attribute("dtype").is_ok() {
@@ -293,7 +330,9 @@ pub fn convert<'c, 'a>(
     if from == to {
         return Ok(x);
     }
-    let shape = dims(RankedTensorType::try_from(x.r#type()).map_err(|_| "not a ranked tensor".to_string())?);
+    let shape = dims(
+        RankedTensorType::try_from(x.r#type()).map_err(|_| "not a ranked tensor".to_string())?,
+    );
     if to.to_string() == "i1" {
         let zero = number(cx, Scalar::Int(0), from)?;
         return cx.build_value(
@@ -339,7 +378,12 @@ pub fn convert<'c, 'a>(
             wide_ty,
             &[],
         )?;
-        low = cx.build_value("coreai.decomposable.broadcasting_sub", &[flipped, m], wide_ty, &[])?;
+        low = cx.build_value(
+            "coreai.decomposable.broadcasting_sub",
+            &[flipped, m],
+            wide_ty,
+            &[],
+        )?;
     }
     cast_to(cx, low, to)
 }
@@ -366,7 +410,10 @@ mod tests {
     fn integer_ranges_and_widths() {
         assert_eq!(int_range("si8"), Some((-128, 127)));
         assert_eq!(int_range("ui8"), Some((0, 255)));
-        assert_eq!(int_range("si64"), Some((i128::from(i64::MIN), i128::from(i64::MAX))));
+        assert_eq!(
+            int_range("si64"),
+            Some((i128::from(i64::MIN), i128::from(i64::MAX)))
+        );
         assert_eq!(int_bits("ui16"), 16);
     }
 

@@ -140,7 +140,12 @@ pub fn int_vector<'c, 'a>(
     let list: Vec<String> = values.iter().map(i64::to_string).collect();
     let ty = format!("tensor<{}x{element}>", values.len());
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {ty}", list.join(", ")))?;
-    cx.build_value("coreai.constant", &[], cx.parse_type(&ty)?, &[("value", attr)])
+    cx.build_value(
+        "coreai.constant",
+        &[],
+        cx.parse_type(&ty)?,
+        &[("value", attr)],
+    )
 }
 
 /// A rank-0 `coreai.constant` of integer `element`.
@@ -151,7 +156,12 @@ pub fn int_scalar<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let ty = format!("tensor<{element}>");
     let attr = cx.parse_attribute(&format!("dense<{value}> : {ty}"))?;
-    cx.build_value("coreai.constant", &[], cx.parse_type(&ty)?, &[("value", attr)])
+    cx.build_value(
+        "coreai.constant",
+        &[],
+        cx.parse_type(&ty)?,
+        &[("value", attr)],
+    )
 }
 
 /// Axes as coreai takes them: `tensor<Nxsi32>`.
@@ -184,10 +194,17 @@ pub fn reshape<'c, 'a>(
         0 => shape(cx, to)?,
         // coreai.reshape infers a -1 entry of a si32 shape.
         1 => {
-            let inferred: Vec<i64> = to.iter().map(|&d| if d == DYNAMIC { -1 } else { d }).collect();
+            let inferred: Vec<i64> = to
+                .iter()
+                .map(|&d| if d == DYNAMIC { -1 } else { d })
+                .collect();
             int_vector(cx, &inferred, "si32")?
         }
-        _ => return Err(format!("cannot reshape to {result}: more than one dynamic dim")),
+        _ => {
+            return Err(format!(
+                "cannot reshape to {result}: more than one dynamic dim"
+            ))
+        }
     };
     cx.build_value("coreai.reshape", &[x, s], result, &[])
 }
@@ -207,7 +224,12 @@ pub fn transpose<'c, 'a>(
     }
     let out: Vec<i64> = perm.iter().map(|&p| d[p]).collect();
     let p = shape(cx, &perm.iter().map(|&p| p as i64).collect::<Vec<_>>())?;
-    cx.build_value("coreai.transpose", &[x, p], tensor_type(&out, ty.element()), &[])
+    cx.build_value(
+        "coreai.transpose",
+        &[x, p],
+        tensor_type(&out, ty.element()),
+        &[],
+    )
 }
 
 /// "To the end" in a coreai slice bound (coreai indices are 32-bit).
@@ -305,7 +327,11 @@ pub fn fill_literal(value: crate::lowering::Scalar, element: Type<'_>) -> Result
         "f32" => special("0x7F800000", "0xFF800000", "0x7FC00000"),
         "f16" => special("0x7C00", "0xFC00", "0x7E00"),
         "bf16" => special("0x7F80", "0xFF80", "0x7FC0"),
-        "f64" => special("0x7FF0000000000000", "0xFFF0000000000000", "0x7FF8000000000000"),
+        "f64" => special(
+            "0x7FF0000000000000",
+            "0xFFF0000000000000",
+            "0x7FF8000000000000",
+        ),
         _ => return Err(format!("cannot fill a tensor of {text} with {v}")),
     };
     Ok(hex.unwrap_or_else(|| {
@@ -327,7 +353,8 @@ pub fn splat<'c, 'a>(
     value: crate::lowering::Scalar,
     ty: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let tensor = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
+    let tensor =
+        RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
     if dims(tensor).contains(&DYNAMIC) {
         return Err(format!("cannot build a constant of the dynamic type {ty}"));
     }
@@ -361,6 +388,8 @@ pub fn segment_operand<'c, 'a>(
     match sizes.get(group) {
         Some(0) => Ok(None),
         Some(1) => cx.operand(start as usize).map(Some),
-        _ => Err(format!("expected one operand in group #{group} ({sizes:?})")),
+        _ => Err(format!(
+            "expected one operand in group #{group} ({sizes:?})"
+        )),
     }
 }

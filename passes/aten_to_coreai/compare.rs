@@ -10,8 +10,8 @@
 use super::cast::{is_float, number, promoted_element};
 use super::common::element_type;
 use super::elementwise::{
-    arg, arith, binary, binary_args, finish, is_inf, materialize, numbers, predicate, select, unary,
-    Arg,
+    arg, arith, binary, binary_args, finish, is_inf, materialize, numbers, predicate, select,
+    unary, Arg,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{r#type::ShapedTypeLike, Type, Value};
@@ -92,7 +92,11 @@ fn compare<'c, 'a>(cx: &LoweringCx<'c, 'a>, cmp: Cmp) -> Lowered<'c, 'a> {
         Cmp::Gt => predicate(cx, "greater", a, b)?,
         Cmp::Lt => predicate(cx, "greater", b, a)?,
         Cmp::Ge | Cmp::Le => {
-            let (x, y) = if matches!(cmp, Cmp::Ge) { (a, b) } else { (b, a) };
+            let (x, y) = if matches!(cmp, Cmp::Ge) {
+                (a, b)
+            } else {
+                (b, a)
+            };
             let greater = predicate(cx, "greater", x, y)?;
             let equal = predicate(cx, "equal", a, b)?;
             predicate(cx, "or", greater, equal)?
@@ -153,7 +157,9 @@ fn logical<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str) -> Lowered<'c, 'a> {
 fn bitwise_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
     let element = cx.result_tensor(0)?.element();
     if is_float(element) {
-        return Err(format!("bitwise ops need integer or bool tensors, not {element}"));
+        return Err(format!(
+            "bitwise ops need integer or bool tensors, not {element}"
+        ));
     }
     Ok(element)
 }
@@ -215,7 +221,11 @@ fn lshift<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         // 2^k as an n-bit two's complement value (2^(n-1) is the minimum).
         let v = 1i128 << k;
         let half = 1i128 << (bits - 1);
-        (if !text.starts_with("ui") && v >= half { v - 2 * half } else { v }) as i64
+        (if !text.starts_with("ui") && v >= half {
+            v - 2 * half
+        } else {
+            v
+        }) as i64
     };
     let factor = number(cx, Scalar::Int(factor), element)?;
     Ok(vec![arith(cx, "mul", x, factor)?])

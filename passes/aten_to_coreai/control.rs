@@ -23,17 +23,29 @@ pub static LOWERINGS: super::Family = &[
 
 /// The entry block of region `index` of the op being lowered.
 fn entry_block(cx: &LoweringCx<'_, '_>, index: usize) -> Result<MlirBlock, Decline> {
-    let region = cx.op().region(index).map_err(|_| format!("expected a region #{index}"))?;
-    let block = region.first_block().ok_or_else(|| format!("region #{index} is empty"))?;
+    let region = cx
+        .op()
+        .region(index)
+        .map_err(|_| format!("expected a region #{index}"))?;
+    let block = region
+        .first_block()
+        .ok_or_else(|| format!("region #{index} is empty"))?;
     Ok(block.to_raw())
 }
 
 /// Replaces the block arguments `from..` of `block` by `values` and erases
 /// them (a region that captures instead of taking arguments).
-fn inline_arguments(block: MlirBlock, from: usize, values: &[Value<'_, '_>]) -> Result<(), Decline> {
+fn inline_arguments(
+    block: MlirBlock,
+    from: usize,
+    values: &[Value<'_, '_>],
+) -> Result<(), Decline> {
     let count = unsafe { mlir_sys::mlirBlockGetNumArguments(block) } as usize;
     if count != from + values.len() {
-        return Err(format!("a region takes {count} arguments for {} values", from + values.len()));
+        return Err(format!(
+            "a region takes {count} arguments for {} values",
+            from + values.len()
+        ));
     }
     for (i, value) in values.iter().enumerate() {
         unsafe {
@@ -49,7 +61,10 @@ fn inline_arguments(block: MlirBlock, from: usize, values: &[Value<'_, '_>]) -> 
 
 /// Moves region `index` of the op being lowered into a new region.
 fn take_region(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Region<'static>, Decline> {
-    let old = cx.op().region(index).map_err(|_| format!("expected a region #{index}"))?;
+    let old = cx
+        .op()
+        .region(index)
+        .map_err(|_| format!("expected a region #{index}"))?;
     let region = Region::new();
     unsafe { mlir_sys::mlirRegionTakeBody(region.to_raw(), old.to_raw()) };
     Ok(region)
@@ -84,17 +99,25 @@ fn build_with_regions<'c, 'a>(
 
 /// The op's result types in coreai.
 fn result_types<'c>(cx: &LoweringCx<'c, '_>) -> Result<Vec<Type<'c>>, Decline> {
-    (0..cx.op().result_count()).map(|i| cx.result_type(i)).collect()
+    (0..cx.op().result_count())
+        .map(|i| cx.result_type(i))
+        .collect()
 }
 
 /// A boolean predicate as the rank-0 `tensor<i1>` coreai control flow takes
 /// (`tensor<1xi1>` is reshaped).
-fn rank0_predicate<'c, 'a>(cx: &LoweringCx<'c, 'a>, p: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+fn rank0_predicate<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    p: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
     let ty = RankedTensorType::try_from(p.r#type())
         .map_err(|_| format!("the predicate is {}, not a tensor<i1>", p.r#type()))?;
     use melior::ir::r#type::ShapedTypeLike;
     if ty.element().to_string() != "i1" {
-        return Err(format!("the predicate is {}, not a boolean tensor", p.r#type()));
+        return Err(format!(
+            "the predicate is {}, not a boolean tensor",
+            p.r#type()
+        ));
     }
     if ty.rank() == 0 {
         return Ok(p);
@@ -103,10 +126,18 @@ fn rank0_predicate<'c, 'a>(cx: &LoweringCx<'c, 'a>, p: Value<'c, 'a>) -> Result<
         .map(|i| unsafe { mlir_sys::mlirShapedTypeGetDimSize(ty.to_raw(), i) })
         .product();
     if elements != 1 {
-        return Err(format!("the predicate {} has more than one element", p.r#type()));
+        return Err(format!(
+            "the predicate {} has more than one element",
+            p.r#type()
+        ));
     }
     let shape_type = cx.parse_type("tensor<0xui32>")?;
-    let shape = cx.build_value("coreai.constant", &[], shape_type, &[("value", cx.parse_attribute("dense<> : tensor<0xui32>")?)])?;
+    let shape = cx.build_value(
+        "coreai.constant",
+        &[],
+        shape_type,
+        &[("value", cx.parse_attribute("dense<> : tensor<0xui32>")?)],
+    )?;
     let scalar = cx.parse_type("tensor<i1>")?;
     cx.build_value("coreai.reshape", &[p, shape], scalar, &[])
 }
@@ -158,7 +189,9 @@ fn carried_count(cx: &LoweringCx<'_, '_>, operands: usize) -> Result<usize, Decl
 fn yield_op<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let values: Vec<Value<'c, 'a>> = cx.op().operands().collect();
     let block = cx.op().block().ok_or("aten.yield is not in a block")?;
-    let parent = block.parent_operation().ok_or("aten.yield has no parent op")?;
+    let parent = block
+        .parent_operation()
+        .ok_or("aten.yield has no parent op")?;
     let parent_name = parent.name();
     let in_before = parent_name.as_string_ref().as_str() == Ok("coreai.while")
         && parent.region(0).ok().and_then(|r| r.first_block()) == Some(block);
@@ -167,7 +200,10 @@ fn yield_op<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decli
         return Ok(Vec::new());
     }
     let [condition] = values.as_slice() else {
-        return Err(format!("a while_loop condition yields {} values instead of one boolean", values.len()));
+        return Err(format!(
+            "a while_loop condition yields {} values instead of one boolean",
+            values.len()
+        ));
     };
     let condition = rank0_predicate(cx, *condition)?;
     let mut operands = vec![condition];

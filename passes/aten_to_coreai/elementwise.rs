@@ -206,7 +206,11 @@ pub fn predicate<'c, 'a>(
 }
 
 /// `coreai.<op> %x` of the same type.
-pub fn unary<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+pub fn unary<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
     cx.build_value(&format!("coreai.{op}"), &[x], x.r#type(), &[])
 }
 
@@ -217,7 +221,10 @@ pub fn select<'c, 'a>(
     a: Value<'c, 'a>,
     b: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let shape = broadcast_dims(&broadcast_dims(&shape_of(cond)?, &shape_of(a)?)?, &shape_of(b)?)?;
+    let shape = broadcast_dims(
+        &broadcast_dims(&shape_of(cond)?, &shape_of(a)?)?,
+        &shape_of(b)?,
+    )?;
     cx.build_value(
         "coreai.decomposable.broadcasting_where",
         &[cond, a, b],
@@ -245,7 +252,10 @@ pub fn constant_like<'c, 'a>(
 fn arithmetic_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
     let element = cx.result_tensor(0)?.element();
     if element.to_string() == "i1" {
-        return Err("arithmetic on bool tensors has no coreai lowering; convert to an integer dtype first".into());
+        return Err(
+            "arithmetic on bool tensors has no coreai lowering; convert to an integer dtype first"
+                .into(),
+        );
     }
     Ok(element)
 }
@@ -298,7 +308,11 @@ fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, reversed: bool) -> Lowered
     }
     let alpha = cx.scalar("alpha")?;
     let scaled = alpha != Scalar::Int(1) && alpha != Scalar::Float(1.0);
-    let element = if scaled && is_half(result) { f32_type(cx)? } else { result };
+    let element = if scaled && is_half(result) {
+        f32_type(cx)?
+    } else {
+        result
+    };
     let a = cast_to(cx, materialize(cx, a, result)?, element)?;
     let mut b = cast_to(cx, materialize(cx, b, result)?, element)?;
     if scaled {
@@ -358,7 +372,9 @@ fn div<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let r = match mode.as_deref() {
         None => {
             if !is_float(result) {
-                return Err(format!("true division must have a float result, not {result}"));
+                return Err(format!(
+                    "true division must have a float result, not {result}"
+                ));
             }
             arith(cx, "divide", v[0], v[1])?
         }
@@ -386,7 +402,11 @@ fn div<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn floor_divide<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let result = arithmetic_result(cx)?;
     let args = binary_args(cx)?;
-    let element = if is_half(result) { f32_type(cx)? } else { result };
+    let element = if is_half(result) {
+        f32_type(cx)?
+    } else {
+        result
+    };
     let v = all_in(cx, &args, element)?;
     let r = floor_div(cx, v[0], v[1])?;
     finish(cx, r)
@@ -437,7 +457,10 @@ pub fn floor_div<'c, 'a>(
 
 /// `floor(x)` for floats: `broadcasting_floor_divide(x, 1)`, except that
 /// coreai gives NaN for ±inf there (PyTorch's floor keeps ±inf).
-fn floor_float<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+fn floor_float<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
     let one = constant_like(cx, 1.0, x)?;
     let f = arith(cx, "floor_divide", x, one)?;
     let lost = predicate(cx, "not_equal", f, f)?;
@@ -445,7 +468,10 @@ fn floor_float<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Valu
 }
 
 /// `trunc(x)` for floats: `floor(|x|)` with the sign of x.
-pub fn trunc_float<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+pub fn trunc_float<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
     let zero = constant_like(cx, 0.0, x)?;
     let minus_one = constant_like(cx, -1.0, x)?;
     let magnitude = floor_float(cx, unary(cx, "abs", x)?)?;
@@ -564,7 +590,11 @@ fn pow_by_number<'c, 'a>(
             base = arith(cx, "mul", base, base)?;
         }
     }
-    let element = if is_half(result) { f32_type(cx)? } else { result };
+    let element = if is_half(result) {
+        f32_type(cx)?
+    } else {
+        result
+    };
     let x = cast_to(cx, x, element)?;
     let square = |x| arith(cx, "mul", x, x);
     let inverse = |v| -> Result<Value<'c, 'a>, Decline> {
@@ -611,7 +641,11 @@ fn atan2<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Err(format!("atan2 must have a float result, not {result}"));
     }
     // f16/bf16 compute in f32 and round once, like PyTorch.
-    let element = if is_half(result) { f32_type(cx)? } else { result };
+    let element = if is_half(result) {
+        f32_type(cx)?
+    } else {
+        result
+    };
     let v = all_in(cx, &[arg(cx, 0)?, arg(cx, 1)?], element)?;
     let (y, x) = (v[0], v[1]);
     let zero = constant_like(cx, 0.0, x)?;
@@ -747,7 +781,10 @@ fn expm1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 /// `expm1(x)` by Kahan's formula (see `expm1`).
-pub fn expm1_value<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+pub fn expm1_value<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
     let one = constant_like(cx, 1.0, x)?;
     let u = unary(cx, "exp", x)?;
     let um1 = arith(cx, "sub", u, one)?;
@@ -777,7 +814,10 @@ fn log1p<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 /// `log1p(x)` by Goldberg's formula (see `log1p`).
-pub fn log1p_value<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+pub fn log1p_value<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
     let one = constant_like(cx, 1.0, x)?;
     let inf = constant_like(cx, f64::INFINITY, x)?;
     let zero = constant_like(cx, 0.0, x)?;
@@ -858,9 +898,17 @@ fn round_decimals<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![operand_in_result(cx)?]);
     };
     let result = element_type(x)?;
-    let x = if is_half(result) { cast_to(cx, x, f32_type(cx)?)? } else { x };
+    let x = if is_half(result) {
+        cast_to(cx, x, f32_type(cx)?)?
+    } else {
+        x
+    };
     let scale = constant_like(cx, 10f64.powi(decimals.unsigned_abs() as i32), x)?;
-    let (there, back) = if decimals >= 0 { ("mul", "divide") } else { ("divide", "mul") };
+    let (there, back) = if decimals >= 0 {
+        ("mul", "divide")
+    } else {
+        ("divide", "mul")
+    };
     let r = unary(cx, "round", arith(cx, there, x, scale)?)?;
     let r = arith(cx, back, r, scale)?;
     finish(cx, r)
@@ -870,10 +918,16 @@ fn round_decimals<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 mod tests {
     #[test]
     fn broadcast_dims_follow_pytorch() {
-        assert_eq!(super::broadcast_dims(&[2, 3, 4], &[4]).unwrap(), vec![2, 3, 4]);
+        assert_eq!(
+            super::broadcast_dims(&[2, 3, 4], &[4]).unwrap(),
+            vec![2, 3, 4]
+        );
         assert_eq!(super::broadcast_dims(&[2, 1], &[1, 5]).unwrap(), vec![2, 5]);
         assert_eq!(super::broadcast_dims(&[], &[3]).unwrap(), vec![3]);
-        assert_eq!(super::broadcast_dims(&[i64::MIN, 1], &[1, 4]).unwrap(), vec![i64::MIN, 4]);
+        assert_eq!(
+            super::broadcast_dims(&[i64::MIN, 1], &[1, 4]).unwrap(),
+            vec![i64::MIN, 4]
+        );
         assert!(super::broadcast_dims(&[2], &[3]).is_err());
     }
 }

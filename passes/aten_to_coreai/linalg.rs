@@ -8,11 +8,11 @@
 //! a conv2d over an inserted unit dimension. Matrix products accept dynamic
 //! batch sizes; convolutions need static shapes.
 
-pub(super) use super::elementwise::arith as broadcasting;
 use super::common::{
-    axes, bool_attr, cast_to, dims, element_type, int_attr, int_list_attr, int_scalar,
-    reshape, segment_operand, shape, splat, static_dims, tensor_type, transpose, DYNAMIC,
+    axes, bool_attr, cast_to, dims, element_type, int_attr, int_list_attr, int_scalar, reshape,
+    segment_operand, shape, splat, static_dims, tensor_type, transpose, DYNAMIC,
 };
+pub(super) use super::elementwise::arith as broadcasting;
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
     operation::OperationLike,
@@ -187,7 +187,11 @@ pub fn linear<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Dec
         r => return Err(format!("linear weight must have rank 1 or 2, got {r}")),
     };
     let sx = shape_of(x)?;
-    let x2 = if sx.len() == 1 { reshape(cx, x, &[1, sx[0]])? } else { x };
+    let x2 = if sx.len() == 1 {
+        reshape(cx, x, &[1, sx[0]])?
+    } else {
+        x
+    };
     let mut y = batch_matmul(cx, x2, wt)?;
     if let Some(bias) = segment_operand(cx, 2)? {
         y = broadcasting(cx, "add", y, bias)?;
@@ -460,15 +464,22 @@ pub(super) fn float_scalar<'c, 'a>(
 /// takes the static size, as the product must).
 fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
     let rank = a.len().max(b.len());
-    let at = |s: &[i64], i: usize| if i < rank - s.len() { 1 } else { s[i - (rank - s.len())] };
+    let at = |s: &[i64], i: usize| {
+        if i < rank - s.len() {
+            1
+        } else {
+            s[i - (rank - s.len())]
+        }
+    };
     (0..rank)
         .map(|i| match (at(a, i), at(b, i)) {
             (x, y) if x == y => Ok(x),
             (1, y) => Ok(y),
             (x, 1) => Ok(x),
             (x, y) if x == DYNAMIC || y == DYNAMIC => Ok(x.max(y)),
-            (x, y) => Err(format!("shapes {a:?} and {b:?} do not broadcast ({x} vs {y})")),
+            (x, y) => Err(format!(
+                "shapes {a:?} and {b:?} do not broadcast ({x} vs {y})"
+            )),
         })
         .collect()
 }
-

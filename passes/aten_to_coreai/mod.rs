@@ -7,8 +7,8 @@
 mod activations;
 mod cast;
 mod common;
-mod complex;
 mod compare;
+mod complex;
 mod control;
 mod elementwise;
 mod indexing;

@@ -18,9 +18,7 @@ use super::common::{
     segment_operand, shape, splat, static_dims, tensor_type, transpose,
 };
 use super::elementwise::{predicate, select, unary};
-use super::linalg::{
-    batch_matmul, broadcasting, float_scalar, pad_spatial, shape_of,
-};
+use super::linalg::{batch_matmul, broadcasting, float_scalar, pad_spatial, shape_of};
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
     attribute::{ArrayAttribute, FloatAttribute, IntegerAttribute},
@@ -32,7 +30,10 @@ use melior::ir::{
 pub static LOWERINGS: super::Family = &[
     ("_adaptive_avg_pool2d.default", adaptive_avg_pool2d),
     ("_log_softmax.default", log_softmax),
-    ("_native_batch_norm_legit_no_training.default", batch_norm_no_training),
+    (
+        "_native_batch_norm_legit_no_training.default",
+        batch_norm_no_training,
+    ),
     ("_softmax.default", softmax),
     ("adaptive_avg_pool2d.default", adaptive_avg_pool2d),
     ("adaptive_max_pool2d.default", adaptive_max_pool2d),
@@ -80,7 +81,9 @@ fn float_constant<'c, 'a>(
     values: &[f64],
     element: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let uniform = values.windows(2).all(|w| w[0] == w[1] || (w[0].is_nan() && w[1].is_nan()));
+    let uniform = values
+        .windows(2)
+        .all(|w| w[0] == w[1] || (w[0].is_nan() && w[1].is_nan()));
     if uniform && !values.is_empty() {
         return splat(cx, Scalar::Float(values[0]), tensor_type(to, element));
     }
@@ -165,18 +168,27 @@ fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Declin
 
 /// The dims of operand `index`, declining unless those at `needed` (the
 /// channel dim, the normalized dims ...) are static; others may be `?`.
-fn dims_static_at(cx: &LoweringCx<'_, '_>, index: usize, needed: impl Fn(usize) -> bool) -> Result<Vec<i64>, Decline> {
+fn dims_static_at(
+    cx: &LoweringCx<'_, '_>,
+    index: usize,
+    needed: impl Fn(usize) -> bool,
+) -> Result<Vec<i64>, Decline> {
     let ty = cx.operand_tensor(index)?;
     let d = super::common::dims(ty);
     if let Some(i) = (0..d.len()).find(|&i| needed(i) && d[i] == super::common::DYNAMIC) {
-        return Err(format!("dim {i} of operand #{index} ({ty}) must be static for this lowering"));
+        return Err(format!(
+            "dim {i} of operand #{index} ({ty}) must be static for this lowering"
+        ));
     }
     Ok(d)
 }
 
 /// Whether result `index` of the op being lowered has uses.
 fn result_used(cx: &LoweringCx<'_, '_>, index: usize) -> Result<bool, Decline> {
-    let r = cx.op().result(index).map_err(|_| format!("expected a result #{index}"))?;
+    let r = cx
+        .op()
+        .result(index)
+        .map_err(|_| format!("expected a result #{index}"))?;
     Ok(unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(r.to_raw())) })
 }
 
@@ -205,7 +217,12 @@ fn softmax_input<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<(Value<'c, 'a>, usiz
 pub fn softmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let (x, axis) = softmax_input(cx)?;
     let dim = super::common::int_scalar(cx, axis as i64, "si32")?;
-    Ok(vec![cx.build_value("coreai.softmax", &[x, dim], cx.result_type(0)?, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.softmax",
+        &[x, dim],
+        cx.result_type(0)?,
+        &[],
+    )?])
 }
 
 // aten._log_softmax.default(%x) {dim}   (log_softmax.int: %x cast to dtype first)
@@ -275,7 +292,10 @@ pub fn batch_norm_no_training<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a
     let x = cx.operand(0)?;
     let d = dims_static_at(cx, 0, |i| i == 1)?;
     if !(2..=5).contains(&d.len()) {
-        return Err(format!("batch norm takes a rank 2 to 5 input, got rank {}", d.len()));
+        return Err(format!(
+            "batch norm takes a rank 2 to 5 input, got rank {}",
+            d.len()
+        ));
     }
     let element = element_type(x)?;
     let compute = compute_type(cx, element)?;
@@ -289,7 +309,13 @@ pub fn batch_norm_no_training<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a
     let std = unary(cx, "sqrt", broadcasting(cx, "add", var, eps)?)?;
     let xc = cast_to(cx, x, compute)?;
     let normalized = broadcasting(cx, "divide", broadcasting(cx, "sub", xc, mean)?, std)?;
-    let y = affine(cx, normalized, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &param)?;
+    let y = affine(
+        cx,
+        normalized,
+        segment_operand(cx, 1)?,
+        segment_operand(cx, 2)?,
+        &param,
+    )?;
     let y = cast_to(cx, y, element)?;
     let empty = |i: usize| splat(cx, Scalar::Float(0.0), cx.result_type(i)?);
     Ok(vec![y, empty(1)?, empty(2)?])
@@ -306,13 +332,21 @@ fn layer_norm_parts<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Normalized<'c, 'a
     let rank = cx.operand_tensor(0)?.rank();
     let d = dims_static_at(cx, 0, |i| i + k >= rank)?;
     if k == 0 || k > d.len() || d[d.len() - k..] != normalized[..] {
-        return Err(format!("normalized_shape {normalized:?} is not the trailing shape of {d:?}"));
+        return Err(format!(
+            "normalized_shape {normalized:?} is not the trailing shape of {d:?}"
+        ));
     }
     let compute = compute_type(cx, element_type(x)?)?;
     let over: Vec<usize> = (d.len() - k..d.len()).collect();
     let xc = cast_to(cx, x, compute)?;
     let (y, mean, rstd) = standardize(cx, xc, &over, float_attr(cx, "eps")?)?;
-    let y = affine(cx, y, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &normalized)?;
+    let y = affine(
+        cx,
+        y,
+        segment_operand(cx, 1)?,
+        segment_operand(cx, 2)?,
+        &normalized,
+    )?;
     Ok((y, mean, rstd))
 }
 
@@ -341,7 +375,10 @@ pub fn layer_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 /// Group norm of the static input in `g` groups: the output ([N, C, ...])
 /// and the mean and rstd ([N, G]), in the compute type.
-fn group_norm_parts<'c, 'a>(cx: &LoweringCx<'c, 'a>, g: i64) -> Result<Normalized<'c, 'a>, Decline> {
+fn group_norm_parts<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    g: i64,
+) -> Result<Normalized<'c, 'a>, Decline> {
     let x = cx.operand(0)?;
     let d = static_dims(cx, 0)?;
     if d.len() < 2 || g <= 0 || d[1] % g != 0 || d[0] * d[1] == 0 {
@@ -353,7 +390,13 @@ fn group_norm_parts<'c, 'a>(cx: &LoweringCx<'c, 'a>, g: i64) -> Result<Normalize
     let grouped = reshape(cx, cast_to(cx, x, compute)?, &[n, g, total / (n * g)])?;
     let (y, mean, rstd) = standardize(cx, grouped, &[2], float_attr(cx, "eps")?)?;
     let y = reshape(cx, y, &d)?;
-    let y = affine(cx, y, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &channel_shape(c, d.len()))?;
+    let y = affine(
+        cx,
+        y,
+        segment_operand(cx, 1)?,
+        segment_operand(cx, 2)?,
+        &channel_shape(c, d.len()),
+    )?;
     Ok((y, reshape(cx, mean, &[n, g])?, reshape(cx, rstd, &[n, g])?))
 }
 
@@ -387,7 +430,9 @@ pub fn instance_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
     let d = dims_static_at(cx, 0, |i| i == 1)?;
     if d.len() < 3 {
-        return Err(format!("instance norm takes a rank ≥ 3 input (N, C, ...), got {d:?}"));
+        return Err(format!(
+            "instance norm takes a rank ≥ 3 input (N, C, ...), got {d:?}"
+        ));
     }
     let element = element_type(x)?;
     let compute = compute_type(cx, element)?;
@@ -407,7 +452,13 @@ pub fn instance_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let rstd = unary(cx, "rsqrt", broadcasting(cx, "add", rv, eps)?)?;
         broadcasting(cx, "mul", broadcasting(cx, "sub", xc, rm)?, rstd)?
     };
-    let y = affine(cx, normalized, segment_operand(cx, 1)?, segment_operand(cx, 2)?, &param)?;
+    let y = affine(
+        cx,
+        normalized,
+        segment_operand(cx, 1)?,
+        segment_operand(cx, 2)?,
+        &param,
+    )?;
     Ok(vec![cast_to(cx, y, element)?])
 }
 
@@ -434,7 +485,11 @@ pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let kt = transpose(cx, k, &perm)?;
     let groups = gqa_groups(cx, &qd, &kd)?;
     let (q, kt, v) = match groups {
-        Some((hk, g)) => (split_heads(cx, q, hk, g)?, split_heads(cx, kt, hk, 1)?, split_heads(cx, v, hk, 1)?),
+        Some((hk, g)) => (
+            split_heads(cx, q, hk, g)?,
+            split_heads(cx, kt, hk, 1)?,
+            split_heads(cx, v, hk, 1)?,
+        ),
         None => (q, kt, v),
     };
     let scores = batch_matmul(cx, q, kt)?;
@@ -443,9 +498,17 @@ pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let grouped_shape = shape_of(scores)?;
     let mut flat_shape = qd[..rank - 1].to_vec();
     flat_shape.push(s);
-    let scores = if groups.is_some() { reshape(cx, scores, &flat_shape)? } else { scores };
+    let scores = if groups.is_some() {
+        reshape(cx, scores, &flat_shape)?
+    } else {
+        scores
+    };
     let scores = apply_mask(cx, scores, l, s, element)?;
-    let scores = if groups.is_some() { reshape(cx, scores, &grouped_shape)? } else { scores };
+    let scores = if groups.is_some() {
+        reshape(cx, scores, &grouped_shape)?
+    } else {
+        scores
+    };
     let dim = super::common::int_scalar(cx, grouped_shape.len() as i64 - 1, "si32")?;
     let weights = cx.build_value("coreai.softmax", &[scores, dim], scores.r#type(), &[])?;
     let out = batch_matmul(cx, weights, v)?;
@@ -463,25 +526,41 @@ fn qk_dims(cx: &LoweringCx<'_, '_>) -> Result<(Vec<i64>, Vec<i64>), Decline> {
     let all = |_: usize| true;
     let static_needed = bool_attr(cx, "is_causal")? || bool_attr(cx, "enable_gqa")?;
     let rank = cx.operand_tensor(0)?.rank();
-    let qd = if static_needed { dims_static_at(cx, 0, all)? } else { dims_static_at(cx, 0, |i| i + 1 == rank)? };
-    let kd = if static_needed { dims_static_at(cx, 1, all)? } else { super::common::dims(cx.operand_tensor(1)?) };
+    let qd = if static_needed {
+        dims_static_at(cx, 0, all)?
+    } else {
+        dims_static_at(cx, 0, |i| i + 1 == rank)?
+    };
+    let kd = if static_needed {
+        dims_static_at(cx, 1, all)?
+    } else {
+        super::common::dims(cx.operand_tensor(1)?)
+    };
     let vd = super::common::dims(cx.operand_tensor(2)?);
     if qd.len() < 2 || kd.len() != qd.len() || vd.len() != qd.len() {
-        return Err(format!("query, key and value must have one rank ≥ 2: {qd:?}, {kd:?}, {vd:?}"));
+        return Err(format!(
+            "query, key and value must have one rank ≥ 2: {qd:?}, {kd:?}, {vd:?}"
+        ));
     }
     Ok((qd, kd))
 }
 
 /// With `enable_gqa` and fewer key heads Hk than query heads Hq (the dim
 /// before L): `(Hk, Hq / Hk)`.
-fn gqa_groups(cx: &LoweringCx<'_, '_>, qd: &[i64], kd: &[i64]) -> Result<Option<(i64, i64)>, Decline> {
+fn gqa_groups(
+    cx: &LoweringCx<'_, '_>,
+    qd: &[i64],
+    kd: &[i64],
+) -> Result<Option<(i64, i64)>, Decline> {
     let rank = qd.len();
     if !bool_attr(cx, "enable_gqa")? || rank < 3 || qd[rank - 3] == kd[rank - 3] {
         return Ok(None);
     }
     let (hq, hk) = (qd[rank - 3], kd[rank - 3]);
     if hk == 0 || hq % hk != 0 {
-        return Err(format!("GQA needs the query heads ({hq}) to be a multiple of the key heads ({hk})"));
+        return Err(format!(
+            "GQA needs the query heads ({hq}) to be a multiple of the key heads ({hk})"
+        ));
     }
     Ok(Some((hk, hq / hk)))
 }
@@ -515,7 +594,9 @@ fn apply_mask<'c, 'a>(
     let mask = segment_operand(cx, 3)?;
     let causal = bool_attr(cx, "is_causal")?;
     match (mask, causal) {
-        (Some(_), true) => Err("attn_mask and is_causal = true are exclusive (PyTorch rejects both)".into()),
+        (Some(_), true) => {
+            Err("attn_mask and is_causal = true are exclusive (PyTorch rejects both)".into())
+        }
         (None, false) => Ok(scores),
         (None, true) => {
             // masked[i, j] = j > i, from two coreai.range (as coreai-torch
@@ -603,7 +684,12 @@ impl<'c, 'a> PoolIo<'c, 'a> {
                 static_dims(cx, 0)?
             ));
         }
-        Ok(Self { x, input, output, unbatched })
+        Ok(Self {
+            x,
+            input,
+            output,
+            unbatched,
+        })
     }
 
     /// The batched result type of element `element`.
@@ -621,7 +707,11 @@ impl<'c, 'a> PoolIo<'c, 'a> {
     }
 }
 
-fn windows(cx: &LoweringCx<'_, '_>, io: &PoolIo<'_, '_>, with_dilation: bool) -> Result<Vec<Window>, Decline> {
+fn windows(
+    cx: &LoweringCx<'_, '_>,
+    io: &PoolIo<'_, '_>,
+    with_dilation: bool,
+) -> Result<Vec<Window>, Decline> {
     let (d, out) = (&io.input, &io.output);
     let spatial = d.len() - 2;
     let kernel = int_list_attr(cx, "kernel_size")?;
@@ -663,7 +753,9 @@ fn windows(cx: &LoweringCx<'_, '_>, io: &PoolIo<'_, '_>, with_dilation: bool) ->
 }
 
 fn sides(ws: &[Window]) -> Vec<(i64, i64)> {
-    ws.iter().map(|w| (w.pad, w.pad + w.extra_right())).collect()
+    ws.iter()
+        .map(|w| (w.pad, w.pad + w.extra_right()))
+        .collect()
 }
 
 // aten.max_pool2d_with_indices.default(%x) {kernel_size, stride, padding, dilation, ceil_mode}
@@ -685,7 +777,12 @@ pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         shape(cx, &field(|w| w.dilation))?,
         bool_constant(cx, false)?,
     ];
-    let y = cx.build_value("coreai.max_pool_2d", &operands, io.result_type(element_type(io.x)?), &[])?;
+    let y = cx.build_value(
+        "coreai.max_pool_2d",
+        &operands,
+        io.result_type(element_type(io.x)?),
+        &[],
+    )?;
     let mut results = vec![io.finish(cx, y)?];
     if cx.op().result_count() == 2 {
         results.push(if result_used(cx, 1)? {
@@ -720,11 +817,21 @@ fn max_pool_indices<'c, 'a>(
     let mut operands = vec![super::common::int_scalar(cx, 4, "si32")?];
     for &(dy, dx) in &taps {
         let begin = [0, 0, dy, dx];
-        let end = [n, c, dy + (h.output - 1) * h.stride + 1, dx + (w.output - 1) * w.stride + 1];
+        let end = [
+            n,
+            c,
+            dy + (h.output - 1) * h.stride + 1,
+            dx + (w.output - 1) * w.stride + 1,
+        ];
         let strides = [1, 1, h.stride, w.stride];
         let tap = cx.build_value(
             "coreai.slice",
-            &[padded, axes(cx, &begin)?, axes(cx, &end)?, axes(cx, &strides)?],
+            &[
+                padded,
+                axes(cx, &begin)?,
+                axes(cx, &end)?,
+                axes(cx, &strides)?,
+            ],
             tensor_type(&[n, c, h.output, w.output], element),
             &[],
         )?;
@@ -763,7 +870,12 @@ fn first_max_index<'c, 'a>(
     kept[4] = 1;
     let axis = super::common::int_scalar(cx, 4, "si32")?;
     let ui32 = cx.parse_type("ui32")?;
-    let best = cx.build_value("coreai.argmax", &[stacked, axis], tensor_type(&kept, ui32), &[])?;
+    let best = cx.build_value(
+        "coreai.argmax",
+        &[stacked, axis],
+        tensor_type(&kept, ui32),
+        &[],
+    )?;
     let best = cast_to(cx, best, cx.parse_type("si32")?)?;
     let index_type = cx.result_tensor(1)?.element();
     let flat = tensor_type(&[table.len() as i64], index_type);
@@ -818,7 +930,11 @@ fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Lowered<'c, 'a> 
         shape(cx, &field(|w| w.stride))?,
         shape(cx, &vec![1; spatial])?,
     ];
-    let name = if spatial == 2 { "coreai.sum_pool_2d" } else { "coreai.sum_pool_3d" };
+    let name = if spatial == 2 {
+        "coreai.sum_pool_2d"
+    } else {
+        "coreai.sum_pool_3d"
+    };
     let element = element_type(x)?;
     let sum = cx.build_value(name, &operands, io.result_type(element), &[])?;
     let divisor = match opt_int_attr(cx, "divisor_override")? {
@@ -875,7 +991,12 @@ fn adaptive_separable<'c, 'a>(
             piece_shape[axis] = end - start;
             let piece = cx.build_value(
                 "coreai.slice",
-                &[y, axes(cx, &begin)?, axes(cx, &stop)?, axes(cx, &vec![1; d.len()])?],
+                &[
+                    y,
+                    axes(cx, &begin)?,
+                    axes(cx, &stop)?,
+                    axes(cx, &vec![1; d.len()])?,
+                ],
                 tensor_type(&piece_shape, element_type(y)?),
                 &[],
             )?;
@@ -885,7 +1006,12 @@ fn adaptive_separable<'c, 'a>(
         joined[axis] = n;
         let mut operands = vec![super::common::int_scalar(cx, axis as i64, "si32")?];
         operands.extend(parts);
-        y = cx.build_value("coreai.concat", &operands, tensor_type(&joined, element_type(y)?), &[])?;
+        y = cx.build_value(
+            "coreai.concat",
+            &operands,
+            tensor_type(&joined, element_type(y)?),
+            &[],
+        )?;
     }
     Ok(y)
 }
@@ -907,9 +1033,19 @@ fn adaptive<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Result<Value<'c, 'a>,
         let mut operands = vec![x, shape(cx, &k)?, shape(cx, &k)?, shape(cx, &[1, 1])?];
         if max {
             operands.push(bool_constant(cx, false)?);
-            cx.build_value("coreai.max_pool_2d", &operands, io.result_type(element), &[])?
+            cx.build_value(
+                "coreai.max_pool_2d",
+                &operands,
+                io.result_type(element),
+                &[],
+            )?
         } else {
-            let sum = cx.build_value("coreai.sum_pool_2d", &operands, io.result_type(element), &[])?;
+            let sum = cx.build_value(
+                "coreai.sum_pool_2d",
+                &operands,
+                io.result_type(element),
+                &[],
+            )?;
             let count = float_scalar(cx, (k[0] * k[1]) as f64, element)?;
             broadcasting(cx, "divide", sum, count)?
         }
@@ -944,7 +1080,10 @@ pub fn adaptive_max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 /// (oh, ow) are its rows × columns in PyTorch's scan order, padded to the
 /// largest window with the window's first element, which cannot change
 /// which tap is the first maximum.
-fn adaptive_max_indices<'c, 'a>(cx: &LoweringCx<'c, 'a>, io: &PoolIo<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+fn adaptive_max_indices<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    io: &PoolIo<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
     let (n, c, h, w) = (io.input[0], io.input[1], io.input[2], io.input[3]);
     let (ho, wo) = (io.output[2], io.output[3]);
     let rows: Vec<(i64, i64)> = (0..ho).map(|o| adaptive_bounds(o, h, ho)).collect();
@@ -957,7 +1096,11 @@ fn adaptive_max_indices<'c, 'a>(cx: &LoweringCx<'c, 'a>, io: &PoolIo<'c, 'a>) ->
             for a in 0..kh {
                 for b in 0..kw {
                     let inside = hs + a < he && ws + b < we;
-                    table.push(if inside { (hs + a) * w + ws + b } else { hs * w + ws });
+                    table.push(if inside {
+                        (hs + a) * w + ws + b
+                    } else {
+                        hs * w + ws
+                    });
                 }
             }
         }
@@ -978,7 +1121,12 @@ fn adaptive_max_indices<'c, 'a>(cx: &LoweringCx<'c, 'a>, io: &PoolIo<'c, 'a>) ->
         &[],
     )?;
     let axis = super::common::int_scalar(cx, 2, "si32")?;
-    let taps = cx.build_value("coreai.gather_along_axis", &[planes, idx, axis], tensor_type(&gathered, element), &[])?;
+    let taps = cx.build_value(
+        "coreai.gather_along_axis",
+        &[planes, idx, axis],
+        tensor_type(&gathered, element),
+        &[],
+    )?;
     let stacked = reshape(cx, taps, &[n, c, ho, wo, t])?;
     first_max_index(cx, stacked, &table)
 }
@@ -994,7 +1142,10 @@ fn upsample_geometry(cx: &LoweringCx<'_, '_>) -> Result<(Vec<i64>, [f64; 2]), De
     if d.len() != 4 {
         return Err(format!("upsample takes an NCHW input, got {d:?}"));
     }
-    let scales = match (opt_int_list(cx, "output_size")?, opt_float_list(cx, "scale_factors")?) {
+    let scales = match (
+        opt_int_list(cx, "output_size")?,
+        opt_float_list(cx, "scale_factors")?,
+    ) {
         (Some(_), None) => [out[2] as f64 / d[2] as f64, out[3] as f64 / d[3] as f64],
         (None, Some(f)) if f.len() == 2 && f.iter().all(|&v| v > 0.0) => [f[0], f[1]],
         _ => return Err("give exactly one of output_size and two positive scale_factors".into()),
@@ -1036,7 +1187,11 @@ pub fn upsample_bilinear2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let d = static_dims(cx, 0)?;
         for i in 0..2 {
             let (input, output) = (d[i + 2] as f64, out[i + 2] as f64);
-            scale[i] = if input > 1.0 && output > 1.0 { (output - 1.0) / (input - 1.0) } else { 1.0 };
+            scale[i] = if input > 1.0 && output > 1.0 {
+                (output - 1.0) / (input - 1.0)
+            } else {
+                1.0
+            };
             offset[i] = 0.5 * (1.0 - scale[i]);
         }
     }
@@ -1071,9 +1226,15 @@ fn coreai_nearest(o: i64, input: i64, scale: f64, offset: f64) -> i64 {
 /// or a shift of just under half a pixel that turns round-to-nearest into
 /// PyTorch's floor; checked position by position.
 fn nearest_offset(input: i64, output: i64, scale: f64, factor: Option<f64>) -> Option<f64> {
-    let candidates = [0.0, 0.5 - 0.5 * scale / output as f64, 0.5 - 0.25 * scale / output as f64];
+    let candidates = [
+        0.0,
+        0.5 - 0.5 * scale / output as f64,
+        0.5 - 0.25 * scale / output as f64,
+    ];
     candidates.into_iter().find(|&off| {
-        (0..output).all(|o| coreai_nearest(o, input, scale, off) == torch_nearest(o, input, output, factor))
+        (0..output).all(|o| {
+            coreai_nearest(o, input, scale, off) == torch_nearest(o, input, output, factor)
+        })
     })
 }
 

@@ -97,7 +97,11 @@ fn is_bool(element: Type<'_>) -> bool {
 fn reduce_axes(rank: usize, dims: Option<Vec<i64>>) -> Result<Vec<usize>, Decline> {
     if rank == 0 {
         // A rank-0 tensor has nothing to reduce; PyTorch accepts dim 0 or -1.
-        return match dims.unwrap_or_default().iter().find(|&&d| d != 0 && d != -1) {
+        return match dims
+            .unwrap_or_default()
+            .iter()
+            .find(|&&d| d != 0 && d != -1)
+        {
             Some(d) => Err(format!("dimension {d} is out of range for a rank-0 tensor")),
             None => Ok(Vec::new()),
         };
@@ -143,7 +147,8 @@ fn fit<'c, 'a>(
     if value.r#type() == ty {
         return Ok(value);
     }
-    let target = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
+    let target =
+        RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
     let value = cast_to(cx, value, target.element())?;
     if value.r#type() == ty {
         return Ok(value);
@@ -153,7 +158,9 @@ fn fit<'c, 'a>(
         return reshape(cx, value, &shape);
     }
     if tensor_of(value)?.rank() != target.rank() + axes.len() {
-        return Err(format!("the result {ty} does not drop the reduced dims {axes:?}"));
+        return Err(format!(
+            "the result {ty} does not drop the reduced dims {axes:?}"
+        ));
     }
     let list: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
     let a = axes_constant(cx, &list)?;
@@ -224,7 +231,12 @@ fn float_scalar<'c, 'a>(
 
 fn bool_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>, value: bool) -> Result<Value<'c, 'a>, Decline> {
     let attr = cx.parse_attribute(&format!("dense<{value}> : tensor<i1>"))?;
-    cx.build_value("coreai.constant", &[], cx.parse_type("tensor<i1>")?, &[("value", attr)])
+    cx.build_value(
+        "coreai.constant",
+        &[],
+        cx.parse_type("tensor<i1>")?,
+        &[("value", attr)],
+    )
 }
 
 /// A same-shape elementwise op on `x` with result element `element`.
@@ -248,7 +260,12 @@ fn binary<'c, 'a>(
     element: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
     let ty = tensor_type(&dims(tensor_of(a)?), element);
-    cx.build_value(&format!("coreai.decomposable.broadcasting_{op}"), &[a, b], ty, &[])
+    cx.build_value(
+        &format!("coreai.decomposable.broadcasting_{op}"),
+        &[a, b],
+        ty,
+        &[],
+    )
 }
 
 /// `x != x`: where `x` (float) is NaN.
@@ -475,14 +492,21 @@ fn arg_index<'c, 'a>(
     }
     let a = int_scalar(cx, axis as i64, "si32")?;
     let ui32 = cx.parse_type("ui32")?;
-    cx.build_value("coreai.argmax", &[key, a], kept_type(key, &[axis], ui32)?, &[])
+    cx.build_value(
+        "coreai.argmax",
+        &[key, a],
+        kept_type(key, &[axis], ui32)?,
+        &[],
+    )
 }
 
 /// The integer with every bit set in `element` (-1 signed, 2^n - 1 unsigned).
 fn all_ones(element: Type<'_>) -> Result<i64, Decline> {
     let text = element.to_string();
     if let Some(bits) = text.strip_prefix("ui") {
-        let bits: u32 = bits.parse().map_err(|_| format!("unexpected type {text}"))?;
+        let bits: u32 = bits
+            .parse()
+            .map_err(|_| format!("unexpected type {text}"))?;
         if bits >= 64 {
             return Err("argmin of ui64 is not lowered".into());
         }
@@ -510,7 +534,9 @@ fn arg_reduce<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c, 'a> {
         Some(d) if !shape.is_empty() => normalize_dim(d, shape.len())?,
         _ => {
             if shape.contains(&DYNAMIC) {
-                return Err("argmax/argmin over every dim of a dynamic shape is not lowered".into());
+                return Err(
+                    "argmax/argmin over every dim of a dynamic shape is not lowered".into(),
+                );
             }
             x = reshape(cx, x, &[shape.iter().product()])?;
             0
@@ -537,7 +563,10 @@ fn variance_keep<'c, 'a>(
 ) -> Result<(Value<'c, 'a>, Value<'c, 'a>), Decline> {
     let element = element_type(x)?;
     if !is_float(element) {
-        return Err(format!("var/std of {}: PyTorch needs a floating-point tensor", x.r#type()));
+        return Err(format!(
+            "var/std of {}: PyTorch needs a floating-point tensor",
+            x.r#type()
+        ));
     }
     let shape = dims(tensor_of(x)?);
     if axes.iter().any(|&a| shape[a] == DYNAMIC) {
@@ -550,7 +579,12 @@ fn variance_keep<'c, 'a>(
     let s = reduce_keep(cx, "coreai.reduce_sum", sq, axes)?;
     let divisor = float_scalar(cx, (n as f64 - correction).max(0.0), element)?;
     let s_ty = s.r#type();
-    let var = cx.build_value("coreai.decomposable.broadcasting_divide", &[s, divisor], s_ty, &[])?;
+    let var = cx.build_value(
+        "coreai.decomposable.broadcasting_divide",
+        &[s, divisor],
+        s_ty,
+        &[],
+    )?;
     Ok((var, mean))
 }
 
@@ -726,7 +760,12 @@ fn scan_along<'c, 'a>(
     let a = int_scalar(cx, axis as i64, "ui32")?;
     let reverse = bool_scalar(cx, false)?;
     let combiner = cx.parse_attribute(&format!("{code} : i32"))?;
-    cx.build_value("coreai.scan", &[x, a, reverse], x.r#type(), &[("scan_op", combiner)])
+    cx.build_value(
+        "coreai.scan",
+        &[x, a, reverse],
+        x.r#type(),
+        &[("scan_op", combiner)],
+    )
 }
 
 /// `coreai.decomposable.broadcasting_where %c, %a, %b` with the shape of `c`
@@ -738,7 +777,12 @@ fn select<'c, 'a>(
     b: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
     let ty = tensor_type(&dims(tensor_of(c)?), element_type(a)?);
-    cx.build_value("coreai.decomposable.broadcasting_where", &[c, a, b], ty, &[])
+    cx.build_value(
+        "coreai.decomposable.broadcasting_where",
+        &[c, a, b],
+        ty,
+        &[],
+    )
 }
 
 /// The si32 positions `0..n` along `axis` of `x`, shaped to broadcast
@@ -779,14 +823,21 @@ fn cumulative_extremum<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c
     let x = cx.operand(0)?;
     let element = element_type(x)?;
     if is_bool(element) {
-        return Err("cummax/cummin of a bool tensor is not lowered: cast it to an integer type first".into());
+        return Err(
+            "cummax/cummin of a bool tensor is not lowered: cast it to an integer type first"
+                .into(),
+        );
     }
     let rank = tensor_of(x)?.rank();
     if rank == 0 {
         return Err("cummax/cummin of a rank-0 tensor is not lowered".into());
     }
     let axis = normalize_dim(int_attr(cx, "dim")?, rank)?;
-    let (code, fill) = if max { (3, f64::NEG_INFINITY) } else { (2, f64::INFINITY) };
+    let (code, fill) = if max {
+        (3, f64::NEG_INFINITY)
+    } else {
+        (2, f64::INFINITY)
+    };
     let float = is_float(element);
     let nan = if float { Some(is_nan(cx, x)?) } else { None };
     let xs = match nan {
@@ -844,9 +895,20 @@ fn logsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         m.r#type(),
         &[],
     )?;
-    let e = unary(cx, "coreai.exp", binary(cx, "sub", x, shift, element)?, element)?;
+    let e = unary(
+        cx,
+        "coreai.exp",
+        binary(cx, "sub", x, shift, element)?,
+        element,
+    )?;
     let s = reduce_keep(cx, "coreai.reduce_sum", e, &axes)?;
-    let r = binary(cx, "add", unary(cx, "coreai.log", s, element)?, shift, element)?;
+    let r = binary(
+        cx,
+        "add",
+        unary(cx, "coreai.log", s, element)?,
+        shift,
+        element,
+    )?;
     Ok(vec![fit(cx, r, cx.result_type(0)?, &axes)?])
 }
 
@@ -914,7 +976,9 @@ fn sort_permutation<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let element = element_type(x)?;
     if is_bool(element) {
-        return Err("sorting a bool tensor is not lowered: cast it to an integer type first".into());
+        return Err(
+            "sorting a bool tensor is not lowered: cast it to an integer type first".into(),
+        );
     }
     let si32 = cx.parse_type("si32")?;
     let perm_ty = tensor_type(&dims(tensor_of(x)?), si32);
@@ -1007,7 +1071,10 @@ fn topk<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let shape = dims(tensor_of(x)?);
     let k = int_attr(cx, "k")?;
     if k < 0 || (shape[axis] != DYNAMIC && k > shape[axis]) {
-        return Err(format!("k = {k} is out of range for dim {axis} of {}", x.r#type()));
+        return Err(format!(
+            "k = {k} is out of range for dim {axis} of {}",
+            x.r#type()
+        ));
     }
     let largest = bool_or(cx, "largest", true)?;
     let perm = sort_permutation(cx, x, axis, largest)?;
@@ -1078,7 +1145,10 @@ fn kthvalue<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let n = dims(tensor_of(x)?)[axis];
     let k = int_attr(cx, "k")?;
     if k < 1 || (n != DYNAMIC && k > n) {
-        return Err(format!("k = {k} is out of range for dim {axis} of {}", x.r#type()));
+        return Err(format!(
+            "k = {k} is out of range for dim {axis} of {}",
+            x.r#type()
+        ));
     }
     let (values, index) = order_statistic(cx, x, axis, k - 1, false)?;
     values_and_index(cx, values, index, axis)
@@ -1135,7 +1205,12 @@ fn order_statistic<'c, 'a>(
         let a = int_scalar(cx, axis as i64, "si32")?;
         let ui32 = cx.parse_type("ui32")?;
         let mask = cast_to(cx, nan, element)?;
-        let first_nan = cx.build_value("coreai.argmax", &[mask, a], kept_type(mask, &[axis], ui32)?, &[])?;
+        let first_nan = cx.build_value(
+            "coreai.argmax",
+            &[mask, a],
+            kept_type(mask, &[axis], ui32)?,
+            &[],
+        )?;
         let first_nan = cast_to(cx, first_nan, cx.parse_type("si32")?)?;
         index = select(cx, any_nan, first_nan, index)?;
         values = select(cx, any_nan, float_scalar(cx, f64::NAN, element)?, values)?;
@@ -1152,7 +1227,10 @@ mod tests {
         assert_eq!(reduce_axes(3, None).unwrap(), vec![0, 1, 2]);
         assert_eq!(reduce_axes(3, Some(vec![])).unwrap(), vec![0, 1, 2]);
         assert_eq!(reduce_axes(0, Some(vec![])).unwrap(), Vec::<usize>::new());
-        assert_eq!(reduce_axes(0, Some(vec![0, -1])).unwrap(), Vec::<usize>::new());
+        assert_eq!(
+            reduce_axes(0, Some(vec![0, -1])).unwrap(),
+            Vec::<usize>::new()
+        );
         assert!(reduce_axes(0, Some(vec![1])).is_err());
     }
 

@@ -42,7 +42,11 @@ pub fn element<'c>(v: V<'c, '_>) -> Result<Type<'c>, Decline> {
 }
 
 /// `tensor<shape x element>`.
-pub fn tensor<'c>(cx: Cx<'_, 'c, '_>, shape: &[i64], element: Type<'c>) -> Result<Type<'c>, Decline> {
+pub fn tensor<'c>(
+    cx: Cx<'_, 'c, '_>,
+    shape: &[i64],
+    element: Type<'c>,
+) -> Result<Type<'c>, Decline> {
     let mut text = String::from("tensor<");
     for d in shape {
         if *d < 0 {
@@ -67,7 +71,9 @@ pub fn norm_dim(dim: i64, rank: usize) -> Result<usize, Decline> {
 
 fn static_dims(shape: &[i64], what: &str) -> Result<(), Decline> {
     if shape.iter().any(|d| *d < 0) {
-        return Err(format!("{what} needs a static shape, got a dynamic dimension"));
+        return Err(format!(
+            "{what} needs a static shape, got a dynamic dimension"
+        ));
     }
     Ok(())
 }
@@ -131,7 +137,8 @@ pub fn get_str(cx: Cx<'_, '_, '_>, name: &str) -> Result<String, Decline> {
 
 pub fn get_ints(cx: Cx<'_, '_, '_>, name: &str) -> Result<Vec<i64>, Decline> {
     let attr = cx.attribute(name)?;
-    let array = ArrayAttribute::try_from(attr).map_err(|_| attr_error(name, "an int list", attr))?;
+    let array =
+        ArrayAttribute::try_from(attr).map_err(|_| attr_error(name, "an int list", attr))?;
     (0..array.len())
         .map(|i| {
             array
@@ -190,8 +197,14 @@ pub fn float_text(v: f64) -> String {
         // Rust prints the shortest round-tripping decimal; MLIR wants a
         // '.' in the mantissa (`1.0e-5`, not `1e-5`).
         let s = format!("{v:?}");
-        let (mantissa, exponent) = s.split_once('e').map_or((s.as_str(), None), |(m, e)| (m, Some(e)));
-        let mantissa = if mantissa.contains('.') { mantissa.to_string() } else { format!("{mantissa}.0") };
+        let (mantissa, exponent) = s
+            .split_once('e')
+            .map_or((s.as_str(), None), |(m, e)| (m, Some(e)));
+        let mantissa = if mantissa.contains('.') {
+            mantissa.to_string()
+        } else {
+            format!("{mantissa}.0")
+        };
         match exponent {
             Some(e) => format!("{mantissa}e{e}"),
             None => mantissa,
@@ -214,7 +227,12 @@ pub fn groups<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Result<Vec<Vec<V<'c, 'a>>>, Decline
     let mut next = 0usize;
     for i in 0..sizes.len() {
         let n = sizes.element(i).map_err(|e| e.to_string())? as usize;
-        out.push(operands.get(next..next + n).ok_or("operandSegmentSizes disagrees with the operands")?.to_vec());
+        out.push(
+            operands
+                .get(next..next + n)
+                .ok_or("operandSegmentSizes disagrees with the operands")?
+                .to_vec(),
+        );
         next += n;
     }
     Ok(out)
@@ -254,7 +272,11 @@ pub fn aten_n<'c, 'a>(
 
 /// A rank-0 `arith.constant` of `element` holding `v` (rounded to
 /// `element` like PyTorch rounds a Python scalar operand).
-pub fn constant<'c, 'a>(cx: Cx<'_, 'c, 'a>, v: Scalar, element: Type<'c>) -> Result<V<'c, 'a>, Decline> {
+pub fn constant<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    v: Scalar,
+    element: Type<'c>,
+) -> Result<V<'c, 'a>, Decline> {
     let literal = match v {
         _ if element.to_string() == "i1" => {
             let nonzero = match v {
@@ -280,7 +302,12 @@ pub fn constant<'c, 'a>(cx: Cx<'_, 'c, 'a>, v: Scalar, element: Type<'c>) -> Res
 
 /// `x ⊙ c` for an elementwise binary `Tensor` overload and a scalar `c`
 /// in `x`'s element type.
-pub fn binary_scalar<'c, 'a>(cx: Cx<'_, 'c, 'a>, key: &str, x: V<'c, 'a>, c: Scalar) -> Result<V<'c, 'a>, Decline> {
+pub fn binary_scalar<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    key: &str,
+    x: V<'c, 'a>,
+    c: Scalar,
+) -> Result<V<'c, 'a>, Decline> {
     let k = constant(cx, c, element(x)?)?;
     let mut attrs = Vec::new();
     if key == "add.Tensor" || key == "sub.Tensor" {
@@ -299,8 +326,16 @@ pub fn broadcast(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
     let n = a.len().max(b.len());
     (0..n)
         .map(|i| {
-            let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-            let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+            let da = if i + a.len() >= n {
+                a[i + a.len() - n]
+            } else {
+                1
+            };
+            let db = if i + b.len() >= n {
+                b[i + b.len() - n]
+            } else {
+                1
+            };
             match (da, db) {
                 (x, y) if x == y => Ok(x),
                 (1, y) => Ok(y),
@@ -328,20 +363,38 @@ pub fn binary<'c, 'a>(
     aten(cx, key, &[a, b], ty, &attrs)
 }
 
-pub fn permute<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, dims: &[usize]) -> Result<V<'c, 'a>, Decline> {
+pub fn permute<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    x: V<'c, 'a>,
+    dims: &[usize],
+) -> Result<V<'c, 'a>, Decline> {
     let s = shape(x)?;
     let out: Vec<i64> = dims.iter().map(|d| s[*d]).collect();
     let dims: Vec<i64> = dims.iter().map(|d| *d as i64).collect();
-    aten(cx, "permute.default", &[x], tensor(cx, &out, element(x)?)?, &[("dims", a_ints(cx, &dims)?)])
+    aten(
+        cx,
+        "permute.default",
+        &[x],
+        tensor(cx, &out, element(x)?)?,
+        &[("dims", a_ints(cx, &dims)?)],
+    )
 }
 
 /// `aten.view.default`; one entry of `size` may be `-1` (a dynamic
 /// dimension, which `view` infers from the element count).
 pub fn view<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, size: &[i64]) -> Result<V<'c, 'a>, Decline> {
     if size.iter().filter(|d| **d < 0).count() > 1 {
-        return Err(format!("a view to {size:?} has more than one dynamic dimension"));
+        return Err(format!(
+            "a view to {size:?} has more than one dynamic dimension"
+        ));
     }
-    aten(cx, "view.default", &[x], tensor(cx, size, element(x)?)?, &[("size", a_ints(cx, size)?)])
+    aten(
+        cx,
+        "view.default",
+        &[x],
+        tensor(cx, size, element(x)?)?,
+        &[("size", a_ints(cx, size)?)],
+    )
 }
 
 /// The product of dims, `-1` when one of them is dynamic.
@@ -353,13 +406,27 @@ pub fn flat_size(dims: &[i64]) -> i64 {
     }
 }
 
-pub fn unsqueeze<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, dim: usize) -> Result<V<'c, 'a>, Decline> {
+pub fn unsqueeze<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    x: V<'c, 'a>,
+    dim: usize,
+) -> Result<V<'c, 'a>, Decline> {
     let mut s = shape(x)?;
     s.insert(dim, 1);
-    aten(cx, "unsqueeze.default", &[x], tensor(cx, &s, element(x)?)?, &[("dim", a_int(cx, dim as i64)?)])
+    aten(
+        cx,
+        "unsqueeze.default",
+        &[x],
+        tensor(cx, &s, element(x)?)?,
+        &[("dim", a_int(cx, dim as i64)?)],
+    )
 }
 
-pub fn squeeze_dims<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, dims: &[usize]) -> Result<V<'c, 'a>, Decline> {
+pub fn squeeze_dims<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    x: V<'c, 'a>,
+    dims: &[usize],
+) -> Result<V<'c, 'a>, Decline> {
     let s = shape(x)?;
     let out: Vec<i64> = s
         .iter()
@@ -368,11 +435,23 @@ pub fn squeeze_dims<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, dims: &[usize]) ->
         .map(|(_, d)| *d)
         .collect();
     let dims: Vec<i64> = dims.iter().map(|d| *d as i64).collect();
-    aten(cx, "squeeze.dims", &[x], tensor(cx, &out, element(x)?)?, &[("dim", a_ints(cx, &dims)?)])
+    aten(
+        cx,
+        "squeeze.dims",
+        &[x],
+        tensor(cx, &out, element(x)?)?,
+        &[("dim", a_ints(cx, &dims)?)],
+    )
 }
 
 /// `x[start:end]` along `dim` (step 1).
-pub fn slice<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, dim: usize, start: i64, end: i64) -> Result<V<'c, 'a>, Decline> {
+pub fn slice<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    x: V<'c, 'a>,
+    dim: usize,
+    start: i64,
+    end: i64,
+) -> Result<V<'c, 'a>, Decline> {
     let mut s = shape(x)?;
     s[dim] = end - start;
     aten(
@@ -397,7 +476,13 @@ pub fn cat<'c, 'a>(cx: Cx<'_, 'c, 'a>, xs: &[V<'c, 'a>], dim: usize) -> Result<V
         let d = shape(*x)?[dim];
         s[dim] = if d < 0 || s[dim] < 0 { -1 } else { s[dim] + d };
     }
-    aten(cx, "cat.default", xs, tensor(cx, &s, element(first)?)?, &[("dim", a_int(cx, dim as i64)?)])
+    aten(
+        cx,
+        "cat.default",
+        xs,
+        tensor(cx, &s, element(first)?)?,
+        &[("dim", a_int(cx, dim as i64)?)],
+    )
 }
 
 /// A reduction over `dims` (`sum.dim_IntList`, `amax.default`, ...) with
@@ -427,7 +512,10 @@ pub fn reduce<'c, 'a>(
         key,
         &[x],
         tensor(cx, &out, element(x)?)?,
-        &[("dim", a_ints(cx, &dims)?), ("keepdim", a_bool(cx, keepdim)?)],
+        &[
+            ("dim", a_ints(cx, &dims)?),
+            ("keepdim", a_bool(cx, keepdim)?),
+        ],
     )
 }
 
@@ -452,7 +540,10 @@ pub fn result<'c>(cx: Cx<'_, 'c, '_>, i: usize) -> Result<Type<'c>, Decline> {
 
 /// The shape of the op's result `i`.
 pub fn result_shape(cx: Cx<'_, '_, '_>, i: usize) -> Result<Vec<i64>, Decline> {
-    let r = cx.op().result(i).map_err(|_| format!("expected a result #{i}"))?;
+    let r = cx
+        .op()
+        .result(i)
+        .map_err(|_| format!("expected a result #{i}"))?;
     shape(r.into())
 }
 

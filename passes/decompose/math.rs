@@ -50,7 +50,13 @@ fn xor_tensor<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 fn floor_divide<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let (a, b) = (cx.operand(0)?, cx.operand(1)?);
     let mode = a_str(cx, "floor")?;
-    Ok(vec![aten(cx, "div.Tensor_mode", &[a, b], result(cx, 0)?, &[("rounding_mode", mode)])?])
+    Ok(vec![aten(
+        cx,
+        "div.Tensor_mode",
+        &[a, b],
+        result(cx, 0)?,
+        &[("rounding_mode", mode)],
+    )?])
 }
 
 // aten.all.dim(%x, d, keepdim) → logical_not(any.dim(logical_not(%x), d, keepdim))
@@ -67,15 +73,30 @@ fn all_dim<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         "any.dim",
         &[not_x],
         result(cx, 0)?,
-        &[("dim", a_int(cx, dim as i64)?), ("keepdim", a_bool(cx, keepdim)?)],
+        &[
+            ("dim", a_int(cx, dim as i64)?),
+            ("keepdim", a_bool(cx, keepdim)?),
+        ],
     )?;
-    Ok(vec![aten(cx, "logical_not.default", &[any], result(cx, 0)?, &[])?])
+    Ok(vec![aten(
+        cx,
+        "logical_not.default",
+        &[any],
+        result(cx, 0)?,
+        &[],
+    )?])
 }
 
 // aten.clamp_min.default(%x) {min} → aten.clamp.default(%x) {min}
 fn clamp_min<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let min = cx.attribute("min")?;
-    Ok(vec![aten(cx, "clamp.default", &[cx.operand(0)?], result(cx, 0)?, &[("min", min)])?])
+    Ok(vec![aten(
+        cx,
+        "clamp.default",
+        &[cx.operand(0)?],
+        result(cx, 0)?,
+        &[("min", min)],
+    )?])
 }
 
 // aten.masked_fill.Scalar(%x, %mask) {value} → where.self(%mask, scalar_tensor(value), %x)
@@ -89,7 +110,13 @@ fn masked_fill_scalar<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         tensor(cx, &[], el)?,
         &[("s", cx.attribute("value")?), ("dtype", a_type(el))],
     )?;
-    Ok(vec![aten(cx, "where.self", &[mask, fill, x], result(cx, 0)?, &[])?])
+    Ok(vec![aten(
+        cx,
+        "where.self",
+        &[mask, fill, x],
+        result(cx, 0)?,
+        &[],
+    )?])
 }
 
 // aten.rsub.Scalar(%x) {other = s, alpha = a} → s - a·x = sub.Tensor(s, mul.Tensor(%x, a))
@@ -102,9 +129,18 @@ fn rsub_scalar<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let s = constant(cx, cx.scalar("other")?, element(x)?)?;
     let ty = result(cx, 0)?;
     if x.r#type() != ty {
-        return Err("rsub with a type promotion (an integer tensor and a float scalar) is not decomposed".into());
+        return Err(
+            "rsub with a type promotion (an integer tensor and a float scalar) is not decomposed"
+                .into(),
+        );
     }
-    Ok(vec![aten(cx, "sub.Tensor", &[s, x], ty, &[("alpha", a_int(cx, 1)?)])?])
+    Ok(vec![aten(
+        cx,
+        "sub.Tensor",
+        &[s, x],
+        ty,
+        &[("alpha", a_int(cx, 1)?)],
+    )?])
 }
 
 // aten.sum.default(%x) {dtype?} → aten.sum.dim_IntList(%x) {dim = [], keepdim = false, dtype?}
@@ -113,7 +149,13 @@ fn sum_default<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     if let Ok(dtype) = cx.attribute("dtype") {
         attrs.push(("dtype", dtype));
     }
-    Ok(vec![aten(cx, "sum.dim_IntList", &[cx.operand(0)?], result(cx, 0)?, &attrs)?])
+    Ok(vec![aten(
+        cx,
+        "sum.dim_IntList",
+        &[cx.operand(0)?],
+        result(cx, 0)?,
+        &attrs,
+    )?])
 }
 
 // aten.type_as.default(%x, %other) → %x (same dtype) | aten._to_copy.default(%x) {dtype}
@@ -143,14 +185,28 @@ fn with_dtype<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>, Str
 }
 
 /// `aten._to_copy.default(%x) {dtype}` (a dtype conversion).
-fn to_copy<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, ty: Type<'c>, dtype: melior::ir::Attribute<'c>) -> Result<V<'c, 'a>, String> {
-    aten(cx, "_to_copy.default", &[x], ty, &[("dtype", dtype), ("non_blocking", a_bool(cx, false)?)])
+fn to_copy<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    x: V<'c, 'a>,
+    ty: Type<'c>,
+    dtype: melior::ir::Attribute<'c>,
+) -> Result<V<'c, 'a>, String> {
+    aten(
+        cx,
+        "_to_copy.default",
+        &[x],
+        ty,
+        &[("dtype", dtype), ("non_blocking", a_bool(cx, false)?)],
+    )
 }
 
 /// `softmax.int` / `log_softmax.int` → `_softmax` / `_log_softmax`.
 fn softmax_like<'c, 'a>(cx: Cx<'_, 'c, 'a>, key: &str) -> Out<'c, 'a> {
     let x = with_dtype(cx, cx.operand(0)?)?;
-    let attrs = [("dim", a_int(cx, get_int(cx, "dim")?)?), ("half_to_float", a_bool(cx, false)?)];
+    let attrs = [
+        ("dim", a_int(cx, get_int(cx, "dim")?)?),
+        ("half_to_float", a_bool(cx, false)?),
+    ];
     Ok(vec![aten(cx, key, &[x], result(cx, 0)?, &attrs)?])
 }
 
@@ -173,7 +229,9 @@ fn linalg_vector_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let dims = dims_attr(cx, "dim", shape(x)?.len())?;
     let keepdim = get_bool_or(cx, "keepdim", false)?;
     if ord == 0.0 || ord == f64::NEG_INFINITY {
-        return Err(format!("ord = {ord} is not decomposed (only positive orders and +inf)"));
+        return Err(format!(
+            "ord = {ord} is not decomposed (only positive orders and +inf)"
+        ));
     }
     if ord == 2.0 {
         let square = aten(cx, "mul.Tensor", &[x, x], x.r#type(), &[])?;
@@ -187,10 +245,22 @@ fn linalg_vector_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     if ord == 1.0 {
         return Ok(vec![reduce(cx, "sum.dim_IntList", abs, &dims, keepdim)?]);
     }
-    let pow = aten(cx, "pow.Tensor_Scalar", &[abs], x.r#type(), &[("exponent", a_scalar(cx, Scalar::Float(ord))?)])?;
+    let pow = aten(
+        cx,
+        "pow.Tensor_Scalar",
+        &[abs],
+        x.r#type(),
+        &[("exponent", a_scalar(cx, Scalar::Float(ord))?)],
+    )?;
     let sum = reduce(cx, "sum.dim_IntList", pow, &dims, keepdim)?;
     let root = a_scalar(cx, Scalar::Float(1.0 / ord))?;
-    Ok(vec![aten(cx, "pow.Tensor_Scalar", &[sum], sum.r#type(), &[("exponent", root)])?])
+    Ok(vec![aten(
+        cx,
+        "pow.Tensor_Scalar",
+        &[sum],
+        sum.r#type(),
+        &[("exponent", root)],
+    )?])
 }
 
 /// `var.correction` for `var.dim` / `std.dim` (`unbiased` → correction 1).
@@ -231,28 +301,59 @@ fn logsumexp<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let abs = unary(cx, "abs.default", max)?;
     let i1 = cx.parse_type("i1")?;
     let inf = a_scalar(cx, Scalar::Float(f64::INFINITY))?;
-    let infinite = aten(cx, "eq.Scalar", &[abs], tensor(cx, &shape(max)?, i1)?, &[("other", inf)])?;
+    let infinite = aten(
+        cx,
+        "eq.Scalar",
+        &[abs],
+        tensor(cx, &shape(max)?, i1)?,
+        &[("other", inf)],
+    )?;
     let zero = constant(cx, Scalar::Int(0), el)?;
     let safe = aten(cx, "where.self", &[infinite, zero, max], max.r#type(), &[])?;
     let shifted = binary(cx, "sub.Tensor", x, safe, el)?;
     let exp = unary(cx, "exp.default", shifted)?;
     let sum = reduce(cx, "sum.dim_IntList", exp, &dims, keepdim)?;
     let log = unary(cx, "log.default", sum)?;
-    let offset = if keepdim { safe } else { squeeze_dims(cx, safe, &dims)? };
-    Ok(vec![aten(cx, "add.Tensor", &[log, offset], result(cx, 0)?, &[("alpha", a_int(cx, 1)?)])?])
+    let offset = if keepdim {
+        safe
+    } else {
+        squeeze_dims(cx, safe, &dims)?
+    };
+    Ok(vec![aten(
+        cx,
+        "add.Tensor",
+        &[log, offset],
+        result(cx, 0)?,
+        &[("alpha", a_int(cx, 1)?)],
+    )?])
 }
 
 /// softplus with `beta` and `threshold`: where(βx > t, x, log1p(exp(βx)) / β).
-fn softplus_of<'c, 'a>(cx: Cx<'_, 'c, 'a>, x: V<'c, 'a>, beta: f64, threshold: f64) -> Result<V<'c, 'a>, String> {
+fn softplus_of<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    x: V<'c, 'a>,
+    beta: f64,
+    threshold: f64,
+) -> Result<V<'c, 'a>, String> {
     let i1 = cx.parse_type("i1")?;
-    let scaled = if beta == 1.0 { x } else { binary_scalar(cx, "mul.Tensor", x, Scalar::Float(beta))? };
+    let scaled = if beta == 1.0 {
+        x
+    } else {
+        binary_scalar(cx, "mul.Tensor", x, Scalar::Float(beta))?
+    };
     let exp = unary(cx, "exp.default", scaled)?;
     let mut soft = unary(cx, "log1p.default", exp)?;
     if beta != 1.0 {
         soft = binary_scalar(cx, "div.Tensor", soft, Scalar::Float(beta))?;
     }
     let t = a_scalar(cx, Scalar::Float(threshold))?;
-    let linear = aten(cx, "gt.Scalar", &[scaled], tensor(cx, &shape(x)?, i1)?, &[("other", t)])?;
+    let linear = aten(
+        cx,
+        "gt.Scalar",
+        &[scaled],
+        tensor(cx, &shape(x)?, i1)?,
+        &[("other", t)],
+    )?;
     aten(cx, "where.self", &[linear, x, soft], x.r#type(), &[])
 }
 
@@ -267,5 +368,11 @@ fn mish<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let soft = softplus_of(cx, x, 1.0, 20.0)?;
     let tanh = unary(cx, "tanh.default", soft)?;
-    Ok(vec![aten(cx, "mul.Tensor", &[x, tanh], result(cx, 0)?, &[])?])
+    Ok(vec![aten(
+        cx,
+        "mul.Tensor",
+        &[x, tanh],
+        result(cx, 0)?,
+        &[],
+    )?])
 }

@@ -51,7 +51,9 @@ fn spatial(cx: Cx<'_, '_, '_>) -> Result<usize, String> {
     let rank = shape(cx.operand(1)?)?.len();
     let input_rank = shape(cx.operand(0)?)?.len();
     if input_rank != rank {
-        return Err(format!("an unbatched input (rank {input_rank}) is not decomposed; add the batch dimension"));
+        return Err(format!(
+            "an unbatched input (rank {input_rank}) is not decomposed; add the batch dimension"
+        ));
     }
     Ok(rank - 2)
 }
@@ -63,7 +65,12 @@ fn per_dim(cx: Cx<'_, '_, '_>, name: &str, n: usize, default: i64) -> Result<Vec
         0 => vec![default; n],
         1 => vec![v[0]; n],
         _ if v.len() == n => v,
-        _ => return Err(format!("attribute '{name}' has {} entries for {n} spatial dims", v.len())),
+        _ => {
+            return Err(format!(
+                "attribute '{name}' has {} entries for {n} spatial dims",
+                v.len()
+            ))
+        }
     })
 }
 
@@ -71,8 +78,20 @@ fn per_dim(cx: Cx<'_, '_, '_>, name: &str, n: usize, default: i64) -> Result<Vec
 //   → aten.convolution.default(%x, %w, %b?) {..., transposed = false, output_padding = 0}
 fn conv_nd<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let n = spatial(cx)?;
-    let (stride, padding, dilation) = (per_dim(cx, "stride", n, 1)?, per_dim(cx, "padding", n, 0)?, per_dim(cx, "dilation", n, 1)?);
-    Ok(vec![convolution(cx, cx.operand(0)?, &stride, &padding, &dilation, false, &vec![0; n])?])
+    let (stride, padding, dilation) = (
+        per_dim(cx, "stride", n, 1)?,
+        per_dim(cx, "padding", n, 0)?,
+        per_dim(cx, "dilation", n, 1)?,
+    );
+    Ok(vec![convolution(
+        cx,
+        cx.operand(0)?,
+        &stride,
+        &padding,
+        &dilation,
+        false,
+        &vec![0; n],
+    )?])
 }
 
 // aten.conv2d.padding(%x, %w, %b?) {padding = "valid" | "same"}
@@ -102,14 +121,25 @@ fn conv2d_padding<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
                     s[2 + i] += t % 2;
                 }
                 let ty = tensor(cx, &s, element(input)?)?;
-                let attrs = [("pad", a_ints(cx, &pad)?), ("value", a_scalar(cx, Scalar::Float(0.0))?)];
+                let attrs = [
+                    ("pad", a_ints(cx, &pad)?),
+                    ("value", a_scalar(cx, Scalar::Float(0.0))?),
+                ];
                 input = aten(cx, "constant_pad_nd.default", &[input], ty, &attrs)?;
             }
             total.iter().map(|t| t / 2).collect()
         }
         other => return Err(format!("unknown padding mode '{other}'")),
     };
-    Ok(vec![convolution(cx, input, &stride, &padding, &dilation, false, &vec![0; n])?])
+    Ok(vec![convolution(
+        cx,
+        input,
+        &stride,
+        &padding,
+        &dilation,
+        false,
+        &vec![0; n],
+    )?])
 }
 
 // aten.conv_transpose{1,2}d(%x, %w, %b?) {stride, padding, output_padding, groups, dilation}
@@ -120,7 +150,15 @@ fn conv_transpose_nd<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let padding = per_dim(cx, "padding", n, 0)?;
     let dilation = per_dim(cx, "dilation", n, 1)?;
     let output_padding = per_dim(cx, "output_padding", n, 0)?;
-    Ok(vec![convolution(cx, cx.operand(0)?, &stride, &padding, &dilation, true, &output_padding)?])
+    Ok(vec![convolution(
+        cx,
+        cx.operand(0)?,
+        &stride,
+        &padding,
+        &dilation,
+        true,
+        &output_padding,
+    )?])
 }
 
 // aten.linear.default(%x, %w, %b?):  y = x·wᵀ + b
@@ -133,7 +171,11 @@ fn linear<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let bias = cx.operand(2).ok();
     let (xs, ws) = (shape(x)?, shape(w)?);
     if ws.len() != 2 || xs.is_empty() {
-        return Err(format!("linear of a rank-{} input and a rank-{} weight is not decomposed", xs.len(), ws.len()));
+        return Err(format!(
+            "linear of a rank-{} input and a rank-{} weight is not decomposed",
+            xs.len(),
+            ws.len()
+        ));
     }
     let el = element(x)?;
     let wt = permute(cx, w, &[1, 0])?;
@@ -148,7 +190,13 @@ fn linear<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let product = match bias {
         Some(b) => {
             let one = a_int(cx, 1)?;
-            aten(cx, "addmm.default", &[b, flat, wt], out2, &[("beta", one), ("alpha", one)])?
+            aten(
+                cx,
+                "addmm.default",
+                &[b, flat, wt],
+                out2,
+                &[("beta", one), ("alpha", one)],
+            )?
         }
         None => aten(cx, "mm.default", &[flat, wt], out2, &[])?,
     };
@@ -160,7 +208,11 @@ fn linear<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         view(cx, product, &s)?
     };
     if y.r#type() != result(cx, 0)? {
-        return Err(format!("linear's result type {} is not {}", result(cx, 0)?, y.r#type()));
+        return Err(format!(
+            "linear's result type {} is not {}",
+            result(cx, 0)?,
+            y.r#type()
+        ));
     }
     Ok(vec![y])
 }
@@ -172,8 +224,15 @@ fn layer_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let xs = shape(x)?;
     let normalized = get_ints(cx, "normalized_shape")?;
-    let axis = xs.len().checked_sub(normalized.len()).ok_or("normalized_shape is longer than the input's shape")?;
-    let stats: Vec<i64> = xs.iter().enumerate().map(|(i, d)| if i < axis { *d } else { 1 }).collect();
+    let axis = xs
+        .len()
+        .checked_sub(normalized.len())
+        .ok_or("normalized_shape is longer than the input's shape")?;
+    let stats: Vec<i64> = xs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| if i < axis { *d } else { 1 })
+        .collect();
     let (w, b) = (optional(&g, 1), optional(&g, 2));
     let mut operands = vec![x];
     operands.extend(w);
@@ -189,7 +248,13 @@ fn layer_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         ("eps", a_scalar(cx, Scalar::Float(get_f64(cx, "eps")?))?),
         ("operandSegmentSizes", segments),
     ];
-    let results = aten_n(cx, "native_layer_norm.default", &operands, &[result(cx, 0)?, stat_ty, stat_ty], &attrs)?;
+    let results = aten_n(
+        cx,
+        "native_layer_norm.default",
+        &operands,
+        &[result(cx, 0)?, stat_ty, stat_ty],
+        &attrs,
+    )?;
     Ok(vec![results[0]])
 }
 
@@ -222,7 +287,13 @@ fn group_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         ("eps", a_scalar(cx, Scalar::Float(get_f64(cx, "eps")?))?),
         ("operandSegmentSizes", segments),
     ];
-    let results = aten_n(cx, "native_group_norm.default", &operands, &[result(cx, 0)?, stat_ty, stat_ty], &attrs)?;
+    let results = aten_n(
+        cx,
+        "native_group_norm.default",
+        &operands,
+        &[result(cx, 0)?, stat_ty, stat_ty],
+        &attrs,
+    )?;
     Ok(vec![results[0]])
 }
 
@@ -238,7 +309,15 @@ fn max_pool2d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
             attrs.push((name, a));
         }
     }
-    Ok(vec![aten_n(cx, "max_pool2d_with_indices.default", &[x], &[out, indices], &attrs)?[0]])
+    Ok(vec![
+        aten_n(
+            cx,
+            "max_pool2d_with_indices.default",
+            &[x],
+            &[out, indices],
+            &attrs,
+        )?[0],
+    ])
 }
 
 // aten.avg_pool1d.default(%x) {kernel_size = [k], stride, padding, ceil_mode, count_include_pad}
@@ -247,7 +326,9 @@ fn avg_pool1d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let rank = shape(x)?.len();
     let kernel = get_ints(cx, "kernel_size")?;
-    let stride = get_ints_opt(cx, "stride")?.filter(|s| !s.is_empty()).unwrap_or_else(|| kernel.clone());
+    let stride = get_ints_opt(cx, "stride")?
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| kernel.clone());
     let padding = get_ints_opt(cx, "padding")?.unwrap_or_else(|| vec![0]);
     let (Some(k), Some(s), Some(p)) = (kernel.first(), stride.first(), padding.first()) else {
         return Err("avg_pool1d needs kernel_size, stride and padding".into());
@@ -259,10 +340,22 @@ fn avg_pool1d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         ("kernel_size", a_ints(cx, &[1, *k])?),
         ("stride", a_ints(cx, &[1, *s])?),
         ("padding", a_ints(cx, &[0, *p])?),
-        ("ceil_mode", a_bool(cx, get_bool_or(cx, "ceil_mode", false)?)?),
-        ("count_include_pad", a_bool(cx, get_bool_or(cx, "count_include_pad", true)?)?),
+        (
+            "ceil_mode",
+            a_bool(cx, get_bool_or(cx, "ceil_mode", false)?)?,
+        ),
+        (
+            "count_include_pad",
+            a_bool(cx, get_bool_or(cx, "count_include_pad", true)?)?,
+        ),
     ];
-    let pooled = aten(cx, "avg_pool2d.default", &[x4], tensor(cx, &out, element(x)?)?, &attrs)?;
+    let pooled = aten(
+        cx,
+        "avg_pool2d.default",
+        &[x4],
+        tensor(cx, &out, element(x)?)?,
+        &attrs,
+    )?;
     Ok(vec![squeeze_dims(cx, pooled, &[rank - 1])?])
 }
 
@@ -273,9 +366,18 @@ fn adaptive_avg_pool2d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let size = get_ints(cx, "output_size")?;
     if size == [1, 1] {
-        let attrs = [("dim", a_ints(cx, &[-1, -2])?), ("keepdim", a_bool(cx, true)?)];
+        let attrs = [
+            ("dim", a_ints(cx, &[-1, -2])?),
+            ("keepdim", a_bool(cx, true)?),
+        ];
         return Ok(vec![aten(cx, "mean.dim", &[x], result(cx, 0)?, &attrs)?]);
     }
     let attrs = [("output_size", a_ints(cx, &size)?)];
-    Ok(vec![aten(cx, "_adaptive_avg_pool2d.default", &[x], result(cx, 0)?, &attrs)?])
+    Ok(vec![aten(
+        cx,
+        "_adaptive_avg_pool2d.default",
+        &[x],
+        result(cx, 0)?,
+        &attrs,
+    )?])
 }

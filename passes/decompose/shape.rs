@@ -26,7 +26,10 @@ fn transpose_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     if rank == 0 {
         return Ok(vec![x]);
     }
-    let (a, b) = (norm_dim(get_int(cx, "dim0")?, rank)?, norm_dim(get_int(cx, "dim1")?, rank)?);
+    let (a, b) = (
+        norm_dim(get_int(cx, "dim0")?, rank)?,
+        norm_dim(get_int(cx, "dim1")?, rank)?,
+    );
     let mut dims: Vec<usize> = (0..rank).collect();
     dims.swap(a, b);
     Ok(vec![permute(cx, x, &dims)?])
@@ -39,13 +42,23 @@ fn squeeze_dim<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     if rank == 0 {
         return Ok(vec![x]);
     }
-    Ok(vec![squeeze_dims(cx, x, &[norm_dim(get_int(cx, "dim")?, rank)?])?])
+    Ok(vec![squeeze_dims(
+        cx,
+        x,
+        &[norm_dim(get_int(cx, "dim")?, rank)?],
+    )?])
 }
 
 // aten._unsafe_view.default(%x) {size} → aten.view.default(%x) {size}
 fn unsafe_view<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let size = cx.attribute("size")?;
-    Ok(vec![aten(cx, "view.default", &[cx.operand(0)?], result(cx, 0)?, &[("size", size)])?])
+    Ok(vec![aten(
+        cx,
+        "view.default",
+        &[cx.operand(0)?],
+        result(cx, 0)?,
+        &[("size", size)],
+    )?])
 }
 
 // aten.split.Tensor(%x) {split_size = s, dim} → slice.Tensor(%x, dim, i·s, min((i+1)·s, n)) for each result
@@ -69,7 +82,10 @@ fn unbind_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let dim = norm_dim(get_int_or(cx, "dim", 0)?, s.len())?;
     (0..cx.op().result_count())
         .map(|i| {
-            let attrs = [("dim", a_int(cx, dim as i64)?), ("index", a_int(cx, i as i64)?)];
+            let attrs = [
+                ("dim", a_int(cx, dim as i64)?),
+                ("index", a_int(cx, i as i64)?),
+            ];
             aten(cx, "select.int", &[x], result(cx, i)?, &attrs)
         })
         .collect()
@@ -80,7 +96,10 @@ fn stack<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let xs: Vec<V> = cx.op().operands().collect();
     let rank = shape(*xs.first().ok_or("stack of no tensors")?)?.len();
     let dim = norm_dim(get_int_or(cx, "dim", 0)?, rank + 1)?;
-    let parts: Vec<V> = xs.iter().map(|x| unsqueeze(cx, *x, dim)).collect::<Result<_, _>>()?;
+    let parts: Vec<V> = xs
+        .iter()
+        .map(|x| unsqueeze(cx, *x, dim))
+        .collect::<Result<_, _>>()?;
     Ok(vec![cat(cx, &parts, dim)?])
 }
 
@@ -94,7 +113,13 @@ fn tile<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     while repeats.len() < rank {
         repeats.insert(0, 1);
     }
-    Ok(vec![aten(cx, "repeat.default", &[x], result(cx, 0)?, &[("repeats", a_ints(cx, &repeats)?)])?])
+    Ok(vec![aten(
+        cx,
+        "repeat.default",
+        &[x],
+        result(cx, 0)?,
+        &[("repeats", a_ints(cx, &repeats)?)],
+    )?])
 }
 
 // aten.repeat_interleave.self_int(%x) {repeats = r, dim = d}
@@ -103,14 +128,25 @@ fn repeat_interleave_self_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let s = shape(x)?;
     if !has(cx, "dim") {
-        return Err("repeat_interleave without dim (over the flattened input) is not decomposed".into());
+        return Err(
+            "repeat_interleave without dim (over the flattened input) is not decomposed".into(),
+        );
     }
     let dim = norm_dim(get_int(cx, "dim")?, s.len())?;
     let r = get_int(cx, "repeats")?;
     let up = unsqueeze(cx, x, dim + 1)?;
     let mut wide = shape(up)?;
     wide[dim + 1] = r;
-    let expanded = aten(cx, "expand.default", &[up], tensor(cx, &wide, element(x)?)?, &[("size", a_ints(cx, &wide)?), ("implicit", a_bool(cx, false)?)])?;
+    let expanded = aten(
+        cx,
+        "expand.default",
+        &[up],
+        tensor(cx, &wide, element(x)?)?,
+        &[
+            ("size", a_ints(cx, &wide)?),
+            ("implicit", a_bool(cx, false)?),
+        ],
+    )?;
     let mut out = s.clone();
     out[dim] = if s[dim] < 0 { -1 } else { s[dim] * r };
     Ok(vec![view(cx, expanded, &out)?])
@@ -148,14 +184,21 @@ fn roll<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 fn pad<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let widths = get_ints(cx, "pad")?;
-    let mode = if has(cx, "mode") { get_str(cx, "mode")? } else { "constant".into() };
+    let mode = if has(cx, "mode") {
+        get_str(cx, "mode")?
+    } else {
+        "constant".into()
+    };
     let ty = result(cx, 0)?;
     if mode == "constant" {
         let value = match cx.scalar("value") {
             Ok(v) => v,
             Err(_) => Scalar::Float(0.0),
         };
-        let attrs = [("pad", a_ints(cx, &widths)?), ("value", a_scalar(cx, value)?)];
+        let attrs = [
+            ("pad", a_ints(cx, &widths)?),
+            ("value", a_scalar(cx, value)?),
+        ];
         return Ok(vec![aten(cx, "constant_pad_nd.default", &[x], ty, &attrs)?]);
     }
     let family = match mode.as_str() {
@@ -165,10 +208,19 @@ fn pad<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     };
     let n = widths.len() / 2;
     if widths.len() % 2 != 0 || !(1..=3).contains(&n) {
-        return Err(format!("{mode} padding of {} widths is not decomposed", widths.len()));
+        return Err(format!(
+            "{mode} padding of {} widths is not decomposed",
+            widths.len()
+        ));
     }
     let key = format!("{family}_pad{n}d.default");
-    Ok(vec![aten(cx, &key, &[x], ty, &[("padding", a_ints(cx, &widths)?)])?])
+    Ok(vec![aten(
+        cx,
+        &key,
+        &[x],
+        ty,
+        &[("padding", a_ints(cx, &widths)?)],
+    )?])
 }
 
 // aten.pixel_unshuffle.default(%x) {downscale_factor = r}:  [N, C, H·r, W·r]
@@ -199,15 +251,28 @@ struct Term<'c, 'a> {
 //   bmm(view(permute(a), [B, M, K]), view(permute(b), [B, K, N]))
 //   → view [batch.., m.., n..] → permute to the output's order
 fn einsum<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
-    let equation: String = get_str(cx, "equation")?.chars().filter(|c| !c.is_whitespace()).collect();
-    let (inputs, output) = equation.split_once("->").ok_or("einsum without '->' is not decomposed")?;
+    let equation: String = get_str(cx, "equation")?
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let (inputs, output) = equation
+        .split_once("->")
+        .ok_or("einsum without '->' is not decomposed")?;
     let names: Vec<&str> = inputs.split(',').collect();
     let operands: Vec<V> = cx.op().operands().collect();
     if names.len() != 2 || operands.len() != 2 || equation.contains('.') {
-        return Err(format!("einsum '{equation}' is not decomposed (two operands, no ellipsis)"));
+        return Err(format!(
+            "einsum '{equation}' is not decomposed (two operands, no ellipsis)"
+        ));
     }
-    let a = Term { letters: names[0].chars().collect(), value: operands[0] };
-    let b = Term { letters: names[1].chars().collect(), value: operands[1] };
+    let a = Term {
+        letters: names[0].chars().collect(),
+        value: operands[0],
+    };
+    let b = Term {
+        letters: names[1].chars().collect(),
+        value: operands[1],
+    };
     let out: Vec<char> = output.chars().collect();
     for t in [&a.letters, &b.letters, &out] {
         let mut sorted = t.clone();
@@ -217,20 +282,56 @@ fn einsum<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
             return Err(format!("einsum '{equation}' repeats a letter in one term"));
         }
     }
-    if let Some(l) = out.iter().find(|l| !a.letters.contains(l) && !b.letters.contains(l)) {
-        return Err(format!("einsum '{equation}': output letter '{l}' is in no operand"));
+    if let Some(l) = out
+        .iter()
+        .find(|l| !a.letters.contains(l) && !b.letters.contains(l))
+    {
+        return Err(format!(
+            "einsum '{equation}': output letter '{l}' is in no operand"
+        ));
     }
-    if a.letters.iter().chain(&b.letters).any(|l| !out.contains(l) && !(a.letters.contains(l) && b.letters.contains(l))) {
-        return Err(format!("einsum '{equation}' sums a letter of one operand only"));
+    if a.letters
+        .iter()
+        .chain(&b.letters)
+        .any(|l| !out.contains(l) && !(a.letters.contains(l) && b.letters.contains(l)))
+    {
+        return Err(format!(
+            "einsum '{equation}' sums a letter of one operand only"
+        ));
     }
-    let batch: Vec<char> = out.iter().copied().filter(|l| a.letters.contains(l) && b.letters.contains(l)).collect();
-    let contracted: Vec<char> = a.letters.iter().copied().filter(|l| b.letters.contains(l) && !out.contains(l)).collect();
-    let m: Vec<char> = a.letters.iter().copied().filter(|l| !b.letters.contains(l)).collect();
-    let n: Vec<char> = b.letters.iter().copied().filter(|l| !a.letters.contains(l)).collect();
+    let batch: Vec<char> = out
+        .iter()
+        .copied()
+        .filter(|l| a.letters.contains(l) && b.letters.contains(l))
+        .collect();
+    let contracted: Vec<char> = a
+        .letters
+        .iter()
+        .copied()
+        .filter(|l| b.letters.contains(l) && !out.contains(l))
+        .collect();
+    let m: Vec<char> = a
+        .letters
+        .iter()
+        .copied()
+        .filter(|l| !b.letters.contains(l))
+        .collect();
+    let n: Vec<char> = b
+        .letters
+        .iter()
+        .copied()
+        .filter(|l| !a.letters.contains(l))
+        .collect();
     let lhs = to_matrix(cx, &a, &[&batch, &m, &contracted])?;
     let rhs = to_matrix(cx, &b, &[&batch, &contracted, &n])?;
     let (ls, rs) = (shape(lhs)?, shape(rhs)?);
-    let product = aten(cx, "bmm.default", &[lhs, rhs], tensor(cx, &[ls[0], ls[1], rs[2]], element(lhs)?)?, &[])?;
+    let product = aten(
+        cx,
+        "bmm.default",
+        &[lhs, rhs],
+        tensor(cx, &[ls[0], ls[1], rs[2]], element(lhs)?)?,
+        &[],
+    )?;
     let size = |t: &Term, l: &char| -> Result<i64, String> {
         let i = t.letters.iter().position(|x| x == l).ok_or("letter")?;
         Ok(shape(t.value)?[i])
@@ -246,25 +347,50 @@ fn einsum<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         dims.push(size(&b, l)?);
     }
     let unflat = view(cx, product, &dims)?;
-    let order: Vec<usize> = out.iter().map(|l| letters.iter().position(|x| x == l).unwrap_or(0)).collect();
-    let y = if order.iter().enumerate().all(|(i, o)| i == *o) { unflat } else { permute(cx, unflat, &order)? };
+    let order: Vec<usize> = out
+        .iter()
+        .map(|l| letters.iter().position(|x| x == l).unwrap_or(0))
+        .collect();
+    let y = if order.iter().enumerate().all(|(i, o)| i == *o) {
+        unflat
+    } else {
+        permute(cx, unflat, &order)?
+    };
     if y.r#type() != result(cx, 0)? {
-        return Err(format!("einsum '{equation}' gives {} instead of {}", y.r#type(), result(cx, 0)?));
+        return Err(format!(
+            "einsum '{equation}' gives {} instead of {}",
+            y.r#type(),
+            result(cx, 0)?
+        ));
     }
     Ok(vec![y])
 }
 
 /// Permutes `t` to the letter groups' order and views it as one dim per group.
-fn to_matrix<'c, 'a>(cx: Cx<'_, 'c, 'a>, t: &Term<'c, 'a>, groups: &[&Vec<char>; 3]) -> Result<V<'c, 'a>, String> {
+fn to_matrix<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    t: &Term<'c, 'a>,
+    groups: &[&Vec<char>; 3],
+) -> Result<V<'c, 'a>, String> {
     let s = shape(t.value)?;
     let order: Vec<usize> = groups
         .iter()
-        .flat_map(|g| g.iter().map(|l| t.letters.iter().position(|x| x == l).unwrap_or(0)))
+        .flat_map(|g| {
+            g.iter()
+                .map(|l| t.letters.iter().position(|x| x == l).unwrap_or(0))
+        })
         .collect();
-    let moved = if order.iter().enumerate().all(|(i, o)| i == *o) { t.value } else { permute(cx, t.value, &order)? };
+    let moved = if order.iter().enumerate().all(|(i, o)| i == *o) {
+        t.value
+    } else {
+        permute(cx, t.value, &order)?
+    };
     let mut dims = Vec::new();
     for g in groups {
-        let sizes: Vec<i64> = g.iter().map(|l| s[t.letters.iter().position(|x| x == l).unwrap_or(0)]).collect();
+        let sizes: Vec<i64> = g
+            .iter()
+            .map(|l| s[t.letters.iter().position(|x| x == l).unwrap_or(0)])
+            .collect();
         dims.push(numel(&sizes)?);
     }
     view(cx, moved, &dims)

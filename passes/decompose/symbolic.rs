@@ -18,7 +18,11 @@ use melior::ir::{
 use mlir_sys::MlirOperation;
 
 /// The generic ops rewritten, by their `aten.operator` name.
-const VIEWS: &[&str] = &["aten::view.default", "aten::_unsafe_view.default", "aten::reshape.default"];
+const VIEWS: &[&str] = &[
+    "aten::view.default",
+    "aten::_unsafe_view.default",
+    "aten::reshape.default",
+];
 
 /// Rewrites every symbolic view in `module`; a view that cannot be
 /// rewritten is left as it is (the legalizer reports it).
@@ -26,7 +30,10 @@ pub fn rewrite_views(module: OperationRef<'_, '_>) {
     let mut views: Vec<MlirOperation> = Vec::new();
     module.walk(WalkOrder::PreOrder, |op| {
         let generic = op.name().as_string_ref().as_str() == Ok("aten.operator");
-        let name = op.attribute("name").ok().and_then(|a| StringAttribute::try_from(a).ok());
+        let name = op
+            .attribute("name")
+            .ok()
+            .and_then(|a| StringAttribute::try_from(a).ok());
         if generic && name.is_some_and(|n| VIEWS.contains(&n.value())) {
             views.push(op.to_raw());
         }
@@ -35,7 +42,9 @@ pub fn rewrite_views(module: OperationRef<'_, '_>) {
     for raw in views {
         let op = unsafe { OperationRef::from_raw(raw) };
         let cx = LoweringCx::new(op);
-        let Ok(new) = inferred_view(&cx) else { continue };
+        let Ok(new) = inferred_view(&cx) else {
+            continue;
+        };
         let Ok(old) = op.result(0) else { continue };
         let mut sizes: Vec<MlirOperation> = op.operands().skip(1).filter_map(defining_op).collect();
         sizes.sort_by_key(|o| o.ptr as usize);
@@ -54,7 +63,8 @@ pub fn rewrite_views(module: OperationRef<'_, '_>) {
 //   → aten.view.default(%x) {size = [c..., -1 where %n is, c...]}
 fn inferred_view<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let groups = cx.attribute("operand_groups")?;
-    let groups = DenseI64ArrayAttribute::try_from(groups).map_err(|_| "operand_groups is not an i64 array")?;
+    let groups = DenseI64ArrayAttribute::try_from(groups)
+        .map_err(|_| "operand_groups is not an i64 array")?;
     let operands: Vec<Value> = cx.op().operands().collect();
     if groups.len() != 2 || groups.element(0).ok() != Some(1) || operands.len() < 2 {
         return Err("not a view of one tensor by a size list".into());
@@ -66,7 +76,13 @@ fn inferred_view<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decli
     if size.iter().filter(|d| **d == -1).count() != 1 {
         return Err("a view needs exactly one symbolic size to infer it".into());
     }
-    aten(cx, "view.default", &[operands[0]], result(cx, 0)?, &[("size", a_ints(cx, &size)?)])
+    aten(
+        cx,
+        "view.default",
+        &[operands[0]],
+        result(cx, 0)?,
+        &[("size", a_ints(cx, &size)?)],
+    )
 }
 
 /// The op defining `v`, if `v` is an op result.
@@ -83,7 +99,9 @@ fn constant_int(v: Value<'_, '_>) -> Option<i64> {
     if op.name().as_string_ref().as_str() != Ok("arith.constant") {
         return None;
     }
-    IntegerAttribute::try_from(op.attribute("value").ok()?).ok().map(|i| i.value())
+    IntegerAttribute::try_from(op.attribute("value").ok()?)
+        .ok()
+        .map(|i| i.value())
 }
 
 /// Erases a size's `aten.sym_size.int` or scalar `arith.constant` once it
@@ -91,9 +109,13 @@ fn constant_int(v: Value<'_, '_>) -> Option<i64> {
 fn erase_if_unused(raw: MlirOperation) {
     let op = unsafe { OperationRef::from_raw(raw) };
     let name = op.name();
-    let erasable = matches!(name.as_string_ref().as_str(), Ok("aten.sym_size.int") | Ok("arith.constant"))
-        && op.result_count() == 1
-        && op.result(0).is_ok_and(|r| unsafe { mlir_sys::mlirValueGetFirstUse(r.to_raw()).ptr.is_null() });
+    let erasable = matches!(
+        name.as_string_ref().as_str(),
+        Ok("aten.sym_size.int") | Ok("arith.constant")
+    ) && op.result_count() == 1
+        && op
+            .result(0)
+            .is_ok_and(|r| unsafe { mlir_sys::mlirValueGetFirstUse(r.to_raw()).ptr.is_null() });
     if erasable {
         unsafe { mlir_sys::mlirOperationDestroy(raw) };
     }

@@ -324,7 +324,12 @@ impl Exec<'_, '_> {
     fn exec(&self, op: Op, name: &str, env: &mut Env) -> Result<Vec<Value>, InterpError> {
         let constant = matches!(name, "arith.constant" | "coreai.constant");
         if constant {
-            let cached = self.program.constants.borrow().get(&(op.0.ptr as usize)).cloned();
+            let cached = self
+                .program
+                .constants
+                .borrow()
+                .get(&(op.0.ptr as usize))
+                .cloned();
             if let Some(v) = cached {
                 return self.check_results(op, vec![v]);
             }
@@ -358,7 +363,8 @@ impl Exec<'_, '_> {
             // torch.cond: operand 0 is the predicate, the rest are the
             // branches' arguments.
             "aten.cond" => {
-                let c = cond_value(&vals[..1.min(vals.len())]).map_err(|e| op_error(op, e.to_string()))?;
+                let c = cond_value(&vals[..1.min(vals.len())])
+                    .map_err(|e| op_error(op, e.to_string()))?;
                 let region = if c { 0 } else { 1 };
                 let block = op
                     .region_block(region)

@@ -376,11 +376,17 @@ impl Attr {
                 } else {
                     mlirIntegerAttrGetValueUInt(self.0) as i128
                 };
-                return Ok(Tensor::from_dom(Dom::I(ArrayD::from_elem(IxDyn(&[]), v)), dtype));
+                return Ok(Tensor::from_dom(
+                    Dom::I(ArrayD::from_elem(IxDyn(&[]), v)),
+                    dtype,
+                ));
             }
             if mlirAttributeIsAFloat(self.0) {
                 let v = mlirFloatAttrGetValueDouble(self.0);
-                return Ok(Tensor::from_f64(ArrayD::from_elem(IxDyn(&[]), v), ty.dtype()?));
+                return Ok(Tensor::from_f64(
+                    ArrayD::from_elem(IxDyn(&[]), v),
+                    ty.dtype()?,
+                ));
             }
         }
         let shape = ty.static_shape()?;

@@ -43,21 +43,37 @@ pub fn max_pool_nd(x: &ArrayD<f64>, p: &PoolNd) -> KResult<(ArrayD<f64>, ArrayD<
     let k = p.kernel.len();
     let s = x.shape().to_vec();
     if s.len() < k
-        || [&p.stride, &p.padding, &p.dilation].iter().any(|v| v.len() != k)
+        || [&p.stride, &p.padding, &p.dilation]
+            .iter()
+            .any(|v| v.len() != k)
         || p.kernel.contains(&0)
         || p.stride.contains(&0)
         || p.dilation.contains(&0)
     {
-        return kerr(format!("max pooling of {s:?} needs {k} positive kernel, stride and dilation values"));
+        return kerr(format!(
+            "max pooling of {s:?} needs {k} positive kernel, stride and dilation values"
+        ));
     }
     let sp = &s[s.len() - k..];
     for d in 0..k {
         if 2 * p.padding[d] > p.kernel[d] {
-            return kerr(format!("padding {:?} must be at most half the kernel {:?}", p.padding, p.kernel));
+            return kerr(format!(
+                "padding {:?} must be at most half the kernel {:?}",
+                p.padding, p.kernel
+            ));
         }
     }
     let os: Vec<usize> = (0..k)
-        .map(|d| out_size(sp[d], p.kernel[d], p.stride[d], p.padding[d], p.dilation[d], p.ceil_mode))
+        .map(|d| {
+            out_size(
+                sp[d],
+                p.kernel[d],
+                p.stride[d],
+                p.padding[d],
+                p.dilation[d],
+                p.ceil_mode,
+            )
+        })
         .collect();
     let plane: usize = sp.iter().product();
     let oplane: usize = os.iter().product();
@@ -65,7 +81,10 @@ pub fn max_pool_nd(x: &ArrayD<f64>, p: &PoolNd) -> KResult<(ArrayD<f64>, ArrayD<
     let xs = x.as_standard_layout();
     let xv = xs.as_slice().expect("standard layout");
     let kcount: usize = p.kernel.iter().product();
-    let (mut vals, mut idx) = (Vec::with_capacity(planes * oplane), Vec::with_capacity(planes * oplane));
+    let (mut vals, mut idx) = (
+        Vec::with_capacity(planes * oplane),
+        Vec::with_capacity(planes * oplane),
+    );
     for pl in 0..planes {
         let base = &xv[pl * plane..(pl + 1) * plane];
         for o in 0..oplane {
@@ -75,7 +94,8 @@ pub fn max_pool_nd(x: &ArrayD<f64>, p: &PoolNd) -> KResult<(ArrayD<f64>, ArrayD<
                 let wi = unflatten(w, &p.kernel);
                 let mut flat = 0usize;
                 for d in 0..k {
-                    let i = (oi[d] * p.stride[d] + wi[d] * p.dilation[d]) as isize - p.padding[d] as isize;
+                    let i = (oi[d] * p.stride[d] + wi[d] * p.dilation[d]) as isize
+                        - p.padding[d] as isize;
                     if i < 0 || i as usize >= sp[d] {
                         continue 'window;
                     }
@@ -119,7 +139,9 @@ pub fn adaptive_avg_pool_nd(x: &ArrayD<f64>, out: &[usize]) -> KResult<ArrayD<f6
         for o in 0..oplane {
             let oi = unflatten(o, out);
             let lo: Vec<usize> = (0..k).map(|d| oi[d] * sp[d] / out[d]).collect();
-            let hi: Vec<usize> = (0..k).map(|d| ((oi[d] + 1) * sp[d]).div_ceil(out[d])).collect();
+            let hi: Vec<usize> = (0..k)
+                .map(|d| ((oi[d] + 1) * sp[d]).div_ceil(out[d]))
+                .collect();
             let win: Vec<usize> = (0..k).map(|d| hi[d] - lo[d]).collect();
             let n: usize = win.iter().product();
             let mut acc = 0.0;
@@ -150,13 +172,22 @@ mod tests {
         // [1, 1, 2, 2, 2] holding 0..8, one NaN at flat 5
         let mut x = arr(&[1, 1, 2, 2, 2], |i| i as f64);
         x.as_slice_mut().unwrap()[5] = f64::NAN;
-        let p = PoolNd { kernel: vec![2, 2, 2], stride: vec![2, 2, 2], padding: vec![1, 1, 1], dilation: vec![1, 1, 1], ceil_mode: false };
+        let p = PoolNd {
+            kernel: vec![2, 2, 2],
+            stride: vec![2, 2, 2],
+            padding: vec![1, 1, 1],
+            dilation: vec![1, 1, 1],
+            ceil_mode: false,
+        };
         let (v, i) = max_pool_nd(&x, &p).unwrap();
         assert_eq!(v.shape(), &[1, 1, 2, 2, 2]);
         // each output window holds exactly one input element
         assert_eq!(i.as_slice().unwrap(), &[0, 1, 2, 3, 4, 5, 6, 7]);
         assert!(v.as_slice().unwrap()[5].is_nan());
-        let q = PoolNd { padding: vec![0, 0, 0], ..p };
+        let q = PoolNd {
+            padding: vec![0, 0, 0],
+            ..p
+        };
         let (v, i) = max_pool_nd(&x, &q).unwrap();
         assert!(v[[0, 0, 0, 0, 0]].is_nan());
         assert_eq!(i[[0, 0, 0, 0, 0]], 5);

@@ -197,7 +197,12 @@ pub fn arg_reduce_nan(
 }
 
 /// [`arg_reduce`] of integers: the first maximum (or minimum) wins.
-fn arg_reduce_int(a: &ArrayD<i128>, axis: usize, keepdim: bool, max: bool) -> KResult<ArrayD<i128>> {
+fn arg_reduce_int(
+    a: &ArrayD<i128>,
+    axis: usize,
+    keepdim: bool,
+    max: bool,
+) -> KResult<ArrayD<i128>> {
     if a.ndim() > 0 && a.shape()[axis] == 0 {
         return kerr("argmax/argmin of an empty dimension");
     }
@@ -370,13 +375,19 @@ mod tests {
         let Dom::F(r) = scan_sequential(&a, 0, Scan::Max, false, |v| v).unwrap() else {
             panic!()
         };
-        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![f64::NEG_INFINITY, 2., 2., 3.]);
+        assert_eq!(
+            r.iter().copied().collect::<Vec<_>>(),
+            vec![f64::NEG_INFINITY, 2., 2., 3.]
+        );
         let f16 = |v: f64| half::f16::from_f64(v).to_f64();
         let b = Dom::F(Array::from_shape_vec(vec![3], vec![2048., 1., 1.]).unwrap());
         let Dom::F(r) = scan_sequential(&b, 0, Scan::Sum, false, f16).unwrap() else {
             panic!()
         };
-        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![2048., 2048., 2048.]);
+        assert_eq!(
+            r.iter().copied().collect::<Vec<_>>(),
+            vec![2048., 2048., 2048.]
+        );
     }
 
     #[test]

@@ -346,7 +346,9 @@ pub fn pad_circular(t: &Tensor, pads: &[i64]) -> KResult<Tensor> {
             continue;
         }
         if lo < 0 || hi < 0 || lo > n || hi > n {
-            return kerr(format!("cannot pad a dim of size {n} circularly by ({lo}, {hi})"));
+            return kerr(format!(
+                "cannot pad a dim of size {n} circularly by ({lo}, {hi})"
+            ));
         }
         let idx: Vec<i64> = (-lo..n + hi).map(|i| i.rem_euclid(n)).collect();
         x = index_select(&x, d, &idx)?;

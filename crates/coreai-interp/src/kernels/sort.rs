@@ -32,7 +32,11 @@ fn lane_orders<T: Copy>(
     let mut shape = a.shape().to_vec();
     shape[axis] = k;
     let mut out = ArrayD::<i128>::zeros(shape);
-    for (lane, mut o) in a.lanes(Axis(axis)).into_iter().zip(out.lanes_mut(Axis(axis))) {
+    for (lane, mut o) in a
+        .lanes(Axis(axis))
+        .into_iter()
+        .zip(out.lanes_mut(Axis(axis)))
+    {
         let mut ix: Vec<usize> = (0..n).collect();
         ix.sort_by(|&i, &j| cmp(lane[i], lane[j]));
         for (slot, i) in o.iter_mut().zip(ix) {

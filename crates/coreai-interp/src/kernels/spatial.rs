@@ -126,7 +126,8 @@ pub fn conv_transpose_nd(x: &ArrayD<f64>, w: &ArrayD<f64>, p: &ConvNd) -> KResul
     let cing = cin / p.groups;
     let mut out_sp = Vec::with_capacity(k);
     for i in 0..k {
-        let full = (xs[i + 2] - 1) * p.stride[i] + p.dilation[i] * (ws[i + 2] - 1)
+        let full = (xs[i + 2] - 1) * p.stride[i]
+            + p.dilation[i] * (ws[i + 2] - 1)
             + p.output_padding[i]
             + 1;
         if full < 2 * p.padding[i] + 1 {
@@ -199,7 +200,9 @@ pub fn sum_pool_nd(
     for i in 0..k {
         let eff = dilation[i] * (kernel[i] - 1) + 1;
         if sp[i] < eff {
-            return kerr(format!("sum pool window {kernel:?} larger than the input {xs:?}"));
+            return kerr(format!(
+                "sum pool window {kernel:?} larger than the input {xs:?}"
+            ));
         }
         out_sp.push((sp[i] - eff) / stride[i] + 1);
     }
@@ -258,7 +261,10 @@ pub fn interpolate(
             continue;
         }
         if input == 0 || scale[d] <= 0.0 {
-            return kerr(format!("interpolate: bad size {input} or scale {} in dim {d}", scale[d]));
+            return kerr(format!(
+                "interpolate: bad size {input} or scale {} in dim {d}",
+                scale[d]
+            ));
         }
         let mut shape = y.shape().to_vec();
         shape[d] = output;
@@ -327,8 +333,14 @@ mod tests {
     fn interpolate_half_pixel_and_nearest_ties_to_even() {
         let x = arr(&[4], |i| i as f64);
         let lin = interpolate(&x, &[8], &[2.0], &[0.0], true).unwrap();
-        assert_eq!(lin.as_slice().unwrap(), &[0.0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.0]);
+        assert_eq!(
+            lin.as_slice().unwrap(),
+            &[0.0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.0]
+        );
         let near = interpolate(&x, &[8], &[2.0], &[0.5], false).unwrap();
-        assert_eq!(near.as_slice().unwrap(), &[0.0, 0.0, 0.0, 1.0, 2.0, 2.0, 2.0, 3.0]);
+        assert_eq!(
+            near.as_slice().unwrap(),
+            &[0.0, 0.0, 0.0, 1.0, 2.0, 2.0, 2.0, 3.0]
+        );
     }
 }

@@ -145,7 +145,13 @@ fn shift(c: &Ctx, left: bool) -> KResult<Vec<Value>> {
             (true, true) => v << s,
             (true, false) => 0,
             (false, true) => v >> s,
-            (false, false) => if v < 0 { -1 } else { 0 },
+            (false, false) => {
+                if v < 0 {
+                    -1
+                } else {
+                    0
+                }
+            }
         }
     })?;
     one(Tensor::from_dom(Dom::I(out), dt))
@@ -159,7 +165,10 @@ fn sort_or_topk(c: &Ctx, k: Option<usize>, descending: bool) -> KResult<Vec<Valu
     if x.ndim() == 0 {
         return Ok(vec![
             Value::tensor(x.clone()),
-            Value::tensor(Tensor::from_dom(Dom::I(ArrayD::zeros(IxDyn(&[]))), DType::I64)),
+            Value::tensor(Tensor::from_dom(
+                Dom::I(ArrayD::zeros(IxDyn(&[]))),
+                DType::I64,
+            )),
         ]);
     }
     let positions = crate::kernels::sort::sort_positions(&x.dom(), axis, descending, k)?;
@@ -714,7 +723,12 @@ fn convolution_nd(c: &Ctx, dt: DType) -> KResult<Vec<Value>> {
     let mut y = if transposed {
         spatial::conv_transpose_nd(&f64_of(x, dt), &wf, &p)?
     } else {
-        let pads: Vec<i64> = p.padding.iter().rev().flat_map(|&q| [q as i64, q as i64]).collect();
+        let pads: Vec<i64> = p
+            .padding
+            .iter()
+            .rev()
+            .flat_map(|&q| [q as i64, q as i64])
+            .collect();
         let zero = Tensor::from_f64(ArrayD::zeros(IxDyn(&[])), dt);
         let padded = shape::pad_constant(&x.cast(dt), &pads, &zero)?;
         spatial::conv_nd(&padded.to_f64(), &wf, &p)?
@@ -722,7 +736,9 @@ fn convolution_nd(c: &Ctx, dt: DType) -> KResult<Vec<Value>> {
     if let Some(b) = c.opt_arg(2) {
         let mut bshape = vec![1; y.ndim()];
         bshape[1] = b.len();
-        let b = f64_of(b, dt).into_shape_with_order(IxDyn(&bshape)).map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
+        let b = f64_of(b, dt)
+            .into_shape_with_order(IxDyn(&bshape))
+            .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
         y = &y + &b;
     }
     one(Tensor::from_f64(y, dt))
@@ -853,7 +869,11 @@ fn avg_pool3d(c: &Ctx) -> KResult<Vec<Value>> {
         _ => kernel.clone(),
     };
     let padding = per_dim(c.opt_i64s("padding")?, 3, 0)?;
-    let pads: Vec<i64> = padding.iter().rev().flat_map(|&q| [q as i64, q as i64]).collect();
+    let pads: Vec<i64> = padding
+        .iter()
+        .rev()
+        .flat_map(|&q| [q as i64, q as i64])
+        .collect();
     let x = c.arg(0)?.cast(dt);
     let zero = Tensor::from_f64(ArrayD::zeros(IxDyn(&[])), dt);
     let padded = shape::pad_constant(&x, &pads, &zero)?;
@@ -865,7 +885,11 @@ fn avg_pool3d(c: &Ctx) -> KResult<Vec<Value>> {
         sums / kernel.iter().product::<usize>() as f64
     } else {
         let ones = Tensor::from_f64(ArrayD::ones(x.shape()), DType::F64);
-        let counts = shape::pad_constant(&ones, &pads, &Tensor::from_f64(ArrayD::zeros(IxDyn(&[])), DType::F64))?;
+        let counts = shape::pad_constant(
+            &ones,
+            &pads,
+            &Tensor::from_f64(ArrayD::zeros(IxDyn(&[])), DType::F64),
+        )?;
         sums / spatial::sum_pool_nd(&counts.to_f64(), &kernel, &stride, &dilation)?
     };
     one(Tensor::from_f64(out, dt))
@@ -880,12 +904,17 @@ fn adaptive_max_pool2d(c: &Ctx) -> KResult<Vec<Value>> {
     let [oh, ow] = pair(c.opt_i64s("output_size")?, 1);
     let r = x.ndim();
     if r < 3 || oh == 0 || ow == 0 {
-        return kerr("adaptive_max_pool2d expects [N, C, H, W] or [C, H, W] and a positive output size");
+        return kerr(
+            "adaptive_max_pool2d expects [N, C, H, W] or [C, H, W] and a positive output size",
+        );
     }
     let (h, w) = (x.shape()[r - 2], x.shape()[r - 1]);
     let planes = x.len() / (h * w).max(1);
     let flat: Vec<f64> = x.iter().copied().collect();
-    let (mut vals, mut idx) = (Vec::with_capacity(planes * oh * ow), Vec::with_capacity(planes * oh * ow));
+    let (mut vals, mut idx) = (
+        Vec::with_capacity(planes * oh * ow),
+        Vec::with_capacity(planes * oh * ow),
+    );
     for p in 0..planes {
         let plane = &flat[p * h * w..(p + 1) * h * w];
         for i in 0..oh {
@@ -1388,12 +1417,15 @@ fn scatter_reduce(c: &Ctx) -> KResult<Vec<Value>> {
     let xs = x.shape();
     let n = xs[d] as i64;
     // Contributions per target, in index order.
-    let mut contributions: std::collections::BTreeMap<Vec<usize>, Vec<Vec<usize>>> = Default::default();
+    let mut contributions: std::collections::BTreeMap<Vec<usize>, Vec<Vec<usize>>> =
+        Default::default();
     for (pos, &i) in index.indexed_iter() {
         let p = pos.slice();
         let j = if i < 0 { i + n } else { i };
         if j < 0 || j >= n {
-            return kerr(format!("scatter_reduce index {i} out of range for size {n}"));
+            return kerr(format!(
+                "scatter_reduce index {i} out of range for size {n}"
+            ));
         }
         let mut target = p.to_vec();
         target[d] = j as usize;
@@ -1412,8 +1444,20 @@ fn scatter_reduce(c: &Ctx) -> KResult<Vec<Value>> {
                     "sum" => vals.iter().sum(),
                     "prod" => vals.iter().product(),
                     "mean" => vals.iter().sum::<f64>() / vals.len() as f64,
-                    "amax" => vals.iter().copied().fold(f64::NEG_INFINITY, |m, v| if m.is_nan() || v.is_nan() { f64::NAN } else { m.max(v) }),
-                    "amin" => vals.iter().copied().fold(f64::INFINITY, |m, v| if m.is_nan() || v.is_nan() { f64::NAN } else { m.min(v) }),
+                    "amax" => vals.iter().copied().fold(f64::NEG_INFINITY, |m, v| {
+                        if m.is_nan() || v.is_nan() {
+                            f64::NAN
+                        } else {
+                            m.max(v)
+                        }
+                    }),
+                    "amin" => vals.iter().copied().fold(f64::INFINITY, |m, v| {
+                        if m.is_nan() || v.is_nan() {
+                            f64::NAN
+                        } else {
+                            m.min(v)
+                        }
+                    }),
                     other => return kerr(format!("unknown scatter_reduce reduction '{other}'")),
                 };
             }
@@ -1429,7 +1473,9 @@ fn scatter_reduce(c: &Ctx) -> KResult<Vec<Value>> {
                     "sum" => vals.iter().sum(),
                     "prod" => vals.iter().fold(1i128, |m, v| m.wrapping_mul(*v)),
                     // PyTorch sums in the dtype (wrapping), then floor-divides.
-                    "mean" => wrap_int(vals.iter().sum::<i128>(), dt).div_euclid(vals.len() as i128),
+                    "mean" => {
+                        wrap_int(vals.iter().sum::<i128>(), dt).div_euclid(vals.len() as i128)
+                    }
                     "amax" => *vals.iter().max().expect("non-empty"),
                     "amin" => *vals.iter().min().expect("non-empty"),
                     other => return kerr(format!("unknown scatter_reduce reduction '{other}'")),
@@ -1472,7 +1518,10 @@ fn masked_scatter(c: &Ctx) -> KResult<Vec<Value>> {
     let source = c.arg(2)?.cast(dt);
     let needed = mask.iter().filter(|&&m| m).count();
     if needed > source.len() {
-        return kerr(format!("masked_scatter needs {needed} source elements, the source has {}", source.len()));
+        return kerr(format!(
+            "masked_scatter needs {needed} source elements, the source has {}",
+            source.len()
+        ));
     }
     let (mut out, src) = (x.dom_as(dt), source.dom());
     let mut next = 0usize;

@@ -171,7 +171,13 @@ fn expand_dims(c: &Ctx) -> KResult<Vec<Value>> {
     let at = norm_axes(&axes, rank, false)?;
     let mut rest = x.shape().into_iter();
     let s: Vec<usize> = (0..rank)
-        .map(|i| if at.contains(&i) { 1 } else { rest.next().unwrap_or(1) })
+        .map(|i| {
+            if at.contains(&i) {
+                1
+            } else {
+                rest.next().unwrap_or(1)
+            }
+        })
         .collect();
     one(x.reshape(&s)?)
 }
@@ -185,7 +191,10 @@ fn shrink_dims(c: &Ctx) -> KResult<Vec<Value>> {
     if at.iter().any(|&a| shape[a] != 1) {
         return kerr(format!("shrink_dims of a non-unit dim of {shape:?}"));
     }
-    let s: Vec<usize> = (0..shape.len()).filter(|i| !at.contains(i)).map(|i| shape[i]).collect();
+    let s: Vec<usize> = (0..shape.len())
+        .filter(|i| !at.contains(i))
+        .map(|i| shape[i])
+        .collect();
     one(x.reshape(&s)?)
 }
 
@@ -283,7 +292,9 @@ fn sum_pool_2d(c: &Ctx) -> KResult<Vec<Value>> {
 fn arg_usizes(c: &Ctx, i: usize) -> KResult<Vec<usize>> {
     c.arg_i64s(i)?
         .into_iter()
-        .map(|v| usize::try_from(v).or_else(|_| kerr(format!("operand #{i} holds the negative {v}"))))
+        .map(|v| {
+            usize::try_from(v).or_else(|_| kerr(format!("operand #{i} holds the negative {v}")))
+        })
         .collect()
 }
 
@@ -687,7 +698,12 @@ fn broadcast_in_dims(c: &Ctx) -> KResult<Vec<Value>> {
 
 /// A value of `dt` rounded as the dtype stores it.
 fn round_to(v: f64, dt: DType) -> f64 {
-    Tensor::scalar_f64(v, dt).to_f64().iter().next().copied().unwrap_or(v)
+    Tensor::scalar_f64(v, dt)
+        .to_f64()
+        .iter()
+        .next()
+        .copied()
+        .unwrap_or(v)
 }
 
 /// The combiner of `coreai.scatter_along_axis`'s `scatter_mode` on floats
@@ -715,7 +731,10 @@ fn scatter_along_axis(c: &Ctx) -> KResult<Vec<Value>> {
     let x = c.arg(0)?;
     let dt = x.dtype();
     let ax = norm_axis(c.arg_i64(3)?, x.ndim())?;
-    let mode = c.attr("scatter_mode").map(|a| a.to_text()).unwrap_or_default();
+    let mode = c
+        .attr("scatter_mode")
+        .map(|a| a.to_text())
+        .unwrap_or_default();
     let mode = ["update", "add", "sub", "mul", "div", "max", "min"]
         .into_iter()
         .find(|m| mode.contains(m))
@@ -724,13 +743,22 @@ fn scatter_along_axis(c: &Ctx) -> KResult<Vec<Value>> {
     let idx = c.arg(1)?.to_i128();
     let upd = c.arg(2)?;
     if idx.shape() != upd.shape().as_slice() || idx.ndim() != x.ndim() {
-        return kerr("scatter_along_axis indices and updates must have the input's rank and one shape");
+        return kerr(
+            "scatter_along_axis indices and updates must have the input's rank and one shape",
+        );
     }
     let xs = x.shape();
     let n = xs[ax] as i128;
     let target = |pos: &[usize], i: i128| -> KResult<IxDyn> {
         let j = if i < 0 { i + n } else { i };
-        if j < 0 || j >= n || pos.iter().zip(&xs).enumerate().any(|(d, (&p, &m))| d != ax && p >= m) {
+        if j < 0
+            || j >= n
+            || pos
+                .iter()
+                .zip(&xs)
+                .enumerate()
+                .any(|(d, (&p, &m))| d != ax && p >= m)
+        {
             return kerr(format!("scatter index {i} out of range for size {n}"));
         }
         let mut t = pos.to_vec();
@@ -763,7 +791,10 @@ fn scatter_along_axis(c: &Ctx) -> KResult<Vec<Value>> {
         }
         return one(Tensor::from_i128(a, dt));
     }
-    kerr(format!("scatter_along_axis of {} is not supported", dt.name()))
+    kerr(format!(
+        "scatter_along_axis of {} is not supported",
+        dt.name()
+    ))
 }
 
 /// `coreai.scatter_nd %x with %updates at %idx { yield %new }`: replaces
@@ -789,7 +820,10 @@ fn scatter_nd(c: &Ctx) -> KResult<Vec<Value>> {
             let i = iv[b * k + d];
             let i = if i < 0 { i + n } else { i };
             if i < 0 || i >= n {
-                return kerr(format!("scatter_nd index {} out of range for size {n}", iv[b * k + d]));
+                return kerr(format!(
+                    "scatter_nd index {} out of range for size {n}",
+                    iv[b * k + d]
+                ));
             }
             lin = lin * n + i;
         }
@@ -800,7 +834,8 @@ fn scatter_nd(c: &Ctx) -> KResult<Vec<Value>> {
     fn go<T: Clone>(a: &ArrayD<T>, u: &ArrayD<T>, order: &[usize]) -> ArrayD<T> {
         let mut a = a.clone();
         for (b, &r) in order.iter().enumerate() {
-            a.index_axis_mut(Axis(0), r).assign(&u.index_axis(Axis(0), b));
+            a.index_axis_mut(Axis(0), r)
+                .assign(&u.index_axis(Axis(0), b));
         }
         a
     }

@@ -167,7 +167,9 @@ impl Ctx<'_> {
             .filter_map(|v| v.trim().parse().ok())
             .collect();
         let start: usize = sizes.get(..at)?.iter().sum();
-        (start..start + sizes.get(at)?).map(|i| self.opt_arg(i)).collect()
+        (start..start + sizes.get(at)?)
+            .map(|i| self.opt_arg(i))
+            .collect()
     }
     pub fn opt_i64s(&self, name: &str) -> KResult<Option<Vec<i64>>> {
         match self.attr(name) {

@@ -30,7 +30,11 @@ fn py_binary(c: &Ctx, op: BinOp) -> KResult<Vec<Value>> {
         if yf.iter().any(|&q| q == 0.0) {
             return kerr("float division or modulo by zero");
         }
-        let f = if op == BinOp::FloorDiv { py_float_divmod_div } else { py_float_divmod_mod };
+        let f = if op == BinOp::FloorDiv {
+            py_float_divmod_div
+        } else {
+            py_float_divmod_mod
+        };
         let r = crate::kernels::elementwise::zip2(xf, yf, f)?;
         return one(Tensor::from_f64(r, dt));
     }
@@ -100,7 +104,10 @@ fn py_unary_f64(c: &Ctx, op: UnOp) -> KResult<Vec<Value>> {
     let r = Tensor::from_dom(unary(op, &x.dom_as(DType::F64))?, DType::F64);
     let out = r.cast(dt);
     if dt.is_int() && r.to_f64().iter().any(|v| !v.is_finite()) {
-        return kerr(format!("{} of a non-finite value has no integer result", c.name));
+        return kerr(format!(
+            "{} of a non-finite value has no integer result",
+            c.name
+        ));
     }
     one(out)
 }
@@ -108,7 +115,10 @@ fn py_unary_f64(c: &Ctx, op: UnOp) -> KResult<Vec<Value>> {
 /// `-x` in the result's type.
 fn py_neg(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
-    one(Tensor::from_dom(unary(UnOp::Neg, &c.arg(0)?.dom_as(dt))?, dt))
+    one(Tensor::from_dom(
+        unary(UnOp::Neg, &c.arg(0)?.dom_as(dt))?,
+        dt,
+    ))
 }
 
 /// `torch.sym_float` / `torch.sym_int` (truncates toward zero): a cast.
@@ -170,7 +180,9 @@ fn sym_storage_offset(c: &Ctx) -> KResult<Vec<Value>> {
 /// on every dim of size > 1 (PyTorch ignores the strides of size-1 dims).
 fn sym_is_contiguous(c: &Ctx) -> KResult<Vec<Value>> {
     let s = c.arg(0)?.shape();
-    let format = c.opt_str("memory_format").unwrap_or_else(|| "contiguous_format".into());
+    let format = c
+        .opt_str("memory_format")
+        .unwrap_or_else(|| "contiguous_format".into());
     let yes = match format.as_str() {
         "contiguous_format" | "preserve_format" => true,
         "channels_last" | "channels_last_3d" => {
@@ -271,7 +283,11 @@ fn roll(c: &Ctx) -> KResult<Vec<Value>> {
         return one(roll_axis(&flat, 0, shifts[0])?.reshape(&x.shape())?);
     }
     if dims.len() != shifts.len() {
-        return kerr(format!("roll: {} shifts for {} dims", shifts.len(), dims.len()));
+        return kerr(format!(
+            "roll: {} shifts for {} dims",
+            shifts.len(),
+            dims.len()
+        ));
     }
     let mut y = x.clone();
     for (&s, &d) in shifts.iter().zip(&dims) {
@@ -294,7 +310,10 @@ fn roll_axis(x: &Tensor, d: usize, shift: i64) -> KResult<Tensor> {
 fn diagonal(c: &Ctx) -> KResult<Vec<Value>> {
     let x = c.arg(0)?;
     let r = x.ndim();
-    let (d1, d2) = (norm_axis(c.i64_or("dim1", 0)?, r)?, norm_axis(c.i64_or("dim2", 1)?, r)?);
+    let (d1, d2) = (
+        norm_axis(c.i64_or("dim1", 0)?, r)?,
+        norm_axis(c.i64_or("dim2", 1)?, r)?,
+    );
     if d1 == d2 {
         return kerr("diagonal dimensions cannot be identical");
     }
@@ -359,13 +378,20 @@ fn repeat_interleave(c: &Ctx) -> KResult<Vec<Value>> {
         None => (x.reshape(&[x.len()])?, 0),
     };
     let n = x.shape().get(d).copied().unwrap_or(1) as i64;
-    let idx: Vec<i64> = (0..n).flat_map(|i| std::iter::repeat_n(i, reps as usize)).collect();
+    let idx: Vec<i64> = (0..n)
+        .flat_map(|i| std::iter::repeat_n(i, reps as usize))
+        .collect();
     one(shape::index_select(&x, d, &idx)?)
 }
 
 /// Along dim `d`, position `j` of the result takes `pick(j)`: `Some(k)` is
 /// slice `k` of `src`, `None` keeps `x`'s slice (select/slice_scatter).
-fn embed_along(x: &Tensor, src: &Tensor, d: usize, pick: impl Fn(usize) -> Option<usize>) -> KResult<Tensor> {
+fn embed_along(
+    x: &Tensor,
+    src: &Tensor,
+    d: usize,
+    pick: impl Fn(usize) -> Option<usize>,
+) -> KResult<Tensor> {
     let n = x.shape()[d];
     let mut parts = Vec::with_capacity(n);
     for j in 0..n {
@@ -410,11 +436,22 @@ fn slice_scatter(c: &Ctx) -> KResult<Vec<Value>> {
     if step <= 0 {
         return kerr("slice_scatter step must be positive");
     }
-    let (s, e) = shape::clamp_slice(opt_sym_i64(c, "start")?, opt_sym_i64(c, "end")?, x.shape()[d]);
+    let (s, e) = shape::clamp_slice(
+        opt_sym_i64(c, "start")?,
+        opt_sym_i64(c, "end")?,
+        x.shape()[d],
+    );
     let src = c.arg(1)?.cast(dt);
-    let count = if e > s { (e - s).div_ceil(step as usize) } else { 0 };
+    let count = if e > s {
+        (e - s).div_ceil(step as usize)
+    } else {
+        0
+    };
     if src.shape().get(d) != Some(&count) {
-        return kerr(format!("slice_scatter src has {:?} elements along dim {d}, the slice {count}", src.shape().get(d)));
+        return kerr(format!(
+            "slice_scatter src has {:?} elements along dim {d}, the slice {count}",
+            src.shape().get(d)
+        ));
     }
     let step = step as usize;
     one(embed_along(&x, &src, d, |j| {
@@ -430,7 +467,11 @@ fn pad_mode(c: &Ctx) -> KResult<Vec<Value>> {
     let mode = c.opt_str("mode").unwrap_or_else(|| "constant".into());
     if mode == "constant" {
         let v = Tensor::scalar_f64(c.opt_f64("value")?.unwrap_or(0.0), DType::F64);
-        let v = if x.dtype().is_float() { v } else { v.cast(DType::I64) };
+        let v = if x.dtype().is_float() {
+            v
+        } else {
+            v.cast(DType::I64)
+        };
         return one(shape::pad_constant(x, &pads, &v)?);
     }
     let r = x.ndim();
@@ -452,7 +493,9 @@ fn pad_mode(c: &Ctx) -> KResult<Vec<Value>> {
                 let (lo, hi) = (per_dim[2 * d], per_dim[2 * d + 1]);
                 let n = y.shape()[d] as i64;
                 if lo > n || hi > n {
-                    return kerr(format!("circular padding ({lo}, {hi}) exceeds the dim size {n}"));
+                    return kerr(format!(
+                        "circular padding ({lo}, {hi}) exceeds the dim size {n}"
+                    ));
                 }
                 if lo != 0 || hi != 0 {
                     let idx: Vec<i64> = (-lo..n + hi).map(|i| i.rem_euclid(n.max(1))).collect();
@@ -476,7 +519,11 @@ fn nonzero(c: &Ctx) -> KResult<Vec<Value>> {
         .flat_map(|(p, _)| p.slice().iter().map(|&i| i as i128).collect::<Vec<_>>())
         .collect();
     let n = coords.len() / r.max(1);
-    let n = if r == 0 { m.iter().filter(|&&v| v).count() } else { n };
+    let n = if r == 0 {
+        m.iter().filter(|&&v| v).count()
+    } else {
+        n
+    };
     let a = ArrayD::from_shape_vec(IxDyn(&[n, r]), coords)
         .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
     one(Tensor::from_dom(Dom::I(a), c.out_dtype(0)?))
@@ -485,7 +532,11 @@ fn nonzero(c: &Ctx) -> KResult<Vec<Value>> {
 /// `nonzero_numpy`: the coordinates of `nonzero`, one int64 vector per dim.
 fn nonzero_numpy(c: &Ctx) -> KResult<Vec<Value>> {
     let m = c.arg(0)?.to_bool();
-    let hits: Vec<Vec<usize>> = m.indexed_iter().filter(|(_, &v)| v).map(|(p, _)| p.slice().to_vec()).collect();
+    let hits: Vec<Vec<usize>> = m
+        .indexed_iter()
+        .filter(|(_, &v)| v)
+        .map(|(p, _)| p.slice().to_vec())
+        .collect();
     (0..m.ndim())
         .map(|d| {
             let v: Vec<i128> = hits.iter().map(|p| p[d] as i128).collect();
@@ -513,11 +564,20 @@ fn native_dropout(c: &Ctx) -> KResult<Vec<Value>> {
     let x = c.arg(0)?;
     let keep = !train || p == 0.0;
     if !keep && p != 1.0 {
-        return kerr("native_dropout in training with 0 < p < 1 is random; the executor cannot match it");
+        return kerr(
+            "native_dropout in training with 0 < p < 1 is random; the executor cannot match it",
+        );
     }
-    let out = if keep { x.cast(dt) } else { Tensor::from_f64(x.cast(dt).to_f64().mapv(|v| v * 0.0), dt) };
+    let out = if keep {
+        x.cast(dt)
+    } else {
+        Tensor::from_f64(x.cast(dt).to_f64().mapv(|v| v * 0.0), dt)
+    };
     let mask = Tensor::Bool(ArrayD::from_elem(IxDyn(&x.shape()), keep));
-    Ok(vec![Value::tensor(out), Value::tensor(mask.cast(c.out_dtype(1)?))])
+    Ok(vec![
+        Value::tensor(out),
+        Value::tensor(mask.cast(c.out_dtype(1)?)),
+    ])
 }
 
 // ---- reductions --------------------------------------------------------------
@@ -539,7 +599,10 @@ fn logsumexp(c: &Ctx) -> KResult<Vec<Value>> {
         })
         .collect();
     let shape = if keep { ks } else { s };
-    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"), dt))
+    one(Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"),
+        dt,
+    ))
 }
 
 /// `std.dim`: the square root of the variance with Bessel's correction when
@@ -549,7 +612,11 @@ fn std_dim(c: &Ctx) -> KResult<Vec<Value>> {
     let x = c.arg(0)?.cast(dt).to_f64();
     let axes = norm_axes(&c.opt_i64s("dim")?.unwrap_or_default(), x.ndim(), true)?;
     let keep = c.bool_or("keepdim", false)?;
-    let corr = if c.bool_or("unbiased", true)? { 1.0 } else { 0.0 };
+    let corr = if c.bool_or("unbiased", true)? {
+        1.0
+    } else {
+        0.0
+    };
     let (rows, s, ks) = reduce::to_rows(&x, &axes);
     let v: Vec<f64> = rows
         .outer_iter()
@@ -560,7 +627,10 @@ fn std_dim(c: &Ctx) -> KResult<Vec<Value>> {
         })
         .collect();
     let shape = if keep { ks } else { s };
-    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"), dt))
+    one(Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"),
+        dt,
+    ))
 }
 
 /// `linalg_vector_norm`: `(Σ |x|^ord)^(1/ord)`; ord ∞ / -∞ the largest /
@@ -594,7 +664,10 @@ fn vector_norm(c: &Ctx) -> KResult<Vec<Value>> {
         })
         .collect();
     let shape = if keep { ks } else { s };
-    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"), dt))
+    one(Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"),
+        dt,
+    ))
 }
 
 // ---- convolution and pooling -------------------------------------------------
@@ -653,7 +726,8 @@ fn conv_padding_str(c: &Ctx) -> KResult<Vec<Value>> {
             (0..k)
                 .rev()
                 .flat_map(|d| {
-                    let total = (p.dilation[d] * (ws.get(d + 2).copied().unwrap_or(1).max(1) - 1)) as i64;
+                    let total =
+                        (p.dilation[d] * (ws.get(d + 2).copied().unwrap_or(1).max(1) - 1)) as i64;
                     [total / 2, total - total / 2]
                 })
                 .collect()
@@ -690,7 +764,8 @@ fn avg_pool1d(c: &Ctx) -> KResult<Vec<Value>> {
     let mut s4 = xs.clone();
     s4.insert(xs.len() - 1, 1);
     let x4 = super::f64_of(&x.reshape(&s4)?, dt);
-    let (v, _) = nn::pool2d_with_indices(&x4, &p, false, c.bool_or("count_include_pad", true)?, None)?;
+    let (v, _) =
+        nn::pool2d_with_indices(&x4, &p, false, c.bool_or("count_include_pad", true)?, None)?;
     let mut out = v.shape().to_vec();
     out.remove(out.len() - 2);
     one(Tensor::from_f64(v, dt).reshape(&out)?)
@@ -740,7 +815,10 @@ fn max_pool3d(c: &Ctx) -> KResult<Vec<Value>> {
 fn adaptive_avg_pool3d(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let out = super::per_dim(c.opt_i64s("output_size")?, 3, 1)?;
-    one(Tensor::from_f64(pool_nd::adaptive_avg_pool_nd(&super::f64_of(c.arg(0)?, dt), &out)?, dt))
+    one(Tensor::from_f64(
+        pool_nd::adaptive_avg_pool_nd(&super::f64_of(c.arg(0)?, dt), &out)?,
+        dt,
+    ))
 }
 
 /// `_native_batch_norm_legit.no_stats`: batch statistics per channel (dim
@@ -754,7 +832,10 @@ fn batch_norm_no_stats(c: &Ctx) -> KResult<Vec<Value>> {
     }
     let (w, b) = match c.n_args() {
         1 => (None, None),
-        3 => (Some(super::f64_of(c.arg(1)?, dt)), Some(super::f64_of(c.arg(2)?, dt))),
+        3 => (
+            Some(super::f64_of(c.arg(1)?, dt)),
+            Some(super::f64_of(c.arg(2)?, dt)),
+        ),
         _ => return kerr("batch norm expects input[, weight, bias]"),
     };
     let axes: Vec<usize> = (0..r).filter(|&d| d != 1).collect();
@@ -772,8 +853,11 @@ fn batch_norm_no_stats(c: &Ctx) -> KResult<Vec<Value>> {
     let mut bshape = vec![1; r];
     bshape[1] = s[1];
     let per_channel = |v: Option<ArrayD<f64>>| -> KResult<Option<ArrayD<f64>>> {
-        v.map(|a| a.into_shape_with_order(IxDyn(&bshape)).map_err(|e| crate::error::InterpError::Kernel(e.to_string())))
-            .transpose()
+        v.map(|a| {
+            a.into_shape_with_order(IxDyn(&bshape))
+                .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))
+        })
+        .transpose()
     };
     let mut y = y.to_owned();
     if let Some(w) = per_channel(w)? {
@@ -784,9 +868,16 @@ fn batch_norm_no_stats(c: &Ctx) -> KResult<Vec<Value>> {
     }
     let vec1 = |v: Vec<f64>, i: usize| -> KResult<Value> {
         let n = v.len();
-        Ok(Value::tensor(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&[n]), v).expect("sizes agree"), c.out_dtype(i)?)))
+        Ok(Value::tensor(Tensor::from_f64(
+            ArrayD::from_shape_vec(IxDyn(&[n]), v).expect("sizes agree"),
+            c.out_dtype(i)?,
+        )))
     };
-    Ok(vec![Value::tensor(Tensor::from_f64(y, dt)), vec1(mean, 1)?, vec1(rstd, 2)?])
+    Ok(vec![
+        Value::tensor(Tensor::from_f64(y, dt)),
+        vec1(mean, 1)?,
+        vec1(rstd, 2)?,
+    ])
 }
 
 /// `scatter.reduce` / `scatter.value_reduce` (`reduce` = "add" or
@@ -796,7 +887,11 @@ fn scatter_reduce_legacy(c: &Ctx) -> KResult<Vec<Value>> {
     match c.opt_str("reduce").as_deref() {
         Some("add") => return super::scatter(c),
         Some("multiply") => {}
-        other => return kerr(format!("scatter reduce must be 'add' or 'multiply', not {other:?}")),
+        other => {
+            return kerr(format!(
+                "scatter reduce must be 'add' or 'multiply', not {other:?}"
+            ))
+        }
     }
     let dt = c.out_dtype(0)?;
     let x = c.arg(0)?;
@@ -835,12 +930,17 @@ fn scatter_reduce_legacy(c: &Ctx) -> KResult<Vec<Value>> {
 fn complex_parts(t: &Tensor) -> KResult<(ArrayD<f64>, ArrayD<f64>)> {
     match t {
         Tensor::C64(a) => Ok((a.mapv(|v| v.re as f64), a.mapv(|v| v.im as f64))),
-        _ => kerr(format!("expected a complex tensor, got {}", t.dtype().name())),
+        _ => kerr(format!(
+            "expected a complex tensor, got {}",
+            t.dtype().name()
+        )),
     }
 }
 
 fn to_c64(re: &ArrayD<f64>, im: &ArrayD<f64>) -> KResult<Tensor> {
-    let r = crate::kernels::elementwise::zip2(re, im, |a, b| num_complex::Complex32::new(a as f32, b as f32))?;
+    let r = crate::kernels::elementwise::zip2(re, im, |a, b| {
+        num_complex::Complex32::new(a as f32, b as f32)
+    })?;
     Ok(Tensor::C64(r))
 }
 
@@ -849,7 +949,10 @@ fn view_as_real(c: &Ctx) -> KResult<Vec<Value>> {
     let (re, im) = complex_parts(c.arg(0)?)?;
     let mut s = re.shape().to_vec();
     let n = re.ndim();
-    let parts = [re.insert_axis(ndarray::Axis(n)), im.insert_axis(ndarray::Axis(n))];
+    let parts = [
+        re.insert_axis(ndarray::Axis(n)),
+        im.insert_axis(ndarray::Axis(n)),
+    ];
     s.push(2);
     let both = ndarray::concatenate(ndarray::Axis(n), &[parts[0].view(), parts[1].view()])
         .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
@@ -891,7 +994,8 @@ fn polar(c: &Ctx) -> KResult<Vec<Value>> {
 fn p_dist(a: ndarray::ArrayView1<f64>, b: ndarray::ArrayView1<f64>, p: f64) -> f64 {
     let d = a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs());
     if p == 0.0 {
-        d.map(|v| if v.is_nan() { v } else { v.ceil().min(1.0) }).sum()
+        d.map(|v| if v.is_nan() { v } else { v.ceil().min(1.0) })
+            .sum()
     } else if p == f64::INFINITY {
         d.fold(0.0, |m, v| if m < v { v } else { m })
     } else if p == 1.0 {
@@ -911,23 +1015,40 @@ fn cdist(c: &Ctx) -> KResult<Vec<Value>> {
     let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
     let r = sa.len();
     if r < 2 || sb.len() != r || sa[..r - 2] != sb[..r - 2] || sa[r - 1] != sb[r - 1] {
-        return kerr(format!("cdist of {sa:?} and {sb:?}: [.., P, M] and [.., R, M] with equal batch dims"));
+        return kerr(format!(
+            "cdist of {sa:?} and {sb:?}: [.., P, M] and [.., R, M] with equal batch dims"
+        ));
     }
     let (np, nr, m) = (sa[r - 2], sb[r - 2], sa[r - 1]);
     let batch: usize = sa[..r - 2].iter().product();
-    let a3 = a.as_standard_layout().into_owned().into_shape_with_order((batch, np, m)).expect("sizes agree");
-    let b3 = b.as_standard_layout().into_owned().into_shape_with_order((batch, nr, m)).expect("sizes agree");
+    let a3 = a
+        .as_standard_layout()
+        .into_owned()
+        .into_shape_with_order((batch, np, m))
+        .expect("sizes agree");
+    let b3 = b
+        .as_standard_layout()
+        .into_owned()
+        .into_shape_with_order((batch, nr, m))
+        .expect("sizes agree");
     let mut out = Vec::with_capacity(batch * np * nr);
     for k in 0..batch {
         for i in 0..np {
             for j in 0..nr {
-                out.push(p_dist(a3.slice(ndarray::s![k, i, ..]), b3.slice(ndarray::s![k, j, ..]), p));
+                out.push(p_dist(
+                    a3.slice(ndarray::s![k, i, ..]),
+                    b3.slice(ndarray::s![k, j, ..]),
+                    p,
+                ));
             }
         }
     }
     let mut s = sa[..r - 2].to_vec();
     s.extend([np, nr]);
-    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&s), out).expect("sizes agree"), dt))
+    one(Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&s), out).expect("sizes agree"),
+        dt,
+    ))
 }
 
 /// `_pdist_forward(x [N, M], p)`: the distances of rows `i < j`, row-major.
@@ -947,7 +1068,10 @@ fn pdist(c: &Ctx) -> KResult<Vec<Value>> {
         }
     }
     let len = out.len();
-    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&[len]), out).expect("sizes agree"), dt))
+    one(Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&[len]), out).expect("sizes agree"),
+        dt,
+    ))
 }
 
 /// `as_strided(size, stride, storage_offset)` over the row-major storage.
@@ -957,7 +1081,9 @@ fn as_strided(c: &Ctx) -> KResult<Vec<Value>> {
     let stride = c.i64s_attr("stride")?;
     let off = c.opt_i64("storage_offset")?.unwrap_or(0);
     if size.len() != stride.len() || size.iter().chain(&stride).any(|&v| v < 0) || off < 0 {
-        return kerr(format!("as_strided size {size:?} / stride {stride:?} / offset {off}"));
+        return kerr(format!(
+            "as_strided size {size:?} / stride {stride:?} / offset {off}"
+        ));
     }
     let size: Vec<usize> = size.iter().map(|&v| v as usize).collect();
     let n: usize = size.iter().product();
@@ -969,7 +1095,10 @@ fn as_strided(c: &Ctx) -> KResult<Vec<Value>> {
             rem /= size[d];
         }
         if pos as usize >= x.len() {
-            return kerr(format!("as_strided reads element {pos} of a storage of {}", x.len()));
+            return kerr(format!(
+                "as_strided reads element {pos} of a storage of {}",
+                x.len()
+            ));
         }
         idx.push(pos);
     }
@@ -981,7 +1110,12 @@ fn as_strided(c: &Ctx) -> KResult<Vec<Value>> {
 /// labels used once, sorted) output; every product summed in f64.
 fn einsum(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
-    let eq: String = c.opt_str("equation").unwrap_or_default().chars().filter(|ch| !ch.is_whitespace()).collect();
+    let eq: String = c
+        .opt_str("equation")
+        .unwrap_or_default()
+        .chars()
+        .filter(|ch| !ch.is_whitespace())
+        .collect();
     if eq.contains("...") {
         return kerr("einsum with '...' is not supported");
     }
@@ -991,13 +1125,23 @@ fn einsum(c: &Ctx) -> KResult<Vec<Value>> {
     };
     let terms: Vec<Vec<char>> = lhs.split(',').map(|t| t.chars().collect()).collect();
     if terms.len() != c.n_args() {
-        return kerr(format!("einsum '{eq}' names {} operands, the op has {}", terms.len(), c.n_args()));
+        return kerr(format!(
+            "einsum '{eq}' names {} operands, the op has {}",
+            terms.len(),
+            c.n_args()
+        ));
     }
-    let ops: Vec<ArrayD<f64>> = (0..c.n_args()).map(|i| c.arg(i).map(|t| super::f64_of(t, dt))).collect::<KResult<_>>()?;
+    let ops: Vec<ArrayD<f64>> = (0..c.n_args())
+        .map(|i| c.arg(i).map(|t| super::f64_of(t, dt)))
+        .collect::<KResult<_>>()?;
     let mut sizes: std::collections::BTreeMap<char, usize> = Default::default();
     for (t, a) in terms.iter().zip(&ops) {
         if t.len() != a.ndim() {
-            return kerr(format!("einsum term '{}' for a rank-{} operand", t.iter().collect::<String>(), a.ndim()));
+            return kerr(format!(
+                "einsum term '{}' for a rank-{} operand",
+                t.iter().collect::<String>(),
+                a.ndim()
+            ));
         }
         for (&l, &n) in t.iter().zip(a.shape()) {
             let e = sizes.entry(l).or_insert(n);
@@ -1009,7 +1153,11 @@ fn einsum(c: &Ctx) -> KResult<Vec<Value>> {
     }
     let out: Vec<char> = match rhs {
         Some(r) => r.chars().collect(),
-        None => sizes.keys().copied().filter(|l| terms.iter().flatten().filter(|&x| x == l).count() == 1).collect(),
+        None => sizes
+            .keys()
+            .copied()
+            .filter(|l| terms.iter().flatten().filter(|&x| x == l).count() == 1)
+            .collect(),
     };
     if let Some(l) = out.iter().find(|l| !sizes.contains_key(l)) {
         return kerr(format!("einsum output label '{l}' is not an input label"));
@@ -1019,7 +1167,14 @@ fn einsum(c: &Ctx) -> KResult<Vec<Value>> {
     let dims: Vec<usize> = labels.iter().map(|l| sizes[l]).collect();
     let out_n: usize = dims[..out.len()].iter().product();
     let sum_n: usize = dims[out.len()..].iter().product();
-    let pos_of: Vec<Vec<usize>> = terms.iter().map(|t| t.iter().map(|l| labels.iter().position(|x| x == l).expect("known")).collect()).collect();
+    let pos_of: Vec<Vec<usize>> = terms
+        .iter()
+        .map(|t| {
+            t.iter()
+                .map(|l| labels.iter().position(|x| x == l).expect("known"))
+                .collect()
+        })
+        .collect();
     let mut res = Vec::with_capacity(out_n);
     let mut at = vec![0usize; labels.len()];
     for o in 0..out_n {
@@ -1027,13 +1182,21 @@ fn einsum(c: &Ctx) -> KResult<Vec<Value>> {
         for s in 0..sum_n {
             let (mut rem_o, mut rem_s) = (o, s);
             for d in (0..labels.len()).rev() {
-                let r = if d >= out.len() { &mut rem_s } else { &mut rem_o };
+                let r = if d >= out.len() {
+                    &mut rem_s
+                } else {
+                    &mut rem_o
+                };
                 at[d] = *r % dims[d].max(1);
                 *r /= dims[d].max(1);
             }
             let mut prod = 1.0;
             for (a, pos) in ops.iter().zip(&pos_of) {
-                let ix: Vec<usize> = pos.iter().zip(a.shape()).map(|(&p, &n)| if n == 1 { 0 } else { at[p] }).collect();
+                let ix: Vec<usize> = pos
+                    .iter()
+                    .zip(a.shape())
+                    .map(|(&p, &n)| if n == 1 { 0 } else { at[p] })
+                    .collect();
                 prod *= a[IxDyn(&ix)];
             }
             acc += prod;
@@ -1041,7 +1204,10 @@ fn einsum(c: &Ctx) -> KResult<Vec<Value>> {
         res.push(acc);
     }
     let shape: Vec<usize> = dims[..out.len()].to_vec();
-    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&shape), res).expect("sizes agree"), dt))
+    one(Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&shape), res).expect("sizes agree"),
+        dt,
+    ))
 }
 
 /// PyTorch's `reflect_coordinates`: `x` reflected into `[lo2 / 2, hi2 / 2]`.
@@ -1064,7 +1230,11 @@ fn reflect_coordinate(x: f64, lo2: i64, hi2: i64) -> f64 {
 /// with PyTorch's padding modes (0 zeros, 1 border, 2 reflection).
 fn grid_source(g: f64, n: usize, align: bool, padding: i64) -> f64 {
     let n_f = n as f64;
-    let mut x = if align { (g + 1.0) / 2.0 * (n_f - 1.0) } else { ((g + 1.0) * n_f - 1.0) / 2.0 };
+    let mut x = if align {
+        (g + 1.0) / 2.0 * (n_f - 1.0)
+    } else {
+        ((g + 1.0) * n_f - 1.0) / 2.0
+    };
     let clip = |v: f64| v.clamp(0.0, n_f - 1.0);
     if padding == 2 {
         x = if align {
@@ -1093,7 +1263,9 @@ fn grid_sampler_2d(c: &Ctx) -> KResult<Vec<Value>> {
     let mode = c.i64_attr("interpolation_mode")?;
     let padding = c.i64_attr("padding_mode")?;
     if !(0..=1).contains(&mode) || !(0..=2).contains(&padding) {
-        return kerr(format!("grid_sampler_2d mode {mode} / padding {padding} is not supported (bicubic is not)"));
+        return kerr(format!(
+            "grid_sampler_2d mode {mode} / padding {padding} is not supported (bicubic is not)"
+        ));
     }
     let align = c.bool_or("align_corners", false)?;
     let (n, ch, h, w, ho, wo) = (xs[0], xs[1], xs[2], xs[3], gs[1], gs[2]);
@@ -1112,7 +1284,12 @@ fn grid_sampler_2d(c: &Ctx) -> KResult<Vec<Value>> {
                 let sy = grid_source(g[[b, i, j, 1]], h, align, padding);
                 for k in 0..ch {
                     out[[b, k, i, j]] = if mode == 1 {
-                        tap(b, k, sy.round_ties_even() as i64, sx.round_ties_even() as i64)
+                        tap(
+                            b,
+                            k,
+                            sy.round_ties_even() as i64,
+                            sx.round_ties_even() as i64,
+                        )
                     } else if sx.is_nan() || sy.is_nan() {
                         f64::NAN
                     } else {
@@ -1140,7 +1317,11 @@ fn col2im(c: &Ctx) -> KResult<Vec<Value>> {
         return kerr("col2im expects [N, C·kh·kw, L] or [C·kh·kw, L]");
     }
     let batched = x.ndim() == 3;
-    let x = if batched { x.clone() } else { x.reshape(&[1, x.shape()[0], x.shape()[1]])? };
+    let x = if batched {
+        x.clone()
+    } else {
+        x.reshape(&[1, x.shape()[0], x.shape()[1]])?
+    };
     let x = super::f64_of(&x, dt);
     let [oh, ow] = super::pair(c.opt_i64s("output_size")?, 1);
     let [kh, kw] = super::pair(c.opt_i64s("kernel_size")?, 1);
@@ -1151,7 +1332,9 @@ fn col2im(c: &Ctx) -> KResult<Vec<Value>> {
     if kh * kw == 0 || sh * sw == 0 || dh * dw == 0 || ckk % (kh * kw) != 0 {
         return kerr(format!("col2im: {ckk} rows for a {kh}x{kw} kernel"));
     }
-    let blocks = |o: usize, k: usize, d: usize, p: usize, s: usize| ((o + 2 * p).saturating_sub(d * (k - 1) + 1)) / s + 1;
+    let blocks = |o: usize, k: usize, d: usize, p: usize, s: usize| {
+        ((o + 2 * p).saturating_sub(d * (k - 1) + 1)) / s + 1
+    };
     let (lh, lw) = (blocks(oh, kh, dh, ph, sh), blocks(ow, kw, dw, pw, sw));
     if lh * lw != l {
         return kerr(format!("col2im: {l} blocks, the geometry gives {lh}x{lw}"));
@@ -1173,12 +1356,21 @@ fn col2im(c: &Ctx) -> KResult<Vec<Value>> {
         }
     }
     let out = Tensor::from_f64(out, dt);
-    one(if batched { out } else { out.reshape(&[ch, oh, ow])? })
+    one(if batched {
+        out
+    } else {
+        out.reshape(&[ch, oh, ow])?
+    })
 }
 
 /// The DFT of `a` along `axis`, producing `n_out` frequencies (sign -1
 /// forward, +1 inverse), unnormalized; in f64.
-fn dft_axis(a: &ArrayD<Complex<f64>>, axis: usize, inverse: bool, n_out: usize) -> ArrayD<Complex<f64>> {
+fn dft_axis(
+    a: &ArrayD<Complex<f64>>,
+    axis: usize,
+    inverse: bool,
+    n_out: usize,
+) -> ArrayD<Complex<f64>> {
     let n = a.shape()[axis];
     let sign = if inverse { 1.0 } else { -1.0 };
     let mut shape = a.shape().to_vec();
@@ -1207,7 +1399,11 @@ fn fft_scale(mode: i64, n: usize) -> KResult<f64> {
 }
 
 fn fft_dims(c: &Ctx, rank: usize) -> KResult<Vec<usize>> {
-    let dims: Vec<usize> = c.i64s_attr("dim")?.iter().map(|&d| norm_axis(d, rank)).collect::<KResult<_>>()?;
+    let dims: Vec<usize> = c
+        .i64s_attr("dim")?
+        .iter()
+        .map(|&d| norm_axis(d, rank))
+        .collect::<KResult<_>>()?;
     if dims.is_empty() {
         return kerr("fft over no dims");
     }
@@ -1228,7 +1424,9 @@ fn fft_r2c(c: &Ctx) -> KResult<Vec<Value>> {
     if c.bool_or("onesided", true)? {
         let last = *dims.last().expect("non-empty");
         let keep = a.shape()[last] / 2 + 1;
-        a = a.slice_axis(ndarray::Axis(last), ndarray::Slice::from(0..keep)).to_owned();
+        a = a
+            .slice_axis(ndarray::Axis(last), ndarray::Slice::from(0..keep))
+            .to_owned();
     }
     let s = fft_scale(c.i64_attr("normalization")?, n)?;
     one(Tensor::from_dom(Dom::C(a.mapv(|v| v * s)), c.out_dtype(0)?))
@@ -1260,14 +1458,19 @@ fn fft_c2r(c: &Ctx) -> KResult<Vec<Value>> {
             if k < m {
                 a.index_axis(ndarray::Axis(last), k).to_owned()
             } else if n_last - k < m {
-                a.index_axis(ndarray::Axis(last), n_last - k).mapv(|v| v.conj())
+                a.index_axis(ndarray::Axis(last), n_last - k)
+                    .mapv(|v| v.conj())
             } else {
                 ArrayD::zeros(a.index_axis(ndarray::Axis(last), 0).raw_dim())
             }
         })
         .collect();
-    let views: Vec<_> = full.iter().map(|v| v.view().insert_axis(ndarray::Axis(last))).collect();
-    let spec = ndarray::concatenate(ndarray::Axis(last), &views).map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
+    let views: Vec<_> = full
+        .iter()
+        .map(|v| v.view().insert_axis(ndarray::Axis(last)))
+        .collect();
+    let spec = ndarray::concatenate(ndarray::Axis(last), &views)
+        .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?;
     let y = dft_axis(&spec, last, true, n_last);
     let s = fft_scale(c.i64_attr("normalization")?, n)?;
     one(Tensor::from_f64(y.mapv(|v| v.re * s), c.out_dtype(0)?))
@@ -1284,12 +1487,21 @@ fn embedding_bag(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let w = super::f64_of(c.arg(0)?, dt);
     let idx = c.arg(1)?.to_i64_vec();
-    let mut offs: Vec<usize> = c.arg(2)?.to_i64_vec().iter().map(|&o| o.max(0) as usize).collect();
-    let psw = c.opt_arg(3).map(|t| t.to_f64().iter().copied().collect::<Vec<f64>>());
+    let mut offs: Vec<usize> = c
+        .arg(2)?
+        .to_i64_vec()
+        .iter()
+        .map(|&o| o.max(0) as usize)
+        .collect();
+    let psw = c
+        .opt_arg(3)
+        .map(|t| t.to_f64().iter().copied().collect::<Vec<f64>>());
     let mode = c.i64_or("mode", 0)?;
     let pad = c.i64_or("padding_idx", -1)?;
     if w.ndim() != 2 || !(0..=2).contains(&mode) || (psw.is_some() && mode != 0) {
-        return kerr("embedding_bag needs a 2-d weight, mode 0-2, per-sample weights only with sum");
+        return kerr(
+            "embedding_bag needs a 2-d weight, mode 0-2, per-sample weights only with sum",
+        );
     }
     if c.bool_or("include_last_offset", false)? {
         if offs.is_empty() {
@@ -1311,7 +1523,9 @@ fn embedding_bag(c: &Ctx) -> KResult<Vec<Value>> {
             offset2bag[i] = b as i128;
             let r = idx[i];
             if r < 0 || r >= rows {
-                return kerr(format!("embedding_bag index {r} out of range for {rows} rows"));
+                return kerr(format!(
+                    "embedding_bag index {r} out of range for {rows} rows"
+                ));
             }
             if r == pad {
                 continue;
@@ -1342,15 +1556,30 @@ fn embedding_bag(c: &Ctx) -> KResult<Vec<Value>> {
     let o2b = if fast_sum { Vec::new() } else { offset2bag };
     let vec_i = |v: Vec<i128>, i: usize| -> KResult<Value> {
         let n = v.len();
-        Ok(Value::tensor(Tensor::from_i128(ArrayD::from_shape_vec(IxDyn(&[n]), v).expect("sizes agree"), c.out_dtype(i)?)))
+        Ok(Value::tensor(Tensor::from_i128(
+            ArrayD::from_shape_vec(IxDyn(&[n]), v).expect("sizes agree"),
+            c.out_dtype(i)?,
+        )))
     };
     let bag_size = if mode == 0 { vec![0; bags] } else { sizes };
     let max_indices = if mode == 2 {
         Value::tensor(Tensor::from_i128(argmax, c.out_dtype(3)?))
     } else {
-        vec_i(if mode == 1 { bag_size.clone() } else { vec![0; bags] }, 3)?
+        vec_i(
+            if mode == 1 {
+                bag_size.clone()
+            } else {
+                vec![0; bags]
+            },
+            3,
+        )?
     };
-    Ok(vec![Value::tensor(Tensor::from_f64(out, dt)), vec_i(o2b, 1)?, vec_i(bag_size, 2)?, max_indices])
+    Ok(vec![
+        Value::tensor(Tensor::from_f64(out, dt)),
+        vec_i(o2b, 1)?,
+        vec_i(bag_size, 2)?,
+        max_indices,
+    ])
 }
 
 pub fn register(t: &mut Table) {
@@ -1423,7 +1652,10 @@ pub fn register(t: &mut Table) {
     t.insert("aten.adaptive_avg_pool1d.default", adaptive_avg_pool1d);
     t.insert("aten.max_pool3d_with_indices.default", max_pool3d);
     t.insert("aten._adaptive_avg_pool3d.default", adaptive_avg_pool3d);
-    t.insert("aten._native_batch_norm_legit.no_stats", batch_norm_no_stats);
+    t.insert(
+        "aten._native_batch_norm_legit.no_stats",
+        batch_norm_no_stats,
+    );
     // scatter, factories
     t.insert("aten.scatter.reduce", scatter_reduce_legacy);
     t.insert("aten.scatter.value_reduce", scatter_reduce_legacy);

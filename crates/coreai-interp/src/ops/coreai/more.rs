@@ -17,11 +17,18 @@ fn broadcast_shapes(c: &Ctx) -> KResult<Vec<Value>> {
     let as_dims = |i: usize| -> KResult<Vec<usize>> {
         c.arg_i64s(i)?
             .into_iter()
-            .map(|d| if d < 0 { kerr(format!("negative dim {d} in a shape")) } else { Ok(d as usize) })
+            .map(|d| {
+                if d < 0 {
+                    kerr(format!("negative dim {d} in a shape"))
+                } else {
+                    Ok(d as usize)
+                }
+            })
             .collect()
     };
     let s = broadcast(&as_dims(0)?, &as_dims(1)?)?;
-    let a = ArrayD::from_shape_vec(IxDyn(&[s.len()]), s.iter().map(|&d| d as i128).collect()).expect("sizes agree");
+    let a = ArrayD::from_shape_vec(IxDyn(&[s.len()]), s.iter().map(|&d| d as i128).collect())
+        .expect("sizes agree");
     one(Tensor::from_i128(a, c.out_dtype(0)?))
 }
 
@@ -38,7 +45,11 @@ fn along_axis(c: &Ctx, p: &Tensor, xs: &[usize]) -> KResult<Tensor> {
     }
     let a = crate::kernels::reduce::norm_axis(c.arg_i64(4)?, xs.len())?;
     if p.len() != xs[a] {
-        return kerr(format!("{} parameters for dim {a} of size {}", p.len(), xs[a]));
+        return kerr(format!(
+            "{} parameters for dim {a} of size {}",
+            p.len(),
+            xs[a]
+        ));
     }
     let mut s = vec![1; xs.len()];
     s[a] = xs[a];
@@ -52,7 +63,13 @@ fn round_to(v: ArrayD<f64>, dt: DType) -> ArrayD<f64> {
 
 /// `(input - offset1) * scale + offset2` with every step rounded to the
 /// output's float type; the difference of integers is exact.
-fn shift_scale(x: &Tensor, scale: &Tensor, off1: &Tensor, off2: &Tensor, dt: DType) -> KResult<Tensor> {
+fn shift_scale(
+    x: &Tensor,
+    scale: &Tensor,
+    off1: &Tensor,
+    off2: &Tensor,
+    dt: DType,
+) -> KResult<Tensor> {
     if !dt.is_float() {
         return kerr(format!("dequantization produces floats, not {}", dt.name()));
     }
@@ -83,7 +100,11 @@ fn quantize(c: &Ctx) -> KResult<Vec<Value>> {
     let xs = x.shape();
     let p = |i: usize| along_axis(c, c.arg(i)?, &xs);
     let (scale, off1, off2) = (p(1)?, p(2)?, p(3)?);
-    let ft = if x.dtype().is_float() { x.dtype() } else { scale.dtype() };
+    let ft = if x.dtype().is_float() {
+        x.dtype()
+    } else {
+        scale.dtype()
+    };
     let shifted = round_to(&x.to_f64() - &off2.to_f64(), ft);
     let q = round_to(&shifted / &scale.cast(ft).to_f64(), ft);
     if dt.is_float() {
@@ -111,7 +132,9 @@ fn blockwise_shift_scale(c: &Ctx) -> KResult<Vec<Value>> {
     let blocks = |t: &Tensor| -> KResult<Tensor> {
         let ts = t.shape();
         if ts.len() != xs.len() || ts.iter().zip(&xs).any(|(&b, &n)| b == 0 || n % b != 0) {
-            return kerr(format!("parameter shape {ts:?} must divide the data shape {xs:?}"));
+            return kerr(format!(
+                "parameter shape {ts:?} must divide the data shape {xs:?}"
+            ));
         }
         let mut out = t.clone();
         for d in 0..xs.len() {
@@ -124,12 +147,18 @@ fn blockwise_shift_scale(c: &Ctx) -> KResult<Vec<Value>> {
     let (scale, off1, off2) = (blocks(c.arg(1)?)?, blocks(c.arg(2)?)?, blocks(c.arg(3)?)?);
     let dt = c.out_dtype(0)?;
     if !dt.is_float() {
-        return kerr(format!("blockwise_shift_scale produces floats, not {}", dt.name()));
+        return kerr(format!(
+            "blockwise_shift_scale produces floats, not {}",
+            dt.name()
+        ));
     }
     // coreai-core evaluates `data·scale + (offset2 - offset1·scale)`, each
     // step rounded to the output type (checked on f16, where it shows).
     let s = scale.cast(dt).to_f64();
-    let bias = round_to(&off2.cast(dt).to_f64() - &round_to(&off1.cast(dt).to_f64() * &s, dt), dt);
+    let bias = round_to(
+        &off2.cast(dt).to_f64() - &round_to(&off1.cast(dt).to_f64() * &s, dt),
+        dt,
+    );
     let xs = round_to(&x.cast(dt).to_f64() * &s, dt);
     one(Tensor::from_f64(&xs + &bias, dt))
 }
@@ -141,7 +170,9 @@ fn max_pool_3d(c: &Ctx) -> KResult<Vec<Value>> {
     let dims = |i: usize| -> KResult<Vec<usize>> {
         let v = c.arg_i64s(i)?;
         if v.len() != 3 || v.iter().any(|&d| d <= 0) {
-            return kerr(format!("operand #{i} must hold three positive values, not {v:?}"));
+            return kerr(format!(
+                "operand #{i} must hold three positive values, not {v:?}"
+            ));
         }
         Ok(v.into_iter().map(|d| d as usize).collect())
     };
@@ -170,9 +201,15 @@ fn interpolate_coordinates(c: &Ctx) -> KResult<Vec<Value>> {
     let coords = c.arg(1)?.to_f64();
     let k = x.ndim();
     if coords.ndim() != 2 || coords.shape()[1] != k || x.is_empty() {
-        return kerr(format!("coords {:?} must be [N, {k}] over a non-empty input", coords.shape()));
+        return kerr(format!(
+            "coords {:?} must be [N, {k}] over a non-empty input",
+            coords.shape()
+        ));
     }
-    let mode = c.attr("interpolation_mode").map(|a| a.to_text()).unwrap_or_default();
+    let mode = c
+        .attr("interpolation_mode")
+        .map(|a| a.to_text())
+        .unwrap_or_default();
     let linear = mode.contains("linear");
     let n = coords.shape()[0];
     let mut out = Vec::with_capacity(n);
@@ -180,7 +217,10 @@ fn interpolate_coordinates(c: &Ctx) -> KResult<Vec<Value>> {
         let pos: Vec<f32> = (0..k).map(|d| coords[[i, d]] as f32).collect();
         out.push(sample(&x, &pos, linear));
     }
-    one(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&[n]), out).expect("sizes agree"), dt))
+    one(Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&[n]), out).expect("sizes agree"),
+        dt,
+    ))
 }
 
 /// The value at `pos`: nearest reads one element; linear sums, from +0 in
@@ -191,7 +231,9 @@ fn sample(x: &ArrayD<f64>, pos: &[f32], linear: bool) -> f64 {
     let k = pos.len();
     let hi = |d: usize| (x.shape()[d] - 1) as f32;
     if !linear {
-        let at: Vec<usize> = (0..k).map(|d| pos[d].round_ties_even().clamp(0.0, hi(d)) as usize).collect();
+        let at: Vec<usize> = (0..k)
+            .map(|d| pos[d].round_ties_even().clamp(0.0, hi(d)) as usize)
+            .collect();
         return x[IxDyn(&at)];
     }
     let floor: Vec<f32> = pos.iter().map(|p| p.floor()).collect();
@@ -216,7 +258,10 @@ fn channel_min_max(c: &Ctx) -> KResult<(Vec<f64>, Vec<f64>, DType)> {
     let x = c.arg(0)?;
     let ft = x.dtype();
     if !ft.is_float() {
-        return kerr(format!("quantization statistics of {} input are not supported", ft.name()));
+        return kerr(format!(
+            "quantization statistics of {} input are not supported",
+            ft.name()
+        ));
     }
     let a = crate::kernels::reduce::norm_axis(c.arg_i64(2)?, x.ndim())?;
     let axes: Vec<usize> = (0..x.ndim()).filter(|&d| d != a).collect();
@@ -242,7 +287,10 @@ fn range_of(c: &Ctx) -> KResult<(f64, f64)> {
 
 fn vec_tensor(v: Vec<f64>, dt: DType) -> Value {
     let n = v.len();
-    Value::tensor(Tensor::from_f64(ArrayD::from_shape_vec(IxDyn(&[n]), v).expect("sizes agree"), dt))
+    Value::tensor(Tensor::from_f64(
+        ArrayD::from_shape_vec(IxDyn(&[n]), v).expect("sizes agree"),
+        dt,
+    ))
 }
 
 /// `symmetric_quantization_statistics(input, range, axis)`: per channel
@@ -255,7 +303,13 @@ fn symmetric_stats(c: &Ctx) -> KResult<Vec<Value>> {
     let scale: Vec<f64> = lo
         .iter()
         .zip(&hi)
-        .map(|(&l, &h)| if l.is_nan() || h.is_nan() { f64::NAN } else { r(l.abs().max(h.abs()) * k) })
+        .map(|(&l, &h)| {
+            if l.is_nan() || h.is_nan() {
+                f64::NAN
+            } else {
+                r(l.abs().max(h.abs()) * k)
+            }
+        })
         .collect();
     Ok(vec![vec_tensor(scale, c.out_dtype(0)?)])
 }
@@ -270,7 +324,11 @@ fn asymmetric_stats(c: &Ctx) -> KResult<Vec<Value>> {
     let zt = c.out_dtype(1)?;
     let r = |v: f64| Tensor::scalar_f64(v, ft).to_f64()[[]];
     let span = r(qmax - qmin);
-    let scale: Vec<f64> = lo.iter().zip(&hi).map(|(&l, &h)| r(r(h - l) / span)).collect();
+    let scale: Vec<f64> = lo
+        .iter()
+        .zip(&hi)
+        .map(|(&l, &h)| r(r(h - l) / span))
+        .collect();
     let zp: Vec<f64> = lo
         .iter()
         .zip(&scale)
@@ -296,7 +354,9 @@ fn lut_to_dense(c: &Ctx) -> KResult<Vec<Value>> {
     let (is, ls) = (idx.shape(), lut.shape());
     let k = is.len();
     if ls.len() != k + 2 || (0..k).any(|d| ls[d] == 0 || is[d] % ls[d] != 0) {
-        return kerr(format!("lut {ls:?} must be [blocks.., P, V] with blocks dividing the indices {is:?}"));
+        return kerr(format!(
+            "lut {ls:?} must be [blocks.., P, V] with blocks dividing the indices {is:?}"
+        ));
     }
     let (p, v) = (ls[k], ls[k + 1]);
     let axis = crate::kernels::reduce::norm_axis(c.arg_i64(2)?, k.max(1))?;
@@ -335,26 +395,45 @@ fn lut_to_dense(c: &Ctx) -> KResult<Vec<Value>> {
 /// tensors: the block's arguments are `args`, the result is what it yields.
 fn run_region(table: &Table, block: crate::ir::Block, args: &[Tensor]) -> KResult<Vec<Tensor>> {
     if block.num_args() != args.len() {
-        return kerr(format!("the region takes {} arguments, not {}", block.num_args(), args.len()));
+        return kerr(format!(
+            "the region takes {} arguments, not {}",
+            block.num_args(),
+            args.len()
+        ));
     }
-    let mut env: std::collections::HashMap<usize, Tensor> =
-        args.iter().enumerate().map(|(i, t)| (block.arg(i).key(), t.clone())).collect();
-    let get = |env: &std::collections::HashMap<usize, Tensor>, op: crate::ir::Op, i: usize| -> KResult<Tensor> {
+    let mut env: std::collections::HashMap<usize, Tensor> = args
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (block.arg(i).key(), t.clone()))
+        .collect();
+    let get = |env: &std::collections::HashMap<usize, Tensor>,
+               op: crate::ir::Op,
+               i: usize|
+     -> KResult<Tensor> {
         match env.get(&op.operand(i).key()) {
             Some(t) => Ok(t.clone()),
-            None => kerr(format!("{} reads a value defined outside its region", op.name())),
+            None => kerr(format!(
+                "{} reads a value defined outside its region",
+                op.name()
+            )),
         }
     };
     for op in block.ops() {
         let name = op.name();
-        let operands: Vec<Tensor> = (0..op.num_operands()).map(|i| get(&env, op, i)).collect::<KResult<_>>()?;
+        let operands: Vec<Tensor> = (0..op.num_operands())
+            .map(|i| get(&env, op, i))
+            .collect::<KResult<_>>()?;
         if name == "coreai.yield" {
             return Ok(operands);
         }
         let Some(kernel) = table.get(name.as_str()) else {
             return kerr(format!("{name} is not executable inside a region"));
         };
-        let ctx = Ctx { op, name: &name, vals: operands.into_iter().map(Value::tensor).collect() };
+        let ctx = Ctx {
+            op,
+            name: &name,
+            vals: operands.into_iter().map(Value::tensor).collect(),
+        };
         for (i, v) in kernel(&ctx)?.into_iter().enumerate() {
             let Some(t) = v.as_tensor() else {
                 return kerr(format!("{name} in a region produced a non-tensor value"));
@@ -384,9 +463,15 @@ fn lanes(x: &Tensor, axes: &[usize]) -> KResult<(Vec<Vec<Tensor>>, Vec<usize>)> 
     let inner: usize = axes.iter().map(|&d| x.shape()[d]).product();
     let flat = p.reshape(&[outer * inner])?;
     let lanes = (0..outer)
-        .map(|o| (0..inner).map(|i| shape::select(&flat, 0, (o * inner + i) as i64)).collect::<KResult<Vec<_>>>())
+        .map(|o| {
+            (0..inner)
+                .map(|i| shape::select(&flat, 0, (o * inner + i) as i64))
+                .collect::<KResult<Vec<_>>>()
+        })
         .collect::<KResult<_>>()?;
-    let keep_shape = (0..r).map(|d| if axes.contains(&d) { 1 } else { x.shape()[d] }).collect();
+    let keep_shape = (0..r)
+        .map(|d| if axes.contains(&d) { 1 } else { x.shape()[d] })
+        .collect();
     Ok((lanes, keep_shape))
 }
 
@@ -412,7 +497,12 @@ fn reduce_region(c: &Ctx) -> KResult<Vec<Value>> {
         out.push(acc);
     }
     let dt = c.out_dtype(0)?;
-    let flat = shape::cat(&out.iter().map(|t| t.cast(dt).reshape(&[1])).collect::<KResult<Vec<_>>>()?, 0)?;
+    let flat = shape::cat(
+        &out.iter()
+            .map(|t| t.cast(dt).reshape(&[1]))
+            .collect::<KResult<Vec<_>>>()?,
+        0,
+    )?;
     one(flat.reshape(&keep_shape)?)
 }
 
@@ -461,7 +551,10 @@ fn build_sparse_with_bitmask(c: &Ctx) -> KResult<Vec<Value>> {
     let (values, mask) = (c.arg(0)?.cast(dt), c.arg(1)?.to_bool());
     let nnz = mask.iter().filter(|&&m| m).count();
     if values.shape().first() != Some(&nnz) || values.len() != nnz {
-        return kerr(format!("{} values for a bitmask with {nnz} set positions", values.len()));
+        return kerr(format!(
+            "{} values for a bitmask with {nnz} set positions",
+            values.len()
+        ));
     }
     let mut pos: Vec<i64> = Vec::with_capacity(mask.len());
     let mut next = 0i64;
@@ -481,13 +574,22 @@ fn sparse_with_bitmask_to_dense(c: &Ctx) -> KResult<Vec<Value>> {
 }
 
 pub fn register(t: &mut Table) {
-    t.insert("coreai.build_sparse_with_bitmask", build_sparse_with_bitmask);
-    t.insert("coreai.sparse_with_bitmask_to_dense", sparse_with_bitmask_to_dense);
+    t.insert(
+        "coreai.build_sparse_with_bitmask",
+        build_sparse_with_bitmask,
+    );
+    t.insert(
+        "coreai.sparse_with_bitmask_to_dense",
+        sparse_with_bitmask_to_dense,
+    );
     t.insert("coreai.reduce", reduce_region);
     t.insert("coreai.reduce_index", reduce_index);
     t.insert("coreai.lut_to_dense", lut_to_dense);
     t.insert("coreai.symmetric_quantization_statistics", symmetric_stats);
-    t.insert("coreai.asymmetric_quantization_statistics", asymmetric_stats);
+    t.insert(
+        "coreai.asymmetric_quantization_statistics",
+        asymmetric_stats,
+    );
     t.insert("coreai.interpolate_coordinates", interpolate_coordinates);
     t.insert("coreai.broadcast_shapes", broadcast_shapes);
     t.insert("coreai.dequantize", dequantize);

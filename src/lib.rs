@@ -88,16 +88,7 @@ impl Compiler {
         allow_override: bool,
         lowering: lowering::UserLowering,
     ) -> Result<(), lowering::RegisterError> {
-        let builtin = qualified
-            .strip_prefix("aten::")
-            .is_some_and(|key| passes::aten_to_coreai::lookup(key).is_some());
-        lowering::register(
-            self.context.to_raw(),
-            qualified,
-            allow_override,
-            builtin,
-            lowering,
-        )
+        lowering::register_in_context(self.context.to_raw(), qualified, allow_override, lowering)
     }
 
     /// Parses and verifies `source`; `name` is the file name diagnostics cite.

@@ -463,6 +463,26 @@ pub(crate) fn register(
     Ok(())
 }
 
+/// Registers a user lowering in `context` (what
+/// [`crate::Compiler::register_lowering`] does for its own context; the C
+/// API's `coreaiRegisterLowering` for a context a C program owns).
+pub fn register_in_context(
+    context: MlirContext,
+    qualified: &str,
+    allow_override: bool,
+    lowering: UserLowering,
+) -> Result<(), RegisterError> {
+    let builtin = qualified
+        .strip_prefix("aten::")
+        .is_some_and(|key| crate::passes::aten_to_coreai::lookup(key).is_some());
+    register(context, qualified, allow_override, builtin, lowering)
+}
+
+/// Forgets the user lowerings of a context its owner is about to destroy.
+pub fn forget_context(context: MlirContext) {
+    forget(context)
+}
+
 /// The user lowering for `qualified` in `context`, if any.
 pub(crate) fn user_lowering(context: MlirContext, qualified: &str) -> Option<UserLowering> {
     let registry = registry().lock().unwrap_or_else(|e| e.into_inner());

@@ -64,6 +64,35 @@ MLIR_CAPI_EXPORTED bool coreaiDescribeRegisteredPass(MlirStringRef argument,
                                                      MlirStringCallback callback,
                                                      void *userData);
 
+/// A lowering written in C, for `legalize-aten-to-coreai`: builds its
+/// replacement ops in front of `op` (`mlirBlockInsertOwnedOperationBefore(
+/// mlirOperationGetBlock(op), op, newOp)`), writes the `numResults` values
+/// that replace `op`'s results to `results` and returns true; or passes a
+/// reason to `decline(reason, declineUserData)` and returns false. It may
+/// run on any thread.
+typedef bool (*CoreaiLoweringFn)(MlirOperation op, MlirValue *results,
+                                 intptr_t numResults,
+                                 MlirStringCallback decline,
+                                 void *declineUserData, void *userData);
+
+/// Registers `lowering` for `qualified` (`my_lib::op.overload`) in `context`
+/// only. Replacing a built-in lowering of a reserved namespace (aten, coreai,
+/// coreaix, higher_order) or an earlier registration needs `allowOverride`.
+/// A registered lowering also makes the pass accept the op. Returns false and
+/// passes the reason to `error` when it cannot register. Defined in
+/// libcoreai_capi.a.
+MLIR_CAPI_EXPORTED bool coreaiRegisterLowering(MlirContext context,
+                                               MlirStringRef qualified,
+                                               bool allowOverride,
+                                               CoreaiLoweringFn lowering,
+                                               void *userData,
+                                               MlirStringCallback error,
+                                               void *errorUserData);
+
+/// Forgets the lowerings registered in `context`; call before destroying it.
+MLIR_CAPI_EXPORTED void coreaiForgetLowerings(MlirContext context);
+
+
 /// Registers the coreai passes and pipelines (written in Rust) and the
 /// upstream passes they mix with, so textual pipelines can name them.
 /// Defined in libcoreai_capi.a. Idempotent and thread-safe.

@@ -41,9 +41,9 @@ func.func @int_div(%a: tensor<3xi32>, %b: tensor<3xi32>) -> tensor<3xi32> {
   %0 = aten.operator "aten::div.Tensor_mode"(%a, %b) {rounding_mode = "floor"} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
   return %0 : tensor<3xi32>
 }
-func.func @view(%x: tensor<4xf16, "a">) -> tensor<4xf16, "b"> {
-  %0 = coreaix.view(%x) : (tensor<4xf16, "a">) -> tensor<4xf16, "b">
-  return %0 : tensor<4xf16, "b">
+func.func @view(%x: tensor<4xf16, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1], interleave: [1]>>) -> tensor<4xf16, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1], interleave: [1]>> {
+  %0 = coreaix.view(%x) : (tensor<4xf16, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1], interleave: [1]>>) -> tensor<4xf16, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1], interleave: [1]>>
+  return %0 : tensor<4xf16, #coreaix.hw_constraints<MTLBuffer, alignments: [1x1], interleave: [1]>>
 }
 "#;
 

@@ -44,6 +44,9 @@ pub fn view_as<'a, T>(a: &'a ArrayD<T>, shape: &[usize]) -> KResult<ndarray::Arr
     }
 }
 
+/// Below this many elements an elementwise op runs on the calling thread.
+const PARALLEL_MIN_ELEMENTS: usize = 1 << 16;
+
 /// `f` applied to the broadcast pair.
 pub fn zip2<A: Copy + Send + Sync, B: Copy + Send + Sync, R: Send>(
     a: &ArrayD<A>,
@@ -52,7 +55,12 @@ pub fn zip2<A: Copy + Send + Sync, B: Copy + Send + Sync, R: Send>(
 ) -> KResult<ArrayD<R>> {
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let (va, vb) = (view_as(a, &shape)?, view_as(b, &shape)?);
-    Ok(Zip::from(&va).and(&vb).par_map_collect(|&x, &y| f(x, y)))
+    // Handing a small array to the thread pool costs more than the work.
+    if shape.iter().product::<usize>() < PARALLEL_MIN_ELEMENTS {
+        Ok(Zip::from(&va).and(&vb).map_collect(|&x, &y| f(x, y)))
+    } else {
+        Ok(Zip::from(&va).and(&vb).par_map_collect(|&x, &y| f(x, y)))
+    }
 }
 
 /// Binary arithmetic operations.

@@ -351,7 +351,8 @@ impl Scalar {
     }
 }
 
-fn float_literal(v: f64) -> String {
+/// An f64 as MLIR float literal text (hex for NaN and the infinities).
+pub fn float_literal(v: f64) -> String {
     if v.is_nan() {
         "0x7FF8000000000000".into()
     } else if v.is_infinite() {

@@ -189,27 +189,9 @@ pub fn a_scalar<'c>(cx: Cx<'_, 'c, '_>, v: Scalar) -> Result<Attribute<'c>, Decl
     }
 }
 
-/// An f64 as MLIR float literal text (hex for NaN and infinities).
+/// An f64 as MLIR float literal text (the legalizer's spelling).
 pub fn float_text(v: f64) -> String {
-    if v.is_nan() || v.is_infinite() {
-        format!("0x{:016X}", v.to_bits())
-    } else {
-        // Rust prints the shortest round-tripping decimal; MLIR wants a
-        // '.' in the mantissa (`1.0e-5`, not `1e-5`).
-        let s = format!("{v:?}");
-        let (mantissa, exponent) = s
-            .split_once('e')
-            .map_or((s.as_str(), None), |(m, e)| (m, Some(e)));
-        let mantissa = if mantissa.contains('.') {
-            mantissa.to_string()
-        } else {
-            format!("{mantissa}.0")
-        };
-        match exponent {
-            Some(e) => format!("{mantissa}e{e}"),
-            None => mantissa,
-        }
-    }
+    crate::lowering::float_literal(v)
 }
 
 // ------------------------------------------------------------ operands

@@ -351,6 +351,30 @@ impl Scalar {
     }
 }
 
+/// PyTorch's broadcast of shapes, aligned at the trailing dim. A dynamic dim
+/// (any negative size) against 1 or against itself stays dynamic; against a
+/// static size it takes that size, as the result must have it.
+pub fn broadcast_shapes(shapes: &[&[i64]]) -> Result<Vec<i64>, Decline> {
+    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![1; rank];
+    for s in shapes {
+        for (o, &d) in out[rank - s.len()..].iter_mut().zip(s.iter()) {
+            *o = match (*o, d) {
+                (x, y) if x == y => x,
+                (1, y) => y,
+                (x, 1) => x,
+                (x, y) if x < 0 || y < 0 => x.max(y),
+                (x, y) => {
+                    return Err(format!(
+                        "the shapes {shapes:?} do not broadcast ({x} vs {y})"
+                    ))
+                }
+            };
+        }
+    }
+    Ok(out)
+}
+
 /// An f64 as MLIR float literal text (hex for NaN and the infinities).
 pub fn float_literal(v: f64) -> String {
     if v.is_nan() {
@@ -521,6 +545,36 @@ impl fmt::Debug for LoweringCx<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_broadcast_like_pytorch() {
+        assert_eq!(
+            broadcast_shapes(&[&[2, 3, 4], &[4]]).unwrap(),
+            vec![2, 3, 4]
+        );
+        assert_eq!(broadcast_shapes(&[&[2, 1], &[1, 5]]).unwrap(), vec![2, 5]);
+        assert_eq!(broadcast_shapes(&[&[], &[3]]).unwrap(), vec![3]);
+        assert_eq!(
+            broadcast_shapes(&[&[3, 1], &[3], &[1, 1]]).unwrap(),
+            vec![3, 3]
+        );
+        assert!(broadcast_shapes(&[&[2], &[3]]).is_err());
+        assert!(broadcast_shapes(&[&[2], &[1], &[3]]).is_err());
+    }
+
+    #[test]
+    fn dynamic_dims_broadcast() {
+        assert_eq!(
+            broadcast_shapes(&[&[i64::MIN, 1], &[1, 4]]).unwrap(),
+            vec![i64::MIN, 4]
+        );
+        assert_eq!(broadcast_shapes(&[&[i64::MIN], &[5]]).unwrap(), vec![5]);
+        assert_eq!(broadcast_shapes(&[&[-1], &[1]]).unwrap(), vec![-1]);
+        assert_eq!(
+            broadcast_shapes(&[&[i64::MIN], &[i64::MIN]]).unwrap(),
+            vec![i64::MIN]
+        );
+    }
 
     #[test]
     fn signless_integers_become_signed() {

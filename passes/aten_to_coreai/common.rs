@@ -6,6 +6,7 @@
 //! `tensor<Nxui32>` shapes and permutations, `tensor<si32>` dims), and
 //! builders for the layout ops most lowerings need (reshape, cast).
 
+pub use crate::lowering::broadcast_shapes;
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{
     attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute, StringAttribute},
@@ -98,6 +99,29 @@ pub fn dims(ty: RankedTensorType<'_>) -> Vec<i64> {
     (0..ty.rank())
         .map(|i| unsafe { mlir_sys::mlirShapedTypeGetDimSize(ty.to_raw(), i as isize) })
         .collect()
+}
+
+/// The dims of `ty`, a ranked tensor type (`DYNAMIC` for `?`).
+pub fn type_dims(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
+    RankedTensorType::try_from(ty)
+        .map(dims)
+        .map_err(|_| format!("{ty} is not a ranked tensor"))
+}
+
+/// The dims of `ty`, declining a dynamic one.
+pub fn static_type_dims(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
+    let d = type_dims(ty)?;
+    if d.contains(&DYNAMIC) {
+        return Err(format!(
+            "{ty} is dynamic; this lowering needs static shapes"
+        ));
+    }
+    Ok(d)
+}
+
+/// The dims of `v`, a ranked tensor (`DYNAMIC` for `?`).
+pub fn shape_of(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
+    type_dims(v.r#type())
 }
 
 /// The dims of operand `index`, declining when one is dynamic.

@@ -7,7 +7,9 @@
 //! coreai-torch's canonicalized output shows), `coreai.expand_dims` /
 //! `coreai.shrink_dims` when it is dynamic.
 
-use super::common::{axes, dims, int_scalar, reshape, slice, tensor_type, DYNAMIC, TO_END};
+use super::common::{
+    axes, dims, int_scalar, reshape, shape_of, slice, tensor_type, DYNAMIC, TO_END,
+};
 use super::elementwise::{arith, unary};
 use super::linalg::expand_dim;
 use crate::lowering::{Decline, LoweringCx};
@@ -26,13 +28,6 @@ pub static LOWERINGS: super::Family = &[
     ("view_as_real.default", view_as_real),
     ("view_as_real_copy.default", view_as_real),
 ];
-
-/// The dims of `v` (a ranked tensor).
-fn shape_of(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
-    RankedTensorType::try_from(v.r#type())
-        .map(dims)
-        .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))
-}
 
 /// coreai's only complex element type (torch.complex64).
 const COMPLEX64: &str = "complex<f32>";

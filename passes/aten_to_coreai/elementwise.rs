@@ -11,13 +11,11 @@
 //! NaN, ±inf, -0.0 and exact-integer cases; each says so in its comment.
 
 use super::cast::{f32_type, is_float, is_half, needs_opmath, number, wrapped_number};
-use super::common::{cast_to, dims, element_type, int_attr, str_attr, tensor_type};
-use crate::lowering::{Decline, LoweringCx, Scalar};
-use melior::ir::{
-    operation::OperationLike,
-    r#type::{RankedTensorType, ShapedTypeLike},
-    Type, Value, ValueLike,
+use super::common::{
+    broadcast_shapes, cast_to, element_type, int_attr, shape_of, str_attr, tensor_type,
 };
+use crate::lowering::{Decline, LoweringCx, Scalar};
+use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value, ValueLike};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
@@ -140,33 +138,6 @@ pub fn opmath_element<'c>(
     }
 }
 
-/// PyTorch's broadcast of two shapes (a `?` against 1 or `?` stays `?`).
-fn broadcast_dims(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
-    let rank = a.len().max(b.len());
-    let at = |s: &[i64], i: usize| {
-        if i + s.len() >= rank {
-            s[i + s.len() - rank]
-        } else {
-            1
-        }
-    };
-    (0..rank)
-        .map(|i| match (at(a, i), at(b, i)) {
-            (x, y) if x == y => Ok(x),
-            (1, y) => Ok(y),
-            (x, 1) => Ok(x),
-            (x, y) if x < 0 || y < 0 => Ok(x.max(y)),
-            (x, y) => Err(format!("cannot broadcast the dims {x} and {y}")),
-        })
-        .collect()
-}
-
-fn shape_of(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
-    RankedTensorType::try_from(v.r#type())
-        .map(dims)
-        .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))
-}
-
 /// `coreai.decomposable.broadcasting_<op> %a, %b` with the broadcast shape
 /// and result element `element`.
 pub fn binary<'c, 'a>(
@@ -176,7 +147,7 @@ pub fn binary<'c, 'a>(
     b: Value<'c, 'a>,
     element: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let shape = broadcast_dims(&shape_of(a)?, &shape_of(b)?)?;
+    let shape = broadcast_shapes(&[&shape_of(a)?, &shape_of(b)?])?;
     cx.build_value(
         &format!("coreai.decomposable.broadcasting_{op}"),
         &[a, b],
@@ -221,10 +192,7 @@ pub fn select<'c, 'a>(
     a: Value<'c, 'a>,
     b: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let shape = broadcast_dims(
-        &broadcast_dims(&shape_of(cond)?, &shape_of(a)?)?,
-        &shape_of(b)?,
-    )?;
+    let shape = broadcast_shapes(&[&shape_of(cond)?, &shape_of(a)?, &shape_of(b)?])?;
     cx.build_value(
         "coreai.decomposable.broadcasting_where",
         &[cond, a, b],
@@ -912,22 +880,4 @@ fn round_decimals<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let r = unary(cx, "round", arith(cx, there, x, scale)?)?;
     let r = arith(cx, back, r, scale)?;
     finish(cx, r)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn broadcast_dims_follow_pytorch() {
-        assert_eq!(
-            super::broadcast_dims(&[2, 3, 4], &[4]).unwrap(),
-            vec![2, 3, 4]
-        );
-        assert_eq!(super::broadcast_dims(&[2, 1], &[1, 5]).unwrap(), vec![2, 5]);
-        assert_eq!(super::broadcast_dims(&[], &[3]).unwrap(), vec![3]);
-        assert_eq!(
-            super::broadcast_dims(&[i64::MIN, 1], &[1, 4]).unwrap(),
-            vec![i64::MIN, 4]
-        );
-        assert!(super::broadcast_dims(&[2], &[3]).is_err());
-    }
 }

@@ -13,14 +13,14 @@
 //! mask is supported as the only index, over leading dims.
 
 use super::common::{
-    bool_attr, bool_list_attr, cast_to, dims, element_type, int_attr, int_scalar, int_vector,
-    leading_block, normalize_dim, reshape, shape, slice, slice_update, splat, static_dims,
-    str_attr, tensor_type, transpose, DYNAMIC,
+    bool_attr, bool_list_attr, broadcast_shapes, cast_to, element_type, int_attr, int_scalar,
+    int_vector, leading_block, normalize_dim, reshape, shape, slice, slice_update, splat,
+    static_dims, static_type_dims, str_attr, tensor_type, transpose, type_dims, DYNAMIC,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef},
-    r#type::{RankedTensorType, ShapedTypeLike},
+    r#type::ShapedTypeLike,
     Block, BlockLike, Region, RegionLike, Type, TypeLike, Value, ValueLike,
 };
 
@@ -45,25 +45,6 @@ pub static LOWERINGS: super::Family = &[
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
-/// `ty`'s dims (`DYNAMIC` for `?`).
-fn dims_of(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
-    RankedTensorType::try_from(ty)
-        .map(dims)
-        .map_err(|_| format!("{ty} is not a ranked tensor"))
-}
-
-/// `ty`'s static dims (declines dynamic ones).
-fn static_of(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
-    let t = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
-    let d = dims(t);
-    if d.contains(&DYNAMIC) {
-        return Err(format!(
-            "{ty} is dynamic; this lowering needs static shapes"
-        ));
-    }
-    Ok(d)
-}
-
 /// An index tensor as `si32` (coreai's index type), declining booleans.
 fn index_si32<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let element = element_type(v)?;
@@ -83,7 +64,7 @@ fn broadcast<'c, 'a>(
     x: Value<'c, 'a>,
     to: &[i64],
 ) -> Result<Value<'c, 'a>, Decline> {
-    let mut d = static_of(x.r#type())?;
+    let mut d = static_type_dims(x.r#type())?;
     if d.len() > to.len() {
         return Err(format!("cannot broadcast {d:?} to {to:?}"));
     }
@@ -106,23 +87,6 @@ fn broadcast<'c, 'a>(
     )
 }
 
-/// The NumPy broadcast of static shapes.
-fn broadcast_shapes(shapes: &[Vec<i64>]) -> Result<Vec<i64>, Decline> {
-    let rank = shapes.iter().map(Vec::len).max().unwrap_or(0);
-    let mut out = vec![1; rank];
-    for s in shapes {
-        for (i, &d) in s.iter().enumerate() {
-            let o = &mut out[rank - s.len() + i];
-            if *o == 1 {
-                *o = d;
-            } else if d != 1 && d != *o {
-                return Err(format!("index shapes {shapes:?} do not broadcast"));
-            }
-        }
-    }
-    Ok(out)
-}
-
 // aten.gather(%x, %index) {dim} → coreai.gather_along_axis %x at (si32 %index) along <dim : si32>
 //
 // PyTorch lets the index be smaller than x on the other dims; coreai wants
@@ -131,7 +95,7 @@ fn gather<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank();
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
     let idx = index_si32(cx, cx.operand(1)?)?;
-    let x = fit_other_dims(cx, cx.operand(0)?, &dims_of(idx.r#type())?, dim)?;
+    let x = fit_other_dims(cx, cx.operand(0)?, &type_dims(idx.r#type())?, dim)?;
     let axis = int_scalar(cx, dim as i64, "si32")?;
     Ok(vec![cx.build_value(
         "coreai.gather_along_axis",
@@ -148,7 +112,7 @@ fn fit_other_dims<'c, 'a>(
     extent: &[i64],
     dim: usize,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let xd = dims_of(x.r#type())?;
+    let xd = type_dims(x.r#type())?;
     if extent.len() != xd.len() {
         return Err(format!(
             "the index has rank {} but the input {}",
@@ -189,7 +153,7 @@ fn fit_other_dims<'c, 'a>(
 // Dynamic x: coreai.gather_nd of (x with `dim` moved first) at index[:, None],
 // moved back (the broadcast above needs every other size).
 fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let xd = dims_of(cx.operand(0)?.r#type())?;
+    let xd = type_dims(cx.operand(0)?.r#type())?;
     let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
     let n: i64 = static_dims(cx, 1)?.iter().product();
     if xd.contains(&DYNAMIC) {
@@ -217,7 +181,7 @@ fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         x
     };
     let axis = int_scalar(cx, dim as i64, "si32")?;
-    let out = static_of(idx.r#type())?;
+    let out = static_type_dims(idx.r#type())?;
     let g = cx.build_value(
         "coreai.gather_along_axis",
         &[x, idx, axis],
@@ -227,7 +191,11 @@ fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if g.r#type() == cx.result_type(0)? {
         return Ok(vec![g]);
     }
-    Ok(vec![reshape(cx, g, &static_of(cx.result_type(0)?)?)?])
+    Ok(vec![reshape(
+        cx,
+        g,
+        &static_type_dims(cx.result_type(0)?)?,
+    )?])
 }
 
 /// index_select for a dynamic `x`: [`gather_at_dim`] of the flattened index.
@@ -246,8 +214,8 @@ fn gather_at_dim<'c, 'a>(
     idx: Value<'c, 'a>,
     dim: usize,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let xd = dims_of(x.r#type())?;
-    let b = static_of(idx.r#type())?;
+    let xd = type_dims(x.r#type())?;
+    let b = static_type_dims(idx.r#type())?;
     let mut perm: Vec<usize> = vec![dim];
     perm.extend((0..xd.len()).filter(|&i| i != dim));
     let front = if dim == 0 {
@@ -276,7 +244,7 @@ fn gather_at_dim<'c, 'a>(
 // aten.embedding(%weight, %indices) → coreai.gather_nd %weight at (reshape (si32 %indices) to [..., 1])
 //   (dynamic indices: coreai.expand_dims at the end instead of the reshape)
 fn embedding<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let mut d = dims_of(cx.operand(1)?.r#type())?;
+    let mut d = type_dims(cx.operand(1)?.r#type())?;
     d.push(1);
     let idx = index_si32(cx, cx.operand(1)?)?;
     let idx = if d.contains(&DYNAMIC) {
@@ -307,10 +275,10 @@ fn scatter_along<'c, 'a>(
     updates: Value<'c, 'a>,
     mode: &str,
 ) -> Lowered<'c, 'a> {
-    let xd = dims_of(x.r#type())?;
+    let xd = type_dims(x.r#type())?;
     let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
     let idx = index_si32(cx, cx.operand(1)?)?;
-    let id = dims_of(idx.r#type())?;
+    let id = type_dims(idx.r#type())?;
     let updates = cast_to(cx, updates, element_type(x)?)?;
     let updates = fit_other_dims(cx, updates, &id, usize::MAX)?;
     let block = fit_other_dims(cx, x, &id, dim)?;
@@ -331,7 +299,7 @@ fn scatter_along<'c, 'a>(
     if block == x {
         return Ok(vec![scattered]);
     }
-    let bounds = leading_block(&dims_of(block.r#type())?);
+    let bounds = leading_block(&type_dims(block.r#type())?);
     Ok(vec![slice_update(cx, x, scattered, &bounds, x.r#type())?])
 }
 
@@ -416,7 +384,7 @@ fn propagate_nan<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let element = element_type(x)?;
     let src = cast_to(cx, cx.operand(2)?, element)?;
-    let bool_ty = tensor_type(&dims_of(src.r#type())?, cx.parse_type("i1")?);
+    let bool_ty = tensor_type(&type_dims(src.r#type())?, cx.parse_type("i1")?);
     let is_nan = cx.build_value(
         "coreai.decomposable.broadcasting_not_equal",
         &[src, src],
@@ -428,7 +396,7 @@ fn propagate_nan<'c, 'a>(
     let hits = scatter_along(cx, zeros, flags, "max")?[0];
     let scalar = tensor_type(&[], element);
     let zero = splat(cx, Scalar::Int(0), scalar)?;
-    let hit_ty = tensor_type(&dims_of(x.r#type())?, cx.parse_type("i1")?);
+    let hit_ty = tensor_type(&type_dims(x.r#type())?, cx.parse_type("i1")?);
     let hit = cx.build_value(
         "coreai.decomposable.broadcasting_greater",
         &[hits, zero],
@@ -555,7 +523,7 @@ fn stack_indices<'c, 'a>(
     tensors: &[Value<'c, 'a>],
     present: &[bool],
 ) -> Result<Stacked<'c, 'a>, Decline> {
-    let xd = dims_of(x.r#type())?;
+    let xd = type_dims(x.r#type())?;
     if present.len() > xd.len() || present.iter().filter(|&&p| p).count() != tensors.len() {
         return Err("the index list does not match the indexed tensor".into());
     }
@@ -575,9 +543,9 @@ fn stack_indices<'c, 'a>(
     let contiguous = last - first + 1 == indexed.len();
     let shapes: Vec<Vec<i64>> = indexed
         .iter()
-        .map(|&i| static_of(slots[i].expect("indexed").r#type()))
+        .map(|&i| static_type_dims(slots[i].expect("indexed").r#type()))
         .collect::<Result<_, _>>()?;
-    let b = broadcast_shapes(&shapes)?;
+    let b = broadcast_shapes(&shapes.iter().map(Vec::as_slice).collect::<Vec<_>>())?;
     let (base, inverse, lead) = if contiguous {
         (x, None, first)
     } else {
@@ -661,7 +629,7 @@ fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             &[],
         )?]);
     }
-    let leading_dynamic = dims_of(cx.operand(0)?.r#type())?
+    let leading_dynamic = type_dims(cx.operand(0)?.r#type())?
         .iter()
         .take(present.iter().position(|&p| p).unwrap_or(0))
         .any(|&d| d == DYNAMIC);
@@ -697,8 +665,8 @@ fn index_put<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![masked_put(cx, x, mask, values)?]);
     }
     let s = stack_indices(cx, x, &tensors, &present)?;
-    let bd = static_of(s.base.r#type())?;
-    let id = static_of(s.indices.r#type())?;
+    let bd = static_type_dims(s.base.r#type())?;
+    let id = static_type_dims(s.indices.r#type())?;
     let k = id[id.len() - 1] as usize;
     let mut ud = id[..id.len() - 1].to_vec();
     ud.extend(&bd[k..]);
@@ -728,7 +696,10 @@ fn leading_mask<'c, 'a>(
     if present != [true] {
         return Err("a boolean mask mixed with other indices is not supported".into());
     }
-    let (md, xd) = (static_of(m.r#type())?, static_of(cx.operand(0)?.r#type())?);
+    let (md, xd) = (
+        static_type_dims(m.r#type())?,
+        static_type_dims(cx.operand(0)?.r#type())?,
+    );
     if md.len() > xd.len() || md[..] != xd[..md.len()] {
         return Err(format!(
             "the mask shape {md:?} does not match the leading dims of {xd:?}"
@@ -745,8 +716,8 @@ fn masked_put<'c, 'a>(
     mask: Value<'c, 'a>,
     values: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let xd = static_of(x.r#type())?;
-    let vd = static_of(values.r#type())?;
+    let xd = static_type_dims(x.r#type())?;
+    let vd = static_type_dims(values.r#type())?;
     if vd.iter().product::<i64>() != 1 {
         return Err(format!(
             "x[mask] = v with v of shape {vd:?} is not supported (one element is); use torch.where"
@@ -754,7 +725,7 @@ fn masked_put<'c, 'a>(
     }
     let element = element_type(x)?;
     let v = reshape(cx, cast_to(cx, values, element)?, &[])?;
-    let mut md = static_of(mask.r#type())?;
+    let mut md = static_type_dims(mask.r#type())?;
     md.resize(xd.len(), 1);
     let mask = reshape(cx, mask, &md)?;
     let where_ = |a: Value<'c, 'a>, b: Value<'c, 'a>| {
@@ -836,8 +807,8 @@ fn accumulate_linear<'c, 'a>(
     indices: Value<'c, 'a>,
     updates: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let bd = static_of(base.r#type())?;
-    let id = static_of(indices.r#type())?;
+    let bd = static_type_dims(base.r#type())?;
+    let id = static_type_dims(indices.r#type())?;
     let k = id[id.len() - 1] as usize;
     let sizes = &bd[..k];
     let strides: Vec<i64> = (0..k).map(|j| sizes[j + 1..].iter().product()).collect();
@@ -1008,19 +979,4 @@ fn bool_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>
         cx.parse_type("tensor<i1>")?,
         &[("value", attr)],
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn index_shapes_broadcast_like_numpy() {
-        assert_eq!(
-            broadcast_shapes(&[vec![3, 1], vec![3]]).unwrap(),
-            vec![3, 3]
-        );
-        assert_eq!(broadcast_shapes(&[vec![2], vec![1]]).unwrap(), vec![2]);
-        assert!(broadcast_shapes(&[vec![2], vec![3]]).is_err());
-    }
 }

@@ -8,16 +8,15 @@
 //! a conv2d over an inserted unit dimension. Matrix products accept dynamic
 //! batch sizes; convolutions need static shapes.
 
+pub(super) use super::common::shape_of;
 use super::common::{
-    axes, bool_attr, cast_to, dims, element_type, int_attr, int_list_attr, int_scalar, reshape,
-    segment_operand, shape, splat, static_dims, tensor_type, transpose, DYNAMIC,
+    axes, bool_attr, broadcast_shapes, cast_to, element_type, int_attr, int_list_attr, int_scalar,
+    reshape, segment_operand, shape, splat, static_dims, static_type_dims, tensor_type, transpose,
 };
 pub(super) use super::elementwise::arith as broadcasting;
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
-    operation::OperationLike,
-    r#type::{RankedTensorType, ShapedTypeLike},
-    Type, TypeLike, Value, ValueLike,
+    operation::OperationLike, r#type::ShapedTypeLike, Type, TypeLike, Value, ValueLike,
 };
 
 pub static LOWERINGS: super::Family = &[
@@ -41,7 +40,7 @@ pub(super) fn batch_matmul<'c, 'a>(
     if sa.len() < 2 || sb.len() < 2 {
         return Err("batch matmul operands must have rank ≥ 2".into());
     }
-    let mut to = broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
+    let mut to = broadcast_shapes(&[&sa[..sa.len() - 2], &sb[..sb.len() - 2]])?;
     to.extend([sa[sa.len() - 2], sb[sb.len() - 1]]);
     let ty = tensor_type(&to, element_type(a)?);
     cx.build_value(
@@ -50,12 +49,6 @@ pub(super) fn batch_matmul<'c, 'a>(
         ty,
         &[],
     )
-}
-
-pub(super) fn shape_of(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
-    RankedTensorType::try_from(v.r#type())
-        .map(dims)
-        .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))
 }
 
 /// Declines unless both operands have the result's element type (PyTorch
@@ -104,17 +97,8 @@ pub fn matmul<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Dec
     if product.r#type() == result {
         return Ok(vec![product]);
     }
-    let out = static_dims_of_type(result)?;
+    let out = static_type_dims(result)?;
     Ok(vec![reshape(cx, product, &out)?])
-}
-
-fn static_dims_of_type(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
-    let t = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
-    let d = dims(t);
-    if d.contains(&DYNAMIC) {
-        return Err(format!("the result {ty} has a dynamic shape"));
-    }
-    Ok(d)
 }
 
 /// `k · x` with `k` a constant of `x`'s element type, or `x` when k = 1.
@@ -198,7 +182,7 @@ pub fn linear<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Dec
     }
     let result = cx.result_type(0)?;
     if y.r#type() != result {
-        y = reshape(cx, y, &static_dims_of_type(result)?)?;
+        y = reshape(cx, y, &static_type_dims(result)?)?;
     }
     Ok(vec![y])
 }
@@ -259,7 +243,7 @@ pub fn convolution<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
     let element = element_type(x)?;
     let w = cast_to(cx, cx.operand(1)?, element)?;
     let mut in_shape = static_dims(cx, 0)?;
-    let mut out_shape = static_dims_of_type(cx.result_type(0)?)?;
+    let mut out_shape = static_type_dims(cx.result_type(0)?)?;
     // An unbatched input ([C, ...], one rank below the weight) runs as a
     // batch of one.
     let unbatched = shape_of(w)?.len() == in_shape.len() + 1;
@@ -458,28 +442,4 @@ pub(super) fn float_scalar<'c, 'a>(
     element: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
     splat(cx, Scalar::Float(value), tensor_type(&[], element))
-}
-
-/// NumPy broadcasting of two shapes (a dynamic dim against a static one
-/// takes the static size, as the product must).
-fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
-    let rank = a.len().max(b.len());
-    let at = |s: &[i64], i: usize| {
-        if i < rank - s.len() {
-            1
-        } else {
-            s[i - (rank - s.len())]
-        }
-    };
-    (0..rank)
-        .map(|i| match (at(a, i), at(b, i)) {
-            (x, y) if x == y => Ok(x),
-            (1, y) => Ok(y),
-            (x, 1) => Ok(x),
-            (x, y) if x == DYNAMIC || y == DYNAMIC => Ok(x.max(y)),
-            (x, y) => Err(format!(
-                "shapes {a:?} and {b:?} do not broadcast ({x} vs {y})"
-            )),
-        })
-        .collect()
 }

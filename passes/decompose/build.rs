@@ -303,31 +303,6 @@ pub fn unary<'c, 'a>(cx: Cx<'_, 'c, 'a>, key: &str, x: V<'c, 'a>) -> Result<V<'c
     aten(cx, key, &[x], x.r#type(), &[])
 }
 
-/// The broadcast shape of two shapes (NumPy rules).
-pub fn broadcast(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Decline> {
-    let n = a.len().max(b.len());
-    (0..n)
-        .map(|i| {
-            let da = if i + a.len() >= n {
-                a[i + a.len() - n]
-            } else {
-                1
-            };
-            let db = if i + b.len() >= n {
-                b[i + b.len() - n]
-            } else {
-                1
-            };
-            match (da, db) {
-                (x, y) if x == y => Ok(x),
-                (1, y) => Ok(y),
-                (x, 1) => Ok(x),
-                _ => Err(format!("shapes {a:?} and {b:?} do not broadcast")),
-            }
-        })
-        .collect()
-}
-
 /// An elementwise binary `Tensor` op of two tensors with the broadcast
 /// shape and `element`.
 pub fn binary<'c, 'a>(
@@ -337,7 +312,11 @@ pub fn binary<'c, 'a>(
     b: V<'c, 'a>,
     element: Type<'c>,
 ) -> Result<V<'c, 'a>, Decline> {
-    let ty = tensor(cx, &broadcast(&shape(a)?, &shape(b)?)?, element)?;
+    let ty = tensor(
+        cx,
+        &crate::lowering::broadcast_shapes(&[&shape(a)?, &shape(b)?])?,
+        element,
+    )?;
     let mut attrs = Vec::new();
     if key == "add.Tensor" || key == "sub.Tensor" {
         attrs.push(("alpha", a_int(cx, 1)?));

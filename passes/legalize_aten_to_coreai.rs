@@ -19,8 +19,12 @@
 //!      `coreai.constant`.
 //!      Then lowering, op by op in program order, by the dispatch ladder: a user
 //!      lowering registered for `namespace::name.overload` in this context,
-//!      then the built-in resolver keyed by the exact overload. A lowering
-//!      that declines is an error at the op's location, with its reason.
+//!      then the built-in ATen resolver keyed by the exact overload (namespace
+//!      `aten`, or a Python callable's: `builtins::round` looks up `round`),
+//!      then the compression resolver for `coreai::`/`coreaix::` ops keyed
+//!      variantless (`coreai::quantize.default` and `coreai::quantize` are
+//!      `quantize`; see `aten_to_coreai::compression`). A lowering that
+//!      declines is an error at the op's location, with its reason.
 //!   3. Each `func.func` becomes a `coreai.graph` with the same name,
 //!      signature and argument/result attributes (`coreai.name`); private
 //!      functions become `private` graphs; `func.return` becomes
@@ -217,7 +221,7 @@ impl LegalizeAtenToCoreai {
             } else {
                 qualified.clone()
             };
-            if namespace == "aten" && aten_to_coreai::lookup(&key).is_some() {
+            if builtin_lowering(&namespace, &key).is_some() {
                 return WalkResult::Advance;
             }
             let location = op.location().to_raw();
@@ -237,7 +241,13 @@ impl LegalizeAtenToCoreai {
             } else {
                 Vec::new()
             };
-            let note = if siblings.is_empty() {
+            let note = if COMPRESSION_NAMESPACES.contains(&namespace.as_str()) {
+                let keys: Vec<&str> = aten_to_coreai::compression::keys().collect();
+                format!(
+                    "'{display}' has no lowering; the {namespace} namespace lowers (any of the overloads .default, .Tensor, .Scalar, .dim, or none): {}",
+                    keys.join(", ")
+                )
+            } else if siblings.is_empty() {
                 format!("'{display}' has no lowering")
             } else {
                 let list: Vec<String> = siblings.iter().map(|s| format!("'aten.{s}'")).collect();
@@ -305,9 +315,7 @@ impl LegalizeAtenToCoreai {
             let result: Result<Vec<Value>, Decline> =
                 if let Some(user) = lowering::user_lowering(context, &qualified) {
                     user(&cx)
-                } else if let (true, Some(builtin)) =
-                    (namespace == "aten", aten_to_coreai::lookup(&key))
-                {
+                } else if let Some(builtin) = builtin_lowering(&namespace, &key) {
                     builtin(&cx)
                 } else {
                     Err(format!("'{qualified}' has no lowering"))
@@ -350,6 +358,29 @@ impl LegalizeAtenToCoreai {
             unsafe { mlir_sys::mlirOperationDestroy(raw) };
         }
         Ok(())
+    }
+}
+
+/// Namespaces whose ops the compression resolver lowers (rung 4).
+const COMPRESSION_NAMESPACES: &[&str] = &["coreai", "coreaix"];
+
+/// Namespaces of Python callables torch.export records (`builtins::round`,
+/// `operator::mul`, `math::ceil`): coreai-torch sees no namespace on them
+/// and looks their bare name up in the ATen resolver (rung 3).
+const PYTHON_NAMESPACES: &[&str] = &["builtins", "operator", "math"];
+
+/// The built-in rungs of the dispatch ladder (conversion guide §7.4), after
+/// user lowerings: the ATen resolver keyed by the exact overload (rung 3,
+/// namespace `aten` or a Python callable's), then the compression resolver
+/// for `coreai`/`coreaix` keyed variantless (rung 4). Higher-order ops
+/// (`aten.cond`, `aten.while_loop`) are ATen resolver keys here.
+fn builtin_lowering(namespace: &str, key: &str) -> Option<aten_to_coreai::LowerFn> {
+    if namespace == "aten" || PYTHON_NAMESPACES.contains(&namespace) {
+        aten_to_coreai::lookup(key)
+    } else if COMPRESSION_NAMESPACES.contains(&namespace) {
+        aten_to_coreai::compression::lookup(key)
+    } else {
+        None
     }
 }
 

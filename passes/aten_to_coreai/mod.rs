@@ -8,6 +8,7 @@ mod activations;
 mod cast;
 mod common;
 mod compare;
+pub mod compression;
 mod complex;
 mod control;
 mod elementwise;

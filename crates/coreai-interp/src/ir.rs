@@ -230,6 +230,9 @@ impl Ty {
                     (32, false) => DType::I32,
                     (64, false) => DType::I64,
                     (8, true) => DType::U8,
+                    // Sub-byte unsigned storage (LUT indices): one byte per
+                    // element in MLIR's dense attributes, values unchanged.
+                    (2 | 3 | 4 | 6, true) => DType::U8,
                     (16, true) => DType::U16,
                     (32, true) => DType::U32,
                     (64, true) => DType::U64,

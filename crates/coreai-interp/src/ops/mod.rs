@@ -4,6 +4,7 @@
 
 mod aten;
 mod coreai;
+mod custom;
 
 use crate::error::{kerr, KResult};
 use crate::interp::Value;
@@ -23,6 +24,7 @@ pub fn table() -> Table {
     let mut t = Table::new();
     aten::register(&mut t);
     coreai::register(&mut t);
+    custom::register(&mut t);
     t
 }
 

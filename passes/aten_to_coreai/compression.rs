@@ -1,0 +1,505 @@
+//! Rung 4 of the dispatch ladder: coreai-torch's compression custom ops
+//! (`torch.ops.coreai.*`, defined in `coreai_torch/_compression/custom_layers.py`)
+//! → coreai's compression ops. The importer writes them as
+//! `aten.operator "coreai::quantize.default"(...)` with the tensor arguments
+//! as named operand groups (`operand_args`) and the others as attributes.
+//!
+//! The resolver is consulted for the namespaces `coreai` and `coreaix`, after
+//! user lowerings, and is keyed *variantless* like coreai-torch's
+//! `_custom_to_core_resolver`: a `.default`, `.Tensor`, `.Scalar` or `.dim`
+//! suffix is dropped before the lookup ([`variantless`]), so
+//! `coreai::quantize.default` and `coreai::quantize` both match `quantize`.
+//!
+//! Operand forms follow coreai-torch 0.4.3 (`_custom_to_core.py`): the
+//! optional `zero_point` / `minval` become the ops' `offset1` / `offset2`
+//! (zero-point mode: `offset1 = zero_point, offset2 = 0`; minval mode:
+//! `offset1 = q_min(input dtype), offset2 = minval`; neither: both 0).
+//! Sub-byte storage: coreai needs LUT indices of `log2(palette size)` bits
+//! and a `ui1` sparsity mask, which PyTorch holds as `uint8` / `bool`; a
+//! constant is re-emitted in the narrow type (a run-time value is cast when
+//! coreai can cast to that type, else declined). Quantized weights keep
+//! their 8-bit storage (coreai-torch narrows them to 4 bits when
+//! `input_dtype` says so; the values, and so the results, are the same).
+
+use super::common::{
+    cast_to, dims, element_type, int_scalar, normalize_dim, reshape, splat, tensor_type, DYNAMIC,
+};
+use crate::lowering::{Decline, LoweringCx, Scalar};
+use melior::ir::{
+    attribute::{ArrayAttribute, DenseI64ArrayAttribute, StringAttribute, TypeAttribute},
+    operation::{OperationLike, OperationRef},
+    r#type::{RankedTensorType, ShapedTypeLike},
+    AttributeLike, Type, TypeLike, Value, ValueLike,
+};
+
+type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
+
+/// The compression lowerings, keyed by variantless target (sorted).
+pub static LOWERINGS: super::Family = &[
+    ("constexpr_blockwise_shift_scale", blockwise_shift_scale),
+    ("dequantize", dequantize),
+    ("lut_to_dense", lut_to_dense),
+    ("quantize", quantize),
+    ("sparse_to_dense", sparse_to_dense),
+];
+
+/// `target` without a `.default`, `.Tensor`, `.Scalar` or `.dim` overload
+/// (coreai-torch's `strip_variant_from_target`); other overloads stay.
+pub fn variantless(target: &str) -> &str {
+    match target.split_once('.') {
+        Some((name, "default" | "Tensor" | "Scalar" | "dim")) => name,
+        _ => target,
+    }
+}
+
+/// The lowering of the `coreai::` / `coreaix::` op `target`, matched
+/// variantless.
+pub fn lookup(target: &str) -> Option<super::LowerFn> {
+    let key = variantless(target);
+    LOWERINGS.iter().find(|(k, _)| *k == key).map(|(_, f)| *f)
+}
+
+/// The variantless keys, sorted.
+pub fn keys() -> impl Iterator<Item = &'static str> {
+    LOWERINGS.iter().map(|(k, _)| *k)
+}
+
+/// The operand of schema argument `name` of a generic `aten.operator`
+/// (`operand_args = ["input", "scale"]`, `operand_groups = array<i64: 1,
+/// 1>`); `None` when the argument is absent (`None` in PyTorch).
+fn named_operand<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    name: &str,
+) -> Result<Option<Value<'c, 'a>>, Decline> {
+    let Ok(names) = cx.op().attribute("operand_args") else {
+        return Ok(None);
+    };
+    let names = ArrayAttribute::try_from(names)
+        .map_err(|_| format!("operand_args is not an array: {names}"))?;
+    let groups = cx.attribute("operand_groups")?;
+    let groups = DenseI64ArrayAttribute::try_from(groups)
+        .map_err(|_| format!("operand_groups is not an i64 array: {groups}"))?;
+    let mut start = 0usize;
+    for i in 0..names.len() {
+        let size = groups
+            .element(i)
+            .map_err(|_| "operand_groups is shorter than operand_args".to_string())?;
+        let this = names
+            .element(i)
+            .ok()
+            .and_then(|a| StringAttribute::try_from(a).ok())
+            .map(|s| s.value().to_string());
+        if this.as_deref() == Some(name) {
+            if size != 1 {
+                return Err(format!("argument '{name}' has {size} operands, not one"));
+            }
+            return cx.operand(start).map(Some);
+        }
+        start += size as usize;
+    }
+    Ok(None)
+}
+
+fn required_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>, name: &str) -> Result<Value<'c, 'a>, Decline> {
+    named_operand(cx, name)?.ok_or_else(|| format!("missing tensor argument '{name}'"))
+}
+
+/// An optional `int` argument (`axis`), `default` when absent.
+fn int_or(cx: &LoweringCx<'_, '_>, name: &str, default: i64) -> Result<i64, Decline> {
+    Ok(super::common::opt_int_attr(cx, name)?.unwrap_or(default))
+}
+
+fn tensor_of<'c>(v: Value<'c, '_>) -> Result<RankedTensorType<'c>, Decline> {
+    RankedTensorType::try_from(v.r#type())
+        .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))
+}
+
+/// The integer width and signedness of `element` (`i4` and `si4` signed,
+/// `i1` a bool: unsigned).
+fn int_kind(element: Type<'_>) -> Option<(u32, bool)> {
+    unsafe {
+        let raw = element.to_raw();
+        mlir_sys::mlirTypeIsAInteger(raw).then(|| {
+            let width = mlir_sys::mlirIntegerTypeGetWidth(raw);
+            (
+                width,
+                width > 1 && !mlir_sys::mlirIntegerTypeIsUnsigned(raw),
+            )
+        })
+    }
+}
+
+/// The smallest value of an integer type (`-8` for `si4`, `0` for `ui8`).
+fn q_min(element: Type<'_>) -> Result<i64, Decline> {
+    match int_kind(element) {
+        Some((bits, true)) if (2..=64).contains(&bits) => Ok(-(1i64 << (bits - 1))),
+        Some((_, false)) => Ok(0),
+        _ => Err(format!("{element} is not an integer type with a minimum")),
+    }
+}
+
+/// The PyTorch dtype attribute `name` (`input_dtype = i4`), if present.
+fn dtype_attr<'c>(cx: &LoweringCx<'c, '_>, name: &str) -> Result<Option<Type<'c>>, Decline> {
+    let Ok(attr) = cx.op().attribute(name) else {
+        return Ok(None);
+    };
+    TypeAttribute::try_from(attr)
+        .map(|t| Some(t.value()))
+        .map_err(|_| format!("attribute '{name}' is not a dtype: {attr}"))
+}
+
+/// `zero_point` / `minval` as coreai's `(offset1, offset2)` of `shape`:
+/// zero-point mode `(zero_point, 0)`, minval mode `(q_min(logical), minval)`,
+/// neither `(0, 0)`. `offset1` has the quantized element, `offset2` the float one.
+fn offsets<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    quant: Type<'c>,
+    float: Type<'c>,
+    logical: Option<Type<'c>>,
+    shape: &[i64],
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>), Decline> {
+    let zero_point = named_operand(cx, "zero_point")?;
+    let minval = named_operand(cx, "minval")?;
+    let zeros = |element| splat(cx, Scalar::Int(0), tensor_type(shape, element));
+    match (zero_point, minval) {
+        (Some(_), Some(_)) => Err("zero_point and minval are mutually exclusive".into()),
+        (Some(zp), None) => {
+            let zp = cast_to(cx, reshape(cx, zp, shape)?, quant)?;
+            Ok((zp, zeros(float)?))
+        }
+        (None, Some(minval)) => {
+            let logical = logical.ok_or(
+                "minval needs input_dtype (the logical quantized dtype, whose minimum is the offset)",
+            )?;
+            let qmin = splat(cx, Scalar::Int(q_min(logical)?), tensor_type(shape, quant))?;
+            Ok((qmin, cast_to(cx, reshape(cx, minval, shape)?, float)?))
+        }
+        (None, None) => Ok((zeros(quant)?, zeros(float)?)),
+    }
+}
+
+// aten.operator "coreai::lut_to_dense"(%indices : ui8, %lut : [blocks.., P, V]) {axis}
+//   → coreai.lut_to_dense %indices' : ui<log2 P>, %lut, coreai.constant axis : si16
+fn lut_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let indices = required_operand(cx, "indices")?;
+    let lut = required_operand(cx, "lut")?;
+    let lut_dims = dims(tensor_of(lut)?);
+    let rank = dims(tensor_of(indices)?).len();
+    if lut_dims.len() != rank + 2 {
+        return Err(format!(
+            "the LUT {} must have the rank of the indices plus 2 ([blocks.., palettes, vector])",
+            lut.r#type()
+        ));
+    }
+    let palettes = lut_dims[rank];
+    let bits = match palettes {
+        2 => 1,
+        4 => 2,
+        8 => 3,
+        16 => 4,
+        64 => 6,
+        256 => 8,
+        _ => {
+            return Err(format!(
+                "a LUT of {palettes} entries; coreai indices have 1, 2, 3, 4, 6 or 8 bits (2, 4, 8, 16, 64 or 256 entries)"
+            ))
+        }
+    };
+    let indices = narrowed(cx, indices, bits)?;
+    let axis = normalize_dim(int_or(cx, "axis", 0)?, rank.max(1))?;
+    let axis = int_scalar(cx, axis as i64, "si16")?;
+    let out = cx.build_value(
+        "coreai.lut_to_dense",
+        &[indices, lut, axis],
+        cx.result_type(0)?,
+        &[],
+    )?;
+    Ok(vec![out])
+}
+
+// aten.operator "coreai::constexpr_blockwise_shift_scale"(%data, %scale, %zero_point?, %minval?) {input_dtype?, output_dtype?}
+//   → coreai.blockwise_shift_scale %data, %scale, %offset1, %offset2   (rank-0 parameters reshaped to [1, ..])
+fn blockwise_shift_scale<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let data = required_operand(cx, "input")?;
+    let mut scale = required_operand(cx, "scale")?;
+    let rank = dims(tensor_of(data)?).len();
+    let mut shape = dims(tensor_of(scale)?);
+    if shape.is_empty() {
+        shape = vec![1; rank];
+        scale = reshape(cx, scale, &shape)?;
+    }
+    if shape.len() != rank {
+        return Err(format!(
+            "the scale {} must have the rank of the data {}",
+            scale.r#type(),
+            data.r#type()
+        ));
+    }
+    let quant = element_type(data)?;
+    let float = cx.result_tensor(0)?.element();
+    let logical = dtype_attr(cx, "input_dtype")?;
+    let (offset1, offset2) = offsets(cx, quant, float, logical, &shape)?;
+    let out = cx.build_value(
+        "coreai.blockwise_shift_scale",
+        &[data, scale, offset1, offset2],
+        cx.result_type(0)?,
+        &[],
+    )?;
+    Ok(vec![out])
+}
+
+// aten.operator "coreai::quantize"(%x, %scale, %zero_point?, %minval?) {output_dtype, axis}
+//   → coreai.quantize %x, %scale, %offset1, %offset2, coreai.constant axis : si32
+fn quantize<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let input = required_operand(cx, "input")?;
+    let quant = cx.result_tensor(0)?.element();
+    let float = element_type(input)?;
+    quantization(cx, "coreai.quantize", input, quant, float, Some(quant))
+}
+
+// aten.operator "coreai::dequantize"(%q, %scale, %zero_point?, %minval?) {axis, input_dtype?, output_dtype?}
+//   → coreai.dequantize %q, %scale, %offset1, %offset2, coreai.constant axis : si32
+fn dequantize<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let input = required_operand(cx, "input")?;
+    let quant = element_type(input)?;
+    let float = cx.result_tensor(0)?.element();
+    let logical = dtype_attr(cx, "input_dtype")?;
+    quantization(cx, "coreai.dequantize", input, quant, float, logical)
+}
+
+/// The per-tensor (0-d) or per-channel (1-d along `axis`) form shared by
+/// quantize and dequantize: scale and offsets reshaped to `[]` or
+/// `[input.shape[axis]]`.
+fn quantization<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    name: &str,
+    input: Value<'c, 'a>,
+    quant: Type<'c>,
+    float: Type<'c>,
+    logical: Option<Type<'c>>,
+) -> Lowered<'c, 'a> {
+    let input_dims = dims(tensor_of(input)?);
+    let axis = normalize_dim(int_or(cx, "axis", 0)?, input_dims.len().max(1))?;
+    let count = |v: Option<Value>| -> Result<i64, Decline> {
+        Ok(v.map(|v| tensor_of(v).map(|t| dims(t).iter().product()))
+            .transpose()?
+            .unwrap_or(1))
+    };
+    let scale = required_operand(cx, "scale")?;
+    let per_channel = count(Some(scale))? > 1 || count(named_operand(cx, "zero_point")?)? > 1;
+    let shape = if per_channel {
+        match input_dims.get(axis) {
+            Some(&d) if d != DYNAMIC => vec![d],
+            _ => {
+                return Err(format!(
+                    "per-channel parameters along dim {axis} of {} need it static",
+                    input.r#type()
+                ))
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    let scale = reshape(cx, scale, &shape)?;
+    let (offset1, offset2) = offsets(cx, quant, float, logical, &shape)?;
+    let axis = int_scalar(cx, axis as i64, "si32")?;
+    let out = cx.build_value(
+        name,
+        &[input, scale, offset1, offset2, axis],
+        cx.result_type(0)?,
+        &[],
+    )?;
+    Ok(vec![out])
+}
+
+// aten.operator "coreai::sparse_to_dense"(%values : [N], %mask : i1)
+//   → coreai.sparse_with_bitmask_to_dense (coreai.build_sparse_with_bitmask %values, %mask' : ui1)
+fn sparse_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let values = required_operand(cx, "nonzero_data")?;
+    let mask = narrowed(cx, required_operand(cx, "mask")?, 1)?;
+    let nonzero = match dims(tensor_of(values)?).as_slice() {
+        [n] if *n != DYNAMIC => *n,
+        _ => {
+            return Err(format!(
+                "nonzero_data {} must be 1-d and static",
+                values.r#type()
+            ))
+        }
+    };
+    let result = cx.result_tensor(0)?;
+    let shape: String = dims(result).iter().map(|d| format!("{d}x")).collect();
+    let sparse = cx.parse_type(&format!(
+        "tensor<{shape}{}, #coreai.sparse_tensor_encoding<bitmask, numNonZero = {nonzero}, posWidth = 1, crdWidth = 1>>",
+        result.element()
+    ))?;
+    let built = cx.build_value(
+        "coreai.build_sparse_with_bitmask",
+        &[values, mask],
+        sparse,
+        &[],
+    )?;
+    let dense = cx.build_value(
+        "coreai.sparse_with_bitmask_to_dense",
+        &[built],
+        result.into(),
+        &[],
+    )?;
+    Ok(vec![dense])
+}
+
+/// `v` with the element `ui<bits>`: a constant is re-emitted in that type
+/// (every value must fit), a run-time value is cast (coreai casts to ui2,
+/// ui4 and ui8 only).
+fn narrowed<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    v: Value<'c, 'a>,
+    bits: u32,
+) -> Result<Value<'c, 'a>, Decline> {
+    let element = cx.parse_type(&format!("ui{bits}"))?;
+    let shape = dims(tensor_of(v)?);
+    if element_type(v)? == element {
+        return Ok(v);
+    }
+    match constant_ints(v) {
+        Some(values) => narrow_constant(cx, &values, &shape, bits),
+        None if matches!(bits, 2 | 4 | 8) => cast_to(cx, v, element),
+        None => Err(format!(
+            "{} is computed at run time; coreai needs it as ui{bits}, which coreai.cast cannot produce",
+            v.r#type()
+        )),
+    }
+}
+
+/// A `coreai.constant` of `ui<bits>` holding `values`.
+fn narrow_constant<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    values: &[i64],
+    shape: &[i64],
+    bits: u32,
+) -> Result<Value<'c, 'a>, Decline> {
+    if let Some(v) = values.iter().find(|&&v| v < 0 || v >= 1 << bits) {
+        return Err(format!("the value {v} does not fit ui{bits}"));
+    }
+    let ty = tensor_type(shape, cx.parse_type(&format!("ui{bits}"))?);
+    let raw = unsafe {
+        if bits == 1 {
+            let ints: Vec<std::os::raw::c_int> = values.iter().map(|&v| v as _).collect();
+            mlir_sys::mlirDenseElementsAttrBoolGet(ty.to_raw(), ints.len() as isize, ints.as_ptr())
+        } else {
+            // MLIR stores 2..8-bit integers one per byte.
+            let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+            mlir_sys::mlirDenseElementsAttrRawBufferGet(
+                ty.to_raw(),
+                bytes.len(),
+                bytes.as_ptr().cast(),
+            )
+        }
+    };
+    if raw.ptr.is_null() {
+        return Err(format!("cannot build a constant of {ty}"));
+    }
+    let attr = unsafe { melior::ir::Attribute::from_raw(raw) };
+    cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
+}
+
+/// The integers of `v` when it is an integer (or bool) `coreai.constant`
+/// (inline or `dense_resource`), in row-major order.
+fn constant_ints(v: Value<'_, '_>) -> Option<Vec<i64>> {
+    let op = unsafe {
+        let raw = v.to_raw();
+        if !mlir_sys::mlirValueIsAOpResult(raw) {
+            return None;
+        }
+        OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw))
+    };
+    if op.name().as_string_ref().as_str() != Ok("coreai.constant") {
+        return None;
+    }
+    let attr = op.attribute("value").ok()?.to_raw();
+    let ty = tensor_of(v).ok()?;
+    let (width, signed) = int_kind(ty.element())?;
+    let n: i64 = dims(ty).iter().product();
+    let n = usize::try_from(n).ok()?;
+    let decode = |raw: u64| -> i64 {
+        let raw = if width >= 64 {
+            raw
+        } else {
+            raw & ((1u64 << width) - 1)
+        };
+        if signed && width < 64 && raw >> (width - 1) & 1 == 1 {
+            raw as i64 - (1i64 << width)
+        } else {
+            raw as i64
+        }
+    };
+    let bytes_per = width.div_ceil(8) as usize;
+    let from_bytes = |bytes: &[u8], count: usize| -> Vec<i64> {
+        (0..n)
+            .map(|i| {
+                let at = if count == 1 { 0 } else { i } * bytes_per;
+                let mut le = [0u8; 8];
+                le[..bytes_per].copy_from_slice(&bytes[at..at + bytes_per]);
+                decode(u64::from_le_bytes(le))
+            })
+            .collect()
+    };
+    unsafe {
+        if mlir_sys::mlirAttributeIsADenseResourceElements(attr) {
+            let mut size = 0usize;
+            let data = crate::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
+            if data.is_null() || size != n * bytes_per {
+                return None;
+            }
+            return Some(from_bytes(std::slice::from_raw_parts(data.cast(), size), n));
+        }
+        if !mlir_sys::mlirAttributeIsADenseElements(attr) {
+            return None;
+        }
+        let splat = mlir_sys::mlirDenseElementsAttrIsSplat(attr);
+        if width == 1 {
+            return Some(
+                (0..n)
+                    .map(|i| {
+                        i64::from(if splat {
+                            mlir_sys::mlirDenseElementsAttrGetBoolSplatValue(attr) != 0
+                        } else {
+                            mlir_sys::mlirDenseElementsAttrGetBoolValue(attr, i as isize)
+                        })
+                    })
+                    .collect(),
+            );
+        }
+        let count = if splat { 1 } else { n };
+        let data = mlir_sys::mlirDenseElementsAttrGetRawData(attr);
+        if data.is_null() {
+            return (n == 0).then(Vec::new);
+        }
+        Some(from_bytes(
+            std::slice::from_raw_parts(data.cast(), count * bytes_per),
+            count,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_are_stripped_like_coreai_torch() {
+        assert_eq!(variantless("quantize.default"), "quantize");
+        assert_eq!(variantless("quantize.Tensor"), "quantize");
+        assert_eq!(variantless("quantize.Scalar"), "quantize");
+        assert_eq!(variantless("quantize.dim"), "quantize");
+        assert_eq!(variantless("quantize"), "quantize");
+        assert_eq!(variantless("quantize.out"), "quantize.out");
+        assert!(lookup("lut_to_dense.default").is_some());
+        assert!(lookup("sparse_to_dense").is_some());
+        assert!(lookup("quantize.out").is_none());
+        assert!(lookup("foo.default").is_none());
+        let keys: Vec<&str> = keys().collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted);
+    }
+}

@@ -53,11 +53,18 @@ pub const INFO: PassInfo = PassInfo {
     name: "legalize-aten-to-coreai",
     summary: "Lower ATen ops in func.func to coreai ops in coreai.graph, after validating that every op has a lowering",
     anchor: Some("builtin.module"),
-    options: &[PassOption {
-        name: "table",
-        help: "the decomposition table the input was decomposed with (coreai, default, none); ops it decomposes are reported as non-decomposed",
-        default: "coreai",
-    }],
+    options: &[
+        PassOption {
+            name: "table",
+            help: "the decomposition table the input was decomposed with (coreai, default, none); ops it decomposes are reported as non-decomposed",
+            default: "coreai",
+        },
+        PassOption {
+            name: "composites",
+            help: "graph: ATen-derived composites (norms, log_softmax, SDPA, avg-pool, hard_sigmoid, vector norm, pixel_shuffle) become private noinline coreai.graphs with a composite_decl, called by coreai.invoke, as coreai-torch emits them; inline: their ops are emitted in place",
+            default: "graph",
+        },
+    ],
     create: || Box::new(LegalizeAtenToCoreai::default()),
 };
 
@@ -129,12 +136,15 @@ impl Table {
 #[derive(Clone)]
 struct LegalizeAtenToCoreai {
     table: Table,
+    /// `composites=inline`: composites are emitted in place, not as graphs.
+    inline_composites: bool,
 }
 
 impl Default for LegalizeAtenToCoreai {
     fn default() -> Self {
         Self {
             table: Table::Coreai,
+            inline_composites: false,
         }
     }
 }
@@ -183,15 +193,23 @@ struct Offender {
 
 impl Pass for LegalizeAtenToCoreai {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        debug_assert_eq!(name, "table");
-        self.table = Table::parse(value)?;
+        match (name, value) {
+            ("composites", "graph") => self.inline_composites = false,
+            ("composites", "inline") => self.inline_composites = true,
+            ("composites", other) => {
+                return Err(format!(
+                    "unknown composites mode '{other}'; choose graph or inline"
+                ))
+            }
+            _ => self.table = Table::parse(value)?,
+        }
         Ok(())
     }
 
     fn run(&mut self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         self.validate(module)?;
         let constants = convert_values(module)?;
-        self.lower_ops(module)?;
+        aten_to_coreai::with_inline_composites(self.inline_composites, || self.lower_ops(module))?;
         convert_functions(module)?;
         finish_constants(constants);
         Ok(())

@@ -7,6 +7,7 @@
 
 use super::cast::is_float;
 use super::common::{cast_to, segment_operand, str_attr};
+use super::composite::{lower_composite, of_input};
 use super::elementwise::{
     arg, arith, attr_arg, constant_like, expm1_value, finish, float_operand, log1p_value,
     materialize, opmath_element, predicate, select, unary, widened_operand, Arg,
@@ -22,7 +23,11 @@ pub static LOWERINGS: super::Family = &[
     ("clamp_min.default", clamp),
     ("elu.default", elu),
     ("gelu.default", gelu),
-    ("hardsigmoid.default", hardsigmoid),
+    ("hardsigmoid.default", |cx| {
+        lower_composite(cx, hardsigmoid, |cx| {
+            of_input(cx, "hard_sigmoid", Vec::new())
+        })
+    }),
     ("hardswish.default", hardswish),
     ("hardtanh.default", hardtanh),
     ("leaky_relu.default", leaky_relu),
@@ -95,7 +100,9 @@ fn relu6_of_shifted<'c, 'a>(
     arith(cx, "minimum", low, six)
 }
 
-// aten.hardsigmoid.default(%x) → min(max(x + 3, 0), 6) / 6
+// aten.hardsigmoid.default(%x) → min(max(x + 3, 0), 6) / 6, in coreai-torch's
+// hard_sigmoid composite (composite.rs). hardswish stays inline: coreai-torch's
+// x · hard_sigmoid(x) rounds differently from PyTorch's (x · relu6(x + 3)) / 6.
 fn hardsigmoid<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = widened_operand(cx)?;
     let six = constant_like(cx, 6.0, x)?;

@@ -7,6 +7,7 @@
 mod activations;
 mod cast;
 mod common;
+mod composite;
 mod compare;
 pub mod compression;
 mod complex;
@@ -19,6 +20,7 @@ mod reduce;
 mod shape;
 mod symbolic;
 
+pub use composite::with_inline as with_inline_composites;
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{operation::OperationLike, Value};
 

@@ -1,9 +1,9 @@
 //! Pooling, normalization, attention and resampling → coreai.
 //!
-//! coreai-torch wraps norms, SDPA and avg-pool in private composite graphs;
-//! these lowerings emit the same ops inline (the composite boundary is the
-//! business of a later externalization pass) and fix what coreai-torch gets
-//! wrong: avg-pool honours `ceil_mode`, `count_include_pad` and
+//! coreai-torch wraps norms, log_softmax, SDPA and avg-pool in private
+//! composite graphs; so do these lowerings (`lower_composite`, composite.rs;
+//! `composites=inline` emits them in place), each graph's body being the
+//! inline lowering below, which fixes what coreai-torch gets wrong: avg-pool honours `ceil_mode`, `count_include_pad` and
 //! `divisor_override`; the causal mask of SDPA is PyTorch's upper-left one
 //! with -inf (not -1e4); instance norm follows `use_input_stats`.
 //! Norms of f16/bf16 tensors compute in f32 and round the results once, as
@@ -17,6 +17,7 @@ use super::common::{
     axes, bool_attr, cast_to, element_type, int_attr, int_list_attr, opt_int_attr, reshape,
     segment_operand, shape, splat, static_dims, tensor_type, transpose,
 };
+use super::composite::{lower_composite, of_input, operand, operand_or, Composite, Input, OpAttr};
 use super::elementwise::{predicate, select, unary};
 use super::linalg::{batch_matmul, broadcasting, float_scalar, pad_spatial, shape_of};
 use crate::lowering::{Decline, LoweringCx, Scalar};
@@ -29,25 +30,46 @@ use melior::ir::{
 
 pub static LOWERINGS: super::Family = &[
     ("_adaptive_avg_pool2d.default", adaptive_avg_pool2d),
-    ("_log_softmax.default", log_softmax),
-    (
-        "_native_batch_norm_legit_no_training.default",
-        batch_norm_no_training,
-    ),
+    ("_log_softmax.default", |cx| {
+        lower_composite(cx, log_softmax, log_softmax_composite)
+    }),
+    ("_native_batch_norm_legit_no_training.default", |cx| {
+        lower_composite(cx, batch_norm_no_training, batch_norm_composite)
+    }),
     ("_softmax.default", softmax),
     ("adaptive_avg_pool2d.default", adaptive_avg_pool2d),
     ("adaptive_max_pool2d.default", adaptive_max_pool2d),
-    ("avg_pool2d.default", avg_pool2d),
-    ("avg_pool3d.default", avg_pool3d),
-    ("instance_norm.default", instance_norm),
+    ("avg_pool2d.default", |cx| {
+        lower_composite(cx, avg_pool2d, |cx| avg_pool_composite(cx, 2))
+    }),
+    ("avg_pool3d.default", |cx| {
+        lower_composite(cx, avg_pool3d, |cx| avg_pool_composite(cx, 3))
+    }),
+    ("instance_norm.default", |cx| {
+        lower_composite(cx, instance_norm, instance_norm_composite)
+    }),
     ("max_pool2d.default", max_pool2d),
     ("max_pool2d_with_indices.default", max_pool2d),
-    ("group_norm.default", group_norm),
-    ("layer_norm.default", layer_norm),
-    ("log_softmax.int", log_softmax),
-    ("native_group_norm.default", native_group_norm),
-    ("native_layer_norm.default", native_layer_norm),
-    ("scaled_dot_product_attention.default", sdpa),
+    ("group_norm.default", |cx| {
+        lower_composite(cx, group_norm, |cx| group_norm_composite(cx, "num_groups"))
+    }),
+    ("layer_norm.default", |cx| {
+        lower_composite(cx, layer_norm, layer_norm_composite)
+    }),
+    ("log_softmax.int", |cx| {
+        lower_composite(cx, log_softmax, log_softmax_composite)
+    }),
+    ("native_group_norm.default", |cx| {
+        lower_composite(cx, native_group_norm, |cx| {
+            group_norm_composite(cx, "group")
+        })
+    }),
+    ("native_layer_norm.default", |cx| {
+        lower_composite(cx, native_layer_norm, layer_norm_composite)
+    }),
+    ("scaled_dot_product_attention.default", |cx| {
+        lower_composite(cx, sdpa, sdpa_composite)
+    }),
     ("softmax.int", softmax),
     ("upsample_bilinear2d.vec", upsample_bilinear2d),
     ("upsample_nearest2d.vec", upsample_nearest2d),
@@ -1259,4 +1281,203 @@ pub fn upsample_nearest2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         })?;
     }
     interpolate(cx, &out, scale, offset, "nearest_neighbor")
+}
+
+// ---------------------------------------------------------------- composites
+//
+// What coreai-torch passes to its composite graphs (composite.rs): the
+// declaration's name, its inputs and its op_attrs, per op.
+
+type Spec<'c, 'a> = Result<Option<Composite<'c, 'a>>, Decline>;
+
+// aten._log_softmax.default / log_softmax.int → @log_softmax(input) {axis}
+fn log_softmax_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank();
+    let axis = super::common::normalize_dim(int_attr(cx, "dim")?, rank)?;
+    of_input(cx, "log_softmax", vec![("axis", OpAttr::Int(axis as i64))])
+}
+
+/// The channel count (dim 1) of the input.
+fn channels(cx: &LoweringCx<'_, '_>) -> Result<i64, Decline> {
+    Ok(dims_static_at(cx, 0, |i| i == 1)?
+        .get(1)
+        .copied()
+        .ok_or("the input has no channel dim")?)
+}
+
+// aten._native_batch_norm_legit_no_training.default
+//   → @batch_norm(input, gamma, beta, mean, variance) {eps}
+fn batch_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
+    let c = channels(cx)?;
+    Ok(Some(Composite {
+        decl: "batch_norm",
+        template: "batch_norm",
+        inputs: vec![
+            operand(cx, "input", "input", 0)?,
+            operand_or(cx, "gamma", 1, 1.0, &[c])?,
+            operand_or(cx, "beta", 2, 0.0, &[c])?,
+            operand(cx, "mean", "mean", 3)?,
+            operand(cx, "variance", "variance", 4)?,
+        ],
+        attrs: vec![("eps", OpAttr::Float(float_attr(cx, "eps")?))],
+    }))
+}
+
+// aten.layer_norm.default / native_layer_norm.default
+//   → @layer_norm(input, gamma, beta) {axes (the trailing dims), eps}
+fn layer_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
+    let normalized = int_list_attr(cx, "normalized_shape")?;
+    let rank = cx.operand_tensor(0)?.rank() as i64;
+    let first = rank - normalized.len() as i64;
+    Ok(Some(Composite {
+        decl: "layer_norm",
+        template: "layer_norm",
+        inputs: vec![
+            operand(cx, "input", "input", 0)?,
+            operand_or(cx, "gamma", 1, 1.0, &normalized)?,
+            operand_or(cx, "beta", 2, 0.0, &normalized)?,
+        ],
+        attrs: vec![
+            ("axes", OpAttr::Ints((first.max(0)..rank).collect())),
+            ("eps", OpAttr::Float(float_attr(cx, "eps")?)),
+        ],
+    }))
+}
+
+// aten.group_norm.default {num_groups} / native_group_norm.default {group}
+//   → @group_norm(input, weight, bias) {eps, num_channels, num_groups}
+fn group_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>, groups: &str) -> Spec<'c, 'a> {
+    let c = channels(cx)?;
+    Ok(Some(Composite {
+        decl: "group_norm",
+        template: "group_norm",
+        inputs: vec![
+            operand(cx, "input", "input", 0)?,
+            operand_or(cx, "weight", 1, 1.0, &[c])?,
+            operand_or(cx, "bias", 2, 0.0, &[c])?,
+        ],
+        attrs: vec![
+            ("eps", OpAttr::Float(float_attr(cx, "eps")?)),
+            ("num_channels", OpAttr::Int(c)),
+            ("num_groups", OpAttr::Int(int_attr(cx, groups)?)),
+        ],
+    }))
+}
+
+// aten.instance_norm.default {use_input_stats = true}
+//   → @instance_norm(input, gamma, beta) {eps}; with the running
+//   statistics (use_input_stats = false) coreai-torch inlines it too.
+fn instance_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
+    if !bool_attr(cx, "use_input_stats")? {
+        return Ok(None);
+    }
+    let c = channels(cx)?;
+    Ok(Some(Composite {
+        decl: "instance_norm",
+        template: "instance_norm",
+        inputs: vec![
+            operand(cx, "input", "input", 0)?,
+            operand_or(cx, "gamma", 1, 1.0, &[c])?,
+            operand_or(cx, "beta", 2, 0.0, &[c])?,
+        ],
+        attrs: vec![("eps", OpAttr::Float(float_attr(cx, "eps")?))],
+    }))
+}
+
+// aten.scaled_dot_product_attention.default {is_causal = false}
+//   → @sdpa(query, key, value, attn_mask) or @sdpa_maskless(query, key, value)
+//     {is_causal = false, scale?, window_size = 0}
+// With is_causal the mask is built in the body (PyTorch's upper-left
+// alignment), which the declaration cannot say: emitted inline.
+fn sdpa_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
+    if bool_attr(cx, "is_causal")? {
+        return Ok(None);
+    }
+    let mut inputs = vec![
+        operand(cx, "query", "q", 0)?,
+        operand(cx, "key", "k", 1)?,
+        operand(cx, "value", "v", 2)?,
+    ];
+    let masked = segment_operand(cx, 3)?.is_some();
+    if masked {
+        inputs.push(operand(cx, "attn_mask", "m", 3)?);
+    }
+    let mut attrs = vec![("is_causal", OpAttr::Bool(false))];
+    if let Some(scale) = opt_float_attr(cx, "scale")? {
+        attrs.push(("scale", OpAttr::Float(scale)));
+    }
+    attrs.push(("window_size", OpAttr::Int(0)));
+    Ok(Some(Composite {
+        decl: "scaled_dot_product_attention",
+        template: if masked { "sdpa" } else { "sdpa_maskless" },
+        inputs,
+        attrs,
+    }))
+}
+
+/// A pooling list attribute with `spatial` entries (one value repeats).
+fn pool_list(cx: &LoweringCx<'_, '_>, name: &str, spatial: usize) -> Result<Vec<i64>, Decline> {
+    let v = int_list_attr(cx, name)?;
+    match v.len() {
+        1 => Ok(vec![v[0]; spatial]),
+        n if n == spatial => Ok(v),
+        n => Err(format!("{name} has {n} values for {spatial} spatial dims")),
+    }
+}
+
+/// A call-site constant passed as the composite argument `name`.
+fn constant_input<'c, 'a>(
+    name: &'static str,
+    value: Result<Value<'c, 'a>, Decline>,
+) -> Result<Input<'c, 'a>, Decline> {
+    Ok(Input {
+        name,
+        arg: name,
+        value: value?,
+        group: None,
+    })
+}
+
+// aten.avg_pool2d.default / avg_pool3d.default
+//   → @avg_pool2d_composite(input_tensor, kernel_size, stride, padding,
+//     ceil_mode, count_include_pad, divisor_override) as coreai-torch passes
+//     them (si32 lists, i1 flags, si32 divisor, 0 for none); the body reads
+//     the same values from the op.
+fn avg_pool_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Spec<'c, 'a> {
+    let kernel = pool_list(cx, "kernel_size", spatial)?;
+    let stride = if int_list_attr(cx, "stride")?.is_empty() {
+        kernel.clone()
+    } else {
+        pool_list(cx, "stride", spatial)?
+    };
+    let padding = pool_list(cx, "padding", spatial)?;
+    let divisor = opt_int_attr(cx, "divisor_override")?.unwrap_or(0);
+    let list = |v: &[i64]| super::common::int_vector(cx, v, "si32");
+    let (decl, template) = if spatial == 2 {
+        ("avg_pool_2d", "avg_pool2d_composite")
+    } else {
+        ("avg_pool_3d", "avg_pool3d_composite")
+    };
+    let mut input = operand(cx, "input", "input_tensor", 0)?;
+    input.arg = "input_tensor";
+    Ok(Some(Composite {
+        decl,
+        template,
+        inputs: vec![
+            input,
+            constant_input("kernel_size", list(&kernel))?,
+            constant_input("stride", list(&stride))?,
+            constant_input("padding", list(&padding))?,
+            constant_input("ceil_mode", bool_constant(cx, bool_attr(cx, "ceil_mode")?))?,
+            constant_input(
+                "count_include_pad",
+                bool_constant(cx, bool_attr(cx, "count_include_pad")?),
+            )?,
+            constant_input(
+                "divisor_override",
+                super::common::int_scalar(cx, divisor, "si32"),
+            )?,
+        ],
+        attrs: Vec::new(),
+    }))
 }

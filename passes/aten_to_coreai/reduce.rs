@@ -22,6 +22,7 @@ use super::common::{
     axes as axes_constant, bool_attr, cast_to, dims, element_type, int_attr, int_list_attr,
     int_scalar, int_vector, normalize_dim, opt_int_attr, reshape, tensor_type, DYNAMIC,
 };
+use super::composite::{lower_composite, of_input, Composite, OpAttr};
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
     operation::OperationLike,
@@ -47,7 +48,9 @@ pub static LOWERINGS: super::Family = &[
     ("cumprod.default", cumprod),
     ("cumsum.default", cumsum),
     ("kthvalue.default", kthvalue),
-    ("linalg_vector_norm.default", linalg_vector_norm),
+    ("linalg_vector_norm.default", |cx| {
+        lower_composite(cx, linalg_vector_norm, vector_norm_composite)
+    }),
     ("logsumexp.default", logsumexp),
     ("max.default", max_default),
     ("max.dim", max_dim),
@@ -73,6 +76,7 @@ pub static LOWERINGS: super::Family = &[
 ];
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
+type Spec<'c, 'a> = Result<Option<Composite<'c, 'a>>, Decline>;
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -916,8 +920,7 @@ fn logsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //   ord 2: sqrt(reduce_sum(x·x))      ord 1: reduce_sum(|x|)
 //   ord ∞: reduce_max(|x|)            ord -∞: reduce_min(|x|)
 //   ord 0: reduce_sum(cast(x != 0))   else: reduce_sum(|x|^p)^(1/p)
-// (coreai-torch wraps the same math in a `linalg_vector_norm` composite;
-// this emits it inline.)
+// in coreai-torch's `linalg_vector_norm` composite (vector_norm_composite).
 fn linalg_vector_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = input_as_result(cx)?;
     let element = element_type(x)?;
@@ -953,6 +956,27 @@ fn linalg_vector_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         binary(cx, "pow", s, inv, element)?
     };
     Ok(vec![fit(cx, r, cx.result_type(0)?, &axes)?])
+}
+
+// aten.linalg_vector_norm.default → @linalg_vector_norm(input) {axes, keep_dim, ord}
+//   (ord as PyTorch gives it: an int → si64, a float → f32; no dim: every axis)
+fn vector_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
+    let rank = cx.operand_tensor(0)?.rank() as i64;
+    let axes = opt_int_list(cx, "dim")?.unwrap_or_else(|| (0..rank).collect());
+    let ord = match cx.scalar("ord")? {
+        Scalar::Int(v) => OpAttr::Int(v),
+        Scalar::Float(v) => OpAttr::Float(v),
+    };
+    let keep = OpAttr::Bool(bool_attr(cx, "keepdim")?);
+    of_input(
+        cx,
+        "linalg_vector_norm",
+        vec![
+            ("axes", OpAttr::Ints(axes)),
+            ("keep_dim", keep),
+            ("ord", ord),
+        ],
+    )
 }
 
 // ---------------------------------------------------------------------------

@@ -57,7 +57,12 @@ pub static LOWERINGS: super::Family = &[
     ("ones_like.default", ones_of_result),
     ("permute.default", permute),
     ("pad.default", pad_default),
-    ("pixel_shuffle.default", pixel_shuffle),
+    ("pixel_shuffle.default", |cx| {
+        super::composite::lower_composite(cx, pixel_shuffle, |cx| {
+            let r = super::composite::OpAttr::Int(int_attr(cx, "upscale_factor")?);
+            super::composite::of_input(cx, "pixel_shuffle", vec![("upscale_factor", r)])
+        })
+    }),
     ("pixel_unshuffle.default", pixel_unshuffle),
     ("reflection_pad1d.default", reflection_pad),
     ("reflection_pad2d.default", reflection_pad),
@@ -745,6 +750,7 @@ fn spatial_dims(cx: &LoweringCx<'_, '_>) -> Result<Vec<i64>, Decline> {
 }
 
 // aten.pixel_shuffle(%x) {upscale_factor = r}: [*, C·r², H, W] → [*, C, H·r, W·r]
+//   (in coreai-torch's pixel_shuffle composite {upscale_factor}: composite.rs)
 //   → coreai.reshape [*, C, r, r, H, W], coreai.transpose [*, C, H, r, W, r], coreai.reshape
 fn pixel_shuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let r = int_attr(cx, "upscale_factor")?;

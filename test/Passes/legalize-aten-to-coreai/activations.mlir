@@ -51,13 +51,19 @@ func.func @hardswish(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// On f16, hardsigmoid runs in f32 and rounds once, as PyTorch's kernel does.
-// CHECK-LABEL: coreai.graph @hardsigmoid_f16(
-// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf16>
+// On f16, hardsigmoid runs in f32 and rounds once, as PyTorch's kernel does,
+// in coreai-torch's hard_sigmoid composite.
+// CHECK-LABEL: coreai.graph private noinline @hard_sigmoid(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf16> {coreai.name = "input"}) -> tensor<4xf16>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"hard_sigmoid" = {input_names = ["input"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>, template_op = "hard_sigmoid"}
 // CHECK-NEXT:    %[[W:.*]] = coreai.cast %[[X]] : tensor<4xf16> to tensor<4xf32>
 // CHECK:         coreai.decomposable.broadcasting_add %[[W]], %{{.*}} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
 // CHECK:         %[[D:.*]] = coreai.decomposable.broadcasting_divide
 // CHECK-NEXT:    %[[R:.*]] = coreai.cast %[[D]] : tensor<4xf32> to tensor<4xf16>
+// CHECK-NEXT:    coreai.output %[[R]]
+// CHECK-LABEL: coreai.graph @hardsigmoid_f16(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf16>
+// CHECK-NEXT:    %[[R:.*]] = coreai.invoke @hard_sigmoid(%[[X]]) : (tensor<4xf16>) -> tensor<4xf16>
 // CHECK-NEXT:    coreai.output %[[R]]
 func.func @hardsigmoid_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
   %0 = aten.hardsigmoid.default %x : (tensor<4xf16>) -> tensor<4xf16>

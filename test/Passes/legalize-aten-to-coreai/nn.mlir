@@ -13,9 +13,12 @@ func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 
 // -----
 
-// _log_softmax, max-shifted: d = x - max(x); d - log(sum(exp(d))).
-// CHECK-LABEL: coreai.graph @log_softmax(
-// CHECK-SAME:    %[[X:[^:]*]]: tensor<4x6xf32>
+// _log_softmax, max-shifted: d = x - max(x); d - log(sum(exp(d))), in
+// coreai-torch's log_softmax composite (its name taken by the function, the
+// graph is @log_softmax_1).
+// CHECK-LABEL: coreai.graph private noinline @log_softmax_1(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4x6xf32> {coreai.name = "input"}) -> tensor<4x6xf32>
+// CHECK-SAME:    attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"log_softmax" = {input_names = ["input"], op_attrs = {axis = 1 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "log_softmax"}
 // CHECK:         %[[M:.*]] = coreai.reduce_max %[[X]], {{.*}} -> tensor<4x1xf32>
 // CHECK:         %[[D:.*]] = coreai.decomposable.broadcasting_sub %[[X]], %[[M]]
 // CHECK:         %[[E:.*]] = coreai.exp %[[D]]
@@ -23,6 +26,10 @@ func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 // CHECK:         %[[L:.*]] = coreai.log %[[S]]
 // CHECK:         %[[R:.*]] = coreai.decomposable.broadcasting_sub %[[D]], %[[L]]
 // CHECK:         coreai.output %[[R]]
+// CHECK-LABEL: coreai.graph @log_softmax(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4x6xf32>
+// CHECK-NEXT:    %[[R:.*]] = coreai.invoke @log_softmax_1(%[[X]]) : (tensor<4x6xf32>) -> tensor<4x6xf32>
+// CHECK-NEXT:    coreai.output %[[R]]
 func.func @log_softmax(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
   %0 = aten._log_softmax.default %x {dim = 1 : i64, half_to_float = false} : (tensor<4x6xf32>) -> tensor<4x6xf32>
   return %0 : tensor<4x6xf32>
@@ -31,7 +38,9 @@ func.func @log_softmax(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
 // -----
 
 // Inference batch norm: (x - mean) / sqrt(var + eps) * w + b with [1, C, 1, 1]
-// parameters; the two saved-statistics results are empty constants.
+// parameters; the two saved-statistics results are empty constants. They
+// are returned (used), so the op is inline: a composite has one output.
+// CHECK-NOT:   noinline
 // CHECK-LABEL: coreai.graph @batch_norm(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4x5xf32>, %[[W:[^:]*]]: tensor<3xf32>, %[[B:[^:]*]]: tensor<3xf32>, %[[M:[^:]*]]: tensor<3xf32>, %[[V:[^:]*]]: tensor<3xf32>
 // CHECK:         %[[M4:.*]] = coreai.reshape %[[M]], {{.*}} -> tensor<1x3x1x1xf32>
@@ -55,7 +64,9 @@ func.func @batch_norm(%x: tensor<2x3x4x5xf32>, %w: tensor<3xf32>, %b: tensor<3xf
 
 // -----
 
-// Layer norm of f16 computes in f32 and rounds out, mean and rstd once.
+// Layer norm of f16 computes in f32 and rounds out, mean and rstd once
+// (inline: mean and rstd are used).
+// CHECK-NOT:   noinline
 // CHECK-LABEL: coreai.graph @layer_norm_f16(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<4x32xf16>
 // CHECK:         %[[XF:.*]] = coreai.cast %[[X]] : tensor<4x32xf16> to tensor<4x32xf32>
@@ -94,12 +105,17 @@ func.func @group_norm(%x: tensor<2x6x5x5xf32>, %w: tensor<6xf32>, %b: tensor<6xf
 // -----
 
 // Instance norm with use_input_stats: statistics over the spatial dims of
-// each (n, c).
-// CHECK-LABEL: coreai.graph @instance_norm_input_stats(
-// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4x4xf32>
+// each (n, c), in coreai-torch's instance_norm composite.
+// CHECK-LABEL: coreai.graph private noinline @instance_norm(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4x4xf32> {coreai.name = "input"}, %{{.*}}: tensor<3xf32> {coreai.name = "gamma"}, %{{.*}}: tensor<3xf32> {coreai.name = "beta"}) -> tensor<2x3x4x4xf32>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"instance_norm" = {input_names = ["input", "gamma", "beta"], op_attrs = {eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>, template_op = "instance_norm"}
 // CHECK:         %[[AX:.*]] = coreai.constant dense<[2, 3]> : tensor<2xsi32>
 // CHECK:         coreai.reduce_mean %[[X]], %[[AX]] : {{.*}} -> tensor<2x3x1x1xf32>
 // CHECK:         coreai.rsqrt
+// CHECK-LABEL: coreai.graph @instance_norm_input_stats(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4x4xf32>, %[[W:[^:]*]]: tensor<3xf32>, %[[B:[^:]*]]: tensor<3xf32>
+// CHECK-NEXT:    %[[R:.*]] = coreai.invoke @instance_norm(%[[X]], %[[W]], %[[B]])
+// CHECK-NEXT:    coreai.output %[[R]]
 func.func @instance_norm_input_stats(%x: tensor<2x3x4x4xf32>, %w: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<2x3x4x4xf32> {
   %0 = aten.instance_norm.default %x, %w, %b {use_input_stats = true, momentum = 0.1 : f64, eps = 1.0e-05 : f64, cudnn_enabled = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
   return %0 : tensor<2x3x4x4xf32>
@@ -108,7 +124,9 @@ func.func @instance_norm_input_stats(%x: tensor<2x3x4x4xf32>, %w: tensor<3xf32>,
 // -----
 
 // Regression (fidelity): with use_input_stats = false instance norm uses the
-// running statistics, per channel, and computes no statistics of its own.
+// running statistics, per channel, and computes no statistics of its own;
+// inline, as coreai-torch emits it.
+// CHECK-NOT:   noinline
 // CHECK-LABEL: coreai.graph @instance_norm_running_stats(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4x4xf32>, %[[M:[^:]*]]: tensor<3xf32>, %[[V:[^:]*]]: tensor<3xf32>
 // CHECK-NOT:     coreai.reduce_mean
@@ -129,7 +147,9 @@ func.func @instance_norm_running_stats(%x: tensor<2x3x4x4xf32>, %m: tensor<3xf32
 // Regression (fidelity): the causal mask with q_len (3) ≠ k_len (5) is
 // PyTorch's upper-left one: query i attends keys j ≤ i, i.e. masked where
 // j > i (key positions [1, 5] greater than query positions [3, 1]); masked
-// scores are -inf (0xFF800000), not -1e4.
+// scores are -inf (0xFF800000), not -1e4. Inline: the scaled_dot_product_attention
+// composite's declaration has no causal alignment to say it with.
+// CHECK-NOT:   noinline
 // CHECK-LABEL: coreai.graph @sdpa_causal_upper_left(
 // CHECK-SAME:    %[[Q:[^:]*]]: tensor<1x2x3x8xf32>, %[[K:[^:]*]]: tensor<1x2x5x8xf32>, %[[V:[^:]*]]: tensor<1x2x5x4xf32>
 // CHECK:         %[[KT:.*]] = coreai.transpose %[[K]], {{.*}} -> tensor<1x2x8x5xf32>
@@ -155,9 +175,11 @@ func.func @sdpa_causal_upper_left(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf3
 
 // GQA: 4 query heads over 2 kv heads as [B, Hk, G, L, E] against
 // [B, Hk, 1, ...] so each kv head broadcasts over its group; a bool mask
-// keeps scores where true, -inf elsewhere; an explicit scale is used as is.
-// CHECK-LABEL: coreai.graph @sdpa_gqa_bool_mask(
-// CHECK-SAME:    %[[Q:[^:]*]]: tensor<1x4x3x8xf32>, %[[K:[^:]*]]: tensor<1x2x3x8xf32>, %[[V:[^:]*]]: tensor<1x2x3x8xf32>, %[[M:[^:]*]]: tensor<3x3xi1>
+// keeps scores where true, -inf elsewhere; an explicit scale is used as is
+// (and declared). The composite with a mask is coreai-torch's @sdpa.
+// CHECK-LABEL: coreai.graph private noinline @sdpa(
+// CHECK-SAME:    %[[Q:[^:]*]]: tensor<1x4x3x8xf32> {coreai.name = "q"}, %[[K:[^:]*]]: tensor<1x2x3x8xf32> {coreai.name = "k"}, %[[V:[^:]*]]: tensor<1x2x3x8xf32> {coreai.name = "v"}, %[[M:[^:]*]]: tensor<3x3xi1> {coreai.name = "m"}) -> tensor<1x4x3x8xf32>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"scaled_dot_product_attention" = {input_names = ["query", "key", "value", "attn_mask"], op_attrs = {is_causal = false, scale = 2.500000e-01 : f32, version = 1 : si64, window_size = 0 : si64}, output_names = ["output"]}>, template_op = "sdpa"}
 // CHECK:         %[[Q5:.*]] = coreai.reshape %[[Q]], {{.*}} -> tensor<1x2x2x3x8xf32>
 // CHECK:         %[[K5:.*]] = coreai.reshape {{.*}} -> tensor<1x2x1x8x3xf32>
 // CHECK:         %[[V5:.*]] = coreai.reshape %[[V]], {{.*}} -> tensor<1x2x1x3x8xf32>
@@ -170,6 +192,10 @@ func.func @sdpa_causal_upper_left(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf3
 // CHECK:         %[[O:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[P]], %[[V5]] : {{.*}} -> tensor<1x2x2x3x8xf32>
 // CHECK:         %[[R:.*]] = coreai.reshape %[[O]], {{.*}} -> tensor<1x4x3x8xf32>
 // CHECK:         coreai.output %[[R]]
+// CHECK-LABEL: coreai.graph @sdpa_gqa_bool_mask(
+// CHECK-SAME:    %[[Q:[^:]*]]: tensor<1x4x3x8xf32>, %[[K:[^:]*]]: tensor<1x2x3x8xf32>, %[[V:[^:]*]]: tensor<1x2x3x8xf32>, %[[M:[^:]*]]: tensor<3x3xi1>
+// CHECK-NEXT:    %[[R:.*]] = coreai.invoke @sdpa(%[[Q]], %[[K]], %[[V]], %[[M]])
+// CHECK-NEXT:    coreai.output %[[R]]
 func.func @sdpa_gqa_bool_mask(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x3x8xf32>, %v: tensor<1x2x3x8xf32>, %m: tensor<3x3xi1>) -> tensor<1x4x3x8xf32> {
   %0 = aten.scaled_dot_product_attention.default %q, %k, %v, %m {dropout_p = 0.0 : f64, is_causal = false, scale = 0.25 : f64, enable_gqa = true} : (tensor<1x4x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<3x3xi1>) -> tensor<1x4x3x8xf32>
   return %0 : tensor<1x4x3x8xf32>
@@ -196,14 +222,28 @@ func.func @max_pool_ceil_mode(%x: tensor<1x8x8x6xf32>) -> tensor<1x8x4x3xf32> {
 // -----
 
 // avg_pool2d without count_include_pad: zero padding, sum_pool_2d, then a
-// per-position divisor (4 at corners, 6 at edges, 9 inside).
-// CHECK-LABEL: coreai.graph @avg_pool_exclude_pad(
+// per-position divisor (4 at corners, 6 at edges, 9 inside), in coreai-torch's
+// avg_pool_2d composite: the pooling parameters are also passed as tensors
+// (si32 lists, i1 flags, si32 divisor_override with 0 for none).
+// CHECK-LABEL: coreai.graph private noinline @avg_pool2d_composite(
+// CHECK-SAME:    tensor<1x2x5x5xf32> {coreai.name = "input_tensor"}, %{{.*}}: tensor<2xsi32> {coreai.name = "kernel_size"}, %{{.*}}: tensor<2xsi32> {coreai.name = "stride"}, %{{.*}}: tensor<2xsi32> {coreai.name = "padding"}, %{{.*}}: tensor<i1> {coreai.name = "ceil_mode"}, %{{.*}}: tensor<i1> {coreai.name = "count_include_pad"}, %{{.*}}: tensor<si32> {coreai.name = "divisor_override"}) -> tensor<1x2x3x3xf32>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"avg_pool_2d" = {input_names = ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>, template_op = "avg_pool2d_composite"}
 // CHECK:         %[[XP:.*]] = coreai.pad {{.*}} -> tensor<1x2x7x7xf32>
 // CHECK:         %[[S:.*]] = coreai.sum_pool_2d %[[XP]], {{.*}} -> tensor<1x2x3x3xf32>
 // CHECK:         coreai.constant dense<[4.000000e+00, 6.000000e+00, 4.000000e+00, 6.000000e+00, 9.000000e+00, 6.000000e+00, 4.000000e+00, 6.000000e+00, 4.000000e+00]> : tensor<9xf32>
 // CHECK:         %[[DIV:.*]] = coreai.reshape {{.*}} -> tensor<3x3xf32>
 // CHECK:         %[[R:.*]] = coreai.decomposable.broadcasting_divide %[[S]], %[[DIV]]
 // CHECK:         coreai.output %[[R]]
+// CHECK-LABEL: coreai.graph @avg_pool_exclude_pad(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<1x2x5x5xf32>
+// CHECK-NEXT:    %[[KS:.*]] = coreai.constant dense<3> : tensor<2xsi32>
+// CHECK-NEXT:    %[[ST:.*]] = coreai.constant dense<2> : tensor<2xsi32>
+// CHECK-NEXT:    %[[PD:.*]] = coreai.constant dense<1> : tensor<2xsi32>
+// CHECK-NEXT:    %[[CM:.*]] = coreai.constant dense<false> : tensor<i1>
+// CHECK-NEXT:    %[[CI:.*]] = coreai.constant dense<false> : tensor<i1>
+// CHECK-NEXT:    %[[DO:.*]] = coreai.constant dense<0> : tensor<si32>
+// CHECK-NEXT:    %[[R:.*]] = coreai.invoke @avg_pool2d_composite(%[[X]], %[[KS]], %[[ST]], %[[PD]], %[[CM]], %[[CI]], %[[DO]])
+// CHECK-NEXT:    coreai.output %[[R]]
 func.func @avg_pool_exclude_pad(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
   %0 = aten.avg_pool2d.default %x {kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], ceil_mode = false, count_include_pad = false} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
   return %0 : tensor<1x2x3x3xf32>
@@ -211,11 +251,21 @@ func.func @avg_pool_exclude_pad(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> 
 
 // -----
 
-// divisor_override replaces the divisor by one constant.
-// CHECK-LABEL: coreai.graph @avg_pool3d_divisor_override(
+// divisor_override replaces the divisor by one constant (avg_pool_3d
+// composite; an empty stride is the kernel size).
+// CHECK-LABEL: coreai.graph private noinline @avg_pool3d_composite(
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"avg_pool_3d" = {input_names = ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"], op_attrs = {version = 1 : si64}, output_names = ["output"]}>, template_op = "avg_pool3d_composite"}
 // CHECK:         %[[S:.*]] = coreai.sum_pool_3d {{.*}} -> tensor<1x2x2x2x2xf32>
 // CHECK:         %[[K:.*]] = coreai.constant dense<5.000000e+00> : tensor<f32>
 // CHECK:         coreai.decomposable.broadcasting_divide %[[S]], %[[K]]
+// CHECK-LABEL: coreai.graph @avg_pool3d_divisor_override(
+// CHECK-NEXT:    %[[KS:.*]] = coreai.constant dense<2> : tensor<3xsi32>
+// CHECK-NEXT:    %[[ST:.*]] = coreai.constant dense<2> : tensor<3xsi32>
+// CHECK-NEXT:    %[[PD:.*]] = coreai.constant dense<0> : tensor<3xsi32>
+// CHECK-NEXT:    %[[CM:.*]] = coreai.constant dense<false> : tensor<i1>
+// CHECK-NEXT:    %[[CI:.*]] = coreai.constant dense<true> : tensor<i1>
+// CHECK-NEXT:    %[[DO:.*]] = coreai.constant dense<5> : tensor<si32>
+// CHECK-NEXT:    coreai.invoke @avg_pool3d_composite(%{{.*}}, %[[KS]], %[[ST]], %[[PD]], %[[CM]], %[[CI]], %[[DO]])
 func.func @avg_pool3d_divisor_override(%x: tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32> {
   %0 = aten.avg_pool3d.default %x {kernel_size = [2, 2, 2], stride = [], padding = [0, 0, 0], ceil_mode = false, count_include_pad = true, divisor_override = 5 : i64} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32>
   return %0 : tensor<1x2x2x2x2xf32>
@@ -333,14 +383,32 @@ func.func @softmax_int_dtype(%x: tensor<2x5xf32>) -> tensor<2x5xf64> {
 // -----
 
 // layer_norm.default and group_norm.default (kept whole without
-// decompositions) give native_*'s first result only.
-// CHECK-LABEL: coreai.graph @layer_and_group_norm_default(
+// decompositions) give native_*'s first result only, each in its composite;
+// the absent weight and bias are passed as ones and zeros, as coreai-torch
+// passes them (layer norm's of normalized_shape, group norm's of [C]).
+// CHECK-LABEL: coreai.graph private noinline @layer_norm(
+// CHECK-SAME:    tensor<2x6x5xf32> {coreai.name = "input"}, %{{.*}}: tensor<6x5xf32> {coreai.name = "gamma"}, %{{.*}}: tensor<6x5xf32> {coreai.name = "beta"}) -> tensor<2x6x5xf32>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"layer_norm" = {input_names = ["input", "gamma", "beta"], op_attrs = {axes = [1 : si64, 2 : si64], eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>, template_op = "layer_norm"}
 // CHECK:         coreai.rsqrt
-// CHECK:         %[[LN:.*]] = coreai.decomposable.broadcasting_mul {{.*}} -> tensor<2x6x5xf32>
+// CHECK:         %[[LN:.*]] = coreai.decomposable.broadcasting_add {{.*}} -> tensor<2x6x5xf32>
+// CHECK:         coreai.output %[[LN]]
+// CHECK-LABEL: coreai.graph private noinline @group_norm(
+// CHECK-SAME:    tensor<2x6x5xf32> {coreai.name = "input"}, %{{.*}}: tensor<6xf32> {coreai.name = "weight"}, %{{.*}}: tensor<6xf32> {coreai.name = "bias"}) -> tensor<2x6x5xf32>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"group_norm" = {input_names = ["input", "weight", "bias"], op_attrs = {eps = 9.99999974E-6 : f32, num_channels = 6 : si64, num_groups = 3 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "group_norm"}
 // CHECK:         coreai.reshape {{.*}} -> tensor<2x3x10xf32>
 // CHECK:         coreai.rsqrt
-// CHECK:         %[[GN:.*]] = coreai.reshape {{.*}} -> tensor<2x6x5xf32>
-// CHECK:         coreai.output %[[LN]], %[[GN]]
+// CHECK:         coreai.reshape {{.*}} -> tensor<2x6x5xf32>
+// CHECK:         %[[GN:.*]] = coreai.decomposable.broadcasting_add {{.*}} -> tensor<2x6x5xf32>
+// CHECK:         coreai.output %[[GN]]
+// CHECK-LABEL: coreai.graph @layer_and_group_norm_default(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x6x5xf32>
+// CHECK-NEXT:    %[[ONES:.*]] = coreai.constant dense<1.000000e+00> : tensor<6x5xf32>
+// CHECK-NEXT:    %[[ZEROS:.*]] = coreai.constant dense<0.000000e+00> : tensor<6x5xf32>
+// CHECK-NEXT:    %[[LN:.*]] = coreai.invoke @layer_norm(%[[X]], %[[ONES]], %[[ZEROS]])
+// CHECK-NEXT:    %[[W:.*]] = coreai.constant dense<1.000000e+00> : tensor<6xf32>
+// CHECK-NEXT:    %[[B:.*]] = coreai.constant dense<0.000000e+00> : tensor<6xf32>
+// CHECK-NEXT:    %[[GN:.*]] = coreai.invoke @group_norm(%[[X]], %[[W]], %[[B]])
+// CHECK-NEXT:    coreai.output %[[LN]], %[[GN]]
 func.func @layer_and_group_norm_default(%x: tensor<2x6x5xf32>) -> (tensor<2x6x5xf32>, tensor<2x6x5xf32>) {
   %0 = aten.layer_norm.default %x {normalized_shape = [6, 5], eps = 1.0e-05 : f64, cudnn_enable = true, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
   %1 = aten.group_norm.default %x {num_groups = 3 : i64, eps = 1.0e-05 : f64, cudnn_enabled = true, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
@@ -370,14 +438,17 @@ func.func @max_pool_indices(%x: tensor<1x1x4x5xf32>) -> (tensor<1x1x2x2xf32>, te
 
 // -----
 
-// An unbatched pooling input ([C, H, W]) runs as a batch of one.
-// CHECK-LABEL: coreai.graph @avg_pool_unbatched(
-// CHECK-SAME:    %[[X:[^:]*]]: tensor<3x6x6xf32>
+// An unbatched pooling input ([C, H, W]) runs as a batch of one (in the
+// composite, which takes the unbatched tensor).
+// CHECK-LABEL: coreai.graph private noinline @avg_pool2d_composite(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3x6x6xf32> {coreai.name = "input_tensor"}
 // CHECK:         %[[XB:.*]] = coreai.reshape %[[X]], {{.*}} -> tensor<1x3x6x6xf32>
 // CHECK:         %[[S:.*]] = coreai.sum_pool_2d %[[XB]], {{.*}} -> tensor<1x3x3x3xf32>
 // CHECK:         %[[Y:.*]] = coreai.decomposable.broadcasting_divide %[[S]]
 // CHECK:         %[[R:.*]] = coreai.reshape %[[Y]], {{.*}} -> tensor<3x3x3xf32>
 // CHECK:         coreai.output %[[R]]
+// CHECK-LABEL: coreai.graph @avg_pool_unbatched(
+// CHECK:         coreai.invoke @avg_pool2d_composite({{.*}}) : (tensor<3x6x6xf32>, {{.*}}) -> tensor<3x3x3xf32>
 func.func @avg_pool_unbatched(%x: tensor<3x6x6xf32>) -> tensor<3x3x3xf32> {
   %0 = aten.avg_pool2d.default %x {kernel_size = [2, 2], stride = [], padding = [0, 0], ceil_mode = false, count_include_pad = true} : (tensor<3x6x6xf32>) -> tensor<3x3x3xf32>
   return %0 : tensor<3x3x3xf32>
@@ -403,13 +474,18 @@ func.func @adaptive_max_indices(%x: tensor<1x1x1x5xf32>) -> (tensor<1x1x1x2xf32>
 // -----
 
 // Attention over dynamic batch and sequence sizes (no causal mask, no GQA):
-// only the embedding size must be static (the default scale 1/sqrt(8)).
-// CHECK-LABEL: coreai.graph @sdpa_dynamic(
+// only the embedding size must be static (the default scale 1/sqrt(8),
+// not declared: coreai-torch declares a scale only when one is given).
+// CHECK-LABEL: coreai.graph private noinline @sdpa_maskless(
+// CHECK-SAME:    tensor<?x2x?x8xf32> {coreai.name = "q"}, %{{.*}}: tensor<?x2x?x8xf32> {coreai.name = "k"}, %{{.*}}: tensor<?x2x?x4xf32> {coreai.name = "v"}) -> tensor<?x2x?x4xf32>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"scaled_dot_product_attention" = {input_names = ["query", "key", "value"], op_attrs = {is_causal = false, version = 1 : si64, window_size = 0 : si64}, output_names = ["output"]}>, template_op = "sdpa_maskless"}
 // CHECK:         coreai.decomposable.broadcasting_batch_matmul {{.*}} -> tensor<?x2x?x?xf32>
 // CHECK:         coreai.constant dense<0.353553385> : tensor<f32>
 // CHECK:         coreai.softmax {{.*}} -> tensor<?x2x?x?xf32>
 // CHECK:         %[[O:.*]] = coreai.decomposable.broadcasting_batch_matmul {{.*}} -> tensor<?x2x?x4xf32>
 // CHECK:         coreai.output %[[O]]
+// CHECK-LABEL: coreai.graph @sdpa_dynamic(
+// CHECK-NEXT:    coreai.invoke @sdpa_maskless(
 func.func @sdpa_dynamic(%q: tensor<?x2x?x8xf32>, %k: tensor<?x2x?x8xf32>, %v: tensor<?x2x?x4xf32>) -> tensor<?x2x?x4xf32> {
   %0 = aten.scaled_dot_product_attention.default %q, %k, %v {dropout_p = 0.0 : f64, is_causal = false, enable_gqa = false} : (tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x4xf32>) -> tensor<?x2x?x4xf32>
   return %0 : tensor<?x2x?x4xf32>

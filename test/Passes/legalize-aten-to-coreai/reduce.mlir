@@ -319,12 +319,17 @@ func.func @logsumexp(%x: tensor<3x6xf32>) -> tensor<3xf32> {
 
 // -----
 
-// linalg_vector_norm, ord 2: sqrt(sum(x·x)).
-// CHECK-LABEL: coreai.graph @vector_norm_2(
+// linalg_vector_norm, ord 2: sqrt(sum(x·x)), in coreai-torch's
+// linalg_vector_norm composite (ord as given: an int is si64).
+// CHECK-LABEL: coreai.graph private noinline @linalg_vector_norm(
+// CHECK-SAME:    tensor<3x4xf32> {coreai.name = "input"}) -> tensor<3xf32>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"linalg_vector_norm" = {input_names = ["input"], op_attrs = {axes = [-1 : si64], keep_dim = false, ord = 2 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "linalg_vector_norm"}
 // CHECK:         %[[SQ:.*]] = coreai.decomposable.broadcasting_mul %{{.*}}, %{{.*}} -> tensor<3x4xf32>
 // CHECK:         %[[S:.*]] = coreai.reduce_sum %[[SQ]], %{{.*}} -> tensor<3x1xf32>
 // CHECK:         %[[R:.*]] = coreai.sqrt %[[S]]
 // CHECK:         coreai.reshape %[[R]], %{{.*}} -> tensor<3xf32>
+// CHECK-LABEL: coreai.graph @vector_norm_2(
+// CHECK-NEXT:    coreai.invoke @linalg_vector_norm(%{{.*}}) : (tensor<3x4xf32>) -> tensor<3xf32>
 func.func @vector_norm_2(%x: tensor<3x4xf32>) -> tensor<3xf32> {
   %0 = aten.linalg_vector_norm.default %x {ord = 2 : i64, dim = [-1], keepdim = false} : (tensor<3x4xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>

@@ -192,13 +192,18 @@ func.func @clone_alias(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// pixel_shuffle: reshape [N, C, r, r, H, W], transpose to [N, C, H, r, W, r], reshape.
-// CHECK-LABEL: coreai.graph @pixel_shuffle(
+// pixel_shuffle: reshape [N, C, r, r, H, W], transpose to [N, C, H, r, W, r], reshape,
+// in coreai-torch's pixel_shuffle composite.
+// CHECK-LABEL: coreai.graph private noinline @pixel_shuffle(
+// CHECK-SAME:    tensor<1x8x2x3xf32> {coreai.name = "input"}) -> tensor<1x2x4x6xf32>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"pixel_shuffle" = {input_names = ["input"], op_attrs = {upscale_factor = 2 : si64, version = 1 : si64}, output_names = ["output"]}>, template_op = "pixel_shuffle"}
 // CHECK:         coreai.reshape %{{.*}} -> tensor<1x2x2x2x2x3xf32>
 // CHECK:         %[[P:.*]] = coreai.constant dense<[0, 1, 4, 2, 5, 3]> : tensor<6xui32>
 // CHECK-NEXT:    coreai.transpose %{{.*}}, %[[P]] : {{.*}} -> tensor<1x2x2x2x3x2xf32>
 // CHECK:         coreai.reshape %{{.*}} -> tensor<1x2x4x6xf32>
-func.func @pixel_shuffle(%x: tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32> {
+// CHECK-LABEL: coreai.graph @pixel_shuffle_x2(
+// CHECK-NEXT:    coreai.invoke @pixel_shuffle(%{{.*}}) : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
+func.func @pixel_shuffle_x2(%x: tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32> {
   %0 = aten.pixel_shuffle.default %x {upscale_factor = 2 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
   return %0 : tensor<1x2x4x6xf32>
 }

@@ -1,0 +1,377 @@
+//! ATen-derived composites in coreai-torch's form: a private `noinline`
+//! `coreai.graph` at module level that carries a `composite_decl` (the
+//! composite's name, input and output names and attributes) and whose body
+//! is the op's full lowering, called by a `coreai.invoke` where the op was.
+//!
+//! ```text
+//! coreai.graph private noinline @layer_norm(%arg0 {coreai.name = "input"}, %arg1 {coreai.name = "gamma"}, ...)
+//!     attributes {__coreai_pure__, composite_decl = #coreai.composite_declaration<"layer_norm" =
+//!       {input_names = ["input", "gamma", "beta"], op_attrs = {axes = [3 : si64], eps = ... : f32, version = 1 : si64},
+//!        output_names = ["output"]}>, template_op = "layer_norm"} { <the inline lowering> }
+//! %y = coreai.invoke @layer_norm(%x, %w, %b)
+//! ```
+//!
+//! As coreai-torch does, each call site gets its own graph; names are
+//! deterministic: the template name, then `_1`, `_2`, ... in program order
+//! (skipping names the module already has). The body is built by running the
+//! op's inline lowering on a copy of the op inside the graph, its operands
+//! replaced by the graph's arguments, so the composite computes exactly what
+//! the inline form does (fidelity fixes included). Arguments coreai-torch
+//! passes that the aten op does not have (an absent weight as ones, avg-pool's
+//! kernel size as a tensor) are built at the call site. An op whose extra
+//! results (`native_layer_norm`'s mean and rstd) are used is lowered inline:
+//! the composites have one output.
+//!
+//! `legalize-aten-to-coreai{composites=inline}` emits every composite
+//! inline ([`with_inline`]).
+
+use super::LowerFn;
+use crate::lowering::{float_literal, Decline, LoweringCx};
+use melior::ir::{
+    attribute::StringAttribute,
+    operation::{OperationBuilder, OperationLike, OperationRef},
+    Attribute, AttributeLike, Block, BlockLike, Identifier, Region, RegionLike, Type, Value,
+    ValueLike,
+};
+use std::cell::Cell;
+
+thread_local! {
+    static INLINE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` (a legalization) with composites emitted inline when `inline`,
+/// as graphs otherwise (the default).
+pub fn with_inline<T>(inline: bool, f: impl FnOnce() -> T) -> T {
+    let before = INLINE.with(|c| c.replace(inline));
+    let out = f();
+    INLINE.with(|c| c.set(before));
+    out
+}
+
+/// A value of the declaration's `op_attrs`, typed as coreai-torch types
+/// them (int → si64, float → f32, list → array).
+pub enum OpAttr {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Ints(Vec<i64>),
+}
+
+impl OpAttr {
+    fn text(&self) -> String {
+        match self {
+            OpAttr::Int(v) => format!("{v} : si64"),
+            OpAttr::Float(v) => format!("{} : f32", float_literal(*v)),
+            OpAttr::Bool(v) => v.to_string(),
+            OpAttr::Ints(vs) => {
+                let items: Vec<String> = vs.iter().map(|v| format!("{v} : si64")).collect();
+                format!("[{}]", items.join(", "))
+            }
+        }
+    }
+}
+
+/// One argument of a composite graph.
+pub struct Input<'c, 'a> {
+    /// Its name in the declaration's `input_names`.
+    pub name: &'static str,
+    /// The graph argument's `coreai.name`.
+    pub arg: &'static str,
+    /// The value passed at the call site.
+    pub value: Value<'c, 'a>,
+    /// The operand group of the aten op it stands for in the body, or
+    /// `None` for an argument only the declaration has.
+    pub group: Option<usize>,
+}
+
+/// A composite: its declaration and its arguments.
+pub struct Composite<'c, 'a> {
+    /// The declaration's name (`layer_norm`, `avg_pool_2d`).
+    pub decl: &'static str,
+    /// `template_op`, and the graph's name before de-duplication.
+    pub template: &'static str,
+    pub inputs: Vec<Input<'c, 'a>>,
+    /// `op_attrs` without `version` (always 1).
+    pub attrs: Vec<(&'static str, OpAttr)>,
+}
+
+/// Input `group` of the op as the composite argument `name`/`arg`.
+pub fn operand<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    name: &'static str,
+    arg: &'static str,
+    group: usize,
+) -> Result<Input<'c, 'a>, Decline> {
+    let value = super::common::segment_operand(cx, group)?
+        .ok_or_else(|| format!("operand group #{group} ('{name}') is absent"))?;
+    Ok(Input {
+        name,
+        arg,
+        value,
+        group: Some(group),
+    })
+}
+
+/// The op lowered by `lower`, as the composite `spec` builds (a graph and an
+/// invoke), or inline when composites are inline, a result after the first
+/// is used, or `spec` gives none (a form coreai-torch inlines too).
+pub fn lower_composite<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    lower: LowerFn,
+    spec: impl FnOnce(&LoweringCx<'c, 'a>) -> Result<Option<Composite<'c, 'a>>, Decline>,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    if INLINE.with(Cell::get) || extra_results_used(cx) {
+        return lower(cx);
+    }
+    let Some(spec) = spec(cx)? else {
+        return lower(cx);
+    };
+    let (anchor, module_block) = top_level(cx.op())?;
+    let name = unique_name(module_block, spec.template);
+    let graph = build_graph(cx, &spec, &name)?;
+    unsafe {
+        mlir_sys::mlirBlockInsertOwnedOperationBefore(module_block, anchor, graph);
+    }
+    if let Err(reason) = build_body(cx, &spec, graph, lower) {
+        unsafe { mlir_sys::mlirOperationDestroy(graph) };
+        return Err(reason);
+    }
+    invoke(cx, &spec, &name)
+}
+
+/// Whether a result after the first has uses.
+fn extra_results_used(cx: &LoweringCx<'_, '_>) -> bool {
+    (1..cx.op().result_count()).any(|i| {
+        cx.op().result(i).is_ok_and(|r| unsafe {
+            !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(r.to_raw()))
+        })
+    })
+}
+
+/// A composite of the op's one operand, `input`.
+pub fn of_input<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    decl: &'static str,
+    attrs: Vec<(&'static str, OpAttr)>,
+) -> Result<Option<Composite<'c, 'a>>, Decline> {
+    Ok(Some(Composite {
+        decl,
+        template: decl,
+        inputs: vec![operand(cx, "input", "input", 0)?],
+        attrs,
+    }))
+}
+
+/// Input `group` of the op, or when absent (an optional weight) a
+/// call-site constant `fill` of `shape` in the input's element type, as
+/// coreai-torch passes it.
+pub fn operand_or<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    name: &'static str,
+    group: usize,
+    fill: f64,
+    shape: &[i64],
+) -> Result<Input<'c, 'a>, Decline> {
+    let value = match super::common::segment_operand(cx, group)? {
+        Some(v) => v,
+        None => {
+            let element = super::common::element_type(cx.operand(0)?)?;
+            let ty = super::common::tensor_type(shape, element);
+            super::common::splat(cx, crate::lowering::Scalar::Float(fill), ty)?
+        }
+    };
+    Ok(Input {
+        name,
+        arg: name,
+        value,
+        group: Some(group),
+    })
+}
+
+/// The module-level op that contains `op`, and the module's body block.
+fn top_level(
+    op: OperationRef<'_, '_>,
+) -> Result<(mlir_sys::MlirOperation, mlir_sys::MlirBlock), Decline> {
+    let mut current = op.to_raw();
+    loop {
+        let parent = unsafe { mlir_sys::mlirOperationGetParentOperation(current) };
+        if parent.ptr.is_null() {
+            return Err("the op is not inside a module".into());
+        }
+        let parent_ref = unsafe { OperationRef::from_raw(parent) };
+        if parent_ref.name().as_string_ref().as_str() == Ok("builtin.module") {
+            let block = unsafe { mlir_sys::mlirOperationGetBlock(current) };
+            return Ok((current, block));
+        }
+        current = parent;
+    }
+}
+
+/// `base`, or `base_N` with the smallest N ≥ 1 that no op of the module's
+/// body names.
+fn unique_name(module_block: mlir_sys::MlirBlock, base: &str) -> String {
+    let mut taken = std::collections::HashSet::new();
+    let mut op = unsafe { mlir_sys::mlirBlockGetFirstOperation(module_block) };
+    while !op.ptr.is_null() {
+        let sym = unsafe { OperationRef::from_raw(op) }
+            .attribute("sym_name")
+            .ok()
+            .and_then(|a| StringAttribute::try_from(a).ok())
+            .map(|s| s.value().to_string());
+        taken.extend(sym);
+        op = unsafe { mlir_sys::mlirOperationGetNextInBlock(op) };
+    }
+    let mut name = base.to_string();
+    let mut n = 1;
+    while taken.contains(&name) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    name
+}
+
+fn quoted_list<'s>(names: impl Iterator<Item = &'s str>) -> String {
+    let items: Vec<String> = names.map(|n| format!("\"{n}\"")).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The `#coreai.composite_declaration<...>` of `spec`.
+fn declaration(spec: &Composite<'_, '_>) -> String {
+    let mut attrs: Vec<String> = spec
+        .attrs
+        .iter()
+        .map(|(k, v)| format!("{k} = {}", v.text()))
+        .collect();
+    attrs.push("version = 1 : si64".into());
+    format!(
+        "#coreai.composite_declaration<\"{}\" = {{input_names = {}, op_attrs = {{{}}}, output_names = [\"output\"]}}>",
+        spec.decl,
+        quoted_list(spec.inputs.iter().map(|i| i.name)),
+        attrs.join(", ")
+    )
+}
+
+/// The empty graph `@name` (one block with the arguments), not yet inserted.
+fn build_graph(
+    cx: &LoweringCx<'_, '_>,
+    spec: &Composite<'_, '_>,
+    name: &str,
+) -> Result<mlir_sys::MlirOperation, Decline> {
+    let location = cx.location();
+    let types: Vec<Type> = spec.inputs.iter().map(|i| i.value.r#type()).collect();
+    let arguments: Vec<String> = types.iter().map(Type::to_string).collect();
+    let function_type = format!("({}) -> {}", arguments.join(", "), cx.result_type(0)?);
+    let arg_attrs: Vec<String> = spec
+        .inputs
+        .iter()
+        .map(|i| format!("{{coreai.name = \"{}\"}}", i.arg))
+        .collect();
+    let attributes = [
+        ("sym_name", format!("\"{name}\"")),
+        ("function_type", function_type),
+        ("arg_attrs", format!("[{}]", arg_attrs.join(", "))),
+        ("param_decls", "#param.decl.array<[]>".into()),
+        ("priv", "unit".into()),
+        ("no_inline", "unit".into()),
+        ("__coreai_pure__", "unit".into()),
+        ("composite_decl", declaration(spec)),
+        ("template_op", format!("\"{}\"", spec.template)),
+    ];
+    let attributes = attributes
+        .iter()
+        .map(|(k, text)| Ok((cx.identifier(k), cx.parse_attribute(text)?)))
+        .collect::<Result<Vec<(Identifier, Attribute)>, Decline>>()?;
+    let block_args: Vec<_> = types.iter().map(|&t| (t, location)).collect();
+    let region = Region::new();
+    region.append_block(Block::new(&block_args));
+    let graph = OperationBuilder::new("coreai.graph", location)
+        .add_attributes(&attributes)
+        .add_regions([region])
+        .build()
+        .map_err(|e| format!("cannot build the composite graph @{name}: {e}"))?;
+    Ok(graph.into_raw())
+}
+
+/// Fills `graph`'s block: a copy of the op on the arguments, lowered by
+/// `lower`, then `coreai.output` of its first result.
+fn build_body<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    spec: &Composite<'c, 'a>,
+    graph: mlir_sys::MlirOperation,
+    lower: LowerFn,
+) -> Result<(), Decline> {
+    let graph_ref = unsafe { OperationRef::from_raw(graph) };
+    let block = graph_ref
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or("the composite graph has no block")?;
+    // The op's operands, in group order, become the block arguments.
+    let mut fed: Vec<(usize, mlir_sys::MlirValue)> = Vec::new();
+    for (i, input) in spec.inputs.iter().enumerate() {
+        if let Some(group) = input.group {
+            let arg = block.argument(i).map_err(|e| e.to_string())?;
+            fed.push((group, arg.to_raw()));
+        }
+    }
+    fed.sort_by_key(|(g, _)| *g);
+    let segments = cx.op().attribute("operandSegmentSizes").ok().map(|s| {
+        let n = unsafe { mlir_sys::mlirDenseArrayGetNumElements(s.to_raw()) } as usize;
+        let sizes: Vec<String> = (0..n)
+            .map(|g| u8::from(fed.iter().any(|(f, _)| *f == g)).to_string())
+            .collect();
+        format!("array<i32: {}>", sizes.join(", "))
+    });
+    let operands: Vec<mlir_sys::MlirValue> = fed.iter().map(|(_, v)| *v).collect();
+    if segments.is_none() && fed.iter().enumerate().any(|(i, (g, _))| *g != i) {
+        return Err(
+            "a composite must pass every operand of an op without optional operands".into(),
+        );
+    }
+    let copy = unsafe { mlir_sys::mlirOperationClone(cx.op().to_raw()) };
+    unsafe {
+        mlir_sys::mlirOperationSetOperands(copy, operands.len() as isize, operands.as_ptr());
+        if let Some(text) = &segments {
+            mlir_sys::mlirOperationSetInherentAttributeByName(
+                copy,
+                crate::ffi::string_ref("operandSegmentSizes"),
+                cx.parse_attribute(text)?.to_raw(),
+            );
+        }
+        mlir_sys::mlirBlockAppendOwnedOperation(block.to_raw(), copy);
+    }
+    let copy_ref = unsafe { OperationRef::from_raw(copy) };
+    let body = LoweringCx::new(copy_ref);
+    let outcome = lower(&body).and_then(|values| {
+        let first = *values.first().ok_or("the lowering returned no value")?;
+        body.build("coreai.output", &[first], &[], &[]).map(|_| ())
+    });
+    unsafe { mlir_sys::mlirOperationDestroy(copy) };
+    outcome
+}
+
+/// `coreai.invoke @name(inputs)` in front of the op: its result, then a
+/// zero of the type of each (unused) further result.
+fn invoke<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    spec: &Composite<'c, 'a>,
+    name: &str,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let callee = cx.parse_attribute(&format!("#param.constant<@{name}> : !param.symbol"))?;
+    let operands: Vec<Value> = spec.inputs.iter().map(|i| i.value).collect();
+    let mut results = vec![cx.build_value(
+        "coreai.invoke",
+        &operands,
+        cx.result_type(0)?,
+        &[("callee", callee)],
+    )?];
+    for i in 1..cx.op().result_count() {
+        let ty = cx.result_type(i)?;
+        results.push(super::common::splat(
+            cx,
+            crate::lowering::Scalar::Int(0),
+            ty,
+        )?);
+    }
+    Ok(results)
+}

@@ -2,10 +2,9 @@
 //! reserved namespaces, and used by `legalize-aten-to-coreai`.
 
 use coreai::{
-    lowering::{LoweringCx, RegisterError, UserLowering},
+    lowering::{LoweringCx, RegisterError},
     Compiler,
 };
-use melior::ir::{Value, ValueLike};
 use std::sync::Arc;
 
 const SCALED_ADD: &str = r#"
@@ -15,28 +14,9 @@ func.func @main(%x: tensor<4xf32> {coreai.name = "x"}, %y: tensor<4xf32> {coreai
 }
 "#;
 
-/// `x + scale * y`, as the PyTorch custom op computes it.
-fn scaled_add() -> UserLowering {
-    Arc::new(|cx: &LoweringCx<'_, '_>| {
-        let (x, y) = (cx.operand(0)?, cx.operand(1)?);
-        let scale = cx.scalar("scale")?;
-        let element = cx.result_tensor(0)?;
-        let k = cx.scalar_constant(scale, melior::ir::r#type::ShapedTypeLike::element(&element))?;
-        let scaled = cx.build_value(
-            "coreai.decomposable.broadcasting_mul",
-            &[y, k],
-            y.r#type(),
-            &[],
-        )?;
-        let sum: Value = cx.build_value(
-            "coreai.decomposable.broadcasting_add",
-            &[x, scaled],
-            cx.result_type(0)?,
-            &[],
-        )?;
-        Ok(vec![sum])
-    })
-}
+#[path = "../examples/scaled_add_lowering.rs"]
+mod scaled_add_lowering;
+use scaled_add_lowering::scaled_add;
 
 #[test]
 fn a_registered_lowering_lowers_a_custom_op() {

@@ -8,7 +8,9 @@ coreai-run and coreai-core's interpreter, against eager PyTorch.
 Per model: ATen ops in the imported module, coreai ops out, the conversion
 time of `coreai-opt --pass-pipeline='builtin.module(coreai-pipeline)'`, and
 the max |error| against eager PyTorch of each oracle (coreai-run, coreai-core),
-or the reason it fails (the pass's first error). The functions are shared
+or the reason it fails (the pass's first error). A model calling a user's
+`torch.library` op converts with the program that registers its lowering
+(`USER_LOWERINGS`; build it with `cargo build --example custom_op`). The functions are shared
 with test/e2e/test_convert_corpus.py.
 """
 
@@ -33,6 +35,9 @@ BUILD = Path(os.environ.get("COREAI_BUILD_DIR", REPO / "target" / "debug"))
 COREAI_OPT = BUILD / "coreai-opt"
 COREAI_RUN = BUILD / "coreai-run"
 PIPELINE = "builtin.module(coreai-pipeline)"
+# Models whose custom ops need a user lowering: the program that registers it
+# and runs coreai-pipeline (examples/custom_op.rs, the library used from Rust).
+USER_LOWERINGS = {"custom_op": BUILD / "examples" / "custom_op"}
 sys.path.insert(0, str(REPO / "tools" / "coreai-export"))
 sys.path.insert(0, str(REPO / "test" / "e2e"))
 
@@ -108,11 +113,13 @@ def first_error(stderr):
     return stderr.strip().splitlines()[-1] if stderr.strip() else "failed without a message"
 
 
-def convert(module, out):
-    """Runs coreai-pipeline; returns (seconds, error or '')."""
+def convert(module, out, converter=None):
+    """Runs coreai-pipeline (in `converter`, when given, instead of
+    coreai-opt); returns (seconds, error or '')."""
+    command = [str(converter), str(module), "-o", str(out)] if converter else \
+        [str(COREAI_OPT), str(module), f"--pass-pipeline={PIPELINE}", "-o", str(out)]
     start = time.perf_counter()
-    r = subprocess.run([str(COREAI_OPT), str(module), f"--pass-pipeline={PIPELINE}", "-o", str(out)],
-                       capture_output=True, text=True)
+    r = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     return seconds, "" if r.returncode == 0 else first_error(r.stderr)
 
@@ -190,7 +197,7 @@ def evaluate(name, spec, work, decompositions="none"):
     result = Result(model=name)
     result.aten_ops = sum(op_counts(module.read_text()).values())
     out = work / f"{name}.coreai.mlir"
-    result.seconds, result.error = convert(module, out)
+    result.seconds, result.error = convert(module, out, USER_LOWERINGS.get(name))
     if result.error:
         return result
     text = out.read_text()

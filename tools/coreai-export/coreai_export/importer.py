@@ -46,6 +46,17 @@ DTYPES = {
     torch.complex128: "complex<f64>",
 }
 
+# dtypes that only appear as arguments (coreai-torch's compression ops take
+# `input_dtype=torch.int4`): sub-byte integers and float8, as MLIR types.
+DTYPE_ARGS = {
+    **DTYPES,
+    **{getattr(torch, f"int{n}"): f"si{n}" for n in range(1, 8)},
+    **{getattr(torch, f"uint{n}"): f"ui{n}" for n in range(1, 8)},
+    torch.float8_e4m3fn: "f8E4M3FN",
+    torch.float8_e5m2: "f8E5M2",
+    torch.float8_e8m0fnu: "f8E8M0FNU",
+}
+
 # Python operators torch.export records on symbolic values; the dialect
 # defines `aten.<name>` for each (dialects/aten/AtenStructuralOps.td).
 PY_BINARY = {
@@ -200,7 +211,9 @@ def generic_attr(v):
     if isinstance(v, str):
         return mlir_str(v)
     if isinstance(v, torch.dtype):
-        return DTYPES.get(v) and DTYPES[v]
+        if v not in DTYPE_ARGS:
+            raise ImportError_(f"the dtype argument {v} has no MLIR type here")
+        return DTYPE_ARGS[v]
     if isinstance(v, (torch.layout, torch.memory_format, torch.device)):
         return mlir_str(torch_enum_name(v))
     if isinstance(v, (list, tuple)):

@@ -1,0 +1,207 @@
+"""coreai-torch's compression custom ops (torch.ops.coreai.lut_to_dense,
+constexpr_blockwise_shift_scale, quantize, dequantize, sparse_to_dense),
+in models built with its compression layers (coreai_torch._compression.custom_layers):
+PyTorch → coreai_export → coreai-pipeline (rung 4 of the dispatch ladder),
+the aten and the coreai stage run in coreai-run and the coreai stage in
+coreai-core's interpreter, each compared with eager PyTorch (the exporter's
+expected.npz, computed by the layers' eager implementations).
+
+Tolerance: integer outputs (quantize) and palette look-ups (a gather) are
+exact; other float outputs within atol = 1e-6 · max|ref| (rtol 0): a
+dequantization is one or two roundings in its dtype, which coreai-core's
+blockwise op computes as `data·scale + (offset2 - offset1·scale)` (another
+association than PyTorch's `(data - offset1)·scale + offset2`), and a matrix
+product of palettized weights accumulates in another order.
+"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from test_legalize import BUILD, REPO, run_coreai_core
+
+HEADER = '''
+import torch
+import coreai_torch._compression.custom_layers as cl  # registers torch.ops.coreai.*
+'''
+
+# LUTs of 2, 4, 8, 16, 64 and 256 entries (1-, 2-, 3-, 4-, 6-, 8-bit
+# indices), per-block LUTs, vector palettes along axis 0 and 1, f16 and
+# int8 LUTs, and palettized weights used by a matmul.
+PALETTIZED = HEADER + '''
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        idx = lambda n, shape: torch.randint(0, n, shape, dtype=torch.uint8, generator=g)
+        self.w4 = cl.PalettizeModule(idx(16, (4, 6)), torch.randn(2, 1, 16, 1, generator=g))
+        self.w1 = cl.PalettizeModule(idx(2, (3, 4)), torch.randn(1, 2, 2, 1, generator=g) * 5)
+        self.w2 = cl.PalettizeModule(idx(4, (2, 2)), torch.randn(1, 1, 4, 3, generator=g).half(), vector_axis=1)
+        self.w3 = cl.PalettizeModule(idx(8, (2, 5)), torch.randint(-100, 100, (1, 1, 8, 1), dtype=torch.int8, generator=g))
+        self.w6 = cl.PalettizeModule(idx(64, (2, 3)), torch.randn(1, 1, 64, 2, generator=g), vector_axis=0)
+        self.w8 = cl.PalettizeModule(idx(256, (5,)), torch.randn(1, 256, 1, generator=g))
+    def forward(self, x):
+        w = self.w4()
+        return w, self.w1(), self.w2(), self.w3(), self.w6(), self.w8(), x @ w.T
+def factory():
+    return M(), (torch.randn(3, 6, generator=torch.Generator().manual_seed(1)) * 4,)
+'''
+
+# Weight dequantization: zero-point mode (int8, blockwise 2x3 scale), minval
+# mode with input_dtype int4 (q_min = -8), no offset on uint8 data, an f16
+# scale (f16 output), and a scaled palette (int8 LUT → blockwise).
+WEIGHTS = HEADER + '''
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(2)
+        q8 = lambda shape: torch.randint(-128, 128, shape, dtype=torch.int8, generator=g)
+        self.zp = cl.WeightDequantizeModule(q8((4, 6)), torch.rand(2, 3, generator=g) + 0.05,
+                                            zero_point=torch.randint(-5, 5, (2, 3), dtype=torch.int8, generator=g))
+        self.mv = cl.WeightDequantizeModule(torch.randint(-8, 8, (4, 6), dtype=torch.int8, generator=g),
+                                            torch.rand(4, 1, generator=g) + 0.05, minval=torch.randn(4, 1, generator=g),
+                                            input_dtype=torch.int4)
+        self.u8 = cl.WeightDequantizeModule(torch.randint(0, 256, (3, 4), dtype=torch.uint8, generator=g),
+                                            torch.rand(1, 2, generator=g) + 0.5)
+        self.f16 = cl.WeightDequantizeModule(q8((2, 4)), (torch.rand(2, 2, generator=g) + 0.01).half(),
+                                             zero_point=torch.randint(-3, 3, (2, 2), dtype=torch.int8, generator=g))
+        self.pal = cl.ScaledPalettizeModule(torch.randint(0, 16, (4, 6), dtype=torch.uint8, generator=g),
+                                            torch.randint(-128, 128, (1, 1, 16, 1), dtype=torch.int8, generator=g),
+                                            torch.rand(4, 1, generator=g) * 0.1)
+    def forward(self, x):
+        return self.zp(), self.mv(), self.u8(), self.f16(), self.pal(), x @ self.zp().T
+def factory():
+    return M(), (torch.randn(3, 6, generator=torch.Generator().manual_seed(3)) * 4,)
+'''
+
+# Activation quantization: per-channel uint8 with zero points along axis 0,
+# per-tensor int8 in minval mode (ties at .5 round half to even), per-channel
+# along a negative axis without offsets (saturating), and dequantization
+# per-channel with zero points and per-tensor in minval mode.
+ACTIVATIONS = HEADER + '''
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q_zp = cl.ActivationQuantizeModule(torch.tensor([0.1, 0.2, 0.05, 0.3]), torch.uint8,
+                                                zero_point=torch.tensor([128, 100, 3, 7], dtype=torch.uint8), axis=0)
+        self.q_mv = cl.ActivationQuantizeModule(torch.tensor(0.25), torch.int8, minval=torch.tensor(-4.0))
+        self.q_none = cl.ActivationQuantizeModule(torch.tensor([0.5, 0.25, 0.125, 1.0, 0.05, 2.0]), torch.int8, axis=-1)
+        self.dq_zp = cl.ActivationDequantizeModule(torch.tensor([0.5, 0.1, 0.02, 1.5, 0.3, 0.7]),
+                                                   zero_point=torch.tensor([0, -3, 5, 1, -128, 127], dtype=torch.int8), axis=1)
+        self.dq_mv = cl.ActivationDequantizeModule(torch.tensor(0.125), minval=torch.tensor(-1.5), input_dtype=torch.uint8)
+    def forward(self, x, qi, qu):
+        return self.q_zp(x), self.q_mv(x), self.q_none(x), self.dq_zp(qi), self.dq_mv(qu)
+def factory():
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(4, 6, generator=g) * 20
+    x[0] = torch.tensor([0.125, 0.375, -0.125, -0.375, 0.625, 1.125])  # ties of x / 0.25 and (x + 4) / 0.25
+    x[1, :3] = torch.tensor([0.3, -0.1, 0.05])  # ties of x / 0.2 after rounding to f32
+    return M(), (x, torch.randint(-128, 128, (4, 6), dtype=torch.int8, generator=g),
+                 torch.randint(0, 256, (4, 6), dtype=torch.uint8, generator=g))
+'''
+
+# Bitmask sparsity: f32 and f16 data, a mask with empty rows.
+SPARSE = HEADER + '''
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(5)
+        m1 = torch.rand(5, 4, generator=g) > 0.5
+        m1[2] = False
+        m2 = torch.rand(3, 2, 4, generator=g) > 0.3
+        self.s = cl.SparseModule(torch.randn(int(m1.sum()), generator=g), m1)
+        self.h = cl.SparseModule(torch.randn(int(m2.sum()), generator=g).half(), m2)
+    def forward(self, x):
+        return self.s(), self.h(), x + self.s()
+def factory():
+    return M(), (torch.randn(5, 4, generator=torch.Generator().manual_seed(6)),)
+'''
+
+
+def load(path):
+    with np.load(path) as z:
+        return {k: z[k] for k in z.files}
+
+
+def export(tmp_path, source):
+    src = tmp_path / "m.py"
+    src.write_text(source)
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    aten = tmp_path / "aten.mlir"
+    r = subprocess.run(
+        [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),
+         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz")],
+        capture_output=True, text=True, env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    return aten
+
+
+def convert(tmp_path, aten):
+    core = tmp_path / "coreai.mlir"
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-opt"), str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)",
+         "-o", str(core)],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    return core
+
+
+def run(tmp_path, module, stage):
+    out = tmp_path / f"{stage}.out.npz"
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-run"), str(module), "--inputs", str(tmp_path / "in.npz"),
+         "--outputs", str(out)],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    return load(out)
+
+
+def assert_matches(got, expected, where):
+    assert set(got) >= set(expected), where
+    for name, want in expected.items():
+        have = got[name]
+        assert have.shape == want.shape, (where, name, have.shape, want.shape)
+        if np.issubdtype(want.dtype, np.integer):
+            np.testing.assert_array_equal(have, want, err_msg=f"{where}: {name}")
+        else:
+            scale = float(np.abs(want.astype(np.float64)).max()) or 1.0
+            np.testing.assert_allclose(have.astype(np.float64), want.astype(np.float64), rtol=0,
+                                       atol=1e-6 * scale, err_msg=f"{where}: {name}")
+
+
+@pytest.mark.parametrize("source", [PALETTIZED, WEIGHTS, ACTIVATIONS, SPARSE],
+                         ids=["palettized", "weights", "activations", "sparse"])
+def test_compression_ops_match_eager_in_both_stages_and_both_executors(tmp_path, source):
+    aten = export(tmp_path, source)
+    text = aten.read_text()
+    # Every custom op is imported with its tensor arguments as operands.
+    assert 'aten.operator "coreai::' in text
+    expected = load(tmp_path / "expected.npz")
+    inputs = load(tmp_path / "in.npz")
+
+    assert_matches(run(tmp_path, aten, "aten"), expected, "coreai-run, aten stage")
+
+    core = convert(tmp_path, aten)
+    core_text = core.read_text()
+    assert "aten." not in core_text and "func." not in core_text
+    assert_matches(run(tmp_path, core, "coreai"), expected, "coreai-run, coreai stage")
+    assert_matches(run_coreai_core(core_text, inputs, tmp_path), expected, "coreai-core")
+
+
+def test_importer_keeps_every_argument_of_a_custom_op(tmp_path):
+    """Non-default arguments survive the import: dtypes (sub-byte ones too)
+    as type attributes, ints as attributes, optional tensors as named
+    operand groups."""
+    text = export(tmp_path, WEIGHTS).read_text()
+    assert ('aten.operator "coreai::constexpr_blockwise_shift_scale.default"' in text
+            and 'input_dtype = si4' in text
+            and 'operand_args = ["input", "scale", "minval"]' in text), text
+    text = export(tmp_path, ACTIVATIONS).read_text()
+    assert 'output_dtype = ui8' in text and 'axis = -1 : i64' in text and 'input_dtype = ui8' in text, text
+    assert 'operand_args = ["input", "scale", "zero_point"]' in text, text

@@ -350,8 +350,10 @@ fn build_body<'c, 'a>(
     outcome
 }
 
-/// `coreai.invoke @name(inputs)` in front of the op: its result, then a
-/// zero of the type of each (unused) further result.
+/// `coreai.invoke @name(inputs)` in front of the op: its result, then each
+/// further result (unused: [`extra_results_used`]) as itself when it
+/// already has its coreai type (the op is erased with it, and a dynamic
+/// shape needs no placeholder), else a dead zero of that type.
 fn invoke<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     spec: &Composite<'c, 'a>,
@@ -367,11 +369,12 @@ fn invoke<'c, 'a>(
     )?];
     for i in 1..cx.op().result_count() {
         let ty = cx.result_type(i)?;
-        results.push(super::common::splat(
-            cx,
-            crate::lowering::Scalar::Int(0),
-            ty,
-        )?);
+        let own = cx.op().result(i).map_err(|e| e.to_string())?;
+        results.push(if own.r#type() == ty {
+            own.into()
+        } else {
+            super::common::splat(cx, crate::lowering::Scalar::Int(0), ty)?
+        });
     }
     Ok(results)
 }

@@ -112,7 +112,7 @@ pub fn bmm<T: Gemm>(a: &Array3<T>, b: &Array3<T>) -> Array3<T> {
 }
 
 /// The compute type of a product whose result is `dtype`.
-fn compute_kind(dtype: DType) -> KResult<DType> {
+pub(crate) fn compute_kind(dtype: DType) -> KResult<DType> {
     Ok(match dtype {
         DType::F16 | DType::BF16 | DType::F32 => DType::F32,
         DType::F64 => DType::F64,
@@ -177,7 +177,7 @@ fn matmul_in<T: Gemm>(a: &ArrayD<T>, b: &ArrayD<T>) -> KResult<ArrayD<T>> {
 
 /// `t` as f32 elements: borrowed when it already is f32 (no copy of the
 /// weights on every call), converted otherwise.
-fn as_f32(t: &Tensor) -> std::borrow::Cow<'_, ArrayD<f32>> {
+pub(crate) fn as_f32(t: &Tensor) -> std::borrow::Cow<'_, ArrayD<f32>> {
     match t {
         Tensor::F32(a) => std::borrow::Cow::Borrowed(a),
         other => match other.cast(DType::F32) {
@@ -188,7 +188,7 @@ fn as_f32(t: &Tensor) -> std::borrow::Cow<'_, ArrayD<f32>> {
 }
 
 /// An f32 result as a tensor of `dtype` (no copy when `dtype` is f32).
-fn from_f32(r: ArrayD<f32>, dtype: DType) -> Tensor {
+pub(crate) fn from_f32(r: ArrayD<f32>, dtype: DType) -> Tensor {
     if dtype == DType::F32 {
         Tensor::F32(r)
     } else {

@@ -391,21 +391,23 @@ fn pad_generic<T: Clone + 'static>(
         None => return kerr("empty pad value"),
     };
     let mut out = ArrayD::from_elem(IxDyn(out_shape), value);
-    for (pos, v) in a.indexed_iter() {
-        let mut p = Vec::with_capacity(out_shape.len());
-        let mut inside = true;
-        for (d, &i) in pos.slice().iter().enumerate() {
-            let j = i as i64 + lo[d];
-            if j < 0 || j >= out_shape[d] as i64 {
-                inside = false;
-                break;
-            }
-            p.push(j as usize);
+    // The block of `a` that lands inside `out` is copied whole (row by row,
+    // not element by element): per dim, source indices [s0, s1) go to
+    // [s0 + lo, s1 + lo).
+    let (mut src, mut dst) = (a.view(), out.view_mut());
+    for d in 0..a.ndim() {
+        let s0 = (-lo[d]).max(0);
+        let s1 = (a.shape()[d] as i64).min(out_shape[d] as i64 - lo[d]);
+        if s1 <= s0 {
+            return Ok(out);
         }
-        if inside {
-            out[IxDyn(&p)] = v.clone();
-        }
+        src.slice_axis_inplace(Axis(d), Slice::from(s0 as isize..s1 as isize));
+        dst.slice_axis_inplace(
+            Axis(d),
+            Slice::from((s0 + lo[d]) as isize..(s1 + lo[d]) as isize),
+        );
     }
+    dst.assign(&src);
     Ok(out)
 }
 

@@ -1,11 +1,233 @@
-//! N-d spatial kernels in f64: convolution and transposed convolution of
-//! any spatial rank (coreai.conv3d, conv_transpose2d/3d), sum pooling
-//! (sum_pool_3d) and grid interpolation (coreai.interpolate). Direct loops:
-//! these ops are rare in models; the 2-d convolution keeps its GEMM path in
-//! `linalg`.
+//! Spatial kernels: the 2-d convolution on GEMM (im2col + `matrixmultiply`,
+//! f32 for f32/f16/bf16, f64 for f64), and in f64 with direct loops the rarer
+//! ones: convolution and transposed convolution of any spatial rank
+//! (coreai.conv3d, conv_transpose2d/3d), sum pooling (sum_pool_3d) and grid
+//! interpolation (coreai.interpolate).
 
 use crate::error::{kerr, KResult};
+use crate::kernels::linalg::{as_f32, compute_kind, from_f32, Conv2d, Gemm};
+use crate::tensor::{DType, Tensor};
 use ndarray::{ArrayD, Axis, IxDyn};
+use rayon::prelude::*;
+use std::cell::RefCell;
+
+/// GEMM element types of the 2-d convolution, with a per-thread im2col
+/// buffer kept between calls (a fresh multi-megabyte buffer per call costs
+/// more in page faults than the copy into it).
+pub trait ConvElem: Gemm + std::ops::Add<Output = Self> {
+    fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
+}
+
+macro_rules! conv_elem {
+    ($t:ty, $key:ident) => {
+        thread_local!(static $key: RefCell<Vec<$t>> = const { RefCell::new(Vec::new()) });
+        impl ConvElem for $t {
+            fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [$t]) -> R) -> R {
+                $key.with(|cell| match cell.try_borrow_mut() {
+                    Ok(mut buf) => {
+                        if buf.len() < len {
+                            buf.resize(len, 0.0);
+                        }
+                        f(&mut buf[..len])
+                    }
+                    // re-entered (a rayon worker running a second convolution)
+                    Err(_) => f(&mut vec![0.0; len]),
+                })
+            }
+        }
+    };
+}
+conv_elem!(f32, SCRATCH_F32);
+conv_elem!(f64, SCRATCH_F64);
+
+/// Geometry of one 2-d convolution: input `[C, h, w]` planes, kernel
+/// `kh × kw`, output `ho × wo`.
+struct Geom {
+    h: usize,
+    w: usize,
+    kh: usize,
+    kw: usize,
+    ho: usize,
+    wo: usize,
+    p: Conv2d,
+}
+
+impl Geom {
+    /// The output columns `[lo, hi)` whose input column `ox·s + b·d - pad`
+    /// lies inside the input (the others read padding).
+    fn valid_cols(&self, b: usize) -> (usize, usize) {
+        let (s, off) = (self.p.stride[1], b * self.p.dilation[1]);
+        let pad = self.p.padding[1];
+        let lo = pad.saturating_sub(off).div_ceil(s).min(self.wo);
+        let hi = if self.w + pad > off {
+            ((self.w + pad - off - 1) / s + 1).min(self.wo)
+        } else {
+            0
+        };
+        (lo, hi.max(lo))
+    }
+
+    /// Fills the `kh·kw` im2col rows of one input plane: row `(a, b)` holds,
+    /// for every output position, the input element its kernel tap `(a, b)`
+    /// reads (0 in the padding).
+    fn im2col_plane<T: Copy + Default>(&self, plane: &[T], rows: &mut [T]) {
+        let (howo, p) = (self.ho * self.wo, &self.p);
+        for a in 0..self.kh {
+            for b in 0..self.kw {
+                let row = &mut rows[(a * self.kw + b) * howo..][..howo];
+                let (lo, hi) = self.valid_cols(b);
+                for oy in 0..self.ho {
+                    let dst = &mut row[oy * self.wo..][..self.wo];
+                    let iy =
+                        (oy * p.stride[0] + a * p.dilation[0]) as isize - p.padding[0] as isize;
+                    if iy < 0 || iy as usize >= self.h {
+                        dst.fill(T::default());
+                        continue;
+                    }
+                    dst[..lo].fill(T::default());
+                    dst[hi..].fill(T::default());
+                    if lo == hi {
+                        continue;
+                    }
+                    let src = &plane[iy as usize * self.w..][..self.w];
+                    let x0 = lo * p.stride[1] + b * p.dilation[1] - p.padding[1];
+                    if p.stride[1] == 1 {
+                        dst[lo..hi].copy_from_slice(&src[x0..x0 + hi - lo]);
+                    } else {
+                        for (i, d) in dst[lo..hi].iter_mut().enumerate() {
+                            *d = src[x0 + i * p.stride[1]];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// True when the input planes already are the GEMM's right operand.
+    fn is_pointwise(&self) -> bool {
+        self.kh == 1 && self.kw == 1 && self.p.stride == [1, 1] && self.p.padding == [0, 0]
+    }
+}
+
+/// Im2col work below this many elements stays on the calling thread.
+const PAR_IM2COL: usize = 1 << 16;
+
+fn conv2d_in<T: ConvElem>(x: &ArrayD<T>, w: &ArrayD<T>, p: &Conv2d) -> KResult<ArrayD<T>> {
+    let (xs, ws) = (x.shape(), w.shape());
+    if xs.len() != 4 || ws.len() != 4 {
+        return kerr("conv2d expects [N, C, H, W] input and [O, C/groups, kH, kW] weight");
+    }
+    let (nb, c, h, wd) = (xs[0], xs[1], xs[2], xs[3]);
+    let (o, cg, kh, kw) = (ws[0], ws[1], ws[2], ws[3]);
+    let g = p.groups.max(1);
+    if c != cg * g || o % g != 0 || p.stride.contains(&0) || p.dilation.contains(&0) {
+        return kerr(format!(
+            "conv2d: input channels {c}, weight {ws:?}, groups {g}, stride {:?}, dilation {:?} disagree",
+            p.stride, p.dilation
+        ));
+    }
+    let eff_h = p.dilation[0] * (kh.max(1) - 1) + 1;
+    let eff_w = p.dilation[1] * (kw.max(1) - 1) + 1;
+    if h + 2 * p.padding[0] < eff_h || wd + 2 * p.padding[1] < eff_w {
+        return kerr("conv2d: kernel larger than the padded input");
+    }
+    let geom = Geom {
+        h,
+        w: wd,
+        kh,
+        kw,
+        ho: (h + 2 * p.padding[0] - eff_h) / p.stride[0] + 1,
+        wo: (wd + 2 * p.padding[1] - eff_w) / p.stride[1] + 1,
+        p: p.clone(),
+    };
+    let (x, w) = (x.as_standard_layout(), w.as_standard_layout());
+    let (xv, wv) = (
+        x.as_slice().expect("standard"),
+        w.as_slice().expect("standard"),
+    );
+    let (og, kk, howo, hw) = (o / g, cg * kh * kw, geom.ho * geom.wo, h * wd);
+    let mut out = vec![T::default(); nb * o * howo];
+    if howo > 0 && kk > 0 && og > 0 {
+        for n in 0..nb {
+            for gi in 0..g {
+                let planes = &xv[(n * c + gi * cg) * hw..][..cg * hw];
+                let a = &wv[gi * og * kk..][..og * kk];
+                let dst = &mut out[(n * o + gi * og) * howo..][..og * howo];
+                if geom.is_pointwise() {
+                    T::gemm(og, kk, howo, a, planes, dst);
+                    continue;
+                }
+                T::with_scratch(kk * howo, |cols| {
+                    let fill = |(ci, rows): (usize, &mut [T])| {
+                        geom.im2col_plane(&planes[ci * hw..][..hw], rows)
+                    };
+                    let chunk = kh * kw * howo;
+                    if kk * howo >= PAR_IM2COL {
+                        cols.par_chunks_mut(chunk).enumerate().for_each(fill);
+                    } else {
+                        cols.chunks_mut(chunk).enumerate().for_each(fill);
+                    }
+                    T::gemm(og, kk, howo, a, cols, dst);
+                });
+            }
+        }
+    }
+    Ok(ArrayD::from_shape_vec(IxDyn(&[nb, o, geom.ho, geom.wo]), out).expect("sizes agree"))
+}
+
+/// Adds `bias[c]` to every element of channel `c` of `[N, C, ...]`.
+fn add_channel_bias<T: Copy + std::ops::Add<Output = T>>(y: &mut ArrayD<T>, bias: &[T]) {
+    let c = bias.len();
+    let per = y.len() / (y.shape()[0] * c).max(1);
+    let yv = y.as_slice_mut().expect("fresh array");
+    for (i, chunk) in yv.chunks_mut(per.max(1)).enumerate() {
+        let b = bias[i % c];
+        chunk.iter_mut().for_each(|v| *v = *v + b);
+    }
+}
+
+/// 2-d convolution (cross-correlation, as PyTorch) with zero `padding`,
+/// rounded to `dtype`, then plus `bias` (one value per output channel) in
+/// `dtype`: the f32 result adds it in f32; f16/bf16/f64 round the product,
+/// then add the bias rounded to `dtype` and round again, as an `add` op of
+/// the two would.
+pub fn conv2d(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    p: &Conv2d,
+    dtype: DType,
+) -> KResult<Tensor> {
+    if let Some(b) = bias {
+        if b.ndim() != 1 || w.ndim() != 4 || b.len() != w.shape()[0] {
+            return kerr(format!(
+                "conv2d bias {:?} must hold one value per output channel of weight {:?}",
+                b.shape(),
+                w.shape()
+            ));
+        }
+    }
+    match (compute_kind(dtype)?, dtype) {
+        (DType::F32, DType::F32) => {
+            let mut y = conv2d_in(&as_f32(x), &as_f32(w), p)?;
+            if let Some(b) = bias {
+                add_channel_bias(&mut y, as_f32(b).as_slice().expect("1-d"));
+            }
+            Ok(Tensor::F32(y))
+        }
+        (kind, _) => {
+            let y = match kind {
+                DType::F32 => from_f32(conv2d_in(&as_f32(x), &as_f32(w), p)?, dtype),
+                DType::F64 => Tensor::F64(conv2d_in(&x.to_f64(), &w.to_f64(), p)?).cast(dtype),
+                _ => return kerr("integer convolution is not supported"),
+            };
+            let Some(b) = bias else { return Ok(y) };
+            let mut y = y.to_f64();
+            add_channel_bias(&mut y, b.cast(dtype).to_f64().as_slice().expect("1-d"));
+            Ok(Tensor::from_f64(y, dtype))
+        }
+    }
+}
 
 /// Row-major strides of `shape`.
 fn strides(shape: &[usize]) -> Vec<usize> {
@@ -298,6 +520,87 @@ mod tests {
     fn arr(shape: &[usize], f: impl Fn(usize) -> f64) -> ArrayD<f64> {
         let n = shape.iter().product();
         ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(f).collect()).unwrap()
+    }
+
+    /// Zero-pads the two trailing dims of `[N, C, H, W]` by `p`.
+    fn pad2(x: &ArrayD<f64>, p: [usize; 2]) -> ArrayD<f64> {
+        let s = x.shape();
+        arr(&[s[0], s[1], s[2] + 2 * p[0], s[3] + 2 * p[1]], |i| {
+            let (wp, hp) = (s[3] + 2 * p[1], s[2] + 2 * p[0]);
+            let (col, row, plane) = (i % wp, (i / wp) % hp, i / (wp * hp));
+            if row < p[0] || col < p[1] || row - p[0] >= s[2] || col - p[1] >= s[3] {
+                0.0
+            } else {
+                x.as_slice().unwrap()[(plane * s[2] + row - p[0]) * s[3] + col - p[1]]
+            }
+        })
+    }
+
+    #[test]
+    fn gemm_conv2d_matches_direct_loops() {
+        // small integers: every sum is exact in f32, so the two must agree
+        // bit for bit; padding wider than a dilated tap, odd strides,
+        // groups, 1x1 (no im2col) and a 1-wide output.
+        let cases: [([usize; 4], [usize; 4], Conv2d); 5] = [
+            ([2, 4, 7, 6], [6, 2, 3, 3], conv(1, 1, 1, 2)),
+            ([1, 3, 9, 8], [4, 3, 3, 2], conv(2, 2, 1, 1)),
+            ([1, 2, 8, 9], [2, 2, 3, 3], conv(3, 3, 2, 1)),
+            ([2, 4, 5, 5], [3, 4, 1, 1], conv(1, 0, 1, 1)),
+            ([1, 2, 4, 3], [2, 2, 3, 3], conv(2, 0, 1, 1)),
+        ];
+        for (xs, ws, p) in cases {
+            let x = arr(&xs, |i| (i % 7) as f64 - 3.0);
+            let w = arr(&ws, |i| (i % 5) as f64 - 2.0);
+            let b = arr(&[ws[0]], |i| i as f64 - 1.0);
+            let nd = ConvNd {
+                stride: p.stride.to_vec(),
+                padding: vec![0, 0],
+                dilation: p.dilation.to_vec(),
+                output_padding: vec![0, 0],
+                groups: p.groups,
+            };
+            let mut want = conv_nd(&pad2(&x, p.padding), &w, &nd).unwrap();
+            for (i, v) in want.iter_mut().enumerate() {
+                let per: usize = want_plane(&xs, &ws, &p);
+                *v += b.as_slice().unwrap()[(i / per) % ws[0]];
+            }
+            let (xf, wf, bf) = (
+                Tensor::F64(x).cast(DType::F32),
+                Tensor::F64(w).cast(DType::F32),
+                Tensor::F64(b).cast(DType::F32),
+            );
+            let got = conv2d(&xf, &wf, Some(&bf), &p, DType::F32).unwrap();
+            assert_eq!(got.to_f64(), want, "{xs:?} {ws:?} {p:?}");
+        }
+    }
+
+    fn conv(stride: usize, padding: usize, dilation: usize, groups: usize) -> Conv2d {
+        Conv2d {
+            stride: [stride, stride],
+            padding: [padding, padding],
+            dilation: [dilation, dilation],
+            groups,
+        }
+    }
+
+    /// Output elements per channel plane.
+    fn want_plane(xs: &[usize; 4], ws: &[usize; 4], p: &Conv2d) -> usize {
+        (0..2)
+            .map(|d| {
+                (xs[d + 2] + 2 * p.padding[d] - p.dilation[d] * (ws[d + 2] - 1) - 1) / p.stride[d]
+                    + 1
+            })
+            .product()
+    }
+
+    #[test]
+    fn conv2d_declines_bad_bias_and_groups() {
+        let x = Tensor::F32(ArrayD::zeros(IxDyn(&[1, 4, 3, 3])));
+        let w = Tensor::F32(ArrayD::zeros(IxDyn(&[2, 4, 1, 1])));
+        let b = Tensor::F32(ArrayD::zeros(IxDyn(&[3])));
+        assert!(conv2d(&x, &w, Some(&b), &conv(1, 0, 1, 1), DType::F32).is_err());
+        assert!(conv2d(&x, &w, None, &conv(1, 0, 1, 3), DType::F32).is_err());
+        assert!(conv2d(&x, &w, None, &conv(0, 0, 1, 1), DType::F32).is_err());
     }
 
     #[test]

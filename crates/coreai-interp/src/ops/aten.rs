@@ -779,15 +779,7 @@ fn convolution(c: &Ctx) -> KResult<Vec<Value>> {
         dilation: lift(c.opt_i64s("dilation")?, 1),
         groups: c.i64_or("groups", 1)? as usize,
     };
-    let mut y = linalg::conv2d(x, w, &p, dt)?;
-    if let Some(b) = c.opt_arg(2) {
-        let o = b.len();
-        let bb = b.cast(dt).reshape(&[1, o, 1, 1])?;
-        y = match f32_fast_path(BinOp::Add, dt, &y, &bb) {
-            Some(r) => Tensor::F32(r?),
-            None => Tensor::from_dom(binary(BinOp::Add, &y.dom(), &bb.dom())?, dt),
-        };
-    }
+    let mut y = spatial::conv2d(x, w, c.opt_arg(2), &p, dt)?;
     if one_d {
         let s = y.shape();
         y = y.reshape(&[s[0], s[1], s[3]])?;
@@ -1020,17 +1012,12 @@ fn batch_norm(c: &Ctx) -> KResult<Vec<Value>> {
     if c.n_args() != 5 {
         return kerr("batch_norm expects input, weight, bias, running_mean, running_var");
     }
-    let f = |i| c.arg(i).map(|t| f64_of(t, dt));
-    let (w, b) = (f(1)?, f(2)?);
-    let o = nn::batch_norm_inference(
-        &f(0)?,
-        Some(&w),
-        Some(&b),
-        &f(3)?,
-        &f(4)?,
-        c.f64_or("eps", 1e-5)?,
-    )?;
-    let mut out = vec![Value::tensor(Tensor::from_f64(o, dt))];
+    let eps = c.f64_or("eps", 1e-5)?;
+    let o = match batch_norm_f32(c, dt, eps)? {
+        Some(o) => Tensor::F32(o),
+        None => batch_norm_f64(c, dt, eps)?,
+    };
+    let mut out = vec![Value::tensor(o)];
     for i in 1..c.op.num_results() {
         out.push(Value::tensor(Tensor::zeros(
             c.out_dtype(i)?,
@@ -1038,6 +1025,36 @@ fn batch_norm(c: &Ctx) -> KResult<Vec<Value>> {
         )));
     }
     Ok(out)
+}
+
+/// Batch norm of f32 operands into f32, as PyTorch's CPU kernel computes it;
+/// `None` for other types.
+fn batch_norm_f32(c: &Ctx, dt: DType, eps: f64) -> KResult<Option<ArrayD<f32>>> {
+    let args = (0..5).map(|i| c.arg(i)).collect::<KResult<Vec<_>>>()?;
+    let (
+        DType::F32,
+        [Tensor::F32(x), Tensor::F32(w), Tensor::F32(b), Tensor::F32(m), Tensor::F32(v)],
+    ) = (dt, args.as_slice())
+    else {
+        return Ok(None);
+    };
+    let flat = |a: &ArrayD<f32>| a.iter().copied().collect::<Vec<f32>>();
+    Ok(Some(nn::batch_norm_inference_f32(
+        x,
+        &flat(w),
+        &flat(b),
+        &flat(m),
+        &flat(v),
+        eps as f32,
+    )?))
+}
+
+/// Batch norm in f64, rounded once to `dt` (f16, bf16, f64).
+fn batch_norm_f64(c: &Ctx, dt: DType, eps: f64) -> KResult<Tensor> {
+    let f = |i| c.arg(i).map(|t| f64_of(t, dt));
+    let (w, b) = (f(1)?, f(2)?);
+    let o = nn::batch_norm_inference(&f(0)?, Some(&w), Some(&b), &f(3)?, &f(4)?, eps)?;
+    Ok(Tensor::from_f64(o, dt))
 }
 
 /// `softmax(q kᵀ · scale + mask) v`, in f64.

@@ -258,7 +258,7 @@ fn conv2d(c: &Ctx) -> KResult<Vec<Value>> {
         dilation: pair(c.arg_i64s(3)?)?,
         groups: c.arg_i64(4)?.max(1) as usize,
     };
-    one(linalg::conv2d(c.arg(0)?, c.arg(1)?, &p, c.out_dtype(0)?)?)
+    one(spatial::conv2d(c.arg(0)?, c.arg(1)?, None, &p, c.out_dtype(0)?)?)
 }
 
 fn max_pool_2d(c: &Ctx) -> KResult<Vec<Value>> {

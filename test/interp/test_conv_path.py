@@ -1,0 +1,169 @@
+"""The executor's convolution path (2-d convolution on im2col + GEMM with
+the bias fused, f32 inference batch norm, constant padding) against real
+oracles: PyTorch eager for the aten ops, coreai-core's interpreter for the
+coreai graphs. Geometries are those of ResNet-style models (7x7 stride 2
+with padding 3, 3x3 with padding 1, 1x1 with stride 2 and without) plus
+the edge cases of the im2col copy: padding wider than a dilated tap, odd
+strides, groups, and outputs one element wide."""
+
+import zlib
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import adversarial, assert_same, single_op_module
+from test_coreai_vs_coreai_core import one, run_coreai_core, run_ours
+
+aten = torch.ops.aten
+f32, f16, f64 = np.float32, np.float16, np.float64
+
+# (id, x shape, w shape, with bias, stride, padding, dilation, groups, dtype)
+CONVS = [
+    ("resnet_stem_7x7_s2_p3", (1, 3, 32, 30), (8, 3, 7, 7), True, [2, 2], [3, 3], [1, 1], 1, f32),
+    ("resnet_3x3_p1", (2, 8, 9, 10), (6, 8, 3, 3), True, [1, 1], [1, 1], [1, 1], 1, f32),
+    ("resnet_3x3_s2_p1_no_bias", (1, 6, 11, 10), (8, 6, 3, 3), False, [2, 2], [1, 1], [1, 1], 1, f32),
+    ("pointwise_1x1", (2, 16, 5, 7), (12, 16, 1, 1), True, [1, 1], [0, 0], [1, 1], 1, f32),
+    ("downsample_1x1_s2", (1, 8, 9, 9), (16, 8, 1, 1), False, [2, 2], [0, 0], [1, 1], 1, f32),
+    ("pad_wider_than_dilated_tap", (1, 2, 6, 5), (3, 2, 3, 2), True, [3, 2], [4, 3], [2, 2], 1, f32),
+    ("depthwise_groups", (1, 6, 8, 8), (6, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 6, f32),
+    ("one_wide_output", (1, 3, 5, 3), (2, 3, 3, 3), True, [2, 2], [0, 0], [1, 1], 1, f32),
+    ("f16_bias_rounds_twice", (1, 4, 6, 6), (5, 4, 3, 3), True, [1, 1], [1, 1], [1, 1], 1, f16),
+    ("f64", (1, 3, 7, 6), (4, 3, 3, 3), True, [2, 1], [1, 2], [1, 1], 1, f64),
+]
+
+
+def finite(shape, dtype, rng):
+    """Adversarial values without NaN/inf, in [-50, 50]."""
+    a = adversarial(shape, dtype, rng)
+    return np.clip(np.nan_to_num(a, nan=0.5, posinf=3.0, neginf=-3.0), -50, 50).astype(dtype)
+
+
+@pytest.mark.parametrize("case", CONVS, ids=[c[0] for c in CONVS])
+def test_convolution_matches_pytorch(runner, case):
+    case_id, xs, ws, has_bias, stride, padding, dilation, groups, dt = case
+    rng = np.random.default_rng(zlib.crc32(case_id.encode()))
+    inputs = {"x": finite(xs, dt, rng), "w": finite(ws, dt, rng)}
+    if has_bias:
+        inputs["b"] = finite((ws[0],), dt, rng)
+    targs = [torch.from_numpy(v.copy()) for v in inputs.values()]
+    if not has_bias:
+        targs.append(None)
+    expected = aten.convolution.default(*targs, stride, padding, dilation, False, [0, 0], groups).numpy()
+    attrs = {"stride": stride, "padding": padding, "dilation": dilation, "transposed": False,
+             "output_padding": [0, 0], "groups": groups}
+    module = single_op_module("aten::convolution.default", inputs, [(expected.shape, dt)], attrs)
+    (got,) = runner.run(module, inputs)
+    tol = 2e-3 if dt == f16 else 1e-5
+    assert_same(got, expected, exact=False, rtol=tol, atol=tol * np.abs(expected).max())
+
+
+def test_batch_norm_f32_is_pytorchs_bits(runner):
+    """f32 inference batch norm computes PyTorch's alpha/beta per channel and
+    x * alpha + beta in f32: bit-identical to eager, specials included."""
+    rng = np.random.default_rng(11)
+    inputs = {
+        "x": adversarial((2, 5, 6, 7), f32, rng),
+        "w": adversarial((5,), f32, rng),
+        "b": adversarial((5,), f32, rng),
+        "m": adversarial((5,), f32, rng),
+        "v": np.abs(adversarial((5,), f32, rng)) + 0.25,
+    }
+    targs = [torch.from_numpy(v.copy()) for v in inputs.values()]
+    out = aten._native_batch_norm_legit_no_training.default(*targs, 0.1, 1e-3)
+    expected = [o.numpy() for o in out]
+    module = single_op_module(
+        "aten::_native_batch_norm_legit_no_training.default", inputs,
+        [(e.shape, e.dtype.type) for e in expected], {"momentum": 0.1, "eps": 1e-3})
+    got = runner.run(module, inputs)
+    assert_same(got[0], expected[0])
+
+
+def test_batch_norm_f16_matches_pytorch(runner):
+    """f16 batch norm (the f64 path rounded once to f16) within f16
+    tolerance of eager."""
+    rng = np.random.default_rng(12)
+    inputs = {
+        "x": finite((1, 3, 4, 4), f16, rng),
+        "w": finite((3,), f16, rng),
+        "b": finite((3,), f16, rng),
+        "m": finite((3,), f16, rng),
+        "v": (np.abs(finite((3,), f16, rng)) + 0.5).astype(f16),
+    }
+    targs = [torch.from_numpy(v.copy()) for v in inputs.values()]
+    out = aten._native_batch_norm_legit_no_training.default(*targs, 0.1, 1e-5)
+    expected = [o.numpy() for o in out]
+    module = single_op_module(
+        "aten::_native_batch_norm_legit_no_training.default", inputs,
+        [(e.shape, e.dtype.type) for e in expected], {"momentum": 0.1, "eps": 1e-5})
+    got = runner.run(module, inputs)
+    assert_same(got[0], expected[0], exact=False, rtol=2e-3, atol=2e-3 * np.abs(expected[0]).max())
+
+
+# coreai graphs as coreai-torch emits a padded convolution: coreai.pad then
+# coreai.conv2d (no padding operand), compared with coreai-core.
+U2, U8 = "tensor<2xui32>", "tensor<8xui32>"
+
+
+def pad_conv(xs, ws, pads, stride, groups, out):
+    ty = lambda s: "tensor<" + "x".join(map(str, s)) + "xf32>"  # noqa: E731
+    padded = [xs[0], xs[1], xs[2] + pads[4] + pads[5], xs[3] + pads[6] + pads[7]]
+    body = (
+        f'  %p = "coreai.constant"() <{{value = dense<{pads}> : {U8}}}> : () -> {U8}\n'
+        f'  %z = "coreai.constant"() <{{value = dense<0.0> : tensor<f32>}}> : () -> tensor<f32>\n'
+        f'  %s = "coreai.constant"() <{{value = dense<{stride}> : {U2}}}> : () -> {U2}\n'
+        f'  %d = "coreai.constant"() <{{value = dense<1> : {U2}}}> : () -> {U2}\n'
+        f'  %g = "coreai.constant"() <{{value = dense<{groups}> : tensor<ui32>}}> : () -> tensor<ui32>\n'
+        f'  %xp = "coreai.pad"(%x, %p, %z) {{padding_mode = #coreai.padding_mode<constant>}} : '
+        f"({ty(xs)}, {U8}, tensor<f32>) -> {ty(padded)}\n"
+        f'  %r = "coreai.conv2d"(%xp, %w, %s, %d, %g) : ({ty(padded)}, {ty(ws)}, {U2}, {U2}, tensor<ui32>) -> {ty(out)}\n'
+        f"  coreai.output %r : {ty(out)}"
+    )
+    args = ", ".join(f'%{n}: {ty(s)} {{coreai.name = "{n}"}}' for n, s in (("x", xs), ("w", ws)))
+    return f'coreai.graph @main({args}) -> ({ty(out)} {{coreai.name = "out"}}) {{\n{body}\n}}\n'
+
+
+COREAI_CONVS = [
+    # id, x, w, pads (before/after per dim), stride, groups, out
+    ("pad3_conv7x7_s2", (1, 3, 20, 18), (4, 3, 7, 7), [0, 0, 0, 0, 3, 3, 3, 3], 2, 1, (1, 4, 10, 9)),
+    ("pad1_conv3x3", (1, 8, 9, 7), (8, 8, 3, 3), [0, 0, 0, 0, 1, 1, 1, 1], 1, 1, (1, 8, 9, 7)),
+    ("asym_pad_groups", (1, 4, 6, 5), (6, 2, 3, 3), [0, 0, 0, 0, 2, 0, 0, 1], 1, 2, (1, 6, 6, 4)),
+]
+
+
+@pytest.mark.parametrize("case", COREAI_CONVS, ids=[c[0] for c in COREAI_CONVS])
+def test_coreai_pad_conv_matches_coreai_core(runner, tmp_path, case):
+    case_id, xs, ws, pads, stride, groups, out = case
+    rng = np.random.default_rng(zlib.crc32(case_id.encode()))
+    inputs = {"x": finite(xs, f32, rng), "w": finite(ws, f32, rng)}
+    text = pad_conv(xs, ws, pads, stride, groups, out)
+    got = run_ours(runner, text, inputs)["out"]
+    expected = run_coreai_core(text, inputs, tmp_path)["out"]
+    assert_same(got, expected, exact=False, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+
+
+def test_coreai_pad_keeps_specials(runner, tmp_path):
+    """The block copy of coreai.pad: NaN/inf/-0.0 pass through bit for bit;
+    a fill of NaN; uneven pads on three dims."""
+    rng = np.random.default_rng(5)
+    x = adversarial((2, 3, 4), f32, rng)
+    ty_out = "tensor<3x7x5xf32>"
+    text = one("coreai.pad", [("x", "tensor<2x3x4xf32>")],
+               [("p", "[1, 0, 3, 1, 0, 1]", "tensor<6xui32>"), ("v", "0x7FC00000", "tensor<f32>")],
+               ["x", "p", "v"], ty_out, "padding_mode = #coreai.padding_mode<constant>")
+    got = run_ours(runner, text, {"x": x})["out"]
+    expected = run_coreai_core(text, {"x": x}, tmp_path)["out"]
+    assert_same(got, expected)
+
+
+def test_constant_pad_nd_crops_with_negative_pads(runner):
+    """aten.constant_pad_nd with negative pads crops (the block copy's source
+    window starts inside the input)."""
+    rng = np.random.default_rng(6)
+    x = adversarial((3, 4, 5), f32, rng)
+    pad = [-1, 2, 1, -2, 0, 1]
+    expected = aten.constant_pad_nd.default(torch.from_numpy(x.copy()), pad, -7.5).numpy()
+    module = single_op_module("aten::constant_pad_nd.default", {"x": x}, [(expected.shape, f32)],
+                              {"pad": pad, "value": -7.5})
+    (got,) = runner.run(module, {"x": x})
+    assert_same(got, expected)

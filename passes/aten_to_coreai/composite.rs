@@ -93,6 +93,9 @@ pub struct Composite<'c, 'a> {
     pub inputs: Vec<Input<'c, 'a>>,
     /// `op_attrs` without `version` (always 1).
     pub attrs: Vec<(&'static str, OpAttr)>,
+    /// Attributes of the op replaced in the body's copy (name, attribute
+    /// text): SDPA's `is_causal` becomes false when the mask is an input.
+    pub body_attrs: Vec<(&'static str, &'static str)>,
 }
 
 /// Input `group` of the op as the composite argument `name`/`arg`.
@@ -159,6 +162,7 @@ pub fn of_input<'c, 'a>(
         template: decl,
         inputs: vec![operand(cx, "input", "input", 0)?],
         attrs,
+        body_attrs: Vec::new(),
     }))
 }
 
@@ -335,6 +339,13 @@ fn build_body<'c, 'a>(
             mlir_sys::mlirOperationSetInherentAttributeByName(
                 copy,
                 crate::ffi::string_ref("operandSegmentSizes"),
+                cx.parse_attribute(text)?.to_raw(),
+            );
+        }
+        for (name, text) in &spec.body_attrs {
+            mlir_sys::mlirOperationSetInherentAttributeByName(
+                copy,
+                crate::ffi::string_ref(name),
                 cx.parse_attribute(text)?.to_raw(),
             );
         }

@@ -606,6 +606,24 @@ fn split_heads<'c, 'a>(
 /// (`[..., L, S]`): a float mask is added; a bool mask keeps the scores
 /// where it is true and puts -inf elsewhere; the causal mask lets query i
 /// attend keys j ≤ i (PyTorch's upper-left alignment when L ≠ S).
+/// PyTorch's upper-left causal mask as the positions to mask: `[L, S]`,
+/// true where key j > query i, from two coreai.range (as coreai-torch
+/// builds it: no L×S constant in the IR).
+fn causal_masked<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    l: i64,
+    s: i64,
+) -> Result<Value<'c, 'a>, Decline> {
+    let positions = |n: i64, to: [i64; 2]| -> Result<Value<'c, 'a>, Decline> {
+        let si32 = |v: i64| super::common::int_scalar(cx, v, "si32");
+        let ty = tensor_type(&[n], cx.parse_type("si32")?);
+        let r = cx.build_value("coreai.range", &[si32(0)?, si32(n)?, si32(1)?], ty, &[])?;
+        reshape(cx, r, &to)
+    };
+    let (rows, cols) = (positions(l, [l, 1])?, positions(s, [1, s])?);
+    predicate(cx, "greater", cols, rows)
+}
+
 fn apply_mask<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     scores: Value<'c, 'a>,
@@ -621,16 +639,7 @@ fn apply_mask<'c, 'a>(
         }
         (None, false) => Ok(scores),
         (None, true) => {
-            // masked[i, j] = j > i, from two coreai.range (as coreai-torch
-            // builds it: no L×S constant in the IR).
-            let positions = |n: i64, to: [i64; 2]| -> Result<Value<'c, 'a>, Decline> {
-                let si32 = |v: i64| super::common::int_scalar(cx, v, "si32");
-                let ty = tensor_type(&[n], cx.parse_type("si32")?);
-                let r = cx.build_value("coreai.range", &[si32(0)?, si32(n)?, si32(1)?], ty, &[])?;
-                reshape(cx, r, &to)
-            };
-            let (rows, cols) = (positions(l, [l, 1])?, positions(s, [1, s])?);
-            let masked = predicate(cx, "greater", cols, rows)?;
+            let masked = causal_masked(cx, l, s)?;
             let minus_inf = float_scalar(cx, f64::NEG_INFINITY, element)?;
             select(cx, masked, minus_inf, scores)
         }
@@ -1320,6 +1329,7 @@ fn batch_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
             operand(cx, "variance", "variance", 4)?,
         ],
         attrs: vec![("eps", OpAttr::Float(float_attr(cx, "eps")?))],
+        body_attrs: Vec::new(),
     }))
 }
 
@@ -1341,6 +1351,7 @@ fn layer_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
             ("axes", OpAttr::Ints((first.max(0)..rank).collect())),
             ("eps", OpAttr::Float(float_attr(cx, "eps")?)),
         ],
+        body_attrs: Vec::new(),
     }))
 }
 
@@ -1361,6 +1372,7 @@ fn group_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>, groups: &str) -> Spec<'
             ("num_channels", OpAttr::Int(c)),
             ("num_groups", OpAttr::Int(int_attr(cx, groups)?)),
         ],
+        body_attrs: Vec::new(),
     }))
 }
 
@@ -1381,25 +1393,37 @@ fn instance_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
             operand_or(cx, "beta", 2, 0.0, &[c])?,
         ],
         attrs: vec![("eps", OpAttr::Float(float_attr(cx, "eps")?))],
+        body_attrs: Vec::new(),
     }))
 }
 
-// aten.scaled_dot_product_attention.default {is_causal = false}
+// aten.scaled_dot_product_attention.default
 //   → @sdpa(query, key, value, attn_mask) or @sdpa_maskless(query, key, value)
 //     {is_causal = false, scale?, window_size = 0}
-// With is_causal the mask is built in the body (PyTorch's upper-left
-// alignment), which the declaration cannot say: emitted inline.
+// is_causal: as coreai-torch, the causal mask is built at the call site and
+// passed as attn_mask, here a bool mask (true: attend) of PyTorch's
+// upper-left alignment, so masked scores are -inf as in the inline form.
 fn sdpa_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
-    if bool_attr(cx, "is_causal")? {
-        return Ok(None);
-    }
     let mut inputs = vec![
         operand(cx, "query", "q", 0)?,
         operand(cx, "key", "k", 1)?,
         operand(cx, "value", "v", 2)?,
     ];
-    let masked = segment_operand(cx, 3)?.is_some();
-    if masked {
+    let causal = bool_attr(cx, "is_causal")?;
+    let masked = causal || segment_operand(cx, 3)?.is_some();
+    let mut body_attrs = Vec::new();
+    if causal && segment_operand(cx, 3)?.is_none() {
+        let (qd, kd) = qk_dims(cx)?;
+        let (l, s) = (qd[qd.len() - 2], kd[kd.len() - 2]);
+        let attend = unary(cx, "not", causal_masked(cx, l, s)?)?;
+        inputs.push(Input {
+            name: "attn_mask",
+            arg: "m",
+            value: attend,
+            group: Some(3),
+        });
+        body_attrs.push(("is_causal", "false"));
+    } else if masked {
         inputs.push(operand(cx, "attn_mask", "m", 3)?);
     }
     let mut attrs = vec![("is_causal", OpAttr::Bool(false))];
@@ -1412,6 +1436,7 @@ fn sdpa_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
         template: if masked { "sdpa" } else { "sdpa_maskless" },
         inputs,
         attrs,
+        body_attrs,
     }))
 }
 
@@ -1479,5 +1504,6 @@ fn avg_pool_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Spec<'
             )?,
         ],
         attrs: Vec::new(),
+        body_attrs: Vec::new(),
     }))
 }

@@ -147,25 +147,31 @@ func.func @instance_norm_running_stats(%x: tensor<2x3x4x4xf32>, %m: tensor<3xf32
 // Regression (fidelity): the causal mask with q_len (3) ≠ k_len (5) is
 // PyTorch's upper-left one: query i attends keys j ≤ i, i.e. masked where
 // j > i (key positions [1, 5] greater than query positions [3, 1]); masked
-// scores are -inf (0xFF800000), not -1e4. Inline: the scaled_dot_product_attention
-// composite's declaration has no causal alignment to say it with.
-// CHECK-NOT:   noinline
-// CHECK-LABEL: coreai.graph @sdpa_causal_upper_left(
-// CHECK-SAME:    %[[Q:[^:]*]]: tensor<1x2x3x8xf32>, %[[K:[^:]*]]: tensor<1x2x5x8xf32>, %[[V:[^:]*]]: tensor<1x2x5x4xf32>
+// scores are -inf (0xFF800000), not -1e4. As coreai-torch does, the mask is
+// built at the call site and passed to the @sdpa composite as attn_mask
+// (here bool, true = attend) with is_causal = false.
+// CHECK-LABEL: coreai.graph private noinline @sdpa(
+// CHECK-SAME:    %[[Q:[^:]*]]: tensor<1x2x3x8xf32> {coreai.name = "q"}, %[[K:[^:]*]]: tensor<1x2x5x8xf32> {coreai.name = "k"}, %[[V:[^:]*]]: tensor<1x2x5x4xf32> {coreai.name = "v"}, %[[A:[^:]*]]: tensor<3x5xi1> {coreai.name = "m"}) -> tensor<1x2x3x4xf32>
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"scaled_dot_product_attention" = {input_names = ["query", "key", "value", "attn_mask"], op_attrs = {is_causal = false, version = 1 : si64, window_size = 0 : si64}, output_names = ["output"]}>, template_op = "sdpa"}
 // CHECK:         %[[KT:.*]] = coreai.transpose %[[K]], {{.*}} -> tensor<1x2x8x5xf32>
 // CHECK:         %[[S:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[Q]], %[[KT]] : {{.*}} -> tensor<1x2x3x5xf32>
 // CHECK:         %[[SCALE:.*]] = coreai.constant dense<0.353553385> : tensor<f32>
 // CHECK:         %[[SS:.*]] = coreai.decomposable.broadcasting_mul %[[S]], %[[SCALE]]
+// CHECK:         %[[NINF:.*]] = coreai.constant dense<0xFF800000> : tensor<f32>
+// CHECK:         %[[MS:.*]] = coreai.decomposable.broadcasting_where %[[A]], %[[SS]], %[[NINF]]
+// CHECK:         %[[P:.*]] = coreai.softmax %[[MS]], {{.*}} -> tensor<1x2x3x5xf32>
+// CHECK:         %[[O:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[P]], %[[V]] : {{.*}} -> tensor<1x2x3x4xf32>
+// CHECK:         coreai.output %[[O]]
+// CHECK-LABEL: coreai.graph @sdpa_causal_upper_left(
+// CHECK-SAME:    %[[Q:[^:]*]]: tensor<1x2x3x8xf32>, %[[K:[^:]*]]: tensor<1x2x5x8xf32>, %[[V:[^:]*]]: tensor<1x2x5x4xf32>
 // CHECK:         %[[QI:.*]] = coreai.range {{.*}} -> tensor<3xsi32>
 // CHECK:         %[[ROWS:.*]] = coreai.reshape %[[QI]], {{.*}} -> tensor<3x1xsi32>
 // CHECK:         %[[KI:.*]] = coreai.range {{.*}} -> tensor<5xsi32>
 // CHECK:         %[[COLS:.*]] = coreai.reshape %[[KI]], {{.*}} -> tensor<1x5xsi32>
 // CHECK:         %[[M:.*]] = coreai.decomposable.broadcasting_greater %[[COLS]], %[[ROWS]] : (tensor<1x5xsi32>, tensor<3x1xsi32>) -> tensor<3x5xi1>
-// CHECK:         %[[NINF:.*]] = coreai.constant dense<0xFF800000> : tensor<f32>
-// CHECK:         %[[MS:.*]] = coreai.decomposable.broadcasting_where %[[M]], %[[NINF]], %[[SS]]
-// CHECK:         %[[P:.*]] = coreai.softmax %[[MS]], {{.*}} -> tensor<1x2x3x5xf32>
-// CHECK:         %[[O:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[P]], %[[V]] : {{.*}} -> tensor<1x2x3x4xf32>
-// CHECK:         coreai.output %[[O]]
+// CHECK-NEXT:    %[[ATT:.*]] = coreai.not %[[M]] : tensor<3x5xi1> -> tensor<3x5xi1>
+// CHECK-NEXT:    %[[R:.*]] = coreai.invoke @sdpa(%[[Q]], %[[K]], %[[V]], %[[ATT]])
+// CHECK-NEXT:    coreai.output %[[R]]
 func.func @sdpa_causal_upper_left(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x4xf32>) -> tensor<1x2x3x4xf32> {
   %0 = aten.scaled_dot_product_attention.default %q, %k, %v {dropout_p = 0.0 : f64, is_causal = true, enable_gqa = false} : (tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x3x4xf32>
   return %0 : tensor<1x2x3x4xf32>

@@ -167,3 +167,27 @@ def test_constant_pad_nd_crops_with_negative_pads(runner):
                               {"pad": pad, "value": -7.5})
     (got,) = runner.run(module, {"x": x})
     assert_same(got, expected)
+
+
+# (id, x shape, dtype, kernel, stride, padding, dilation, ceil_mode)
+MAX_POOLS = [
+    ("resnet_3x3_s2_p1", (1, 4, 12, 11), f32, [3, 3], [2, 2], [1, 1], [1, 1], False),
+    ("dilated_ceil_nan", (2, 3, 9, 8), f32, [3, 2], [2, 3], [1, 1], [2, 3], True),
+    ("f16_through_f64", (1, 2, 7, 6), f16, [2, 3], [1, 2], [1, 1], [1, 1], True),
+]
+
+
+@pytest.mark.parametrize("case", MAX_POOLS, ids=[c[0] for c in MAX_POOLS])
+def test_max_pool2d_with_indices_matches_pytorch(runner, case):
+    """Values and indices bit for bit (NaN wins, a later NaN replaces an
+    earlier one, padding never wins), f32 in f32, f16 through f64."""
+    case_id, xs, dt, k, s, p, d, ceil = case
+    rng = np.random.default_rng(zlib.crc32(case_id.encode()))
+    x = adversarial(xs, dt, rng)
+    expected = [o.numpy() for o in aten.max_pool2d_with_indices.default(torch.from_numpy(x.copy()), k, s, p, d, ceil)]
+    module = single_op_module("aten::max_pool2d_with_indices.default", {"x": x},
+                              [(e.shape, e.dtype.type) for e in expected],
+                              {"kernel_size": k, "stride": s, "padding": p, "dilation": d, "ceil_mode": ceil})
+    got = runner.run(module, {"x": x})
+    assert_same(got[0], expected[0])
+    assert_same(got[1], expected[1])

@@ -5,6 +5,7 @@
 use crate::error::{kerr, KResult};
 use crate::kernels::elementwise::zip2;
 use crate::kernels::reduce::to_rows;
+use crate::tensor::{DType, Tensor};
 use ndarray::{Array2, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
 
@@ -255,9 +256,115 @@ pub fn pool2d(
     Ok(pool2d_with_indices(x, p, max, count_include_pad, None)?.0)
 }
 
+/// The pooled output `[.., ho, wo]` of `shape` `[.., h, w]`: (h, w, ho, wo,
+/// number of planes, output shape).
+fn pool_geometry(
+    s: &[usize],
+    p: &Pool2d,
+) -> KResult<(usize, usize, usize, usize, usize, Vec<usize>)> {
+    if s.len() < 2 || p.stride.contains(&0) || p.kernel.contains(&0) || p.dilation.contains(&0) {
+        return kerr("pool2d expects [.., H, W] input and positive kernel, stride and dilation");
+    }
+    let (h, w) = (s[s.len() - 2], s[s.len() - 1]);
+    let out = |d: usize, n: usize| {
+        pool_out(
+            n,
+            p.kernel[d],
+            p.stride[d],
+            p.padding[d],
+            p.dilation[d],
+            p.ceil_mode,
+        )
+    };
+    let (ho, wo) = (out(0, h), out(1, w));
+    let mut shape = s[..s.len() - 2].to_vec();
+    shape.extend([ho, wo]);
+    Ok((h, w, ho, wo, s[..s.len() - 2].iter().product(), shape))
+}
+
+/// Float element types of max pooling (which only compares, so it runs in
+/// the input's own type).
+pub trait MaxElem: Copy + PartialOrd + Send + Sync {
+    const NEG_INFINITY: Self;
+    fn is_nan(self) -> bool;
+}
+
+impl MaxElem for f32 {
+    const NEG_INFINITY: f32 = f32::NEG_INFINITY;
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+}
+
+impl MaxElem for f64 {
+    const NEG_INFINITY: f64 = f64::NEG_INFINITY;
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+}
+
+/// Max pooling over the last two dims: each window's maximum (a NaN wins,
+/// a later NaN replaces an earlier one, as PyTorch's CPU kernel) and its
+/// flat `h * W + w` index within its plane (PyTorch's
+/// `max_pool2d_with_indices`). Padding never wins.
+pub fn max_pool2d<T: MaxElem>(x: &ArrayD<T>, p: &Pool2d) -> KResult<(ArrayD<T>, ArrayD<i64>)> {
+    let (h, w, ho, wo, planes, shape) = pool_geometry(x.shape(), p)?;
+    let xs = x.as_standard_layout();
+    let xv = xs.as_slice().expect("standard");
+    let mut vals = vec![T::NEG_INFINITY; planes * ho * wo];
+    let mut idx = vec![-1i64; planes * ho * wo];
+    let n = (ho * wo).max(1);
+    vals.par_chunks_mut(n)
+        .zip(idx.par_chunks_mut(n))
+        .enumerate()
+        .for_each(|(pl, (vo, io))| {
+            let plane = &xv[pl * h * w..][..h * w];
+            // the taps of a window start `k·d - pad` after its origin
+            let taps = |d: usize, o: usize, n: usize| {
+                let o = (o * p.stride[d]) as isize - p.padding[d] as isize;
+                (0..p.kernel[d])
+                    .map(move |k| o + (k * p.dilation[d]) as isize)
+                    .filter(move |&i| i >= 0 && (i as usize) < n)
+                    .map(|i| i as usize)
+            };
+            for oy in 0..ho {
+                for ox in 0..wo {
+                    let (mut best, mut at) = (T::NEG_INFINITY, -1i64);
+                    for iy in taps(0, oy, h) {
+                        for ix in taps(1, ox, w) {
+                            let v = plane[iy * w + ix];
+                            if v.is_nan() || v > best || at < 0 {
+                                best = v;
+                                at = (iy * w + ix) as i64;
+                            }
+                        }
+                    }
+                    vo[oy * wo + ox] = best;
+                    io[oy * wo + ox] = at;
+                }
+            }
+        });
+    Ok((
+        ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("sizes agree"),
+        ArrayD::from_shape_vec(IxDyn(&shape), idx).expect("sizes agree"),
+    ))
+}
+
+/// [`max_pool2d`] of a tensor, rounded to `dtype`: an f32 input into f32
+/// stays in f32, other types go through f64.
+pub fn max_pool2d_tensor(x: &Tensor, p: &Pool2d, dtype: DType) -> KResult<(Tensor, ArrayD<i64>)> {
+    if let (Tensor::F32(a), DType::F32) = (x, dtype) {
+        let (v, i) = max_pool2d(a, p)?;
+        return Ok((Tensor::F32(v), i));
+    }
+    let (v, i) = max_pool2d(&x.to_f64(), p)?;
+    Ok((Tensor::from_f64(v, dtype), i))
+}
+
 /// [`pool2d`], plus for max pooling the flat `h * W + w` index of each
-/// maximum within its plane (PyTorch's `max_pool2d_with_indices`). Average
-/// pooling divides by `divisor` when given.
+/// maximum within its plane ([`max_pool2d`]). Average pooling divides by
+/// `divisor` when given, else by the window clipped to input and padding
+/// (`count_include_pad`) or by the count of input elements in it.
 pub fn pool2d_with_indices(
     x: &ArrayD<f64>,
     p: &Pool2d,
@@ -265,31 +372,13 @@ pub fn pool2d_with_indices(
     count_include_pad: bool,
     divisor: Option<f64>,
 ) -> KResult<(ArrayD<f64>, ArrayD<i64>)> {
-    let s = x.shape().to_vec();
-    if s.len() < 2 || p.stride.contains(&0) || p.kernel.contains(&0) {
-        return kerr("pool2d expects [.., H, W] input and positive kernel and stride");
+    if max {
+        return max_pool2d(x, p);
     }
-    let (h, w) = (s[s.len() - 2], s[s.len() - 1]);
-    let ho = pool_out(
-        h,
-        p.kernel[0],
-        p.stride[0],
-        p.padding[0],
-        p.dilation[0],
-        p.ceil_mode,
-    );
-    let wo = pool_out(
-        w,
-        p.kernel[1],
-        p.stride[1],
-        p.padding[1],
-        p.dilation[1],
-        p.ceil_mode,
-    );
-    let planes: usize = s[..s.len() - 2].iter().product();
+    let (h, w, ho, wo, planes, shape) = pool_geometry(x.shape(), p)?;
     let xs = x.as_standard_layout();
     let xv = xs.as_slice().expect("standard");
-    let mut out = vec![(0.0, 0i64); planes * ho * wo];
+    let mut out = vec![0.0; planes * ho * wo];
     out.par_chunks_mut((ho * wo).max(1))
         .enumerate()
         .for_each(|(pl, o)| {
@@ -298,10 +387,8 @@ pub fn pool2d_with_indices(
                 for ox in 0..wo {
                     let y0 = (oy * p.stride[0]) as isize - p.padding[0] as isize;
                     let x0 = (ox * p.stride[1]) as isize - p.padding[1] as isize;
-                    let mut acc = if max { f64::NEG_INFINITY } else { 0.0 };
+                    let mut acc = 0.0;
                     let mut count = 0usize;
-                    let mut arg = -1i64;
-                    // average pooling divides by the window clipped to input+padding
                     let yend = (y0 + p.kernel[0] as isize).min((h + p.padding[0]) as isize);
                     let xend = (x0 + p.kernel[1] as isize).min((w + p.padding[1]) as isize);
                     let pad_count = ((yend - y0) * (xend - x0)) as usize;
@@ -312,23 +399,11 @@ pub fn pool2d_with_indices(
                             if iy < 0 || ix < 0 || iy as usize >= h || ix as usize >= w {
                                 continue;
                             }
-                            let v = plane[iy as usize * w + ix as usize];
-                            if max {
-                                // PyTorch: a later NaN replaces an earlier one.
-                                if v.is_nan() || v > acc || arg < 0 {
-                                    acc = v;
-                                    arg = iy as i64 * w as i64 + ix as i64;
-                                }
-                            } else {
-                                acc += v;
-                            }
+                            acc += plane[iy as usize * w + ix as usize];
                             count += 1;
                         }
                     }
-                    o[oy * wo + ox].1 = arg;
-                    o[oy * wo + ox].0 = if max {
-                        acc
-                    } else if let Some(d) = divisor {
+                    o[oy * wo + ox] = if let Some(d) = divisor {
                         acc / d
                     } else if count_include_pad {
                         acc / pad_count as f64
@@ -338,12 +413,9 @@ pub fn pool2d_with_indices(
                 }
             }
         });
-    let mut shape = s[..s.len() - 2].to_vec();
-    shape.extend([ho, wo]);
-    let (vals, idx): (Vec<f64>, Vec<i64>) = out.into_iter().unzip();
     Ok((
-        ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("sizes agree"),
-        ArrayD::from_shape_vec(IxDyn(&shape), idx).expect("sizes agree"),
+        ArrayD::from_shape_vec(IxDyn(&shape), out).expect("sizes agree"),
+        ArrayD::from_elem(IxDyn(&shape), -1),
     ))
 }
 

@@ -822,13 +822,10 @@ fn pool_params(c: &Ctx, max: bool) -> KResult<Pool2d> {
 fn max_pool2d(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let p = pool_params(c, true)?;
-    let (v, i) = nn::pool2d_with_indices(&c.arg(0)?.to_f64(), &p, true, true, None)?;
-    let mut out = vec![Value::tensor(Tensor::from_f64(v, dt))];
+    let (v, i) = nn::max_pool2d_tensor(c.arg(0)?, &p, dt)?;
+    let mut out = vec![Value::tensor(v)];
     if c.op.num_results() > 1 {
-        out.push(Value::tensor(Tensor::from_i128(
-            i.mapv(|v| v as i128),
-            c.out_dtype(1)?,
-        )));
+        out.push(Value::tensor(Tensor::I64(i).cast(c.out_dtype(1)?)));
     }
     Ok(out)
 }

@@ -258,7 +258,13 @@ fn conv2d(c: &Ctx) -> KResult<Vec<Value>> {
         dilation: pair(c.arg_i64s(3)?)?,
         groups: c.arg_i64(4)?.max(1) as usize,
     };
-    one(spatial::conv2d(c.arg(0)?, c.arg(1)?, None, &p, c.out_dtype(0)?)?)
+    one(spatial::conv2d(
+        c.arg(0)?,
+        c.arg(1)?,
+        None,
+        &p,
+        c.out_dtype(0)?,
+    )?)
 }
 
 fn max_pool_2d(c: &Ctx) -> KResult<Vec<Value>> {
@@ -269,10 +275,7 @@ fn max_pool_2d(c: &Ctx) -> KResult<Vec<Value>> {
         dilation: pair(c.arg_i64s(3)?)?,
         ceil_mode: c.arg(4)?.to_bool().iter().any(|&b| b),
     };
-    one(Tensor::from_f64(
-        nn::pool2d(&c.arg(0)?.to_f64(), &p, true, true)?,
-        c.out_dtype(0)?,
-    ))
+    one(nn::max_pool2d_tensor(c.arg(0)?, &p, c.out_dtype(0)?)?.0)
 }
 
 fn sum_pool_2d(c: &Ctx) -> KResult<Vec<Value>> {

@@ -1314,23 +1314,41 @@ fn channels(cx: &LoweringCx<'_, '_>) -> Result<i64, Decline> {
         .ok_or("the input has no channel dim")?)
 }
 
+/// A norm composite `decl`(input, weight, bias) {attrs}, the weight and
+/// bias named `names` and, when absent, passed as ones and zeros of
+/// `param` (as coreai-torch passes them).
+fn norm_composite<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    decl: &'static str,
+    names: [&'static str; 2],
+    param: &[i64],
+    attrs: Vec<(&'static str, OpAttr)>,
+) -> Result<Composite<'c, 'a>, Decline> {
+    Ok(Composite {
+        decl,
+        template: decl,
+        inputs: vec![
+            operand(cx, "input", "input", 0)?,
+            operand_or(cx, names[0], 1, 1.0, param)?,
+            operand_or(cx, names[1], 2, 0.0, param)?,
+        ],
+        attrs,
+        body_attrs: Vec::new(),
+    })
+}
+
+fn eps(cx: &LoweringCx<'_, '_>) -> Result<(&'static str, OpAttr), Decline> {
+    Ok(("eps", OpAttr::Float(float_attr(cx, "eps")?)))
+}
+
 // aten._native_batch_norm_legit_no_training.default
 //   → @batch_norm(input, gamma, beta, mean, variance) {eps}
 fn batch_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
     let c = channels(cx)?;
-    Ok(Some(Composite {
-        decl: "batch_norm",
-        template: "batch_norm",
-        inputs: vec![
-            operand(cx, "input", "input", 0)?,
-            operand_or(cx, "gamma", 1, 1.0, &[c])?,
-            operand_or(cx, "beta", 2, 0.0, &[c])?,
-            operand(cx, "mean", "mean", 3)?,
-            operand(cx, "variance", "variance", 4)?,
-        ],
-        attrs: vec![("eps", OpAttr::Float(float_attr(cx, "eps")?))],
-        body_attrs: Vec::new(),
-    }))
+    let mut spec = norm_composite(cx, "batch_norm", ["gamma", "beta"], &[c], vec![eps(cx)?])?;
+    spec.inputs.push(operand(cx, "mean", "mean", 3)?);
+    spec.inputs.push(operand(cx, "variance", "variance", 4)?);
+    Ok(Some(spec))
 }
 
 // aten.layer_norm.default / native_layer_norm.default
@@ -1338,42 +1356,34 @@ fn batch_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
 fn layer_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
     let normalized = int_list_attr(cx, "normalized_shape")?;
     let rank = cx.operand_tensor(0)?.rank() as i64;
-    let first = rank - normalized.len() as i64;
-    Ok(Some(Composite {
-        decl: "layer_norm",
-        template: "layer_norm",
-        inputs: vec![
-            operand(cx, "input", "input", 0)?,
-            operand_or(cx, "gamma", 1, 1.0, &normalized)?,
-            operand_or(cx, "beta", 2, 0.0, &normalized)?,
-        ],
-        attrs: vec![
-            ("axes", OpAttr::Ints((first.max(0)..rank).collect())),
-            ("eps", OpAttr::Float(float_attr(cx, "eps")?)),
-        ],
-        body_attrs: Vec::new(),
-    }))
+    let first = (rank - normalized.len() as i64).max(0);
+    let axes = ("axes", OpAttr::Ints((first..rank).collect()));
+    let attrs = vec![axes, eps(cx)?];
+    Ok(Some(norm_composite(
+        cx,
+        "layer_norm",
+        ["gamma", "beta"],
+        &normalized,
+        attrs,
+    )?))
 }
 
 // aten.group_norm.default {num_groups} / native_group_norm.default {group}
 //   → @group_norm(input, weight, bias) {eps, num_channels, num_groups}
 fn group_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>, groups: &str) -> Spec<'c, 'a> {
     let c = channels(cx)?;
-    Ok(Some(Composite {
-        decl: "group_norm",
-        template: "group_norm",
-        inputs: vec![
-            operand(cx, "input", "input", 0)?,
-            operand_or(cx, "weight", 1, 1.0, &[c])?,
-            operand_or(cx, "bias", 2, 0.0, &[c])?,
-        ],
-        attrs: vec![
-            ("eps", OpAttr::Float(float_attr(cx, "eps")?)),
-            ("num_channels", OpAttr::Int(c)),
-            ("num_groups", OpAttr::Int(int_attr(cx, groups)?)),
-        ],
-        body_attrs: Vec::new(),
-    }))
+    let attrs = vec![
+        eps(cx)?,
+        ("num_channels", OpAttr::Int(c)),
+        ("num_groups", OpAttr::Int(int_attr(cx, groups)?)),
+    ];
+    Ok(Some(norm_composite(
+        cx,
+        "group_norm",
+        ["weight", "bias"],
+        &[c],
+        attrs,
+    )?))
 }
 
 // aten.instance_norm.default {use_input_stats = true}
@@ -1384,17 +1394,14 @@ fn instance_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
         return Ok(None);
     }
     let c = channels(cx)?;
-    Ok(Some(Composite {
-        decl: "instance_norm",
-        template: "instance_norm",
-        inputs: vec![
-            operand(cx, "input", "input", 0)?,
-            operand_or(cx, "gamma", 1, 1.0, &[c])?,
-            operand_or(cx, "beta", 2, 0.0, &[c])?,
-        ],
-        attrs: vec![("eps", OpAttr::Float(float_attr(cx, "eps")?))],
-        body_attrs: Vec::new(),
-    }))
+    let attrs = vec![eps(cx)?];
+    Ok(Some(norm_composite(
+        cx,
+        "instance_norm",
+        ["gamma", "beta"],
+        &[c],
+        attrs,
+    )?))
 }
 
 // aten.scaled_dot_product_attention.default

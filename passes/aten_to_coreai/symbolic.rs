@@ -21,7 +21,7 @@ use super::common::{
 };
 use super::elementwise::{arith, constant_like, floor_div, trunc_float, unary};
 use crate::lowering::{Decline, LoweringCx, Scalar};
-use melior::ir::{r#type::ShapedTypeLike, Type, Value, ValueLike};
+use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value, ValueLike};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
@@ -41,7 +41,7 @@ pub static LOWERINGS: super::Family = &[
     ("ne", |cx| delegate(cx, "ne.Tensor")),
     ("neg", |cx| delegate(cx, "neg.default")),
     ("pow", |cx| arithmetic(cx, "pow")),
-    ("round", |cx| to_int(cx, Rounding::Round)),
+    ("round", python_round),
     ("sub", |cx| arithmetic(cx, "sub")),
     ("sym_float", sym_float),
     ("sym_int", |cx| to_int(cx, Rounding::Trunc)),
@@ -160,6 +160,17 @@ fn to_int<'c, 'a>(cx: &LoweringCx<'c, 'a>, how: Rounding) -> Lowered<'c, 'a> {
         Rounding::Round => unary(cx, "round", x)?,
     };
     Ok(vec![cast_to(cx, rounded, result_element(cx)?)?])
+}
+
+// aten.round(%x) / aten.operator "builtins::round"(%x) → Python's round(x): to_int, half to even
+// (the generic form is what an importer writes for `round(x, None)`; `round(x, ndigits)` declines)
+fn python_round<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if cx.op().operand_count() != 1 || cx.op().attribute("arg1").is_ok() {
+        return Err(
+            "round(x, ndigits) rounds to decimal digits, which has no lowering; round(x) and round(x, None) do".into(),
+        );
+    }
+    to_int(cx, Rounding::Round)
 }
 
 // aten._local_scalar_dense(%x : rank 0 or one element) → %x (coreai.reshape to rank 0, coreai.cast to the result)

@@ -76,3 +76,26 @@ func.func @item(%x: tensor<f32>) -> f64 {
   %0 = aten._local_scalar_dense.default %x : (tensor<f32>) -> f64
   return %0 : f64
 }
+
+// -----
+
+// Python's round() as a generic op (`builtins::round`, a Python callable's
+// namespace: rung 3 looks up `round`): coreai.round (half to even) and a
+// cast to si64. A symbolic scalar in a Tensor slot (the importer's generic
+// `aten::mul.Tensor`) is a rank-0 operand cast to the result dtype.
+// CHECK-LABEL: coreai.graph @builtins_round(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<?x3xf32>) -> (tensor<si64>, tensor<?x3xf32>)
+// CHECK:         %[[H:.*]] = coreai.decomposable.broadcasting_divide %{{.*}}, %{{.*}} : (tensor<f64>, tensor<f64>) -> tensor<f64>
+// CHECK:         %[[RD:.*]] = coreai.round %[[H]] : tensor<f64> -> tensor<f64>
+// CHECK-NEXT:    %[[R:.*]] = coreai.cast %[[RD]] : tensor<f64> to tensor<si64>
+// CHECK-NEXT:    %[[RF:.*]] = coreai.cast %[[R]] : tensor<si64> to tensor<f32>
+// CHECK-NEXT:    %[[Y:.*]] = coreai.decomposable.broadcasting_mul %[[X]], %[[RF]] : (tensor<?x3xf32>, tensor<f32>) -> tensor<?x3xf32>
+// CHECK-NEXT:    coreai.output %[[R]], %[[Y]] : tensor<si64>, tensor<?x3xf32>
+func.func @builtins_round(%x: tensor<?x3xf32>) -> (i64, tensor<?x3xf32>) {
+  %n = aten.sym_size.int %x {dim = 0 : i64} : (tensor<?x3xf32>) -> i64
+  %c2 = arith.constant 2 : i64
+  %h = aten.truediv %n, %c2 : (i64, i64) -> f64
+  %r = aten.operator "builtins::round"(%h) {operand_args = ["arg0"], operand_groups = array<i64: 1>} : (f64) -> i64
+  %y = aten.operator "aten::mul.Tensor"(%x, %r) {operand_args = ["self", "other"], operand_groups = array<i64: 1, 1>} : (tensor<?x3xf32>, i64) -> tensor<?x3xf32>
+  return %r, %y : i64, tensor<?x3xf32>
+}

@@ -390,9 +390,12 @@ class _Emitter:
                     pass
             return self.generic(node, f"{ns}::{key}", env, lines, indent, loc)
         name = getattr(target, "__name__", None)
-        if name in PY_BINARY | PY_UNARY and len(node.args) == (2 if name in PY_BINARY else 1) and not node.kwargs:
+        args = node.args
+        if name == "round" and len(args) == 2 and args[1] is None:
+            args = args[:1]  # round(x, None) is round(x): an int, half to even
+        if name in PY_BINARY | PY_UNARY and len(args) == (2 if name in PY_BINARY else 1) and not node.kwargs:
             self.stats["python"] += 1
-            operands = [self.operand_value(a, lines, indent) for a in node.args]
+            operands = [self.operand_value(a, lines, indent) for a in args]
             types = [t for _, t in operands]
             res_ty = mlir_type_of(node.meta["val"])
             decl, refs = self.result_decl(node, 1)
@@ -468,6 +471,11 @@ class _Emitter:
                     types.append(ty)
                     segments.append(1)
                     continue
+                if not isinstance(v.meta.get("val"), torch.Tensor):
+                    # A symbolic size (`x * (x.shape[0] / 2)`): ATen wraps
+                    # it like a Python number; the typed op needs a tensor,
+                    # the generic op takes the scalar as it is.
+                    raise NotTyped()
                 operands.append(env[v])
                 types.append(mlir_type_of(v.meta["val"]))
                 segments.append(1)
@@ -540,10 +548,17 @@ class _Emitter:
         self.generic_targets.add(qual)
         operands, types, attrs, groups, group_names = [], [], [], [], []
         try:
-            names = [a.name for a in node.target._schema.arguments]
+            schema = node.target._schema.arguments
         except AttributeError:
-            names = [f"arg{i}" for i in range(len(node.args))]
+            schema = []
+        names = [a.name for a in schema] or [f"arg{i}" for i in range(len(node.args))]
         items = list(zip(names, node.args)) + list(node.kwargs.items())
+        # Defaulted arguments the node leaves out (`alpha = 1`), as the typed
+        # form has them.
+        bound = {name for name, _ in items}
+        items += [(a.name, a.default_value) for a in schema
+                  if a.name not in bound and a.has_default_value() and a.default_value is not None
+                  and not isinstance(a.default_value, torch.Tensor)]
         for name, v in items:
             flat = list(v) if isinstance(v, (list, tuple)) else [v]
             if any(isinstance(x, torch.fx.Node) for x in flat):

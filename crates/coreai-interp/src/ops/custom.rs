@@ -5,7 +5,8 @@
 //! eager reference implementations' (`coreai_torch/_compression/custom_layers.py`):
 //! each float step rounds to the dtype PyTorch computes it in, so the aten
 //! stage of a compressed model runs like eager PyTorch. Registered under
-//! `coreai::<op>.default` and the bare `coreai::<op>`.
+//! `coreai::<op>.default` and the bare `coreai::<op>`. Also Python's
+//! `builtins::round`, which an importer may write as a generic op.
 
 use super::{one, Ctx, Table};
 use crate::error::{kerr, KResult};
@@ -297,7 +298,25 @@ fn sparse_to_dense(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_f64(dense, c.out_dtype(0)?))
 }
 
+/// `builtins::round(x)`: Python's `round(x)` (the generic form of
+/// `aten.round`), half to even, to the result's dtype; `round(x, ndigits)`
+/// (an `arg1` attribute) is refused.
+fn builtins_round(c: &Ctx) -> KResult<Vec<Value>> {
+    if c.n_args() != 1 || c.attr("arg1").is_some() {
+        return kerr("round(x, ndigits) is not executable; round(x) is");
+    }
+    let x = c.arg(0)?.to_f64();
+    if x.iter().any(|v| !v.is_finite()) {
+        return kerr("round of a non-finite value has no integer result");
+    }
+    one(Tensor::from_f64(
+        x.mapv(f64::round_ties_even),
+        c.out_dtype(0)?,
+    ))
+}
+
 pub fn register(t: &mut Table) {
+    t.insert("builtins::round", builtins_round);
     let kernels: [(&'static str, &'static str, super::Kernel); 5] = [
         (
             "coreai::lut_to_dense",

@@ -84,6 +84,25 @@ unsafe extern "C" {
         output: MlirStringCallback,
         user_data: *mut c_void,
     ) -> MlirLogicalResult;
+    pub fn coreaiInputFileOpen(
+        path: MlirStringRef,
+        error: MlirStringCallback,
+        error_user_data: *mut c_void,
+    ) -> CoreaiInputFile;
+    pub fn coreaiInputFileDestroy(input: CoreaiInputFile);
+    pub fn coreaiOptMainFile(
+        input: CoreaiInputFile,
+        config: *const CoreaiOptConfig,
+        output_fd: c_int,
+        write_error: MlirStringCallback,
+        error_user_data: *mut c_void,
+    ) -> MlirLogicalResult;
+}
+
+/// An input file opened by `coreaiInputFileOpen` (mapped, not copied).
+#[repr(C)]
+pub struct CoreaiInputFile {
+    pub ptr: *mut c_void,
 }
 
 /// A borrowed `MlirStringRef` over `s` (valid while `s` is).
@@ -116,5 +135,7 @@ pub unsafe fn string_ref_bytes(s: MlirStringRef) -> Vec<u8> {
 /// An `MlirStringCallback` appending to the `Vec<u8>` behind `user_data`.
 pub unsafe extern "C" fn append_to_vec(s: MlirStringRef, user_data: *mut c_void) {
     let out = unsafe { &mut *(user_data as *mut Vec<u8>) };
-    out.extend_from_slice(&unsafe { string_ref_bytes(s) });
+    if s.length > 0 {
+        out.extend_from_slice(unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) });
+    }
 }

@@ -164,6 +164,30 @@ coreaiOptMain(MlirStringRef input, MlirStringRef bufferName,
               const CoreaiOptConfig *config, MlirStringCallback output,
               void *userData);
 
+/// An input file for coreaiOptMainFile, mapped into memory rather than
+/// copied when LLVM deems it large enough.
+typedef struct CoreaiInputFile {
+  void *ptr;
+} CoreaiInputFile;
+
+/// Opens `path` ("-": stdin) for coreaiOptMainFile. On failure returns a null
+/// `ptr` and passes the reason (e.g. "No such file or directory") to `error`.
+MLIR_CAPI_EXPORTED CoreaiInputFile coreaiInputFileOpen(MlirStringRef path,
+                                                       MlirStringCallback error,
+                                                       void *errorUserData);
+
+/// Releases an input file that was not given to coreaiOptMainFile.
+MLIR_CAPI_EXPORTED void coreaiInputFileDestroy(CoreaiInputFile input);
+
+/// coreaiOptMain on an opened file (which it takes over): bytecode
+/// resources are used where they lie in the input instead of being copied,
+/// and the result is written to the open file descriptor `outputFd` through
+/// a 1 MiB buffer (not closed). A write error is a failure whose reason goes
+/// to `writeError`.
+MLIR_CAPI_EXPORTED MlirLogicalResult coreaiOptMainFile(
+    CoreaiInputFile input, const CoreaiOptConfig *config, int outputFd,
+    MlirStringCallback writeError, void *errorUserData);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,8 @@ use clap::{ArgAction, Parser};
 use coreai::{ffi, pipeline, registry};
 use std::{
     ffi::{c_void, CString},
-    io::{Read, Write},
+    fs::File,
+    os::fd::{AsRawFd, RawFd},
     path::{Path, PathBuf},
     process::ExitCode,
 };
@@ -224,57 +225,100 @@ fn list_passes() {
     print!("{out}");
 }
 
-fn read_input(path: &str) -> Result<Vec<u8>, OptError> {
-    let mut data = Vec::new();
-    let result = if path == "-" {
-        std::io::stdin().read_to_end(&mut data).map(|_| ())
-    } else {
-        std::fs::read(path).map(|d| data = d)
+/// Opens the input for MLIR: mapped rather than read into memory, so that
+/// bytecode resources (a model's weights) are used where they lie.
+fn open_input(path: &str) -> Result<ffi::CoreaiInputFile, OptError> {
+    let mut reason: Vec<u8> = Vec::new();
+    let input = unsafe {
+        ffi::coreaiInputFileOpen(
+            ffi::string_ref(path),
+            Some(ffi::append_to_vec),
+            &mut reason as *mut Vec<u8> as *mut c_void,
+        )
     };
-    result.map_err(|source| OptError::Read {
-        path: path.to_string(),
-        source,
-    })?;
-    Ok(data)
+    if input.ptr.is_null() {
+        return Err(OptError::Read {
+            path: path.to_string(),
+            source: std::io::Error::other(String::from_utf8_lossy(&reason).into_owned()),
+        });
+    }
+    Ok(input)
 }
 
-/// Writes `data` to `path` through a temporary file in the same directory and
-/// a rename, so a failed run never leaves a partial or clobbered output.
-fn write_output(path: &str, data: &[u8]) -> Result<(), OptError> {
-    let err = |source| OptError::Write {
-        path: path.to_string(),
-        source,
-    };
-    if path == "-" {
-        let mut stdout = std::io::stdout().lock();
-        return stdout
-            .write_all(data)
-            .and_then(|_| stdout.flush())
-            .map_err(err);
+/// Where the output goes while MLIR writes it: stdout, a device or pipe
+/// written in place, or a temporary file in the target's directory that
+/// replaces the target only when everything succeeded, so a failed run never
+/// leaves a partial or clobbered output.
+enum Output {
+    Stdout,
+    InPlace(File),
+    Temporary {
+        file: File,
+        tmp: PathBuf,
+        target: PathBuf,
+    },
+}
+
+impl Output {
+    fn open(path: &str) -> Result<Output, OptError> {
+        let err = |source| OptError::Write {
+            path: path.to_string(),
+            source,
+        };
+        if path == "-" {
+            return Ok(Output::Stdout);
+        }
+        let target = Path::new(path);
+        if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
+            return File::create(target).map(Output::InPlace).map_err(err);
+        }
+        let dir = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let file_name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(
+            ".{file_name}.coreai-opt-{}.tmp",
+            std::process::id()
+        ));
+        let file = File::create(&tmp).map_err(err)?;
+        Ok(Output::Temporary {
+            file,
+            tmp,
+            target: target.to_path_buf(),
+        })
     }
-    let target = Path::new(path);
-    // Devices and pipes (/dev/null, a FIFO) are written in place.
-    if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
-        return std::fs::write(target, data).map_err(err);
+
+    fn fd(&self) -> RawFd {
+        match self {
+            Output::Stdout => std::io::stdout().as_raw_fd(),
+            Output::InPlace(file) | Output::Temporary { file, .. } => file.as_raw_fd(),
+        }
     }
-    let dir = target
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{file_name}.coreai-opt-{}.tmp",
-        std::process::id()
-    ));
-    let written = std::fs::write(&tmp, data).and_then(|_| std::fs::rename(&tmp, target));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+
+    /// Keeps the output when `succeeded`, else drops the temporary file.
+    fn finish(self, succeeded: bool, path: &str) -> Result<(), OptError> {
+        let Output::Temporary { file, tmp, target } = self else {
+            return Ok(());
+        };
+        drop(file);
+        let kept = if succeeded {
+            std::fs::rename(&tmp, &target)
+        } else {
+            Ok(())
+        };
+        if !succeeded || kept.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        kept.map_err(|source| OptError::Write {
+            path: path.to_string(),
+            source,
+        })
     }
-    written.map_err(err)
 }
 
 fn run(cli: &Cli) -> Result<(), OptError> {
@@ -300,12 +344,13 @@ fn run(cli: &Cli) -> Result<(), OptError> {
         return Err(OptError::MlirOption(mlir_args[1..].join(" ")));
     }
 
-    // Bytes, not text: the input may be MLIR bytecode.
-    let input = read_input(&cli.input)?;
-    let buffer_name = if cli.input == "-" {
-        "<stdin>"
-    } else {
-        cli.input.as_str()
+    let input = open_input(&cli.input)?;
+    let output = match Output::open(&cli.output) {
+        Ok(output) => output,
+        Err(e) => {
+            unsafe { ffi::coreaiInputFileDestroy(input) };
+            return Err(e);
+        }
     };
     let split_marker = cli.split_input_file.clone().unwrap_or_default();
     let config = ffi::CoreaiOptConfig {
@@ -317,26 +362,29 @@ fn run(cli: &Cli) -> Result<(), OptError> {
         emit_bytecode: cli.emit_bytecode,
         bytecode_version: cli.emit_bytecode_version.unwrap_or(-1),
     };
-    let mut output: Vec<u8> = Vec::new();
     debug!(input = %cli.input, pipeline = %pipeline_text, "running");
+    // Like mlir-opt, stdout gets what succeeded (the chunks of a split input
+    // that passed); a file is created or replaced only on success.
+    let mut write_error: Vec<u8> = Vec::new();
     let result = unsafe {
-        ffi::coreaiOptMain(
-            ffi::bytes_ref(&input),
-            ffi::string_ref(buffer_name),
+        ffi::coreaiOptMainFile(
+            input,
             &config,
+            output.fd(),
             Some(ffi::append_to_vec),
-            &mut output as *mut Vec<u8> as *mut c_void,
+            &mut write_error as *mut Vec<u8> as *mut c_void,
         )
     };
-    if result.value == 0 {
-        // Like mlir-opt: stdout still gets what succeeded (the chunks of a
-        // split input that passed); a file is never created or replaced.
-        if cli.output == "-" {
-            write_output("-", &output)?;
-        }
-        return Err(OptError::Failed);
+    let succeeded = result.value != 0;
+    output.finish(succeeded, &cli.output)?;
+    match (succeeded, write_error.is_empty()) {
+        (true, _) => Ok(()),
+        (false, true) => Err(OptError::Failed),
+        (false, false) => Err(OptError::Write {
+            path: cli.output.clone(),
+            source: std::io::Error::other(String::from_utf8_lossy(&write_error).into_owned()),
+        }),
     }
-    write_output(&cli.output, &output)
 }
 
 fn main() -> ExitCode {

@@ -71,8 +71,8 @@ def random_input(type_text, rng):
 
 
 def time_ours(binary, mlir, inputs, repeat, tmp, extra=()):
-    inp = Path(tmp) / "bench_in.npz"
-    out = Path(tmp) / "bench_out.npz"
+    inp = Path(tmp) / f"{Path(mlir).stem}_in.npz"
+    out = Path(tmp) / f"{Path(mlir).stem}_out.npz"
     np.savez(inp, **inputs)
     env = dict(os.environ, RAYON_NUM_THREADS=str(THREADS), MATMUL_NUM_THREADS=str(THREADS))
     p = subprocess.run([str(binary), str(mlir), "--inputs", str(inp), "--outputs", str(out), "--bench", str(repeat), *extra],
@@ -177,7 +177,7 @@ def report(rows):
         print(f"{name:<34} {runner:<22} {ms_s} {r_s}  {note}")
 
 
-def bench_model(name, binary, repeat, rows):
+def bench_model(name, binary, repeat, rows, keep=None):
     import coreai_torch
     import torch
 
@@ -193,6 +193,9 @@ def bench_model(name, binary, repeat, rows):
     arg_names = re.findall(r'coreai\.name = "([^"]+)"', signature)
     inputs = {n: a.numpy() for n, a in zip(arg_names, args)}
     with tempfile.TemporaryDirectory() as tmp:
+        if keep:
+            tmp = keep
+            Path(tmp).mkdir(parents=True, exist_ok=True)
         sys.path.insert(0, str(ROOT / "test" / "interp"))
         from fx_to_mlir import export_to_mlir, state_inputs
 
@@ -240,13 +243,14 @@ def main():
     ap.add_argument("--model", action="append", default=[], help="resnet18 or tiny (repeatable)")
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--coreai-run", help="path of the coreai-run binary")
+    ap.add_argument("--keep", metavar="DIR", help="write the modules and inputs of --model runs to DIR (for profiling)")
     args = ap.parse_args()
     if not args.files and not args.model:
         args.model = ["tiny"]
     binary = coreai_run_binary(args.coreai_run)
     rows = []
     for m in args.model:
-        bench_model(m, binary, args.repeat, rows)
+        bench_model(m, binary, args.repeat, rows, args.keep)
     for f in args.files:
         bench_file(f, binary, args.repeat, rows)
     report(rows)

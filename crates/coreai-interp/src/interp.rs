@@ -64,6 +64,19 @@ pub struct Program<'c> {
     /// Constants already materialized, by op: a constant is immutable, so
     /// repeated runs (and loop bodies) decode its attribute once.
     constants: RefCell<HashMap<usize, Value>>,
+    /// Wall time per kernel, by op name, while profiling is on.
+    profile: RefCell<Option<HashMap<String, OpTime>>>,
+}
+
+/// The time the kernels of one op name took (see [`Program::set_profiling`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OpTime {
+    /// The op name (`aten.operator "aten::x.y"` counts as `aten.x.y`).
+    pub name: String,
+    /// How many ops of this name ran.
+    pub calls: usize,
+    /// Their total wall time, in seconds.
+    pub seconds: f64,
 }
 
 fn port(ty: Ty, name: String) -> Port {
@@ -130,7 +143,25 @@ impl<'c> Program<'c> {
             symbols,
             table: ops::table(),
             constants: RefCell::default(),
+            profile: RefCell::default(),
         }
+    }
+
+    /// Turns per-op timing on (from an empty record) or off. Only kernels
+    /// are timed: control flow and calls are the ops they run.
+    pub fn set_profiling(&self, on: bool) {
+        *self.profile.borrow_mut() = on.then(HashMap::new);
+    }
+
+    /// The time per op name since profiling was turned on, the slowest
+    /// first; the record starts again from empty.
+    pub fn take_profile(&self) -> Vec<OpTime> {
+        let mut v: Vec<OpTime> = match self.profile.borrow_mut().as_mut() {
+            Some(p) => p.drain().map(|(_, t)| t).collect(),
+            None => Vec::new(),
+        };
+        v.sort_by(|a, b| b.seconds.total_cmp(&a.seconds).then(a.name.cmp(&b.name)));
+        v
     }
 
     /// Names of the callables (func.func, coreai.graph) with bodies.
@@ -404,8 +435,10 @@ impl Exec<'_, '_> {
                 };
                 // A kernel bug must not take the process down: report it at
                 // the op like any other error.
+                let started = std::time::Instant::now();
                 let outcome =
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernel(&ctx)));
+                self.record_time(&table_key, started);
                 match outcome {
                     Ok(r) => r.map_err(|e| match e {
                         InterpError::Kernel(msg) => InterpError::Op {
@@ -437,6 +470,17 @@ impl Exec<'_, '_> {
                 .insert(op.0.ptr as usize, results[0].clone());
         }
         self.check_results(op, results)
+    }
+
+    fn record_time(&self, name: &str, started: std::time::Instant) {
+        if let Some(p) = self.program.profile.borrow_mut().as_mut() {
+            let t = p.entry(name.to_string()).or_insert_with(|| OpTime {
+                name: name.to_string(),
+                ..OpTime::default()
+            });
+            t.calls += 1;
+            t.seconds += started.elapsed().as_secs_f64();
+        }
     }
 
     /// `coreai.while`: region 0 computes `coreai.condition %c, %args`; while

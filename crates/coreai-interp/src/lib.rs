@@ -28,5 +28,5 @@ pub mod ops;
 pub mod tensor;
 
 pub use error::InterpError;
-pub use interp::{project_context, Options, Port, Program, Value};
+pub use interp::{project_context, OpTime, Options, Port, Program, Value};
 pub use tensor::{DType, Tensor};

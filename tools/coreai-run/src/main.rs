@@ -58,6 +58,10 @@ struct Args {
     /// minimum wall time per run (stderr).
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
+    /// Print the kernel time per op name (stderr): of the --bench runs
+    /// (per run), else of the single run.
+    #[arg(long)]
+    profile: bool,
 }
 
 fn main() -> ExitCode {
@@ -180,8 +184,10 @@ fn run(args: &Args) -> Result<bool, InterpError> {
     let options = Options {
         simulate_fp16: args.simulate_fp16,
     };
+    program.set_profiling(args.profile && args.bench.is_none());
     let outputs = program.run(&args.entry, inputs.clone(), options)?;
     if let Some(n) = args.bench {
+        program.set_profiling(args.profile);
         let mut times = Vec::with_capacity(n);
         for _ in 0..n {
             let t = std::time::Instant::now();
@@ -192,6 +198,9 @@ fn run(args: &Args) -> Result<bool, InterpError> {
         if let (Some(min), Some(med)) = (times.first(), times.get(times.len() / 2)) {
             eprintln!("bench: median {med:.3} ms, min {min:.3} ms over {n} runs");
         }
+    }
+    if args.profile {
+        print_profile(&program.take_profile(), args.bench.unwrap_or(1).max(1));
     }
     let mut named = Vec::new();
     for (i, v) in outputs.into_iter().enumerate() {
@@ -224,6 +233,26 @@ fn run(args: &Args) -> Result<bool, InterpError> {
             }
             Ok(true)
         }
+    }
+}
+
+/// Prints the kernel time per op name, per run, the slowest first.
+fn print_profile(times: &[coreai_interp::OpTime], runs: usize) {
+    let total: f64 = times.iter().map(|t| t.seconds).sum();
+    eprintln!(
+        "profile: kernels {:.3} ms per run (over {runs} run{})",
+        total * 1e3 / runs as f64,
+        if runs == 1 { "" } else { "s" }
+    );
+    eprintln!("{:<48} {:>8} {:>10} {:>6}", "op", "calls", "ms/run", "%");
+    for t in times {
+        eprintln!(
+            "{:<48} {:>8} {:>10.3} {:>6.1}",
+            t.name,
+            t.calls / runs,
+            t.seconds * 1e3 / runs as f64,
+            if total > 0.0 { 100.0 * t.seconds / total } else { 0.0 }
+        );
     }
 }
 

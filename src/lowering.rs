@@ -497,9 +497,15 @@ pub fn register_in_context(
     allow_override: bool,
     lowering: UserLowering,
 ) -> Result<(), RegisterError> {
-    let builtin = qualified
-        .strip_prefix("aten::")
-        .is_some_and(|key| crate::passes::aten_to_coreai::lookup(key).is_some());
+    // The compression resolver matches variantless: `coreai::quantize.default`
+    // collides with its `quantize` (coreai-torch's guard misses that).
+    let builtin = match qualified.split_once("::") {
+        Some(("aten", key)) => crate::passes::aten_to_coreai::lookup(key).is_some(),
+        Some(("coreai" | "coreaix", key)) => {
+            crate::passes::aten_to_coreai::compression::lookup(key).is_some()
+        }
+        _ => false,
+    };
     register(context, qualified, allow_override, builtin, lowering)
 }
 

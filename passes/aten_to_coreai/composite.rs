@@ -61,6 +61,8 @@ impl OpAttr {
     fn text(&self) -> String {
         match self {
             OpAttr::Int(v) => format!("{v} : si64"),
+            // ±inf and NaN (a vector norm's ord) as f32 bit patterns.
+            OpAttr::Float(v) if !v.is_finite() => format!("0x{:08X} : f32", (*v as f32).to_bits()),
             OpAttr::Float(v) => format!("{} : f32", float_literal(*v)),
             OpAttr::Bool(v) => v.to_string(),
             OpAttr::Ints(vs) => {

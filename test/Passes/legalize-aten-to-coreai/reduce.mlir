@@ -337,6 +337,21 @@ func.func @vector_norm_2(%x: tensor<3x4xf32>) -> tensor<3xf32> {
 
 // -----
 
+// ord = inf, keepdim, no dim: every axis is declared; a non-finite ord is
+// an f32 bit pattern.
+// CHECK-LABEL: coreai.graph private noinline @linalg_vector_norm(
+// CHECK-SAME:    op_attrs = {axes = [0 : si64, 1 : si64], keep_dim = true, ord = 0x7F800000 : f32, version = 1 : si64}
+// CHECK:         coreai.abs
+// CHECK:         coreai.reduce_max {{.*}} -> tensor<1x1xf32>
+// CHECK-LABEL: coreai.graph @vector_norm_inf(
+// CHECK-NEXT:    coreai.invoke @linalg_vector_norm(
+func.func @vector_norm_inf(%x: tensor<3x4xf32>) -> tensor<1x1xf32> {
+  %0 = aten.linalg_vector_norm.default %x {ord = 0x7FF0000000000000 : f64, keepdim = true} : (tensor<3x4xf32>) -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}
+
+// -----
+
 // A dynamic result drops the reduced dims with coreai.shrink_dims.
 // CHECK-LABEL: coreai.graph @sum_dynamic_batch(
 // CHECK:         %[[S:.*]] = coreai.reduce_sum %{{.*}}, %{{.*}} : (tensor<?x4xf32>, tensor<1xsi32>) -> tensor<?x1xf32>

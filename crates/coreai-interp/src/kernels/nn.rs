@@ -319,20 +319,17 @@ pub fn max_pool2d<T: MaxElem>(x: &ArrayD<T>, p: &Pool2d) -> KResult<(ArrayD<T>, 
         .enumerate()
         .for_each(|(pl, (vo, io))| {
             let plane = &xv[pl * h * w..][..h * w];
-            // the taps of a window start `k·d - pad` after its origin
-            let taps = |d: usize, o: usize, n: usize| {
-                let o = (o * p.stride[d]) as isize - p.padding[d] as isize;
-                (0..p.kernel[d])
-                    .map(move |k| o + (k * p.dilation[d]) as isize)
-                    .filter(move |&i| i >= 0 && (i as usize) < n)
-                    .map(|i| i as usize)
-            };
             for oy in 0..ho {
+                let (y0, ya, yb) = window_taps(p, 0, oy, h);
                 for ox in 0..wo {
+                    let (x0, xa, xb) = window_taps(p, 1, ox, w);
                     let (mut best, mut at) = (T::NEG_INFINITY, -1i64);
-                    for iy in taps(0, oy, h) {
-                        for ix in taps(1, ox, w) {
-                            let v = plane[iy * w + ix];
+                    for a in ya..yb {
+                        let iy = (y0 + (a * p.dilation[0]) as isize) as usize;
+                        let row = &plane[iy * w..][..w];
+                        for b in xa..xb {
+                            let ix = (x0 + (b * p.dilation[1]) as isize) as usize;
+                            let v = row[ix];
                             if v.is_nan() || v > best || at < 0 {
                                 best = v;
                                 at = (iy * w + ix) as i64;
@@ -348,6 +345,26 @@ pub fn max_pool2d<T: MaxElem>(x: &ArrayD<T>, p: &Pool2d) -> KResult<(ArrayD<T>, 
         ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("sizes agree"),
         ArrayD::from_shape_vec(IxDyn(&shape), idx).expect("sizes agree"),
     ))
+}
+
+/// The window of output `o` along pooled dim `d` (input size `n`): its
+/// origin `o·stride - pad` and the taps `[lo, hi)` that fall inside the
+/// input (tap `k` reads `origin + k·dilation`).
+fn window_taps(p: &Pool2d, d: usize, o: usize, n: usize) -> (isize, usize, usize) {
+    let origin = (o * p.stride[d]) as isize - p.padding[d] as isize;
+    let dil = p.dilation[d] as isize;
+    let lo = if origin < 0 {
+        (-origin + dil - 1) / dil
+    } else {
+        0
+    } as usize;
+    let room = n as isize - origin;
+    let hi = if room <= 0 {
+        0
+    } else {
+        ((room + dil - 1) / dil) as usize
+    };
+    (origin, lo, hi.min(p.kernel[d]).max(lo))
 }
 
 /// [`max_pool2d`] of a tensor, rounded to `dtype`: an f32 input into f32

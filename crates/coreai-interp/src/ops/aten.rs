@@ -58,7 +58,12 @@ fn bin(c: &Ctx, op: BinOp) -> KResult<Vec<Value>> {
 /// computing them in f64 then rounding to f32 gives the same bits (f64 has
 /// more than 2·24 + 2 significand bits), so the shortcut changes no result,
 /// only skips two conversions of every element.
-fn f32_fast_path(op: BinOp, dt: DType, a: &Tensor, b: &Tensor) -> Option<KResult<ArrayD<f32>>> {
+pub(super) fn f32_fast_path(
+    op: BinOp,
+    dt: DType,
+    a: &Tensor,
+    b: &Tensor,
+) -> Option<KResult<ArrayD<f32>>> {
     let (DType::F32, Tensor::F32(x), Tensor::F32(y)) = (dt, a, b) else {
         return None;
     };
@@ -207,11 +212,21 @@ fn cmp(c: &Ctx, op: CmpOp) -> KResult<Vec<Value>> {
 
 fn un(c: &Ctx, op: UnOp) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
-    // relu is exact in any float type: no need for the f64 domain.
-    if let (UnOp::Relu, DType::F32, Tensor::F32(x)) = (op, dt, c.arg(0)?) {
-        return one(Tensor::F32(x.mapv(|v| if v < 0.0 { 0.0 } else { v })));
+    if let Some(r) = f32_unary_fast_path(op, dt, c.arg(0)?) {
+        return one(r);
     }
     one(Tensor::from_dom(unary(op, &c.arg(0)?.dom_as(dt))?, dt))
+}
+
+/// relu of f32 into f32 directly: it is exact in any float type, so the f64
+/// domain would only convert every element twice.
+pub(super) fn f32_unary_fast_path(op: UnOp, dt: DType, x: &Tensor) -> Option<Tensor> {
+    match (op, dt, x) {
+        (UnOp::Relu, DType::F32, Tensor::F32(x)) => {
+            Some(Tensor::F32(x.mapv(|v| if v < 0.0 { 0.0 } else { v })))
+        }
+        _ => None,
+    }
 }
 
 /// A unary op whose input is computed in its own dtype (result bool).

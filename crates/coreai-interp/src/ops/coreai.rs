@@ -57,6 +57,9 @@ fn bin(c: &Ctx, op: BinOp, broadcast: bool) -> KResult<Vec<Value>> {
         })?;
         return one(Tensor::from_f64(r, dt));
     }
+    if let Some(r) = super::aten::f32_fast_path(op, dt, a, b) {
+        return one(Tensor::F32(r?));
+    }
     one(Tensor::from_dom(binary(op, &a.dom(), &b.dom())?, dt))
 }
 
@@ -70,6 +73,9 @@ fn cmp(c: &Ctx, op: CmpOp) -> KResult<Vec<Value>> {
 
 fn un(c: &Ctx, op: UnOp) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
+    if let Some(r) = super::aten::f32_unary_fast_path(op, dt, c.arg(0)?) {
+        return one(r);
+    }
     one(Tensor::from_dom(unary(op, &c.arg(0)?.dom())?, dt))
 }
 

@@ -27,7 +27,9 @@
 //!      declines is an error at the op's location, with its reason.
 //!   3. Each `func.func` becomes a `coreai.graph` with the same name,
 //!      signature and argument/result attributes (`coreai.name`); private
-//!      functions become `private` graphs; `func.return` becomes
+//!      functions become `private` graphs, `coreai.noinline` functions
+//!      (externalized submodules, rung 1 of the ladder) `noinline` graphs
+//!      keeping their `coreai.composite_decl`; `func.return` becomes
 //!      `coreai.output`; `func.call` becomes `coreai.invoke`. Constants of
 //!      Python numbers that no lowering used are erased.
 //!
@@ -636,6 +638,14 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         .is_ok_and(|v| v.to_string() == "\"private\"");
     if private {
         attributes.push(("priv", cx.parse_attribute("unit").map_err(|_| PassFailed)?));
+    }
+    // An externalized submodule (the importer's `--externalize`) keeps its
+    // boundary: `coreai.noinline` and its composite declaration carry over.
+    if func.attribute("coreai.noinline").is_ok() {
+        attributes.push(("no_inline", cx.parse_attribute("unit").map_err(|_| PassFailed)?));
+    }
+    if let Ok(decl) = func.attribute("coreai.composite_decl") {
+        attributes.push(("composite_decl", decl));
     }
     let attributes: Vec<(Identifier, Attribute)> = attributes
         .into_iter()

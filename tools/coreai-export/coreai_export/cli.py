@@ -10,7 +10,8 @@ USAGE = """\
 python -m coreai_export (--model pkg.module:factory | --module-file path/to/file.py:factory |
                          --exported-program m.pt2 --inputs in.npz)
                         -o model.mlir [--inputs-out in.npz] [--expected-out expected.npz]
-                        [--decompositions coreai|default|none] [--dynamic-dims SPEC] [--entry NAME]"""
+                        [--decompositions coreai|default|none] [--dynamic-dims SPEC] [--entry NAME]
+                        [--externalize CLASS[=COMPOSITE[:ATTR,...]] ...]"""
 
 
 def build_parser():
@@ -38,6 +39,10 @@ def build_parser():
                    help="ARG:DIM[=MIN:MAX],... dims exported as dynamic (ARG: forward() "
                    "parameter name or index)")
     p.add_argument("--entry", default="main", help="name of the entry function (default main)")
+    p.add_argument("--externalize", action="append", default=[], metavar="CLASS[=COMPOSITE[:ATTR,...]]",
+                   help="keep each call of a submodule of class CLASS as a call of its own noinline "
+                   "function; with COMPOSITE, a private composite op whose declaration lists the "
+                   "module attributes ATTR (repeatable)")
     return p
 
 
@@ -85,9 +90,10 @@ def run(ns):
     from .exporting import (
         ExportFailure, call_factory, decompose, export_module, load_factory, parse_dynamic_dims,
     )
+    from .externalize import Externalize, externalized
     from .importer import ImportError_, import_program
 
-    model = None
+    model, functions = None, None
     if ns.exported_program:
         if not ns.inputs:
             raise ExportFailure("--exported-program needs --inputs IN.NPZ (its example inputs)")
@@ -103,9 +109,14 @@ def run(ns):
         model, inputs = call_factory(factory)
         shapes = parse_dynamic_dims(ns.dynamic_dims, model, inputs) if ns.dynamic_dims else None
         eager_model = copy.deepcopy(model) if ns.expected_out else None
-        ep = export_module(model, inputs, ns.decompositions, shapes)
+        specs = [Externalize.parse(t) for t in ns.externalize]
+        with externalized(model, specs, inputs) as marked:
+            ep = export_module(model, inputs, ns.decompositions, shapes)
+            functions = marked.functions(ep, ns.decompositions)
+    if ns.externalize and model is None:
+        raise ExportFailure("--externalize needs the model (--model or --module-file)")
     try:
-        prog = import_program(ep, ns.entry)
+        prog = import_program(ep, ns.entry, functions)
     except ImportError_ as e:
         raise ExportFailure(f"import failed: {e}") from e
 

@@ -109,13 +109,20 @@ def _concrete_int(v):
 
 
 def f64(x: float) -> str:
+    return float_attr(x, "f64")
+
+
+def float_attr(x: float, ty: str) -> str:
+    """A float attribute of type `ty` (f64 or f32): decimal, hex bits for NaN
+    and the infinities."""
     if math.isnan(x) or math.isinf(x):
-        return "0x" + np.float64(x).view(np.uint64).item().to_bytes(8, "big").hex().upper() + " : f64"
+        bits = np.float64(x).view(np.uint64) if ty == "f64" else np.float32(x).view(np.uint32)
+        return "0x" + bits.item().to_bytes(bits.nbytes, "big").hex().upper() + f" : {ty}"
     r = repr(float(x))
     mant, e, exp = r.partition("e")
     if "." not in mant:
         mant += ".0"
-    return mant + e + exp + " : f64"
+    return mant + e + exp + f" : {ty}"
 
 
 def mlir_str(s: str) -> str:
@@ -292,11 +299,15 @@ class ImportedProgram:
 
 
 class _Emitter:
-    def __init__(self, ep, entry):
+    def __init__(self, ep, entry, functions=None, parent=None):
         self.ep = ep
         self.entry = entry
-        self.resources = []  # (name, alignment, bytes)
-        self.used_resources = set()
+        # Externalized call sites: FX node name -> externalize.Function.
+        self.functions = functions or {}
+        self.site_constants = {}  # parameter FQN -> (SSA ref, type) in the entry
+        # One resource table per module: a function's emitter shares its parent's.
+        self.resources = parent.resources if parent else []  # (name, alignment, bytes)
+        self.used_resources = parent.used_resources if parent else set()
         self.stats = {"typed": 0, "generic": 0, "python": 0, "hop": 0}
         self.generic_targets = set()
         # Regions are numbered in emission order so that their argument
@@ -345,7 +356,10 @@ class _Emitter:
             raise ImportError_(f"node {node.name}: unsupported FX op {node.op}")
 
     def ssa(self, node):
-        return re.sub(r"[^A-Za-z0-9_$.]", "_", node.name)
+        return self.ssa_text(node.name)
+
+    def ssa_text(self, name):
+        return re.sub(r"[^A-Za-z0-9_$.]", "_", name)
 
     def result_decl(self, node, count):
         name = self.ssa(node)
@@ -374,6 +388,8 @@ class _Emitter:
             src, idx = node.args
             env[node] = env[src][idx]
             return
+        if node.name in self.functions:
+            return self.call_site(node, self.functions[node.name], env, lines, indent, loc)
         if isinstance(target, torch._ops.HigherOrderOperator):
             self.stats["hop"] += 1
             if target.name() == "cond":
@@ -639,8 +655,48 @@ class _Emitter:
             f"-> {', '.join(res_types)} cond {cr} body {br} {loc}"
         )
 
+    def call_site(self, node, function, env, lines, indent, loc):
+        """An externalized submodule's call: `func.call @fn(params..., args...)`,
+        the submodule's parameters and buffers as constants of the caller."""
+        from torch.export.graph_signature import InputKind
+
+        sub = function.program
+        operands, types = [], []
+        for spec in sub.graph_signature.input_specs:
+            if spec.kind == InputKind.USER_INPUT:
+                continue
+            fqn = f"{function.path}.{spec.target}"
+            if fqn not in self.site_constants:  # not a parameter of the entry
+                t = sub.state_dict.get(spec.target)
+                if t is None:
+                    t = (getattr(sub, "constants", {}) or {}).get(spec.target)
+                nm = self.ssa_text(fqn) + f"_{len(self.site_constants)}"
+                self.constant(lines, nm, fqn, t, indent)
+                if indent != "    ":  # inside a region: does not dominate the rest
+                    operands.append(f"%{nm}")
+                    types.append(mlir_type_of(t))
+                    continue
+                self.site_constants[fqn] = (f"%{nm}", mlir_type_of(t))
+            ref, ty = self.site_constants[fqn]
+            operands.append(ref)
+            types.append(ty)
+        for a in node.args:
+            operands.append(env[a])
+            types.append(mlir_type_of(a.meta["val"]))
+        outs = self.results_of(node)
+        decl, refs = self.result_decl(node, len(outs))
+        res = ", ".join(mlir_type_of(v) for v in outs)
+        lines.append(
+            f"{indent}{decl} = func.call @{mlir_symbol(function.name)}({', '.join(operands)}) : "
+            f"({', '.join(types)}) -> ({res}) {loc}"
+        )
+        self.bind(node, env, refs, outs)
+
     # entry -------------------------------------------------------------
-    def program(self):
+    def program(self, function=None):
+        """The entry function, or with `function` (externalize.Function) that
+        externalized submodule: parameters and buffers become its leading
+        arguments, and it is `coreai.noinline` with its declaration."""
         from torch.export.graph_signature import InputKind, OutputKind
 
         ep = self.ep
@@ -673,6 +729,12 @@ class _Emitter:
                 val = ph.meta.get("val")
                 state_args.append((nm, spec.target, mlir_type_of(val), val))
                 env[ph] = f"%{nm}"
+            elif function is not None and spec.kind in (
+                InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR
+            ):
+                val = ph.meta.get("val")
+                user_args.append((nm, spec.target, mlir_type_of(val), val))
+                env[ph] = f"%{nm}"
             elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
                 t = state.get(spec.target) if spec.target in state else consts.get(spec.target)
                 if t is None:
@@ -681,6 +743,7 @@ class _Emitter:
                     raise ImportError_(f"constant {spec.target} is a {type(t).__name__}, not a tensor")
                 self.constant(lines, nm, spec.target, t, indent)
                 env[ph] = f"%{nm}"
+                self.site_constants[spec.target] = (f"%{nm}", mlir_type_of(t))
             else:
                 raise ImportError_(
                     f"input {ph.name} of kind {spec.kind.name} (custom objects, tokens) "
@@ -733,8 +796,18 @@ class _Emitter:
             extra = ", coreai.state" if i >= len(user_res) else ""
             res_texts.append(f"{ty} {{coreai.name = {mlir_str(name)}{extra}}}")
         fattrs = self.range_attr()
+        visibility = ""
+        if function is not None:
+            if state_args:
+                raise ImportError_(f"externalized {function.path} mutates a buffer: not supported")
+            fattrs = "coreai.noinline"
+            if function.spec.composite_op_name:
+                from .externalize import declaration
+
+                visibility = "private "
+                fattrs += ", coreai.composite_decl = " + declaration(function, arg_names, res_names)
         head = (
-            f"  func.func @{self.entry}({', '.join(arg_texts)}) -> ({', '.join(res_texts)})"
+            f"  func.func {visibility}@{mlir_symbol(self.entry)}({', '.join(arg_texts)}) -> ({', '.join(res_texts)})"
             + (f" attributes {{{fattrs}}}" if fattrs else "")
             + " {"
         )
@@ -771,11 +844,23 @@ def _finite(v) -> bool:
     return bool(v.is_finite) and v not in (int_oo, -int_oo)
 
 
-def import_program(ep, entry: str = "main") -> ImportedProgram:
-    """The aten-dialect MLIR module of an (already decomposed) ExportedProgram."""
-    em = _Emitter(ep, entry)
+def mlir_symbol(name: str) -> str:
+    """`name` as a symbol reference: bare when it is an identifier, else quoted."""
+    return name if re.fullmatch(r"[A-Za-z_][\w$.]*", name) else mlir_str(name)
+
+
+def import_program(ep, entry: str = "main", functions=None) -> ImportedProgram:
+    """The aten-dialect MLIR module of an (already decomposed) ExportedProgram.
+    `functions` maps externalized call sites (FX node names) to their
+    externalize.Function: each becomes a function of the module."""
+    em = _Emitter(ep, entry, functions)
+    parts = ["module {"]
+    for function in (functions or {}).values():
+        sub = _Emitter(function.program, function.name, parent=em)
+        head, body, _, _ = sub.program(function)
+        parts += [head, *body, "  }"]
     head, body, arg_names, res_names = em.program()
-    parts = ["module {", head, *body, "  }", "}"]
+    parts += [head, *body, "  }", "}"]
     if em.resources:
         parts.append("")
         parts.append("{-#")

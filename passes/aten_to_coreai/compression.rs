@@ -17,9 +17,9 @@
 //! Sub-byte storage: coreai needs LUT indices of `log2(palette size)` bits
 //! and a `ui1` sparsity mask, which PyTorch holds as `uint8` / `bool`; a
 //! constant is re-emitted in the narrow type (a run-time value is cast when
-//! coreai can cast to that type, else declined). Quantized weights keep
-//! their 8-bit storage (coreai-torch narrows them to 4 bits when
-//! `input_dtype` says so; the values, and so the results, are the same).
+//! coreai can cast to that type, else declined); blockwise-quantized weights
+//! whose `input_dtype` is narrower than their storage (`torch.int4` data in
+//! `int8`) are narrowed the same way, with their zero points.
 
 use super::common::{
     cast_to, dims, element_type, int_scalar, normalize_dim, reshape, splat, tensor_type, DYNAMIC,
@@ -164,7 +164,7 @@ fn offsets<'c, 'a>(
     match (zero_point, minval) {
         (Some(_), Some(_)) => Err("zero_point and minval are mutually exclusive".into()),
         (Some(zp), None) => {
-            let zp = cast_to(cx, reshape(cx, zp, shape)?, quant)?;
+            let zp = narrowed(cx, reshape(cx, zp, shape)?, quant)?;
             Ok((zp, zeros(float)?))
         }
         (None, Some(minval)) => {
@@ -205,7 +205,7 @@ fn lut_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             ))
         }
     };
-    let indices = narrowed(cx, indices, bits)?;
+    let indices = narrowed(cx, indices, unsigned(cx, bits)?)?;
     let axis = normalize_dim(int_or(cx, "axis", 0)?, rank.max(1))?;
     let axis = int_scalar(cx, axis as i64, "si16")?;
     let out = cx.build_value(
@@ -235,9 +235,20 @@ fn blockwise_shift_scale<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             data.r#type()
         ));
     }
+    let logical = dtype_attr(cx, "input_dtype")?;
+    // Constant sub-byte weights held in 8 bits (`input_dtype = si4`) are
+    // stored in their own width, as coreai-torch's inject_subbyte_tensors does.
+    let data = match (logical.and_then(int_kind), int_kind(element_type(data)?)) {
+        (Some((bits, signed)), Some((width, _)))
+            if bits < width && constant_ints(data).is_some() =>
+        {
+            let prefix = if signed { "si" } else { "ui" };
+            narrowed(cx, data, cx.parse_type(&format!("{prefix}{bits}"))?)?
+        }
+        _ => data,
+    };
     let quant = element_type(data)?;
     let float = cx.result_tensor(0)?.element();
-    let logical = dtype_attr(cx, "input_dtype")?;
     let (offset1, offset2) = offsets(cx, quant, float, logical, &shape)?;
     let out = cx.build_value(
         "coreai.blockwise_shift_scale",
@@ -316,7 +327,7 @@ fn quantization<'c, 'a>(
 //   → coreai.sparse_with_bitmask_to_dense (coreai.build_sparse_with_bitmask %values, %mask' : ui1)
 fn sparse_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let values = required_operand(cx, "nonzero_data")?;
-    let mask = narrowed(cx, required_operand(cx, "mask")?, 1)?;
+    let mask = narrowed(cx, required_operand(cx, "mask")?, unsigned(cx, 1)?)?;
     let nonzero = match dims(tensor_of(values)?).as_slice() {
         [n] if *n != DYNAMIC => *n,
         _ => {
@@ -347,47 +358,63 @@ fn sparse_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![dense])
 }
 
-/// `v` with the element `ui<bits>`: a constant is re-emitted in that type
-/// (every value must fit), a run-time value is cast (coreai casts to ui2,
-/// ui4 and ui8 only).
+/// `v` with the integer element `element`: a constant is re-emitted in that
+/// type (every value must fit), a run-time value is cast (coreai casts to
+/// 2-, 4- and 8-bit integers, not to ui1, ui3 or ui6).
 fn narrowed<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     v: Value<'c, 'a>,
-    bits: u32,
+    element: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let element = cx.parse_type(&format!("ui{bits}"))?;
-    let shape = dims(tensor_of(v)?);
     if element_type(v)? == element {
         return Ok(v);
     }
-    match constant_ints(v) {
-        Some(values) => narrow_constant(cx, &values, &shape, bits),
-        None if matches!(bits, 2 | 4 | 8) => cast_to(cx, v, element),
-        None => Err(format!(
-            "{} is computed at run time; coreai needs it as ui{bits}, which coreai.cast cannot produce",
+    let shape = dims(tensor_of(v)?);
+    match (constant_ints(v), int_kind(element)) {
+        (Some(values), Some((bits, signed))) => {
+            narrow_constant(cx, &values, tensor_type(&shape, element), bits, signed)
+        }
+        (None, Some((2 | 4 | 8, _))) => cast_to(cx, v, element),
+        _ => Err(format!(
+            "{} is computed at run time; coreai needs it as {element}, which coreai.cast cannot produce",
             v.r#type()
         )),
     }
 }
 
-/// A `coreai.constant` of `ui<bits>` holding `values`.
+/// The unsigned integer type of `bits` bits (`ui4`).
+fn unsigned<'c>(cx: &LoweringCx<'c, '_>, bits: u32) -> Result<Type<'c>, Decline> {
+    cx.parse_type(&format!("ui{bits}"))
+}
+
+/// A `coreai.constant` of the `bits`-bit integer tensor type `ty` holding `values`.
 fn narrow_constant<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     values: &[i64],
-    shape: &[i64],
+    ty: Type<'c>,
     bits: u32,
+    signed: bool,
 ) -> Result<Value<'c, 'a>, Decline> {
-    if let Some(v) = values.iter().find(|&&v| v < 0 || v >= 1 << bits) {
-        return Err(format!("the value {v} does not fit ui{bits}"));
+    let (lo, hi) = if signed {
+        (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+    } else {
+        (0, (1i64 << bits) - 1)
+    };
+    if let Some(v) = values.iter().find(|&&v| v < lo || v > hi) {
+        let element = RankedTensorType::try_from(ty).map(|t| t.element().to_string());
+        return Err(format!(
+            "the value {v} does not fit {}",
+            element.unwrap_or_default()
+        ));
     }
-    let ty = tensor_type(shape, cx.parse_type(&format!("ui{bits}"))?);
     let raw = unsafe {
         if bits == 1 {
             let ints: Vec<std::os::raw::c_int> = values.iter().map(|&v| v as _).collect();
             mlir_sys::mlirDenseElementsAttrBoolGet(ty.to_raw(), ints.len() as isize, ints.as_ptr())
         } else {
-            // MLIR stores 2..8-bit integers one per byte.
-            let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+            // MLIR stores 2..8-bit integers one per byte, in the low bits.
+            let mask = ((1u16 << bits) - 1) as u8;
+            let bytes: Vec<u8> = values.iter().map(|&v| v as u8 & mask).collect();
             mlir_sys::mlirDenseElementsAttrRawBufferGet(
                 ty.to_raw(),
                 bytes.len(),

@@ -51,8 +51,9 @@ def factory():
 '''
 
 # Weight dequantization: zero-point mode (int8, blockwise 2x3 scale), minval
-# mode with input_dtype int4 (q_min = -8), no offset on uint8 data, an f16
-# scale (f16 output), and a scaled palette (int8 LUT → blockwise).
+# mode with input_dtype int4 (q_min = -8; stored as si4), no offset on uint8
+# data, an f16 scale (f16 output), uint4 data with zero points (stored as
+# ui4), and a scaled palette (int8 LUT → blockwise).
 WEIGHTS = HEADER + '''
 class M(torch.nn.Module):
     def __init__(self):
@@ -68,11 +69,15 @@ class M(torch.nn.Module):
                                             torch.rand(1, 2, generator=g) + 0.5)
         self.f16 = cl.WeightDequantizeModule(q8((2, 4)), (torch.rand(2, 2, generator=g) + 0.01).half(),
                                              zero_point=torch.randint(-3, 3, (2, 2), dtype=torch.int8, generator=g))
+        self.u4 = cl.WeightDequantizeModule(torch.randint(0, 16, (2, 4), dtype=torch.uint8, generator=g),
+                                            torch.rand(1, 2, generator=g) + 0.1,
+                                            zero_point=torch.randint(0, 16, (1, 2), dtype=torch.uint8, generator=g),
+                                            input_dtype=torch.uint4)
         self.pal = cl.ScaledPalettizeModule(torch.randint(0, 16, (4, 6), dtype=torch.uint8, generator=g),
                                             torch.randint(-128, 128, (1, 1, 16, 1), dtype=torch.int8, generator=g),
                                             torch.rand(4, 1, generator=g) * 0.1)
     def forward(self, x):
-        return self.zp(), self.mv(), self.u8(), self.f16(), self.pal(), x @ self.zp().T
+        return self.zp(), self.mv(), self.u8(), self.f16(), self.u4(), self.pal(), x @ self.zp().T
 def factory():
     return M(), (torch.randn(3, 6, generator=torch.Generator().manual_seed(3)) * 4,)
 '''
@@ -200,7 +205,7 @@ def test_importer_keeps_every_argument_of_a_custom_op(tmp_path):
     operand groups."""
     text = export(tmp_path, WEIGHTS).read_text()
     assert ('aten.operator "coreai::constexpr_blockwise_shift_scale.default"' in text
-            and 'input_dtype = si4' in text
+            and 'input_dtype = si4' in text and 'input_dtype = ui4' in text
             and 'operand_args = ["input", "scale", "minval"]' in text), text
     text = export(tmp_path, ACTIVATIONS).read_text()
     assert 'output_dtype = ui8' in text and 'axis = -1 : i64' in text and 'input_dtype = ui8' in text, text

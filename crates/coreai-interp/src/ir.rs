@@ -230,9 +230,11 @@ impl Ty {
                     (32, false) => DType::I32,
                     (64, false) => DType::I64,
                     (8, true) => DType::U8,
-                    // Sub-byte unsigned storage (LUT indices): one byte per
-                    // element in MLIR's dense attributes, values unchanged.
+                    // Sub-byte storage (LUT indices, 4-bit weights): one
+                    // byte per element in MLIR's dense attributes (signed
+                    // ones sign-extended when read, see `as_tensor`).
                     (2 | 3 | 4 | 6, true) => DType::U8,
+                    (2 | 4, false) => DType::I8,
                     (16, true) => DType::U16,
                     (32, true) => DType::U32,
                     (64, true) => DType::U64,
@@ -369,6 +371,15 @@ impl Attr {
 
     /// A dense (or dense resource) elements attribute as a tensor.
     pub fn as_tensor(self) -> KResult<Tensor> {
+        /// A signed sub-byte element (`si4`) keeps its low bits in its
+        /// byte of a dense attribute: extend its sign.
+        fn sign_extend(t: Tensor, ty: Ty) -> Tensor {
+            let w = unsafe { mlirIntegerTypeGetWidth(ty.element().0) };
+            match t {
+                Tensor::I8(a) if w < 8 => Tensor::I8(a.mapv(|v| (v << (8 - w)) >> (8 - w))),
+                t => t,
+            }
+        }
         let ty = Ty(unsafe { mlirAttributeGetType(self.0) });
         // A scalar (`2 : i64`, `0.5 : f32`): a 0-d value of its type.
         unsafe {
@@ -429,7 +440,7 @@ impl Attr {
                     }};
                 }
                 return Ok(match dtype {
-                    DType::I8 => read!(i8, I8),
+                    DType::I8 => sign_extend(read!(i8, I8), ty),
                     DType::I16 => read!(i16, I16),
                     DType::I32 => read!(i32, I32),
                     DType::I64 => read!(i64, I64),

@@ -62,6 +62,23 @@ func.func @blockwise_minval(%q: tensor<4x6xi8>, %s: tensor<4x1xf16>, %m: tensor<
 
 // -----
 
+// Constant int4 weights held in int8 (input_dtype = si4) and their zero
+// points are stored as si4; a run-time input keeps its storage (above).
+// CHECK-LABEL: coreai.graph @blockwise_int4_constant(
+// CHECK-SAME:    %[[S:[^:]*]]: tensor<1x2xf32>
+// CHECK-DAG:     %[[Z:.*]] = coreai.constant dense<0.000000e+00> : tensor<1x2xf32>
+// CHECK-DAG:     %[[ZP:.*]] = coreai.constant dense<{{\[\[}}-1, 2]]> : tensor<1x2xsi4>
+// CHECK-DAG:     %[[Q:.*]] = coreai.constant dense<{{\[\[}}-8, 7, 0, -1]]> : tensor<1x4xsi4>
+// CHECK:         coreai.blockwise_shift_scale %[[Q]], %[[S]], %[[ZP]], %[[Z]] : (tensor<1x4xsi4>, tensor<1x2xf32>, tensor<1x2xsi4>, tensor<1x2xf32>) -> tensor<1x4xf32>
+func.func @blockwise_int4_constant(%s: tensor<1x2xf32>) -> tensor<1x4xf32> {
+  %q = arith.constant dense<[[-8, 7, 0, -1]]> : tensor<1x4xi8>
+  %zp = arith.constant dense<[[-1, 2]]> : tensor<1x2xi8>
+  %0 = aten.operator "coreai::constexpr_blockwise_shift_scale.default"(%q, %s, %zp) {input_dtype = si4, operand_args = ["input", "scale", "zero_point"], operand_groups = array<i64: 1, 1, 1>} : (tensor<1x4xi8>, tensor<1x2xf32>, tensor<1x2xi8>) -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
 // Per-channel along axis 1: scale and offsets are [3], axis a si32 constant.
 // CHECK-LABEL: coreai.graph @quantize_per_channel(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3xf32>, %[[S:[^:]*]]: tensor<3xf32>, %[[ZP:[^:]*]]: tensor<3xui8>

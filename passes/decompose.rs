@@ -42,14 +42,17 @@ mod symbolic;
 use crate::{
     lowering::{Decline, LoweringCx},
     passes::legalize_aten_to_coreai::Table,
-    registry::{emit_error, Pass, PassFailed, PassInfo, PassOption},
+    registry::{
+        emit_error, emit_with_notes, sorted_unique, Offender, Pass, PassFailed, PassInfo,
+        PassOption,
+    },
 };
 use melior::ir::{
     attribute::StringAttribute,
     operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
     Value, ValueLike,
 };
-use mlir_sys::{MlirLocation, MlirOperation, MlirStringRef};
+use mlir_sys::MlirOperation;
 
 pub const INFO: PassInfo = PassInfo {
     name: "decompose",
@@ -232,42 +235,28 @@ impl Decompose {
 
     /// Reports every op the table decomposes that has no decomposition.
     fn check(&self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
-        let mut missing: Vec<(MlirLocation, String)> = Vec::new();
+        let mut missing: Vec<Offender> = Vec::new();
         for (raw, key) in self.targets(module) {
             if lookup(&key).is_none() {
                 let op = unsafe { OperationRef::from_raw(raw) };
-                missing.push((op.location().to_raw(), format!("aten.{key}")));
+                missing.push(Offender {
+                    location: op.location().to_raw(),
+                    display: format!("aten.{key}"),
+                    note: format!("'aten.{key}' has no decomposition"),
+                });
             }
         }
         if missing.is_empty() {
             return Ok(());
         }
-        let mut names: Vec<&str> = missing.iter().map(|(_, n)| n.as_str()).collect();
-        names.sort();
-        names.dedup();
+        let names = sorted_unique(&missing);
         let message = format!(
-            "the '{}' table decomposes ops that have no decomposition here: {}; keep them with preserve={} (and lower them), or import with coreai_export --decompositions {}",
+            "the '{}' table decomposes ops that have no decomposition here: {names}; keep them with preserve={} (and lower them), or import with coreai_export --decompositions {}",
             self.table.name(),
-            names.join(", "),
-            names.iter().map(|n| n.trim_start_matches("aten.")).collect::<Vec<_>>().join(","),
+            names.replace("aten.", "").replace(", ", ","),
             self.table.name(),
         );
-        let notes: Vec<String> = missing
-            .iter()
-            .map(|(_, n)| format!("'{n}' has no decomposition"))
-            .collect();
-        let note_refs: Vec<MlirStringRef> =
-            notes.iter().map(|n| crate::ffi::string_ref(n)).collect();
-        let locations: Vec<MlirLocation> = missing.iter().map(|(l, _)| *l).collect();
-        unsafe {
-            crate::ffi::coreaiEmitErrorWithNotes(
-                locations[0],
-                crate::ffi::string_ref(&message),
-                note_refs.len() as isize,
-                locations.as_ptr(),
-                note_refs.as_ptr(),
-            )
-        };
+        emit_with_notes(&missing, &message);
         Err(PassFailed)
     }
 }

@@ -43,13 +43,16 @@
 use crate::{
     lowering::{self, Decline, LoweringCx},
     passes::aten_to_coreai,
-    registry::{emit_error, Pass, PassFailed, PassInfo, PassOption},
+    registry::{
+        emit_error, emit_with_notes, sorted_unique, Offender, Pass, PassFailed, PassInfo,
+        PassOption,
+    },
 };
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef, WalkOrder, WalkResult},
     Attribute, AttributeLike, BlockLike, Identifier, RegionLike, TypeLike, Value, ValueLike,
 };
-use mlir_sys::{MlirLocation, MlirOperation, MlirStringRef};
+use mlir_sys::MlirOperation;
 
 pub const INFO: PassInfo = PassInfo {
     name: "legalize-aten-to-coreai",
@@ -184,13 +187,6 @@ fn classify(op: &OperationRef<'_, '_>) -> OpKind {
         },
         None => OpKind::Other,
     }
-}
-
-/// One op the validation rejects.
-struct Offender {
-    location: MlirLocation,
-    display: String,
-    note: String,
 }
 
 impl Pass for LegalizeAtenToCoreai {
@@ -517,31 +513,6 @@ fn finish_constants(constants: Vec<MlirOperation>) {
             }
         }
     }
-}
-
-fn sorted_unique(offenders: &[Offender]) -> String {
-    let mut names: Vec<&str> = offenders.iter().map(|o| o.display.as_str()).collect();
-    names.sort();
-    names.dedup();
-    names.join(", ")
-}
-
-/// One error at the first offender, one note per offender.
-fn emit_with_notes(offenders: &[Offender], message: &str) {
-    let locations: Vec<MlirLocation> = offenders.iter().map(|o| o.location).collect();
-    let notes: Vec<MlirStringRef> = offenders
-        .iter()
-        .map(|o| crate::ffi::string_ref(&o.note))
-        .collect();
-    unsafe {
-        crate::ffi::coreaiEmitErrorWithNotes(
-            offenders[0].location,
-            crate::ffi::string_ref(message),
-            notes.len() as isize,
-            locations.as_ptr(),
-            notes.as_ptr(),
-        )
-    };
 }
 
 /// Step 3: `func.func` → `coreai.graph`, `func.return` → `coreai.output`,

@@ -67,9 +67,24 @@ class WithScalar(torch.nn.Module):
         return self.scale(x, 3.0)
 
 
+class Counter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = Act()
+        self.register_buffer("count", torch.zeros(1))
+
+    def forward(self, x):
+        self.count.add_(1)
+        return self.act(x, x) * self.count
+
+
 def factory():
     torch.manual_seed(0)
     return M().eval(), (torch.randn(8, 16) * 4,)
+
+
+def counter():
+    return Counter(), (torch.randn(2, 3),)
 
 
 def with_scalar():
@@ -196,6 +211,18 @@ def test_output_is_deterministic_and_the_model_is_restored(tmp_path):
         functions = marked.functions(ep, "none")
     assert [f.name for f in functions.values()] == ["norm"]
     assert "forward" not in model.norm.__dict__, "the patched forward is removed"
+
+
+def test_states_keep_their_initial_values(tmp_path):
+    """The eager run that defines the boundary ops must not advance a state."""
+    r, aten = export(tmp_path, "--externalize", "Act", factory="counter")
+    assert r.returncode == 0, r.stderr
+    assert load(tmp_path / "in.npz")["count"].tolist() == [0.0]
+    assert load(tmp_path / "exp.npz")["count"].tolist() == [1.0]
+    assert_close(run(aten, tmp_path), load(tmp_path / "exp.npz"))
+    coreai = tmp_path / "m.coreai.mlir"
+    convert(aten, coreai)
+    assert_close(run(coreai, tmp_path), load(tmp_path / "exp.npz"))
 
 
 @pytest.mark.parametrize("flags,factory,message", [

@@ -123,12 +123,21 @@ class Marked:
             names = ", ".join(getattr(t, "__name__", str(t)) for t in unused)
             self.__exit__(None, None, None)
             raise ExportFailure(f"--externalize: no submodule of the model is a {names}")
-        try:  # one eager run defines each site's op from its real outputs
+        if not self.sites:
+            return self
+        # One eager run defines each site's op from its real outputs; the
+        # buffers it mutates (states) get their values back.
+        buffers = [(b, b.detach().clone()) for b in self.model.buffers()]
+        try:
             with torch.no_grad():
                 self.model(*self.inputs)
         except BaseException:
             self.__exit__(None, None, None)
             raise
+        finally:
+            with torch.no_grad():
+                for b, saved in buffers:
+                    b.copy_(saved)
         return self
 
     def __exit__(self, *exc):

@@ -1387,21 +1387,22 @@ fn group_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>, groups: &str) -> Spec<'
 }
 
 // aten.instance_norm.default {use_input_stats = true}
-//   → @instance_norm(input, gamma, beta) {eps}; with the running
-//   statistics (use_input_stats = false) coreai-torch inlines it too.
+//   → @instance_norm(input, gamma, beta) {eps}, gamma and beta reshaped to
+//   [C, 1, ...] at the call site as coreai-torch passes them; with the
+//   running statistics (use_input_stats = false) coreai-torch inlines it too.
 fn instance_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
-    if !bool_attr(cx, "use_input_stats")? {
-        return Ok(None);
+    let rank = cx.operand_tensor(0)?.rank();
+    if !bool_attr(cx, "use_input_stats")? || rank < 3 {
+        return Ok(None); // (the inline lowering declines rank < 3)
     }
-    let c = channels(cx)?;
+    let mut param = vec![1; rank - 1];
+    param[0] = channels(cx)?;
     let attrs = vec![eps(cx)?];
-    Ok(Some(norm_composite(
-        cx,
-        "instance_norm",
-        ["gamma", "beta"],
-        &[c],
-        attrs,
-    )?))
+    let mut spec = norm_composite(cx, "instance_norm", ["gamma", "beta"], &param, attrs)?;
+    for input in &mut spec.inputs[1..] {
+        input.value = reshape(cx, input.value, &param)?;
+    }
+    Ok(Some(spec))
 }
 
 // aten.scaled_dot_product_attention.default

@@ -105,16 +105,19 @@ func.func @group_norm(%x: tensor<2x6x5x5xf32>, %w: tensor<6xf32>, %b: tensor<6xf
 // -----
 
 // Instance norm with use_input_stats: statistics over the spatial dims of
-// each (n, c), in coreai-torch's instance_norm composite.
+// each (n, c), in coreai-torch's instance_norm composite, which takes gamma
+// and beta as [C, 1, 1].
 // CHECK-LABEL: coreai.graph private noinline @instance_norm(
-// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4x4xf32> {coreai.name = "input"}, %{{.*}}: tensor<3xf32> {coreai.name = "gamma"}, %{{.*}}: tensor<3xf32> {coreai.name = "beta"}) -> tensor<2x3x4x4xf32>
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4x4xf32> {coreai.name = "input"}, %{{.*}}: tensor<3x1x1xf32> {coreai.name = "gamma"}, %{{.*}}: tensor<3x1x1xf32> {coreai.name = "beta"}) -> tensor<2x3x4x4xf32>
 // CHECK-SAME:    composite_decl = #coreai.composite_declaration<"instance_norm" = {input_names = ["input", "gamma", "beta"], op_attrs = {eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>, template_op = "instance_norm"}
 // CHECK:         %[[AX:.*]] = coreai.constant dense<[2, 3]> : tensor<2xsi32>
 // CHECK:         coreai.reduce_mean %[[X]], %[[AX]] : {{.*}} -> tensor<2x3x1x1xf32>
 // CHECK:         coreai.rsqrt
 // CHECK-LABEL: coreai.graph @instance_norm_input_stats(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4x4xf32>, %[[W:[^:]*]]: tensor<3xf32>, %[[B:[^:]*]]: tensor<3xf32>
-// CHECK-NEXT:    %[[R:.*]] = coreai.invoke @instance_norm(%[[X]], %[[W]], %[[B]])
+// CHECK:         %[[W3:.*]] = coreai.reshape %[[W]], {{.*}} -> tensor<3x1x1xf32>
+// CHECK:         %[[B3:.*]] = coreai.reshape %[[B]], {{.*}} -> tensor<3x1x1xf32>
+// CHECK-NEXT:    %[[R:.*]] = coreai.invoke @instance_norm(%[[X]], %[[W3]], %[[B3]])
 // CHECK-NEXT:    coreai.output %[[R]]
 func.func @instance_norm_input_stats(%x: tensor<2x3x4x4xf32>, %w: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<2x3x4x4xf32> {
   %0 = aten.instance_norm.default %x, %w, %b {use_input_stats = true, momentum = 0.1 : f64, eps = 1.0e-05 : f64, cudnn_enabled = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>

@@ -22,7 +22,8 @@
 //! `int8`) are narrowed the same way, with their zero points.
 
 use super::common::{
-    cast_to, dims, element_type, int_scalar, normalize_dim, reshape, splat, tensor_type, DYNAMIC,
+    cast_to, dims, element_type, int_scalar, normalize_dim, reshape, shape_of, splat, tensor_type,
+    DYNAMIC,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
@@ -109,11 +110,6 @@ fn int_or(cx: &LoweringCx<'_, '_>, name: &str, default: i64) -> Result<i64, Decl
     Ok(super::common::opt_int_attr(cx, name)?.unwrap_or(default))
 }
 
-fn tensor_of<'c>(v: Value<'c, '_>) -> Result<RankedTensorType<'c>, Decline> {
-    RankedTensorType::try_from(v.r#type())
-        .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))
-}
-
 /// The integer width and signedness of `element` (`i4` and `si4` signed,
 /// `i1` a bool: unsigned).
 fn int_kind(element: Type<'_>) -> Option<(u32, bool)> {
@@ -183,8 +179,8 @@ fn offsets<'c, 'a>(
 fn lut_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let indices = required_operand(cx, "indices")?;
     let lut = required_operand(cx, "lut")?;
-    let lut_dims = dims(tensor_of(lut)?);
-    let rank = dims(tensor_of(indices)?).len();
+    let lut_dims = shape_of(lut)?;
+    let rank = shape_of(indices)?.len();
     if lut_dims.len() != rank + 2 {
         return Err(format!(
             "the LUT {} must have the rank of the indices plus 2 ([blocks.., palettes, vector])",
@@ -222,8 +218,8 @@ fn lut_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn blockwise_shift_scale<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let data = required_operand(cx, "input")?;
     let mut scale = required_operand(cx, "scale")?;
-    let rank = dims(tensor_of(data)?).len();
-    let mut shape = dims(tensor_of(scale)?);
+    let rank = shape_of(data)?.len();
+    let mut shape = shape_of(scale)?;
     if shape.is_empty() {
         shape = vec![1; rank];
         scale = reshape(cx, scale, &shape)?;
@@ -289,10 +285,10 @@ fn quantization<'c, 'a>(
     float: Type<'c>,
     logical: Option<Type<'c>>,
 ) -> Lowered<'c, 'a> {
-    let input_dims = dims(tensor_of(input)?);
+    let input_dims = shape_of(input)?;
     let axis = normalize_dim(int_or(cx, "axis", 0)?, input_dims.len().max(1))?;
     let count = |v: Option<Value>| -> Result<i64, Decline> {
-        Ok(v.map(|v| tensor_of(v).map(|t| dims(t).iter().product()))
+        Ok(v.map(|v| shape_of(v).map(|d| d.iter().product()))
             .transpose()?
             .unwrap_or(1))
     };
@@ -328,7 +324,7 @@ fn quantization<'c, 'a>(
 fn sparse_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let values = required_operand(cx, "nonzero_data")?;
     let mask = narrowed(cx, required_operand(cx, "mask")?, unsigned(cx, 1)?)?;
-    let nonzero = match dims(tensor_of(values)?).as_slice() {
+    let nonzero = match shape_of(values)?.as_slice() {
         [n] if *n != DYNAMIC => *n,
         _ => {
             return Err(format!(
@@ -369,7 +365,7 @@ fn narrowed<'c, 'a>(
     if element_type(v)? == element {
         return Ok(v);
     }
-    let shape = dims(tensor_of(v)?);
+    let shape = shape_of(v)?;
     match (constant_ints(v), int_kind(element)) {
         (Some(values), Some((bits, signed))) => {
             narrow_constant(cx, &values, tensor_type(&shape, element), bits, signed)
@@ -443,9 +439,8 @@ fn constant_ints(v: Value<'_, '_>) -> Option<Vec<i64>> {
         return None;
     }
     let attr = op.attribute("value").ok()?.to_raw();
-    let ty = tensor_of(v).ok()?;
-    let (width, signed) = int_kind(ty.element())?;
-    let n: i64 = dims(ty).iter().product();
+    let (width, signed) = int_kind(element_type(v).ok()?)?;
+    let n: i64 = shape_of(v).ok()?.iter().product();
     let n = usize::try_from(n).ok()?;
     let decode = |raw: u64| -> i64 {
         let raw = if width >= 64 {

@@ -67,58 +67,28 @@ def factory():
 
 @pytest.fixture(scope="module")
 def symbolic_scalars(tmp_path_factory):
-    import importlib.util
-    import sys
+    from test_lower_complex_symbolic import convert, export
 
     tmp = tmp_path_factory.mktemp("symbolic_scalars")
-    src = tmp / "m.py"
-    src.write_text(SYMBOLIC_SCALARS)
-    aten = tmp / "aten.mlir"
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
-    r = subprocess.run(
-        [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),
-         "--dynamic-dims", "x:0,x:1"],
-        capture_output=True, text=True, env=env,
-    )
-    assert r.returncode == 0, r.stderr
-    core = tmp / "coreai.mlir"
-    r = subprocess.run(
-        [os.path.join(os.path.dirname(COREAI_RUN), "coreai-opt"), str(aten),
-         "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", str(core)],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stderr
-    spec = importlib.util.spec_from_file_location("symbolic_scalars_model", src)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return aten, core, mod.factory()
+    aten = export(tmp, SYMBOLIC_SCALARS, dynamic="x:0,x:1")
+    assert 'aten.operator "aten::mul.Tensor"' in aten.read_text()
+    return (aten, *convert(tmp, aten))
 
 
 @pytest.mark.parametrize("n,c", [(3, 5), (7, 3), (6, 2)])
 def test_symbolic_float_times_tensor_and_round_match_eager(symbolic_scalars, n, c, tmp_path):
-    import sys
+    from test_lower_complex_symbolic import check_both, eager
 
-    sys.path.insert(0, os.path.dirname(__file__))
-    from test_legalize import run_coreai_core
-
-    aten, core, (model, (_, xi, xh)) = symbolic_scalars
-    assert 'aten.operator "aten::mul.Tensor"' in aten.read_text()
-    x = torch.from_numpy(np.random.default_rng(n).normal(size=(n, c)).astype(np.float32) * 3)
-    with torch.no_grad():
-        expected = model(x, xi, xh)
-    inputs = {"x": x.numpy(), "xi": xi.numpy(), "xh": xh.numpy()}
-    np.savez(tmp_path / "in.npz", **inputs)
-    want = {f"output_{i}": e.numpy() for i, e in enumerate(expected)}
-    np.savez(tmp_path / "expected.npz", **want)
+    aten, core, text = symbolic_scalars
+    rng = np.random.default_rng(n)
+    inputs = {"x": rng.normal(size=(n, c)).astype(np.float32) * 3, "xi": rng.integers(-50, 50, (2, 3)),
+              "xh": (rng.normal(size=(2, 3)) * 5).astype(np.float16)}
     # Exact: each output is one operation on the tensor in its dtype, with
     # the scalar rounded to that dtype's opmath type as PyTorch does.
-    for module in (aten, core):
-        r = subprocess.run(
-            [COREAI_RUN, str(module), "--inputs", str(tmp_path / "in.npz"), "--compare",
-             str(tmp_path / "expected.npz"), "--atol", "0", "--rtol", "0"],
-            capture_output=True, text=True,
-        )
-        assert r.returncode == 0, f"{module.name}\n" + r.stdout + r.stderr
-    got = run_coreai_core(core.read_text(), inputs, tmp_path)
-    for name, w in want.items():
-        np.testing.assert_array_equal(got[name], w, err_msg=name)
+    check_both(tmp_path, core, text, inputs, eager(SYMBOLIC_SCALARS, inputs), 0)
+    r = subprocess.run(
+        [COREAI_RUN, str(aten), "--inputs", str(tmp_path / "run_in.npz"), "--compare",
+         str(tmp_path / "run_expected.npz"), "--atol", "0", "--rtol", "0"],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr

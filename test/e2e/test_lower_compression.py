@@ -16,12 +16,12 @@ product of palettized weights accumulates in another order.
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from test_legalize import BUILD, REPO, run_coreai_core
+from test_legalize import BUILD, run_coreai_core
+from test_lower_complex_symbolic import convert, export, load
 
 HEADER = '''
 import torch
@@ -126,36 +126,6 @@ def factory():
 '''
 
 
-def load(path):
-    with np.load(path) as z:
-        return {k: z[k] for k in z.files}
-
-
-def export(tmp_path, source):
-    src = tmp_path / "m.py"
-    src.write_text(source)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
-    aten = tmp_path / "aten.mlir"
-    r = subprocess.run(
-        [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),
-         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz")],
-        capture_output=True, text=True, env=env,
-    )
-    assert r.returncode == 0, r.stderr
-    return aten
-
-
-def convert(tmp_path, aten):
-    core = tmp_path / "coreai.mlir"
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-opt"), str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)",
-         "-o", str(core)],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stderr
-    return core
-
-
 def run(tmp_path, module, stage):
     out = tmp_path / f"{stage}.out.npz"
     r = subprocess.run(
@@ -192,9 +162,7 @@ def test_compression_ops_match_eager_in_both_stages_and_both_executors(tmp_path,
 
     assert_matches(run(tmp_path, aten, "aten"), expected, "coreai-run, aten stage")
 
-    core = convert(tmp_path, aten)
-    core_text = core.read_text()
-    assert "aten." not in core_text and "func." not in core_text
+    core, core_text = convert(tmp_path, aten)
     assert_matches(run(tmp_path, core, "coreai"), expected, "coreai-run, coreai stage")
     assert_matches(run_coreai_core(core_text, inputs, tmp_path), expected, "coreai-core")
 

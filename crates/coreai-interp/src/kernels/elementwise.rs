@@ -3,7 +3,7 @@
 //! dtype's domain; the caller rounds the result to the result type.
 
 use crate::error::{kerr, KResult};
-use crate::tensor::Dom;
+use crate::tensor::{Dom, Tensor};
 use ndarray::{ArrayD, IxDyn, Zip};
 use num_complex::Complex;
 
@@ -61,6 +61,75 @@ pub fn zip2<A: Copy + Send + Sync, B: Copy + Send + Sync, R: Send>(
     } else {
         Ok(Zip::from(&va).and(&vb).par_map_collect(|&x, &y| f(x, y)))
     }
+}
+
+/// Float element types computed through f64 and rounded back once, as
+/// [`crate::tensor::Tensor::from_f64`] rounds: kernels over these give the
+/// same bits as the f64 domain without converting whole arrays.
+pub trait Real: Copy + Send + Sync + 'static {
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+impl Real for f32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl Real for f64 {
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+}
+
+impl Real for half::f16 {
+    fn to_f64(self) -> f64 {
+        half::f16::to_f64(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        half::f16::from_f64(v)
+    }
+}
+
+impl Real for half::bf16 {
+    fn to_f64(self) -> f64 {
+        half::bf16::to_f64(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        half::bf16::from_f64(v)
+    }
+}
+
+/// `f` (computed in f64) of every element of a float tensor, rounded to its
+/// dtype; `None` for other dtypes. Large tensors run on rayon.
+pub fn map_float(x: &Tensor, f: impl Fn(f64) -> f64 + Sync + Send) -> Option<Tensor> {
+    fn go<T: Real>(a: &ArrayD<T>, f: impl Fn(f64) -> f64 + Sync + Send) -> ArrayD<T> {
+        if a.len() < PARALLEL_MIN_ELEMENTS {
+            a.mapv(|v| T::from_f64(f(v.to_f64())))
+        } else {
+            Zip::from(a).par_map_collect(|&v| T::from_f64(f(v.to_f64())))
+        }
+    }
+    Some(match x {
+        Tensor::F32(a) => Tensor::F32(go(a, f)),
+        Tensor::F64(a) => Tensor::F64(go(a, f)),
+        Tensor::F16(a) => Tensor::F16(go(a, f)),
+        Tensor::BF16(a) => Tensor::BF16(go(a, f)),
+        _ => return None,
+    })
+}
+
+/// `op` of a float tensor in its own dtype (see [`map_float`]); `None`
+/// when `op` is not a float operation or `x` is not a float tensor.
+pub fn unary_float(op: UnOp, x: &Tensor) -> Option<Tensor> {
+    map_float(x, float_unary(op).ok()?)
 }
 
 /// Binary arithmetic operations.

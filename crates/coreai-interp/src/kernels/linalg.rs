@@ -6,109 +6,233 @@
 use crate::error::{kerr, KResult};
 use crate::kernels::elementwise::broadcast_shapes;
 use crate::tensor::{DType, Tensor};
-use ndarray::{Array3, ArrayD, IxDyn};
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 use rayon::prelude::*;
 
 /// Element types with a GEMM.
 pub trait Gemm: Copy + Send + Sync + Default + 'static {
-    /// `c = a · b` with a `m×k`, b `k×n`, all row-major contiguous.
-    fn gemm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
-}
+    /// The multiplicative identity.
+    const ONE: Self;
 
-impl Gemm for f32 {
-    fn gemm(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    /// `c = alpha · a · b` with a `m×k`, b `k×n` and c `m×n`, each given by
+    /// its first element and its (row, column) strides in elements.
+    ///
+    /// # Safety
+    /// Every element the pointers and strides address must be inside live
+    /// allocations, and `c`'s elements must not overlap `a`'s or `b`'s.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm_strided(
+        m: usize,
+        k: usize,
+        n: usize,
+        alpha: Self,
+        a: (*const Self, isize, isize),
+        b: (*const Self, isize, isize),
+        c: (*mut Self, isize, isize),
+    );
+
+    /// `c = a · b` with a `m×k`, b `k×n`, all row-major contiguous.
+    fn gemm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]) {
         assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
         // SAFETY: the slices hold m·k, k·n and m·n elements with the row-major
         // strides passed below.
         unsafe {
-            matrixmultiply::sgemm(
+            Self::gemm_strided(
                 m,
                 k,
                 n,
-                1.0,
-                a.as_ptr(),
-                k as isize,
-                1,
-                b.as_ptr(),
-                n as isize,
-                1,
-                0.0,
-                c.as_mut_ptr(),
-                n as isize,
-                1,
+                Self::ONE,
+                (a.as_ptr(), k as isize, 1),
+                (b.as_ptr(), n as isize, 1),
+                (c.as_mut_ptr(), n as isize, 1),
             )
         }
+    }
+}
+
+impl Gemm for f32 {
+    const ONE: f32 = 1.0;
+    unsafe fn gemm_strided(
+        m: usize,
+        k: usize,
+        n: usize,
+        alpha: f32,
+        a: (*const f32, isize, isize),
+        b: (*const f32, isize, isize),
+        c: (*mut f32, isize, isize),
+    ) {
+        matrixmultiply::sgemm(m, k, n, alpha, a.0, a.1, a.2, b.0, b.1, b.2, 0.0, c.0, c.1, c.2)
     }
 }
 
 impl Gemm for f64 {
-    fn gemm(m: usize, k: usize, n: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
-        assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
-        // SAFETY: as for f32.
-        unsafe {
-            matrixmultiply::dgemm(
-                m,
-                k,
-                n,
-                1.0,
-                a.as_ptr(),
-                k as isize,
-                1,
-                b.as_ptr(),
-                n as isize,
-                1,
-                0.0,
-                c.as_mut_ptr(),
-                n as isize,
-                1,
-            )
-        }
+    const ONE: f64 = 1.0;
+    unsafe fn gemm_strided(
+        m: usize,
+        k: usize,
+        n: usize,
+        alpha: f64,
+        a: (*const f64, isize, isize),
+        b: (*const f64, isize, isize),
+        c: (*mut f64, isize, isize),
+    ) {
+        matrixmultiply::dgemm(m, k, n, alpha, a.0, a.1, a.2, b.0, b.1, b.2, 0.0, c.0, c.1, c.2)
     }
 }
 
 impl Gemm for i128 {
-    fn gemm(m: usize, k: usize, n: usize, a: &[i128], b: &[i128], c: &mut [i128]) {
-        for i in 0..m {
-            for j in 0..n {
-                c[i * n + j] = 0;
-            }
-            for p in 0..k {
-                let x = a[i * k + p];
-                for j in 0..n {
-                    c[i * n + j] = c[i * n + j].wrapping_add(x.wrapping_mul(b[p * n + j]));
+    const ONE: i128 = 1;
+    unsafe fn gemm_strided(
+        m: usize,
+        k: usize,
+        n: usize,
+        alpha: i128,
+        a: (*const i128, isize, isize),
+        b: (*const i128, isize, isize),
+        c: (*mut i128, isize, isize),
+    ) {
+        for i in 0..m as isize {
+            for j in 0..n as isize {
+                let mut acc: i128 = 0;
+                for p in 0..k as isize {
+                    let x = *a.0.offset(i * a.1 + p * a.2);
+                    let y = *b.0.offset(p * b.1 + j * b.2);
+                    acc = acc.wrapping_add(x.wrapping_mul(y));
                 }
+                *c.0.offset(i * c.1 + j * c.2) = acc.wrapping_mul(alpha);
             }
         }
     }
 }
 
-/// Batched product of `[B, M, K]` and `[B, K, N]`.
-pub fn bmm<T: Gemm>(a: &Array3<T>, b: &Array3<T>) -> Array3<T> {
-    let (nb, m, k) = a.dim();
-    let n = b.dim().2;
-    let a = a.as_standard_layout();
-    let b = b.as_standard_layout();
-    let (sa, sb) = (
-        a.as_slice().expect("standard"),
-        b.as_slice().expect("standard"),
-    );
-    let mut out = vec![T::default(); nb * m * n];
-    let run = |(i, c): (usize, &mut [T])| {
-        T::gemm(
-            m,
-            k,
-            n,
-            &sa[i * m * k..(i + 1) * m * k],
-            &sb[i * k * n..(i + 1) * k * n],
-            c,
-        )
-    };
-    if nb > 1 && m * n > 0 {
-        out.par_chunks_mut(m * n).enumerate().for_each(run);
-    } else if m * n > 0 {
-        out.chunks_mut(m * n).enumerate().for_each(run);
+/// A pointer into an operand that worker threads read (or, for the result,
+/// write in disjoint chunks).
+#[derive(Clone, Copy)]
+struct Shared<T>(*const T);
+// SAFETY: the batched product only reads through it, from operands that
+// outlive the parallel loop.
+unsafe impl<T> Send for Shared<T> {}
+unsafe impl<T> Sync for Shared<T> {}
+
+impl<T> Shared<T> {
+    fn at(self, offset: isize) -> *const T {
+        // SAFETY (of callers): `offset` addresses an element of the operand.
+        self.0.wrapping_offset(offset)
     }
-    Array3::from_shape_vec((nb, m, n), out).expect("sizes agree")
+}
+
+/// Element offsets of every batch entry (row-major over `batch`), given the
+/// operand's strides of the batch dims.
+fn batch_offsets(strides: &[isize], batch: &[usize]) -> Vec<isize> {
+    let mut offs = vec![0isize];
+    for (d, &size) in batch.iter().enumerate() {
+        offs = offs
+            .iter()
+            .flat_map(|&o| (0..size as isize).map(move |i| o + i * strides[d]))
+            .collect();
+    }
+    offs
+}
+
+/// Below this many multiply-adds a batch of products runs on the calling
+/// thread; matrixmultiply threads single products of at least
+/// `m·k + k·n ≥ 2^15` elements itself.
+const PARALLEL_MIN_MACS: usize = 1 << 18;
+const GEMM_THREADS_ITSELF: usize = 1 << 15;
+
+/// `torch.matmul` of two views (any strides, broadcast batch dims) scaled by
+/// `alpha`: no operand is copied unless a stride is negative.
+fn matmul_views<T: Gemm>(a: ArrayViewD<T>, b: ArrayViewD<T>, alpha: T) -> KResult<ArrayD<T>> {
+    let (ra, rb) = (a.ndim(), b.ndim());
+    if ra == 0 || rb == 0 {
+        return kerr("matmul operands must have at least one dimension");
+    }
+    let (a_shape, b_shape) = (a.shape().to_vec(), b.shape().to_vec());
+    let a2 = if ra == 1 { a.insert_axis(Axis(0)) } else { a };
+    let b2 = if rb == 1 { b.insert_axis(Axis(1)) } else { b };
+    let (m, k) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1]);
+    let (k2, n) = (b2.shape()[b2.ndim() - 2], b2.shape()[b2.ndim() - 1]);
+    if k != k2 {
+        return kerr(format!(
+            "matmul shapes {a_shape:?} and {b_shape:?} do not agree"
+        ));
+    }
+    let batch = broadcast_shapes(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2])?;
+    let (a_own, b_own);
+    let av = broadcast_operand(&a2, &batch, [m, k])?;
+    let av = if av.strides().iter().any(|&s| s < 0) {
+        a_own = av.as_standard_layout().into_owned();
+        a_own.view()
+    } else {
+        av
+    };
+    let bv = broadcast_operand(&b2, &batch, [k, n])?;
+    let bv = if bv.strides().iter().any(|&s| s < 0) {
+        b_own = bv.as_standard_layout().into_owned();
+        b_own.view()
+    } else {
+        bv
+    };
+    let nb = batch.iter().product::<usize>();
+    let mut out = vec![T::default(); nb * m * n];
+    let r = batch.len();
+    let (sa, sb) = (av.strides(), bv.strides());
+    let (a_offs, b_offs) = (batch_offsets(&sa[..r], &batch), batch_offsets(&sb[..r], &batch));
+    let (pa, pb) = (Shared(av.as_ptr()), Shared(bv.as_ptr()));
+    // A batch over a shared right operand whose rows follow each other at
+    // one stride is one product with nb·m rows (a linear layer).
+    let folded = nb > 1
+        && b_offs.iter().all(|&o| o == 0)
+        && a_offs
+            .iter()
+            .enumerate()
+            .all(|(i, &o)| o == i as isize * m as isize * sa[r]);
+    let (nb, m) = if folded { (1, nb * m) } else { (nb, m) };
+    let run = |(i, c): (usize, &mut [T])| {
+        // SAFETY: the views address their elements through these offsets
+        // and strides; each call writes its own m×n chunk of `out`.
+        unsafe {
+            T::gemm_strided(
+                m,
+                k,
+                n,
+                alpha,
+                (pa.at(a_offs[i]), sa[r], sa[r + 1]),
+                (pb.at(b_offs[i]), sb[r], sb[r + 1]),
+                (c.as_mut_ptr(), n as isize, 1),
+            )
+        }
+    };
+    if m * n > 0 && k > 0 {
+        let small = m * k + k * n < GEMM_THREADS_ITSELF;
+        if nb > 1 && small && nb * m * n * k >= PARALLEL_MIN_MACS {
+            out.par_chunks_mut(m * n).enumerate().for_each(run);
+        } else {
+            out.chunks_mut(m * n).enumerate().for_each(run);
+        }
+    }
+    let mut shape = batch;
+    if ra > 1 {
+        shape.push(a_shape[ra - 2]);
+    }
+    if rb > 1 {
+        shape.push(n);
+    }
+    Ok(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("sizes agree"))
+}
+
+/// `v` (`[.., rows, cols]`) broadcast to `[batch.., rows, cols]` (a view).
+fn broadcast_operand<'b, T>(
+    v: &'b ArrayViewD<'_, T>,
+    batch: &[usize],
+    [rows, cols]: [usize; 2],
+) -> KResult<ArrayViewD<'b, T>> {
+    let mut full = batch.to_vec();
+    full.extend([rows, cols]);
+    match v.broadcast(IxDyn(&full)) {
+        Some(b) => Ok(b),
+        None => kerr("batch dimensions do not broadcast"),
+    }
 }
 
 /// The compute type of a product whose result is `dtype`.
@@ -119,60 +243,6 @@ pub(crate) fn compute_kind(dtype: DType) -> KResult<DType> {
         d if d.is_int() || d == DType::Bool => DType::I64,
         d => return kerr(format!("matmul of {} tensors is not supported", d.name())),
     })
-}
-
-fn to_3d<T: Clone>(a: &ArrayD<T>, batch: &[usize]) -> KResult<Array3<T>> {
-    let r = a.ndim();
-    let (m, k) = (a.shape()[r - 2], a.shape()[r - 1]);
-    let mut full = batch.to_vec();
-    full.extend([m, k]);
-    let v = match a.broadcast(IxDyn(&full)) {
-        Some(v) => v,
-        None => return kerr("batch dimensions do not broadcast"),
-    };
-    let nb: usize = batch.iter().product();
-    let data: Vec<T> = v.iter().cloned().collect();
-    Ok(Array3::from_shape_vec((nb, m, k), data).expect("sizes agree"))
-}
-
-fn matmul_in<T: Gemm>(a: &ArrayD<T>, b: &ArrayD<T>) -> KResult<ArrayD<T>> {
-    let (ra, rb) = (a.ndim(), b.ndim());
-    if ra == 0 || rb == 0 {
-        return kerr("matmul operands must have at least one dimension");
-    }
-    let a2 = if ra == 1 {
-        a.clone()
-            .into_shape_with_order(IxDyn(&[1, a.len()]))
-            .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?
-    } else {
-        a.clone()
-    };
-    let b2 = if rb == 1 {
-        b.clone()
-            .into_shape_with_order(IxDyn(&[b.len(), 1]))
-            .map_err(|e| crate::error::InterpError::Kernel(e.to_string()))?
-    } else {
-        b.clone()
-    };
-    let (m, k) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1]);
-    let (k2, n) = (b2.shape()[b2.ndim() - 2], b2.shape()[b2.ndim() - 1]);
-    if k != k2 {
-        return kerr(format!(
-            "matmul shapes {:?} and {:?} do not agree",
-            a.shape(),
-            b.shape()
-        ));
-    }
-    let batch = broadcast_shapes(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2])?;
-    let c = bmm(&to_3d(&a2, &batch)?, &to_3d(&b2, &batch)?);
-    let mut shape = batch.clone();
-    if ra > 1 {
-        shape.push(m);
-    }
-    if rb > 1 {
-        shape.push(n);
-    }
-    Ok(ArrayD::from_shape_vec(IxDyn(&shape), c.into_raw_vec_and_offset().0).expect("sizes agree"))
 }
 
 /// `t` as f32 elements: borrowed when it already is f32 (no copy of the
@@ -196,16 +266,89 @@ pub(crate) fn from_f32(r: ArrayD<f32>, dtype: DType) -> Tensor {
     }
 }
 
+/// `t` as f64 elements: borrowed when it already is f64.
+fn as_f64(t: &Tensor) -> std::borrow::Cow<'_, ArrayD<f64>> {
+    match t {
+        Tensor::F64(a) => std::borrow::Cow::Borrowed(a),
+        other => std::borrow::Cow::Owned(other.to_f64()),
+    }
+}
+
 /// `torch.matmul` with the result rounded to `dtype`.
 pub fn matmul(a: &Tensor, b: &Tensor, dtype: DType) -> KResult<Tensor> {
-    match compute_kind(dtype)? {
-        DType::F32 => Ok(from_f32(matmul_in(&as_f32(a), &as_f32(b))?, dtype)),
-        DType::F64 => Ok(Tensor::F64(matmul_in(&a.to_f64(), &b.to_f64())?).cast(dtype)),
-        _ => Ok(Tensor::from_i128(
-            matmul_in(&a.to_i128(), &b.to_i128())?,
-            dtype,
-        )),
+    product(a, b, false, dtype)
+}
+
+/// `a · bᵀ`, bᵀ swapping the last two dims of `b` in place (no copy): the
+/// product of `linear`, whose weight is `[out, in]`.
+pub fn matmul_bt(a: &Tensor, b: &Tensor, dtype: DType) -> KResult<Tensor> {
+    product(a, b, true, dtype)
+}
+
+fn product(a: &Tensor, b: &Tensor, b_transposed: bool, dtype: DType) -> KResult<Tensor> {
+    fn t<S>(mut v: ArrayViewD<'_, S>, yes: bool) -> ArrayViewD<'_, S> {
+        let r = v.ndim();
+        if yes && r >= 2 {
+            v.swap_axes(r - 2, r - 1);
+        }
+        v
     }
+    let bt = b_transposed;
+    match compute_kind(dtype)? {
+        DType::F32 => {
+            let (x, y) = (as_f32(a), as_f32(b));
+            Ok(from_f32(matmul_views(x.view(), t(y.view(), bt), 1.0)?, dtype))
+        }
+        DType::F64 => {
+            let (x, y) = (as_f64(a), as_f64(b));
+            let r = Tensor::F64(matmul_views(x.view(), t(y.view(), bt), 1.0)?);
+            Ok(if dtype == DType::F64 { r } else { r.cast(dtype) })
+        }
+        _ => {
+            let (x, y) = (a.to_i128(), b.to_i128());
+            let r = matmul_views(x.view(), t(y.view(), bt), 1)?;
+            Ok(Tensor::from_i128(r, dtype))
+        }
+    }
+}
+
+/// Scaled dot-product attention of f32 operands `[.., L, E]`, `[.., S, E]`
+/// and `[.., S, Ev]`: `softmax(q·kᵀ·scale + mask)·v`, both products in f32
+/// as PyTorch's CPU kernels compute them (kᵀ read in place), each row's
+/// softmax through f64 ([`crate::kernels::reduce::softmax`]). A bool mask
+/// adds -inf where false; a float mask is added in f32. `causal` masks the
+/// positions after the row's own (aligned to the upper left).
+pub fn sdpa_f32(
+    q: &ArrayD<f32>,
+    k: &ArrayD<f32>,
+    v: &ArrayD<f32>,
+    scale: f32,
+    mask: Option<&Tensor>,
+    causal: bool,
+) -> KResult<ArrayD<f32>> {
+    let r = k.ndim();
+    if r < 2 || q.ndim() < 2 || v.ndim() < 2 {
+        return kerr("sdpa expects at least [L, E] operands");
+    }
+    let mut kt = k.view();
+    kt.swap_axes(r - 2, r - 1);
+    let mut s = matmul_views(q.view(), kt, scale)?;
+    let (l, sl) = (s.shape()[s.ndim() - 2], s.shape()[s.ndim() - 1]);
+    if causal && l > 0 && sl > 0 {
+        let rows = s.as_slice_mut().expect("a fresh product is standard");
+        for (i, row) in rows.chunks_mut(sl).enumerate() {
+            row.iter_mut().skip(i % l + 1).for_each(|x| *x = f32::NEG_INFINITY);
+        }
+    }
+    if let Some(m) = mask {
+        let add = match m {
+            Tensor::Bool(b) => b.mapv(|keep| if keep { 0.0 } else { f32::NEG_INFINITY }),
+            other => as_f32(other).into_owned(),
+        };
+        s = crate::kernels::elementwise::zip2(&s, &add, |x, y| x + y)?;
+    }
+    let p = crate::kernels::reduce::softmax(&s, s.ndim() - 1, false);
+    matmul_views(p.view(), v.view(), 1.0)
 }
 
 /// Parameters of a 2-d convolution.

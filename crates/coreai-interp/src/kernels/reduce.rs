@@ -4,7 +4,8 @@
 //! wrapping after every step).
 
 use crate::error::{kerr, KResult};
-use crate::tensor::Dom;
+use crate::kernels::elementwise::Real;
+use crate::tensor::{Dom, Tensor};
 use ndarray::{Array2, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
 
@@ -313,6 +314,179 @@ pub fn scan_sequential(
         Scan::Prod => scan_lanes(&a, axis, reverse, |p, v| round(p * v)),
         Scan::Max => scan_lanes(&a, axis, reverse, f64::max),
         Scan::Min => scan_lanes(&a, axis, reverse, f64::min),
+    }))
+}
+
+/// Softmax (or log-softmax) of one row, in f64 and rounded to `T`:
+/// `exp(x - max) / sum`, literally, so a row with +inf or NaN, or only
+/// -inf, gives NaN (as PyTorch and coreai-core's interpreter do).
+fn softmax_row<T: Real>(row: &mut [T], log: bool) {
+    let m = row.iter().fold(f64::NEG_INFINITY, |m, &v| {
+        let v = v.to_f64();
+        if v.is_nan() || m.is_nan() {
+            f64::NAN
+        } else {
+            m.max(v)
+        }
+    });
+    let s: f64 = row.iter().map(|&v| (v.to_f64() - m).exp()).sum();
+    if log {
+        let ls = s.ln();
+        row.iter_mut()
+            .for_each(|v| *v = T::from_f64(v.to_f64() - m - ls));
+    } else {
+        row.iter_mut()
+            .for_each(|v| *v = T::from_f64((v.to_f64() - m).exp() / s));
+    }
+}
+
+/// Applies `f` to every lane of `out` along `axis`: rows of a standard
+/// layout array along its last axis directly (on rayon when large), other
+/// lanes through a scratch row.
+fn for_each_lane<T: Real>(out: &mut ArrayD<T>, axis: usize, f: impl Fn(&mut [T]) + Sync) {
+    let n = out.shape()[axis];
+    if n == 0 {
+        return;
+    }
+    if axis + 1 == out.ndim() {
+        if let Some(data) = out.as_slice_mut() {
+            if data.len() < PARALLEL_MIN_ELEMENTS {
+                data.chunks_mut(n).for_each(&f);
+            } else {
+                data.par_chunks_mut(n).for_each(&f);
+            }
+            return;
+        }
+    }
+    let mut scratch = Vec::with_capacity(n);
+    for mut lane in out.lanes_mut(Axis(axis)) {
+        scratch.clear();
+        scratch.extend(lane.iter().copied());
+        f(&mut scratch);
+        lane.iter_mut().zip(&scratch).for_each(|(d, &v)| *d = v);
+    }
+}
+
+/// Below this many elements a row-wise kernel runs on the calling thread.
+const PARALLEL_MIN_ELEMENTS: usize = 1 << 16;
+
+/// Softmax (or log-softmax) along `axis` of a float array in its own
+/// dtype: the same bits as the f64 kernel rounded once
+/// ([`crate::kernels::nn::softmax`]), without converting the array.
+pub fn softmax<T: Real>(x: &ArrayD<T>, axis: usize, log: bool) -> ArrayD<T> {
+    let mut out = x.as_standard_layout().into_owned();
+    if out.ndim() == 0 {
+        out.fill(T::from_f64(if log { 0.0 } else { 1.0 }));
+        return out;
+    }
+    for_each_lane(&mut out, axis, |row| softmax_row(row, log));
+    out
+}
+
+/// [`softmax`] of a float tensor; `None` for other dtypes.
+pub fn softmax_tensor(x: &Tensor, axis: usize, log: bool) -> Option<Tensor> {
+    Some(match x {
+        Tensor::F32(a) => Tensor::F32(softmax(a, axis, log)),
+        Tensor::F64(a) => Tensor::F64(softmax(a, axis, log)),
+        Tensor::F16(a) => Tensor::F16(softmax(a, axis, log)),
+        Tensor::BF16(a) => Tensor::BF16(softmax(a, axis, log)),
+        _ => None?,
+    })
+}
+
+/// `native_layer_norm` over the last `nd` dims of a float array in its own
+/// dtype, weight and bias flattened over those dims: each row's mean and
+/// biased variance in f64, `(x - mean) · rstd · w + b` in f64, rounded once
+/// (the same bits as [`crate::kernels::nn::layer_norm`]). Returns the
+/// output and each row's mean and rstd.
+pub fn layer_norm<T: Real>(
+    x: &ArrayD<T>,
+    nd: usize,
+    weight: Option<&[T]>,
+    bias: Option<&[T]>,
+    eps: f64,
+) -> KResult<(ArrayD<T>, Vec<f64>, Vec<f64>)> {
+    let r = x.ndim();
+    if nd > r {
+        return kerr("normalized_shape has more dims than the input");
+    }
+    let n: usize = x.shape()[r - nd..].iter().product();
+    if weight.is_some_and(|w| w.len() != n) || bias.is_some_and(|b| b.len() != n) {
+        return kerr("layer_norm weight and bias must have the normalized shape");
+    }
+    let mut out = x.as_standard_layout().into_owned();
+    // An empty row has a NaN mean and rstd (0 / 0), as in f64.
+    let rows: usize = x.shape()[..r - nd].iter().product();
+    let mut stats = vec![(f64::NAN, f64::NAN); rows];
+    if n > 0 {
+        let data = out.as_slice_mut().expect("standard layout");
+        let row = |(row, st): (&mut [T], &mut (f64, f64))| {
+            let v: Vec<f64> = row.iter().map(|&e| e.to_f64()).collect();
+            let mean = ndarray::ArrayView1::from(&v[..]).sum() / n as f64;
+            let var = v.iter().map(|&e| (e - mean) * (e - mean)).sum::<f64>() / n as f64;
+            let rstd = 1.0 / (var + eps).sqrt();
+            for (i, (d, &e)) in row.iter_mut().zip(&v).enumerate() {
+                let mut y = (e - mean) * rstd;
+                if let Some(w) = weight {
+                    y *= w[i].to_f64();
+                }
+                if let Some(b) = bias {
+                    y += b[i].to_f64();
+                }
+                *d = T::from_f64(y);
+            }
+            *st = (mean, rstd);
+        };
+        if data.len() < PARALLEL_MIN_ELEMENTS {
+            data.chunks_mut(n).zip(stats.iter_mut()).for_each(row);
+        } else {
+            data.par_chunks_mut(n)
+                .zip(stats.par_iter_mut())
+                .for_each(row);
+        }
+    }
+    let (mean, rstd) = stats.into_iter().unzip();
+    Ok((out, mean, rstd))
+}
+
+/// [`layer_norm`] of a float tensor whose weight and bias (if any) have its
+/// dtype; `None` otherwise. The mean and rstd are shaped like the input with
+/// the normalized dims 1.
+#[allow(clippy::type_complexity)]
+pub fn layer_norm_tensor(
+    x: &Tensor,
+    nd: usize,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    eps: f64,
+) -> Option<KResult<(Tensor, ArrayD<f64>, ArrayD<f64>)>> {
+    macro_rules! go {
+        ($v:ident, $a:expr) => {{
+            let flat = |t: Option<&Tensor>| match t {
+                None => Some(None),
+                Some(Tensor::$v(w)) => Some(Some(w.as_standard_layout().into_owned())),
+                Some(_) => None,
+            };
+            let (w, b) = (flat(weight)?, flat(bias)?);
+            let w = w.as_ref().map(|w| w.as_slice().expect("standard layout"));
+            let b = b.as_ref().map(|b| b.as_slice().expect("standard layout"));
+            layer_norm($a, nd, w, b, eps).map(|(o, m, r)| (Tensor::$v(o), m, r))
+        }};
+    }
+    let r = match x {
+        Tensor::F32(a) => go!(F32, a),
+        Tensor::F64(a) => go!(F64, a),
+        Tensor::F16(a) => go!(F16, a),
+        Tensor::BF16(a) => go!(BF16, a),
+        _ => return None,
+    };
+    Some(r.map(|(o, m, rs)| {
+        let rank = x.ndim();
+        let keep: Vec<usize> = (0..rank)
+            .map(|d| if d + nd >= rank { 1 } else { x.shape()[d] })
+            .collect();
+        let shaped = |v| ArrayD::from_shape_vec(IxDyn(&keep), v).expect("sizes agree");
+        (o, shaped(m), shaped(rs))
     }))
 }
 

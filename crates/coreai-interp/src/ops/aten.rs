@@ -219,12 +219,15 @@ fn un(c: &Ctx, op: UnOp) -> KResult<Vec<Value>> {
 }
 
 /// relu of f32 into f32 directly: it is exact in any float type, so the f64
-/// domain would only convert every element twice.
+/// domain would only convert every element twice. Other float ops of a
+/// float tensor in its own dtype map element by element through f64 (the
+/// same bits as the f64 domain, without converting the whole array).
 pub(super) fn f32_unary_fast_path(op: UnOp, dt: DType, x: &Tensor) -> Option<Tensor> {
     match (op, dt, x) {
         (UnOp::Relu, DType::F32, Tensor::F32(x)) => {
             Some(Tensor::F32(x.mapv(|v| if v < 0.0 { 0.0 } else { v })))
         }
+        _ if x.dtype() == dt => crate::kernels::elementwise::unary_float(op, x),
         _ => None,
     }
 }
@@ -236,10 +239,15 @@ fn un_pred(c: &Ctx, op: UnOp) -> KResult<Vec<Value>> {
 }
 
 /// A float-only unary op computed as `f` in f64.
-fn unf(c: &Ctx, f: impl Fn(f64) -> f64) -> KResult<Vec<Value>> {
+fn unf(c: &Ctx, f: impl Fn(f64) -> f64 + Sync + Send) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     if !dt.is_float() {
         return kerr(format!("{} needs a floating-point result", c.name));
+    }
+    if c.arg(0)?.dtype() == dt {
+        if let Some(r) = crate::kernels::elementwise::map_float(c.arg(0)?, &f) {
+            return one(r);
+        }
     }
     one(Tensor::from_f64(c.arg(0)?.cast(dt).to_f64().mapv(f), dt))
 }
@@ -662,6 +670,15 @@ fn matmul(c: &Ctx) -> KResult<Vec<Value>> {
 fn addmm(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let prod = linalg::matmul(c.arg(1)?, c.arg(2)?, dt)?;
+    let is_one = |name| -> KResult<bool> {
+        Ok(c.opt_scalar(name)?
+            .is_none_or(|t| t.to_f64().iter().all(|&v| v == 1.0)))
+    };
+    if is_one("alpha")? && is_one("beta")? {
+        if let Some(r) = f32_fast_path(BinOp::Add, dt, c.arg(0)?, &prod) {
+            return one(Tensor::F32(r?));
+        }
+    }
     let mut p = prod.dom();
     if let Some(alpha) = c.opt_scalar("alpha")? {
         if alpha.to_f64().iter().any(|&v| v != 1.0) {
@@ -681,13 +698,11 @@ fn addmm(c: &Ctx) -> KResult<Vec<Value>> {
 /// `input @ weight.T + bias`.
 fn linear(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
-    let w = c.arg(1)?;
-    let wt = if w.ndim() == 2 {
-        shape::permute(w, &[1, 0])?
-    } else {
-        w.clone()
-    };
-    let y = linalg::matmul(c.arg(0)?, &wt, dt)?;
+    // The weight is read transposed in place (a 1-d weight as it is).
+    let y = linalg::matmul_bt(c.arg(0)?, c.arg(1)?, dt)?;
+    if let Some(r) = c.opt_arg(2).and_then(|b| f32_fast_path(BinOp::Add, dt, &y, b)) {
+        return one(Tensor::F32(r?));
+    }
     match c.opt_arg(2) {
         Some(b) => one(Tensor::from_dom(
             binary(BinOp::Add, &y.dom(), &b.dom_as(dt))?,
@@ -812,6 +827,11 @@ fn softmax(c: &Ctx, log: bool) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let x = c.arg(0)?;
     let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;
+    if x.dtype() == dt {
+        if let Some(r) = reduce::softmax_tensor(x, d, log) {
+            return one(r);
+        }
+    }
     one(Tensor::from_f64(nn::softmax(&f64_of(x, dt), d, log), dt))
 }
 
@@ -964,6 +984,17 @@ fn native_layer_norm(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let x = c.arg(0)?;
     let nd = c.i64s_attr("normalized_shape")?.len();
+    // In the input's own dtype, row by row, when weight and bias have the
+    // normalized shape.
+    let normalized = &x.shape()[x.ndim().saturating_sub(nd)..];
+    let fits = |t: Option<&Tensor>| t.is_none_or(|t| t.shape() == normalized);
+    if x.dtype() == dt && nd <= x.ndim() && fits(c.opt_arg(1)) && fits(c.opt_arg(2)) {
+        let eps = c.f64_or("eps", 1e-5)?;
+        if let Some(r) = reduce::layer_norm_tensor(x, nd, c.opt_arg(1), c.opt_arg(2), eps) {
+            let (o, m, r) = r?;
+            return stats_results(c, o, (m, r));
+        }
+    }
     let (w, b) = (
         c.opt_arg(1).map(|t| f64_of(t, dt)),
         c.opt_arg(2).map(|t| f64_of(t, dt)),
@@ -985,7 +1016,12 @@ fn norm_results(
     dt: DType,
     (o, m, r): (ArrayD<f64>, ArrayD<f64>, ArrayD<f64>),
 ) -> KResult<Vec<Value>> {
-    let mut out = vec![Value::tensor(Tensor::from_f64(o, dt))];
+    stats_results(c, Tensor::from_f64(o, dt), (m, r))
+}
+
+/// [`norm_results`] of an output already in its dtype.
+fn stats_results(c: &Ctx, o: Tensor, (m, r): (ArrayD<f64>, ArrayD<f64>)) -> KResult<Vec<Value>> {
+    let mut out = vec![Value::tensor(o)];
     if c.op.num_results() == 3 {
         out.push(Value::tensor(Tensor::from_f64(m, c.out_dtype(1)?)));
         out.push(Value::tensor(Tensor::from_f64(r, c.out_dtype(2)?)));
@@ -1069,9 +1105,31 @@ fn batch_norm_f64(c: &Ctx, dt: DType, eps: f64) -> KResult<Tensor> {
     Ok(Tensor::from_f64(o, dt))
 }
 
-/// `softmax(q kᵀ · scale + mask) v`, in f64.
+/// `softmax(q kᵀ · scale + mask) v`: f32 operands in f32 ([`linalg::sdpa_f32`]),
+/// others (and grouped-query attention) in f64.
 fn sdpa(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
+    if let (DType::F32, Tensor::F32(q), Tensor::F32(k), Tensor::F32(v)) =
+        (dt, c.arg(0)?, c.arg(1)?, c.arg(2)?)
+    {
+        let same_heads = q.ndim() < 3 || k.ndim() != q.ndim() || {
+            let r = k.ndim();
+            q.shape()[r - 3] == k.shape()[r - 3]
+        };
+        if !c.bool_or("enable_gqa", false)? || same_heads {
+            let e = q.shape().last().copied().unwrap_or(1) as f64;
+            let scale = c.opt_f64("scale")?.unwrap_or(1.0 / e.sqrt()) as f32;
+            let causal = c.bool_or("is_causal", false)?;
+            return one(Tensor::F32(linalg::sdpa_f32(
+                q,
+                k,
+                v,
+                scale,
+                c.opt_arg(3),
+                causal,
+            )?));
+        }
+    }
     let (q, mut k, mut v) = (
         c.arg(0)?.cast(DType::F64),
         c.arg(1)?.cast(DType::F64),

@@ -156,6 +156,11 @@ fn argmax(c: &Ctx) -> KResult<Vec<Value>> {
 fn softmax(c: &Ctx) -> KResult<Vec<Value>> {
     let x = c.arg(0)?;
     let ax = norm_axis(c.arg_i64(1)?, x.ndim())?;
+    if x.dtype() == c.out_dtype(0)? {
+        if let Some(r) = reduce::softmax_tensor(x, ax, false) {
+            return one(r);
+        }
+    }
     one(Tensor::from_f64(
         nn::softmax(&x.to_f64(), ax, false),
         c.out_dtype(0)?,

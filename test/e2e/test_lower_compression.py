@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from test_legalize import BUILD, run_coreai_core
-from test_lower_complex_symbolic import convert, export, load
+from test_lower_complex_symbolic import check_both, convert, eager, export, load
 
 HEADER = '''
 import torch
@@ -126,10 +126,10 @@ def factory():
 '''
 
 
-def run(tmp_path, module, stage):
+def run(tmp_path, module, stage, inputs="in.npz"):
     out = tmp_path / f"{stage}.out.npz"
     r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(module), "--inputs", str(tmp_path / "in.npz"),
+        [os.path.join(BUILD, "coreai-run"), str(module), "--inputs", str(tmp_path / inputs),
          "--outputs", str(out)],
         capture_output=True, text=True,
     )
@@ -165,6 +165,39 @@ def test_compression_ops_match_eager_in_both_stages_and_both_executors(tmp_path,
     core, core_text = convert(tmp_path, aten)
     assert_matches(run(tmp_path, core, "coreai"), expected, "coreai-run, coreai stage")
     assert_matches(run_coreai_core(core_text, inputs, tmp_path), expected, "coreai-core")
+
+
+# Activation (de)quantization with a dynamic batch: per-channel along the
+# static dim, per-tensor; run at batch sizes other than the example's.
+DYNAMIC = HEADER + '''
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = cl.ActivationQuantizeModule(torch.tensor([0.1, 0.2, 0.05]), torch.uint8,
+                                             zero_point=torch.tensor([128, 100, 3], dtype=torch.uint8), axis=1)
+        self.q2 = cl.ActivationQuantizeModule(torch.tensor(0.3), torch.int8)
+        self.dq = cl.ActivationDequantizeModule(torch.tensor([0.5, 0.25, 2.0]),
+                                                zero_point=torch.tensor([1, -2, 3], dtype=torch.int8), axis=-1)
+    def forward(self, x, qi):
+        return self.q(x), self.q2(x), self.dq(qi)
+def factory():
+    g = torch.Generator().manual_seed(7)
+    return M(), (torch.randn(4, 3, generator=g) * 10, torch.randint(-128, 128, (5, 3), dtype=torch.int8, generator=g))
+'''
+
+
+def test_compression_ops_with_a_dynamic_batch_match_eager(tmp_path):
+    aten = export(tmp_path, DYNAMIC, dynamic="x:0,qi:0")
+    core, text = convert(tmp_path, aten)
+    assert "tensor<?x3xf32>" in text
+    for batch in (1, 9):
+        rng = np.random.default_rng(batch)
+        inputs = {"x": (rng.normal(size=(batch, 3)) * 10).astype(np.float32),
+                  "qi": rng.integers(-128, 128, (batch + 1, 3)).astype(np.int8)}
+        expected = eager(DYNAMIC, inputs)
+        # Exact: integer outputs, and a dequantization of one rounding.
+        check_both(tmp_path, core, text, inputs, expected, 0)
+        assert_matches(run(tmp_path, aten, "aten", "run_in.npz"), expected, f"aten stage, batch {batch}")
 
 
 def test_importer_keeps_every_argument_of_a_custom_op(tmp_path):

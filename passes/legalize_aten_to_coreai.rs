@@ -25,6 +25,12 @@
 //!      variantless (`coreai::quantize.default` and `coreai::quantize` are
 //!      `quantize`; see `aten_to_coreai::compression`). A lowering that
 //!      declines is an error at the op's location, with its reason.
+//!      With `composites=graph` (the default) the ATen-derived composites
+//!      (norms, log_softmax, SDPA, avg-pool, hardsigmoid, vector norm,
+//!      pixel_shuffle) become private `noinline` graphs with coreai-torch's
+//!      `composite_decl`, inserted before the function, each called by a
+//!      `coreai.invoke` (`aten_to_coreai/composite.rs`); `composites=inline`
+//!      emits their ops in place.
 //!   3. Each `func.func` becomes a `coreai.graph` with the same name,
 //!      signature and argument/result attributes (`coreai.name`); private
 //!      functions become `private` graphs, `coreai.noinline` functions

@@ -391,3 +391,19 @@ fn invoke<'c, 'a>(
     }
     Ok(results)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::OpAttr;
+
+    #[test]
+    fn op_attrs_are_typed_as_coreai_torch_types_them() {
+        assert_eq!(OpAttr::Int(-1).text(), "-1 : si64");
+        assert_eq!(OpAttr::Float(1e-5).text(), "1.0e-5 : f32");
+        assert_eq!(OpAttr::Float(f64::INFINITY).text(), "0x7F800000 : f32");
+        assert_eq!(OpAttr::Float(f64::NEG_INFINITY).text(), "0xFF800000 : f32");
+        assert_eq!(OpAttr::Bool(false).text(), "false");
+        assert_eq!(OpAttr::Ints(vec![2, 3]).text(), "[2 : si64, 3 : si64]");
+        assert_eq!(OpAttr::Ints(vec![]).text(), "[]");
+    }
+}

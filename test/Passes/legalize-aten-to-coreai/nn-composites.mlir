@@ -97,3 +97,26 @@ func.func @gn_logsoftmax(%x: tensor<2x6x5x5xf32>, %w: tensor<6xf32>, %b: tensor<
   %1 = aten.log_softmax.int %0#0 {dim = -1 : i64} : (tensor<2x6x5x5xf32>) -> tensor<2x6x5x5xf32>
   return %1 : tensor<2x6x5x5xf32>
 }
+
+// -----
+
+// An op in a nested region (a torch.cond branch): the graph goes to module
+// level, the invoke stays in the branch.
+// CHECK-LABEL: coreai.graph private noinline @hard_sigmoid(
+// CHECK-SAME:    %{{.*}}: tensor<3x4xf32> {coreai.name = "input"}) -> tensor<3x4xf32>
+// CHECK-LABEL: coreai.graph @in_branch(
+// CHECK-SAME:    %[[P:[^:]*]]: tensor<i1>, %[[X:[^:]*]]: tensor<3x4xf32>
+// CHECK-NEXT:    coreai.if %[[P]] {
+// CHECK-NEXT:      %[[Y:.*]] = coreai.invoke @hard_sigmoid(%[[X]])
+// CHECK-NEXT:      coreai.yield %[[Y]]
+func.func @in_branch(%p: tensor<i1>, %x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = aten.cond %p (%x) : tensor<i1>, (tensor<3x4xf32>) -> (tensor<3x4xf32>) {
+  ^bb0(%a: tensor<3x4xf32>):
+    %1 = aten.hardsigmoid.default %a : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    aten.yield %1 : tensor<3x4xf32>
+  }, {
+  ^bb0(%a: tensor<3x4xf32>):
+    aten.yield %a : tensor<3x4xf32>
+  }
+  return %0 : tensor<3x4xf32>
+}

@@ -5,7 +5,7 @@
 //! interpolation (coreai.interpolate).
 
 use crate::error::{kerr, KResult};
-use crate::kernels::linalg::{as_f32, compute_kind, from_f32, Conv2d, Gemm};
+use crate::kernels::linalg::{as_f32, compute_kind, from_f32, Conv2d};
 use crate::tensor::{DType, Tensor};
 use ndarray::{ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
@@ -14,12 +14,27 @@ use std::cell::RefCell;
 /// GEMM element types of the 2-d convolution, with a per-thread im2col
 /// buffer kept between calls (a fresh multi-megabyte buffer per call costs
 /// more in page faults than the copy into it).
-pub trait ConvElem: Gemm + std::ops::Add<Output = Self> {
+pub trait ConvElem: Copy + Default + Send + Sync + std::ops::Add<Output = Self> {
     fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
+
+    /// `matrixmultiply`'s strided GEMM `c = a · b` (a `m×k`, b `k×n`, each
+    /// given by its row and column strides).
+    ///
+    /// # Safety
+    /// Every element the strides reach must lie inside its buffer.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm_strided(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: (*const Self, isize, isize),
+        b: (*const Self, isize, isize),
+        c: (*mut Self, isize, isize),
+    );
 }
 
 macro_rules! conv_elem {
-    ($t:ty, $key:ident) => {
+    ($t:ty, $key:ident, $gemm:path) => {
         thread_local!(static $key: RefCell<Vec<$t>> = const { RefCell::new(Vec::new()) });
         impl ConvElem for $t {
             fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [$t]) -> R) -> R {
@@ -34,11 +49,55 @@ macro_rules! conv_elem {
                     Err(_) => f(&mut vec![0.0; len]),
                 })
             }
+
+            unsafe fn gemm_strided(
+                m: usize,
+                k: usize,
+                n: usize,
+                a: (*const $t, isize, isize),
+                b: (*const $t, isize, isize),
+                c: (*mut $t, isize, isize),
+            ) {
+                $gemm(m, k, n, 1.0, a.0, a.1, a.2, b.0, b.1, b.2, 0.0, c.0, c.1, c.2)
+            }
         }
     };
 }
-conv_elem!(f32, SCRATCH_F32);
-conv_elem!(f64, SCRATCH_F64);
+conv_elem!(f32, SCRATCH_F32, matrixmultiply::sgemm);
+conv_elem!(f64, SCRATCH_F64, matrixmultiply::dgemm);
+
+/// `c [m×n] = a [m×k] · b [k×n]`, all row-major. When `n > m` it runs as
+/// `cᵀ = bᵀ · aᵀ` (strides only, no copy): `matrixmultiply` packs the right
+/// operand on one thread and splits the rows of the left one across
+/// threads, so the larger dim goes left. Both orders sum each element's
+/// products in the same order: the results are the same bits.
+fn conv_gemm<T: ConvElem>(m: usize, k: usize, n: usize, a: &[T], b: &[T], c: &mut [T]) {
+    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+    let (ki, ni) = (k as isize, n as isize);
+    // SAFETY: with these strides the GEMM reads a[..m·k], b[..k·n] and
+    // writes c[..m·n], all inside the slices (checked above).
+    unsafe {
+        if n > m {
+            T::gemm_strided(
+                n,
+                k,
+                m,
+                (b.as_ptr(), 1, ni),
+                (a.as_ptr(), 1, ki),
+                (c.as_mut_ptr(), 1, ni),
+            )
+        } else {
+            T::gemm_strided(
+                m,
+                k,
+                n,
+                (a.as_ptr(), ki, 1),
+                (b.as_ptr(), ni, 1),
+                (c.as_mut_ptr(), ni, 1),
+            )
+        }
+    }
+}
 
 /// Geometry of one 2-d convolution: input `[C, h, w]` planes, kernel
 /// `kh × kw`, output `ho × wo`.
@@ -154,7 +213,7 @@ fn conv2d_in<T: ConvElem>(x: &ArrayD<T>, w: &ArrayD<T>, p: &Conv2d) -> KResult<A
                 let a = &wv[gi * og * kk..][..og * kk];
                 let dst = &mut out[(n * o + gi * og) * howo..][..og * howo];
                 if geom.is_pointwise() {
-                    T::gemm(og, kk, howo, a, planes, dst);
+                    conv_gemm(og, kk, howo, a, planes, dst);
                     continue;
                 }
                 T::with_scratch(kk * howo, |cols| {
@@ -167,7 +226,7 @@ fn conv2d_in<T: ConvElem>(x: &ArrayD<T>, w: &ArrayD<T>, p: &Conv2d) -> KResult<A
                     } else {
                         cols.chunks_mut(chunk).enumerate().for_each(fill);
                     }
-                    T::gemm(og, kk, howo, a, cols, dst);
+                    conv_gemm(og, kk, howo, a, cols, dst);
                 });
             }
         }

@@ -21,10 +21,12 @@
 //! whose `input_dtype` is narrower than their storage (`torch.int4` data in
 //! `int8`) are narrowed the same way, with their zero points.
 
+use super::cast::is_half;
 use super::common::{
     cast_to, dims, element_type, int_scalar, normalize_dim, reshape, shape_of, splat, tensor_type,
     DYNAMIC,
 };
+use super::elementwise::arith;
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
     attribute::{ArrayAttribute, DenseI64ArrayAttribute, StringAttribute, TypeAttribute},
@@ -309,6 +311,11 @@ fn quantization<'c, 'a>(
     };
     let scale = reshape(cx, scale, &shape)?;
     let (offset1, offset2) = offsets(cx, quant, float, logical, &shape)?;
+    let (input, scale, offset2) = if name == "coreai.quantize" && is_half(float) {
+        half_quotient(cx, input, scale, offset2, axis, &shape)?
+    } else {
+        (input, scale, offset2)
+    };
     let axis = int_scalar(cx, axis as i64, "si32")?;
     let out = cx.build_value(
         name,
@@ -317,6 +324,53 @@ fn quantization<'c, 'a>(
         &[],
     )?;
     Ok(vec![out])
+}
+
+/// coreai-core's `quantize` divides f16/bf16 inputs in f32, PyTorch rounds
+/// `x - minval` and `x / scale` to the input dtype first: at a quotient
+/// that lands on .5 only after that rounding they give integers 1 apart.
+/// So the quotient is computed in the input dtype by elementwise ops and
+/// quantized with scale 1 and offset2 0 (exact in any precision).
+// coreai.quantize %x : f16, %scale, %offset1, %offset2
+//   → coreai.quantize ((x - offset2) / scale), 1, %offset1, 0   (x - offset2 only in minval mode)
+type Quotient<'c, 'a> = (Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>);
+fn half_quotient<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    scale: Value<'c, 'a>,
+    offset2: Value<'c, 'a>,
+    axis: usize,
+    shape: &[i64],
+) -> Result<Quotient<'c, 'a>, Decline> {
+    let element = element_type(x)?;
+    // A per-channel parameter [C] as [1, .., C at axis, .., 1].
+    let along = |p: Value<'c, 'a>| -> Result<Value<'c, 'a>, Decline> {
+        let p = cast_to(cx, p, element)?;
+        match shape {
+            [c] => {
+                let mut to = vec![1; shape_of(x)?.len()];
+                to[axis] = *c;
+                reshape(cx, p, &to)
+            }
+            _ => Ok(p),
+        }
+    };
+    let shifted = match named_operand(cx, "minval")? {
+        Some(_) => arith(cx, "sub", x, along(offset2)?)?,
+        None => x,
+    };
+    let quotient = arith(cx, "divide", shifted, along(scale)?)?;
+    let one = splat(
+        cx,
+        Scalar::Float(1.0),
+        tensor_type(shape, element_type(scale)?),
+    )?;
+    let zero = splat(
+        cx,
+        Scalar::Int(0),
+        tensor_type(shape, element_type(offset2)?),
+    )?;
+    Ok((quotient, one, zero))
 }
 
 // aten.operator "coreai::sparse_to_dense"(%values : [N], %mask : i1)

@@ -93,6 +93,25 @@ func.func @quantize_per_channel(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %zp: ten
 
 // -----
 
+// f16 input: (x - minval) / scale in f16 by elementwise ops (PyTorch rounds
+// there; coreai-core's quantize would divide in f32), then quantize with
+// scale 1 and offset2 0.
+// CHECK-LABEL: coreai.graph @quantize_half_minval(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3xf16>, %[[S:[^:]*]]: tensor<f16>, %[[M:[^:]*]]: tensor<f16>
+// CHECK-NEXT:    %[[QMIN:.*]] = coreai.constant dense<0> : tensor<ui8>
+// CHECK-NEXT:    %[[SH:.*]] = coreai.decomposable.broadcasting_sub %[[X]], %[[M]] : (tensor<2x3xf16>, tensor<f16>) -> tensor<2x3xf16>
+// CHECK-NEXT:    %[[QT:.*]] = coreai.decomposable.broadcasting_divide %[[SH]], %[[S]] : (tensor<2x3xf16>, tensor<f16>) -> tensor<2x3xf16>
+// CHECK-NEXT:    %[[ONE:.*]] = coreai.constant dense<1.000000e+00> : tensor<f16>
+// CHECK-NEXT:    %[[ZERO:.*]] = coreai.constant dense<0.000000e+00> : tensor<f16>
+// CHECK-NEXT:    %[[A:.*]] = coreai.constant dense<0> : tensor<si32>
+// CHECK-NEXT:    coreai.quantize %[[QT]], %[[ONE]], %[[QMIN]], %[[ZERO]], %[[A]] : (tensor<2x3xf16>, tensor<f16>, tensor<ui8>, tensor<f16>, tensor<si32>) -> tensor<2x3xui8>
+func.func @quantize_half_minval(%x: tensor<2x3xf16>, %s: tensor<f16>, %m: tensor<f16>) -> tensor<2x3xui8> {
+  %0 = aten.operator "coreai::quantize.default"(%x, %s, %m) {output_dtype = ui8, operand_args = ["input", "scale", "minval"], operand_groups = array<i64: 1, 1, 1>} : (tensor<2x3xf16>, tensor<f16>, tensor<f16>) -> tensor<2x3xui8>
+  return %0 : tensor<2x3xui8>
+}
+
+// -----
+
 // The coreaix namespace and a .Tensor variant match too; no offsets: both 0.
 // CHECK-LABEL: coreai.graph @dequantize_per_tensor(
 // CHECK-SAME:    %[[Q:[^:]*]]: tensor<2x3xsi8>, %[[S:[^:]*]]: tensor<f32>

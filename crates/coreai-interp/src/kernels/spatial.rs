@@ -5,11 +5,20 @@
 //! interpolation (coreai.interpolate).
 
 use crate::error::{kerr, KResult};
-use crate::kernels::linalg::{as_f32, compute_kind, from_f32, Conv2d};
+use crate::kernels::linalg::{as_f32, compute_kind, from_f32};
 use crate::tensor::{DType, Tensor};
 use ndarray::{ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
 use std::cell::RefCell;
+
+/// Parameters of a 2-d convolution.
+#[derive(Clone, Debug)]
+pub struct Conv2d {
+    pub stride: [usize; 2],
+    pub padding: [usize; 2],
+    pub dilation: [usize; 2],
+    pub groups: usize,
+}
 
 /// GEMM element types of the 2-d convolution, with a per-thread im2col
 /// buffer kept between calls (a fresh multi-megabyte buffer per call costs

@@ -12,11 +12,10 @@ use crate::error::{kerr, KResult};
 use crate::interp::Value;
 use crate::kernels::elementwise::{binary, compare, unary, where_, BinOp, CmpOp, UnOp};
 use crate::kernels::linalg;
-use crate::kernels::spatial::Conv2d;
 use crate::kernels::nn::{self, Pool2d};
 use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
 use crate::kernels::shape;
-use crate::kernels::spatial;
+use crate::kernels::spatial::{self, Conv2d};
 use crate::tensor::{result_type, DType, Dom, Tensor};
 use ndarray::{ArrayD, Dimension, IxDyn};
 

@@ -8,10 +8,10 @@
 //! a conv2d over an inserted unit dimension. Matrix products accept dynamic
 //! batch sizes; convolutions need static shapes.
 
-pub(super) use super::common::shape_of;
 use super::common::{
     axes, bool_attr, broadcast_shapes, cast_to, element_type, int_attr, int_list_attr, int_scalar,
-    reshape, segment_operand, shape, splat, static_dims, static_type_dims, tensor_type, transpose,
+    reshape, segment_operand, shape, shape_of, splat, static_dims, static_type_dims, tensor_type,
+    transpose,
 };
 pub(super) use super::elementwise::arith as broadcasting;
 use crate::lowering::{Decline, LoweringCx, Scalar};

@@ -15,11 +15,11 @@
 
 use super::common::{
     axes, bool_attr, cast_to, element_type, int_attr, int_list_attr, opt_int_attr, reshape,
-    segment_operand, shape, splat, static_dims, tensor_type, transpose,
+    segment_operand, shape, shape_of, splat, static_dims, tensor_type, transpose,
 };
 use super::composite::{lower_composite, of_input, operand, operand_or, Composite, Input, OpAttr};
 use super::elementwise::{predicate, select, unary};
-use super::linalg::{batch_matmul, broadcasting, float_scalar, pad_spatial, shape_of};
+use super::linalg::{batch_matmul, broadcasting, float_scalar, pad_spatial};
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
     attribute::{ArrayAttribute, FloatAttribute, IntegerAttribute},

@@ -377,6 +377,111 @@ mod tests {
         assert!(matmul(&a, &a, DType::F32).is_err());
     }
 
+    /// `torch.matmul` by definition, in f64, on standard-layout copies.
+    fn naive(a: &ArrayD<f64>, b: &ArrayD<f64>) -> ArrayD<f64> {
+        let (ra, rb) = (a.ndim(), b.ndim());
+        let (m, k, n) = (a.shape()[ra - 2], a.shape()[ra - 1], b.shape()[rb - 1]);
+        let batch = broadcast_shapes(&a.shape()[..ra - 2], &b.shape()[..rb - 2]).unwrap();
+        let full = |s: &[usize]| [batch.clone(), s.to_vec()].concat();
+        let av = a.broadcast(IxDyn(&full(&[m, k]))).unwrap().to_owned();
+        let bv = b.broadcast(IxDyn(&full(&[k, n]))).unwrap().to_owned();
+        let mut out = ArrayD::zeros(IxDyn(&full(&[m, n])));
+        for (idx, o) in out.indexed_iter_mut() {
+            let mut s = 0.0;
+            for p in 0..k {
+                let mut ia = ndarray::Dimension::slice(&idx).to_vec();
+                let mut ib = ia.clone();
+                ia[batch.len() + 1] = p;
+                ib[batch.len()] = p;
+                s += av[IxDyn(&ia)] * bv[IxDyn(&ib)];
+            }
+            *o = s;
+        }
+        out
+    }
+
+    fn seq(shape: &[usize], salt: usize) -> ArrayD<f64> {
+        let n: usize = shape.iter().product();
+        let v = (0..n).map(|i| ((i * 7 + salt) % 11) as f64 - 5.0).collect();
+        ArrayD::from_shape_vec(IxDyn(shape), v).unwrap()
+    }
+
+    #[test]
+    fn strided_and_broadcast_products_match_the_definition() {
+        // (a shape, b shape): broadcast batches, a shared right operand
+        // (folded into rows), batches on both sides, small and threaded.
+        for (sa, sb) in [
+            (vec![2, 1, 3, 4], vec![5, 4, 2]),
+            (vec![3, 4, 5], vec![5, 6]),
+            (vec![1, 128, 40], vec![40, 70]),
+            (vec![4, 9, 8], vec![4, 8, 9]),
+            (vec![6, 3], vec![1, 3, 2]),
+        ] {
+            let (a, b) = (seq(&sa, 1), seq(&sb, 3));
+            let want = naive(&a, &b);
+            let got = matmul(&Tensor::F64(a.clone()), &Tensor::F64(b.clone()), DType::F64).unwrap();
+            assert_eq!(got.to_f64(), want, "{sa:?} @ {sb:?}");
+            let got = matmul(&Tensor::F64(a.clone()), &Tensor::F64(b.clone()), DType::F32).unwrap();
+            assert_eq!(got.to_f64(), want, "f32 {sa:?} @ {sb:?}");
+            let int = |x: &ArrayD<f64>| Tensor::I32(x.mapv(|v| v as i32));
+            let got = matmul(&int(&a), &int(&b), DType::I32).unwrap();
+            assert_eq!(got.to_f64(), want, "i32 {sa:?} @ {sb:?}");
+            // The same product with b given transposed, read in place.
+            let mut bt = b.clone();
+            let r = bt.ndim();
+            bt.swap_axes(r - 2, r - 1);
+            let bt = bt.as_standard_layout().into_owned();
+            let got = matmul_bt(&Tensor::F64(a), &Tensor::F64(bt), DType::F64).unwrap();
+            assert_eq!(got.to_f64(), want, "bt {sa:?} @ {sb:?}");
+        }
+        // Operands that are themselves non-standard views (reversed axes).
+        let a = seq(&[5, 3], 2);
+        let at = Tensor::F32(a.mapv(|v| v as f32).reversed_axes());
+        let b = seq(&[5, 4], 4);
+        let got = matmul(&at, &Tensor::F64(b.clone()), DType::F32).unwrap();
+        assert_eq!(got.to_f64(), naive(&a.reversed_axes().to_owned(), &b));
+    }
+
+    #[test]
+    fn sdpa_f32_matches_softmax_of_scores() {
+        let q = seq(&[2, 3, 4], 1).mapv(|v| v as f32 / 4.0);
+        let k = seq(&[2, 5, 4], 2).mapv(|v| v as f32 / 4.0);
+        let v = seq(&[2, 5, 3], 3).mapv(|v| v as f32);
+        for causal in [false, true] {
+            let got = sdpa_f32(&q, &k, &v, 0.5, None, causal).unwrap();
+            for bh in 0..2 {
+                for i in 0..3 {
+                    let s: Vec<f64> = (0..5)
+                        .map(|j| {
+                            let dot: f64 =
+                                (0..4).map(|e| (q[[bh, i, e]] * k[[bh, j, e]]) as f64).sum();
+                            if causal && j > i { f64::NEG_INFINITY } else { dot * 0.5 }
+                        })
+                        .collect();
+                    let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                    let z: f64 = s.iter().map(|x| (x - m).exp()).sum();
+                    for c in 0..3 {
+                        let want: f64 =
+                            (0..5).map(|j| (s[j] - m).exp() / z * v[[bh, j, c]] as f64).sum();
+                        let d = (got[[bh, i, c]] as f64 - want).abs();
+                        assert!(d <= 1e-5 * (1.0 + want.abs()), "{causal} {bh} {i} {c}: {d}");
+                    }
+                }
+            }
+        }
+        // A bool mask that hides everything but key 0 returns v's row 0.
+        let mut keep = ndarray::ArrayD::from_elem(IxDyn(&[3, 5]), false);
+        keep.index_axis_mut(ndarray::Axis(1), 0).fill(true);
+        let got = sdpa_f32(&q, &k, &v, 0.5, Some(&Tensor::Bool(keep)), false).unwrap();
+        for bh in 0..2 {
+            for i in 0..3 {
+                for c in 0..3 {
+                    assert_eq!(got[[bh, i, c]], v[[bh, 0, c]]);
+                }
+            }
+        }
+    }
+
     #[test]
     fn integer_matmul_wraps_at_result_width() {
         let a = Tensor::I32(Array::from_shape_vec(IxDyn(&[1, 2]), vec![i32::MAX, 1]).unwrap());

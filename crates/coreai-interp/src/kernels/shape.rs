@@ -22,7 +22,71 @@ pub fn permute(t: &Tensor, perm: &[usize]) -> KResult<Tensor> {
             t.ndim()
         ));
     }
-    Ok(map_tensor!(t, a => a.view().permuted_axes(IxDyn(perm)).as_standard_layout().into_owned()))
+    Ok(map_tensor!(t, a => permute_copy(a, perm)))
+}
+
+/// Side of the square tiles a transposing permute copies through.
+const TILE: usize = 32;
+
+/// `a` permuted by `perm` into a new standard-layout array: runs along the
+/// input's contiguous axis are copied whole when that axis stays last, or
+/// transposed tile by tile with the output's last axis when it moves.
+fn permute_copy<T: Copy + Default>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
+    let v = a.view().permuted_axes(IxDyn(perm));
+    let out_shape = v.raw_dim();
+    let Some(src) = a.as_slice() else {
+        return v.as_standard_layout().into_owned();
+    };
+    // Unit axes move no data.
+    let (shape, strides): (Vec<usize>, Vec<isize>) = v
+        .shape()
+        .iter()
+        .zip(v.strides())
+        .filter(|(&n, _)| n != 1)
+        .map(|(&n, &s)| (n, s))
+        .unzip();
+    let d = shape.len();
+    let unit = strides.iter().position(|&s| s == 1);
+    let (Some(p), true) = (unit, d > 0) else {
+        return v.as_standard_layout().into_owned();
+    };
+    let mut out_strides = vec![1isize; d];
+    for i in (0..d - 1).rev() {
+        out_strides[i] = out_strides[i + 1] * shape[i + 1] as isize;
+    }
+    let q = d - 1;
+    let others: Vec<usize> = (0..d).filter(|&i| i != p && i != q).collect();
+    let offsets = |st: &[isize]| {
+        let mut offs = vec![0isize];
+        for &i in &others {
+            offs = offs
+                .iter()
+                .flat_map(|&o| (0..shape[i] as isize).map(move |k| o + k * st[i]))
+                .collect();
+        }
+        offs
+    };
+    let (src_offs, dst_offs) = (offsets(&strides), offsets(&out_strides));
+    let mut out = vec![T::default(); a.len()];
+    let (np, nq, sq, dp) = (shape[p], shape[q], strides[q], out_strides[p]);
+    for (&so, &doff) in src_offs.iter().zip(&dst_offs) {
+        let (so, doff) = (so as usize, doff as usize);
+        if p == q {
+            out[doff..doff + nq].copy_from_slice(&src[so..so + nq]);
+            continue;
+        }
+        for i0 in (0..np).step_by(TILE) {
+            for j0 in (0..nq).step_by(TILE) {
+                for j in j0..(j0 + TILE).min(nq) {
+                    let s_row = so as isize + j as isize * sq;
+                    for i in i0..(i0 + TILE).min(np) {
+                        out[doff + i * dp as usize + j] = src[(s_row + i as isize) as usize];
+                    }
+                }
+            }
+        }
+    }
+    ArrayD::from_shape_vec(out_shape, out).expect("sizes agree")
 }
 
 /// Broadcasts to `shape` (materialized).
@@ -423,6 +487,44 @@ mod tests {
 
     fn t(shape: &[usize], v: Vec<i64>) -> Tensor {
         Tensor::I64(Array::from_shape_vec(IxDyn(shape), v).unwrap())
+    }
+
+    #[test]
+    fn permute_copy_matches_the_strided_view() {
+        // Shapes with unit axes, tiles cut at the edges (33 > TILE), and
+        // every permutation of 3 and 4 axes.
+        for shape in [
+            vec![2, 33, 40],
+            vec![1, 5, 1, 7],
+            vec![3, 1, 70, 2],
+            vec![4, 0, 3],
+        ] {
+            let n: usize = shape.iter().product();
+            let a = Array::from_shape_vec(IxDyn(&shape), (0..n as i64).collect()).unwrap();
+            let d = shape.len();
+            let mut perms: Vec<Vec<usize>> = vec![vec![]];
+            for _ in 0..d {
+                perms = perms
+                    .into_iter()
+                    .flat_map(|p| {
+                        (0..d)
+                            .filter(|i| !p.contains(i))
+                            .map(|i| [p.clone(), vec![i]].concat())
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+            }
+            for perm in perms {
+                let want = a.view().permuted_axes(IxDyn(&perm)).to_owned();
+                let got = permute_copy(&a, &perm);
+                assert_eq!(got, want, "shape {shape:?} perm {perm:?}");
+                assert!(got.is_standard_layout());
+            }
+        }
+        // A non-standard input takes the general path.
+        let a = Array::from_shape_vec(IxDyn(&[3, 4]), (0..12i64).collect()).unwrap();
+        let at = a.clone().reversed_axes();
+        assert_eq!(permute_copy(&at, &[1, 0]), a);
     }
 
     #[test]

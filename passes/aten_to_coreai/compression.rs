@@ -20,6 +20,10 @@
 //! coreai can cast to that type, else declined); blockwise-quantized weights
 //! whose `input_dtype` is narrower than their storage (`torch.int4` data in
 //! `int8`) are narrowed the same way, with their zero points.
+//!
+//! One fidelity fix over coreai-torch: an f16/bf16 `quantize` computes
+//! `(x - minval) / scale` in the input dtype first, as PyTorch does
+//! (coreai-core's `coreai.quantize` divides in f32; see [`half_quotient`]).
 
 use super::cast::is_half;
 use super::common::{

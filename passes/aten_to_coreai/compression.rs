@@ -23,7 +23,7 @@
 //!
 //! One fidelity fix over coreai-torch: an f16/bf16 `quantize` computes
 //! `(x - minval) / scale` in the input dtype first, as PyTorch does
-//! (coreai-core's `coreai.quantize` divides in f32; see [`half_quotient`]).
+//! (coreai-core's `coreai.quantize` divides in f32; see `half_quotient`).
 
 use super::cast::is_half;
 use super::common::{

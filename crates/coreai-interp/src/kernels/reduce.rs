@@ -147,6 +147,58 @@ pub fn reduce(kind: Reduction, d: &Dom, axes: &[usize], keepdim: bool) -> KResul
     }
 }
 
+/// [`reduce`] of a float tensor over trailing `axes` (normalized) in its own
+/// dtype: each row through f64 as [`reduce`] computes it (the same bits),
+/// without converting or regrouping the array. `None` when the axes are
+/// not trailing, the reduction is not arithmetic, or `x` is not a float.
+pub fn reduce_float(
+    kind: Reduction,
+    x: &Tensor,
+    axes: &[usize],
+    keepdim: bool,
+) -> Option<KResult<Tensor>> {
+    fn go<T: Real>(kind: Reduction, a: &ArrayD<T>, axes: &[usize], keepdim: bool) -> KResult<ArrayD<T>> {
+        let r = a.ndim();
+        let inner: usize = a.shape()[r - axes.len()..].iter().product();
+        if inner == 0 && matches!(kind, Reduction::Max | Reduction::Min) {
+            return kerr("max/min of an empty dimension");
+        }
+        let a = a.as_standard_layout();
+        let data = a.as_slice().expect("standard layout");
+        let outer: usize = a.shape()[..r - axes.len()].iter().product();
+        let row = |i: usize| {
+            let v: Vec<f64> = data[i * inner..(i + 1) * inner].iter().map(|e| e.to_f64()).collect();
+            T::from_f64(reduce_f64(kind, &v))
+        };
+        let v: Vec<T> = if data.len() < PARALLEL_MIN_ELEMENTS {
+            (0..outer).map(row).collect()
+        } else {
+            (0..outer).into_par_iter().map(row).collect()
+        };
+        let shape: Vec<usize> = (0..r)
+            .filter(|d| keepdim || !axes.contains(d))
+            .map(|d| if axes.contains(&d) { 1 } else { a.shape()[d] })
+            .collect();
+        Ok(ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"))
+    }
+    let r = x.ndim();
+    let trailing = axes.iter().enumerate().all(|(i, &ax)| ax == r - axes.len() + i);
+    let arithmetic = matches!(
+        kind,
+        Reduction::Sum | Reduction::Mean | Reduction::Prod | Reduction::Max | Reduction::Min
+    );
+    if !trailing || !arithmetic || axes.len() > r {
+        return None;
+    }
+    Some(match x {
+        Tensor::F32(a) => go(kind, a, axes, keepdim).map(Tensor::F32),
+        Tensor::F64(a) => go(kind, a, axes, keepdim).map(Tensor::F64),
+        Tensor::F16(a) => go(kind, a, axes, keepdim).map(Tensor::F16),
+        Tensor::BF16(a) => go(kind, a, axes, keepdim).map(Tensor::BF16),
+        _ => return None,
+    })
+}
+
 /// Index of the maximum (or minimum) along `axis`; the first one wins and NaN
 /// counts as the maximum (and the minimum), as in PyTorch.
 pub fn arg_reduce(d: &Dom, axis: usize, keepdim: bool, max: bool) -> KResult<ArrayD<i128>> {

@@ -579,6 +579,11 @@ fn reduce_op(c: &Ctx, kind: Reduction) -> KResult<Vec<Value>> {
         Reduction::Max | Reduction::Min => x.dtype(),
         _ => dt,
     };
+    if x.dtype() == dt && input_dt == dt {
+        if let Some(r) = reduce::reduce_float(kind, x, &axes, keep) {
+            return one(r?);
+        }
+    }
     let r = reduce::reduce(kind, &x.dom_as(input_dt), &axes, keep)?;
     one(Tensor::from_dom(r, dt))
 }

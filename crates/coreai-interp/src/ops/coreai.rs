@@ -137,6 +137,11 @@ fn reduce_op(c: &Ctx, kind: Reduction) -> KResult<Vec<Value>> {
     let x = c.arg(0)?;
     let axes = norm_axes(&c.arg_i64s(1)?, x.ndim(), false)?;
     let dt = c.out_dtype(0)?;
+    if x.dtype() == dt {
+        if let Some(r) = reduce::reduce_float(kind, x, &axes, true) {
+            return one(r?);
+        }
+    }
     one(Tensor::from_dom(
         reduce::reduce(kind, &x.dom(), &axes, true)?,
         dt,
@@ -235,12 +240,23 @@ fn concat(c: &Ctx) -> KResult<Vec<Value>> {
 
 /// coreai.slice: see [`slice_ranges`].
 fn slice(c: &Ctx) -> KResult<Vec<Value>> {
-    let mut out = c.arg(0)?.clone();
-    for (d, (a, s, n)) in slice_ranges(c, &out.shape())?.into_iter().enumerate() {
-        let idx: Vec<i64> = (0..n).map(|k| a + k * s).collect();
-        out = shape::index_select(&out, d, &idx)?;
-    }
-    one(out)
+    let x = c.arg(0)?;
+    let ranges = slice_ranges(c, &x.shape())?;
+    // (start, step, count) as ndarray's slice, which walks a negative step
+    // from the end of its range.
+    let window = |d: usize| {
+        let (a, s, n) = ranges[d];
+        let last = a + (n - 1) * s;
+        match (n, s > 0) {
+            (0, _) => Slice::new(0, Some(0), 1),
+            (_, true) => Slice::new(a as isize, Some(last as isize + 1), s as isize),
+            (_, false) => Slice::new(last as isize, Some(a as isize + 1), s as isize),
+        }
+    };
+    one(map_tensor!(x, t => t
+        .slice_each_axis(|ax| window(ax.axis.index()))
+        .as_standard_layout()
+        .into_owned()))
 }
 
 fn gather_along_axis(c: &Ctx) -> KResult<Vec<Value>> {

@@ -186,11 +186,22 @@ fn lut_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let indices = required_operand(cx, "indices")?;
     let lut = required_operand(cx, "lut")?;
     let lut_dims = shape_of(lut)?;
-    let rank = shape_of(indices)?.len();
+    let index_dims = shape_of(indices)?;
+    let rank = index_dims.len();
     if lut_dims.len() != rank + 2 {
         return Err(format!(
             "the LUT {} must have the rank of the indices plus 2 ([blocks.., palettes, vector])",
             lut.r#type()
+        ));
+    }
+    let divides = |d: usize| {
+        let (n, b) = (index_dims[d], lut_dims[d]);
+        n == DYNAMIC || (b > 0 && n % b == 0)
+    };
+    if let Some(d) = (0..rank).find(|&d| !divides(d)) {
+        return Err(format!(
+            "the LUT's {} blocks along dim {d} do not divide the {} indices there",
+            lut_dims[d], index_dims[d]
         ));
     }
     let palettes = lut_dims[rank];
@@ -382,7 +393,14 @@ fn half_quotient<'c, 'a>(
 fn sparse_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let values = required_operand(cx, "nonzero_data")?;
     let mask = narrowed(cx, required_operand(cx, "mask")?, unsigned(cx, 1)?)?;
+    let set = constant_ints(mask).map(|m| m.iter().filter(|&&b| b != 0).count() as i64);
     let nonzero = match shape_of(values)?.as_slice() {
+        [n] if set.is_some_and(|set| set != *n) => {
+            return Err(format!(
+                "{n} nonzero values for a mask with {} set entries",
+                set.unwrap_or_default()
+            ))
+        }
         [n] if *n != DYNAMIC => *n,
         _ => {
             return Err(format!(

@@ -50,3 +50,21 @@ func.func @runtime_mask(%v: tensor<1xf32>, %m: tensor<2xi1>) -> tensor<2xf32> {
   %0 = aten.operator "coreai::sparse_to_dense.default"(%v, %m) {operand_args = ["nonzero_data", "mask"], operand_groups = array<i64: 1, 1>} : (tensor<1xf32>, tensor<2xi1>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+func.func @lut_blocks_do_not_divide(%lut: tensor<3x1x4x1xf32>) -> tensor<4x2xf32> {
+  %i = arith.constant dense<0> : tensor<4x2xui8>
+  // expected-error @below {{cannot lower 'coreai::lut_to_dense.default': the LUT's 3 blocks along dim 0 do not divide the 4 indices there}}
+  %0 = aten.operator "coreai::lut_to_dense.default"(%i, %lut) {axis = 0 : i64, operand_args = ["indices", "lut"], operand_groups = array<i64: 1, 1>} : (tensor<4x2xui8>, tensor<3x1x4x1xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @sparse_count_mismatch(%v: tensor<2xf32>) -> tensor<2x2xf32> {
+  %m = arith.constant dense<[[true, true], [true, false]]> : tensor<2x2xi1>
+  // expected-error @below {{cannot lower 'coreai::sparse_to_dense.default': 2 nonzero values for a mask with 3 set entries}}
+  %0 = aten.operator "coreai::sparse_to_dense.default"(%v, %m) {operand_args = ["nonzero_data", "mask"], operand_groups = array<i64: 1, 1>} : (tensor<2xf32>, tensor<2x2xi1>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}

@@ -314,30 +314,37 @@ pub fn max_pool2d<T: MaxElem>(x: &ArrayD<T>, p: &Pool2d) -> KResult<(ArrayD<T>, 
     let mut vals = vec![T::NEG_INFINITY; planes * ho * wo];
     let mut idx = vec![-1i64; planes * ho * wo];
     let n = (ho * wo).max(1);
+    // the windows of every output row and column, computed once
+    let rows: Vec<_> = (0..ho).map(|o| window_taps(p, 0, o, h)).collect();
+    let cols: Vec<_> = (0..wo).map(|o| window_taps(p, 1, o, w)).collect();
     vals.par_chunks_mut(n)
         .zip(idx.par_chunks_mut(n))
         .enumerate()
         .for_each(|(pl, (vo, io))| {
             let plane = &xv[pl * h * w..][..h * w];
-            for oy in 0..ho {
-                let (y0, ya, yb) = window_taps(p, 0, oy, h);
-                for ox in 0..wo {
-                    let (x0, xa, xb) = window_taps(p, 1, ox, w);
-                    let (mut best, mut at) = (T::NEG_INFINITY, -1i64);
+            for (oy, &(y0, ya, yb)) in rows.iter().enumerate() {
+                for (ox, &(x0, xa, xb)) in cols.iter().enumerate() {
+                    if ya == yb || xa == xb {
+                        continue; // no tap inside the input: -inf at -1
+                    }
+                    // start from the first tap, then take a later one when
+                    // greater or NaN (selects, not branches: random data
+                    // mispredicts)
+                    let at0 = (y0 + (ya * p.dilation[0]) as isize) as usize * w
+                        + (x0 + (xa * p.dilation[1]) as isize) as usize;
+                    let (mut best, mut at) = (plane[at0], at0);
                     for a in ya..yb {
                         let iy = (y0 + (a * p.dilation[0]) as isize) as usize;
-                        let row = &plane[iy * w..][..w];
                         for b in xa..xb {
-                            let ix = (x0 + (b * p.dilation[1]) as isize) as usize;
-                            let v = row[ix];
-                            if v.is_nan() || v > best || at < 0 {
-                                best = v;
-                                at = (iy * w + ix) as i64;
-                            }
+                            let i = iy * w + (x0 + (b * p.dilation[1]) as isize) as usize;
+                            let v = plane[i];
+                            let take = v > best || v.is_nan();
+                            best = if take { v } else { best };
+                            at = if take { i } else { at };
                         }
                     }
                     vo[oy * wo + ox] = best;
-                    io[oy * wo + ox] = at;
+                    io[oy * wo + ox] = at as i64;
                 }
             }
         });

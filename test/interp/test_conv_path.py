@@ -58,6 +58,18 @@ def test_convolution_matches_pytorch(runner, case):
     assert_same(got, expected, exact=False, rtol=tol, atol=tol * np.abs(expected).max())
 
 
+def run_batch_norm(runner, inputs, eps):
+    """The normalized output of inference batch norm on `inputs` (x, w, b,
+    m, v): (coreai-run's, eager PyTorch's)."""
+    targs = [torch.from_numpy(v.copy()) for v in inputs.values()]
+    out = aten._native_batch_norm_legit_no_training.default(*targs, 0.1, eps)
+    expected = [o.numpy() for o in out]
+    module = single_op_module(
+        "aten::_native_batch_norm_legit_no_training.default", inputs,
+        [(e.shape, e.dtype.type) for e in expected], {"momentum": 0.1, "eps": eps})
+    return runner.run(module, inputs)[0], expected[0]
+
+
 def test_batch_norm_f32_is_pytorchs_bits(runner):
     """f32 inference batch norm computes PyTorch's alpha/beta per channel and
     x * alpha + beta in f32: bit-identical to eager, specials included."""
@@ -69,14 +81,8 @@ def test_batch_norm_f32_is_pytorchs_bits(runner):
         "m": adversarial((5,), f32, rng),
         "v": np.abs(adversarial((5,), f32, rng)) + 0.25,
     }
-    targs = [torch.from_numpy(v.copy()) for v in inputs.values()]
-    out = aten._native_batch_norm_legit_no_training.default(*targs, 0.1, 1e-3)
-    expected = [o.numpy() for o in out]
-    module = single_op_module(
-        "aten::_native_batch_norm_legit_no_training.default", inputs,
-        [(e.shape, e.dtype.type) for e in expected], {"momentum": 0.1, "eps": 1e-3})
-    got = runner.run(module, inputs)
-    assert_same(got[0], expected[0])
+    got, expected = run_batch_norm(runner, inputs, 1e-3)
+    assert_same(got, expected)
 
 
 def test_batch_norm_f16_matches_pytorch(runner):
@@ -90,14 +96,8 @@ def test_batch_norm_f16_matches_pytorch(runner):
         "m": finite((3,), f16, rng),
         "v": (np.abs(finite((3,), f16, rng)) + 0.5).astype(f16),
     }
-    targs = [torch.from_numpy(v.copy()) for v in inputs.values()]
-    out = aten._native_batch_norm_legit_no_training.default(*targs, 0.1, 1e-5)
-    expected = [o.numpy() for o in out]
-    module = single_op_module(
-        "aten::_native_batch_norm_legit_no_training.default", inputs,
-        [(e.shape, e.dtype.type) for e in expected], {"momentum": 0.1, "eps": 1e-5})
-    got = runner.run(module, inputs)
-    assert_same(got[0], expected[0], exact=False, rtol=2e-3, atol=2e-3 * np.abs(expected[0]).max())
+    got, expected = run_batch_norm(runner, inputs, 1e-5)
+    assert_same(got, expected, exact=False, rtol=2e-3, atol=2e-3 * np.abs(expected).max())
 
 
 # coreai graphs as coreai-torch emits a padded convolution: coreai.pad then

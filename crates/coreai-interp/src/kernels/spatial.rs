@@ -5,7 +5,7 @@
 //! interpolation (coreai.interpolate).
 
 use crate::error::{kerr, KResult};
-use crate::kernels::linalg::{as_f32, compute_kind, from_f32};
+use crate::kernels::linalg::{as_f32, compute_kind, from_f32, Gemm};
 use crate::tensor::{DType, Tensor};
 use ndarray::{ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
@@ -23,27 +23,12 @@ pub struct Conv2d {
 /// GEMM element types of the 2-d convolution, with a per-thread im2col
 /// buffer kept between calls (a fresh multi-megabyte buffer per call costs
 /// more in page faults than the copy into it).
-pub trait ConvElem: Copy + Default + Send + Sync + std::ops::Add<Output = Self> {
+pub trait ConvElem: Gemm + std::ops::Add<Output = Self> {
     fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
-
-    /// `matrixmultiply`'s strided GEMM `c = a · b` (a `m×k`, b `k×n`, each
-    /// given by its row and column strides).
-    ///
-    /// # Safety
-    /// Every element the strides reach must lie inside its buffer.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gemm_strided(
-        m: usize,
-        k: usize,
-        n: usize,
-        a: (*const Self, isize, isize),
-        b: (*const Self, isize, isize),
-        c: (*mut Self, isize, isize),
-    );
 }
 
 macro_rules! conv_elem {
-    ($t:ty, $key:ident, $gemm:path) => {
+    ($t:ty, $key:ident) => {
         thread_local!(static $key: RefCell<Vec<$t>> = const { RefCell::new(Vec::new()) });
         impl ConvElem for $t {
             fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [$t]) -> R) -> R {
@@ -58,22 +43,11 @@ macro_rules! conv_elem {
                     Err(_) => f(&mut vec![0.0; len]),
                 })
             }
-
-            unsafe fn gemm_strided(
-                m: usize,
-                k: usize,
-                n: usize,
-                a: (*const $t, isize, isize),
-                b: (*const $t, isize, isize),
-                c: (*mut $t, isize, isize),
-            ) {
-                $gemm(m, k, n, 1.0, a.0, a.1, a.2, b.0, b.1, b.2, 0.0, c.0, c.1, c.2)
-            }
         }
     };
 }
-conv_elem!(f32, SCRATCH_F32, matrixmultiply::sgemm);
-conv_elem!(f64, SCRATCH_F64, matrixmultiply::dgemm);
+conv_elem!(f32, SCRATCH_F32);
+conv_elem!(f64, SCRATCH_F64);
 
 /// `c [m×n] = a [m×k] · b [k×n]`, all row-major. When `n > m` it runs as
 /// `cᵀ = bᵀ · aᵀ` (strides only, no copy): `matrixmultiply` packs the right
@@ -91,6 +65,7 @@ fn conv_gemm<T: ConvElem>(m: usize, k: usize, n: usize, a: &[T], b: &[T], c: &mu
                 n,
                 k,
                 m,
+                T::ONE,
                 (b.as_ptr(), 1, ni),
                 (a.as_ptr(), 1, ki),
                 (c.as_mut_ptr(), 1, ni),
@@ -100,6 +75,7 @@ fn conv_gemm<T: ConvElem>(m: usize, k: usize, n: usize, a: &[T], b: &[T], c: &mu
                 m,
                 k,
                 n,
+                T::ONE,
                 (a.as_ptr(), ki, 1),
                 (b.as_ptr(), ni, 1),
                 (c.as_mut_ptr(), ni, 1),

@@ -191,3 +191,25 @@ def test_max_pool2d_with_indices_matches_pytorch(runner, case):
     got = runner.run(module, {"x": x})
     assert_same(got[0], expected[0])
     assert_same(got[1], expected[1])
+
+
+def test_max_pool2d_ties_signed_zeros_and_nans(runner):
+    """Many equal values: the first maximum of a window wins (-0.0 and 0.0
+    are equal, so the earlier keeps its sign and index); a NaN beats every
+    number and the last NaN of a window wins."""
+    rng = np.random.default_rng(21)
+    x = rng.integers(-2, 2, (2, 3, 9, 10)).astype(f32)
+    x[x == -2] = -0.0
+    x.flat[rng.choice(x.size, 12, replace=False)] = np.nan
+    x.flat[rng.choice(x.size, 6, replace=False)] = -np.inf
+    for dt in (f32, f64):
+        xd = x.astype(dt)
+        expected = [o.numpy() for o in aten.max_pool2d_with_indices.default(
+            torch.from_numpy(xd.copy()), [3, 3], [1, 2], [1, 1], [1, 1], False)]
+        module = single_op_module("aten::max_pool2d_with_indices.default", {"x": xd},
+                                  [(e.shape, e.dtype.type) for e in expected],
+                                  {"kernel_size": [3, 3], "stride": [1, 2], "padding": [1, 1],
+                                   "dilation": [1, 1], "ceil_mode": False})
+        got = runner.run(module, {"x": xd})
+        assert_same(got[0], expected[0])
+        assert_same(got[1], expected[1])

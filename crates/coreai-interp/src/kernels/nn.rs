@@ -283,25 +283,57 @@ fn pool_geometry(
 }
 
 /// Float element types of max pooling (which only compares, so it runs in
-/// the input's own type).
-pub trait MaxElem: Copy + PartialOrd + Send + Sync {
+/// the input's own type). A tap packs into one integer whose order is the
+/// scan's choice: a greater value wins, equal values (-0.0 == 0.0) keep the
+/// earlier tap, any NaN beats every number and a later NaN the earlier one.
+/// The window's winner is then a branch-free integer maximum.
+pub trait MaxElem: Copy + Send + Sync {
     const NEG_INFINITY: Self;
-    fn is_nan(self) -> bool;
+    type Packed: Ord + Copy;
+    /// The tap holding `self` at in-plane index `i` (below 2³²).
+    fn pack(self, i: usize) -> Self::Packed;
+    /// The in-plane index of a packed tap.
+    fn index(p: Self::Packed) -> usize;
 }
 
-impl MaxElem for f32 {
-    const NEG_INFINITY: f32 = f32::NEG_INFINITY;
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
+macro_rules! max_elem {
+    ($t:ty, $bits:ty, $packed:ty) => {
+        impl MaxElem for $t {
+            const NEG_INFINITY: $t = <$t>::NEG_INFINITY;
+            type Packed = $packed;
+            fn pack(self, i: usize) -> $packed {
+                const NAN: $packed = <$bits>::MAX as $packed;
+                const LOW: $packed = u32::MAX as $packed;
+                let b = self.to_bits() as $bits;
+                // IEEE order as integers: negative values count down; the
+                // all-ones pattern (a NaN, above +inf) stands for every NaN
+                let key = if self.is_nan() {
+                    NAN
+                } else if b == <$bits>::MIN {
+                    0 // -0.0 ties with 0.0
+                } else if b < 0 {
+                    (b ^ <$bits>::MAX) as $packed
+                } else {
+                    b as $packed
+                };
+                let low = if key == NAN {
+                    i as $packed
+                } else {
+                    LOW - i as $packed
+                };
+                (key << 32) | low
+            }
+            fn index(p: $packed) -> usize {
+                const NAN: $packed = <$bits>::MAX as $packed;
+                const LOW: $packed = u32::MAX as $packed;
+                let low = p & LOW;
+                (if p >> 32 == NAN { low } else { LOW - low }) as usize
+            }
+        }
+    };
 }
-
-impl MaxElem for f64 {
-    const NEG_INFINITY: f64 = f64::NEG_INFINITY;
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
-}
+max_elem!(f32, i32, i64);
+max_elem!(f64, i64, i128);
 
 /// Max pooling over the last two dims: each window's maximum (a NaN wins,
 /// a later NaN replaces an earlier one, as PyTorch's CPU kernel) and its
@@ -309,6 +341,11 @@ impl MaxElem for f64 {
 /// `max_pool2d_with_indices`). Padding never wins.
 pub fn max_pool2d<T: MaxElem>(x: &ArrayD<T>, p: &Pool2d) -> KResult<(ArrayD<T>, ArrayD<i64>)> {
     let (h, w, ho, wo, planes, shape) = pool_geometry(x.shape(), p)?;
+    if h * w > u32::MAX as usize {
+        return kerr(format!(
+            "max pooling of planes of {h}x{w} (over 2^32 elements)"
+        ));
+    }
     let xs = x.as_standard_layout();
     let xv = xs.as_slice().expect("standard");
     let mut vals = vec![T::NEG_INFINITY; planes * ho * wo];
@@ -323,27 +360,22 @@ pub fn max_pool2d<T: MaxElem>(x: &ArrayD<T>, p: &Pool2d) -> KResult<(ArrayD<T>, 
         .for_each(|(pl, (vo, io))| {
             let plane = &xv[pl * h * w..][..h * w];
             for (oy, &(y0, ya, yb)) in rows.iter().enumerate() {
+                let iy0 = |a: usize| (y0 + (a * p.dilation[0]) as isize) as usize;
                 for (ox, &(x0, xa, xb)) in cols.iter().enumerate() {
+                    let ix0 = |b: usize| (x0 + (b * p.dilation[1]) as isize) as usize;
                     if ya == yb || xa == xb {
                         continue; // no tap inside the input: -inf at -1
                     }
-                    // start from the first tap, then take a later one when
-                    // greater or NaN (selects, not branches: random data
-                    // mispredicts)
-                    let at0 = (y0 + (ya * p.dilation[0]) as isize) as usize * w
-                        + (x0 + (xa * p.dilation[1]) as isize) as usize;
-                    let (mut best, mut at) = (plane[at0], at0);
+                    let first = iy0(ya) * w + ix0(xa);
+                    let mut best = T::pack(plane[first], first);
                     for a in ya..yb {
-                        let iy = (y0 + (a * p.dilation[0]) as isize) as usize;
+                        let row = iy0(a) * w;
                         for b in xa..xb {
-                            let i = iy * w + (x0 + (b * p.dilation[1]) as isize) as usize;
-                            let v = plane[i];
-                            let take = v > best || v.is_nan();
-                            best = if take { v } else { best };
-                            at = if take { i } else { at };
+                            best = best.max(T::pack(plane[row + ix0(b)], row + ix0(b)));
                         }
                     }
-                    vo[oy * wo + ox] = best;
+                    let at = T::index(best);
+                    vo[oy * wo + ox] = plane[at];
                     io[oy * wo + ox] = at as i64;
                 }
             }

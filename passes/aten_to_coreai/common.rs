@@ -397,7 +397,10 @@ pub fn segment_operand<'c, 'a>(
 ) -> Result<Option<Value<'c, 'a>>, Decline> {
     use melior::ir::operation::OperationLike;
     let Ok(sizes) = cx.op().attribute("operandSegmentSizes") else {
-        return Ok(cx.op().operand(group).ok());
+        // Bounds first: melior's out-of-range error prints the whole op
+        // (14% of coreai-opt's time on mobilenet_v3_small).
+        let present = group < cx.op().operand_count();
+        return Ok(present.then(|| cx.op().operand(group).ok()).flatten());
     };
     let sizes: Vec<i64> = unsafe {
         let raw = sizes.to_raw();

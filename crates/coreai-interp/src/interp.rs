@@ -272,6 +272,28 @@ type Env = HashMap<usize, Value>;
 
 const MAX_DEPTH: usize = 256;
 
+/// Ops that only move data: on constant operands their result is computed
+/// once and cached like a constant (a transposed weight is not transposed
+/// again on every run). Moving data commutes with `--simulate-fp16`'s
+/// rounding, which still applies to every result.
+const FOLDABLE: &[&str] = &[
+    "aten._unsafe_view.default",
+    "aten.expand.default",
+    "aten.permute.default",
+    "aten.reshape.default",
+    "aten.squeeze.dim",
+    "aten.squeeze.dims",
+    "aten.t.default",
+    "aten.transpose.int",
+    "aten.unsqueeze.default",
+    "aten.view.default",
+    "coreai.broadcast_to",
+    "coreai.expand_dims",
+    "coreai.reshape",
+    "coreai.shrink_dims",
+    "coreai.transpose",
+];
+
 fn op_error(op: Op, msg: impl Into<String>) -> InterpError {
     InterpError::Op {
         op: op.name(),
@@ -352,8 +374,23 @@ impl Exec<'_, '_> {
         })
     }
 
+    /// A data-movement op (see [`FOLDABLE`]) whose operands are all cached
+    /// constants (or folded ops): its one result is a constant too.
+    fn folds(&self, op: Op, name: &str) -> bool {
+        let constants = self.program.constants.borrow();
+        FOLDABLE.contains(&name)
+            && op.num_results() == 1
+            && op.num_operands() > 0
+            && (0..op.num_operands()).all(|i| {
+                op.operand(i)
+                    .defining_op()
+                    .is_some_and(|d| constants.contains_key(&(d.0.ptr as usize)))
+            })
+    }
+
     fn exec(&self, op: Op, name: &str, env: &mut Env) -> Result<Vec<Value>, InterpError> {
-        let constant = matches!(name, "arith.constant" | "coreai.constant");
+        let constant =
+            matches!(name, "arith.constant" | "coreai.constant") || self.folds(op, name);
         if constant {
             let cached = self
                 .program

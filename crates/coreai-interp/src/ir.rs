@@ -153,6 +153,14 @@ impl Val {
     pub fn ty(self) -> Ty {
         unsafe { Ty(mlirValueGetType(self.0)) }
     }
+    /// The op whose result this is (`None` for a block argument).
+    pub fn defining_op(self) -> Option<Op> {
+        // SAFETY: a value of the module, which outlives it.
+        unsafe {
+            mlir_sys::mlirValueIsAOpResult(self.0)
+                .then(|| Op(mlir_sys::mlirOpResultGetOwner(self.0)))
+        }
+    }
 }
 
 impl Ty {

@@ -381,14 +381,16 @@ fn softmax_row<T: Real>(row: &mut [T], log: bool) {
             m.max(v)
         }
     });
-    let s: f64 = row.iter().map(|&v| (v.to_f64() - m).exp()).sum();
+    let e: Vec<f64> = row.iter().map(|&v| (v.to_f64() - m).exp()).collect();
+    let s: f64 = e.iter().sum();
     if log {
         let ls = s.ln();
         row.iter_mut()
             .for_each(|v| *v = T::from_f64(v.to_f64() - m - ls));
     } else {
         row.iter_mut()
-            .for_each(|v| *v = T::from_f64((v.to_f64() - m).exp() / s));
+            .zip(&e)
+            .for_each(|(v, &e)| *v = T::from_f64(e / s));
     }
 }
 

@@ -31,7 +31,7 @@ const TILE: usize = 32;
 /// `a` permuted by `perm` into a new standard-layout array: runs along the
 /// input's contiguous axis are copied whole when that axis stays last, or
 /// transposed tile by tile with the output's last axis when it moves.
-fn permute_copy<T: Copy + Default>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
+fn permute_copy<T: Copy>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
     let v = a.view().permuted_axes(IxDyn(perm));
     let out_shape = v.raw_dim();
     let Some(src) = a.as_slice() else {
@@ -67,25 +67,34 @@ fn permute_copy<T: Copy + Default>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
         offs
     };
     let (src_offs, dst_offs) = (offsets(&strides), offsets(&out_strides));
-    let mut out = vec![T::default(); a.len()];
     let (np, nq, sq, dp) = (shape[p], shape[q], strides[q], out_strides[p]);
+    let mut out: Vec<T> = Vec::with_capacity(a.len());
+    let (sp, op) = (src.as_ptr(), out.as_mut_ptr());
     for (&so, &doff) in src_offs.iter().zip(&dst_offs) {
-        let (so, doff) = (so as usize, doff as usize);
-        if p == q {
-            out[doff..doff + nq].copy_from_slice(&src[so..so + nq]);
-            continue;
-        }
-        for i0 in (0..np).step_by(TILE) {
-            for j0 in (0..nq).step_by(TILE) {
-                for j in j0..(j0 + TILE).min(nq) {
-                    let s_row = so as isize + j as isize * sq;
+        // SAFETY: `so` + the strides address elements of `src` (a standard
+        // layout array viewed through its own permuted strides); `doff` + the
+        // standard output strides address elements below `a.len()`.
+        unsafe {
+            if p == q {
+                std::ptr::copy_nonoverlapping(sp.offset(so), op.offset(doff), nq);
+                continue;
+            }
+            for i0 in (0..np).step_by(TILE) {
+                for j0 in (0..nq).step_by(TILE) {
                     for i in i0..(i0 + TILE).min(np) {
-                        out[doff + i * dp as usize + j] = src[(s_row + i as isize) as usize];
+                        let s_col = sp.offset(so + i as isize);
+                        let d_row = op.offset(doff + i as isize * dp);
+                        for j in j0..(j0 + TILE).min(nq) {
+                            *d_row.add(j) = *s_col.offset(j as isize * sq);
+                        }
                     }
                 }
             }
         }
     }
+    // SAFETY: the offsets visit every index of the other axes once, and each
+    // visit writes all np·nq (or nq) elements of its block.
+    unsafe { out.set_len(a.len()) };
     ArrayD::from_shape_vec(out_shape, out).expect("sizes agree")
 }
 

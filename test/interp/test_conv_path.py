@@ -213,3 +213,16 @@ def test_max_pool2d_ties_signed_zeros_and_nans(runner):
         got = runner.run(module, {"x": xd})
         assert_same(got[0], expected[0])
         assert_same(got[1], expected[1])
+
+
+def test_conv1d_with_bias_runs_as_2d(runner):
+    """A 1-d convolution (lifted to 2-d over a height of 1) with bias,
+    stride, padding, dilation and groups."""
+    rng = np.random.default_rng(31)
+    inputs = {"x": finite((2, 4, 11), f32, rng), "w": finite((6, 2, 3), f32, rng), "b": finite((6,), f32, rng)}
+    targs = [torch.from_numpy(v.copy()) for v in inputs.values()]
+    expected = aten.convolution.default(*targs, [2], [2], [2], False, [0], 2).numpy()
+    attrs = {"stride": [2], "padding": [2], "dilation": [2], "transposed": False, "output_padding": [0], "groups": 2}
+    module = single_op_module("aten::convolution.default", inputs, [(expected.shape, f32)], attrs)
+    (got,) = runner.run(module, inputs)
+    assert_same(got, expected, exact=False, rtol=1e-5, atol=1e-5 * np.abs(expected).max())

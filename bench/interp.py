@@ -7,6 +7,7 @@ same run. Not a test: it reports times and ratios.
     bench/interp.py --model transformer         # nn.TransformerEncoderLayer(256, 4), 128 tokens
     bench/interp.py --model tiny                # a small conv+linear model
     bench/interp.py path/to/*.mlir              # any MLIR files (aten or coreai)
+    bench/interp.py --model transformer --threads 1   # every runner on one thread
 
 For --model, the model is exported (torch.export + coreai-torch's
 decomposition table); the executor runs it at the aten level (every node as
@@ -187,7 +188,7 @@ def bench_model(name, binary, repeat, rows, keep=None):
     text = str(program)
     base, ref = time_torch(model, args, repeat)
     ref = ref.numpy()
-    rows.append((name, "pytorch eager (2 thr)", base, 1.0, "baseline"))
+    rows.append((name, f"pytorch eager ({THREADS} thr)", base, 1.0, "baseline"))
     # The entry's signature; composite graphs may be printed before it.
     signature = text.split("@main(", 1)[1].split(")", 1)[0]
     arg_names = re.findall(r'coreai\.name = "([^"]+)"', signature)
@@ -238,13 +239,17 @@ def bench_file(path, binary, repeat, rows):
 
 
 def main():
+    global THREADS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="*", help="MLIR files (aten or coreai)")
     ap.add_argument("--model", action="append", default=[], help="resnet18 or tiny (repeatable)")
     ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=2,
+                    help="threads of PyTorch and of the executor (RAYON_NUM_THREADS, MATMUL_NUM_THREADS); default 2")
     ap.add_argument("--coreai-run", help="path of the coreai-run binary")
     ap.add_argument("--keep", metavar="DIR", help="write the modules and inputs of --model runs to DIR (for profiling)")
     args = ap.parse_args()
+    THREADS = args.threads
     if not args.files and not args.model:
         args.model = ["tiny"]
     binary = coreai_run_binary(args.coreai_run)

@@ -226,3 +226,35 @@ def test_conv1d_with_bias_runs_as_2d(runner):
     module = single_op_module("aten::convolution.default", inputs, [(expected.shape, f32)], attrs)
     (got,) = runner.run(module, inputs)
     assert_same(got, expected, exact=False, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+
+
+# (id, FX target, a shape, b shape): b broadcasts along one dim of a
+PER_CHANNEL = [
+    ("add_bias_nchw", "aten::add.Tensor", (2, 3, 4, 5), (1, 3, 1, 1)),
+    ("sub_rank_lower", "aten::sub.Tensor", (2, 3, 4, 5), (3, 1, 1)),
+    ("mul_last_dim", "aten::mul.Tensor", (4, 6), (6,)),
+    ("div_rows", "aten::div.Tensor", (5, 7), (5, 1)),
+]
+
+
+@pytest.mark.parametrize("case", PER_CHANNEL, ids=[c[0] for c in PER_CHANNEL])
+def test_per_channel_broadcast_is_exact(runner, case):
+    """f32 add/sub/mul/div of a tensor and an operand that broadcasts along
+    one dim: bit for bit as eager, specials included."""
+    case_id, op, sa, sb = case
+    rng = np.random.default_rng(zlib.crc32(case_id.encode()))
+    inputs = {"a": adversarial(sa, f32, rng), "b": adversarial(sb, f32, rng)}
+    fn = getattr(aten, op.split("::")[1].split(".")[0]).Tensor
+    expected = fn(*(torch.from_numpy(v.copy()) for v in inputs.values())).numpy()
+    module = single_op_module(op, inputs, [(expected.shape, f32)])
+    (got,) = runner.run(module, inputs)
+    assert_same(got, expected)
+
+
+def test_coreai_broadcasting_add_per_channel_matches_coreai_core(runner, tmp_path):
+    rng = np.random.default_rng(41)
+    x, y = adversarial((1, 4, 3, 5), f32, rng), adversarial((1, 4, 1, 1), f32, rng)
+    ta, tb = "tensor<1x4x3x5xf32>", "tensor<1x4x1x1xf32>"
+    text = one("coreai.decomposable.broadcasting_add", [("x", ta), ("y", tb)], [], ["x", "y"], ta)
+    got = run_ours(runner, text, {"x": x, "y": y})["out"]
+    assert_same(got, run_coreai_core(text, {"x": x, "y": y}, tmp_path)["out"])

@@ -219,15 +219,12 @@ fn conv2d_in<T: ConvElem>(x: &ArrayD<T>, w: &ArrayD<T>, p: &Conv2d) -> KResult<A
     Ok(ArrayD::from_shape_vec(IxDyn(&[nb, o, geom.ho, geom.wo]), out).expect("sizes agree"))
 }
 
-/// Adds `bias[c]` to every element of channel `c` of `[N, C, ...]`.
-fn add_channel_bias<T: Copy + std::ops::Add<Output = T>>(y: &mut ArrayD<T>, bias: &[T]) {
-    let c = bias.len();
-    let per = y.len() / (y.shape()[0] * c).max(1);
-    let yv = y.as_slice_mut().expect("fresh array");
-    for (i, chunk) in yv.chunks_mut(per.max(1)).enumerate() {
-        let b = bias[i % c];
-        chunk.iter_mut().for_each(|v| *v = *v + b);
-    }
+/// `y` plus `bias[c]` on every element of channel `c` of `[N, C, ...]`.
+fn add_channel_bias<T: Copy + std::ops::Add<Output = T>>(y: ArrayD<T>, bias: &[T]) -> ArrayD<T> {
+    let mut shape = vec![1; y.ndim()];
+    shape[1] = bias.len();
+    let b = ArrayD::from_shape_vec(IxDyn(&shape), bias.to_vec()).expect("sizes agree");
+    crate::kernels::nn::per_channel(&y, &b, |p, q| p + q).expect("y is fresh [N, C, ...]")
 }
 
 /// 2-d convolution (cross-correlation, as PyTorch) with zero `padding`,
@@ -253,11 +250,11 @@ pub fn conv2d(
     }
     match (compute_kind(dtype)?, dtype) {
         (DType::F32, DType::F32) => {
-            let mut y = conv2d_in(&as_f32(x), &as_f32(w), p)?;
-            if let Some(b) = bias {
-                add_channel_bias(&mut y, as_f32(b).as_slice().expect("1-d"));
-            }
-            Ok(Tensor::F32(y))
+            let y = conv2d_in(&as_f32(x), &as_f32(w), p)?;
+            Ok(Tensor::F32(match bias {
+                Some(b) => add_channel_bias(y, as_f32(b).as_slice().expect("1-d")),
+                None => y,
+            }))
         }
         (kind, _) => {
             let y = match kind {
@@ -266,8 +263,8 @@ pub fn conv2d(
                 _ => return kerr("integer convolution is not supported"),
             };
             let Some(b) = bias else { return Ok(y) };
-            let mut y = y.to_f64();
-            add_channel_bias(&mut y, b.cast(dtype).to_f64().as_slice().expect("1-d"));
+            let b = b.cast(dtype).to_f64();
+            let y = add_channel_bias(y.to_f64(), b.as_slice().expect("1-d"));
             Ok(Tensor::from_f64(y, dtype))
         }
     }

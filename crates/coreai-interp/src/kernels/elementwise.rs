@@ -6,6 +6,7 @@ use crate::error::{kerr, KResult};
 use crate::tensor::{Dom, Tensor};
 use ndarray::{ArrayD, IxDyn, Zip};
 use num_complex::Complex;
+use rayon::prelude::*;
 
 /// NumPy/PyTorch broadcast of two shapes.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> KResult<Vec<usize>> {
@@ -55,6 +56,9 @@ pub fn zip2<A: Copy + Send + Sync, B: Copy + Send + Sync, R: Send>(
 ) -> KResult<ArrayD<R>> {
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let (va, vb) = (view_as(a, &shape)?, view_as(b, &shape)?);
+    if let Some(r) = zip2_rows(&va, &vb, &f) {
+        return Ok(r);
+    }
     // Handing a small array to the thread pool costs more than the work.
     if shape.iter().product::<usize>() < PARALLEL_MIN_ELEMENTS {
         Ok(Zip::from(&va).and(&vb).map_collect(|&x, &y| f(x, y)))
@@ -130,6 +134,100 @@ pub fn map_float(x: &Tensor, f: impl Fn(f64) -> f64 + Sync + Send) -> Option<Ten
 /// when `op` is not a float operation or `x` is not a float tensor.
 pub fn unary_float(op: UnOp, x: &Tensor) -> Option<Tensor> {
     map_float(x, float_unary(op).ok()?)
+}
+
+/// A read-only pointer into an operand shared with rayon's workers, or the
+/// result they write in disjoint ranges.
+struct Ptr<T>(*mut T);
+impl<T> Clone for Ptr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Ptr<T> {}
+// SAFETY: workers read the operands and write disjoint ranges of the result.
+unsafe impl<T> Send for Ptr<T> {}
+unsafe impl<T> Sync for Ptr<T> {}
+
+impl<T> Ptr<T> {
+    fn at(self, offset: isize) -> *mut T {
+        self.0.wrapping_offset(offset)
+    }
+}
+
+/// Elements per unit of work of [`zip2_rows`].
+const ROW_CHUNK: usize = 1 << 13;
+
+/// [`zip2`] of two broadcast views as runs over the output's trailing dims
+/// merged as far as both operands allow: each run reads each operand as a
+/// contiguous slice or one repeated element, so the loop is a plain slice
+/// loop. `None` (the general path) for negative strides or a trailing stride
+/// other than 0 or 1.
+fn zip2_rows<A: Copy + Send + Sync, B: Copy + Send + Sync, R: Send>(
+    va: &ndarray::ArrayViewD<'_, A>,
+    vb: &ndarray::ArrayViewD<'_, B>,
+    f: &(impl Fn(A, B) -> R + Sync + Send),
+) -> Option<ArrayD<R>> {
+    let shape = va.shape();
+    let n = shape.len();
+    let total: usize = shape.iter().product();
+    let (sa, sb) = (va.strides(), vb.strides());
+    if n == 0 || total == 0 || sa.iter().chain(sb).any(|&s| s < 0) {
+        return None;
+    }
+    let unit = |s: isize| if shape[n - 1] == 1 { Some(0) } else { matches!(s, 0 | 1).then_some(s) };
+    let (ia, ib) = (unit(sa[n - 1])?, unit(sb[n - 1])?);
+    // Merge trailing dims while each operand stays one run.
+    let (mut len, mut k) = (shape[n - 1], n - 1);
+    while k > 0 {
+        let fits = |s: &[isize], inner: isize| s[k - 1] == inner * len as isize || shape[k - 1] == 1;
+        if !(fits(sa, ia) && fits(sb, ib)) {
+            break;
+        }
+        len *= shape[k - 1];
+        k -= 1;
+    }
+    let offsets = |s: &[isize]| {
+        let mut offs = vec![0isize];
+        for d in 0..k {
+            offs = offs
+                .iter()
+                .flat_map(|&o| (0..shape[d] as isize).map(move |i| o + i * s[d]))
+                .collect();
+        }
+        offs
+    };
+    let (oa, ob) = (offsets(sa), offsets(sb));
+    let mut out: Vec<R> = Vec::with_capacity(total);
+    let (pa, pb) = (Ptr(va.as_ptr() as *mut A), Ptr(vb.as_ptr() as *mut B));
+    let po = Ptr(out.as_mut_ptr());
+    let chunks = len.div_ceil(ROW_CHUNK);
+    let unit_of_work = |u: usize| {
+        let (row, c) = (u / chunks, u % chunks);
+        let (start, end) = (c * ROW_CHUNK, ((c + 1) * ROW_CHUNK).min(len));
+        // SAFETY: the offsets and unit strides address elements of the
+        // views' arrays; each unit writes its own range of `out`.
+        unsafe {
+            let (xa, xb) = (pa.at(oa[row]), pb.at(ob[row]));
+            let dst = po.at((row * len) as isize);
+            // One loop per kind of run, so each is a plain slice loop.
+            match (ia, ib) {
+                (1, 1) => (start..end).for_each(|j| dst.add(j).write(f(*xa.add(j), *xb.add(j)))),
+                (1, _) => (start..end).for_each(|j| dst.add(j).write(f(*xa.add(j), *xb))),
+                (_, 1) => (start..end).for_each(|j| dst.add(j).write(f(*xa, *xb.add(j)))),
+                _ => (start..end).for_each(|j| dst.add(j).write(f(*xa, *xb))),
+            }
+        }
+    };
+    let units = oa.len() * chunks;
+    if total < PARALLEL_MIN_ELEMENTS {
+        (0..units).for_each(unit_of_work);
+    } else {
+        (0..units).into_par_iter().for_each(unit_of_work);
+    }
+    // SAFETY: the units cover every output element once.
+    unsafe { out.set_len(total) };
+    Some(ArrayD::from_shape_vec(IxDyn(shape), out).expect("sizes agree"))
 }
 
 /// Binary arithmetic operations.
@@ -588,6 +686,39 @@ mod tests {
             Dom::I(a) => a.iter().copied().collect(),
             _ => panic!("not int"),
         }
+    }
+
+    #[test]
+    fn zip2_runs_match_ndarray_zip() {
+        let pairs: [(&[usize], &[usize]); 8] = [
+            (&[2, 3, 4], &[4]),
+            (&[2, 3, 4], &[3, 1]),
+            (&[1, 128, 1], &[1, 128, 256]),
+            (&[5], &[1]),
+            (&[2, 1, 4], &[1, 3, 1]),
+            (&[300, 300], &[300]),
+            (&[7, 1], &[7, 1]),
+            (&[], &[3, 2]),
+        ];
+        let arr = |s: &[usize], salt: i64| {
+            let n: usize = s.iter().product();
+            ArrayD::from_shape_vec(IxDyn(s), (0..n as i64).map(|v| v * 3 + salt).collect()).unwrap()
+        };
+        for (sa, sb) in pairs {
+            let (a, b) = (arr(sa, 1), arr(sb, -7));
+            let shape = broadcast_shapes(sa, sb).unwrap();
+            let want = Zip::from(&view_as(&a, &shape).unwrap())
+                .and(&view_as(&b, &shape).unwrap())
+                .map_collect(|&x, &y| x * 1000 - y);
+            assert_eq!(zip2(&a, &b, |x, y| x * 1000 - y).unwrap(), want, "{sa:?} {sb:?}");
+            // Swapped operands: the broadcast one first.
+            assert_eq!(zip2(&b, &a, |y, x| x * 1000 - y).unwrap(), want, "{sb:?} {sa:?}");
+        }
+        // A transposed (non-unit inner stride) operand takes the general path.
+        let a = arr(&[3, 4], 0).reversed_axes();
+        let b = arr(&[4, 3], 5);
+        let want = Zip::from(&a).and(&b).map_collect(|&x, &y| x + 2 * y);
+        assert_eq!(zip2(&a, &b, |x, y| x + 2 * y).unwrap(), want);
     }
 
     #[test]

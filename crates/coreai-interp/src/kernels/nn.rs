@@ -224,34 +224,6 @@ unsafe fn extend_fma_x86(dst: &mut Vec<f32>, src: &[f32], a: f32, b: f32) {
     dst.extend(src.iter().map(|&v| v.mul_add(a, b)));
 }
 
-/// `f(a, b)` where `b` broadcasts to `a` along one dim only (`[1, C, 1, 1]`
-/// against `[N, C, H, W]`: a bias or a per-channel scale), computed one run
-/// of `a` per value of `b` instead of by a broadcast walk of every element;
-/// the same values as the element-wise form. `None` when `a` is not in
-/// standard layout or the shapes are not of that form.
-pub fn per_channel<T: Copy>(
-    a: &ArrayD<T>,
-    b: &ArrayD<T>,
-    f: impl Fn(T, T) -> T,
-) -> Option<ArrayD<T>> {
-    let (sa, sb) = (a.shape(), b.shape());
-    let lead = sa.len().checked_sub(sb.len())?;
-    let mut wide = (0..sb.len()).filter(|&i| sb[i] != 1);
-    let d = match (wide.next(), wide.next()) {
-        (Some(d), None) if sb[d] == sa[d + lead] => d + lead,
-        _ => return None,
-    };
-    let (av, bs) = (a.as_slice()?, b.as_standard_layout());
-    let bv = bs.as_slice()?;
-    let inner = sa[d + 1..].iter().product::<usize>().max(1);
-    let mut out = Vec::with_capacity(a.len());
-    for (i, run) in av.chunks(inner).enumerate() {
-        let y = bv[i % sa[d]];
-        out.extend(run.iter().map(|&x| f(x, y)));
-    }
-    Some(ArrayD::from_shape_vec(IxDyn(sa), out).expect("sizes agree"))
-}
-
 /// Pooling parameters (2-d).
 #[derive(Clone, Debug)]
 pub struct Pool2d {

@@ -5,6 +5,7 @@
 //! interpolation (coreai.interpolate).
 
 use crate::error::{kerr, KResult};
+use crate::kernels::elementwise::zip2;
 use crate::kernels::linalg::{as_f32, compute_kind, from_f32, Gemm};
 use crate::tensor::{DType, Tensor};
 use ndarray::{ArrayD, Axis, IxDyn};
@@ -220,11 +221,14 @@ fn conv2d_in<T: ConvElem>(x: &ArrayD<T>, w: &ArrayD<T>, p: &Conv2d) -> KResult<A
 }
 
 /// `y` plus `bias[c]` on every element of channel `c` of `[N, C, ...]`.
-fn add_channel_bias<T: Copy + std::ops::Add<Output = T>>(y: ArrayD<T>, bias: &[T]) -> ArrayD<T> {
+fn add_channel_bias<T: Copy + Send + Sync + std::ops::Add<Output = T>>(
+    y: ArrayD<T>,
+    bias: &[T],
+) -> KResult<ArrayD<T>> {
     let mut shape = vec![1; y.ndim()];
     shape[1] = bias.len();
     let b = ArrayD::from_shape_vec(IxDyn(&shape), bias.to_vec()).expect("sizes agree");
-    crate::kernels::nn::per_channel(&y, &b, |p, q| p + q).expect("y is fresh [N, C, ...]")
+    zip2(&y, &b, |p, q| p + q)
 }
 
 /// 2-d convolution (cross-correlation, as PyTorch) with zero `padding`,
@@ -252,7 +256,7 @@ pub fn conv2d(
         (DType::F32, DType::F32) => {
             let y = conv2d_in(&as_f32(x), &as_f32(w), p)?;
             Ok(Tensor::F32(match bias {
-                Some(b) => add_channel_bias(y, as_f32(b).as_slice().expect("1-d")),
+                Some(b) => add_channel_bias(y, as_f32(b).as_slice().expect("1-d"))?,
                 None => y,
             }))
         }
@@ -264,7 +268,7 @@ pub fn conv2d(
             };
             let Some(b) = bias else { return Ok(y) };
             let b = b.cast(dtype).to_f64();
-            let y = add_channel_bias(y.to_f64(), b.as_slice().expect("1-d"));
+            let y = add_channel_bias(y.to_f64(), b.as_slice().expect("1-d"))?;
             Ok(Tensor::from_f64(y, dtype))
         }
     }

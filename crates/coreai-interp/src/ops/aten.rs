@@ -74,9 +74,6 @@ pub(super) fn f32_fast_path(
         BinOp::Div => |p, q| p / q,
         _ => return None,
     };
-    if let Some(r) = nn::per_channel(x, y, f) {
-        return Some(Ok(r));
-    }
     Some(crate::kernels::elementwise::zip2(x, y, f))
 }
 

@@ -25,13 +25,16 @@ plain; one more run per repetition with --mlir-timing splits the process
 into its phases (medians): parse, the pipeline's passes, output (writing the
 module), and the rest of the process (start-up, teardown, replacing the
 output file: process wall time minus the timing report's total). The
-`(passes)` speed-up compares the passes alone. A model that does not convert
+`(passes)` speed-up compares the passes alone. The `cpu` columns are CPU
+time (user + system, all threads) of the same runs, less sensitive to other
+load on the machine than wall time. A model that does not convert
 prints why.
 """
 
 import argparse
 import io
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -89,35 +92,42 @@ def phases(timing_report):
     return parse, passes, output, total
 
 
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_timed(cmd):
-    t0 = time.perf_counter()
+    """(wall seconds, CPU seconds of the process, result) of one run."""
+    cpu0, t0 = children_cpu(), time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True)
-    return time.perf_counter() - t0, r
+    return time.perf_counter() - t0, children_cpu() - cpu0, r
 
 
 def time_ours(coreai_opt, path, repeat, bytecode):
     """Median process wall time of plain runs writing a new file and of plain
     runs replacing an existing one, and the median phases (parse, passes,
     output, rest) of as many runs with --mlir-timing."""
-    fresh, replace, split = [], [], []
+    fresh, cpu, replace, split = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.mlir")
         cmd = [coreai_opt, path, "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", out]
         cmd += ["--emit-bytecode"] if bytecode else []
         for _ in range(repeat):
-            wall, r = run_timed(cmd)
+            wall, seconds, r = run_timed(cmd)
             if r.returncode != 0:
                 lines = [l for l in r.stderr.splitlines() if "error:" in l]
                 error = (lines[0] if lines else r.stderr.strip()[-300:]).split("error:", 1)[-1].strip()
-                return None, None, None, error
+                return None, None, None, None, error
             fresh.append(wall)
+            cpu.append(seconds)
             replace.append(run_timed(cmd)[0])
             os.unlink(out)
-            wall, r = run_timed(cmd + ["--mlir-timing"])
+            wall, _, r = run_timed(cmd + ["--mlir-timing"])
             os.unlink(out)
             parse, passes, output, total = phases(r.stderr)
             split.append((parse, passes, output, wall - total))
-    return (statistics.median(fresh), statistics.median(replace),
+    return (statistics.median(fresh), statistics.median(cpu), statistics.median(replace),
             [statistics.median(p) for p in zip(*split)], "")
 
 
@@ -127,17 +137,18 @@ def ms(seconds):
 
 def time_theirs(ep, repeat):
     from coreai_torch import TorchConverter
-    times = []
+    times, cpu = [], []
     try:
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            cpu0, t0 = time.process_time(), time.perf_counter()
             with warnings.catch_warnings(), redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")
                 TorchConverter(mode=TorchConverter.Mode.RELEASE).add_exported_program(ep).to_coreai()
             times.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - cpu0)
     except Exception as e:  # the converter's own message is the result
-        return None, f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200]}"
-    return statistics.median(times), ""
+        return None, None, f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200]}"
+    return statistics.median(times), statistics.median(cpu), ""
 
 
 def main():
@@ -154,7 +165,8 @@ def main():
     torch.set_num_threads(2)
     print(f"coreai-opt: {ns.coreai_opt} ({ns.format}); median of {ns.repeat}; ExportedProgram table: {ns.decompositions}")
     print(f"{'model':<20} {'coreai-opt':>11} {'parse':>7} {'passes':>7} {'output':>7} {'rest':>7} "
-          f"{'(replace)':>10} {'coreai-torch':>13} {'speed-up':>9} {'(passes)':>9}")
+          f"{'(replace)':>10} {'coreai-torch':>13} {'speed-up':>9} {'(passes)':>9} "
+          f"{'cpu: ours':>10} {'theirs':>8} {'speed-up':>9}")
     for name in ns.models.split(","):
         model, inputs = factory(MODELS[name])
         ep = export_module(model, inputs, ns.decompositions)
@@ -167,10 +179,10 @@ def main():
             os.unlink(path)
             path += ".mlirbc"
         try:
-            ours, replacing, split, our_error = time_ours(ns.coreai_opt, path, ns.repeat, bytecode)
+            ours, ours_cpu, replacing, split, our_error = time_ours(ns.coreai_opt, path, ns.repeat, bytecode)
         finally:
             os.unlink(path)
-        theirs, their_error = time_theirs(ep, ns.repeat)
+        theirs, theirs_cpu, their_error = time_theirs(ep, ns.repeat)
         if our_error or their_error:
             print(f"{name:<20} {'-' if our_error else f'{ours:10.3f}s':>11} "
                   f"{'-' if their_error else f'{theirs:12.3f}s':>13} {'-':>7}")
@@ -181,7 +193,8 @@ def main():
             continue
         parse, passes, output, rest = split
         print(f"{name:<20} {ours:10.3f}s {ms(parse)} {ms(passes)} {ms(output)} {ms(rest)} "
-              f"{replacing:9.3f}s {theirs:12.3f}s {theirs / ours:8.1f}x {theirs / max(passes, 1e-9):8.1f}x")
+              f"{replacing:9.3f}s {theirs:12.3f}s {theirs / ours:8.1f}x {theirs / max(passes, 1e-9):8.1f}x "
+              f"{ours_cpu:9.3f}s {theirs_cpu:7.3f}s {theirs_cpu / max(ours_cpu, 1e-9):8.1f}x")
         sys.stdout.flush()
 
 

@@ -3,7 +3,10 @@
 // coreai-opt parses its command line in Rust; parsing, diagnostics (including
 // --verify-diagnostics and --split-input-file), pass instrumentation and
 // printing are MLIR's own, so the tool behaves like mlir-opt where they
-// overlap.
+// overlap. Without --verify-diagnostics the per-chunk driver is MlirOptMain's
+// own sequence written out here (optMain), which skips MlirOptMain's scan of
+// the whole input; coreaiOptMainFile maps the input and writes to a file
+// descriptor.
 //
 //===----------------------------------------------------------------------===//
 

@@ -389,8 +389,7 @@ impl Exec<'_, '_> {
     }
 
     fn exec(&self, op: Op, name: &str, env: &mut Env) -> Result<Vec<Value>, InterpError> {
-        let constant =
-            matches!(name, "arith.constant" | "coreai.constant") || self.folds(op, name);
+        let constant = matches!(name, "arith.constant" | "coreai.constant") || self.folds(op, name);
         if constant {
             let cached = self
                 .program

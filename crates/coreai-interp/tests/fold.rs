@@ -20,7 +20,13 @@ fn run(p: &Program, simulate_fp16: bool) -> Vec<f64> {
     let out = p
         .run("main", vec![Value::tensor(x)], Options { simulate_fp16 })
         .unwrap();
-    out[0].as_tensor().unwrap().to_f64().iter().copied().collect()
+    out[0]
+        .as_tensor()
+        .unwrap()
+        .to_f64()
+        .iter()
+        .copied()
+        .collect()
 }
 
 #[test]

@@ -251,7 +251,11 @@ fn print_profile(times: &[coreai_interp::OpTime], runs: usize) {
             t.name,
             t.calls / runs,
             t.seconds * 1e3 / runs as f64,
-            if total > 0.0 { 100.0 * t.seconds / total } else { 0.0 }
+            if total > 0.0 {
+                100.0 * t.seconds / total
+            } else {
+                0.0
+            }
         );
     }
 }

@@ -46,7 +46,7 @@ pub fn view_as<'a, T>(a: &'a ArrayD<T>, shape: &[usize]) -> KResult<ndarray::Arr
 }
 
 /// Below this many elements an elementwise op runs on the calling thread.
-const PARALLEL_MIN_ELEMENTS: usize = 1 << 16;
+pub(crate) const PARALLEL_MIN_ELEMENTS: usize = 1 << 16;
 
 /// `f` applied to the broadcast pair.
 pub fn zip2<A: Copy + Send + Sync, B: Copy + Send + Sync, R: Send>(
@@ -136,9 +136,22 @@ pub fn unary_float(op: UnOp, x: &Tensor) -> Option<Tensor> {
     map_float(x, float_unary(op).ok()?)
 }
 
+/// Element offsets of every index of dims of sizes `shape` and element
+/// strides `strides`, in row-major order.
+pub(crate) fn index_offsets(shape: &[usize], strides: &[isize]) -> Vec<isize> {
+    let mut offs = vec![0isize];
+    for (&n, &st) in shape.iter().zip(strides) {
+        offs = offs
+            .iter()
+            .flat_map(|&o| (0..n as isize).map(move |i| o + i * st))
+            .collect();
+    }
+    offs
+}
+
 /// A read-only pointer into an operand shared with rayon's workers, or the
 /// result they write in disjoint ranges.
-struct Ptr<T>(*mut T);
+pub(crate) struct Ptr<T>(pub(crate) *mut T);
 impl<T> Clone for Ptr<T> {
     fn clone(&self) -> Self {
         *self
@@ -150,7 +163,7 @@ unsafe impl<T> Send for Ptr<T> {}
 unsafe impl<T> Sync for Ptr<T> {}
 
 impl<T> Ptr<T> {
-    fn at(self, offset: isize) -> *mut T {
+    pub(crate) fn at(self, offset: isize) -> *mut T {
         self.0.wrapping_offset(offset)
     }
 }
@@ -175,29 +188,29 @@ fn zip2_rows<A: Copy + Send + Sync, B: Copy + Send + Sync, R: Send>(
     if n == 0 || total == 0 || sa.iter().chain(sb).any(|&s| s < 0) {
         return None;
     }
-    let unit = |s: isize| if shape[n - 1] == 1 { Some(0) } else { matches!(s, 0 | 1).then_some(s) };
+    let unit = |s: isize| {
+        if shape[n - 1] == 1 {
+            Some(0)
+        } else {
+            matches!(s, 0 | 1).then_some(s)
+        }
+    };
     let (ia, ib) = (unit(sa[n - 1])?, unit(sb[n - 1])?);
     // Merge trailing dims while each operand stays one run.
     let (mut len, mut k) = (shape[n - 1], n - 1);
     while k > 0 {
-        let fits = |s: &[isize], inner: isize| s[k - 1] == inner * len as isize || shape[k - 1] == 1;
+        let fits =
+            |s: &[isize], inner: isize| s[k - 1] == inner * len as isize || shape[k - 1] == 1;
         if !(fits(sa, ia) && fits(sb, ib)) {
             break;
         }
         len *= shape[k - 1];
         k -= 1;
     }
-    let offsets = |s: &[isize]| {
-        let mut offs = vec![0isize];
-        for d in 0..k {
-            offs = offs
-                .iter()
-                .flat_map(|&o| (0..shape[d] as isize).map(move |i| o + i * s[d]))
-                .collect();
-        }
-        offs
-    };
-    let (oa, ob) = (offsets(sa), offsets(sb));
+    let (oa, ob) = (
+        index_offsets(&shape[..k], sa),
+        index_offsets(&shape[..k], sb),
+    );
     let mut out: Vec<R> = Vec::with_capacity(total);
     let (pa, pb) = (Ptr(va.as_ptr() as *mut A), Ptr(vb.as_ptr() as *mut B));
     let po = Ptr(out.as_mut_ptr());
@@ -710,9 +723,17 @@ mod tests {
             let want = Zip::from(&view_as(&a, &shape).unwrap())
                 .and(&view_as(&b, &shape).unwrap())
                 .map_collect(|&x, &y| x * 1000 - y);
-            assert_eq!(zip2(&a, &b, |x, y| x * 1000 - y).unwrap(), want, "{sa:?} {sb:?}");
+            assert_eq!(
+                zip2(&a, &b, |x, y| x * 1000 - y).unwrap(),
+                want,
+                "{sa:?} {sb:?}"
+            );
             // Swapped operands: the broadcast one first.
-            assert_eq!(zip2(&b, &a, |y, x| x * 1000 - y).unwrap(), want, "{sb:?} {sa:?}");
+            assert_eq!(
+                zip2(&b, &a, |y, x| x * 1000 - y).unwrap(),
+                want,
+                "{sb:?} {sa:?}"
+            );
         }
         // A transposed (non-unit inner stride) operand takes the general path.
         let a = arr(&[3, 4], 0).reversed_axes();

@@ -4,7 +4,7 @@
 //! i128, wrapped by the caller.
 
 use crate::error::{kerr, KResult};
-use crate::kernels::elementwise::broadcast_shapes;
+use crate::kernels::elementwise::{broadcast_shapes, index_offsets, Ptr};
 use crate::tensor::{DType, Tensor};
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 use rayon::prelude::*;
@@ -50,35 +50,30 @@ pub trait Gemm: Copy + Send + Sync + Default + 'static {
     }
 }
 
-impl Gemm for f32 {
-    const ONE: f32 = 1.0;
-    unsafe fn gemm_strided(
-        m: usize,
-        k: usize,
-        n: usize,
-        alpha: f32,
-        a: (*const f32, isize, isize),
-        b: (*const f32, isize, isize),
-        c: (*mut f32, isize, isize),
-    ) {
-        matrixmultiply::sgemm(m, k, n, alpha, a.0, a.1, a.2, b.0, b.1, b.2, 0.0, c.0, c.1, c.2)
-    }
+/// `Gemm` through one of matrixmultiply's strided GEMMs.
+macro_rules! float_gemm {
+    ($t:ty, $gemm:path) => {
+        impl Gemm for $t {
+            const ONE: $t = 1.0;
+            unsafe fn gemm_strided(
+                m: usize,
+                k: usize,
+                n: usize,
+                alpha: $t,
+                a: (*const $t, isize, isize),
+                b: (*const $t, isize, isize),
+                c: (*mut $t, isize, isize),
+            ) {
+                $gemm(
+                    m, k, n, alpha, a.0, a.1, a.2, b.0, b.1, b.2, 0.0, c.0, c.1, c.2,
+                )
+            }
+        }
+    };
 }
 
-impl Gemm for f64 {
-    const ONE: f64 = 1.0;
-    unsafe fn gemm_strided(
-        m: usize,
-        k: usize,
-        n: usize,
-        alpha: f64,
-        a: (*const f64, isize, isize),
-        b: (*const f64, isize, isize),
-        c: (*mut f64, isize, isize),
-    ) {
-        matrixmultiply::dgemm(m, k, n, alpha, a.0, a.1, a.2, b.0, b.1, b.2, 0.0, c.0, c.1, c.2)
-    }
-}
+float_gemm!(f32, matrixmultiply::sgemm);
+float_gemm!(f64, matrixmultiply::dgemm);
 
 impl Gemm for i128 {
     const ONE: i128 = 1;
@@ -103,35 +98,6 @@ impl Gemm for i128 {
             }
         }
     }
-}
-
-/// A pointer into an operand that worker threads read (or, for the result,
-/// write in disjoint chunks).
-#[derive(Clone, Copy)]
-struct Shared<T>(*const T);
-// SAFETY: the batched product only reads through it, from operands that
-// outlive the parallel loop.
-unsafe impl<T> Send for Shared<T> {}
-unsafe impl<T> Sync for Shared<T> {}
-
-impl<T> Shared<T> {
-    fn at(self, offset: isize) -> *const T {
-        // SAFETY (of callers): `offset` addresses an element of the operand.
-        self.0.wrapping_offset(offset)
-    }
-}
-
-/// Element offsets of every batch entry (row-major over `batch`), given the
-/// operand's strides of the batch dims.
-fn batch_offsets(strides: &[isize], batch: &[usize]) -> Vec<isize> {
-    let mut offs = vec![0isize];
-    for (d, &size) in batch.iter().enumerate() {
-        offs = offs
-            .iter()
-            .flat_map(|&o| (0..size as isize).map(move |i| o + i * strides[d]))
-            .collect();
-    }
-    offs
 }
 
 /// Below this many multiply-adds a batch of products runs on the calling
@@ -177,8 +143,11 @@ fn matmul_views<T: Gemm>(a: ArrayViewD<T>, b: ArrayViewD<T>, alpha: T) -> KResul
     let mut out = vec![T::default(); nb * m * n];
     let r = batch.len();
     let (sa, sb) = (av.strides(), bv.strides());
-    let (a_offs, b_offs) = (batch_offsets(&sa[..r], &batch), batch_offsets(&sb[..r], &batch));
-    let (pa, pb) = (Shared(av.as_ptr()), Shared(bv.as_ptr()));
+    let (a_offs, b_offs) = (
+        index_offsets(&batch, &sa[..r]),
+        index_offsets(&batch, &sb[..r]),
+    );
+    let (pa, pb) = (Ptr(av.as_ptr() as *mut T), Ptr(bv.as_ptr() as *mut T));
     // A batch over a shared right operand whose rows follow each other at
     // one stride is one product with nb·m rows (a linear layer).
     let folded = nb > 1
@@ -297,12 +266,19 @@ fn product(a: &Tensor, b: &Tensor, b_transposed: bool, dtype: DType) -> KResult<
     match compute_kind(dtype)? {
         DType::F32 => {
             let (x, y) = (as_f32(a), as_f32(b));
-            Ok(from_f32(matmul_views(x.view(), t(y.view(), bt), 1.0)?, dtype))
+            Ok(from_f32(
+                matmul_views(x.view(), t(y.view(), bt), 1.0)?,
+                dtype,
+            ))
         }
         DType::F64 => {
             let (x, y) = (as_f64(a), as_f64(b));
             let r = Tensor::F64(matmul_views(x.view(), t(y.view(), bt), 1.0)?);
-            Ok(if dtype == DType::F64 { r } else { r.cast(dtype) })
+            Ok(if dtype == DType::F64 {
+                r
+            } else {
+                r.cast(dtype)
+            })
         }
         _ => {
             let (x, y) = (a.to_i128(), b.to_i128());
@@ -337,7 +313,9 @@ pub fn sdpa_f32(
     if causal && l > 0 && sl > 0 {
         let rows = s.as_slice_mut().expect("a fresh product is standard");
         for (i, row) in rows.chunks_mut(sl).enumerate() {
-            row.iter_mut().skip(i % l + 1).for_each(|x| *x = f32::NEG_INFINITY);
+            row.iter_mut()
+                .skip(i % l + 1)
+                .for_each(|x| *x = f32::NEG_INFINITY);
         }
     }
     if let Some(m) = mask {
@@ -455,14 +433,19 @@ mod tests {
                         .map(|j| {
                             let dot: f64 =
                                 (0..4).map(|e| (q[[bh, i, e]] * k[[bh, j, e]]) as f64).sum();
-                            if causal && j > i { f64::NEG_INFINITY } else { dot * 0.5 }
+                            if causal && j > i {
+                                f64::NEG_INFINITY
+                            } else {
+                                dot * 0.5
+                            }
                         })
                         .collect();
                     let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
                     let z: f64 = s.iter().map(|x| (x - m).exp()).sum();
                     for c in 0..3 {
-                        let want: f64 =
-                            (0..5).map(|j| (s[j] - m).exp() / z * v[[bh, j, c]] as f64).sum();
+                        let want: f64 = (0..5)
+                            .map(|j| (s[j] - m).exp() / z * v[[bh, j, c]] as f64)
+                            .sum();
                         let d = (got[[bh, i, c]] as f64 - want).abs();
                         assert!(d <= 1e-5 * (1.0 + want.abs()), "{causal} {bh} {i} {c}: {d}");
                     }

@@ -4,7 +4,7 @@
 //! wrapping after every step).
 
 use crate::error::{kerr, KResult};
-use crate::kernels::elementwise::Real;
+use crate::kernels::elementwise::{Real, PARALLEL_MIN_ELEMENTS};
 use crate::tensor::{Dom, Tensor};
 use ndarray::{Array2, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
@@ -157,7 +157,12 @@ pub fn reduce_float(
     axes: &[usize],
     keepdim: bool,
 ) -> Option<KResult<Tensor>> {
-    fn go<T: Real>(kind: Reduction, a: &ArrayD<T>, axes: &[usize], keepdim: bool) -> KResult<ArrayD<T>> {
+    fn go<T: Real>(
+        kind: Reduction,
+        a: &ArrayD<T>,
+        axes: &[usize],
+        keepdim: bool,
+    ) -> KResult<ArrayD<T>> {
         let r = a.ndim();
         let inner: usize = a.shape()[r - axes.len()..].iter().product();
         if inner == 0 && matches!(kind, Reduction::Max | Reduction::Min) {
@@ -167,7 +172,10 @@ pub fn reduce_float(
         let data = a.as_slice().expect("standard layout");
         let outer: usize = a.shape()[..r - axes.len()].iter().product();
         let row = |i: usize| {
-            let v: Vec<f64> = data[i * inner..(i + 1) * inner].iter().map(|e| e.to_f64()).collect();
+            let v: Vec<f64> = data[i * inner..(i + 1) * inner]
+                .iter()
+                .map(|e| e.to_f64())
+                .collect();
             T::from_f64(reduce_f64(kind, &v))
         };
         let v: Vec<T> = if data.len() < PARALLEL_MIN_ELEMENTS {
@@ -182,7 +190,10 @@ pub fn reduce_float(
         Ok(ArrayD::from_shape_vec(IxDyn(&shape), v).expect("sizes agree"))
     }
     let r = x.ndim();
-    let trailing = axes.iter().enumerate().all(|(i, &ax)| ax == r - axes.len() + i);
+    let trailing = axes
+        .iter()
+        .enumerate()
+        .all(|(i, &ax)| ax == r - axes.len() + i);
     let arithmetic = matches!(
         kind,
         Reduction::Sum | Reduction::Mean | Reduction::Prod | Reduction::Max | Reduction::Min
@@ -420,9 +431,6 @@ fn for_each_lane<T: Real>(out: &mut ArrayD<T>, axis: usize, f: impl Fn(&mut [T])
         lane.iter_mut().zip(&scratch).for_each(|(d, &v)| *d = v);
     }
 }
-
-/// Below this many elements a row-wise kernel runs on the calling thread.
-const PARALLEL_MIN_ELEMENTS: usize = 1 << 16;
 
 /// Softmax (or log-softmax) along `axis` of a float array in its own
 /// dtype: the same bits as the f64 kernel rounded once

@@ -3,7 +3,7 @@
 //! kernel is generic over the element and applied to any [`Tensor`].
 
 use crate::error::{kerr, KResult};
-use crate::kernels::elementwise::{broadcast_shapes, view_as};
+use crate::kernels::elementwise::{broadcast_shapes, index_offsets, view_as};
 use crate::kernels::reduce::norm_axis;
 use crate::tensor::Tensor;
 use crate::{each_tensor, map_tensor};
@@ -56,17 +56,12 @@ fn permute_copy<T: Copy>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
     }
     let q = d - 1;
     let others: Vec<usize> = (0..d).filter(|&i| i != p && i != q).collect();
-    let offsets = |st: &[isize]| {
-        let mut offs = vec![0isize];
-        for &i in &others {
-            offs = offs
-                .iter()
-                .flat_map(|&o| (0..shape[i] as isize).map(move |k| o + k * st[i]))
-                .collect();
-        }
-        offs
-    };
-    let (src_offs, dst_offs) = (offsets(&strides), offsets(&out_strides));
+    let pick = |v: &[isize]| others.iter().map(|&i| v[i]).collect::<Vec<_>>();
+    let sizes: Vec<usize> = others.iter().map(|&i| shape[i]).collect();
+    let (src_offs, dst_offs) = (
+        index_offsets(&sizes, &pick(&strides)),
+        index_offsets(&sizes, &pick(&out_strides)),
+    );
     let (np, nq, sq, dp) = (shape[p], shape[q], strides[q], out_strides[p]);
     let mut out: Vec<T> = Vec::with_capacity(a.len());
     let (sp, op) = (src.as_ptr(), out.as_mut_ptr());

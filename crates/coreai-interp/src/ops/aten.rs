@@ -705,7 +705,10 @@ fn linear(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     // The weight is read transposed in place (a 1-d weight as it is).
     let y = linalg::matmul_bt(c.arg(0)?, c.arg(1)?, dt)?;
-    if let Some(r) = c.opt_arg(2).and_then(|b| f32_fast_path(BinOp::Add, dt, &y, b)) {
+    if let Some(r) = c
+        .opt_arg(2)
+        .and_then(|b| f32_fast_path(BinOp::Add, dt, &y, b))
+    {
         return one(Tensor::F32(r?));
     }
     match c.opt_arg(2) {

@@ -11,7 +11,7 @@
 //! Without the registration, `legalize-aten-to-coreai` stops with
 //! "unsupported ops: coreai_test::scaled_add.default".
 
-#[path = "scaled_add_lowering.rs"]
+#[path = "lowerings/scaled_add.rs"]
 mod scaled_add_lowering;
 
 use coreai::Compiler;

@@ -14,7 +14,7 @@ func.func @main(%x: tensor<4xf32> {coreai.name = "x"}, %y: tensor<4xf32> {coreai
 }
 "#;
 
-#[path = "../examples/scaled_add_lowering.rs"]
+#[path = "../examples/lowerings/scaled_add.rs"]
 mod scaled_add_lowering;
 use scaled_add_lowering::scaled_add;
 

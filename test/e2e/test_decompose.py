@@ -6,7 +6,7 @@ left, (2) the result runs in coreai-run and matches eager PyTorch exactly as
 well as the `--decompositions coreai` import does (f32: atol 1e-4 x max|ref|,
 rtol 1e-4; integers exactly). Where the executor cannot run the
 `--decompositions coreai` import (an op without a kernel, see
-test_export.EXECUTION_GAPS), the decomposed module must fail with the same
+test_export.USER_KERNELS), the decomposed module must fail with the same
 message: the gap is the executor's, not the decomposition's.
 
 `test_decomposition_branches` covers branches the corpus does not reach

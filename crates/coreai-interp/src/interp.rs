@@ -61,6 +61,9 @@ pub struct Program<'c> {
     module: Module<'c>,
     symbols: HashMap<String, Op>,
     table: Table,
+    /// Kernels the user registered for ops the executor does not know (a
+    /// `torch.library` op: `aten.operator "ns::name.overload"`).
+    user_kernels: HashMap<String, crate::ops::Kernel>,
     /// Constants already materialized, by op: a constant is immutable, so
     /// repeated runs (and loop bodies) decode its attribute once.
     constants: RefCell<HashMap<usize, Value>>,
@@ -142,9 +145,17 @@ impl<'c> Program<'c> {
             module,
             symbols,
             table: ops::table(),
+            user_kernels: HashMap::new(),
             constants: RefCell::default(),
             profile: RefCell::default(),
         }
+    }
+
+    /// Registers `kernel` for the op `qualified` (`my_lib::op.default`, as
+    /// `aten.operator` names it) in this program. The executor's own kernels
+    /// take precedence; a second registration of a name replaces the first.
+    pub fn register_kernel(&mut self, qualified: &str, kernel: crate::ops::Kernel) {
+        self.user_kernels.insert(qualified.to_string(), kernel);
     }
 
     /// Turns per-op timing on (from an empty record) or off. Only kernels
@@ -450,6 +461,7 @@ impl Exec<'_, '_> {
                             _ => q.clone(),
                         };
                         let f = self.program.table.get(key.as_str()).copied();
+                        let f = f.or_else(|| self.program.user_kernels.get(&q).copied());
                         (q, key, f)
                     }
                     _ => (

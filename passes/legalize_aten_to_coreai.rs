@@ -619,7 +619,10 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
     // An externalized submodule (the importer's `--externalize`) keeps its
     // boundary: `coreai.noinline` and its composite declaration carry over.
     if func.attribute("coreai.noinline").is_ok() {
-        attributes.push(("no_inline", cx.parse_attribute("unit").map_err(|_| PassFailed)?));
+        attributes.push((
+            "no_inline",
+            cx.parse_attribute("unit").map_err(|_| PassFailed)?,
+        ));
     }
     if let Ok(decl) = func.attribute("coreai.composite_decl") {
         attributes.push(("composite_decl", decl));

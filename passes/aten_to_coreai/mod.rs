@@ -7,10 +7,10 @@
 mod activations;
 mod cast;
 mod common;
-mod composite;
 mod compare;
-pub mod compression;
 mod complex;
+mod composite;
+pub mod compression;
 mod control;
 mod elementwise;
 mod indexing;
@@ -20,8 +20,8 @@ mod reduce;
 mod shape;
 mod symbolic;
 
-pub use composite::with_inline as with_inline_composites;
 use crate::lowering::{Decline, LoweringCx};
+pub use composite::with_inline as with_inline_composites;
 use melior::ir::{operation::OperationLike, Value};
 
 /// A built-in lowering.

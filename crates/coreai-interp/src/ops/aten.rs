@@ -1641,8 +1641,11 @@ fn masked_scatter(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_dom(out, dt))
 }
 
-/// `scatter` / `scatter_add`: `out[.., index[i,j,k], ..] = src[i,j,k]` along `dim`.
-fn scatter(c: &Ctx) -> KResult<Vec<Value>> {
+/// The operands of a scatter along `dim`: the result dtype, `x` and `src` (a
+/// tensor, or the scalar `value` expanded to the index's shape) in that
+/// dtype, and each `(target, source)` position pair in index order, every
+/// index checked against `x`'s size (negative indices counting from the end).
+pub(super) fn scatter_operands(c: &Ctx) -> KResult<(DType, Dom, Dom, Vec<(IxDyn, IxDyn)>)> {
     let dt = c.out_dtype(0)?;
     let x = c.arg(0)?;
     let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;
@@ -1651,22 +1654,28 @@ fn scatter(c: &Ctx) -> KResult<Vec<Value>> {
         Some(s) => s.cast(dt),
         None => shape::expand(&c.scalar("value")?.cast(dt), index.shape())?,
     };
-    let add =
-        c.name.starts_with("aten.scatter_add") || c.opt_str("reduce").as_deref() == Some("add");
-    let xs = x.shape();
-    let ss = src.shape();
-    let mut a = x.dom_as(dt);
-    let s = src.dom();
+    let (xs, ss) = (x.shape(), src.shape());
+    let n = xs[d] as i64;
+    let mut sites = Vec::with_capacity(index.len());
     for (pos, &i) in index.indexed_iter() {
         let p = pos.slice();
-        let n = xs[d] as i64;
         let j = if i < 0 { i + n } else { i };
         if j < 0 || j >= n || p.iter().zip(&ss).any(|(&q, &m)| q >= m) {
             return kerr(format!("scatter index {i} out of range for size {n}"));
         }
         let mut target = p.to_vec();
         target[d] = j as usize;
-        let (t, sp) = (IxDyn(&target), IxDyn(p));
+        sites.push((IxDyn(&target), IxDyn(p)));
+    }
+    Ok((dt, x.dom_as(dt), src.dom(), sites))
+}
+
+/// `scatter` / `scatter_add`: `out[.., index[i,j,k], ..] = src[i,j,k]` along `dim`.
+fn scatter(c: &Ctx) -> KResult<Vec<Value>> {
+    let add =
+        c.name.starts_with("aten.scatter_add") || c.opt_str("reduce").as_deref() == Some("add");
+    let (dt, mut a, s, sites) = scatter_operands(c)?;
+    for (t, sp) in sites {
         match (&mut a, &s) {
             (Dom::F(a), Dom::F(s)) => a[&t] = if add { a[&t] + s[&sp] } else { s[&sp] },
             (Dom::I(a), Dom::I(s)) => {

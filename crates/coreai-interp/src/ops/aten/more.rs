@@ -893,27 +893,8 @@ fn scatter_reduce_legacy(c: &Ctx) -> KResult<Vec<Value>> {
             ))
         }
     }
-    let dt = c.out_dtype(0)?;
-    let x = c.arg(0)?;
-    let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;
-    let index = c.arg(1)?.to_i128().mapv(|v| v as i64);
-    let src = match c.opt_arg(2) {
-        Some(s) => s.cast(dt),
-        None => shape::expand(&c.scalar("value")?.cast(dt), index.shape())?,
-    };
-    let (xs, ss) = (x.shape(), src.shape());
-    let mut out = x.dom_as(dt);
-    let s = src.dom();
-    for (pos, &i) in index.indexed_iter() {
-        let p = pos.slice();
-        let n = xs[d] as i64;
-        let j = if i < 0 { i + n } else { i };
-        if j < 0 || j >= n || p.iter().zip(&ss).any(|(&q, &m)| q >= m) {
-            return kerr(format!("scatter index {i} out of range for size {n}"));
-        }
-        let mut target = p.to_vec();
-        target[d] = j as usize;
-        let (t, sp) = (IxDyn(&target), IxDyn(p));
+    let (dt, mut out, s, sites) = super::scatter_operands(c)?;
+    for (t, sp) in sites {
         match (&mut out, &s) {
             // PyTorch rounds every partial product to the dtype
             (Dom::F(a), Dom::F(s)) => a[&t] = Tensor::scalar_f64(a[&t] * s[&sp], dt).to_f64()[[]],

@@ -59,6 +59,7 @@ use melior::ir::{
     Attribute, AttributeLike, BlockLike, Identifier, RegionLike, TypeLike, Value, ValueLike,
 };
 use mlir_sys::MlirOperation;
+use std::{collections::HashSet, sync::LazyLock};
 
 pub const INFO: PassInfo = PassInfo {
     name: "legalize-aten-to-coreai",
@@ -100,6 +101,15 @@ pub const PRESERVED_BY_COREAI_TABLE: &[&str] = &[
 /// PyTorch's `torch.export.default_decompositions()` (ATen overloads).
 const TORCH_DEFAULT_DECOMPOSITIONS: &str = include_str!("data/torch_default_decompositions.txt");
 
+/// [`TORCH_DEFAULT_DECOMPOSITIONS`] as a set of `name.overload` keys, built
+/// on first use: both passes ask once per op.
+static TORCH_DEFAULT_DECOMPOSITION_KEYS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+    TORCH_DEFAULT_DECOMPOSITIONS
+        .lines()
+        .filter_map(|line| line.strip_prefix("aten."))
+        .collect()
+});
+
 /// A decomposition table, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Table {
@@ -136,10 +146,7 @@ impl Table {
         match self {
             Table::None => false,
             Table::Coreai if PRESERVED_BY_COREAI_TABLE.contains(&key) => false,
-            Table::Coreai | Table::Default => TORCH_DEFAULT_DECOMPOSITIONS
-                .lines()
-                .filter_map(|line| line.strip_prefix("aten."))
-                .any(|k| k == key),
+            Table::Coreai | Table::Default => TORCH_DEFAULT_DECOMPOSITION_KEYS.contains(key),
         }
     }
 }

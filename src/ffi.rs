@@ -33,6 +33,7 @@ pub struct CoreaiOptConfig {
     pub verify_each: bool,
     pub emit_bytecode: bool,
     pub bytecode_version: i64,
+    pub skip_teardown: bool,
 }
 
 unsafe extern "C" {

@@ -30,11 +30,13 @@
 #include "mlir/Tools/ParseUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -137,10 +139,29 @@ LogicalResult dropStandaloneNotes(Diagnostic &diag) {
 
 /// Parse, run the pipeline, print: MlirOptMain's performActions for a
 /// config whose reproducer, round-trip and remark options are the defaults.
+/// Whether running passes on `op` in parallel can pay for starting threads:
+/// MLIR parallelizes over isolated-from-above operations (the verifier, and
+/// passes nested on functions), so the work that can overlap is what lies
+/// outside the largest of them. Starting the pool's threads costs about a
+/// millisecond on a small module, where nothing overlaps.
+bool worthThreads(Operation *op) {
+  constexpr size_t kMinParallelOps = 4096;
+  size_t total = 0, largest = 0;
+  for (Region &region : op->getRegions())
+    for (Operation &child : region.getOps()) {
+      size_t n = 0;
+      child.walk([&](Operation *) { ++n; });
+      total += n;
+      largest = std::max(largest, n);
+    }
+  return total - largest >= kMinParallelOps;
+}
+
 LogicalResult parseRunPrint(raw_ostream &os,
                             const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
                             MLIRContext &context,
-                            const MlirOptMainConfig &config) {
+                            const MlirOptMainConfig &config,
+                            bool skipTeardown) {
   DefaultTimingManager tm;
   applyDefaultTimingManagerCLOptions(tm);
   TimingScope timing = tm.getRootScope();
@@ -158,7 +179,12 @@ LogicalResult parseRunPrint(raw_ostream &os,
   parserTiming.stop();
   if (!op)
     return failure();
-  context.enableMultithreading(wasThreadingEnabled);
+  // Left to the process's exit when it is about to end.
+  auto keepOp = llvm::make_scope_exit([&] {
+    if (skipTeardown)
+      (void)op.release();
+  });
+  context.enableMultithreading(wasThreadingEnabled && worthThreads(op.get()));
 
   remark::RemarkCategories cats{
       config.getRemarksAllFilter(), config.getRemarksPassedFilter(),
@@ -196,19 +222,13 @@ LogicalResult parseRunPrint(raw_ostream &os,
 /// on every line: 16% of coreai-opt's time on resnet18's 45 MB of
 /// bytecode), so only --verify-diagnostics goes through it.
 LogicalResult optMain(raw_ostream &os, std::unique_ptr<llvm::MemoryBuffer> input,
-                      const MlirOptMainConfig &config) {
+                      const MlirOptMainConfig &config, bool skipTeardown) {
   coreaiRegisterUpstreamPasses();
   DialectRegistry registry;
   coreaiRegisterAllDialects(wrap(&registry));
   if (config.shouldVerifyDiagnostics())
     return MlirOptMain(os, std::move(input), registry, config);
 
-  // One thread pool for every chunk, as in MlirOptMain.
-  MLIRContext threadPoolContext;
-  llvm::ThreadPoolInterface *threadPool =
-      threadPoolContext.isMultithreadingEnabled()
-          ? &threadPoolContext.getThreadPool()
-          : nullptr;
   auto processChunk = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
                           const llvm::MemoryBufferRef &source,
                           raw_ostream &chunkOs) -> LogicalResult {
@@ -219,14 +239,19 @@ LogicalResult optMain(raw_ostream &os, std::unique_ptr<llvm::MemoryBuffer> input
                                          /*RequiresNullTerminator=*/false),
         llvm::SMLoc());
     sourceMgr->AddNewSourceBuffer(std::move(chunk), llvm::SMLoc());
-    MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-    if (threadPool)
-      context.setThreadPool(*threadPool);
-    context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
-    tracing::InstallDebugHandler debugHandler(context, config.getDebugConfig());
-    SourceMgrDiagnosticHandler sourceMgrHandler(*sourceMgr, &context);
-    ScopedDiagnosticHandler noteFilter(&context, dropStandaloneNotes);
-    return parseRunPrint(chunkOs, sourceMgr, context, config);
+    // Threading as --mlir-disable-threading says; the pool starts its
+    // threads only when a pass runs in parallel (see worthThreads).
+    std::unique_ptr<MLIRContext> context = std::make_unique<MLIRContext>(
+        registry, MLIRContext::Threading::ENABLED);
+    auto keepContext = llvm::make_scope_exit([&] {
+      if (skipTeardown)
+        (void)context.release();
+    });
+    context->allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+    tracing::InstallDebugHandler debugHandler(*context, config.getDebugConfig());
+    SourceMgrDiagnosticHandler sourceMgrHandler(*sourceMgr, context.get());
+    ScopedDiagnosticHandler noteFilter(context.get(), dropStandaloneNotes);
+    return parseRunPrint(chunkOs, sourceMgr, *context, config, skipTeardown);
   };
   return splitAndProcessBuffer(std::move(input), processChunk, os,
                                config.inputSplitMarker(),
@@ -242,7 +267,7 @@ MlirLogicalResult coreaiOptMain(MlirStringRef input, MlirStringRef bufferName,
       optMain(os,
               llvm::MemoryBuffer::getMemBufferCopy(unwrap(input),
                                                    unwrap(bufferName)),
-              makeOptMainConfig(c));
+              makeOptMainConfig(c), c->skipTeardown);
   os.flush();
   return wrap(result);
 }
@@ -275,7 +300,8 @@ MlirLogicalResult coreaiOptMainFile(CoreaiInputFile input,
       static_cast<llvm::MemoryBuffer *>(input.ptr));
   llvm::raw_fd_ostream os(outputFd, /*shouldClose=*/false);
   os.SetBufferSize(1 << 20);
-  LogicalResult result = optMain(os, std::move(buffer), makeOptMainConfig(c));
+  LogicalResult result =
+      optMain(os, std::move(buffer), makeOptMainConfig(c), c->skipTeardown);
   os.flush();
   if (os.has_error()) {
     std::string message = os.error().message();

@@ -149,6 +149,9 @@ typedef struct CoreaiOptConfig {
   bool emitBytecode;
   /// Bytecode version to emit, or -1 for the current one.
   int64_t bytecodeVersion;
+  /// The caller exits right after: the contexts and modules are not freed
+  /// (clang's -disable-free). Only for a process about to end.
+  bool skipTeardown;
 } CoreaiOptConfig;
 
 /// Hands MLIR's own command-line options (--mlir-print-ir-*, --mlir-timing,

@@ -361,6 +361,9 @@ fn run(cli: &Cli) -> Result<(), OptError> {
         verify_each: cli.verify_each,
         emit_bytecode: cli.emit_bytecode,
         bytecode_version: cli.emit_bytecode_version.unwrap_or(-1),
+        // The process ends when MLIR is done: freeing the module and the
+        // context would only delay it.
+        skip_teardown: true,
     };
     debug!(input = %cli.input, pipeline = %pipeline_text, "running");
     // Like mlir-opt, stdout gets what succeeded (the chunks of a split input
@@ -388,13 +391,14 @@ fn run(cli: &Cli) -> Result<(), OptError> {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("COREAI_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    // coreai's tracing events are all debug-level: the subscriber is needed
+    // only when COREAI_LOG asks for them, and costs start-up time otherwise.
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("COREAI_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
+    }
 
     let cli = match Cli::try_parse_from(normalize_args(std::env::args())) {
         Ok(cli) => cli,

@@ -19,6 +19,12 @@ each converter:
     back the new file's blocks and evict the old file, tens of ms for 45 MB;
   - coreai-torch: add_exported_program (its validation) + to_coreai() in
     RELEASE mode (its IR building and its built-in optimization), in process.
+WARM-UP: each converter runs once untimed first, then its N timed runs
+back to back. On a virtual machine the first process after idle time or
+after other work runs 1.5-6x slower (the virtual CPU waking up: 31 ms
+instead of 5 ms for llama_block after 2 s of sleep), and coreai-torch's
+first conversion includes its lazy initialization; interleaving the two
+converters would measure that, not the converters.
 The work differs: to_coreai() also optimizes the program; coreai-opt also
 reads and writes the module (with its weights). The timed coreai-opt runs are
 plain; one more run per repetition with --mlir-timing splits the process
@@ -113,6 +119,8 @@ def time_ours(coreai_opt, path, repeat, bytecode):
         out = os.path.join(tmp, "out.mlir")
         cmd = [coreai_opt, path, "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", out]
         cmd += ["--emit-bytecode"] if bytecode else []
+        run_timed(cmd)  # warm-up, not timed (see WARM-UP)
+        os.unlink(out)
         for _ in range(repeat):
             wall, seconds, r = run_timed(cmd)
             if r.returncode != 0:
@@ -139,13 +147,14 @@ def time_theirs(ep, repeat):
     from coreai_torch import TorchConverter
     times, cpu = [], []
     try:
-        for _ in range(repeat):
+        for i in range(repeat + 1):
             cpu0, t0 = time.process_time(), time.perf_counter()
             with warnings.catch_warnings(), redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")
                 TorchConverter(mode=TorchConverter.Mode.RELEASE).add_exported_program(ep).to_coreai()
-            times.append(time.perf_counter() - t0)
-            cpu.append(time.process_time() - cpu0)
+            if i > 0:  # the first run is the warm-up (see WARM-UP)
+                times.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - cpu0)
     except Exception as e:  # the converter's own message is the result
         return None, None, f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200]}"
     return statistics.median(times), statistics.median(cpu), ""

@@ -59,7 +59,7 @@ use melior::ir::{
     Attribute, AttributeLike, BlockLike, Identifier, RegionLike, TypeLike, Value, ValueLike,
 };
 use mlir_sys::MlirOperation;
-use std::{collections::HashSet, sync::LazyLock};
+use std::sync::LazyLock;
 
 pub const INFO: PassInfo = PassInfo {
     name: "legalize-aten-to-coreai",
@@ -101,9 +101,10 @@ pub const PRESERVED_BY_COREAI_TABLE: &[&str] = &[
 /// PyTorch's `torch.export.default_decompositions()` (ATen overloads).
 const TORCH_DEFAULT_DECOMPOSITIONS: &str = include_str!("data/torch_default_decompositions.txt");
 
-/// [`TORCH_DEFAULT_DECOMPOSITIONS`] as a set of `name.overload` keys, built
-/// on first use: both passes ask once per op.
-static TORCH_DEFAULT_DECOMPOSITION_KEYS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+/// The keys of [`TORCH_DEFAULT_DECOMPOSITIONS`] (`name.overload`), in the
+/// file's order, which is sorted (a test checks), collected on first use:
+/// both passes ask once per op.
+static TORCH_DEFAULT_DECOMPOSITION_KEYS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     TORCH_DEFAULT_DECOMPOSITIONS
         .lines()
         .filter_map(|line| line.strip_prefix("aten."))
@@ -146,7 +147,9 @@ impl Table {
         match self {
             Table::None => false,
             Table::Coreai if PRESERVED_BY_COREAI_TABLE.contains(&key) => false,
-            Table::Coreai | Table::Default => TORCH_DEFAULT_DECOMPOSITION_KEYS.contains(key),
+            Table::Coreai | Table::Default => {
+                TORCH_DEFAULT_DECOMPOSITION_KEYS.binary_search(&key).is_ok()
+            }
         }
     }
 }
@@ -665,6 +668,10 @@ mod tests {
 
     #[test]
     fn tables_differ_exactly_by_the_preserved_ops() {
+        assert!(
+            TORCH_DEFAULT_DECOMPOSITION_KEYS.is_sorted(),
+            "data/torch_default_decompositions.txt must stay sorted (binary search)"
+        );
         assert!(Table::Default.decomposes("silu.default"));
         assert!(!Table::Coreai.decomposes("silu.default"));
         assert!(Table::Coreai.decomposes("linear.default"));

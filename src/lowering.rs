@@ -68,6 +68,67 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
         Ok(unsafe { Attribute::from_raw(raw) })
     }
 
+    /// A static integer tensor of `shape` holding `values` (row-major) as
+    /// `element` (`si32`, `ui32`, `i64`, ...): its type and its
+    /// `DenseElementsAttr`, built directly rather than by printing and
+    /// parsing a literal (the same attribute: equal values make a splat).
+    pub fn int_tensor(
+        &self,
+        shape: &[i64],
+        values: &[i64],
+        element: &str,
+    ) -> Result<(Type<'c>, Attribute<'c>), Decline> {
+        let (signedness, digits) = if let Some(d) = element.strip_prefix("si") {
+            (Some(true), d)
+        } else if let Some(d) = element.strip_prefix("ui") {
+            (Some(false), d)
+        } else {
+            (None, element.strip_prefix('i').unwrap_or(""))
+        };
+        let width = match digits.parse::<u32>() {
+            Ok(w @ (8 | 16 | 32 | 64)) => w,
+            _ => {
+                return Err(format!(
+                    "{element} is not an integer type of 8, 16, 32 or 64 bits"
+                ))
+            }
+        };
+        // The ranges MLIR's literal parser accepts: signless takes either
+        // reading of the bits.
+        let fits = |v: i64| match (width, signedness) {
+            (64, Some(false)) => v >= 0,
+            (64, _) => true,
+            (w, Some(true)) => v >= -(1i64 << (w - 1)) && v < (1i64 << (w - 1)),
+            (w, None) => v >= -(1i64 << (w - 1)) && v < (1i64 << w),
+            (w, Some(false)) => v >= 0 && v < (1i64 << w),
+        };
+        if let Some(v) = values.iter().find(|v| !fits(**v)) {
+            return Err(format!("the value {v} does not fit in {element}"));
+        }
+        let bytes = (width / 8) as usize;
+        let raw: Vec<u8> = values
+            .iter()
+            .flat_map(|v| v.to_le_bytes().into_iter().take(bytes))
+            .collect();
+        unsafe {
+            let context = self.context();
+            let element = match signedness {
+                Some(true) => mlir_sys::mlirIntegerTypeSignedGet(context, width),
+                Some(false) => mlir_sys::mlirIntegerTypeUnsignedGet(context, width),
+                None => mlir_sys::mlirIntegerTypeGet(context, width),
+            };
+            let ty = mlir_sys::mlirRankedTensorTypeGet(
+                shape.len() as isize,
+                shape.as_ptr(),
+                element,
+                mlir_sys::mlirAttributeGetNull(),
+            );
+            let attr =
+                mlir_sys::mlirDenseElementsAttrRawBufferGet(ty, raw.len(), raw.as_ptr().cast());
+            Ok((Type::from_raw(ty), Attribute::from_raw(attr)))
+        }
+    }
+
     /// Parses a type in this op's context.
     pub fn parse_type(&self, text: &str) -> Result<Type<'c>, Decline> {
         let raw =

@@ -299,7 +299,13 @@ MlirLogicalResult coreaiOptMainFile(CoreaiInputFile input,
   std::unique_ptr<llvm::MemoryBuffer> buffer(
       static_cast<llvm::MemoryBuffer *>(input.ptr));
   llvm::raw_fd_ostream os(outputFd, /*shouldClose=*/false);
-  os.SetBufferSize(1 << 20);
+  // The bytecode writer hands over a few large pieces (sections, resource
+  // blobs): buffering them would copy every blob smaller than the buffer
+  // once more. The text printer writes many small pieces.
+  if (c->emitBytecode)
+    os.SetUnbuffered();
+  else
+    os.SetBufferSize(1 << 20);
   LogicalResult result =
       optMain(os, std::move(buffer), makeOptMainConfig(c), c->skipTeardown);
   os.flush();

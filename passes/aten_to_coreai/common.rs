@@ -161,15 +161,8 @@ pub fn int_vector<'c, 'a>(
     values: &[i64],
     element: &str,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let list: Vec<String> = values.iter().map(i64::to_string).collect();
-    let ty = format!("tensor<{}x{element}>", values.len());
-    let attr = cx.parse_attribute(&format!("dense<[{}]> : {ty}", list.join(", ")))?;
-    cx.build_value(
-        "coreai.constant",
-        &[],
-        cx.parse_type(&ty)?,
-        &[("value", attr)],
-    )
+    let (ty, attr) = cx.int_tensor(&[values.len() as i64], values, element)?;
+    cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
 }
 
 /// A rank-0 `coreai.constant` of integer `element`.
@@ -178,14 +171,8 @@ pub fn int_scalar<'c, 'a>(
     value: i64,
     element: &str,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let ty = format!("tensor<{element}>");
-    let attr = cx.parse_attribute(&format!("dense<{value}> : {ty}"))?;
-    cx.build_value(
-        "coreai.constant",
-        &[],
-        cx.parse_type(&ty)?,
-        &[("value", attr)],
-    )
+    let (ty, attr) = cx.int_tensor(&[], &[value], element)?;
+    cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
 }
 
 /// Axes as coreai takes them: `tensor<Nxsi32>`.

@@ -262,7 +262,7 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
         element: Type<'c>,
     ) -> Result<Value<'c, 'a>, Decline> {
         let literal = value.exact_literal(element)?;
-        let tensor = format!("tensor<{element}>");
+        let tensor = format!("tensor<{}>", type_text(element));
         let text = format!("dense<{literal}> : {tensor}");
         let attr = self.parse_attribute(&text)?;
         let ty = self.parse_type(&tensor)?;
@@ -379,8 +379,8 @@ impl Scalar {
     /// The scalar as an MLIR literal of `element`, if it is exactly
     /// representable there (an int in a float type, a float in f16 ...).
     fn exact_literal(self, element: Type<'_>) -> Result<String, Decline> {
-        let text = element.to_string();
-        let float_bits = match text.as_str() {
+        let text = type_text(element);
+        let float_bits = match &*text {
             "f64" => Some(53),
             "f32" => Some(24),
             "f16" => Some(11),
@@ -410,6 +410,62 @@ impl Scalar {
             _ => Err(format!("{self:?} cannot be a constant of type {text}")),
         }
     }
+}
+
+/// `ty` as MLIR prints it (`f32`, `si64`, `i1`), without the printer for
+/// the scalar and plain tensor types lowerings ask about: `Type`'s `Display` builds an
+/// `AsmState` per call, a tenth of a small model's conversion when lowerings
+/// compare element types by name.
+pub fn type_text(ty: Type<'_>) -> std::borrow::Cow<'static, str> {
+    use std::borrow::Cow;
+    let raw = ty.to_raw();
+    unsafe {
+        if mlir_sys::mlirTypeIsAF32(raw) {
+            return Cow::Borrowed("f32");
+        }
+        if mlir_sys::mlirTypeIsAF16(raw) {
+            return Cow::Borrowed("f16");
+        }
+        if mlir_sys::mlirTypeIsABF16(raw) {
+            return Cow::Borrowed("bf16");
+        }
+        if mlir_sys::mlirTypeIsAF64(raw) {
+            return Cow::Borrowed("f64");
+        }
+        if mlir_sys::mlirTypeIsAIndex(raw) {
+            return Cow::Borrowed("index");
+        }
+        if mlir_sys::mlirTypeIsAInteger(raw) {
+            let width = mlir_sys::mlirIntegerTypeGetWidth(raw);
+            let prefix = if mlir_sys::mlirIntegerTypeIsSigned(raw) {
+                "si"
+            } else if mlir_sys::mlirIntegerTypeIsUnsigned(raw) {
+                "ui"
+            } else {
+                "i"
+            };
+            return Cow::Owned(format!("{prefix}{width}"));
+        }
+        if mlir_sys::mlirTypeIsARankedTensor(raw)
+            && mlir_sys::mlirRankedTensorTypeGetEncoding(raw).ptr.is_null()
+        {
+            let rank = mlir_sys::mlirShapedTypeGetRank(raw) as isize;
+            let mut text = String::from("tensor<");
+            for d in 0..rank {
+                if mlir_sys::mlirShapedTypeIsDynamicDim(raw, d) {
+                    text.push('?');
+                } else {
+                    text.push_str(&mlir_sys::mlirShapedTypeGetDimSize(raw, d).to_string());
+                }
+                text.push('x');
+            }
+            let element = Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(raw));
+            text.push_str(&type_text(element));
+            text.push('>');
+            return Cow::Owned(text);
+        }
+    }
+    Cow::Owned(ty.to_string())
 }
 
 /// PyTorch's broadcast of shapes, aligned at the trailing dim. A dynamic dim

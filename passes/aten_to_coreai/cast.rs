@@ -20,7 +20,7 @@
 
 use super::common::{cast_to, dims, element_type, splat, str_attr, tensor_type};
 use super::elementwise::trunc_float;
-use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{
     attribute::TypeAttribute,
     operation::OperationLike,
@@ -36,13 +36,13 @@ pub static LOWERINGS: super::Family = &[
 
 /// Whether `element` is a float type coreai computes in.
 pub fn is_float(element: Type<'_>) -> bool {
-    matches!(element.to_string().as_str(), "f16" | "bf16" | "f32" | "f64")
+    matches!(&*type_text(element), "f16" | "bf16" | "f32" | "f64")
 }
 
 /// Whether `element` is a 16-bit float (PyTorch computes its elementwise
 /// kernels in f32, "opmath").
 pub fn is_half(element: Type<'_>) -> bool {
-    matches!(element.to_string().as_str(), "f16" | "bf16")
+    matches!(&*type_text(element), "f16" | "bf16")
 }
 
 /// `f32` in this op's context.
@@ -97,7 +97,7 @@ pub fn number<'c, 'a>(
     value: Scalar,
     element: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let text = element.to_string();
+    let text = type_text(element);
     let special = matches!(value, Scalar::Float(v) if !v.is_finite());
     if text == "i1" || (special && is_float(element)) {
         return splat(cx, value, tensor_type(&[], element));
@@ -125,7 +125,7 @@ pub fn number<'c, 'a>(
     if value.is_exact_in(element) {
         return cx.scalar_constant(value, element);
     }
-    match text.as_str() {
+    match &*text {
         "f32" | "f64" => splat(cx, value, tensor_type(&[], element)),
         "f16" | "bf16" => {
             let wide = splat(cx, value, tensor_type(&[], f32_type(cx)?))?;
@@ -168,7 +168,7 @@ pub fn needs_opmath(element: Type<'_>, numbers: &[Scalar]) -> bool {
 
 /// PyTorch's category of a dtype: bool < integer < float.
 fn category(element: Type<'_>) -> u8 {
-    let text = element.to_string();
+    let text = type_text(element);
     if text == "i1" {
         0
     } else if is_float(element) {

@@ -7,7 +7,7 @@
 //! builders for the layout ops most lowerings need (reshape, cast).
 
 pub use crate::lowering::broadcast_shapes;
-use crate::lowering::{Decline, LoweringCx};
+use crate::lowering::{type_text, Decline, LoweringCx};
 use melior::ir::{
     attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute, StringAttribute},
     operation::OperationLike,
@@ -308,7 +308,7 @@ pub fn cast_to<'c, 'a>(
 /// 0`. An integer dtype declines a non-integral float.
 pub fn fill_literal(value: crate::lowering::Scalar, element: Type<'_>) -> Result<String, Decline> {
     use crate::lowering::Scalar;
-    let text = element.to_string();
+    let text = type_text(element);
     let v = match value {
         Scalar::Int(i) => i as f64,
         Scalar::Float(f) => f,
@@ -334,7 +334,7 @@ pub fn fill_literal(value: crate::lowering::Scalar, element: Type<'_>) -> Result
             None
         }
     };
-    let hex = match text.as_str() {
+    let hex = match &*text {
         "f32" => special("0x7F800000", "0xFF800000", "0x7FC00000"),
         "f16" => special("0x7C00", "0xFC00", "0x7E00"),
         "bf16" => special("0x7F80", "0xFF80", "0x7FC0"),
@@ -370,7 +370,7 @@ pub fn splat<'c, 'a>(
         return Err(format!("cannot build a constant of the dynamic type {ty}"));
     }
     let literal = fill_literal(value, tensor.element())?;
-    let attr = cx.parse_attribute(&format!("dense<{literal}> : {ty}"))?;
+    let attr = cx.parse_attribute(&format!("dense<{literal}> : {}", type_text(ty)))?;
     cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
 }
 

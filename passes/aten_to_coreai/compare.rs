@@ -13,7 +13,7 @@ use super::elementwise::{
     arg, arith, binary, binary_args, finish, is_inf, materialize, numbers, predicate, select,
     unary, Arg,
 };
-use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{r#type::ShapedTypeLike, Type, Value};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
@@ -80,7 +80,7 @@ fn promoted<'c>(cx: &LoweringCx<'c, '_>, args: &[Arg<'c, '_>]) -> Result<Type<'c
 fn compare<'c, 'a>(cx: &LoweringCx<'c, 'a>, cmp: Cmp) -> Lowered<'c, 'a> {
     let args = binary_args(cx)?;
     let mut element = promoted(cx, &args)?;
-    if element.to_string() == "i1" && !matches!(cmp, Cmp::Eq | Cmp::Ne) {
+    if type_text(element) == "i1" && !matches!(cmp, Cmp::Eq | Cmp::Ne) {
         // Ordering bools: false < true, as unsigned bytes.
         element = cx.parse_type("ui8")?;
     }
@@ -108,7 +108,7 @@ fn compare<'c, 'a>(cx: &LoweringCx<'c, 'a>, cmp: Cmp) -> Lowered<'c, 'a> {
 /// `x` as a bool tensor: itself, or `x != 0` (NaN is true, as in PyTorch).
 fn truth<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let element = element_type(x)?;
-    if element.to_string() == "i1" {
+    if type_text(element) == "i1" {
         return Ok(x);
     }
     let zero = number(cx, Scalar::Int(0), element)?;
@@ -135,7 +135,7 @@ fn tensor_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize) -> Result<Value
 fn logical_not<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = tensor_operand(cx, 0)?;
     let element = element_type(x)?;
-    let r = if element.to_string() == "i1" {
+    let r = if type_text(element) == "i1" {
         unary(cx, "not", x)?
     } else {
         let zero = number(cx, Scalar::Int(0), element)?;
@@ -177,7 +177,7 @@ fn bitwise<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str) -> Lowered<'c, 'a> {
 
 /// The integer with every bit of `element` set (-1, or 2^n - 1 unsigned).
 fn all_ones(element: Type<'_>) -> Result<Scalar, Decline> {
-    let text = element.to_string();
+    let text = type_text(element);
     match text.strip_prefix("ui").map(str::parse::<u32>) {
         Some(Ok(bits)) if bits < 64 => Ok(Scalar::Int((1i64 << bits) - 1)),
         Some(_) => Err(format!("bitwise_not of {text} is not supported")),
@@ -191,7 +191,7 @@ fn all_ones(element: Type<'_>) -> Result<Scalar, Decline> {
 fn bitwise_not<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let element = bitwise_result(cx)?;
     let x = materialize(cx, arg(cx, 0)?, element)?;
-    if element.to_string() == "i1" {
+    if type_text(element) == "i1" {
         return Ok(vec![unary(cx, "not", x)?]);
     }
     let ones = number(cx, all_ones(element)?, element)?;
@@ -204,7 +204,7 @@ fn bitwise_not<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // wraps), and 0 when k is negative or ≥ n, as PyTorch's kernel returns.
 fn lshift<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let element = bitwise_result(cx)?;
-    let text = element.to_string();
+    let text = type_text(element);
     let bits: u32 = text
         .trim_start_matches(|c: char| c.is_alphabetic())
         .parse()

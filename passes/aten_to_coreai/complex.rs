@@ -12,7 +12,7 @@ use super::common::{
 };
 use super::elementwise::{arith, unary};
 use super::linalg::expand_dim;
-use crate::lowering::{Decline, LoweringCx};
+use crate::lowering::{type_text, Decline, LoweringCx};
 use melior::ir::{
     r#type::{RankedTensorType, ShapedTypeLike},
     Type, Value, ValueLike,
@@ -34,7 +34,7 @@ const COMPLEX64: &str = "complex<f32>";
 
 /// Declines a complex element other than `complex<f32>`.
 fn check_complex64(element: Type<'_>) -> Result<(), Decline> {
-    let text = element.to_string();
+    let text = type_text(element);
     if text != COMPLEX64 {
         return Err(format!(
             "coreai's complex ops take {COMPLEX64} (torch.complex64) only, not {text}"

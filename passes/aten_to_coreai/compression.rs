@@ -31,7 +31,7 @@ use super::common::{
     DYNAMIC,
 };
 use super::elementwise::arith;
-use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{
     attribute::{ArrayAttribute, DenseI64ArrayAttribute, StringAttribute, TypeAttribute},
     operation::{OperationLike, OperationRef},
@@ -473,7 +473,7 @@ fn narrow_constant<'c, 'a>(
         (0, (1i64 << bits) - 1)
     };
     if let Some(v) = values.iter().find(|&&v| v < lo || v > hi) {
-        let element = RankedTensorType::try_from(ty).map(|t| t.element().to_string());
+        let element = RankedTensorType::try_from(ty).map(|t| type_text(t.element()));
         return Err(format!(
             "the value {v} does not fit {}",
             element.unwrap_or_default()

@@ -7,7 +7,7 @@
 //! afterwards where they now are. `aten.yield` becomes `coreai.yield`, or
 //! `coreai.condition` at the end of a `coreai.while`'s `before` region.
 
-use crate::lowering::{Decline, LoweringCx};
+use crate::lowering::{type_text, Decline, LoweringCx};
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef},
     r#type::RankedTensorType,
@@ -113,7 +113,7 @@ fn rank0_predicate<'c, 'a>(
     let ty = RankedTensorType::try_from(p.r#type())
         .map_err(|_| format!("the predicate is {}, not a tensor<i1>", p.r#type()))?;
     use melior::ir::r#type::ShapedTypeLike;
-    if ty.element().to_string() != "i1" {
+    if type_text(ty.element()) != "i1" {
         return Err(format!(
             "the predicate is {}, not a boolean tensor",
             p.r#type()

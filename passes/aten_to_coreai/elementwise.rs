@@ -14,7 +14,7 @@ use super::cast::{f32_type, is_float, is_half, needs_opmath, number, wrapped_num
 use super::common::{
     broadcast_shapes, cast_to, element_type, int_attr, shape_of, str_attr, tensor_type,
 };
-use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value, ValueLike};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
@@ -219,7 +219,7 @@ pub fn constant_like<'c, 'a>(
 /// The result element type, declining bool arithmetic.
 fn arithmetic_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
     let element = cx.result_tensor(0)?.element();
-    if element.to_string() == "i1" {
+    if type_text(element) == "i1" {
         return Err(
             "arithmetic on bool tensors has no coreai lowering; convert to an integer dtype first"
                 .into(),

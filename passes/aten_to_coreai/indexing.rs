@@ -17,7 +17,7 @@ use super::common::{
     int_vector, leading_block, normalize_dim, reshape, shape, slice, slice_update, splat,
     static_dims, static_type_dims, str_attr, tensor_type, transpose, type_dims, DYNAMIC,
 };
-use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef},
     r#type::ShapedTypeLike,
@@ -48,7 +48,7 @@ type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 /// An index tensor as `si32` (coreai's index type), declining booleans.
 fn index_si32<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let element = element_type(v)?;
-    if element.to_string() == "i1" {
+    if type_text(element) == "i1" {
         return Err("boolean mask indices are not supported; use torch.where or masked ops".into());
     }
     if !element.is_integer() {
@@ -468,7 +468,7 @@ fn bound(
     float: f64,
     pick: fn((Scalar, Scalar)) -> Scalar,
 ) -> Result<Scalar, Decline> {
-    if element.to_string() == "i1" {
+    if type_text(element) == "i1" {
         return Err("scatter_reduce amax/amin on bool tensors is not supported".into());
     }
     if element.is_integer() {
@@ -479,7 +479,7 @@ fn bound(
 
 /// The range of an integer `element` (`si8` ... `ui64`).
 fn int_bounds(element: Type<'_>) -> Result<(Scalar, Scalar), Decline> {
-    let text = element.to_string();
+    let text = type_text(element);
     let (signed, bits) = match (text.strip_prefix("si"), text.strip_prefix("ui")) {
         (Some(b), _) => (true, b),
         (_, Some(b)) => (false, b),

@@ -20,7 +20,7 @@ use super::common::{
 use super::composite::{lower_composite, of_input, operand, operand_or, Composite, Input, OpAttr};
 use super::elementwise::{predicate, select, unary};
 use super::linalg::{batch_matmul, broadcasting, float_scalar, pad_spatial};
-use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{
     attribute::{ArrayAttribute, FloatAttribute, IntegerAttribute},
     operation::OperationLike,
@@ -126,7 +126,7 @@ fn float_constant<'c, 'a>(
 /// The element type norms compute in: f32 for f16/bf16 (PyTorch's CPU
 /// kernels accumulate in float), the element type itself otherwise.
 fn compute_type<'c>(cx: &LoweringCx<'c, '_>, element: Type<'c>) -> Result<Type<'c>, Decline> {
-    match element.to_string().as_str() {
+    match &*type_text(element) {
         "f16" | "bf16" => cx.parse_type("f32"),
         "f32" | "f64" => Ok(element),
         other => Err(format!("normalization of {other} tensors is not defined")),

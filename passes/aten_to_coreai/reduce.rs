@@ -23,7 +23,7 @@ use super::common::{
     int_scalar, int_vector, normalize_dim, opt_int_attr, reshape, tensor_type, DYNAMIC,
 };
 use super::composite::{lower_composite, of_input, Composite, OpAttr};
-use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{
     operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
@@ -92,7 +92,7 @@ fn is_float(element: Type<'_>) -> bool {
 }
 
 fn is_bool(element: Type<'_>) -> bool {
-    element.to_string() == "i1"
+    type_text(element) == "i1"
 }
 
 /// The dims a reduction covers: every dim when `dims` is absent or empty
@@ -506,7 +506,7 @@ fn arg_index<'c, 'a>(
 
 /// The integer with every bit set in `element` (-1 signed, 2^n - 1 unsigned).
 fn all_ones(element: Type<'_>) -> Result<i64, Decline> {
-    let text = element.to_string();
+    let text = type_text(element);
     if let Some(bits) = text.strip_prefix("ui") {
         let bits: u32 = bits
             .parse()
@@ -735,7 +735,7 @@ fn scan<'c, 'a>(cx: &LoweringCx<'c, 'a>, scan_op: i64) -> Lowered<'c, 'a> {
 /// The type a reduction or scan accumulates in: f32 for f16/bf16 (PyTorch's
 /// accumulation type on CPU), else `element` itself.
 fn accumulator<'c>(cx: &LoweringCx<'c, '_>, element: Type<'c>) -> Result<Type<'c>, Decline> {
-    match element.to_string().as_str() {
+    match &*type_text(element) {
         "f16" | "bf16" => cx.parse_type("f32"),
         _ => Ok(element),
     }

@@ -2,7 +2,7 @@
 //! writers, and one function per emitted ATen op that computes its result
 //! type from its operands (static shapes; `-1` is a dynamic dimension).
 
-use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{
     attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
     operation::OperationLike,
@@ -260,7 +260,7 @@ pub fn constant<'c, 'a>(
     element: Type<'c>,
 ) -> Result<V<'c, 'a>, Decline> {
     let literal = match v {
-        _ if element.to_string() == "i1" => {
+        _ if type_text(element) == "i1" => {
             let nonzero = match v {
                 Scalar::Int(i) => i != 0,
                 Scalar::Float(f) => f != 0.0,

@@ -30,8 +30,8 @@ use crate::lowering::{float_literal, Decline, LoweringCx};
 use melior::ir::{
     attribute::StringAttribute,
     operation::{OperationBuilder, OperationLike, OperationRef},
-    Attribute, AttributeLike, Block, BlockLike, Identifier, Region, RegionLike, Type, Value,
-    ValueLike,
+    Attribute, AttributeLike, Block, BlockLike, Identifier, Region, RegionLike, Type, TypeLike,
+    Value, ValueLike,
 };
 use std::cell::Cell;
 
@@ -265,28 +265,59 @@ fn build_graph(
 ) -> Result<mlir_sys::MlirOperation, Decline> {
     let location = cx.location();
     let types: Vec<Type> = spec.inputs.iter().map(|i| i.value.r#type()).collect();
-    let arguments: Vec<String> = types.iter().map(Type::to_string).collect();
-    let function_type = format!("({}) -> {}", arguments.join(", "), cx.result_type(0)?);
-    let arg_attrs: Vec<String> = spec
-        .inputs
-        .iter()
-        .map(|i| format!("{{coreai.name = \"{}\"}}", i.arg))
-        .collect();
+    let context = cx.context();
+    // Built directly: printing and re-parsing them was most of the cost of a
+    // composite. The declaration and `param_decls` are coreai's and param's
+    // own attributes, so they are parsed.
+    let (function_type, arg_attrs, unit, string) = unsafe {
+        let inputs: Vec<mlir_sys::MlirType> = types.iter().map(|t| t.to_raw()).collect();
+        let output = cx.result_type(0)?.to_raw();
+        let function_type = mlir_sys::mlirTypeAttrGet(mlir_sys::mlirFunctionTypeGet(
+            context,
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            1,
+            &output,
+        ));
+        let string = |text: &str| {
+            Attribute::from_raw(mlir_sys::mlirStringAttrGet(
+                context,
+                crate::ffi::string_ref(text),
+            ))
+        };
+        let name_id = cx.identifier("coreai.name").to_raw();
+        let dictionaries: Vec<mlir_sys::MlirAttribute> = spec
+            .inputs
+            .iter()
+            .map(|i| {
+                let entry = mlir_sys::mlirNamedAttributeGet(name_id, string(i.arg).to_raw());
+                mlir_sys::mlirDictionaryAttrGet(context, 1, &entry)
+            })
+            .collect();
+        let arg_attrs =
+            mlir_sys::mlirArrayAttrGet(context, dictionaries.len() as isize, dictionaries.as_ptr());
+        (
+            Attribute::from_raw(function_type),
+            Attribute::from_raw(arg_attrs),
+            Attribute::from_raw(mlir_sys::mlirUnitAttrGet(context)),
+            string,
+        )
+    };
     let attributes = [
-        ("sym_name", format!("\"{name}\"")),
+        ("sym_name", string(name)),
         ("function_type", function_type),
-        ("arg_attrs", format!("[{}]", arg_attrs.join(", "))),
-        ("param_decls", "#param.decl.array<[]>".into()),
-        ("priv", "unit".into()),
-        ("no_inline", "unit".into()),
-        ("__coreai_pure__", "unit".into()),
-        ("composite_decl", declaration(spec)),
-        ("template_op", format!("\"{}\"", spec.template)),
+        ("arg_attrs", arg_attrs),
+        ("param_decls", cx.parse_attribute("#param.decl.array<[]>")?),
+        ("priv", unit),
+        ("no_inline", unit),
+        ("__coreai_pure__", unit),
+        ("composite_decl", cx.parse_attribute(&declaration(spec))?),
+        ("template_op", string(spec.template)),
     ];
-    let attributes = attributes
-        .iter()
-        .map(|(k, text)| Ok((cx.identifier(k), cx.parse_attribute(text)?)))
-        .collect::<Result<Vec<(Identifier, Attribute)>, Decline>>()?;
+    let attributes: Vec<(Identifier, Attribute)> = attributes
+        .into_iter()
+        .map(|(k, attr)| (cx.identifier(k), attr))
+        .collect();
     let block_args: Vec<_> = types.iter().map(|&t| (t, location)).collect();
     let region = Region::new();
     region.append_block(Block::new(&block_args));

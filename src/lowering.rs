@@ -69,64 +69,15 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
     }
 
     /// A static integer tensor of `shape` holding `values` (row-major) as
-    /// `element` (`si32`, `ui32`, `i64`, ...): its type and its
-    /// `DenseElementsAttr`, built directly rather than by printing and
-    /// parsing a literal (the same attribute: equal values make a splat).
+    /// `element` (`si32`, `ui32`, `i64`, ...) in this op's context: see
+    /// [`int_tensor`].
     pub fn int_tensor(
         &self,
         shape: &[i64],
         values: &[i64],
         element: &str,
     ) -> Result<(Type<'c>, Attribute<'c>), Decline> {
-        let (signedness, digits) = if let Some(d) = element.strip_prefix("si") {
-            (Some(true), d)
-        } else if let Some(d) = element.strip_prefix("ui") {
-            (Some(false), d)
-        } else {
-            (None, element.strip_prefix('i').unwrap_or(""))
-        };
-        let width = match digits.parse::<u32>() {
-            Ok(w @ (8 | 16 | 32 | 64)) => w,
-            _ => {
-                return Err(format!(
-                    "{element} is not an integer type of 8, 16, 32 or 64 bits"
-                ))
-            }
-        };
-        // The ranges MLIR's literal parser accepts: signless takes either
-        // reading of the bits.
-        let fits = |v: i64| match (width, signedness) {
-            (64, Some(false)) => v >= 0,
-            (64, _) => true,
-            (w, Some(true)) => v >= -(1i64 << (w - 1)) && v < (1i64 << (w - 1)),
-            (w, None) => v >= -(1i64 << (w - 1)) && v < (1i64 << w),
-            (w, Some(false)) => v >= 0 && v < (1i64 << w),
-        };
-        if let Some(v) = values.iter().find(|v| !fits(**v)) {
-            return Err(format!("the value {v} does not fit in {element}"));
-        }
-        let bytes = (width / 8) as usize;
-        let raw: Vec<u8> = values
-            .iter()
-            .flat_map(|v| v.to_le_bytes().into_iter().take(bytes))
-            .collect();
-        unsafe {
-            let context = self.context();
-            let element = match signedness {
-                Some(true) => mlir_sys::mlirIntegerTypeSignedGet(context, width),
-                Some(false) => mlir_sys::mlirIntegerTypeUnsignedGet(context, width),
-                None => mlir_sys::mlirIntegerTypeGet(context, width),
-            };
-            let ty = mlir_sys::mlirRankedTensorTypeGet(
-                shape.len() as isize,
-                shape.as_ptr(),
-                element,
-                mlir_sys::mlirAttributeGetNull(),
-            );
-            let attr =
-                mlir_sys::mlirDenseElementsAttrRawBufferGet(ty, raw.len(), raw.as_ptr().cast());
-            Ok((Type::from_raw(ty), Attribute::from_raw(attr)))
-        }
+        unsafe { int_tensor(self.context(), shape, values, element) }
     }
 
     /// Parses a type in this op's context.
@@ -409,6 +360,68 @@ impl Scalar {
             }
             _ => Err(format!("{self:?} cannot be a constant of type {text}")),
         }
+    }
+}
+
+/// A static integer tensor of `shape` holding `values` (row-major) as
+/// `element` (`si32`, `ui32`, `i64`, ...): its type and its
+/// `DenseElementsAttr`, built directly rather than by printing and
+/// parsing a literal (the same attribute: equal values make a splat).
+///
+/// # Safety
+/// `context` must be a live MLIR context that outlives `'c`.
+pub unsafe fn int_tensor<'c>(
+    context: MlirContext,
+    shape: &[i64],
+    values: &[i64],
+    element: &str,
+) -> Result<(Type<'c>, Attribute<'c>), Decline> {
+    let (signedness, digits) = if let Some(d) = element.strip_prefix("si") {
+        (Some(true), d)
+    } else if let Some(d) = element.strip_prefix("ui") {
+        (Some(false), d)
+    } else {
+        (None, element.strip_prefix('i').unwrap_or(""))
+    };
+    let width = match digits.parse::<u32>() {
+        Ok(w @ (8 | 16 | 32 | 64)) => w,
+        _ => {
+            return Err(format!(
+                "{element} is not an integer type of 8, 16, 32 or 64 bits"
+            ))
+        }
+    };
+    // The ranges MLIR's literal parser accepts: signless takes either
+    // reading of the bits.
+    let fits = |v: i64| match (width, signedness) {
+        (64, Some(false)) => v >= 0,
+        (64, _) => true,
+        (w, Some(true)) => v >= -(1i64 << (w - 1)) && v < (1i64 << (w - 1)),
+        (w, None) => v >= -(1i64 << (w - 1)) && v < (1i64 << w),
+        (w, Some(false)) => v >= 0 && v < (1i64 << w),
+    };
+    if let Some(v) = values.iter().find(|v| !fits(**v)) {
+        return Err(format!("the value {v} does not fit in {element}"));
+    }
+    let bytes = (width / 8) as usize;
+    let raw: Vec<u8> = values
+        .iter()
+        .flat_map(|v| v.to_le_bytes().into_iter().take(bytes))
+        .collect();
+    unsafe {
+        let element = match signedness {
+            Some(true) => mlir_sys::mlirIntegerTypeSignedGet(context, width),
+            Some(false) => mlir_sys::mlirIntegerTypeUnsignedGet(context, width),
+            None => mlir_sys::mlirIntegerTypeGet(context, width),
+        };
+        let ty = mlir_sys::mlirRankedTensorTypeGet(
+            shape.len() as isize,
+            shape.as_ptr(),
+            element,
+            mlir_sys::mlirAttributeGetNull(),
+        );
+        let attr = mlir_sys::mlirDenseElementsAttrRawBufferGet(ty, raw.len(), raw.as_ptr().cast());
+        Ok((Type::from_raw(ty), Attribute::from_raw(attr)))
     }
 }
 
@@ -721,6 +734,93 @@ mod tests {
         ] {
             assert_eq!(coreai_type(parse(aten)), parse(coreai), "{aten}");
         }
+    }
+
+    #[test]
+    fn type_text_is_what_mlir_prints() {
+        let context = crate::context::create_context();
+        for text in [
+            "f32",
+            "f16",
+            "bf16",
+            "f64",
+            "index",
+            "i1",
+            "i8",
+            "i64",
+            "si32",
+            "ui8",
+            "si16",
+            "tensor<f32>",
+            "tensor<2x?x3xsi64>",
+            "tensor<0xui32>",
+            "tensor<4xi1>",
+            "tensor<2xcomplex<f32>>",
+            "complex<f32>",
+            "f8E4M3FN",
+            "tensor<*xf32>",
+            "none",
+            "tuple<i32, f32>",
+        ] {
+            let ty = Type::parse(&context, text).unwrap_or_else(|| panic!("{text} parses"));
+            assert_eq!(type_text(ty), ty.to_string(), "{text}");
+        }
+    }
+
+    #[test]
+    fn int_tensors_equal_the_parsed_literal() {
+        let context = crate::context::create_context();
+        let raw = context.to_raw();
+        let cases: &[(&[i64], &[i64], &str)] = &[
+            (&[3], &[1, -2, 3], "si32"),
+            (&[3], &[4, 4, 4], "si32"), // a splat
+            (&[], &[7], "si64"),
+            (&[2, 2], &[0, 255, 1, 2], "ui8"),
+            (&[2], &[-32768, 32767], "si16"),
+            (&[2], &[i64::MIN, i64::MAX], "i64"),
+            (&[2], &[-1, 4294967295], "i32"), // signless takes both readings
+            (&[0], &[], "ui32"),
+        ];
+        for (shape, values, element) in cases {
+            let (ty, attr) = unsafe { int_tensor(raw, shape, values, element) }.unwrap();
+            let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+            let tensor = format!(
+                "tensor<{}{element}>",
+                dims.iter().map(|d| format!("{d}x")).collect::<String>()
+            );
+            // MLIR's nested literal, row-major.
+            fn nest(shape: &[i64], values: &[i64]) -> String {
+                match shape.split_first() {
+                    None => values[0].to_string(),
+                    Some((&n, rest)) => {
+                        let step = rest.iter().product::<i64>() as usize;
+                        let items: Vec<String> = (0..n as usize)
+                            .map(|i| nest(rest, &values[i * step..]))
+                            .collect();
+                        format!("[{}]", items.join(", "))
+                    }
+                }
+            }
+            let literal = format!("dense<{}> : {tensor}", nest(shape, values));
+            let parsed =
+                Attribute::parse(&context, &literal).unwrap_or_else(|| panic!("{literal} parses"));
+            assert_eq!(attr, parsed, "{literal}");
+            assert_eq!(ty, Type::parse(&context, &tensor).unwrap(), "{tensor}");
+            assert_eq!(attr.to_string(), parsed.to_string(), "{literal}");
+        }
+        for (value, element) in [
+            (128, "si8"),
+            (-1, "ui32"),
+            (256, "ui8"),
+            (4294967296, "i32"),
+        ] {
+            let error = unsafe { int_tensor(raw, &[1], &[value], element) }.unwrap_err();
+            assert!(
+                error.contains("does not fit"),
+                "{value} in {element}: {error}"
+            );
+        }
+        assert!(unsafe { int_tensor(raw, &[1], &[1], "f32") }.is_err());
     }
 
     #[test]

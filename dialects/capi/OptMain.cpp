@@ -140,8 +140,6 @@ LogicalResult dropStandaloneNotes(Diagnostic &diag) {
   return success(diag.getSeverity() == DiagnosticSeverity::Note);
 }
 
-/// Parse, run the pipeline, print: MlirOptMain's performActions for a
-/// config whose reproducer, round-trip and remark options are the defaults.
 /// Whether running passes on `op` in parallel can pay for starting threads:
 /// MLIR parallelizes over isolated-from-above operations (the verifier, and
 /// passes nested on functions), so the work that can overlap is what lies
@@ -160,6 +158,8 @@ bool worthThreads(Operation *op) {
   return total - largest >= kMinParallelOps;
 }
 
+/// Parse, run the pipeline, print: MlirOptMain's performActions for a
+/// config whose reproducer, round-trip and remark options are the defaults.
 LogicalResult parseRunPrint(raw_ostream &os,
                             const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
                             MLIRContext &context,

@@ -11,7 +11,6 @@ use std::{env, path::PathBuf, process::Command};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-env-changed=PROFILE");
     if env::var("PROFILE").as_deref() != Ok("release") {
         return;
     }

@@ -14,6 +14,19 @@ APT_PACKAGES=(
   libpolly-22-dev libzstd-dev zlib1g-dev cmake ninja-build
 )
 
+# A fresh set-up writes ~6 GB of venv (PyTorch's wheels, plus as much again
+# unpacking them) and ~6 GB of debug build; a full disk would otherwise fail
+# halfway, inside pip or the linker, with a far less clear message.
+need_gb=2
+[ -x .venv/bin/python ] || need_gb=$((need_gb + 10))
+[ -d target/debug ] || need_gb=$((need_gb + 7))
+free_gb=$(df -Pk . | awk 'NR == 2 { print int($4 / 1048576) }')
+if [ "$free_gb" -lt "$need_gb" ]; then
+  printf 'error: %s has %s GB free; set-up needs about %s GB (venv and build)\n' \
+    "$PWD" "$free_gb" "$need_gb" >&2
+  exit 1
+fi
+
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then

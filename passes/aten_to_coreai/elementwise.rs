@@ -15,7 +15,11 @@ use super::common::{
     broadcast_shapes, cast_to, element_type, int_attr, shape_of, str_attr, tensor_type,
 };
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
-use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value, ValueLike};
+use melior::ir::{
+    operation::OperationLike,
+    r#type::{RankedTensorType, ShapedTypeLike},
+    Type, Value, ValueLike,
+};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
@@ -126,12 +130,28 @@ pub fn materialize<'c, 'a>(
 /// The dtype a computation with `args` and result element `result` runs in
 /// when PyTorch keeps its numbers in "opmath" (mul, div, leaky_relu): f32
 /// for an f16/bf16 result with a number f16/bf16 cannot hold, else `result`.
+///
+/// A rank-0 tensor of another dtype as the second of two operands counts as
+/// such a number: PyTorch's CPU kernels read a 0-dim second operand as a
+/// scalar of the opmath type (measured: f16 `x * torch.tensor(1/3,
+/// dtype=float64)` is `f16(f32(x) * f32(1/3))`; with the 0-dim tensor first
+/// it is converted to f16 instead). That is also how a symbolic Python number
+/// (`x * (n / 3)`, dynamic shapes) reaches the kernel. Its value is only
+/// known at run time, so the computation always runs in f32: for values
+/// f16/bf16 can hold the result is the same (the product of two such values
+/// is exact in f32, and f32 has the 2p + 2 bits that make rounding a
+/// quotient twice innocuous).
 pub fn opmath_element<'c>(
     cx: &LoweringCx<'c, '_>,
     result: Type<'c>,
     args: &[Arg<'c, '_>],
 ) -> Result<Type<'c>, Decline> {
-    if needs_opmath(result, &numbers(args)) {
+    let scalar_second = match args {
+        [_, Arg::Tensor(b)] => RankedTensorType::try_from(b.r#type())
+            .is_ok_and(|t| t.rank() == 0 && t.element() != result),
+        _ => false,
+    };
+    if needs_opmath(result, &numbers(args)) || (scalar_second && is_half(result)) {
         f32_type(cx)
     } else {
         Ok(result)

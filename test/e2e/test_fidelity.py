@@ -15,15 +15,18 @@ in coreai-run and in coreai-core's interpreter:
     the f32 number and round once, add/sub/pow/compare/clamp convert the
     number to f16 first (PyTorch's CPU kernels, measured); the result is
     bit-identical to eager PyTorch, and no inexact number is written as an
-    f16 literal.
+    f16 literal; a 0-dim tensor as the second operand of mul/div counts as
+    such a number, a 0-dim tensor as the first does not.
 """
 
+import os
 import re
+import subprocess
 
 import numpy as np
 
 from test_legalize import run_coreai_core
-from test_lower_elementwise import check, compare, convert
+from test_lower_elementwise import BUILD, check, compare, convert
 
 
 def test_a_integer_true_division_promotes_before_dividing(tmp_path):
@@ -105,3 +108,26 @@ def test_d_fp16_math_rounds_once(tmp_path):
 return (torch.expm1(x / 8), torch.log1p(x.abs()), torch.log2(x.abs()), torch.log10(x.abs()), torch.atan2(x, y),
         torch.exp(x / 8), torch.sin(x), torch.tanh(x), torch.sigmoid(x), torch.erf(x))
 """, F16_INPUTS + ", (torch.randn(2048) * 3).half()", atol=0, rtol=1e-3)
+
+
+def test_d_fp16_times_zero_dim_tensor_rounds_once(tmp_path):
+    # A 0-dim tensor as the SECOND operand of mul/div is read as an f32
+    # scalar by PyTorch's CPU kernels (one rounding, like a Python float);
+    # as the first operand it is converted to f16 first. 1/3, f32(0.1) and
+    # the int 2049 are all inexact in f16, so either wrong order of rounding
+    # changes some of the 2048 products. Both stages, bit-exact. The 0-dim
+    # tensors are selected from 1-element inputs: coreai-core's interpreter
+    # dies (SIGILL) on a rank-0 graph input.
+    path, expected = check(tmp_path, "x, v", """
+s, t, k = v[0], v[1].float(), v[2].long()
+return x * s, x / s, x * t, x / t, x * k, s * x, s / x, t * x
+""", F16_INPUTS + ", torch.tensor([1 / 3, 0.1, 2049], dtype=torch.float64)", atol=0, rtol=0)
+    r = subprocess.run(
+        [os.path.join(BUILD, "coreai-run"), str(tmp_path / "aten.mlir"), "--inputs", str(tmp_path / "in.npz"),
+         "--compare", str(tmp_path / "expected.npz"), "--atol", "0", "--rtol", "0"],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    x = np.load(tmp_path / "in.npz")["x"]
+    naive = (x * np.float16(1 / 3)).astype(np.float16)
+    assert (naive != expected["output_0"]).any()

@@ -47,10 +47,23 @@ fn bin(c: &Ctx, op: BinOp) -> KResult<Vec<Value>> {
     if let Some(r) = f32_fast_path(op, dt, a, &b) {
         return one(Tensor::F32(r?));
     }
-    one(Tensor::from_dom(
-        binary(op, &a.dom_as(dt), &b.dom_as(dt))?,
-        dt,
-    ))
+    let at = if op == BinOp::Mul { opmath(dt, &b) } else { dt };
+    let r = Tensor::from_dom(binary(op, &a.dom_as(at), &b.dom_as(at))?, at);
+    one(r.cast(dt))
+}
+
+/// The dtype PyTorch's CPU `mul` and `div` compute an f16/bf16 result in:
+/// f32 when the second operand is 0-dim (a Python number, a symbolic one,
+/// or a 0-dim tensor), which the kernel reads as an f32 scalar and rounds
+/// the result once; else the result dtype. Measured: f16 `x * 0.1` and
+/// `x * torch.tensor(0.1, dtype=float64)` are `f16(f32(x) * f32(0.1))`,
+/// `torch.tensor(0.1, dtype=float64) * x` is `x * f16(0.1)`.
+fn opmath(dt: DType, b: &Tensor) -> DType {
+    if matches!(dt, DType::F16 | DType::BF16) && b.ndim() == 0 {
+        DType::F32
+    } else {
+        dt
+    }
 }
 
 /// `a op b` computed directly in f32 when both operands and the result are
@@ -119,6 +132,11 @@ fn div(c: &Ctx) -> KResult<Vec<Value>> {
     let (a, b) = (c.arg(0)?, other(c)?);
     let (x, y) = (a.dom_as(dt), b.dom_as(dt));
     let r = match c.opt_str("rounding_mode").as_deref() {
+        None if opmath(dt, &b) != dt => {
+            let at = opmath(dt, &b);
+            let q = binary(BinOp::Div, &a.dom_as(at), &b.dom_as(at))?;
+            return one(Tensor::from_dom(q, at).cast(dt));
+        }
         None => binary(BinOp::Div, &x, &y)?,
         Some("floor") => binary(BinOp::FloorDiv, &x, &y)?,
         Some("trunc") if dt.is_float() => {

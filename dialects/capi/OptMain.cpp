@@ -232,6 +232,9 @@ LogicalResult optMain(raw_ostream &os, std::unique_ptr<llvm::MemoryBuffer> input
   if (config.shouldVerifyDiagnostics())
     return MlirOptMain(os, std::move(input), registry, config);
 
+  // Only a whole-file run leaves its context to the process's exit: with
+  // --split-input-file every chunk's context is freed before the next one.
+  bool leakAtExit = skipTeardown && config.inputSplitMarker().empty();
   auto processChunk = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
                           const llvm::MemoryBufferRef &source,
                           raw_ostream &chunkOs) -> LogicalResult {
@@ -247,14 +250,14 @@ LogicalResult optMain(raw_ostream &os, std::unique_ptr<llvm::MemoryBuffer> input
     std::unique_ptr<MLIRContext> context = std::make_unique<MLIRContext>(
         registry, MLIRContext::Threading::ENABLED);
     auto keepContext = llvm::make_scope_exit([&] {
-      if (skipTeardown)
+      if (leakAtExit)
         (void)context.release();
     });
     context->allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
     tracing::InstallDebugHandler debugHandler(*context, config.getDebugConfig());
     SourceMgrDiagnosticHandler sourceMgrHandler(*sourceMgr, context.get());
     ScopedDiagnosticHandler noteFilter(context.get(), dropStandaloneNotes);
-    return parseRunPrint(chunkOs, sourceMgr, *context, config, skipTeardown);
+    return parseRunPrint(chunkOs, sourceMgr, *context, config, leakAtExit);
   };
   return splitAndProcessBuffer(std::move(input), processChunk, os,
                                config.inputSplitMarker(),

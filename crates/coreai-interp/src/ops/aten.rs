@@ -49,7 +49,16 @@ fn bin(c: &Ctx, op: BinOp) -> KResult<Vec<Value>> {
     }
     let at = if op == BinOp::Mul { opmath(dt, &b) } else { dt };
     let r = Tensor::from_dom(binary(op, &a.dom_as(at), &b.dom_as(at))?, at);
-    one(r.cast(dt))
+    one(in_dtype(r, dt))
+}
+
+/// `t` rounded to `dtype` (itself when it has that dtype already).
+fn in_dtype(t: Tensor, dtype: DType) -> Tensor {
+    if t.dtype() == dtype {
+        t
+    } else {
+        t.cast(dtype)
+    }
 }
 
 /// The dtype PyTorch's CPU `mul` and `div` compute an f16/bf16 result in:
@@ -130,22 +139,21 @@ fn rsub(c: &Ctx) -> KResult<Vec<Value>> {
 fn div(c: &Ctx) -> KResult<Vec<Value>> {
     let dt = c.out_dtype(0)?;
     let (a, b) = (c.arg(0)?, other(c)?);
+    let Some(mode) = c.opt_str("rounding_mode") else {
+        let at = opmath(dt, &b);
+        let q = binary(BinOp::Div, &a.dom_as(at), &b.dom_as(at))?;
+        return one(in_dtype(Tensor::from_dom(q, at), dt));
+    };
     let (x, y) = (a.dom_as(dt), b.dom_as(dt));
-    let r = match c.opt_str("rounding_mode").as_deref() {
-        None if opmath(dt, &b) != dt => {
-            let at = opmath(dt, &b);
-            let q = binary(BinOp::Div, &a.dom_as(at), &b.dom_as(at))?;
-            return one(Tensor::from_dom(q, at).cast(dt));
-        }
-        None => binary(BinOp::Div, &x, &y)?,
-        Some("floor") => binary(BinOp::FloorDiv, &x, &y)?,
-        Some("trunc") if dt.is_float() => {
+    let r = match mode.as_str() {
+        "floor" => binary(BinOp::FloorDiv, &x, &y)?,
+        "trunc" if dt.is_float() => {
             // PyTorch rounds the quotient to the dtype, then truncates.
             let q = Tensor::from_dom(binary(BinOp::Div, &x, &y)?, dt);
             unary(UnOp::Trunc, &q.dom())?
         }
-        Some("trunc") => binary(BinOp::TruncDiv, &x, &y)?,
-        Some(m) => return kerr(format!("unknown rounding_mode '{m}'")),
+        "trunc" => binary(BinOp::TruncDiv, &x, &y)?,
+        m => return kerr(format!("unknown rounding_mode '{m}'")),
     };
     one(Tensor::from_dom(r, dt))
 }

@@ -5,14 +5,14 @@
 //! the multi-step formulas run in f32 and round once, as PyTorch's kernels
 //! compute reduced-precision floats in f32.
 
-use super::cast::is_float;
+use super::cast::{is_bool, is_float};
 use super::common::{cast_to, segment_operand, str_attr};
 use super::composite::{lower_composite, of_input};
 use super::elementwise::{
     arg, arith, attr_arg, constant_like, expm1_value, finish, float_operand, log1p_value,
     materialize, opmath_element, predicate, select, unary, widened_operand, Arg,
 };
-use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
@@ -152,7 +152,7 @@ fn optional_bound<'c, 'a>(
 /// The result element of a clamp (any dtype but bool).
 fn clamp_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
     let element = cx.result_tensor(0)?.element();
-    if type_text(element) == "i1" {
+    if is_bool(element) {
         return Err("clamping bool tensors is not supported".into());
     }
     Ok(element)

@@ -39,6 +39,11 @@ pub fn is_float(element: Type<'_>) -> bool {
     matches!(&*type_text(element), "f16" | "bf16" | "f32" | "f64")
 }
 
+/// Whether `element` is PyTorch's bool (`i1`).
+pub fn is_bool(element: Type<'_>) -> bool {
+    type_text(element) == "i1"
+}
+
 /// Whether `element` is a 16-bit float (PyTorch computes its elementwise
 /// kernels in f32, "opmath").
 pub fn is_half(element: Type<'_>) -> bool {
@@ -333,7 +338,7 @@ pub fn convert<'c, 'a>(
     let shape = dims(
         RankedTensorType::try_from(x.r#type()).map_err(|_| "not a ranked tensor".to_string())?,
     );
-    if to.to_string() == "i1" {
+    if is_bool(to) {
         let zero = number(cx, Scalar::Int(0), from)?;
         return cx.build_value(
             "coreai.decomposable.broadcasting_not_equal",

@@ -7,7 +7,7 @@
 //! Python number is converted to that dtype (PyTorch compares an f16 tensor
 //! with `f16(0.1)`, measured).
 
-use super::cast::{is_float, number, promoted_element};
+use super::cast::{is_bool, is_float, number, promoted_element};
 use super::common::element_type;
 use super::elementwise::{
     arg, arith, binary, binary_args, finish, is_inf, materialize, numbers, predicate, select,
@@ -80,7 +80,7 @@ fn promoted<'c>(cx: &LoweringCx<'c, '_>, args: &[Arg<'c, '_>]) -> Result<Type<'c
 fn compare<'c, 'a>(cx: &LoweringCx<'c, 'a>, cmp: Cmp) -> Lowered<'c, 'a> {
     let args = binary_args(cx)?;
     let mut element = promoted(cx, &args)?;
-    if type_text(element) == "i1" && !matches!(cmp, Cmp::Eq | Cmp::Ne) {
+    if is_bool(element) && !matches!(cmp, Cmp::Eq | Cmp::Ne) {
         // Ordering bools: false < true, as unsigned bytes.
         element = cx.parse_type("ui8")?;
     }
@@ -108,7 +108,7 @@ fn compare<'c, 'a>(cx: &LoweringCx<'c, 'a>, cmp: Cmp) -> Lowered<'c, 'a> {
 /// `x` as a bool tensor: itself, or `x != 0` (NaN is true, as in PyTorch).
 fn truth<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let element = element_type(x)?;
-    if type_text(element) == "i1" {
+    if is_bool(element) {
         return Ok(x);
     }
     let zero = number(cx, Scalar::Int(0), element)?;
@@ -135,7 +135,7 @@ fn tensor_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize) -> Result<Value
 fn logical_not<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = tensor_operand(cx, 0)?;
     let element = element_type(x)?;
-    let r = if type_text(element) == "i1" {
+    let r = if is_bool(element) {
         unary(cx, "not", x)?
     } else {
         let zero = number(cx, Scalar::Int(0), element)?;
@@ -191,7 +191,7 @@ fn all_ones(element: Type<'_>) -> Result<Scalar, Decline> {
 fn bitwise_not<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let element = bitwise_result(cx)?;
     let x = materialize(cx, arg(cx, 0)?, element)?;
-    if type_text(element) == "i1" {
+    if is_bool(element) {
         return Ok(vec![unary(cx, "not", x)?]);
     }
     let ones = number(cx, all_ones(element)?, element)?;

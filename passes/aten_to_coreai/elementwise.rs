@@ -10,11 +10,11 @@
 //! decomposition follows PyTorch's CPU kernel closely enough to agree on
 //! NaN, ±inf, -0.0 and exact-integer cases; each says so in its comment.
 
-use super::cast::{f32_type, is_float, is_half, needs_opmath, number, wrapped_number};
+use super::cast::{f32_type, is_bool, is_float, is_half, needs_opmath, number, wrapped_number};
 use super::common::{
     broadcast_shapes, cast_to, element_type, int_attr, shape_of, str_attr, tensor_type,
 };
-use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use crate::lowering::{Decline, LoweringCx, Scalar};
 use melior::ir::{
     operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
@@ -239,7 +239,7 @@ pub fn constant_like<'c, 'a>(
 /// The result element type, declining bool arithmetic.
 fn arithmetic_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
     let element = cx.result_tensor(0)?.element();
-    if type_text(element) == "i1" {
+    if is_bool(element) {
         return Err(
             "arithmetic on bool tensors has no coreai lowering; convert to an integer dtype first"
                 .into(),
@@ -827,7 +827,7 @@ pub fn log1p_value<'c, 'a>(
 fn sign<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let result = cx.result_tensor(0)?.element();
     let x = operand_in_result(cx)?;
-    if result.to_string() == "i1" {
+    if is_bool(result) {
         return Ok(vec![x]);
     }
     let zero = constant_like(cx, 0.0, x)?;

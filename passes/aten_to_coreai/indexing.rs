@@ -12,6 +12,7 @@
 //! gather_nd. index_put and masked_scatter need static shapes. A boolean
 //! mask is supported as the only index, over leading dims.
 
+use super::cast::is_bool;
 use super::common::{
     bool_attr, bool_list_attr, broadcast_shapes, cast_to, element_type, int_attr, int_scalar,
     int_vector, leading_block, normalize_dim, reshape, shape, slice, slice_update, splat,
@@ -48,7 +49,7 @@ type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 /// An index tensor as `si32` (coreai's index type), declining booleans.
 fn index_si32<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let element = element_type(v)?;
-    if type_text(element) == "i1" {
+    if is_bool(element) {
         return Err("boolean mask indices are not supported; use torch.where or masked ops".into());
     }
     if !element.is_integer() {
@@ -468,7 +469,7 @@ fn bound(
     float: f64,
     pick: fn((Scalar, Scalar)) -> Scalar,
 ) -> Result<Scalar, Decline> {
-    if type_text(element) == "i1" {
+    if is_bool(element) {
         return Err("scatter_reduce amax/amin on bool tensors is not supported".into());
     }
     if element.is_integer() {

@@ -13,6 +13,7 @@
 //! embedding size. Pooling takes [N, C, ...] or unbatched [C, ...] inputs,
 //! upsampling NCHW.
 
+use super::cast::is_bool;
 use super::common::{
     axes, bool_attr, cast_to, element_type, int_attr, int_list_attr, opt_int_attr, reshape,
     segment_operand, shape, shape_of, splat, static_dims, tensor_type, transpose,
@@ -645,7 +646,7 @@ fn apply_mask<'c, 'a>(
         }
         (Some(m), false) => {
             let me = element_type(m)?;
-            if me.to_string() == "i1" {
+            if is_bool(me) {
                 let minus_inf = float_scalar(cx, f64::NEG_INFINITY, element)?;
                 select(cx, m, scores, minus_inf)
             } else {

@@ -18,6 +18,7 @@
 //! directions, so float inputs get an explicit NaN path where the two differ
 //! (`arg_index`, `sort_permutation`).
 
+use super::cast::is_bool;
 use super::common::{
     axes as axes_constant, bool_attr, cast_to, dims, element_type, int_attr, int_list_attr,
     int_scalar, int_vector, normalize_dim, opt_int_attr, reshape, tensor_type, DYNAMIC,
@@ -89,10 +90,6 @@ fn tensor_of<'c>(value: Value<'c, '_>) -> Result<RankedTensorType<'c>, Decline> 
 
 fn is_float(element: Type<'_>) -> bool {
     unsafe { mlir_sys::mlirTypeIsAFloat(element.to_raw()) }
-}
-
-fn is_bool(element: Type<'_>) -> bool {
-    type_text(element) == "i1"
 }
 
 /// The dims a reduction covers: every dim when `dims` is absent or empty

@@ -75,16 +75,18 @@ def compare(name, got, want, atol, rtol, who):
         np.testing.assert_array_equal(got, want, err_msg=f"{who} {name}")
 
 
-def check(tmp_path, args, body, inputs, atol=1e-5, rtol=1e-6, core=True, skip_core=()):
+def check(tmp_path, args, body, inputs, atol=1e-5, rtol=1e-6, core=True, skip_core=(), aten=False):
     """Both executors against eager PyTorch. `skip_core` names outputs
-    coreai-core's interpreter is not asked about (each use says why)."""
+    coreai-core's interpreter is not asked about (each use says why);
+    `aten` also runs the aten stage in coreai-run."""
     path, ins, expected = convert(tmp_path, args, body, inputs)
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(path), "--inputs", str(tmp_path / "in.npz"),
-         "--compare", str(tmp_path / "expected.npz"), "--atol", str(atol), "--rtol", str(rtol)],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    for module in [path, tmp_path / "aten.mlir"] if aten else [path]:
+        r = subprocess.run(
+            [os.path.join(BUILD, "coreai-run"), str(module), "--inputs", str(tmp_path / "in.npz"),
+             "--compare", str(tmp_path / "expected.npz"), "--atol", str(atol), "--rtol", str(rtol)],
+            capture_output=True, text=True,
+        )
+        assert r.returncode == 0, f"{module.name}: " + r.stdout + r.stderr
     if core:
         ours = run_coreai_core(path.read_text(), ins, tmp_path)
         for name, want in expected.items():

@@ -149,8 +149,9 @@ typedef struct CoreaiOptConfig {
   bool emitBytecode;
   /// Bytecode version to emit, or -1 for the current one.
   int64_t bytecodeVersion;
-  /// The caller exits right after: the contexts and modules are not freed
-  /// (clang's -disable-free). Only for a process about to end.
+  /// The caller exits right after: the context and module of a whole-file
+  /// run are not freed (clang's -disable-free); with a split input each
+  /// chunk's are still freed. Only for a process about to end.
   bool skipTeardown;
 } CoreaiOptConfig;
 

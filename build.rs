@@ -1,4 +1,5 @@
-//! Builds the C++ side (dialects/, via CMake and Ninja) and links it.
+//! Builds the C++ side (CMakeLists.txt: dialects/ and driver/, via CMake and
+//! Ninja) and links it.
 //!
 //! LLVM/MLIR is pinned here, once: `LLVM_MAJOR`. The CMake build checks the
 //! same number against the MLIR it finds, and mlir-sys checks it again.
@@ -35,22 +36,22 @@ fn main() {
         );
     }
 
-    for path in ["dialects", "cmake"] {
+    for path in ["CMakeLists.txt", "dialects", "driver", "cmake"] {
         println!("cargo:rerun-if-changed={path}");
     }
 
-    let out = cmake::Config::new("dialects")
+    let out = cmake::Config::new(".")
         .generator("Ninja")
         .profile("Release")
         .define("MLIR_DIR", prefix.join("lib/cmake/mlir"))
         .define("COREAI_LLVM_MAJOR", LLVM_MAJOR.to_string())
         .define("LLVM_ENABLE_ASSERTIONS", "OFF")
-        .build_target("CoreAICAPI")
+        .build_target("coreai-native")
         .build();
 
     let lib = out.join("build/lib");
     println!("cargo:rustc-link-search=native={}", lib.display());
-    for name in ["CoreAICAPI", "CoreAIAten", "CoreAICore", "CoreAIX"] {
+    for name in ["CoreAIDriver", "CoreAICAPI", "CoreAIAten", "CoreAICore", "CoreAIX"] {
         println!("cargo:rustc-link-lib=static={name}");
     }
     println!(

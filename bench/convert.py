@@ -50,7 +50,7 @@ import warnings
 from contextlib import redirect_stdout
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "tools", "coreai-export"))
+sys.path.insert(0, os.path.join(REPO, "importer"))
 sys.path.insert(0, os.path.join(REPO, "test", "e2e"))
 
 import torch  # noqa: E402

@@ -17,7 +17,7 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "tools", "coreai-export"))
+sys.path.insert(0, os.path.join(REPO, "importer"))
 
 import torch  # noqa: E402
 import torchvision  # noqa: E402

@@ -17,8 +17,8 @@ python=.venv/bin/python
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-$python tools/gen-large-module.py --ops "$ops" --dialect upstream -o "$work/upstream.mlir"
-$python tools/gen-large-module.py --ops "$ops" --dialect coreai -o "$work/coreai.mlir"
+$python utils/gen-large-module.py --ops "$ops" --dialect upstream -o "$work/upstream.mlir"
+$python utils/gen-large-module.py --ops "$ops" --dialect coreai -o "$work/coreai.mlir"
 
 $python - "$opt" "$mlir_opt" "$work" "$runs" <<'PY'
 import statistics, subprocess, sys, time

@@ -10,7 +10,7 @@ scripts/setup.sh
 out=target/demo
 mkdir -p "$out"
 set -x
-PYTHONPATH=tools/coreai-export .venv/bin/python -m coreai_export \
+PYTHONPATH=importer .venv/bin/python -m coreai_export \
   --module-file examples/small_convnet.py:factory --decompositions none \
   -o "$out/small_convnet.aten.mlir" --inputs-out "$out/inputs.npz" --expected-out "$out/expected.npz"
 target/debug/coreai-opt "$out/small_convnet.aten.mlir" \

@@ -20,7 +20,6 @@ pub mod dialects;
 pub mod error;
 pub mod ffi;
 pub mod lowering;
-#[path = "../passes/mod.rs"]
 pub mod passes;
 pub mod pipeline;
 pub mod registry;

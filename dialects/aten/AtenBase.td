@@ -29,7 +29,7 @@ def Aten_Dialect : Dialect {
 }
 
 //===----------------------------------------------------------------------===//
-// Schema types (tools/aten-ods/generate.py applies this mapping)
+// Schema types (utils/aten-ods/generate.py applies this mapping)
 //
 //   Tensor           operand   AnyRankedTensor
 //   Tensor?          operand   Optional<AnyRankedTensor>

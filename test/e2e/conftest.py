@@ -4,7 +4,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(REPO, "tools", "coreai-export"))
+sys.path.insert(0, os.path.join(REPO, "importer"))
 
 
 import torch  # noqa: E402

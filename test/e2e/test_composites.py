@@ -139,7 +139,7 @@ def test_vector_norm_composite(tmp_path):
     compare_both(tmp_path, core, text)
 
 
-# The golden cases (tools/coreai-golden/generate.py) whose coreai-torch
+# The golden cases (utils/coreai-golden/generate.py) whose coreai-torch
 # output has composites, and the composites we deliberately emit inline.
 GOLDEN = ["composites_norms", "composites_attention", "conv_pool", "adaptive_pool_softmax", "indexing",
           "pool_pad_more", "activations", "misc_activations"]
@@ -170,7 +170,7 @@ def composite_headers(text, strip):
 
 
 def test_composites_have_coreai_torch_signatures_on_its_golden_models(tmp_path):
-    tools = os.path.join(REPO, "tools", "coreai-golden")
+    tools = os.path.join(REPO, "utils", "coreai-golden")
     golden_dir = os.path.join(REPO, "test", "golden")
     for name in GOLDEN:
         work = tmp_path / name

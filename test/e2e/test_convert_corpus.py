@@ -2,13 +2,13 @@
 none) → coreai-opt coreai-pipeline → coreai IR, run by coreai-run AND by
 coreai-core's interpreter, against eager PyTorch.
 
-Tolerance (tools/coreai-report/report.py): float outputs within
+Tolerance (utils/coreai-report/report.py): float outputs within
 1e-4 x max|eager| per output (NaN equals NaN, infinities must match),
 integers and booleans exactly; report.TOLERANCE lists the models that need
 more, each with its reason.
 
 custom_op calls a user's torch.library op: it converts with the program that
-registers its lowering (examples/custom_op.rs, report.USER_LOWERINGS) and,
+registers its lowering (examples/custom_op/main.rs, report.USER_LOWERINGS) and,
 without it, coreai-opt must name the op as unsupported.
 
 NOT_CONVERTED lists the models the pipeline does not convert yet, with the
@@ -26,7 +26,7 @@ import pytest
 from models import CORPUS
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location("coreai_report", os.path.join(REPO, "tools", "coreai-report", "report.py"))
+_spec = importlib.util.spec_from_file_location("coreai_report", os.path.join(REPO, "utils", "coreai-report", "report.py"))
 report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(report)
 

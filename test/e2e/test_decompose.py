@@ -30,7 +30,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug"))
 COREAI_OPT = os.path.join(BUILD, "coreai-opt")
 COREAI_RUN = os.path.join(BUILD, "coreai-run")
-TABLE = os.path.join(REPO, "passes", "data", "torch_default_decompositions.txt")
+TABLE = os.path.join(REPO, "src", "passes", "data", "torch_default_decompositions.txt")
 PRESERVED = {
     "hardsigmoid.default", "hardswish.default", "instance_norm.default", "pixel_shuffle.default",
     "reflection_pad1d.default", "reflection_pad2d.default", "reflection_pad3d.default",
@@ -229,7 +229,7 @@ def test_dynamic_batch_decomposes_with_inferred_views(tmp_path):
     r = execute(decomposed, tmp_path / "none")
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
 
-    spec = importlib.util.spec_from_file_location("coreai_report", os.path.join(REPO, "tools", "coreai-report", "report.py"))
+    spec = importlib.util.spec_from_file_location("coreai_report", os.path.join(REPO, "utils", "coreai-report", "report.py"))
     report = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(report)
     out = tmp_path / "coreai.mlir"

@@ -169,7 +169,7 @@ def test_preserved_ops_match_installed_coreai_torch():
 def test_legalizer_preserves_the_same_ops_as_the_importer():
     """`legalize-aten-to-coreai{table=coreai}` and `--decompositions coreai`
     must agree on the ops the coreai table keeps whole."""
-    src = open(os.path.join(REPO, "passes", "legalize_aten_to_coreai.rs")).read()
+    src = open(os.path.join(REPO, "src", "passes", "legalize_aten_to_coreai.rs")).read()
     body = src[src.index("PRESERVED_BY_COREAI_TABLE: &[&str] = &["):]
     body = body[: body.index("];")]
     assert tuple(re.findall(r'"([\w.]+)"', body)) == tuple(sorted(PRESERVED_OPS))
@@ -211,7 +211,7 @@ def test_export_failure_is_explained_and_writes_nothing(tmp_path):
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{bad}:factory", "-o", str(out)],
         capture_output=True, text=True,
-        env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export")),
+        env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer")),
     )
     assert r.returncode == 1
     assert "failed to export" in r.stderr and "What to do" in r.stderr and "torch.cond" in r.stderr
@@ -222,13 +222,13 @@ def test_generated_dialect_is_up_to_date(tmp_path):
     """AtenOps.td and the importer's table are what generate.py writes now."""
     td, table = tmp_path / "AtenOps.td", tmp_path / "_aten_ops.py"
     r = subprocess.run(
-        [sys.executable, os.path.join(REPO, "tools", "aten-ods", "generate.py"),
+        [sys.executable, os.path.join(REPO, "utils", "aten-ods", "generate.py"),
          "-o", str(td), "--signatures", str(table)],
         capture_output=True, text=True,
     )
     assert r.returncode == 0, r.stderr
     assert td.read_text() == open(os.path.join(REPO, "dialects", "aten", "AtenOps.td")).read()
-    committed = os.path.join(REPO, "tools", "coreai-export", "coreai_export", "_aten_ops.py")
+    committed = os.path.join(REPO, "importer", "coreai_export", "_aten_ops.py")
     assert table.read_text() == open(committed).read()
 
 
@@ -249,7 +249,7 @@ def test_exported_program_input_matches_the_module_path(tmp_path):
         "    torch.manual_seed(1)\n"
         "    return M(), (torch.randn(2, 4),)\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
     cli = [sys.executable, "-m", "coreai_export"]
     from_module = tmp_path / "from_module.mlir"
     r = subprocess.run(
@@ -313,7 +313,7 @@ def test_view_input_with_unbounded_symbol_exports(tmp_path):
         "    return M(), (torch.arange(6.0).reshape(2, 3),)\n"
     )
     out = tmp_path / "m.mlir"
-    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "tools", "coreai-export"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "importer"))
     r = subprocess.run([sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(out)],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-2000:]

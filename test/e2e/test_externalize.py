@@ -100,7 +100,7 @@ def export(tmp_path, *flags, factory="factory"):
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:{factory}", "-o", str(aten),
          "--decompositions", "none", "--inputs-out", str(tmp_path / "in.npz"),
          "--expected-out", str(tmp_path / "exp.npz"), *flags],
-        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export")),
+        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer")),
     )
     return r, aten
 
@@ -199,7 +199,7 @@ def test_output_is_deterministic_and_the_model_is_restored(tmp_path):
     strip = lambda t: t.replace(str(tmp_path / "a"), "").replace(str(tmp_path / "b"), "")
     assert strip(a.read_text()) == strip(b.read_text())
 
-    sys.path.insert(0, os.path.join(REPO, "tools", "coreai-export"))
+    sys.path.insert(0, os.path.join(REPO, "importer"))
     from coreai_export.externalize import Externalize, externalized
     from coreai_export.exporting import export_module
 

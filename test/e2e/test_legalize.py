@@ -50,7 +50,7 @@ def run_coreai_core(text, inputs, tmp_path):
 def test_broadcasting_add_mul_abs_match_pytorch_in_both_executors(tmp_path):
     src = tmp_path / "m.py"
     src.write_text(MODEL)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
     aten = tmp_path / "aten.mlir"
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),

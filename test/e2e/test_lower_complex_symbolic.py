@@ -89,7 +89,7 @@ def factory():
 def export(tmp_path, source, dynamic=None):
     src = tmp_path / "m.py"
     src.write_text(HEADER + source)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
     aten = tmp_path / "aten.mlir"
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),

@@ -42,7 +42,7 @@ def convert(tmp_path, args, body, inputs):
     src = tmp_path / "m.py"
     lines = "\n".join("        " + line for line in body.strip().splitlines())
     src.write_text(TEMPLATE.format(args=args, body=lines, inputs=inputs))
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
     aten = tmp_path / "aten.mlir"
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),

@@ -311,7 +311,7 @@ def check_dynamic(tmp_path, source, dynamic_dims, typed):
     """`check` for an export with dynamic dims; `typed` must appear in it."""
     src = tmp_path / "m.py"
     src.write_text(source)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(tmp_path / "aten.mlir"),
          "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz"),

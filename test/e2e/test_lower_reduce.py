@@ -228,7 +228,7 @@ def factory():
 def export_and_lower(tmp_path, source, decompositions="coreai", extra=()):
     src = tmp_path / "m.py"
     src.write_text(source)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
     aten = tmp_path / "aten.mlir"
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),

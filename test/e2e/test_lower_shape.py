@@ -246,7 +246,7 @@ DYNAMIC_DIMS = {"dynamic_batch": "x:0=2:64", "dynamic_indexing": "x:0=2:64,ids:0
 def export(tmp_path, source, table, dynamic=None):
     src = tmp_path / "m.py"
     src.write_text(HEADER + source)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "coreai-export"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
     aten = tmp_path / "aten.mlir"
     r = subprocess.run(
         [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),

@@ -14,7 +14,7 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPT = os.path.join(os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug")), "coreai-opt")
-sys.path.insert(0, os.path.join(REPO, "tools", "coreai-ods"))
+sys.path.insert(0, os.path.join(REPO, "utils", "coreai-ods"))
 
 import probe_element_types as probe  # noqa: E402
 

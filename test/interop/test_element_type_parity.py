@@ -2,7 +2,7 @@
 result types, op by op, slot by slot.
 
 For every coreai op, every operand/result slot and every element type of the
-probe palette (tools/coreai-ods/probe_element_types.py; the slot's other
+probe palette (utils/coreai-ods/probe_element_types.py; the slot's other
 operands hold types coreai-core accepts, recorded in element_types.json), the
 op is written in generic form and given to both tools. The decision compared
 is whether the tool reports "operand #i must be ..." / "result #i must be
@@ -22,14 +22,14 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPT = os.path.join(os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug")), "coreai-opt")
-sys.path.insert(0, os.path.join(REPO, "tools", "coreai-ods"))
+sys.path.insert(0, os.path.join(REPO, "utils", "coreai-ods"))
 
 import probe_element_types as probe  # noqa: E402
 
 # Ops where coreai-opt decides differently on purpose, with the reason.
 KNOWN_DIFFERENCES = {}
 
-DATA = json.load(open(os.path.join(REPO, "tools", "coreai-ods", "element_types.json")))["ops"]
+DATA = json.load(open(os.path.join(REPO, "utils", "coreai-ods", "element_types.json")))["ops"]
 PREFERRED = ("f32", "si32", "ui32", "i1", "ui8")
 
 

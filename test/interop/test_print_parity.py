@@ -1,7 +1,7 @@
 """coreai-opt prints every op exactly as coreai-core 1.0.0b3 does.
 
 Each coreai/coreaix op is written in generic form with operand and result
-types coreai-core accepts (tools/coreai-ods/element_types.json); for every
+types coreai-core accepts (utils/coreai-ods/element_types.json); for every
 such module coreai-core verifies (125 of the 144 ops; the others need
 regions or consistent shapes and are covered by test/golden), coreai-core's
 pretty printing is given to coreai-opt, which must accept it and print the
@@ -14,7 +14,7 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPT = os.path.join(os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug")), "coreai-opt")
-sys.path.insert(0, os.path.join(REPO, "tools", "coreai-ods"))
+sys.path.insert(0, os.path.join(REPO, "utils", "coreai-ods"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import probe_element_types as probe  # noqa: E402

@@ -624,7 +624,7 @@ def dynamic_module(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("dyn")
     (d / "m.py").write_text(DYNAMIC_SRC)
-    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT / "tools" / "coreai-export")}
+    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT / "importer")}
     p = subprocess.run([sys.executable, "-m", "coreai_export", "--module-file", f"{d / 'm.py'}:factory", "-o", str(d / "m.mlir"),
                         "--dynamic-dims", "x:0=2:64,x:1=4:64"], capture_output=True, text=True, env=env, timeout=600)
     assert p.returncode == 0, p.stderr
@@ -693,7 +693,7 @@ def item_module(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("item")
     (d / "m.py").write_text(ITEM_SRC)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "tools" / "coreai-export")}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "importer")}
     p = subprocess.run([sys.executable, "-m", "coreai_export", "--module-file", f"{d / 'm.py'}:factory", "-o", str(d / "m.mlir")],
                        capture_output=True, text=True, env=env, timeout=600)
     assert p.returncode == 0, p.stderr

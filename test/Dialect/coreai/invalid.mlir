@@ -143,7 +143,7 @@ coreai.graph @unary_shape_mismatch(%x: tensor<3xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Element types: coreai-core 1.0.0b3's constraints (tools/coreai-ods/element_types.json).
+// Element types: coreai-core 1.0.0b3's constraints (utils/coreai-ods/element_types.json).
 
 coreai.graph @abs_signless(%x: tensor<3xi64>) -> tensor<3xi64> {
   // expected-error @+1 {{'coreai.abs' op operand #0 must be CoreAI Tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float or 8/16/32/64-bit signed integer or 8/16/32/64-bit unsigned integer values, but got 'tensor<3xi64>'}}

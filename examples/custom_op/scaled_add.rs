@@ -1,4 +1,4 @@
-//! The user lowering of `examples/custom_op.rs`, shared with the library's
+//! The user lowering of `examples/custom_op/main.rs`, shared with the library's
 //! tests: `scaled_add(a, b, scale) = a + scale * b`, the op a PyTorch model
 //! defines with `torch.library` (test/e2e/models/custom.py).
 

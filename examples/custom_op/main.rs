@@ -11,8 +11,9 @@
 //! Without the registration, `legalize-aten-to-coreai` stops with
 //! "unsupported ops: coreai_test::scaled_add.default".
 
-#[path = "lowerings/scaled_add.rs"]
-mod scaled_add_lowering;
+mod scaled_add;
+#[cfg(test)]
+mod tests;
 
 use coreai::Compiler;
 use std::process::ExitCode;
@@ -49,7 +50,7 @@ fn convert(input: &str) -> Result<String, String> {
         std::fs::read_to_string(input).map_err(|e| format!("error: cannot read {input}: {e}"))?;
     let compiler = Compiler::new();
     compiler
-        .register_lowering(OP, false, scaled_add_lowering::scaled_add())
+        .register_lowering(OP, false, scaled_add::scaled_add())
         .map_err(|e| format!("error: {e}"))?;
     let mut module = compiler.parse(&source, input).map_err(|e| e.to_string())?;
     compiler

@@ -14,9 +14,7 @@ func.func @main(%x: tensor<4xf32> {coreai.name = "x"}, %y: tensor<4xf32> {coreai
 }
 "#;
 
-#[path = "../examples/lowerings/scaled_add.rs"]
-mod scaled_add_lowering;
-use scaled_add_lowering::scaled_add;
+use crate::scaled_add::scaled_add;
 
 #[test]
 fn a_registered_lowering_lowers_a_custom_op() {

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Refresh tools/aten-ods/corpus-ops.txt: every aten overload the corpus
+"""Refresh utils/aten-ods/corpus-ops.txt: every aten overload the corpus
 (test/e2e/models) exports to under each decomposition setting.
 
-    PYTHONPATH=tools/coreai-export .venv/bin/python tools/aten-ods/collect_corpus_ops.py
+    PYTHONPATH=importer .venv/bin/python utils/aten-ods/collect_corpus_ops.py
 
 then rerun generate.py.
 """
@@ -13,7 +13,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "test", "e2e"))
-sys.path.insert(0, os.path.join(REPO, "tools", "coreai-export"))
+sys.path.insert(0, os.path.join(REPO, "importer"))
 
 import torch  # noqa: E402
 
@@ -48,7 +48,7 @@ def main():
         print(f"{name}: {len(found)} overloads so far", file=sys.stderr)
     with open(os.path.join(HERE, "corpus-ops.txt"), "w") as f:
         f.write("# aten overloads the corpus exports to (any decomposition setting).\n")
-        f.write("# Written by tools/aten-ods/collect_corpus_ops.py; read by generate.py.\n")
+        f.write("# Written by utils/aten-ods/collect_corpus_ops.py; read by generate.py.\n")
         f.write("\n".join(sorted(found)) + "\n")
 
 

@@ -2,7 +2,7 @@
 """Corpus conversion report: PyTorch → coreai_export → coreai-pipeline →
 coreai-run and coreai-core's interpreter, against eager PyTorch.
 
-    .venv/bin/python tools/coreai-report/report.py [MODEL ...] [--no-slow]
+    .venv/bin/python utils/coreai-report/report.py [MODEL ...] [--no-slow]
         [--decompositions none|coreai] [--json report.json] [--keep DIR]
 
 Per model: ATen ops in the imported module, coreai ops out, the conversion
@@ -36,9 +36,9 @@ COREAI_OPT = BUILD / "coreai-opt"
 COREAI_RUN = BUILD / "coreai-run"
 PIPELINE = "builtin.module(coreai-pipeline)"
 # Models whose custom ops need a user lowering: the program that registers it
-# and runs coreai-pipeline (examples/custom_op.rs, the library used from Rust).
+# and runs coreai-pipeline (examples/custom_op/main.rs, the library used from Rust).
 USER_LOWERINGS = {"custom_op": BUILD / "examples" / "custom_op"}
-sys.path.insert(0, str(REPO / "tools" / "coreai-export"))
+sys.path.insert(0, str(REPO / "importer"))
 sys.path.insert(0, str(REPO / "test" / "e2e"))
 
 OP_RE = re.compile(r'^\s*(?:%[^=]+= )?((?:aten|coreai)\.[\w.]+)(?: "([^"]+)")?')

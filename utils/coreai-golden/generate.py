@@ -4,7 +4,7 @@ converted to Core AI IR by coreai-torch 0.4.3 and printed by coreai-core
 1.0.0b3. The lit suite round-trips every file through coreai-opt and the
 interop tests check that coreai-core accepts what coreai-opt prints.
 
-    .venv/bin/python tools/coreai-golden/generate.py
+    .venv/bin/python utils/coreai-golden/generate.py
 
 Modules coreai-torch cannot convert are listed in FAILURES with the reason
 instead of being dropped.
@@ -243,7 +243,7 @@ HEADER = (
     "// RUN: coreai-opt %s > %t.a && coreai-opt %t.a > %t.b && diff %t.a %t.b\n"
     "// RUN: grep -v '^//' %s | sed '/^$/d' > %t.golden && sed '/^$/d' %t.a | diff %t.golden -\n"
     "// {what} for `{name}`, printed by coreai-core 1.0.0b3.\n"
-    "// Regenerate with tools/coreai-golden/generate.py.\n\n"
+    "// Regenerate with utils/coreai-golden/generate.py.\n\n"
 )
 
 

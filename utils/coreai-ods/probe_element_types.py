@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Probes coreai-core 1.0.0b3 for the element-type constraint of every operand
 and result of every coreai and coreaix op, and records what it observes in
-tools/coreai-ods/element_types.json (the data gen_ops_td.py turns into ODS
+utils/coreai-ods/element_types.json (the data gen_ops_td.py turns into ODS
 type constraints).
 
 Method. The op list, operand/result names and kinds (single, optional,
@@ -17,8 +17,8 @@ coreai-core's diagnostic is "operand #i must be ..." / "result #i must be
 recorded as the slot's constraint summary. A slot where no palette type is
 rejected has no element-type constraint (e.g. `AnyType`).
 
-Run: .venv/bin/python tools/coreai-ods/probe_element_types.py
-(about a minute; writes tools/coreai-ods/element_types.json).
+Run: .venv/bin/python utils/coreai-ods/probe_element_types.py
+(about a minute; writes utils/coreai-ods/element_types.json).
 """
 import ast
 import json
@@ -27,7 +27,7 @@ import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OUT = os.path.join(REPO, "tools", "coreai-ods", "element_types.json")
+OUT = os.path.join(REPO, "utils", "coreai-ods", "element_types.json")
 
 # Element types fed to every slot. Each is probed as tensor<2x3xT>.
 PALETTE = ["i1", "i4", "i8", "i16", "i32", "i64", "si4", "si8", "si16", "si32", "si64",

@@ -304,6 +304,25 @@ def test_coreai_core_contradicts_its_doc_on_floor_divide_of_inf(runner, tmp_path
     assert got[2] == 0 and np.signbit(got[2]) and got[3] == -4.0
 
 
+@pytest.mark.parametrize("mode", ["", " approximate = <tanh>", " approximate = <sigmoid>"],
+                         ids=["erf", "tanh", "sigmoid"])
+def test_gelu_at_infinities_is_the_mathematical_value(runner, tmp_path, mode):
+    """coreai.gelu at ±inf: the executor gives the limits, +inf and -0.0;
+    coreai-core's interpreter gives +inf and NaN (x·Φ(x) evaluated as
+    -inf·0), in all three forms. Elsewhere they agree within the APPROX
+    tolerance (coreai-core's f32 loses relative accuracy in the negative
+    tail: tanh form at -2.5, coreai-core -0.01508430, the executor -0.01508427,
+    the mathematical value -0.015084266)."""
+    ty = "tensor<8xf32>"
+    x = np.array([-np.inf, np.inf, np.nan, -0.0, 0.0, -30.0, 1.0, -2.5], np.float32)
+    text = graph([("x", ty)], [("out", ty)], f"  %r = coreai.gelu %x{mode} : {ty} -> {ty}\n  coreai.output %r : {ty}")
+    got = run_ours(runner, text, {"x": x})["out"]
+    expected = run_coreai_core(text, {"x": x}, tmp_path)["out"]
+    assert np.isnan(expected[0]), "coreai-core now gives the limit at -inf: compare all of it"
+    assert got[0] == 0 and np.signbit(got[0]) and got[1] == np.inf
+    assert_same(got[1:], expected[1:], exact=False, rtol=1e-5, atol=1e-6)
+
+
 # ---- control flow ---------------------------------------------------------
 
 V4 = "tensor<4xf32>"

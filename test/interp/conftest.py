@@ -1,15 +1,25 @@
 """Helpers for the executor's validation tests: build small MLIR modules, run
 them with coreai-run, and produce adversarial inputs."""
 
-import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # test/: toolchain.py, skip_policy.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "importer"))
+
+import skip_policy  # noqa: E402
+import toolchain  # noqa: E402
+
+
+def pytest_configure(config):
+    if not config.pluginmanager.has_plugin("skip_policy"):
+        config.pluginmanager.register(skip_policy, "skip_policy")
+
 
 MLIR_TYPES = {
     np.dtype(np.float64): "f64",
@@ -26,11 +36,7 @@ MLIR_TYPES = {
 
 
 def coreai_run_path() -> Path:
-    env = os.environ.get("COREAI_RUN")
-    if env:
-        return Path(env)
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return target / "debug" / "coreai-run"
+    return toolchain.COREAI_RUN
 
 
 def tensor_type(shape, dtype) -> str:
@@ -104,8 +110,7 @@ class Runner:
 
 @pytest.fixture
 def runner(tmp_path):
-    if not coreai_run_path().exists():
-        pytest.skip("coreai-run is not built (cargo build -p coreai-run)")
+    assert coreai_run_path().exists(), f"{coreai_run_path()} is not built (cargo build -p coreai-run)"
     return Runner(tmp_path)
 
 

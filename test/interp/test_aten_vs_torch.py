@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+import toolchain
 from conftest import adversarial, assert_same, gelu_oracle, single_op_module, tensor_type
 
 aten = torch.ops.aten
@@ -619,16 +620,9 @@ def factory():
 
 @pytest.fixture(scope="module")
 def dynamic_module(tmp_path_factory):
-    import subprocess
-    import sys
-
-    from conftest import ROOT
-
     d = tmp_path_factory.mktemp("dyn")
     (d / "m.py").write_text(DYNAMIC_SRC)
-    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT / "importer")}
-    p = subprocess.run([sys.executable, "-m", "coreai_export", "--module-file", f"{d / 'm.py'}:factory", "-o", str(d / "m.mlir"),
-                        "--dynamic-dims", "x:0=2:64,x:1=4:64"], capture_output=True, text=True, env=env, timeout=600)
+    p = toolchain.export(d / "m.py", d / "m.mlir", "--dynamic-dims", "x:0=2:64,x:1=4:64")
     assert p.returncode == 0, p.stderr
     text = (d / "m.mlir").read_text()
     for op in ("aten.mul ", "aten.floordiv ", "aten.sub ", "aten.sym_max ", "aten.sym_min ", "aten.mod "):
@@ -687,17 +681,9 @@ def factory():
 
 @pytest.fixture(scope="module")
 def item_module(tmp_path_factory):
-    import os
-    import subprocess
-    import sys
-
-    from conftest import ROOT
-
     d = tmp_path_factory.mktemp("item")
     (d / "m.py").write_text(ITEM_SRC)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "importer")}
-    p = subprocess.run([sys.executable, "-m", "coreai_export", "--module-file", f"{d / 'm.py'}:factory", "-o", str(d / "m.mlir")],
-                       capture_output=True, text=True, env=env, timeout=600)
+    p = toolchain.export(d / "m.py", d / "m.mlir")
     assert p.returncode == 0, p.stderr
     text = (d / "m.mlir").read_text()
     for op in ("aten._local_scalar_dense.default", "aten.ge ", "aten.lt ", '"aten::select.int"', "aten.add "):

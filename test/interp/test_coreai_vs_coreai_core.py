@@ -3,7 +3,6 @@ coreai-core 1.0.0b3's interpreter and in coreai-run, on adversarial inputs,
 and the results must be identical (floats bit-for-bit up to NaN payloads,
 transcendental functions within a few ulp)."""
 
-import asyncio
 import zlib
 from pathlib import Path
 
@@ -11,12 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import adversarial, assert_same
-
-coreai = pytest.importorskip("coreai")
-from coreai._compiler import ir  # noqa: E402
-from coreai.authoring.asset import AIModelAsset, AIProgram  # noqa: E402
-from coreai.authoring.context import Context  # noqa: E402
-from coreai.runtime import NDArray  # noqa: E402
+from toolchain import run_coreai_core
 
 
 def graph(args, results, body):
@@ -238,23 +232,6 @@ def run_ours(runner, text: str, inputs: dict) -> dict:
         return {k: d[k] for k in d.files}
 
 
-def run_coreai_core(text: str, inputs: dict, tmp: Path) -> dict:
-    with Context() as c:
-        module = ir.Module.parse(text, c._mlir_context)  # noqa: SLF001
-        AIProgram._from_mlir_module(module).save_asset(tmp / "g.aimodel")  # noqa: SLF001
-
-    async def go():
-        asset = AIModelAsset.load(tmp / "g.aimodel")
-        async with asset.executable() as model:
-            fn = model.load_function("main")
-            if asyncio.iscoroutine(fn):
-                fn = await fn
-            out = await fn(inputs={k: NDArray(np.asarray(v).copy(order="C")) for k, v in inputs.items()})
-            return {k: v.numpy() for k, v in out.items()}
-
-    return asyncio.run(go())
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_coreai_graph_matches_coreai_core(runner, tmp_path, case):
     case_id, text, spec = case
@@ -379,11 +356,11 @@ def run_coreai_core_isolated(text, inputs, tmp):
         pickle.dump(inputs, f)
     code = (
         "import pickle, sys; sys.path.insert(0, %r)\n"
-        "from test_coreai_vs_coreai_core import run_coreai_core\n"
+        "from toolchain import run_coreai_core\n"
         "from pathlib import Path\n"
         "t = Path(%r); out = run_coreai_core((t / 'g.mlir').read_text(), pickle.load(open(t / 'in.pkl', 'rb')), t)\n"
         "pickle.dump(out, open(t / 'out.pkl', 'wb'))\n"
-    ) % (str(Path(__file__).parent), str(tmp))
+    ) % (str(Path(__file__).parents[1]), str(tmp))
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
     if p.returncode != 0:
         return None

@@ -138,6 +138,7 @@ def test_unary_f32_in_place_of_the_f64_domain(runner):
         assert_same(got, exp, exact=False, rtol=2e-6, atol=1e-30)
 
 
+@pytest.mark.skip_allowed("PyTorch rejects a mask with is_causal")
 @pytest.mark.parametrize("mask", [None, "bool", "float"])
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_f32(runner, mask, causal):

@@ -17,15 +17,8 @@ from coreai_export.cli import build_parser, run
 from coreai_export.decompositions import PRESERVED_OPS
 from coreai_export.importer import PY_BINARY, PY_UNARY
 from models import CORPUS, EXPORT_FLAGS
+from toolchain import COREAI_RUN, REPO, coreai_opt
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug"))
-COREAI_OPT = os.path.join(BUILD, "coreai-opt")
-COREAI_RUN = os.path.join(BUILD, "coreai-run")
-
-
-def coreai_opt(*args, stdin=None):
-    return subprocess.run([COREAI_OPT, *args], input=stdin, capture_output=True, text=True)
 
 
 def fx_names(gm, out):

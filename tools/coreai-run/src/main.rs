@@ -24,7 +24,7 @@ use std::rc::Rc;
     about = "Run an MLIR module (aten, coreai, coreaix) on .npz inputs"
 )]
 struct Args {
-    /// The MLIR module (text).
+    /// The MLIR module: text, bytecode, or an `.aimodel` asset.
     #[arg(required_unless_present = "list_ops")]
     file: Option<PathBuf>,
     /// The func.func or coreai.graph to run.
@@ -147,7 +147,9 @@ fn run(args: &Args) -> Result<bool, InterpError> {
             msg: "no module given".into(),
         });
     };
-    let program = Program::parse_file(&context, file)?;
+    // An asset's program is its checked main.mlirb.
+    let file = coreai_asset::program_file(file).map_err(|e| InterpError::Parse(e.to_string()))?;
+    let program = Program::parse_file(&context, &file)?;
     let (arg_ports, res_ports) = program.signature(&args.entry)?;
     if args.print_signature {
         let ports = |ps: &[Port]| {

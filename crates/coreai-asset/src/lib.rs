@@ -1,0 +1,217 @@
+//! `.aimodel` assets: the directory Apple's Core AI runtime loads.
+//!
+//! An asset is a directory named `NAME.aimodel` holding `main.mlirb` (the
+//! program, MLIR bytecode version 6), `metadata.json` ([`Metadata`]) and
+//! `main.hash` (the raw 32-byte SHA-256 of `main.mlirb`), as coreai-core
+//! 1.0.0b3's `AIProgram.save_asset` writes it.
+//!
+//! [`write`] builds the directory next to its target under a temporary name
+//! and renames it into place, so a failure never leaves a partial asset nor
+//! replaces an existing one. [`Asset::open`] checks the three files (the
+//! metadata, the hash, the bytecode header) and gives one error naming the
+//! first problem.
+
+pub mod bytecode;
+pub mod metadata;
+
+pub use metadata::Metadata;
+
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+pub const PROGRAM_FILE: &str = "main.mlirb";
+pub const HASH_FILE: &str = "main.hash";
+pub const METADATA_FILE: &str = "metadata.json";
+pub const EXTENSION: &str = "aimodel";
+
+/// An asset problem, naming the path it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum AssetError {
+    #[error("'{path}': {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("'{0}': an asset's name must end in .aimodel")]
+    Extension(PathBuf),
+    #[error("'{0}' exists and is not an .aimodel asset; not replacing it")]
+    NotAnAsset(PathBuf),
+    #[error("'{0}': not an .aimodel asset (not a directory)")]
+    NotADirectory(PathBuf),
+    #[error("'{path}': invalid metadata.json: {source}")]
+    Metadata {
+        path: PathBuf,
+        source: metadata::MetadataError,
+    },
+    #[error("'{0}': main.hash is not 32 bytes")]
+    HashSize(PathBuf),
+    #[error("'{0}': main.hash does not match main.mlirb (the program was modified or truncated)")]
+    HashMismatch(PathBuf),
+    #[error("'{path}': {source}")]
+    Bytecode {
+        path: PathBuf,
+        source: bytecode::BytecodeError,
+    },
+    #[error(
+        "'{path}': bytecode version {version}; assets hold version {}",
+        bytecode::VERSION
+    )]
+    BytecodeVersion { path: PathBuf, version: u64 },
+    #[error(
+        "'{0}': the program is in coreai-core's versioned serialization (dialect 'aicode'), \
+         which this project does not read; give the coreai IR (.mlir or .mlirb) instead"
+    )]
+    VersionedSerialization(PathBuf),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AssetError + '_ {
+    move |source| AssetError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// True when `path` names an asset directory (by name or by contents): what
+/// [`write`] may replace and what readers open with [`Asset::open`].
+pub fn looks_like_asset(path: &Path) -> bool {
+    path.is_dir()
+        && (path.extension().is_some_and(|e| e == EXTENSION)
+            || path.join(PROGRAM_FILE).exists()
+            || path.join(METADATA_FILE).exists())
+}
+
+/// SHA-256 of `bytes`, as `main.hash` stores it.
+pub fn digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// Writes the asset `target` (`NAME.aimodel`) holding `program` (MLIR
+/// bytecode) and `metadata`. An existing asset at `target` is replaced only
+/// once the new one is complete; anything else at `target` is an error and
+/// is left alone.
+pub fn write(target: &Path, program: &[u8], metadata: &Metadata) -> Result<(), AssetError> {
+    if target.extension().is_none_or(|e| e != EXTENSION) {
+        return Err(AssetError::Extension(target.to_path_buf()));
+    }
+    let exists = std::fs::symlink_metadata(target).is_ok();
+    if exists && !looks_like_asset(target) {
+        return Err(AssetError::NotAnAsset(target.to_path_buf()));
+    }
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let staging = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = fill(&staging, program, metadata).and_then(|()| {
+        if exists {
+            replace(&staging, target, dir, &name)
+        } else {
+            std::fs::rename(&staging, target).map_err(io(target))
+        }
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    result
+}
+
+fn fill(staging: &Path, program: &[u8], metadata: &Metadata) -> Result<(), AssetError> {
+    let _ = std::fs::remove_dir_all(staging);
+    std::fs::create_dir(staging).map_err(io(staging))?;
+    let put = |file: &str, bytes: &[u8]| {
+        let path = staging.join(file);
+        std::fs::write(&path, bytes).map_err(io(&path))
+    };
+    put(PROGRAM_FILE, program)?;
+    put(METADATA_FILE, &metadata.to_json())?;
+    put(HASH_FILE, &digest(program))
+}
+
+/// Moves the old asset aside, the new one in, then deletes the old one; if
+/// the second rename fails the old asset is put back.
+fn replace(staging: &Path, target: &Path, dir: &Path, name: &str) -> Result<(), AssetError> {
+    let old = dir.join(format!(".{name}.{}.old", std::process::id()));
+    let _ = std::fs::remove_dir_all(&old);
+    std::fs::rename(target, &old).map_err(io(target))?;
+    if let Err(e) = std::fs::rename(staging, target) {
+        let _ = std::fs::rename(&old, target);
+        return Err(io(target)(e));
+    }
+    std::fs::remove_dir_all(&old).map_err(io(&old))
+}
+
+/// An asset read and checked.
+#[derive(Debug)]
+pub struct Asset {
+    pub path: PathBuf,
+    pub metadata: Metadata,
+    pub program: Vec<u8>,
+    pub bytecode: bytecode::Summary,
+}
+
+impl Asset {
+    /// Reads and checks the asset at `path`: `metadata.json` parses with
+    /// the required keys, `main.hash` is the SHA-256 of `main.mlirb`, and
+    /// `main.mlirb` is bytecode version 6 of a dialect MLIR can read here.
+    pub fn open(path: &Path) -> Result<Self, AssetError> {
+        let meta = std::fs::metadata(path).map_err(io(path))?;
+        if !meta.is_dir() {
+            return Err(AssetError::NotADirectory(path.to_path_buf()));
+        }
+        let read = |file: &str| {
+            let p = path.join(file);
+            std::fs::read(&p).map_err(io(&p))
+        };
+        let metadata =
+            Metadata::parse(&read(METADATA_FILE)?).map_err(|source| AssetError::Metadata {
+                path: path.join(METADATA_FILE),
+                source,
+            })?;
+        let program = read(PROGRAM_FILE)?;
+        let hash = read(HASH_FILE)?;
+        if hash.len() != 32 {
+            return Err(AssetError::HashSize(path.to_path_buf()));
+        }
+        if hash != digest(&program) {
+            return Err(AssetError::HashMismatch(path.to_path_buf()));
+        }
+        let program_path = path.join(PROGRAM_FILE);
+        let summary = bytecode::summarize(&program).map_err(|source| AssetError::Bytecode {
+            path: program_path.clone(),
+            source,
+        })?;
+        if summary.version != bytecode::VERSION {
+            return Err(AssetError::BytecodeVersion {
+                path: program_path,
+                version: summary.version,
+            });
+        }
+        if summary.dialects.iter().any(|(name, _)| name == "aicode") {
+            return Err(AssetError::VersionedSerialization(path.to_path_buf()));
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            metadata,
+            program,
+            bytecode: summary,
+        })
+    }
+
+    pub fn program_path(&self) -> PathBuf {
+        self.path.join(PROGRAM_FILE)
+    }
+}
+
+/// The file MLIR should parse for `input`: an asset's checked `main.mlirb`,
+/// or `input` itself (text or bytecode; MLIR tells them apart).
+pub fn program_file(input: &Path) -> Result<PathBuf, AssetError> {
+    if looks_like_asset(input) || input.extension().is_some_and(|e| e == EXTENSION) {
+        Ok(Asset::open(input)?.program_path())
+    } else {
+        Ok(input.to_path_buf())
+    }
+}

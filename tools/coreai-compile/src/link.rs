@@ -1,0 +1,162 @@
+//! Multi-function assets: the compiled programs of `--entry NAME=FILE`
+//! linked into one module.
+//!
+//! Each program's `@main` becomes the public `@NAME`; another top-level
+//! symbol keeps its name unless an earlier program (or an entry name) took
+//! it, then it becomes `@sym_NAME` (`_2`, `_3`, ... appended until unique),
+//! with every use in its program renamed. Weights (`dense_resource` blobs)
+//! of equal names are told apart by MLIR's parser, which renames a blob that
+//! a program of the same context already declared.
+
+use coreai::ffi::string_ref;
+use melior::{
+    ir::{operation::OperationLike, Location, Module},
+    Context,
+};
+use mlir_sys::{
+    mlirBlockAppendOwnedOperation, mlirBlockGetFirstOperation, mlirBytecodeWriterConfigCreate,
+    mlirBytecodeWriterConfigDesiredEmitVersion, mlirBytecodeWriterConfigDestroy,
+    mlirModuleCreateParseFromFile, mlirModuleGetBody, mlirOperationGetAttributeByName,
+    mlirOperationGetNextInBlock, mlirOperationRemoveFromParent, mlirOperationSetAttributeByName,
+    mlirOperationWriteBytecodeWithConfig, mlirStringAttrGet, mlirStringAttrGetValue,
+    mlirSymbolTableGetSymbolAttributeName, mlirSymbolTableReplaceAllSymbolUses, MlirOperation,
+};
+use std::{collections::BTreeSet, ffi::c_void, path::Path};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("'{0}': the compiled program does not parse")]
+    Parse(String),
+    #[error("--entry {name}={file}: the program has no @main")]
+    NoMain { name: String, file: String },
+    #[error("--entry {0}: the name is given twice")]
+    Duplicate(String),
+    #[error("the linked program does not verify")]
+    Verify,
+    #[error("writing the linked program as bytecode failed")]
+    Write,
+}
+
+/// The `sym_name` of `op`, if it has one.
+fn symbol_name(op: MlirOperation) -> Option<String> {
+    unsafe {
+        let attr = mlirOperationGetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName());
+        if attr.ptr.is_null() {
+            return None;
+        }
+        let s = mlirStringAttrGetValue(attr);
+        Some(String::from_utf8_lossy(&coreai::ffi::string_ref_bytes(s)).into_owned())
+    }
+}
+
+/// The top-level operations of `module`, in order.
+fn top_level(module: &Module<'_>) -> Vec<MlirOperation> {
+    let mut ops = Vec::new();
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(mlirModuleGetBody(module.to_raw()));
+        while !op.ptr.is_null() {
+            ops.push(op);
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    ops
+}
+
+/// Renames the symbol `op` (`from`) to `to` and every use of it in `module`.
+fn rename(context: &Context, module: &Module<'_>, op: MlirOperation, from: &str, to: &str) {
+    unsafe {
+        mlirSymbolTableReplaceAllSymbolUses(
+            string_ref(from),
+            string_ref(to),
+            module.as_operation().to_raw(),
+        );
+        let attr = mlirStringAttrGet(context.to_raw(), string_ref(to));
+        mlirOperationSetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName(), attr);
+    }
+}
+
+/// Links the programs `entries` (name, compiled bytecode file) into one
+/// module and returns it as bytecode `version`.
+pub fn link(
+    context: &Context,
+    entries: &[(String, &Path)],
+    version: i64,
+) -> Result<Vec<u8>, LinkError> {
+    let linked = Module::new(Location::unknown(context));
+    let mut taken: BTreeSet<String> = entries.iter().map(|(n, _)| n.clone()).collect();
+    if taken.len() != entries.len() {
+        let mut seen = BTreeSet::new();
+        let dup = entries
+            .iter()
+            .find(|(n, _)| !seen.insert(n))
+            .map(|(n, _)| n.clone());
+        return Err(LinkError::Duplicate(dup.unwrap_or_default()));
+    }
+    for (name, file) in entries {
+        let path = file.to_string_lossy();
+        let module = unsafe {
+            Module::from_option_raw(mlirModuleCreateParseFromFile(
+                context.to_raw(),
+                string_ref(&path),
+            ))
+        }
+        .ok_or_else(|| LinkError::Parse(path.to_string()))?;
+        let ops = top_level(&module);
+        let main = ops
+            .iter()
+            .copied()
+            .find(|&op| symbol_name(op).as_deref() == Some("main"))
+            .ok_or_else(|| LinkError::NoMain {
+                name: name.clone(),
+                file: path.to_string(),
+            })?;
+        for &op in &ops {
+            let Some(symbol) = symbol_name(op).filter(|s| s != "main") else {
+                continue;
+            };
+            if taken.contains(&symbol) {
+                let base = format!("{symbol}_{name}");
+                let fresh = std::iter::once(base.clone())
+                    .chain((2..).map(|i| format!("{base}_{i}")))
+                    .find(|c| !taken.contains(c))
+                    .unwrap_or(base);
+                rename(context, &module, op, &symbol, &fresh);
+                taken.insert(fresh);
+            } else {
+                taken.insert(symbol);
+            }
+        }
+        rename(context, &module, main, "main", name);
+        for op in ops {
+            unsafe {
+                mlirOperationRemoveFromParent(op);
+                mlirBlockAppendOwnedOperation(mlirModuleGetBody(linked.to_raw()), op);
+            }
+        }
+    }
+    if !linked.as_operation().verify() {
+        return Err(LinkError::Verify);
+    }
+    write_bytecode(&linked, version)
+}
+
+fn write_bytecode(module: &Module<'_>, version: i64) -> Result<Vec<u8>, LinkError> {
+    let mut out: Vec<u8> = Vec::new();
+    let ok = unsafe {
+        let config = mlirBytecodeWriterConfigCreate();
+        mlirBytecodeWriterConfigDesiredEmitVersion(config, version);
+        let result = mlirOperationWriteBytecodeWithConfig(
+            module.as_operation().to_raw(),
+            config,
+            Some(coreai::ffi::append_to_vec),
+            &mut out as *mut Vec<u8> as *mut c_void,
+        );
+        mlirBytecodeWriterConfigDestroy(config);
+        result.value != 0
+    };
+    if ok {
+        Ok(out)
+    } else {
+        Err(LinkError::Write)
+    }
+}

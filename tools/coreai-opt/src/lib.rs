@@ -1,0 +1,339 @@
+//! The driver shared by `coreai-opt` and `coreai-compile`: MLIR's own
+//! command-line options (IR printing, timing, threading), input files
+//! (`.mlir`, `.mlirb`, `.aimodel`), outputs that replace their target only
+//! on success, and one run of MLIR's `mlir-opt` main on a file.
+
+use clap::Args;
+use coreai::ffi;
+use std::{
+    ffi::{c_void, CString},
+    fs::File,
+    os::fd::{AsRawFd, RawFd},
+    path::{Path, PathBuf},
+};
+
+/// The options that are MLIR's own, passed to it in LLVM's syntax.
+#[derive(Args, Debug, Clone, Default)]
+pub struct MlirFlags {
+    /// Print IR before each pass.
+    #[arg(long)]
+    pub mlir_print_ir_before_all: bool,
+    /// Print IR after each pass.
+    #[arg(long)]
+    pub mlir_print_ir_after_all: bool,
+    /// Print IR after a pass only when it changed the IR.
+    #[arg(long)]
+    pub mlir_print_ir_after_change: bool,
+    /// Print IR after a pass only when the pass failed.
+    #[arg(long)]
+    pub mlir_print_ir_after_failure: bool,
+    /// Print IR before the named passes.
+    #[arg(long, value_name = "PASS")]
+    pub mlir_print_ir_before: Vec<String>,
+    /// Print IR after the named passes.
+    #[arg(long, value_name = "PASS")]
+    pub mlir_print_ir_after: Vec<String>,
+    /// Print the top-level operation when printing IR around passes.
+    #[arg(long)]
+    pub mlir_print_ir_module_scope: bool,
+    /// Display execution times of parsing, each pass and printing.
+    #[arg(long)]
+    pub mlir_timing: bool,
+    /// Timing display: `list` or `tree`.
+    #[arg(long, value_name = "MODE")]
+    pub mlir_timing_display: Option<String>,
+    /// Print locations.
+    #[arg(long)]
+    pub mlir_print_debuginfo: bool,
+    /// Print operations in the generic form.
+    #[arg(long)]
+    pub mlir_print_op_generic: bool,
+    /// Print with local scope (no aliases).
+    #[arg(long)]
+    pub mlir_print_local_scope: bool,
+    /// Elide elements attributes with more than N elements.
+    #[arg(long, value_name = "N")]
+    pub mlir_elide_elementsattrs_if_larger: Option<u64>,
+    /// Run single-threaded.
+    #[arg(long)]
+    pub mlir_disable_threading: bool,
+}
+
+/// Why a run failed; [`OptError::Failed`] when MLIR printed the reasons.
+#[derive(Debug, thiserror::Error)]
+pub enum OptError {
+    #[error("cannot read '{path}': {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot write '{path}': {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Pipeline(#[from] coreai::Error),
+    #[error("invalid MLIR option: {0}")]
+    MlirOption(String),
+    #[error(transparent)]
+    Asset(#[from] coreai_asset::AssetError),
+    /// MLIR has printed the diagnostics already.
+    #[error("")]
+    Failed,
+}
+
+impl MlirFlags {
+    /// The flags that are MLIR's own options, in LLVM's syntax.
+    pub fn mlir_options(&self, program: &str) -> Vec<String> {
+        let mut args = vec![program.to_string()];
+        let flags = [
+            (self.mlir_print_ir_before_all, "--mlir-print-ir-before-all"),
+            (self.mlir_print_ir_after_all, "--mlir-print-ir-after-all"),
+            (
+                self.mlir_print_ir_after_change,
+                "--mlir-print-ir-after-change",
+            ),
+            (
+                self.mlir_print_ir_after_failure,
+                "--mlir-print-ir-after-failure",
+            ),
+            (
+                self.mlir_print_ir_module_scope,
+                "--mlir-print-ir-module-scope",
+            ),
+            (self.mlir_timing, "--mlir-timing"),
+            (self.mlir_print_debuginfo, "--mlir-print-debuginfo"),
+            (self.mlir_print_op_generic, "--mlir-print-op-generic"),
+            (self.mlir_print_local_scope, "--mlir-print-local-scope"),
+            (self.mlir_disable_threading, "--mlir-disable-threading"),
+        ];
+        args.extend(
+            flags
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, f)| f.to_string()),
+        );
+        args.extend(
+            self.mlir_print_ir_before
+                .iter()
+                .map(|p| format!("--mlir-print-ir-before={p}")),
+        );
+        args.extend(
+            self.mlir_print_ir_after
+                .iter()
+                .map(|p| format!("--mlir-print-ir-after={p}")),
+        );
+        if let Some(mode) = &self.mlir_timing_display {
+            args.push(format!("--mlir-timing-display={mode}"));
+        }
+        if let Some(n) = self.mlir_elide_elementsattrs_if_larger {
+            args.push(format!("--mlir-elide-elementsattrs-if-larger={n}"));
+        }
+        args
+    }
+}
+
+/// LLVM's option syntax accepts one dash for long options (`-split-input-file`);
+/// so does coreai-opt, as mlir-opt test files use both spellings.
+pub fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
+    args.enumerate()
+        .map(|(i, arg)| {
+            let is_short_o = arg == "-o" || arg.starts_with("-o=");
+            let single_dash_long = !arg.starts_with("--")
+                && arg.len() > 2
+                && arg.starts_with('-')
+                && arg.as_bytes()[1].is_ascii_alphabetic();
+            if i > 0 && single_dash_long && !is_short_o {
+                format!("-{arg}")
+            } else {
+                arg
+            }
+        })
+        .collect()
+}
+
+/// Opens the input for MLIR: mapped rather than read into memory, so that
+/// bytecode resources (a model's weights) are used where they lie.
+pub fn open_input(path: &str) -> Result<ffi::CoreaiInputFile, OptError> {
+    let mut reason: Vec<u8> = Vec::new();
+    let input = unsafe {
+        ffi::coreaiInputFileOpen(
+            ffi::string_ref(path),
+            Some(ffi::append_to_vec),
+            &mut reason as *mut Vec<u8> as *mut c_void,
+        )
+    };
+    if input.ptr.is_null() {
+        return Err(OptError::Read {
+            path: path.to_string(),
+            source: std::io::Error::other(String::from_utf8_lossy(&reason).into_owned()),
+        });
+    }
+    Ok(input)
+}
+
+/// Where the output goes while MLIR writes it: stdout, a device or pipe
+/// written in place, or a temporary file in the target's directory that
+/// replaces the target only when everything succeeded, so a failed run never
+/// leaves a partial or clobbered output.
+pub enum Output {
+    Stdout,
+    InPlace(File),
+    Temporary {
+        file: File,
+        tmp: PathBuf,
+        target: PathBuf,
+    },
+}
+
+impl Output {
+    pub fn open(path: &str) -> Result<Output, OptError> {
+        let err = |source| OptError::Write {
+            path: path.to_string(),
+            source,
+        };
+        if path == "-" {
+            return Ok(Output::Stdout);
+        }
+        let target = Path::new(path);
+        if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
+            return File::create(target).map(Output::InPlace).map_err(err);
+        }
+        let dir = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let file_name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(
+            ".{file_name}.coreai-opt-{}.tmp",
+            std::process::id()
+        ));
+        let file = File::create(&tmp).map_err(err)?;
+        Ok(Output::Temporary {
+            file,
+            tmp,
+            target: target.to_path_buf(),
+        })
+    }
+
+    pub fn fd(&self) -> RawFd {
+        match self {
+            Output::Stdout => std::io::stdout().as_raw_fd(),
+            Output::InPlace(file) | Output::Temporary { file, .. } => file.as_raw_fd(),
+        }
+    }
+
+    /// Keeps the output when `succeeded`, else drops the temporary file.
+    pub fn finish(self, succeeded: bool, path: &str) -> Result<(), OptError> {
+        let Output::Temporary { file, tmp, target } = self else {
+            return Ok(());
+        };
+        drop(file);
+        let kept = if succeeded {
+            std::fs::rename(&tmp, &target)
+        } else {
+            Ok(())
+        };
+        if !succeeded || kept.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        kept.map_err(|source| OptError::Write {
+            path: path.to_string(),
+            source,
+        })
+    }
+}
+
+/// One run of MLIR's driver on one input file.
+#[derive(Debug, Clone, Default)]
+pub struct Job {
+    /// The program name MLIR's options are parsed under.
+    pub program: String,
+    /// A `.mlir` or `.mlirb` file, an `.aimodel` asset, or `-` for stdin.
+    pub input: String,
+    /// The output file, or `-` for stdout.
+    pub output: String,
+    pub pipeline: String,
+    pub split_input_marker: String,
+    pub output_split_marker: String,
+    pub verify_diagnostics: bool,
+    pub verify_each: bool,
+    pub emit_bytecode: bool,
+    /// Bytecode version, or -1 for MLIR's current one.
+    pub bytecode_version: i64,
+}
+
+/// Runs `job`: checks the pipeline's pass names, hands MLIR its options,
+/// parses the input, runs the pipeline and writes the output, which is
+/// created or replaced only on success.
+pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
+    if !job.pipeline.is_empty() {
+        coreai::pipeline::check_pass_names(&job.pipeline, &coreai::registry::all_pass_names())?;
+    }
+    let mlir_args = flags.mlir_options(&job.program);
+    tracing::debug!(?mlir_args, "MLIR options");
+    let c_args: Vec<CString> = mlir_args
+        .iter()
+        .map(|a| CString::new(a.as_str()).map_err(|_| OptError::MlirOption(a.clone())))
+        .collect::<Result<_, _>>()?;
+    let argv: Vec<*const std::ffi::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+    if !unsafe { ffi::coreaiParseMlirOptions(argv.len() as i32, argv.as_ptr()) } {
+        return Err(OptError::MlirOption(mlir_args[1..].join(" ")));
+    }
+
+    let input_path = if job.input == "-" {
+        job.input.clone()
+    } else {
+        coreai_asset::program_file(Path::new(&job.input))?
+            .to_string_lossy()
+            .into_owned()
+    };
+    let input = open_input(&input_path)?;
+    let output = match Output::open(&job.output) {
+        Ok(output) => output,
+        Err(e) => {
+            unsafe { ffi::coreaiInputFileDestroy(input) };
+            return Err(e);
+        }
+    };
+    let config = ffi::CoreaiOptConfig {
+        pass_pipeline: ffi::string_ref(&job.pipeline),
+        split_input_marker: ffi::string_ref(&job.split_input_marker),
+        output_split_marker: ffi::string_ref(&job.output_split_marker),
+        verify_diagnostics: job.verify_diagnostics,
+        verify_each: job.verify_each,
+        emit_bytecode: job.emit_bytecode,
+        bytecode_version: job.bytecode_version,
+        // The process ends when MLIR is done: freeing the module and the
+        // context would only delay it.
+        skip_teardown: true,
+    };
+    tracing::debug!(input = %job.input, pipeline = %job.pipeline, "running");
+    // Like mlir-opt, stdout gets what succeeded (the chunks of a split input
+    // that passed); a file is created or replaced only on success.
+    let mut write_error: Vec<u8> = Vec::new();
+    let result = unsafe {
+        ffi::coreaiOptMainFile(
+            input,
+            &config,
+            output.fd(),
+            Some(ffi::append_to_vec),
+            &mut write_error as *mut Vec<u8> as *mut c_void,
+        )
+    };
+    let succeeded = result.value != 0;
+    output.finish(succeeded, &job.output)?;
+    match (succeeded, write_error.is_empty()) {
+        (true, _) => Ok(()),
+        (false, true) => Err(OptError::Failed),
+        (false, false) => Err(OptError::Write {
+            path: job.output.clone(),
+            source: std::io::Error::other(String::from_utf8_lossy(&write_error).into_owned()),
+        }),
+    }
+}

@@ -2,6 +2,7 @@
 
 import argparse
 import copy
+import logging
 import os
 import sys
 import tempfile
@@ -82,6 +83,28 @@ def _to_numpy(t):
     return a if a.flags.c_contiguous else a.copy(order="C")
 
 
+def _one_line(e):
+    """An exception as `Type: first line`: torch's loader errors carry pages."""
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+def check_outputs(ns):
+    """Every file to write has an existing directory: checked before the
+    (possibly minutes-long) export, so a typo costs nothing."""
+    from .exporting import ExportFailure
+
+    for flag, path in (("-o", ns.output), ("--inputs-out", ns.inputs_out),
+                       ("--expected-out", ns.expected_out)):
+        if path is None:
+            continue
+        d = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(d):
+            raise ExportFailure(f"{flag} {path}: directory {os.path.dirname(path) or '.'} does not exist")
+        if os.path.isdir(path):
+            raise ExportFailure(f"{flag} {path}: is a directory")
+
+
 def run(ns):
     import numpy as np
     import torch
@@ -97,12 +120,22 @@ def run(ns):
     if ns.exported_program:
         if not ns.inputs:
             raise ExportFailure("--exported-program needs --inputs IN.NPZ (its example inputs)")
+        # torch logs a warning with a whole traceback before raising; the
+        # error below says it in one line.
+        export_log = logging.getLogger("torch.export")
+        level = export_log.level
+        export_log.setLevel(logging.ERROR)
         try:
             ep = torch.export.load(ns.exported_program)
         except Exception as e:
-            raise ExportFailure(f"{ns.exported_program}: cannot load: {type(e).__name__}: {e}") from e
-        with np.load(ns.inputs) as z:
-            inputs = tuple(torch.from_numpy(z[k]) for k in z.files)
+            raise ExportFailure(f"{ns.exported_program}: cannot load: {_one_line(e)}") from e
+        finally:
+            export_log.setLevel(level)
+        try:
+            with np.load(ns.inputs) as z:
+                inputs = tuple(torch.from_numpy(z[k]) for k in z.files)
+        except Exception as e:
+            raise ExportFailure(f"{ns.inputs}: cannot read the inputs: {_one_line(e)}") from e
         ep = decompose(ep, ns.decompositions)
     else:
         factory = load_factory(ns.model or ns.module_file, from_file=bool(ns.module_file))
@@ -162,7 +195,11 @@ def main(argv=None):
     from .exporting import ExportFailure
 
     try:
+        check_outputs(ns)
         run(ns)
+    except OSError as e:  # writing an output failed (disk full, permissions)
+        print(f"coreai_export: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return 1
     except ExportFailure as e:
         print(f"coreai_export: error: {e}", file=sys.stderr)
         return 1

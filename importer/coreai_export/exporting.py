@@ -55,7 +55,13 @@ def call_factory(factory):
         )
     model, inputs = made[0], made[1]
     if not isinstance(inputs, tuple):
-        inputs = (inputs,)
+        # torch.export takes a tuple of positional arguments; wrapping a lone
+        # value would guess what the user meant (a list of two tensors is one
+        # argument or two?).
+        raise ExportFailure(
+            "the model factory must return (nn.Module, example_inputs_tuple, ...); its "
+            f"example inputs are a {type(inputs).__name__}, not a tuple: write (x,) for one input"
+        )
     return model.eval(), inputs
 
 

@@ -6,7 +6,7 @@
 //! same. The output file is written only when everything succeeded.
 
 use clap::{ArgAction, Parser};
-use coreai::{ffi, pipeline, registry};
+use coreai::{crash_handler, ffi, input_check, pipeline, registry};
 use std::{
     ffi::{c_void, CString},
     fs::File,
@@ -60,6 +60,15 @@ struct Cli {
     /// Bytecode version to emit (with --emit-bytecode).
     #[arg(long, value_name = "N", requires = "emit_bytecode")]
     emit_bytecode_version: Option<i64>,
+
+    /// Check that the output, printed as text and as bytecode, parses back
+    /// to the same IR (as in mlir-opt).
+    #[arg(long)]
+    verify_roundtrip: bool,
+
+    /// Stop with an error after SECONDS (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    timeout: u32,
 
     /// List the registered passes and pipelines with their options, and exit.
     #[arg(long)]
@@ -123,6 +132,9 @@ enum OptError {
     },
     #[error(transparent)]
     Pipeline(#[from] coreai::Error),
+    /// Printed as is: the location comes first, as MLIR prints its own.
+    #[error(transparent)]
+    Input(input_check::InputError),
     #[error("invalid MLIR option: {0}")]
     MlirOption(String),
     /// MLIR has printed the diagnostics already.
@@ -226,8 +238,27 @@ fn list_passes() {
 }
 
 /// Opens the input for MLIR: mapped rather than read into memory, so that
-/// bytecode resources (a model's weights) are used where they lie.
+/// bytecode resources (a model's weights) are used where they lie. The
+/// bytes are checked for what crashes MLIR's readers before MLIR sees them.
 fn open_input(path: &str) -> Result<ffi::CoreaiInputFile, OptError> {
+    let input = map_input(path)?;
+    let mut size = 0usize;
+    let data = unsafe { ffi::coreaiInputFileGetBuffer(input, &mut size) };
+    let bytes: &[u8] = if size == 0 {
+        &[]
+    } else {
+        // SAFETY: the buffer stays alive until `input` is destroyed.
+        unsafe { std::slice::from_raw_parts(data as *const u8, size) }
+    };
+    let name = if path == "-" { "<stdin>" } else { path };
+    if let Err(e) = input_check::check_module_file(bytes, name) {
+        unsafe { ffi::coreaiInputFileDestroy(input) };
+        return Err(OptError::Input(e));
+    }
+    Ok(input)
+}
+
+fn map_input(path: &str) -> Result<ffi::CoreaiInputFile, OptError> {
     let mut reason: Vec<u8> = Vec::new();
     let input = unsafe {
         ffi::coreaiInputFileOpen(
@@ -286,6 +317,7 @@ impl Output {
             std::process::id()
         ));
         let file = File::create(&tmp).map_err(err)?;
+        crash_handler::set_temporary_output(Some(&tmp));
         Ok(Output::Temporary {
             file,
             tmp,
@@ -314,6 +346,7 @@ impl Output {
         if !succeeded || kept.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
+        crash_handler::set_temporary_output(None);
         kept.map_err(|source| OptError::Write {
             path: path.to_string(),
             source,
@@ -344,6 +377,10 @@ fn run(cli: &Cli) -> Result<(), OptError> {
         return Err(OptError::MlirOption(mlir_args[1..].join(" ")));
     }
 
+    // MLIR's readers crash on some inputs no check can rule out: one
+    // message, no temporary output, exit status 1.
+    crash_handler::install("coreai-opt", "reading", &cli.input);
+    crash_handler::arm_timeout("coreai-opt", &cli.input, cli.timeout);
     let input = open_input(&cli.input)?;
     let output = match Output::open(&cli.output) {
         Ok(output) => output,
@@ -364,6 +401,7 @@ fn run(cli: &Cli) -> Result<(), OptError> {
         // The process ends when MLIR is done: freeing the module and the
         // context would only delay it.
         skip_teardown: true,
+        verify_roundtrip: cli.verify_roundtrip,
     };
     debug!(input = %cli.input, pipeline = %pipeline_text, "running");
     // Like mlir-opt, stdout gets what succeeded (the chunks of a split input
@@ -414,6 +452,10 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(OptError::Failed) => ExitCode::from(1),
+        Err(OptError::Input(e)) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
+        }
         Err(e) => {
             eprintln!("coreai-opt: error: {e}");
             ExitCode::from(1)

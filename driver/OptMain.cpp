@@ -131,6 +131,7 @@ MlirOptMainConfig makeOptMainConfig(const CoreaiOptConfig *c) {
   config.emitBytecode(c->emitBytecode);
   if (c->bytecodeVersion >= 0)
     config.setEmitBytecodeVersion(c->bytecodeVersion);
+  config.verifyRoundtrip(c->verifyRoundtrip);
   return config;
 }
 
@@ -158,6 +159,60 @@ bool worthThreads(Operation *op) {
   return total - largest >= kMinParallelOps;
 }
 
+/// --verify-roundtrip: `op` printed as `what` and parsed back in a fresh
+/// context (as mlir-opt does: resource names stay as they were) prints,
+/// generic and with locations, as `op` does.
+LogicalResult checkReparses(Operation *op, StringRef printed, StringRef what,
+                            StringRef reference) {
+  MLIRContext fresh(op->getContext()->getDialectRegistry(),
+                    MLIRContext::Threading::DISABLED);
+  fresh.allowUnregisteredDialects(
+      op->getContext()->allowsUnregisteredDialects());
+  // The reparse's own errors become part of the one error reported.
+  std::string firstError;
+  ScopedDiagnosticHandler collect(&fresh, [&](Diagnostic &diag) {
+    if (firstError.empty() && diag.getSeverity() == DiagnosticSeverity::Error)
+      firstError = diag.str();
+    return success();
+  });
+  FallbackAsmResourceMap resources;
+  ParserConfig config(&fresh, /*verifyAfterParse=*/true, &resources);
+  OwningOpRef<Operation *> copy = parseSourceString(printed, config, what);
+  std::string again;
+  if (copy) {
+    llvm::raw_string_ostream os(again);
+    copy.get()->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo());
+  }
+  if (copy && again == reference)
+    return success();
+  return op->emitError() << "--verify-roundtrip: the output printed as " << what
+                         << (copy ? " parses back to different IR"
+                                  : " does not parse back: " + firstError);
+}
+
+/// mlir-opt's --verify-roundtrip: the result as text (the form coreai-opt
+/// prints) and as bytecode both parse back to the same IR.
+LogicalResult verifyRoundtrip(Operation *op, FallbackAsmResourceMap &resources) {
+  std::string reference, text, bytecode;
+  {
+    llvm::raw_string_ostream os(reference);
+    op->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo());
+  }
+  {
+    llvm::raw_string_ostream os(text);
+    AsmState state(op, OpPrintingFlags().enableDebugInfo(), nullptr, &resources);
+    op->print(os, state);
+  }
+  if (failed(checkReparses(op, text, "text", reference)))
+    return failure();
+  {
+    llvm::raw_string_ostream os(bytecode);
+    if (failed(writeBytecodeToFile(op, os, BytecodeWriterConfig(resources))))
+      return op->emitError() << "--verify-roundtrip: cannot write bytecode";
+  }
+  return checkReparses(op, bytecode, "bytecode", reference);
+}
+
 /// Parse, run the pipeline, print: MlirOptMain's performActions for a
 /// config whose reproducer, round-trip and remark options are the defaults.
 LogicalResult parseRunPrint(raw_ostream &os,
@@ -180,7 +235,7 @@ LogicalResult parseRunPrint(raw_ostream &os,
   OwningOpRef<Operation *> op = parseSourceFileForTool(
       sourceMgr, parseConfig, !config.shouldUseExplicitModule());
   parserTiming.stop();
-  if (!op)
+  if (!op || !coreaiCheckLoadedIR(wrap(op.get())))
     return failure();
   // Left to the process's exit when it is about to end.
   auto keepOp = llvm::make_scope_exit([&] {
@@ -204,6 +259,9 @@ LogicalResult parseRunPrint(raw_ostream &os,
     return failure();
   pm.enableTiming(timing);
   if (failed(config.setupPassPipeline(pm)) || failed(pm.run(*op)))
+    return failure();
+  if (config.shouldVerifyRoundtrip() &&
+      failed(verifyRoundtrip(op.get(), fallbackResourceMap)))
     return failure();
 
   TimingScope outputTiming = timing.nest("Output");
@@ -257,6 +315,19 @@ LogicalResult optMain(raw_ostream &os, std::unique_ptr<llvm::MemoryBuffer> input
     tracing::InstallDebugHandler debugHandler(*context, config.getDebugConfig());
     SourceMgrDiagnosticHandler sourceMgrHandler(*sourceMgr, context.get());
     ScopedDiagnosticHandler noteFilter(context.get(), dropStandaloneNotes);
+    // One diagnostic per fault: an error after the chunk's first is a
+    // follow-on (the parser's "expected hex string blob" after a lexer
+    // error, a verifier error after a failed pass) and is dropped. Handlers
+    // run newest first, so this one sees every diagnostic first.
+    bool sawError = false;
+    ScopedDiagnosticHandler firstErrorOnly(
+        context.get(), [&](Diagnostic &diag) -> LogicalResult {
+          if (diag.getSeverity() != DiagnosticSeverity::Error)
+            return failure();
+          bool followOn = sawError;
+          sawError = true;
+          return success(followOn);
+        });
     return parseRunPrint(chunkOs, sourceMgr, *context, config, leakAtExit);
   };
   return splitAndProcessBuffer(std::move(input), processChunk, os,
@@ -305,6 +376,12 @@ CoreaiInputFile coreaiInputFileOpen(MlirStringRef path, MlirStringCallback error
   }
 #endif
   return {buffer->release()};
+}
+
+const char *coreaiInputFileGetBuffer(CoreaiInputFile input, size_t *size) {
+  const auto *buffer = static_cast<const llvm::MemoryBuffer *>(input.ptr);
+  *size = buffer->getBufferSize();
+  return buffer->getBufferStart();
 }
 
 void coreaiInputFileDestroy(CoreaiInputFile input) {

@@ -34,6 +34,7 @@ pub struct CoreaiOptConfig {
     pub emit_bytecode: bool,
     pub bytecode_version: i64,
     pub skip_teardown: bool,
+    pub verify_roundtrip: bool,
 }
 
 unsafe extern "C" {
@@ -90,6 +91,8 @@ unsafe extern "C" {
         error: MlirStringCallback,
         error_user_data: *mut c_void,
     ) -> CoreaiInputFile;
+    pub fn coreaiInputFileGetBuffer(input: CoreaiInputFile, size: *mut usize) -> *const c_char;
+    pub fn coreaiCheckLoadedIR(op: MlirOperation) -> bool;
     pub fn coreaiInputFileDestroy(input: CoreaiInputFile);
     pub fn coreaiOptMainFile(
         input: CoreaiInputFile,
@@ -102,6 +105,7 @@ unsafe extern "C" {
 
 /// An input file opened by `coreaiInputFileOpen` (mapped, not copied).
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct CoreaiInputFile {
     pub ptr: *mut c_void,
 }

@@ -16,15 +16,18 @@
 //! ```
 
 pub mod context;
+pub mod crash_handler;
 pub mod decomposition_table;
 pub mod dialects;
 pub mod error;
 pub mod ffi;
+pub mod input_check;
 pub mod lowering;
 pub mod passes;
 pub mod pipeline;
 pub mod registry;
 pub mod rewrite;
+pub mod strings;
 
 pub use error::Error;
 
@@ -93,18 +96,24 @@ impl Compiler {
     }
 
     /// Parses and verifies `source`; `name` is the file name diagnostics cite.
+    /// The text is checked first for what crashes MLIR's reader
+    /// ([`input_check`]), the parsed IR for what it accepts but nothing
+    /// downstream handles (negative dimensions, strings that are not UTF-8).
     pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>, Error> {
-        let (module, diagnostics) = self.with_diagnostics(|| unsafe {
-            Module::from_option_raw(ffi::coreaiParseModule(
-                self.context.to_raw(),
-                ffi::string_ref(source),
-                ffi::string_ref(name),
-            ))
+        input_check::check_module_file(source.as_bytes(), name)
+            .map_err(|e| Error::Parse(format!("{e}\n")))?;
+        let (module, diagnostics) = self.with_diagnostics(|| {
+            let module = unsafe {
+                Module::from_option_raw(ffi::coreaiParseModule(
+                    self.context.to_raw(),
+                    ffi::string_ref(source),
+                    ffi::string_ref(name),
+                ))
+            }?;
+            let clean = unsafe { ffi::coreaiCheckLoadedIR(module.as_operation().to_raw()) };
+            (clean && module.as_operation().verify()).then_some(module)
         });
-        match module {
-            Some(module) if module.as_operation().verify() => Ok(module),
-            _ => Err(Error::Parse(diagnostics)),
-        }
+        module.ok_or(Error::Parse(diagnostics))
     }
 
     /// Runs the anchored textual `pipeline` (`builtin.module(...)`) on
@@ -119,11 +128,21 @@ impl Compiler {
         result.map_err(|_| Error::PassFailed(diagnostics))
     }
 
-    /// Runs `f`, collecting the diagnostics emitted meanwhile, one per line.
+    /// Runs `f`, collecting the diagnostics emitted meanwhile, one per line;
+    /// an error after the first is a follow-on of the same fault, dropped.
     fn with_diagnostics<T>(&self, f: impl FnOnce() -> T) -> (T, String) {
         let collected = Rc::new(RefCell::new(String::new()));
         let sink = collected.clone();
+        let mut seen_error = false;
         let id = self.context.attach_diagnostic_handler(move |diagnostic| {
+            let is_error = matches!(
+                diagnostic.severity(),
+                melior::diagnostic::DiagnosticSeverity::Error
+            );
+            if is_error && seen_error {
+                return true;
+            }
+            seen_error |= is_error;
             let severity = match diagnostic.severity() {
                 melior::diagnostic::DiagnosticSeverity::Error => "error",
                 melior::diagnostic::DiagnosticSeverity::Warning => "warning",

@@ -50,7 +50,9 @@ static LogicalResult verifyRegion(Operation *op, Region &region, StringRef what,
                              << " arguments of types " << block.getArgumentTypes()
                              << ", expected " << argTypes.size() << " of types "
                              << argTypes;
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  // The region's block may be empty or end in a non-terminator (the generic
+  // form allows both): look at its last op, never at getTerminator().
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(&block.back());
   if (!yield)
     return op->emitOpError() << what << " must end with aten.yield";
   if (yieldTypes && yield.getValues().getTypes() != *yieldTypes)

@@ -19,6 +19,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/ConvertUTF.h"
+
 #include <mutex>
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Aten, aten, coreai::aten::AtenDialect)
@@ -94,4 +96,82 @@ const void *coreaiDenseResourceElementsGetData(MlirAttribute attr,
   llvm::ArrayRef<char> data = blob->getData();
   *size = data.size();
   return data.data();
+}
+
+namespace {
+/// What is wrong with `type` or a type inside it, or empty.
+std::string typeProblem(mlir::Type type) {
+  std::string problem;
+  type.walk([&](mlir::ShapedType shaped) {
+    if (!shaped.hasRank())
+      return mlir::WalkResult::advance();
+    for (int64_t dim : shaped.getShape())
+      if (dim < 0 && !mlir::ShapedType::isDynamic(dim)) {
+        problem = "type has a negative dimension (" + std::to_string(dim) + ")";
+        return mlir::WalkResult::interrupt();
+      }
+    return mlir::WalkResult::advance();
+  });
+  return problem;
+}
+
+/// What is wrong with `attr` or an attribute or type inside it, or empty.
+std::string attributeProblem(mlir::Attribute attr) {
+  std::string problem;
+  attr.walk(
+      [&](mlir::StringAttr string) {
+        llvm::StringRef value = string.getValue();
+        const auto *begin = reinterpret_cast<const llvm::UTF8 *>(value.data());
+        if (!llvm::isLegalUTF8String(&begin, begin + value.size()))
+          problem = "string attribute is not valid UTF-8";
+        return problem.empty() ? mlir::WalkResult::advance()
+                               : mlir::WalkResult::interrupt();
+      },
+      [&](mlir::Type type) {
+        problem = typeProblem(type);
+        return problem.empty() ? mlir::WalkResult::advance()
+                               : mlir::WalkResult::interrupt();
+      });
+  return problem;
+}
+
+/// What is wrong with `op` itself (not its regions' ops), or empty.
+std::string operationProblem(mlir::Operation *op) {
+  std::string problem = attributeProblem(op->getAttrDictionary());
+  if (problem.empty())
+    problem = attributeProblem(op->getLoc());
+  for (mlir::Type type : op->getResultTypes())
+    if (problem.empty())
+      problem = typeProblem(type);
+  for (mlir::Region &region : op->getRegions())
+    for (mlir::Block &block : region)
+      for (mlir::BlockArgument arg : block.getArguments())
+        if (problem.empty())
+          problem = typeProblem(arg.getType());
+  if (problem.empty())
+    if (auto props = op->getPropertiesAsAttribute())
+      problem = attributeProblem(props);
+  return problem;
+}
+} // namespace
+
+bool coreaiCheckLoadedIR(MlirOperation root) {
+  mlir::Operation *bad = nullptr;
+  std::string problem;
+  unwrap(root)->walk([&](mlir::Operation *op) {
+    problem = operationProblem(op);
+    if (problem.empty())
+      return mlir::WalkResult::advance();
+    bad = op;
+    return mlir::WalkResult::interrupt();
+  });
+  if (!bad)
+    return true;
+  // A location whose file name is the problem is printed as unknown.
+  mlir::Location loc = bad->getLoc();
+  if (!attributeProblem(loc).empty())
+    loc = mlir::UnknownLoc::get(bad->getContext());
+  mlir::emitError(loc) << "'" << bad->getName() << "' op " << problem
+                       << ": the input is corrupt";
+  return false;
 }

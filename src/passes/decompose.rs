@@ -48,7 +48,6 @@ use crate::{
     rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
 use melior::ir::{
-    attribute::StringAttribute,
     operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
 };
 use mlir_sys::MlirOperation;
@@ -212,8 +211,8 @@ fn aten_key(op: &OperationRef<'_, '_>) -> Option<String> {
         let qualified = op
             .attribute("name")
             .ok()
-            .and_then(|a| StringAttribute::try_from(a).ok())?;
-        return qualified.value().strip_prefix("aten::").map(str::to_string);
+            .and_then(crate::strings::string_value)?;
+        return qualified.strip_prefix("aten::").map(str::to_string);
     }
     name.strip_prefix("aten.").map(str::to_string)
 }

@@ -114,8 +114,8 @@ fn classify(op: &OperationRef<'_, '_>) -> OpKind {
         let qualified = op
             .attribute("name")
             .ok()
-            .and_then(|a| melior::ir::attribute::StringAttribute::try_from(a).ok())
-            .map(|s| s.value().to_string())
+            .and_then(crate::strings::string_value)
+            .map(|s| s.into_owned())
             .unwrap_or_default();
         let (namespace, key) = qualified.split_once("::").unwrap_or(("", &qualified));
         return OpKind::Aten {

@@ -65,8 +65,15 @@ def test_compare_table_and_exit_status(runner):
     np.savez(runner.tmp / "bad.npz", out0=bad)
     p = run(runner, "--compare", str(runner.tmp / "bad.npz"), inputs={"x": x})
     assert p.returncode == 1 and "FAIL" in p.stdout
+    # Why it failed, on stderr, in one line.
+    assert p.stderr.count("\n") == 1, p.stderr
+    assert "coreai-run: error: outputs differ from" in p.stderr
+    assert "output 'out0': 1 of 6 elements outside atol" in p.stderr and "max abs error 9.999" in p.stderr  # |6 - f32(6.001)|
     p = run(runner, "--compare", str(runner.tmp / "bad.npz"), "--atol", "1e-2", inputs={"x": x})
-    assert p.returncode == 0
+    assert p.returncode == 0 and p.stderr == ""
+    np.savez(runner.tmp / "shape.npz", out0=good[:1])
+    p = run(runner, "--compare", str(runner.tmp / "shape.npz"), inputs={"x": x})
+    assert p.returncode == 1 and "output 'out0' has shape [2, 3], expected [1, 3]" in p.stderr
 
 
 def test_outputs_are_written_in_result_order(runner):

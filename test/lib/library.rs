@@ -133,3 +133,42 @@ fn typed_builders_build_verified_ops() {
         "aten.relu.default"
     );
 }
+
+/// Regression (issue 20): `aten.operator` named by a string that is not UTF-8
+/// made legalize-aten-to-coreai panic inside melior. `Compiler::parse`
+/// refuses such a module at load; a module parsed another way reaches the
+/// pass, which must report the op as unsupported, once, without panicking.
+const NON_UTF8_OPERATOR: &str = r#"
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = aten.operator "my\FFlib::op.default"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"#;
+
+#[test]
+fn non_utf8_names_are_refused_at_load() {
+    let compiler = Compiler::new();
+    let err = compiler
+        .parse(NON_UTF8_OPERATOR, "names.mlir")
+        .err()
+        .expect("must fail");
+    let text = err.to_string();
+    assert!(
+        text.contains("names.mlir:3:") && text.contains("is not valid UTF-8"),
+        "{text}"
+    );
+    assert_eq!(text.matches("error").count(), 1, "{text}");
+}
+
+#[test]
+fn non_utf8_operator_name_is_a_diagnostic_not_a_panic() {
+    let compiler = Compiler::new();
+    let mut module = Module::parse(compiler.context(), NON_UTF8_OPERATOR).expect("parses");
+    let err = compiler
+        .run_pipeline(&mut module, "builtin.module(legalize-aten-to-coreai)")
+        .err()
+        .expect("an unknown op must fail the pass");
+    let text = err.to_string();
+    assert!(text.contains("my\u{FFFD}lib::op.default"), "{text}");
+    assert_eq!(text.matches("error").count(), 1, "{text}");
+}

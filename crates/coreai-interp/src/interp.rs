@@ -97,8 +97,10 @@ fn port(ty: Ty, name: String) -> Port {
 impl<'c> Program<'c> {
     /// Parses and verifies `source` in `context` (see [`project_context`]).
     pub fn parse(context: &'c Context, source: &str) -> Result<Self, InterpError> {
+        coreai::input_check::check_module_file(source.as_bytes(), "<string>")
+            .map_err(|e| InterpError::Parse(e.to_string()))?;
         let module = with_diagnostics(context, || {
-            Module::parse(context, source).filter(|m| m.as_operation().verify())
+            Module::parse(context, source).filter(|m| loaded_ir_is_usable(m))
         })?;
         Ok(Self::from_module(module))
     }
@@ -106,12 +108,14 @@ impl<'c> Program<'c> {
     /// Parses and verifies the file at `path`; locations name the file.
     pub fn parse_file(context: &'c Context, path: &std::path::Path) -> Result<Self, InterpError> {
         let name = path.display().to_string();
-        if let Err(e) = std::fs::metadata(path) {
-            return Err(InterpError::Io {
-                path: name,
-                msg: e.to_string(),
-            });
-        }
+        let bytes = std::fs::read(path).map_err(|e| InterpError::Io {
+            path: name.clone(),
+            msg: e.to_string(),
+        })?;
+        // What crashes MLIR's readers is refused before they see it.
+        coreai::input_check::check_module_file(&bytes, &name)
+            .map_err(|e| InterpError::Parse(e.to_string()))?;
+        drop(bytes);
         let module = with_diagnostics(context, || {
             // SAFETY: the module is created in `context`, which outlives it.
             let raw = unsafe {
@@ -128,7 +132,7 @@ impl<'c> Program<'c> {
             }
             // SAFETY: a module freshly created in `context`, owned from here on.
             let m = unsafe { Module::from_raw(raw) };
-            m.as_operation().verify().then_some(m)
+            loaded_ir_is_usable(&m).then_some(m)
         })?;
         Ok(Self::from_module(module))
     }
@@ -664,12 +668,26 @@ fn cond_value(vals: &[Value]) -> KResult<bool> {
 
 /// Runs `f`, turning `None` into a parse error with the diagnostics emitted
 /// meanwhile.
+/// Free of what MLIR's readers accept but nothing downstream handles
+/// (negative dimensions, strings that are not UTF-8), and verified.
+fn loaded_ir_is_usable(module: &Module<'_>) -> bool {
+    let clean = unsafe { coreai::ffi::coreaiCheckLoadedIR(module.as_operation().to_raw()) };
+    clean && module.as_operation().verify()
+}
+
+/// Runs `f`, collecting its diagnostics; an error after the first is a
+/// follow-on of the same fault and is dropped.
 fn with_diagnostics<T>(context: &Context, f: impl FnOnce() -> Option<T>) -> Result<T, InterpError> {
     let collected = Rc::new(RefCell::new(String::new()));
     let sink = collected.clone();
+    let mut seen_error = false;
     let id = context.attach_diagnostic_handler(move |d| {
-        sink.borrow_mut()
-            .push_str(&format!("{}: {}\n", d.location(), d));
+        let is_error = matches!(d.severity(), melior::diagnostic::DiagnosticSeverity::Error);
+        if !(is_error && seen_error) {
+            use std::fmt::Write;
+            let _ = writeln!(sink.borrow_mut(), "{}: {}", d.location(), d);
+        }
+        seen_error |= is_error;
         true
     });
     let value = f();

@@ -153,6 +153,9 @@ typedef struct CoreaiOptConfig {
   /// run are not freed (clang's -disable-free); with a split input each
   /// chunk's are still freed. Only for a process about to end.
   bool skipTeardown;
+  /// mlir-opt's --verify-roundtrip: the output, printed as text and as
+  /// bytecode, parses back to the same IR.
+  bool verifyRoundtrip;
 } CoreaiOptConfig;
 
 /// Hands MLIR's own command-line options (--mlir-print-ir-*, --mlir-timing,
@@ -179,6 +182,18 @@ typedef struct CoreaiInputFile {
 MLIR_CAPI_EXPORTED CoreaiInputFile coreaiInputFileOpen(MlirStringRef path,
                                                        MlirStringCallback error,
                                                        void *errorUserData);
+
+/// The bytes of an opened input file (valid until it is destroyed or given
+/// to coreaiOptMainFile), for checks before MLIR reads them.
+MLIR_CAPI_EXPORTED const char *coreaiInputFileGetBuffer(CoreaiInputFile input,
+                                                        size_t *size);
+
+/// Checks a freshly parsed operation for what MLIR's readers accept but
+/// nothing downstream can handle: a tensor or memref dimension below zero
+/// other than the dynamic marker, and a string (attribute, symbol, file name
+/// of a location) that is not UTF-8. Emits one error at the first offending
+/// operation and returns false; true when the IR is clean.
+MLIR_CAPI_EXPORTED bool coreaiCheckLoadedIR(MlirOperation op);
 
 /// Releases an input file that was not given to coreaiOptMainFile.
 MLIR_CAPI_EXPORTED void coreaiInputFileDestroy(CoreaiInputFile input);

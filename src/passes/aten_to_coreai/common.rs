@@ -9,7 +9,7 @@
 pub use crate::lowering::broadcast_shapes;
 use crate::lowering::{type_text, Decline, LoweringCx};
 use melior::ir::{
-    attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute, StringAttribute},
+    attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute},
     operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
     AttributeLike, Type, TypeLike, Value, ValueLike,
@@ -62,9 +62,9 @@ pub fn bool_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<bool, Decline> {
 /// A `StrAttr` schema argument.
 pub fn str_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<String, Decline> {
     let attr = cx.attribute(name)?;
-    StringAttribute::try_from(attr)
-        .map(|s| s.value().to_string())
-        .map_err(|_| format!("attribute '{name}' is not a string: {attr}"))
+    crate::strings::string_value(attr)
+        .map(|s| s.into_owned())
+        .ok_or_else(|| format!("attribute '{name}' is not a string: {attr}"))
 }
 
 /// A `DenseBoolArrayAttr` (`indices_present` of `index.Tensor`: which

@@ -28,7 +28,6 @@
 use super::LowerFn;
 use crate::lowering::{float_literal, Decline, LoweringCx};
 use melior::ir::{
-    attribute::StringAttribute,
     operation::{OperationBuilder, OperationLike, OperationRef},
     Attribute, AttributeLike, Block, BlockLike, Identifier, Region, RegionLike, Type, TypeLike,
     Value, ValueLike,
@@ -207,8 +206,8 @@ fn unique_name(module_block: mlir_sys::MlirBlock, base: &str) -> String {
         let sym = unsafe { OperationRef::from_raw(op) }
             .attribute("sym_name")
             .ok()
-            .and_then(|a| StringAttribute::try_from(a).ok())
-            .map(|s| s.value().to_string());
+            .and_then(crate::strings::string_value)
+            .map(|s| s.into_owned());
         taken.extend(sym);
         op = unsafe { mlir_sys::mlirOperationGetNextInBlock(op) };
     }

@@ -33,7 +33,7 @@ use super::common::{
 use super::elementwise::arith;
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{
-    attribute::{ArrayAttribute, DenseI64ArrayAttribute, StringAttribute, TypeAttribute},
+    attribute::{ArrayAttribute, DenseI64ArrayAttribute, TypeAttribute},
     operation::{OperationLike, OperationRef},
     r#type::{RankedTensorType, ShapedTypeLike},
     AttributeLike, Type, TypeLike, Value, ValueLike,
@@ -94,8 +94,8 @@ fn named_operand<'c, 'a>(
         let this = names
             .element(i)
             .ok()
-            .and_then(|a| StringAttribute::try_from(a).ok())
-            .map(|s| s.value().to_string());
+            .and_then(crate::strings::string_value)
+            .map(|s| s.into_owned());
         if this.as_deref() == Some(name) {
             if size != 1 {
                 return Err(format!("argument '{name}' has {size} operands, not one"));

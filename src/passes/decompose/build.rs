@@ -4,7 +4,7 @@
 
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{
-    attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
+    attribute::{ArrayAttribute, IntegerAttribute},
     operation::OperationLike,
     r#type::RankedTensorType,
     Attribute, Type, TypeLike, Value, ValueLike,
@@ -130,9 +130,9 @@ pub fn get_bool_or(cx: Cx<'_, '_, '_>, name: &str, default: bool) -> Result<bool
 
 pub fn get_str(cx: Cx<'_, '_, '_>, name: &str) -> Result<String, Decline> {
     let attr = cx.attribute(name)?;
-    StringAttribute::try_from(attr)
-        .map(|s| s.value().to_string())
-        .map_err(|_| attr_error(name, "a string", attr))
+    crate::strings::string_value(attr)
+        .map(|s| s.into_owned())
+        .ok_or_else(|| attr_error(name, "a string", attr))
 }
 
 pub fn get_ints(cx: Cx<'_, '_, '_>, name: &str) -> Result<Vec<i64>, Decline> {

@@ -11,7 +11,7 @@
 use super::build::*;
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{
-    attribute::{DenseI64ArrayAttribute, IntegerAttribute, StringAttribute},
+    attribute::{DenseI64ArrayAttribute, IntegerAttribute},
     operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
     Value, ValueLike,
 };
@@ -33,8 +33,8 @@ pub fn rewrite_views(module: OperationRef<'_, '_>) {
         let name = op
             .attribute("name")
             .ok()
-            .and_then(|a| StringAttribute::try_from(a).ok());
-        if generic && name.is_some_and(|n| VIEWS.contains(&n.value())) {
+            .and_then(crate::strings::string_value);
+        if generic && name.is_some_and(|n| VIEWS.contains(&n.as_ref())) {
             views.push(op.to_raw());
         }
         WalkResult::Advance

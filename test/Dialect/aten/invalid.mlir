@@ -107,3 +107,44 @@ func.func @yield_outside_region(%x: tensor<4xf32>) {
   // expected-error @+1 {{expects parent op to be one of 'aten.cond, aten.while_loop'}}
   aten.yield %x : tensor<4xf32>
 }
+
+// -----
+
+// Regression (issue 20): an empty block has no terminator to look at.
+func.func @cond_empty_branch_block(%p: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'aten.cond' op true_branch must end with aten.yield}}
+  %r = aten.cond %p (%x) : tensor<i1>, (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+  }, {
+  ^bb0(%a: tensor<4xf32>):
+    aten.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @while_loop_empty_cond_block(%i: tensor<i64>) -> tensor<i64> {
+  // expected-error @+1 {{'aten.while_loop' op cond must end with aten.yield}}
+  %r = aten.while_loop (%i : tensor<i64>) () -> tensor<i64> cond {
+  ^bb0(%a: tensor<i64>):
+  } body {
+  ^bb0(%a: tensor<i64>):
+    aten.yield %a : tensor<i64>
+  }
+  return %r : tensor<i64>
+}
+
+// -----
+
+func.func @while_loop_empty_body_block(%i: tensor<i64>) -> tensor<i64> {
+  // expected-error @+1 {{'aten.while_loop' op body must end with aten.yield}}
+  %r = aten.while_loop (%i : tensor<i64>) () -> tensor<i64> cond {
+  ^bb0(%a: tensor<i64>):
+    %c = aten.lt.Scalar %a {other = 5 : i64} : (tensor<i64>) -> tensor<i1>
+    aten.yield %c : tensor<i1>
+  } body {
+  ^bb0(%a: tensor<i64>):
+  }
+  return %r : tensor<i64>
+}

@@ -78,6 +78,9 @@ pub enum OptError {
     MlirOption(String),
     #[error(transparent)]
     Asset(#[from] coreai_asset::AssetError),
+    /// Printed as is: the location comes first, as MLIR prints its own.
+    #[error(transparent)]
+    Input(coreai::input_check::InputError),
     /// MLIR has printed the diagnostics already.
     #[error("")]
     Failed,
@@ -154,8 +157,27 @@ pub fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
 }
 
 /// Opens the input for MLIR: mapped rather than read into memory, so that
-/// bytecode resources (a model's weights) are used where they lie.
+/// bytecode resources (a model's weights) are used where they lie. The
+/// bytes are checked for what crashes MLIR's readers before MLIR sees them.
 pub fn open_input(path: &str) -> Result<ffi::CoreaiInputFile, OptError> {
+    let input = map_input(path)?;
+    let mut size = 0usize;
+    let data = unsafe { ffi::coreaiInputFileGetBuffer(input, &mut size) };
+    let bytes: &[u8] = if size == 0 {
+        &[]
+    } else {
+        // SAFETY: the buffer stays alive until `input` is destroyed.
+        unsafe { std::slice::from_raw_parts(data as *const u8, size) }
+    };
+    let name = if path == "-" { "<stdin>" } else { path };
+    if let Err(e) = coreai::input_check::check_module_file(bytes, name) {
+        unsafe { ffi::coreaiInputFileDestroy(input) };
+        return Err(OptError::Input(e));
+    }
+    Ok(input)
+}
+
+fn map_input(path: &str) -> Result<ffi::CoreaiInputFile, OptError> {
     let mut reason: Vec<u8> = Vec::new();
     let input = unsafe {
         ffi::coreaiInputFileOpen(
@@ -214,6 +236,7 @@ impl Output {
             std::process::id()
         ));
         let file = File::create(&tmp).map_err(err)?;
+        coreai::crash_handler::set_temporary_output(Some(&tmp));
         Ok(Output::Temporary {
             file,
             tmp,
@@ -242,6 +265,7 @@ impl Output {
         if !succeeded || kept.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
+        coreai::crash_handler::set_temporary_output(None);
         kept.map_err(|source| OptError::Write {
             path: path.to_string(),
             source,
@@ -266,6 +290,8 @@ pub struct Job {
     pub emit_bytecode: bool,
     /// Bytecode version, or -1 for MLIR's current one.
     pub bytecode_version: i64,
+    /// Check that the output, printed as text and as bytecode, parses back.
+    pub verify_roundtrip: bool,
 }
 
 /// Runs `job`: checks the pipeline's pass names, hands MLIR its options,
@@ -312,6 +338,7 @@ pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
         // The process ends when MLIR is done: freeing the module and the
         // context would only delay it.
         skip_teardown: true,
+        verify_roundtrip: job.verify_roundtrip,
     };
     tracing::debug!(input = %job.input, pipeline = %job.pipeline, "running");
     // Like mlir-opt, stdout gets what succeeded (the chunks of a split input

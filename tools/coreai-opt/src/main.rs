@@ -55,6 +55,15 @@ struct Cli {
     #[arg(long, value_name = "N", requires = "emit_bytecode")]
     emit_bytecode_version: Option<i64>,
 
+    /// Check that the output, printed as text and as bytecode, parses back
+    /// to the same IR (as in mlir-opt).
+    #[arg(long)]
+    verify_roundtrip: bool,
+
+    /// Stop with an error after SECONDS (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    timeout: u32,
+
     /// List the registered passes and pipelines with their options, and exit.
     #[arg(long)]
     list_passes: bool,
@@ -112,7 +121,12 @@ fn run(cli: &Cli) -> Result<(), OptError> {
         verify_each: cli.verify_each,
         emit_bytecode: cli.emit_bytecode,
         bytecode_version: cli.emit_bytecode_version.unwrap_or(-1),
+        verify_roundtrip: cli.verify_roundtrip,
     };
+    // MLIR's readers crash on some inputs no check can rule out: one
+    // message, no temporary output, exit status 1.
+    coreai::crash_handler::install("coreai-opt", "reading", &cli.input);
+    coreai::crash_handler::arm_timeout("coreai-opt", &cli.input, cli.timeout);
     run_job(&job, &cli.mlir)
 }
 
@@ -140,6 +154,10 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(OptError::Failed) => ExitCode::from(1),
+        Err(OptError::Input(e)) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
+        }
         Err(e) => {
             eprintln!("coreai-opt: error: {e}");
             ExitCode::from(1)

@@ -66,6 +66,10 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(file) = &args.file {
+        // MLIR's readers crash on some inputs no check can rule out.
+        coreai::crash_handler::install("coreai-run", "reading", &file.display().to_string());
+    }
     // Kernel panics are caught and reported as errors at their op.
     std::panic::set_hook(Box::new(|_| {}));
     if args.list_ops {
@@ -150,6 +154,7 @@ fn run(args: &Args) -> Result<bool, InterpError> {
     // An asset's program is its checked main.mlirb.
     let file = coreai_asset::program_file(file).map_err(|e| InterpError::Parse(e.to_string()))?;
     let program = Program::parse_file(&context, &file)?;
+    coreai::crash_handler::install("coreai-run", "running", &file.display().to_string());
     let (arg_ports, res_ports) = program.signature(&args.entry)?;
     if args.print_signature {
         let ports = |ps: &[Port]| {
@@ -226,7 +231,20 @@ fn run(args: &Args) -> Result<bool, InterpError> {
         write_npz(p, &named)?;
     }
     match &args.compare {
-        Some(p) => compare(&named, &read_npz(p)?, args.atol, args.rtol),
+        Some(p) => {
+            let failures = compare(&named, &read_npz(p)?, args.atol, args.rtol);
+            if let Some(first) = failures.first() {
+                let more = match failures.len() {
+                    1 => String::new(),
+                    n => format!(" (and {} more outputs, see the table)", n - 1),
+                };
+                eprintln!(
+                    "coreai-run: error: outputs differ from {}: {first}{more}",
+                    p.display()
+                );
+            }
+            Ok(failures.is_empty())
+        }
         None => {
             if args.outputs.is_none() {
                 for (n, t) in &named {
@@ -262,19 +280,20 @@ fn print_profile(times: &[coreai_interp::OpTime], runs: usize) {
     }
 }
 
-/// Prints a per-output error table; true when every output is within
-/// `atol + rtol * |expected|` (NaN matches NaN, infinities match exactly).
+/// Prints a per-output error table (stdout); returns why each failing
+/// output fails, empty when every output is within `atol + rtol * |expected|`
+/// (NaN matches NaN, infinities match exactly).
 fn compare(
     got: &[(String, Tensor)],
     expected: &BTreeMap<String, Tensor>,
     atol: f64,
     rtol: f64,
-) -> Result<bool, InterpError> {
+) -> Vec<String> {
+    let mut failures = Vec::new();
     println!(
         "{:<24} {:>10} {:>14} {:>14} {:>12}  status",
         "output", "dtype", "max_abs_err", "max_rel_err", "mismatches"
     );
-    let mut ok = true;
     for (name, t) in got {
         let Some(e) = expected.get(name) else {
             println!(
@@ -284,7 +303,9 @@ fn compare(
                 "-",
                 "-"
             );
-            ok = false;
+            failures.push(format!(
+                "output '{name}' is missing from the expected values"
+            ));
             continue;
         };
         if e.shape() != t.shape() {
@@ -297,7 +318,11 @@ fn compare(
                 t.shape(),
                 e.shape()
             );
-            ok = false;
+            failures.push(format!(
+                "output '{name}' has shape {:?}, expected {:?}",
+                t.shape(),
+                e.shape()
+            ));
             continue;
         }
         let (a, b) = (t.to_f64(), e.to_f64());
@@ -328,7 +353,13 @@ fn compare(
             "{name:<24} {:>10} {max_abs:>14.6e} {max_rel:>14.6e} {bad:>12}  {status}{dtype_note}",
             t.dtype().name()
         );
-        ok &= bad == 0;
+        if bad > 0 {
+            failures.push(format!(
+                "output '{name}': {bad} of {} elements outside atol {atol:e} + rtol {rtol:e} * |expected| \
+                 (max abs error {max_abs:.6e}, max rel error {max_rel:.6e})",
+                a.len()
+            ));
+        }
     }
-    Ok(ok)
+    failures
 }

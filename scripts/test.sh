@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+echo "==> cargo fmt --check" >&2
+cargo fmt --all --check
 echo "==> cargo test" >&2
 cargo test --workspace --quiet
 echo "==> lit test/" >&2

@@ -24,6 +24,7 @@ step() {
   echo "==> $name: $([ "$status" -eq 0 ] && echo ok || echo FAILED) in $((SECONDS - start)) s" >&2
 }
 
+step "cargo fmt --check" cargo fmt --all --check
 step "cargo test" cargo test --workspace --quiet
 step "lit test/" .venv/bin/lit -sv test
 step "pytest test/interop (coreai-core parity)" .venv/bin/python -m pytest -q -n auto test/interop

@@ -49,10 +49,29 @@ pub struct PassInfo {
     /// The name in textual pipelines (`--pass-pipeline='builtin.module(NAME)'`).
     pub name: &'static str,
     pub summary: &'static str,
+    /// The pass file's source (`include_str!` of itself): its `//!` header is
+    /// the pass's long description ([`PassInfo::description`]), as MLIR
+    /// shows a pass's `description`.
+    pub source: &'static str,
     /// The operation the pass is anchored on; `None` runs on any operation.
     pub anchor: Option<&'static str>,
     pub options: &'static [PassOption],
     pub create: fn() -> Box<dyn Pass>,
+}
+
+impl PassInfo {
+    /// The long description: the pass file's `//!` header, without the
+    /// comment markers.
+    pub fn description(&self) -> String {
+        let mut lines: Vec<&str> = Vec::new();
+        for line in self.source.lines() {
+            match line.strip_prefix("//!") {
+                Some(text) => lines.push(text.strip_prefix(' ').unwrap_or(text)),
+                None => break,
+            }
+        }
+        lines.join("\n").trim().to_string()
+    }
 }
 
 /// A named pipeline: a name that expands to a textual pass list.
@@ -178,7 +197,12 @@ pub fn markdown() -> String {
          `COREAI_BLESS=1 cargo test --test docs`.\n",
     );
     for pass in PASSES {
-        out.push_str(&format!("\n## `{}`\n\n{}\n\n", pass.name, pass.summary));
+        out.push_str(&format!(
+            "\n## `{}`\n\n{}\n\n{}\n\n",
+            pass.name,
+            pass.summary,
+            pass.description()
+        ));
         out.push_str(&format!(
             "Runs on: {}\n",
             pass.anchor

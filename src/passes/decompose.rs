@@ -55,6 +55,7 @@ use mlir_sys::MlirOperation;
 pub const INFO: PassInfo = PassInfo {
     name: "decompose",
     summary: "Decompose ATen ops into simpler ATen ops with a decomposition table (like torch.export's run_decompositions)",
+    source: include_str!("decompose.rs"),
     anchor: Some("builtin.module"),
     options: &[
         PassOption {

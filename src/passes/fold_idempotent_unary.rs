@@ -36,6 +36,7 @@ const FOLDABLE: &[&str] = &["coreai.abs", "aten.relu.default"];
 pub const INFO: PassInfo = PassInfo {
     name: "fold-idempotent-unary",
     summary: "Fold f(f(x)) to f(x) for exactly idempotent elementwise ops (coreai.abs, aten.relu.default)",
+    source: include_str!("fold_idempotent_unary.rs"),
     anchor: None,
     options: &[PassOption {
         name: "ops",

@@ -65,6 +65,7 @@ use mlir_sys::MlirOperation;
 pub const INFO: PassInfo = PassInfo {
     name: "legalize-aten-to-coreai",
     summary: "Lower ATen ops in func.func to coreai ops in coreai.graph, after validating that every op has a lowering",
+    source: include_str!("legalize_aten_to_coreai.rs"),
     anchor: Some("builtin.module"),
     options: &[
         PassOption {

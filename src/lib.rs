@@ -92,10 +92,16 @@ impl Compiler {
 
     /// Parses and verifies `source`; `name` is the file name diagnostics cite.
     pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>, Error> {
+        self.parse_bytes(source.as_bytes(), name)
+    }
+
+    /// Parses and verifies MLIR text or bytecode (`.mlirb`, told apart by
+    /// its magic number, as `mlir-opt` does).
+    pub fn parse_bytes(&self, source: &[u8], name: &str) -> Result<Module<'_>, Error> {
         let (module, diagnostics) = self.with_diagnostics(|| unsafe {
             Module::from_option_raw(ffi::coreaiParseModule(
                 self.context.to_raw(),
-                ffi::string_ref(source),
+                ffi::bytes_ref(source),
                 ffi::string_ref(name),
             ))
         });

@@ -63,6 +63,7 @@ pub static PASSES: &[PassInfo] = &[
     crate::passes::decompose::INFO,
     crate::passes::fold_idempotent_unary::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
+    crate::passes::test_plant_miscompile::INFO,
 ];
 
 /// Every registered pipeline of the project.

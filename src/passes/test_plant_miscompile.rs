@@ -13,14 +13,18 @@
 //! wrong unless the op is the identity on that input); every other
 //! application leaves its op as it is. Nothing is reported.
 //!
-//! Options shared with the rewrite-numbering passes: `max-rewrites=N`
-//! applies only applications 1..N (`-1`: all), `trace-rewrites=true` prints
-//! one stderr line per application, `rewrite <pass> #<k> <pattern> at <loc>`.
+//! The options every project pass takes apply (`crate::rewrite`):
+//! `max-rewrites=N` applies only applications 1..N (`-1`: all),
+//! `trace-rewrites=true` prints one stderr line per application,
+//! `rewrite <pass> #<k> <pattern> at <loc>`. The pass numbers its matches
+//! itself rather than through `Rewriter`: the driver erases every op it
+//! rewrites, and all but one application here must leave the op in place.
 //!
 //! Interactions: `canonicalize` later erases the skipped op if it has no
 //! other uses. Never part of a product pipeline.
 
 use crate::registry::{emit_error, Pass, PassFailed, PassInfo, PassOption};
+use crate::rewrite::RewriteOptions;
 use melior::ir::{
     operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
     ValueLike,
@@ -43,16 +47,6 @@ pub const INFO: PassInfo = PassInfo {
             help: "which match (1-based) becomes wrong",
             default: "1",
         },
-        PassOption {
-            name: "max-rewrites",
-            help: "apply only the first N rewrite applications (-1: all)",
-            default: "-1",
-        },
-        PassOption {
-            name: "trace-rewrites",
-            help: "print one stderr line per rewrite application",
-            default: "false",
-        },
     ],
     create: || Box::new(PlantMiscompile::default()),
 };
@@ -61,8 +55,6 @@ pub const INFO: PassInfo = PassInfo {
 struct PlantMiscompile {
     op: String,
     nth: usize,
-    max_rewrites: Option<usize>,
-    trace: bool,
 }
 
 impl Default for PlantMiscompile {
@@ -70,8 +62,6 @@ impl Default for PlantMiscompile {
         Self {
             op: String::new(),
             nth: 1,
-            max_rewrites: None,
-            trace: false,
         }
     }
 }
@@ -88,18 +78,16 @@ impl Pass for PlantMiscompile {
                 n if n >= 1 => self.nth = n as usize,
                 n => return Err(format!("{n} is not a match number (1, 2, ...)")),
             },
-            "max-rewrites" => self.max_rewrites = usize::try_from(int(value)?).ok(),
-            "trace-rewrites" => match value {
-                "true" | "1" => self.trace = true,
-                "false" | "0" => self.trace = false,
-                v => return Err(format!("'{v}' is not true or false")),
-            },
             _ => return Err(format!("unknown option '{name}'")),
         }
         Ok(())
     }
 
-    fn run(&mut self, root: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+    fn run(
+        &mut self,
+        root: OperationRef<'_, '_>,
+        rewrites: &RewriteOptions,
+    ) -> Result<(), PassFailed> {
         if self.op.is_empty() {
             emit_error(
                 root,
@@ -114,11 +102,11 @@ impl Pass for PlantMiscompile {
             }
             WalkResult::Advance
         });
-        let limit = self.max_rewrites.unwrap_or(usize::MAX);
+        let limit = rewrites.max_rewrites.unwrap_or(usize::MAX);
         for (i, raw) in matches.into_iter().enumerate().take(limit) {
             let k = i + 1;
             let op = unsafe { OperationRef::from_raw(raw) };
-            if self.trace {
+            if rewrites.trace {
                 eprintln!(
                     "rewrite {} #{k} plant-miscompile at {}",
                     INFO.name,

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from test_decompose import BUILD, COREAI_OPT, export
+from toolchain import BUILD, COREAI_OPT, export_corpus_model
 from models import CORPUS
 
 BISECT = os.path.join(BUILD, "coreai-bisect")
@@ -55,8 +55,7 @@ def trace_location(aten, op, k, tmp_path):
 
 @pytest.mark.parametrize("name,op,k", CASES, ids=[c[0] for c in CASES])
 def test_planted_miscompile_is_found_and_reduced(name, op, k, tmp_path):
-    aten = export(SPECS[name], [], tmp_path / "m", "coreai")
-    inputs, expected = tmp_path / "m" / "in.npz", tmp_path / "m" / "expected.npz"
+    aten, inputs, expected = export_corpus_model(name, tmp_path / "m")
     location, total, legal = trace_location(aten, op, k, tmp_path)
     # Precondition: the planted pipeline really is wrong on these inputs.
     planted = tmp_path / "planted.mlir"
@@ -91,9 +90,9 @@ def test_planted_miscompile_is_found_and_reduced(name, op, k, tmp_path):
 
 
 def test_clean_pipeline_exits_0(tmp_path):
-    aten = export(SPECS["llama_block"], [], tmp_path / "m", "coreai")
+    aten, inputs, _ = export_corpus_model("llama_block", tmp_path / "m")
     r = subprocess.run([BISECT, str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)",
-                        "--inputs", str(tmp_path / "m" / "in.npz"), "--atol", "1e-4", "--rtol", "1e-4",
+                        "--inputs", str(inputs), "--atol", "1e-4", "--rtol", "1e-4",
                         "-o", str(tmp_path / "repro")], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "coreai-bisect: RESULT clean: 4 passes" in r.stdout
@@ -101,7 +100,7 @@ def test_clean_pipeline_exits_0(tmp_path):
 
 
 def test_random_inputs_find_the_planted_miscompile(tmp_path):
-    aten = export(SPECS["binary_broadcast"], [], tmp_path / "m", "coreai")
+    aten = export_corpus_model("binary_broadcast", tmp_path / "m")[0]
     r = subprocess.run([BISECT, str(aten), "--random-inputs", "7",
                         f"--pass-pipeline={pipeline('coreai.decomposable.broadcasting_sub', 1)}",
                         "-o", str(tmp_path / "repro")], capture_output=True, text=True)
@@ -116,10 +115,10 @@ def test_random_inputs_find_the_planted_miscompile(tmp_path):
     (["AT", "--inputs", "IN", "--pass-pipeline=builtin.module(no-such-pass)"], "no-such-pass"),
 ])
 def test_bad_input_exits_2_with_one_message(args, needle, tmp_path):
-    aten = export(SPECS["binary_broadcast"], [], tmp_path / "m", "coreai")
+    aten, inputs, _ = export_corpus_model("binary_broadcast", tmp_path / "m")
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @main( {\n")
-    subst = {"BAD": str(bad), "AT": str(aten), "IN": str(tmp_path / "m" / "in.npz"),
+    subst = {"BAD": str(bad), "AT": str(aten), "IN": str(inputs),
              "MISSING.mlir": str(tmp_path / "MISSING.mlir"), "NOPE.npz": str(tmp_path / "NOPE.npz")}
     argv = [subst.get(a, a) for a in args]
     if not any(a.startswith("--pass-pipeline") for a in argv):

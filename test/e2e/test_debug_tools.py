@@ -19,7 +19,7 @@ import warnings
 
 import pytest
 
-from test_decompose import BUILD, COREAI_OPT, export
+from toolchain import BUILD, COREAI_OPT, export_corpus_model
 from models import CORPUS
 
 FREQOP = os.path.join(BUILD, "coreai-freqop")
@@ -29,7 +29,7 @@ MODELS = ["batch_layer_norm", "sdpa_plain", "llama_block", "conv_gn_block"]
 
 
 def convert(name, tmp_path):
-    aten = export(SPECS[name], [], tmp_path / name, "coreai")
+    aten = export_corpus_model(name, tmp_path / name)[0]
     out = tmp_path / name / "m.coreai.mlir"
     r = subprocess.run([COREAI_OPT, str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", str(out)],
                        capture_output=True, text=True)

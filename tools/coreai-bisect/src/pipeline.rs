@@ -74,11 +74,14 @@ pub fn with_options(item: &str, extra: &str) -> String {
     }
 }
 
-/// Whether `item` is a project pass that numbers its rewrite applications
-/// (takes `max-rewrites` and `trace-rewrites`).
+/// Whether `item` is a project pass: every one numbers its rewrite
+/// applications and takes `max-rewrites` and `trace-rewrites`
+/// (`coreai::registry::REWRITE_OPTIONS`); upstream passes do not.
 pub fn numbers_rewrites(item: &str) -> bool {
-    coreai::registry::find_pass(pass_name(item))
-        .is_some_and(|p| p.options.iter().any(|o| o.name == "max-rewrites"))
+    coreai::registry::find_pass(pass_name(item)).is_some()
+        && coreai::registry::REWRITE_OPTIONS
+            .iter()
+            .any(|o| o.name == "max-rewrites")
 }
 
 #[cfg(test)]

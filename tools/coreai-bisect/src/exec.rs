@@ -102,7 +102,7 @@ pub fn compare(got: &Outputs, expected: &Outputs, atol: f64, rtol: f64) -> Vec<R
                 if y != 0.0 {
                     row.max_rel = row.max_rel.max(d / y.abs());
                 }
-                if !(d <= atol + rtol * y.abs()) {
+                if d > atol + rtol * y.abs() {
                     row.mismatches += 1;
                 }
             }

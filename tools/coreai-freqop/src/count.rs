@@ -38,7 +38,7 @@ impl Counts {
     /// By count, largest first; ties keep first-seen order.
     pub fn sorted(&self) -> Vec<(String, usize)> {
         let mut v = self.0.clone();
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
         v
     }
 }

@@ -96,17 +96,22 @@ impl Compiler {
     }
 
     /// Parses and verifies `source`; `name` is the file name diagnostics cite.
-    /// The text is checked first for what crashes MLIR's reader
-    /// ([`input_check`]), the parsed IR for what it accepts but nothing
-    /// downstream handles (negative dimensions, strings that are not UTF-8).
     pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>, Error> {
-        input_check::check_module_file(source.as_bytes(), name)
-            .map_err(|e| Error::Parse(format!("{e}\n")))?;
+        self.parse_bytes(source.as_bytes(), name)
+    }
+
+    /// Parses and verifies MLIR text or bytecode (`.mlirb`, told apart by
+    /// its magic number, as `mlir-opt` does). The bytes are checked first for
+    /// what crashes MLIR's reader ([`input_check`]), the parsed IR for what it
+    /// accepts but nothing downstream handles (negative dimensions, strings
+    /// that are not UTF-8).
+    pub fn parse_bytes(&self, source: &[u8], name: &str) -> Result<Module<'_>, Error> {
+        input_check::check_module_file(source, name).map_err(|e| Error::Parse(format!("{e}\n")))?;
         let (module, diagnostics) = self.with_diagnostics(|| {
             let module = unsafe {
                 Module::from_option_raw(ffi::coreaiParseModule(
                     self.context.to_raw(),
-                    ffi::string_ref(source),
+                    ffi::bytes_ref(source),
                     ffi::string_ref(name),
                 ))
             }?;

@@ -88,6 +88,7 @@ pub static PASSES: &[PassInfo] = &[
     crate::passes::decompose::INFO,
     crate::passes::fold_idempotent_unary::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
+    crate::passes::test_plant_miscompile::INFO,
 ];
 
 /// The options every project pass takes, parsed here once (not by the

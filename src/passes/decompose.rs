@@ -47,9 +47,7 @@ use crate::{
     },
     rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
-use melior::ir::{
-    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-};
+use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use mlir_sys::MlirOperation;
 
 pub const INFO: PassInfo = PassInfo {

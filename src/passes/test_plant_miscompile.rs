@@ -1,0 +1,146 @@
+//! `test-plant-miscompile{op=NAME nth=K}`: a deliberately wrong pass, for
+//! testing miscompile hunting (`coreai-bisect`, users' CI) end to end.
+//!
+//! Preconditions: verified IR; `op` names an operation (`coreai.mul`,
+//! `aten.add.Tensor`). Runs on any operation and rewrites the ops nested in
+//! it.
+//!
+//! Guarantee (the wrong one, on purpose): every op named `op` whose first
+//! operand has the type of its first result is a match, numbered 1, 2, ...
+//! in pre-order; each match is one rewrite application. Application `nth`
+//! replaces the uses of the op's first result with its first operand (the
+//! op's computation is skipped: type-correct, verifier-clean, numerically
+//! wrong unless the op is the identity on that input); every other
+//! application leaves its op as it is. Nothing is reported.
+//!
+//! The options every project pass takes apply (`crate::rewrite`):
+//! `max-rewrites=N` applies only applications 1..N (`-1`: all),
+//! `trace-rewrites=true` prints one stderr line per application,
+//! `rewrite <pass> #<k> <pattern> at <loc>`. The pass numbers its matches
+//! itself rather than through `Rewriter`: the driver erases every op it
+//! rewrites, and all but one application here must leave the op in place.
+//!
+//! Interactions: `canonicalize` later erases the skipped op if it has no
+//! other uses. Never part of a product pipeline.
+
+use crate::registry::{emit_error, Pass, PassFailed, PassInfo, PassOption};
+use crate::rewrite::RewriteOptions;
+use melior::ir::{
+    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+    ValueLike,
+};
+use mlir_sys::MlirOperation;
+
+pub const INFO: PassInfo = PassInfo {
+    name: "test-plant-miscompile",
+    summary:
+        "Test only: silently skip the computation of the nth op named `op` (a planted miscompile)",
+    anchor: None,
+    source: include_str!("test_plant_miscompile.rs"),
+    options: &[
+        PassOption {
+            name: "op",
+            help: "the op name whose matches are numbered (required)",
+            default: "",
+        },
+        PassOption {
+            name: "nth",
+            help: "which match (1-based) becomes wrong",
+            default: "1",
+        },
+    ],
+    create: || Box::new(PlantMiscompile::default()),
+};
+
+#[derive(Clone)]
+struct PlantMiscompile {
+    op: String,
+    nth: usize,
+}
+
+impl Default for PlantMiscompile {
+    fn default() -> Self {
+        Self {
+            op: String::new(),
+            nth: 1,
+        }
+    }
+}
+
+impl Pass for PlantMiscompile {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let int = |v: &str| {
+            v.parse::<i64>()
+                .map_err(|_| format!("'{v}' is not an integer"))
+        };
+        match name {
+            "op" => self.op = value.to_string(),
+            "nth" => match int(value)? {
+                n if n >= 1 => self.nth = n as usize,
+                n => return Err(format!("{n} is not a match number (1, 2, ...)")),
+            },
+            _ => return Err(format!("unknown option '{name}'")),
+        }
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        root: OperationRef<'_, '_>,
+        rewrites: &RewriteOptions,
+    ) -> Result<(), PassFailed> {
+        if self.op.is_empty() {
+            emit_error(
+                root,
+                "test-plant-miscompile: option 'op' is required (op=NAME)",
+            );
+            return Err(PassFailed);
+        }
+        let mut matches: Vec<MlirOperation> = Vec::new();
+        root.walk(WalkOrder::PreOrder, |op| {
+            if op.to_raw().ptr != root.to_raw().ptr && self.is_match(&op) {
+                matches.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        let limit = rewrites.max_rewrites.unwrap_or(usize::MAX);
+        for (i, raw) in matches.into_iter().enumerate().take(limit) {
+            let k = i + 1;
+            let op = unsafe { OperationRef::from_raw(raw) };
+            if rewrites.trace {
+                eprintln!(
+                    "rewrite {} #{k} plant-miscompile at {}",
+                    INFO.name,
+                    op.location()
+                );
+            }
+            if k == self.nth {
+                let (Ok(operand), Ok(result)) = (op.operand(0), op.result(0)) else {
+                    continue;
+                };
+                unsafe {
+                    mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), operand.to_raw());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn clone_box(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
+}
+
+impl PlantMiscompile {
+    /// An op named `op` whose first operand can stand for its first result.
+    fn is_match(&self, op: &OperationRef) -> bool {
+        let name = op.name();
+        if name.as_string_ref().as_str() != Ok(self.op.as_str()) {
+            return false;
+        }
+        match (op.operand(0), op.result(0)) {
+            (Ok(a), Ok(r)) => a.r#type() == r.r#type(),
+            _ => false,
+        }
+    }
+}

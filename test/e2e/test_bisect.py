@@ -1,0 +1,130 @@
+"""coreai-bisect end to end: a miscompile planted in coreai-pipeline
+(`test-plant-miscompile{op=NAME nth=K}` between legalization and cleanup)
+is found to the exact pass and rewrite, the reproducer is at most a quarter
+of the model's ops and its lit test fails, and fails no more once the pass
+is fixed; a clean pipeline exits 0; bad input exits 2 with one message.
+
+What the tool must find is known independently of it: the planted pass is
+the third of the pipeline, the bad application is number K, and its
+location is the one the pass itself prints for #K (`trace-rewrites`).
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from toolchain import BUILD, COREAI_OPT, export_corpus_model
+from models import CORPUS
+
+BISECT = os.path.join(BUILD, "coreai-bisect")
+COREAI_RUN = os.path.join(BUILD, "coreai-run")
+SPECS = {n: s for n, s, _ in CORPUS}
+# (model, op, K): ops whose skipped computation changes the outputs.
+CASES = [
+    ("llama_block", "coreai.decomposable.broadcasting_mul", 3),
+    ("conv_gn_block", "coreai.decomposable.broadcasting_mul", 2),
+    ("binary_broadcast", "coreai.decomposable.broadcasting_sub", 1),
+]
+
+
+def pipeline(op, k):
+    return f"builtin.module(decompose,legalize-aten-to-coreai,test-plant-miscompile{{op={op} nth={k}}},canonicalize,cse)"
+
+
+def op_count(path):
+    text = open(path).read().split("{-#")[0]
+    return len(re.findall(r"^\s*(?:%[^=]+= )?\"?[a-z_]+\.[\w.]+\"?[ (<{]", text, re.M))
+
+
+def trace_location(aten, op, k, tmp_path):
+    legal = tmp_path / "legal.mlir"
+    r = subprocess.run([COREAI_OPT, str(aten), "--mlir-print-debuginfo",
+                        "--pass-pipeline=builtin.module(decompose,legalize-aten-to-coreai)", "-o", str(legal)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([COREAI_OPT, str(legal), "-o", os.devnull,
+                        f"--pass-pipeline=builtin.module(test-plant-miscompile{{op={op} nth={k} trace-rewrites=true}})"],
+                       capture_output=True, text=True)
+    lines = [l for l in r.stderr.splitlines() if l.startswith("rewrite ")]
+    assert len(lines) >= k, r.stderr
+    return lines[k - 1].split(" at ", 1)[1], len(lines), legal
+
+
+@pytest.mark.parametrize("name,op,k", CASES, ids=[c[0] for c in CASES])
+def test_planted_miscompile_is_found_and_reduced(name, op, k, tmp_path):
+    aten, inputs, expected = export_corpus_model(name, tmp_path / "m")
+    location, total, legal = trace_location(aten, op, k, tmp_path)
+    # Precondition: the planted pipeline really is wrong on these inputs.
+    planted = tmp_path / "planted.mlir"
+    subprocess.run([COREAI_OPT, str(aten), f"--pass-pipeline={pipeline(op, k)}", "-o", str(planted)], check=True)
+    r = subprocess.run([COREAI_RUN, str(planted), "--inputs", str(inputs), "--compare", str(expected),
+                        "--atol", "1e-4", "--rtol", "1e-4"], capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout
+
+    repro = tmp_path / "repro"
+    r = subprocess.run([BISECT, str(aten), f"--pass-pipeline={pipeline(op, k)}", "--inputs", str(inputs),
+                        "--expected", str(expected), "--atol", "1e-4", "--rtol", "1e-4", "-o", str(repro)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    summary = [l for l in r.stdout.splitlines() if l.startswith("coreai-bisect: RESULT")]
+    assert len(summary) == 1, r.stdout
+    assert f"pass=#3 test-plant-miscompile rewrite=#{k}/{total} pattern=plant-miscompile loc={location} " in summary[0]
+    runs = re.search(r"step 2: .*\((\d+) executor runs; ceil\(log2 (\d+)\) = (\d+)\)", r.stdout)
+    assert runs and int(runs.group(1)) <= int(runs.group(3)) + 1, r.stdout
+    # At most a quarter of the ops of the pass's input (the model after
+    # decompose and legalization), counted here, not by the tool.
+    assert op_count(repro / "repro.mlir") <= op_count(legal) / 4, (op_count(repro / "repro.mlir"), op_count(legal))
+
+    lit = [os.path.join(os.path.dirname(sys.executable), "lit"), "-q", str(repro / "repro.mlir")]
+    env = dict(os.environ, COREAI_BIN=BUILD)
+    r = subprocess.run(lit, capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "Failed: 1" in r.stdout, r.stdout + r.stderr
+    # Fixed: the same pass that plants nothing passes the same test.
+    text = (repro / "repro.mlir").read_text()
+    (repro / "repro.mlir").write_text(text.replace(f"nth={k}", "nth=1000000"))
+    r = subprocess.run(lit, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_clean_pipeline_exits_0(tmp_path):
+    aten, inputs, _ = export_corpus_model("llama_block", tmp_path / "m")
+    r = subprocess.run([BISECT, str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)",
+                        "--inputs", str(inputs), "--atol", "1e-4", "--rtol", "1e-4",
+                        "-o", str(tmp_path / "repro")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "coreai-bisect: RESULT clean: 4 passes" in r.stdout
+    assert not (tmp_path / "repro").exists()
+
+
+def test_random_inputs_find_the_planted_miscompile(tmp_path):
+    aten = export_corpus_model("binary_broadcast", tmp_path / "m")[0]
+    r = subprocess.run([BISECT, str(aten), "--random-inputs", "7",
+                        f"--pass-pipeline={pipeline('coreai.decomposable.broadcasting_sub', 1)}",
+                        "-o", str(tmp_path / "repro")], capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "pass=#3 test-plant-miscompile rewrite=#1/" in r.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["MISSING.mlir", "--inputs", "IN"], "MISSING.mlir"),
+    (["BAD", "--inputs", "IN"], "bad.mlir:1"),
+    (["AT", "--inputs", "NOPE.npz"], "NOPE.npz"),
+    (["AT", "--inputs", "IN", "--pass-pipeline=builtin.module(no-such-pass)"], "no-such-pass"),
+])
+def test_bad_input_exits_2_with_one_message(args, needle, tmp_path):
+    aten, inputs, _ = export_corpus_model("binary_broadcast", tmp_path / "m")
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @main( {\n")
+    subst = {"BAD": str(bad), "AT": str(aten), "IN": str(inputs),
+             "MISSING.mlir": str(tmp_path / "MISSING.mlir"), "NOPE.npz": str(tmp_path / "NOPE.npz")}
+    argv = [subst.get(a, a) for a in args]
+    if not any(a.startswith("--pass-pipeline") for a in argv):
+        argv.append("--pass-pipeline=builtin.module(coreai-pipeline)")
+    r = subprocess.run([BISECT, *argv, "-o", str(tmp_path / "repro")], capture_output=True, text=True)
+    assert r.returncode == 2, r.stdout + r.stderr
+    errors = [l for l in r.stderr.splitlines() if l.startswith("coreai-bisect: error:")]
+    assert len(errors) == 1 and needle in r.stderr, r.stderr
+    assert not (tmp_path / "repro").exists()

@@ -1,0 +1,113 @@
+//! Splitting a textual pipeline into the passes it runs, one by one:
+//! `builtin.module(coreai-pipeline)` → `decompose`, `legalize-aten-to-coreai`,
+//! `canonicalize`, `cse` (named pipelines expanded from the registry).
+
+/// The top-level comma-separated items of `text`, braces and parentheses
+/// and quotes respected.
+fn split_top(text: &str) -> Vec<String> {
+    let (mut items, mut cur, mut depth, mut quote) = (Vec::new(), String::new(), 0i32, None);
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"') | (None, '\'') => quote = Some(c),
+            (None, '(') | (None, '{') => depth += 1,
+            (None, ')') | (None, '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                items.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        items.push(cur.trim().to_string());
+    }
+    items
+}
+
+/// The passes of `pipeline` (anchored on `builtin.module`), each as the text
+/// that runs it alone inside `builtin.module(...)`.
+pub fn passes(pipeline: &str) -> Result<Vec<String>, String> {
+    let inner = pipeline
+        .trim()
+        .strip_prefix("builtin.module(")
+        .and_then(|s| s.strip_suffix(')'))
+        .ok_or_else(|| {
+            format!("--pass-pipeline must be 'builtin.module(...)', got '{pipeline}'")
+        })?;
+    let mut out = Vec::new();
+    expand(inner, &mut out, 0)?;
+    if out.is_empty() {
+        return Err("the pipeline runs no pass".into());
+    }
+    Ok(out)
+}
+
+fn expand(list: &str, out: &mut Vec<String>, depth: usize) -> Result<(), String> {
+    if depth > 16 {
+        return Err("named pipelines nest too deeply".into());
+    }
+    for item in split_top(list) {
+        let name = item.split(['{', '(']).next().unwrap_or("").trim();
+        match coreai::registry::PIPELINES.iter().find(|p| p.name == name) {
+            Some(p) if !item.contains('{') => expand(p.expansion, out, depth + 1)?,
+            _ => out.push(item),
+        }
+    }
+    Ok(())
+}
+
+/// The name of a pass item (`decompose{table=coreai}` → `decompose`).
+pub fn pass_name(item: &str) -> &str {
+    item.split(['{', '(']).next().unwrap_or(item).trim()
+}
+
+/// `item` with `extra` options added (`cse` + `max-rewrites=3` →
+/// `cse{max-rewrites=3}`).
+pub fn with_options(item: &str, extra: &str) -> String {
+    match item.strip_suffix('}') {
+        Some(head) if item.contains('{') => format!("{head} {extra}}}"),
+        _ => format!("{item}{{{extra}}}"),
+    }
+}
+
+/// Whether `item` is a project pass: every one numbers its rewrite
+/// applications and takes `max-rewrites` and `trace-rewrites`
+/// (`coreai::registry::REWRITE_OPTIONS`); upstream passes do not.
+pub fn numbers_rewrites(item: &str) -> bool {
+    coreai::registry::find_pass(pass_name(item)).is_some()
+        && coreai::registry::REWRITE_OPTIONS
+            .iter()
+            .any(|o| o.name == "max-rewrites")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expands_named_pipelines_and_keeps_options() {
+        let p =
+            passes("builtin.module(coreai-pipeline,test-plant-miscompile{op=coreai.mul nth=2})")
+                .unwrap();
+        assert_eq!(
+            p,
+            [
+                "decompose",
+                "legalize-aten-to-coreai",
+                "canonicalize",
+                "cse",
+                "test-plant-miscompile{op=coreai.mul nth=2}"
+            ]
+        );
+        assert_eq!(
+            with_options(&p[4], "max-rewrites=1"),
+            "test-plant-miscompile{op=coreai.mul nth=2 max-rewrites=1}"
+        );
+        assert_eq!(with_options("cse", "a=1"), "cse{a=1}");
+        assert!(passes("cse").is_err());
+    }
+}

@@ -114,10 +114,10 @@ def test_unstabilized_form_fails_under_fp16_simulation(tmp_path, case):
 
 def test_ane_range_overflows_softplus_from_10_4(tmp_path):
     """`--simulate-fp16=ane` (op results beyond ±2^15 become infinite, the
-    Neural Engine's range in conversion guide §9.1): the naive softplus
+    Neural Engine's range in conversion guide §9.1): log(1 + exp(x))
     overflows from x ≈ 10.4 where IEEE fp16 still holds exp(x) < 65504, and
-    the stabilized one does not."""
-    aten = export(tmp_path, "softplus")
+    the stabilized forms do not."""
+    aten = export(tmp_path, "hand_written")
     with np.load(tmp_path / "in.npz") as z:
         x = z["x"]
     band = (x > np.log(2.0**15)) & (x < np.log(65504.0))

@@ -51,7 +51,13 @@ fn main() {
 
     let lib = out.join("build/lib");
     println!("cargo:rustc-link-search=native={}", lib.display());
-    for name in ["CoreAIDriver", "CoreAICAPI", "CoreAIAten", "CoreAICore", "CoreAIX"] {
+    for name in [
+        "CoreAIDriver",
+        "CoreAICAPI",
+        "CoreAIAten",
+        "CoreAICore",
+        "CoreAIX",
+    ] {
         println!("cargo:rustc-link-lib=static={name}");
     }
     println!(

@@ -10,8 +10,8 @@ same run. Not a test: it reports times and ratios.
     bench/interp.py --model transformer --threads 1   # every runner on one thread
 
 For --model, the model is exported (torch.export + coreai-torch's
-decomposition table); the executor runs it at the aten level (every node as
-`aten.operator`, through test/interp/fx_to_mlir.py) and, after coreai-torch's
+decomposition table); the executor runs it at the aten level (imported by
+the project's importer, coreai_export) and, after coreai-torch's
 conversion, at the coreai level, as does coreai-core's interpreter; PyTorch eager is the baseline. For MLIR files, inputs are
 random (seeded) from the entry's signature; coreai-core runs the files whose
 entry is a coreai.graph; there is no PyTorch baseline.
@@ -197,13 +197,14 @@ def bench_model(name, binary, repeat, rows, keep=None):
         if keep:
             tmp = keep
             Path(tmp).mkdir(parents=True, exist_ok=True)
-        sys.path.insert(0, str(ROOT / "test" / "interp"))
-        from fx_to_mlir import export_to_mlir, state_inputs
+        sys.path.insert(0, str(ROOT / "importer"))
+        from coreai_export.importer import import_program
 
-        aten_text, arg_list, _ = export_to_mlir(ep)
+        prog = import_program(ep)
         aten_mlir = Path(tmp) / f"{name}_aten.mlir"
-        aten_mlir.write_text(aten_text)
-        ms, out = time_ours(binary, aten_mlir, state_inputs(arg_list, [a.numpy() for a in args]), repeat, tmp)
+        aten_mlir.write_text(prog.text)
+        aten_inputs = {n: a.numpy() for n, a in zip(prog.arg_names, args)}
+        ms, out = time_ours(binary, aten_mlir, aten_inputs, repeat, tmp)
         note = f"max |err| vs torch {max_err(next(iter(out.values())), ref):.2e}" if ms is not None else out
         rows.append((name, "coreai-run (aten)", ms, ms / base if ms else None, note))
         mlir = Path(tmp) / f"{name}.mlir"

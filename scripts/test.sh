@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, then runs the Rust tests and
-# the lit suite (test/), then the end-to-end import tests (test/e2e; add
-# -m "not slow" to skip the whole-model cases).
-set -euo pipefail
+# The whole test suite: installs what is missing, then runs every step below
+# in order, each to its end even when an earlier one failed, prints a
+# summary of the failed steps and exits 1 if there was any.
+#
+# A step is one line: `step NAME COMMAND...`. The pytest suites run one
+# worker per core (pytest-xdist): the tests are independent, each in its own
+# tmp_path, and PyTorch runs one thread in each; add -m "not slow" by hand to
+# skip the whole-model cases.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-echo "==> cargo test" >&2
-cargo test --workspace --quiet
-echo "==> lit test/" >&2
-.venv/bin/lit -sv test
-echo "==> pytest: interop with coreai-core, executor vs PyTorch and coreai-core, importer corpus" >&2
-# One pytest run per suite: each has its own conftest.py. One worker per
-# core (pytest-xdist): the tests are independent, each in its own tmp_path,
-# and PyTorch runs one thread in each.
-for suite in test/interop test/interp test/e2e; do
-  .venv/bin/python -m pytest -q -n auto "$suite"
-done
+scripts/setup.sh || { echo "==> set-up failed: no test ran" >&2; exit 1; }
+
+failed=()
+step() {
+  local name=$1 start=$SECONDS status
+  shift
+  echo "==> $name" >&2
+  "$@"
+  status=$?
+  if [ "$status" -ne 0 ]; then
+    failed+=("$name (exit status $status, $((SECONDS - start)) s)")
+  fi
+  echo "==> $name: $([ "$status" -eq 0 ] && echo ok || echo FAILED) in $((SECONDS - start)) s" >&2
+}
+
+step "cargo test" cargo test --workspace --quiet
+step "lit test/" .venv/bin/lit -sv test
+step "pytest test/interop (coreai-core parity)" .venv/bin/python -m pytest -q -n auto test/interop
+step "pytest test/interp (executor vs PyTorch and coreai-core)" .venv/bin/python -m pytest -q -n auto test/interp
+step "pytest test/e2e (importer, corpus, lowerings)" .venv/bin/python -m pytest -q -n auto test/e2e
+step "portability: kernel-path-sensitive interp tests under other ATEN_CPU_CAPABILITY" scripts/portability.sh --quick
+
+echo >&2
+if [ ${#failed[@]} -eq 0 ]; then
+  echo "==> all steps passed" >&2
+  exit 0
+fi
+echo "==> ${#failed[@]} step(s) failed:" >&2
+printf '  - %s\n' "${failed[@]}" >&2
+exit 1

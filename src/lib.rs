@@ -16,6 +16,7 @@
 //! ```
 
 pub mod context;
+pub mod decomposition_table;
 pub mod dialects;
 pub mod error;
 pub mod ffi;
@@ -23,6 +24,7 @@ pub mod lowering;
 pub mod passes;
 pub mod pipeline;
 pub mod registry;
+pub mod rewrite;
 
 pub use error::Error;
 

@@ -27,20 +27,43 @@ use std::{
 /// Why a lowering did not apply, in words the user can act on.
 pub type Decline = String;
 
-/// The context a lowering runs in: the op being lowered and a builder that
-/// inserts in front of it.
+/// The options of the running pass that lowerings read. They travel on the
+/// [`LoweringCx`] (never in globals): the rewrite driver
+/// ([`crate::rewrite::Rewriter`]) hands the pass's options to every lowering
+/// it calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoweringOptions {
+    /// `legalize-aten-to-coreai{composites=inline}`: ATen-derived composites
+    /// are emitted in place instead of as `noinline` graphs.
+    pub inline_composites: bool,
+}
+
+/// The context a lowering runs in: the op being lowered, a builder that
+/// inserts in front of it, and the running pass's options.
 pub struct LoweringCx<'c, 'a> {
     op: OperationRef<'c, 'a>,
+    options: LoweringOptions,
 }
 
 impl<'c, 'a> LoweringCx<'c, 'a> {
+    /// A context for `op` with the default options.
     pub fn new(op: OperationRef<'c, 'a>) -> Self {
-        Self { op }
+        Self::with_options(op, LoweringOptions::default())
+    }
+
+    /// A context for `op` with the pass's `options`.
+    pub fn with_options(op: OperationRef<'c, 'a>, options: LoweringOptions) -> Self {
+        Self { op, options }
     }
 
     /// The op being lowered.
     pub fn op(&self) -> OperationRef<'c, 'a> {
         self.op
+    }
+
+    /// The running pass's options.
+    pub fn options(&self) -> LoweringOptions {
+        self.options
     }
 
     pub fn context(&self) -> MlirContext {

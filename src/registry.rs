@@ -6,7 +6,7 @@
 //! [`register_all`] makes every entry nameable in textual pipelines (next to
 //! upstream MLIR passes) through the C++ foreign-pass shim.
 
-use crate::ffi;
+use crate::{ffi, rewrite::RewriteOptions};
 use melior::ir::operation::{OperationLike, OperationRef};
 use mlir_sys::{MlirOperation, MlirStringCallback, MlirStringRef};
 use std::{
@@ -30,7 +30,13 @@ pub trait Pass: Send {
     /// Sets one option; the error says what values are accepted.
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String>;
     /// Runs on `op`. On failure the pass has emitted an error diagnostic.
-    fn run(&mut self, op: OperationRef<'_, '_>) -> Result<(), PassFailed>;
+    /// `rewrites` holds the options every pass takes ([`REWRITE_OPTIONS`]),
+    /// for the pass's [`crate::rewrite::Rewriter`].
+    fn run(
+        &mut self,
+        op: OperationRef<'_, '_>,
+        rewrites: &RewriteOptions,
+    ) -> Result<(), PassFailed>;
     fn clone_box(&self) -> Box<dyn Pass>;
 }
 
@@ -64,6 +70,22 @@ pub static PASSES: &[PassInfo] = &[
     crate::passes::fold_idempotent_unary::INFO,
     crate::passes::fp16_stabilize::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
+];
+
+/// The options every project pass takes, parsed here once (not by the
+/// passes) and handed to `Pass::run` for the rewrite driver
+/// ([`crate::rewrite`]).
+pub static REWRITE_OPTIONS: &[PassOption] = &[
+    PassOption {
+        name: "max-rewrites",
+        help: "apply only the first N rewrites (numbered in the pass's deterministic order; -1: all); later ones are skipped, to bisect a bad rewrite",
+        default: "-1",
+    },
+    PassOption {
+        name: "trace-rewrites",
+        help: "print one line per rewrite to stderr: rewrite <pass> #<k> <pattern> at <location>",
+        default: "false",
+    },
 ];
 
 /// Every registered pipeline of the project.
@@ -173,6 +195,13 @@ pub fn markdown() -> String {
             }
         }
     }
+    out.push_str("\n## Options of every pass\n\n| option | default | meaning |\n|---|---|---|\n");
+    for option in REWRITE_OPTIONS {
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} |\n",
+            option.name, option.default, option.help
+        ));
+    }
     for pipeline in PIPELINES {
         out.push_str(&format!(
             "\n## pipeline `{}`\n\n{}\n\nExpands to `{}`.\n",
@@ -226,11 +255,23 @@ pub fn parse_options(text: &str) -> Result<Vec<(String, String)>, String> {
     }
 }
 
-/// Applies textual options to a fresh instance of `info`'s pass.
-pub fn configure(info: &PassInfo, pass: &mut dyn Pass, text: &str) -> Result<(), String> {
+/// Applies textual options to a fresh instance of `info`'s pass: the
+/// options every pass takes go to `rewrites`, the others to the pass.
+pub fn configure(
+    info: &PassInfo,
+    pass: &mut dyn Pass,
+    rewrites: &mut RewriteOptions,
+    text: &str,
+) -> Result<(), String> {
     for (key, value) in parse_options(text)? {
+        if set_rewrite_option(rewrites, &key, &value)
+            .map_err(|e| format!("pass '{}', option '{key}': {e}", info.name))?
+        {
+            continue;
+        }
         if !info.options.iter().any(|o| o.name == key) {
-            let known: Vec<&str> = info.options.iter().map(|o| o.name).collect();
+            let mut known: Vec<&str> = info.options.iter().map(|o| o.name).collect();
+            known.extend(REWRITE_OPTIONS.iter().map(|o| o.name));
             return Err(if known.is_empty() {
                 format!("pass '{}' takes no options, got '{key}'", info.name)
             } else {
@@ -245,6 +286,36 @@ pub fn configure(info: &PassInfo, pass: &mut dyn Pass, text: &str) -> Result<(),
             .map_err(|e| format!("pass '{}', option '{key}': {e}", info.name))?;
     }
     Ok(())
+}
+
+/// Sets `key` if it is one of [`REWRITE_OPTIONS`]; `Ok(false)` otherwise.
+fn set_rewrite_option(
+    options: &mut RewriteOptions,
+    key: &str,
+    value: &str,
+) -> Result<bool, String> {
+    match key {
+        "max-rewrites" => {
+            options.max_rewrites = match value.trim().parse::<i64>() {
+                Ok(-1) => None,
+                Ok(n) if n >= 0 => Some(n as usize),
+                _ => {
+                    return Err(format!(
+                        "'{value}' is not a count (0, 1, ... or -1 for all)"
+                    ))
+                }
+            }
+        }
+        "trace-rewrites" => {
+            options.trace = match value.trim() {
+                "true" | "1" => true,
+                "false" | "0" => false,
+                other => return Err(format!("'{other}' is not true or false")),
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 /// Emits an error diagnostic at `op`'s location.
@@ -290,6 +361,7 @@ pub fn emit_with_notes(offenders: &[Offender], message: &str) {
 struct Instance {
     info: &'static PassInfo,
     pass: Box<dyn Pass>,
+    rewrites: RewriteOptions,
 }
 
 unsafe extern "C" fn cb_create(descriptor: *mut c_void) -> *mut c_void {
@@ -297,6 +369,7 @@ unsafe extern "C" fn cb_create(descriptor: *mut c_void) -> *mut c_void {
     Box::into_raw(Box::new(Instance {
         info,
         pass: (info.create)(),
+        rewrites: RewriteOptions::default(),
     })) as *mut c_void
 }
 
@@ -305,6 +378,7 @@ unsafe extern "C" fn cb_clone(state: *mut c_void) -> *mut c_void {
     Box::into_raw(Box::new(Instance {
         info: instance.info,
         pass: instance.pass.clone_box(),
+        rewrites: instance.rewrites,
     })) as *mut c_void
 }
 
@@ -320,7 +394,12 @@ unsafe extern "C" fn cb_set_options(
 ) -> bool {
     let instance = unsafe { &mut *(state as *mut Instance) };
     let text = String::from_utf8_lossy(&unsafe { ffi::string_ref_bytes(options) }).into_owned();
-    match configure(instance.info, instance.pass.as_mut(), &text) {
+    match configure(
+        instance.info,
+        instance.pass.as_mut(),
+        &mut instance.rewrites,
+        &text,
+    ) {
         Ok(()) => true,
         Err(message) => {
             if let Some(error) = error {
@@ -335,7 +414,9 @@ unsafe extern "C" fn cb_run(state: *mut c_void, op: MlirOperation) -> bool {
     let instance = unsafe { &mut *(state as *mut Instance) };
     let op = unsafe { OperationRef::from_raw(op) };
     let _span = tracing::debug_span!("pass", name = instance.info.name).entered();
-    match catch_unwind(AssertUnwindSafe(|| instance.pass.run(op))) {
+    match catch_unwind(AssertUnwindSafe(|| {
+        instance.pass.run(op, &instance.rewrites)
+    })) {
         Ok(result) => result.is_ok(),
         Err(payload) => {
             let what = payload

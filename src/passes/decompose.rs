@@ -40,17 +40,16 @@ mod shape;
 mod symbolic;
 
 use crate::{
-    lowering::{Decline, LoweringCx},
-    passes::legalize_aten_to_coreai::Table,
+    decomposition_table::Table,
     registry::{
         emit_error, emit_with_notes, sorted_unique, Offender, Pass, PassFailed, PassInfo,
         PassOption,
     },
+    rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
 use melior::ir::{
     attribute::StringAttribute,
     operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-    Value, ValueLike,
 };
 use mlir_sys::MlirOperation;
 
@@ -79,8 +78,8 @@ pub const INFO: PassInfo = PassInfo {
 };
 
 /// A decomposition: builds the replacement in front of the op and returns
-/// the values replacing its results.
-pub type DecomposeFn = for<'c, 'a> fn(&LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline>;
+/// the values replacing its results (a pattern of the rewrite driver).
+pub type DecomposeFn = RewriteFn;
 
 /// Ops in the table that are kept on purpose: torch.export does not
 /// decompose them either.
@@ -164,23 +163,31 @@ impl Pass for Decompose {
         Ok(())
     }
 
-    fn run(&mut self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+    fn run(
+        &mut self,
+        module: OperationRef<'_, '_>,
+        rewrites: &RewriteOptions,
+    ) -> Result<(), PassFailed> {
         self.check(module)?;
         symbolic::rewrite_views(module);
-        // Decompositions may emit ops the table decomposes: repeat until
-        // none is left (each round strictly lowers the op's level; the
-        // bound only guards against a decomposition emitting its own op).
-        for _ in 0..8 {
-            let ops = self.targets(module);
-            if ops.is_empty() {
-                return Ok(());
-            }
-            for (raw, key) in ops {
-                rewrite(raw, &key)?;
-            }
+        // Decompositions may emit ops the table decomposes: sweep until none
+        // is left (each sweep strictly lowers the op's level; the bound only
+        // guards against a decomposition emitting its own op).
+        let policy = Policy::MustLower {
+            verb: "decompose",
+            noun: "decomposition",
+        };
+        let mut rewriter = Rewriter::new(INFO.name, policy, rewrites);
+        let select = |op: &OperationRef<'_, '_>| match aten_key(op) {
+            Some(key) if self.wants(&key) => lookup(&key)
+                .map(|rule| vec![Pattern::new(format!("aten.{key}"), rule)])
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        if rewriter.run_to_fixpoint(module, 8, select)? {
+            return Ok(());
         }
-        let left = self.targets(module);
-        if let Some((raw, key)) = left.first() {
+        if let Some((raw, key)) = self.targets(module).first() {
             emit_error(
                 unsafe { OperationRef::from_raw(*raw) },
                 &format!(
@@ -259,48 +266,6 @@ impl Decompose {
         emit_with_notes(&missing, &message);
         Err(PassFailed)
     }
-}
-
-/// Replaces one op by its decomposition.
-fn rewrite(raw: MlirOperation, key: &str) -> Result<(), PassFailed> {
-    let op = unsafe { OperationRef::from_raw(raw) };
-    let Some(rule) = lookup(key) else {
-        emit_error(op, &format!("'aten.{key}' has no decomposition"));
-        return Err(PassFailed);
-    };
-    let cx = LoweringCx::new(op);
-    let values = rule(&cx).map_err(|reason| {
-        emit_error(op, &format!("cannot decompose 'aten.{key}': {reason}"));
-        PassFailed
-    })?;
-    if values.len() != op.result_count() {
-        emit_error(
-            op,
-            &format!(
-                "the decomposition of 'aten.{key}' returned {} values for {} results",
-                values.len(),
-                op.result_count()
-            ),
-        );
-        return Err(PassFailed);
-    }
-    for (i, new) in values.iter().enumerate() {
-        let old = op.result(i).map_err(|_| PassFailed)?;
-        if old.r#type() != new.r#type() {
-            emit_error(
-                op,
-                &format!(
-                    "the decomposition of 'aten.{key}' gives result #{i} the type {} instead of {}",
-                    new.r#type(),
-                    old.r#type()
-                ),
-            );
-            return Err(PassFailed);
-        }
-        unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
-    }
-    unsafe { mlir_sys::mlirOperationDestroy(raw) };
-    Ok(())
 }
 
 #[cfg(test)]

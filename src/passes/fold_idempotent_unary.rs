@@ -20,12 +20,15 @@
 //! Option `ops`: a comma-separated subset of the foldable op names (default:
 //! all of them).
 
-use crate::registry::{Pass, PassFailed, PassInfo, PassOption};
+use crate::{
+    lowering::{Decline, LoweringCx},
+    registry::{Pass, PassFailed, PassInfo, PassOption},
+    rewrite::{Pattern, Policy, RewriteOptions, Rewriter},
+};
 use melior::ir::{
     operation::{OperationLike, OperationRef},
     Value, ValueLike,
 };
-use mlir_sys::MlirOperation;
 
 /// The op names this pass folds.
 const FOLDABLE: &[&str] = &["coreai.abs", "aten.relu.default"];
@@ -74,34 +77,24 @@ impl Pass for FoldIdempotentUnary {
         Ok(())
     }
 
-    fn run(&mut self, root: OperationRef<'_, '_>) -> Result<(), PassFailed> {
-        // Collect first, rewrite after: the walk must not see erased ops.
-        let mut candidates: Vec<MlirOperation> = Vec::new();
-        root.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
-            if op.to_raw().ptr != root.to_raw().ptr && self.is_candidate(&op) {
-                candidates.push(op.to_raw());
+    fn run(
+        &mut self,
+        root: OperationRef<'_, '_>,
+        rewrites: &RewriteOptions,
+    ) -> Result<(), PassFailed> {
+        // One sweep: the driver re-reads each op's operand when it gets to
+        // it, so a chain f(f(f(x))) folds to f(x) in program order.
+        let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
+        let applied = rewriter.run_once(root, |op| {
+            let name = op.name();
+            match name.as_string_ref().as_str() {
+                Ok(name) if self.ops.contains(&name) => {
+                    vec![Pattern::new(name, fold_idempotent_pair)]
+                }
+                _ => Vec::new(),
             }
-            melior::ir::operation::WalkResult::Advance
-        });
-        tracing::debug!(candidates = candidates.len(), "f(f(x)) pairs found");
-        for raw in candidates {
-            // Re-read the operand now: an earlier rewrite in a chain
-            // f(f(f(x))) may have changed it.
-            let outer = unsafe { OperationRef::from_raw(raw) };
-            let Some(inner_result) = self.inner_result(&outer) else {
-                continue;
-            };
-            let Ok(outer_result) = outer.result(0) else {
-                continue;
-            };
-            unsafe {
-                mlir_sys::mlirValueReplaceAllUsesOfWith(
-                    outer_result.to_raw(),
-                    inner_result.to_raw(),
-                );
-                mlir_sys::mlirOperationDestroy(raw);
-            }
-        }
+        })?;
+        tracing::debug!(applied, "f(f(x)) pairs folded");
         Ok(())
     }
 
@@ -110,26 +103,22 @@ impl Pass for FoldIdempotentUnary {
     }
 }
 
-impl FoldIdempotentUnary {
-    fn is_candidate(&self, op: &OperationRef<'_, '_>) -> bool {
-        self.inner_result(op).is_some()
+// f(f(x)) → f(x), for f in the selected ops (the driver selects by name)
+fn fold_idempotent_pair<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let op = cx.op();
+    if op.operand_count() != 1 || op.result_count() != 1 {
+        return Err("not a unary op with one result".into());
     }
-
-    /// `f(x)` when `op` is `f(f(x))` with matching types, else `None`.
-    fn inner_result<'c, 'a>(&self, op: &OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
-        let name = op.name();
-        let name = name.as_string_ref().as_str().ok()?;
-        if !self.ops.contains(&name) || op.operand_count() != 1 || op.result_count() != 1 {
-            return None;
-        }
-        let operand = op.operand(0).ok()?;
-        if !operand.is_operation_result() {
-            return None;
-        }
-        let inner =
-            unsafe { OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(operand.to_raw())) };
-        let same_op = inner.name().as_string_ref().as_str().ok()? == name;
-        let same_type = operand.r#type() == op.result(0).ok()?.r#type();
-        (same_op && same_type && inner.result_count() == 1).then_some(operand)
+    let operand = cx.operand(0)?;
+    if !operand.is_operation_result() {
+        return Err("the operand is a block argument".into());
     }
+    let inner = unsafe { OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(operand.to_raw())) };
+    if inner.name() != op.name() || inner.result_count() != 1 {
+        return Err("the operand is not the same op".into());
+    }
+    if operand.r#type() != cx.op().result(0).map_err(|e| e.to_string())?.r#type() {
+        return Err("operand and result types differ (an implicit cast)".into());
+    }
+    Ok(vec![operand])
 }

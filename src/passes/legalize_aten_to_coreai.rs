@@ -47,19 +47,20 @@
 //! Interactions: run `decompose` first with the same table.
 
 use crate::{
-    lowering::{self, Decline, LoweringCx},
+    decomposition_table::Table,
+    lowering::{self, Decline, LoweringCx, LoweringOptions},
     passes::aten_to_coreai,
     registry::{
         emit_error, emit_with_notes, sorted_unique, Offender, Pass, PassFailed, PassInfo,
         PassOption,
     },
+    rewrite::{Pattern, Policy, RewriteOptions, Rewriter, Rule},
 };
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef, WalkOrder, WalkResult},
     Attribute, AttributeLike, BlockLike, Identifier, RegionLike, TypeLike, Value, ValueLike,
 };
 use mlir_sys::MlirOperation;
-use std::sync::LazyLock;
 
 pub const INFO: PassInfo = PassInfo {
     name: "legalize-aten-to-coreai",
@@ -79,80 +80,6 @@ pub const INFO: PassInfo = PassInfo {
     ],
     create: || Box::new(LegalizeAtenToCoreai::default()),
 };
-
-/// The ATen ops coreai-torch keeps whole (`get_decomp_table()` removes them
-/// from PyTorch's default decompositions): they have direct lowerings or
-/// become composites.
-pub const PRESERVED_BY_COREAI_TABLE: &[&str] = &[
-    "hardsigmoid.default",
-    "hardswish.default",
-    "instance_norm.default",
-    "pixel_shuffle.default",
-    "reflection_pad1d.default",
-    "reflection_pad2d.default",
-    "reflection_pad3d.default",
-    "replication_pad1d.default",
-    "replication_pad2d.default",
-    "replication_pad3d.default",
-    "scaled_dot_product_attention.default",
-    "silu.default",
-];
-
-/// PyTorch's `torch.export.default_decompositions()` (ATen overloads).
-const TORCH_DEFAULT_DECOMPOSITIONS: &str = include_str!("data/torch_default_decompositions.txt");
-
-/// The keys of [`TORCH_DEFAULT_DECOMPOSITIONS`] (`name.overload`), in the
-/// file's order, which is sorted (a test checks), collected on first use:
-/// both passes ask once per op.
-static TORCH_DEFAULT_DECOMPOSITION_KEYS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
-    TORCH_DEFAULT_DECOMPOSITIONS
-        .lines()
-        .filter_map(|line| line.strip_prefix("aten."))
-        .collect()
-});
-
-/// A decomposition table, by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Table {
-    /// PyTorch's default decompositions minus [`PRESERVED_BY_COREAI_TABLE`].
-    Coreai,
-    /// PyTorch's default decompositions.
-    Default,
-    /// No decomposition.
-    None,
-}
-
-impl Table {
-    pub fn parse(name: &str) -> Result<Self, String> {
-        match name {
-            "coreai" => Ok(Table::Coreai),
-            "default" => Ok(Table::Default),
-            "none" => Ok(Table::None),
-            other => Err(format!(
-                "unknown table '{other}'; choose coreai, default or none"
-            )),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Table::Coreai => "coreai",
-            Table::Default => "default",
-            Table::None => "none",
-        }
-    }
-
-    /// Whether the table decomposes the ATen overload `key` (`linear.default`).
-    pub fn decomposes(self, key: &str) -> bool {
-        match self {
-            Table::None => false,
-            Table::Coreai if PRESERVED_BY_COREAI_TABLE.contains(&key) => false,
-            Table::Coreai | Table::Default => {
-                TORCH_DEFAULT_DECOMPOSITION_KEYS.binary_search(&key).is_ok()
-            }
-        }
-    }
-}
 
 #[derive(Clone)]
 struct LegalizeAtenToCoreai {
@@ -220,10 +147,14 @@ impl Pass for LegalizeAtenToCoreai {
         Ok(())
     }
 
-    fn run(&mut self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+    fn run(
+        &mut self,
+        module: OperationRef<'_, '_>,
+        rewrites: &RewriteOptions,
+    ) -> Result<(), PassFailed> {
         self.validate(module)?;
         let constants = convert_values(module)?;
-        aten_to_coreai::with_inline_composites(self.inline_composites, || self.lower_ops(module))?;
+        self.lower_ops(module, rewrites)?;
         convert_functions(module)?;
         finish_constants(constants);
         Ok(())
@@ -327,69 +258,51 @@ impl LegalizeAtenToCoreai {
         }
     }
 
-    /// Step 2: lowers every ATen op in program order.
-    fn lower_ops(&self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
+    /// Step 2: lowers every ATen op in program order (the rewrite driver,
+    /// a decline is an error at the op).
+    fn lower_ops(
+        &self,
+        module: OperationRef<'_, '_>,
+        rewrites: &RewriteOptions,
+    ) -> Result<(), PassFailed> {
         let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
-        let mut ops: Vec<MlirOperation> = Vec::new();
-        module.walk(WalkOrder::PreOrder, |op| {
-            if matches!(classify(&op), OpKind::Aten { .. }) {
-                ops.push(op.to_raw());
-            }
-            WalkResult::Advance
-        });
-        for raw in ops {
-            let op = unsafe { OperationRef::from_raw(raw) };
-            let OpKind::Aten { namespace, key } = classify(&op) else {
-                continue;
-            };
-            let cx = LoweringCx::new(op);
-            let qualified = format!("{namespace}::{key}");
-            let result: Result<Vec<Value>, Decline> =
-                if let Some(user) = lowering::user_lowering(context, &qualified) {
-                    user(&cx)
-                } else if let Some(builtin) = builtin_lowering(&namespace, &key) {
-                    builtin(&cx)
-                } else {
-                    Err(format!("'{qualified}' has no lowering"))
+        let policy = Policy::MustLower {
+            verb: "lower",
+            noun: "lowering",
+        };
+        let options = LoweringOptions {
+            inline_composites: self.inline_composites,
+        };
+        Rewriter::new(INFO.name, policy, rewrites)
+            .with_lowering_options(options)
+            .with_result_type(lowering::coreai_type)
+            .run_once(module, |op| {
+                let OpKind::Aten { namespace, key } = classify(op) else {
+                    return Vec::new();
                 };
-            let replacements = match result {
-                Ok(values) => values,
-                Err(reason) => {
-                    emit_error(op, &format!("cannot lower '{qualified}': {reason}"));
-                    return Err(PassFailed);
-                }
-            };
-            if replacements.len() != op.result_count() {
-                emit_error(
-                    op,
-                    &format!(
-                        "the lowering of '{qualified}' returned {} values for {} results",
-                        replacements.len(),
-                        op.result_count()
-                    ),
-                );
-                return Err(PassFailed);
-            }
-            for (i, new) in replacements.iter().enumerate() {
-                let Ok(old) = op.result(i) else {
-                    return Err(PassFailed);
-                };
-                if lowering::coreai_type(old.r#type()) != new.r#type() {
-                    emit_error(
-                        op,
-                        &format!(
-                            "the lowering of '{qualified}' gives result #{i} the type {} instead of {}",
-                            new.r#type(),
-                            lowering::coreai_type(old.r#type())
-                        ),
-                    );
-                    return Err(PassFailed);
-                }
-                unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
-            }
-            unsafe { mlir_sys::mlirOperationDestroy(raw) };
-        }
+                vec![resolve(context, &namespace, &key)]
+            })?;
         Ok(())
+    }
+}
+
+/// The pattern lowering `namespace::key` by the dispatch ladder: a user
+/// lowering registered in `context`, else a built-in one.
+fn resolve(context: mlir_sys::MlirContext, namespace: &str, key: &str) -> Pattern {
+    let qualified = format!("{namespace}::{key}");
+    let rule = if let Some(user) = lowering::user_lowering(context, &qualified) {
+        Rule::Shared(user)
+    } else if let Some(builtin) = builtin_lowering(namespace, key) {
+        Rule::Fn(builtin)
+    } else {
+        let reason = format!("'{qualified}' has no lowering");
+        Rule::Shared(std::sync::Arc::new(move |_: &LoweringCx<'_, '_>| {
+            Err(reason.clone())
+        }))
+    };
+    Pattern {
+        name: qualified,
+        rule,
     }
 }
 
@@ -660,32 +573,4 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         )
     };
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tables_differ_exactly_by_the_preserved_ops() {
-        assert!(
-            TORCH_DEFAULT_DECOMPOSITION_KEYS.is_sorted(),
-            "data/torch_default_decompositions.txt must stay sorted (binary search)"
-        );
-        assert!(Table::Default.decomposes("silu.default"));
-        assert!(!Table::Coreai.decomposes("silu.default"));
-        assert!(Table::Coreai.decomposes("linear.default"));
-        assert!(!Table::None.decomposes("linear.default"));
-        for key in PRESERVED_BY_COREAI_TABLE {
-            assert!(!Table::Coreai.decomposes(key), "{key}");
-        }
-    }
-
-    #[test]
-    fn preserved_ops_are_sorted_and_unique() {
-        let mut sorted = PRESERVED_BY_COREAI_TABLE.to_vec();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(sorted, PRESERVED_BY_COREAI_TABLE);
-    }
 }

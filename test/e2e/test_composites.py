@@ -6,12 +6,11 @@ coreai-pipeline (canonicalize and cse keep the graphs)."""
 
 import os
 import re
-import subprocess
 
 import numpy as np
 
-from test_legalize import BUILD, REPO, run_coreai_core
-from test_lower_reduce import export_and_lower, load
+from test_lower_reduce import export_and_lower
+from toolchain import REPO, assert_coreai_run_matches, coreai_run, load, lower, run_coreai_core
 
 # Every composite coreai-torch emits, some twice (two graphs, two names),
 # and the forms that stay inline (instance norm on running statistics).
@@ -65,15 +64,8 @@ def factory():
 '''
 
 
-def run(args):
-    r = subprocess.run(args, capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return r
-
-
 def compare_both(tmp_path, core, text):
-    run([os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
-         "--compare", str(tmp_path / "expected.npz"), "--atol", "1e-5", "--rtol", "1e-5"])
+    assert_coreai_run_matches(core, tmp_path / "in.npz", tmp_path / "expected.npz", 1e-5, 1e-5)
     ours = run_coreai_core(text, load(tmp_path / "in.npz"), tmp_path)
     for name, want in load(tmp_path / "expected.npz").items():
         np.testing.assert_allclose(ours[name], want, rtol=1e-5, atol=1e-5, err_msg=name)
@@ -96,20 +88,18 @@ def test_composites_match_eager_in_both_executors_and_inline(tmp_path):
 
     # The same input gives byte-identical output.
     again = tmp_path / "again.mlir"
-    run([os.path.join(BUILD, "coreai-opt"), str(tmp_path / "aten.mlir"),
-         "--pass-pipeline=builtin.module(legalize-aten-to-coreai)", "-o", str(again)])
+    lower(tmp_path / "aten.mlir", again, "legalize-aten-to-coreai")
     assert again.read_text() == text
 
     # composites=inline computes bit-identical outputs in coreai-run.
     inline = tmp_path / "inline.mlir"
-    run([os.path.join(BUILD, "coreai-opt"), str(tmp_path / "aten.mlir"),
-         "--pass-pipeline=builtin.module(legalize-aten-to-coreai{composites=inline})", "-o", str(inline)])
+    lower(tmp_path / "aten.mlir", inline, "legalize-aten-to-coreai{composites=inline}")
     assert "noinline" not in inline.read_text() and "coreai.invoke" not in inline.read_text()
     outs = {}
     for form, path in [("graph", core), ("inline", inline)]:
         out = tmp_path / f"{form}.npz"
-        run([os.path.join(BUILD, "coreai-run"), str(path), "--inputs", str(tmp_path / "in.npz"),
-             "--outputs", str(out)])
+        r = coreai_run(path, "--inputs", tmp_path / "in.npz", "--outputs", out)
+        assert r.returncode == 0, r.stdout + r.stderr
         outs[form] = load(out)
     for name in outs["graph"]:
         np.testing.assert_array_equal(outs["graph"][name], outs["inline"][name], err_msg=name)
@@ -118,8 +108,7 @@ def test_composites_match_eager_in_both_executors_and_inline(tmp_path):
 def test_composites_survive_the_pipeline(tmp_path):
     export_and_lower(tmp_path, MODEL)
     piped = tmp_path / "piped.mlir"
-    run([os.path.join(BUILD, "coreai-opt"), str(tmp_path / "aten.mlir"),
-         "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", str(piped)])
+    lower(tmp_path / "aten.mlir", piped, "coreai-pipeline")
     text = piped.read_text()
     names = re.findall(r"coreai\.graph private noinline @(\w+)\(", text)
     assert len(names) == 13
@@ -177,8 +166,7 @@ def test_composites_have_coreai_torch_signatures_on_its_golden_models(tmp_path):
         work.mkdir()
         core, _ = export_and_lower(work, GOLDEN_FACTORY.format(tools=tools, name=name))
         piped = work / "piped.mlir"
-        run([os.path.join(BUILD, "coreai-opt"), str(work / "aten.mlir"),
-             "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", str(piped)])
+        lower(work / "aten.mlir", piped, "coreai-pipeline")
         ours = composite_headers(piped.read_text(), r"_\d+(?=\()")
         with open(os.path.join(golden_dir, f"{name}.mlir")) as f:
             theirs = composite_headers(f.read(), r"_[a-z]{8}(?=\()")

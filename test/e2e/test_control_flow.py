@@ -2,18 +2,14 @@
 torch.cond and runs torch.while_loop for any trip count, matching eager
 PyTorch on inputs chosen to exercise every path."""
 
-import os
-import subprocess
-
 import numpy as np
 import pytest
 import torch
 
 from coreai_export.cli import build_parser, run
 from models import control
+from toolchain import coreai_run
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COREAI_RUN = os.path.join(os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug")), "coreai-run")
 
 
 def imported(factory, tmp_path):
@@ -24,10 +20,7 @@ def imported(factory, tmp_path):
 
 def execute(module, names, arrays, tmp_path):
     np.savez(tmp_path / "in.npz", **dict(zip(names, arrays)))
-    r = subprocess.run(
-        [COREAI_RUN, str(module), "--inputs", str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "out.npz")],
-        capture_output=True, text=True,
-    )
+    r = coreai_run(module, "--inputs", tmp_path / "in.npz", "--outputs", tmp_path / "out.npz")
     assert r.returncode == 0, r.stderr
     with np.load(tmp_path / "out.npz") as z:
         return [z[k] for k in z.files]

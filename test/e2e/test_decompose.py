@@ -25,12 +25,9 @@ import pytest
 
 from coreai_export.cli import build_parser, run
 from models import CORPUS, EXPORT_FLAGS
+from toolchain import COREAI_OPT, COREAI_RUN, REPO
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug"))
-COREAI_OPT = os.path.join(BUILD, "coreai-opt")
-COREAI_RUN = os.path.join(BUILD, "coreai-run")
-TABLE = os.path.join(REPO, "src", "passes", "data", "torch_default_decompositions.txt")
+TABLE = os.path.join(REPO, "src", "data", "torch_default_decompositions.txt")
 PRESERVED = {
     "hardsigmoid.default", "hardswish.default", "instance_norm.default", "pixel_shuffle.default",
     "reflection_pad1d.default", "reflection_pad2d.default", "reflection_pad3d.default",

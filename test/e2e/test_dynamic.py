@@ -2,18 +2,14 @@
 sizes other than the example's, matching eager PyTorch: `sym_size` and the
 symbolic `view` sizes are evaluated at run time."""
 
-import os
-import subprocess
-
 import numpy as np
 import pytest
 import torch
 
 from coreai_export.cli import build_parser, run
 from models import EXPORT_FLAGS, dynamic
+from toolchain import coreai_run
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COREAI_RUN = os.path.join(os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug")), "coreai-run")
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +29,8 @@ def test_dynamic_batch_runs_at_other_sizes(module, batch, tmp_path):
     with torch.no_grad():
         expected = model(torch.from_numpy(x))
     np.savez(tmp_path / "expected.npz", **{f"output_{i}": e.numpy() for i, e in enumerate(expected)})
-    r = subprocess.run(
-        [COREAI_RUN, str(module), "--inputs", str(tmp_path / "in.npz"), "--compare", str(tmp_path / "expected.npz"),
-         "--atol", "1e-5", "--rtol", "1e-5"],
-        capture_output=True, text=True,
-    )
+    r = coreai_run(module, "--inputs", tmp_path / "in.npz", "--compare", tmp_path / "expected.npz",
+                   "--atol", "1e-5", "--rtol", "1e-5")
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -87,9 +80,6 @@ def test_symbolic_float_times_tensor_and_round_match_eager(symbolic_scalars, n, 
     # Exact: each output is one operation on the tensor in its dtype, with
     # the scalar rounded to that dtype's opmath type as PyTorch does.
     check_both(tmp_path, core, text, inputs, eager(SYMBOLIC_SCALARS, inputs), 0)
-    r = subprocess.run(
-        [COREAI_RUN, str(aten), "--inputs", str(tmp_path / "run_in.npz"), "--compare",
-         str(tmp_path / "run_expected.npz"), "--atol", "0", "--rtol", "0"],
-        capture_output=True, text=True,
-    )
+    r = coreai_run(aten, "--inputs", tmp_path / "run_in.npz", "--compare",
+                   tmp_path / "run_expected.npz", "--atol", "0", "--rtol", "0")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -17,15 +17,8 @@ from coreai_export.cli import build_parser, run
 from coreai_export.decompositions import PRESERVED_OPS
 from coreai_export.importer import PY_BINARY, PY_UNARY
 from models import CORPUS, EXPORT_FLAGS
+from toolchain import COREAI_RUN, REPO, coreai_opt
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug"))
-COREAI_OPT = os.path.join(BUILD, "coreai-opt")
-COREAI_RUN = os.path.join(BUILD, "coreai-run")
-
-
-def coreai_opt(*args, stdin=None):
-    return subprocess.run([COREAI_OPT, *args], input=stdin, capture_output=True, text=True)
 
 
 def fx_names(gm, out):
@@ -169,7 +162,7 @@ def test_preserved_ops_match_installed_coreai_torch():
 def test_legalizer_preserves_the_same_ops_as_the_importer():
     """`legalize-aten-to-coreai{table=coreai}` and `--decompositions coreai`
     must agree on the ops the coreai table keeps whole."""
-    src = open(os.path.join(REPO, "src", "passes", "legalize_aten_to_coreai.rs")).read()
+    src = open(os.path.join(REPO, "src", "decomposition_table.rs")).read()
     body = src[src.index("PRESERVED_BY_COREAI_TABLE: &[&str] = &["):]
     body = body[: body.index("];")]
     assert tuple(re.findall(r'"([\w.]+)"', body)) == tuple(sorted(PRESERVED_OPS))

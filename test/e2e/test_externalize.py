@@ -13,14 +13,14 @@ own externalization of the same model is the reference for the form.
 
 import os
 import re
-import subprocess
 import sys
 import warnings
 
 import numpy as np
 import pytest
 
-from test_legalize import BUILD, REPO, run_coreai_core
+from toolchain import REPO, coreai_run, load, lower, run_coreai_core
+from toolchain import export as export_file
 
 MODEL = '''
 import torch
@@ -96,39 +96,26 @@ def export(tmp_path, *flags, factory="factory"):
     src = tmp_path / "model.py"
     src.write_text(MODEL)
     aten = tmp_path / "m.mlir"
-    r = subprocess.run(
-        [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:{factory}", "-o", str(aten),
-         "--decompositions", "none", "--inputs-out", str(tmp_path / "in.npz"),
-         "--expected-out", str(tmp_path / "exp.npz"), *flags],
-        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer")),
-    )
+    r = export_file(src, aten, "--decompositions", "none", *flags, factory=factory,
+                    inputs_out=tmp_path / "in.npz", expected_out=tmp_path / "exp.npz")
     return r, aten
 
 
 def convert(aten, out):
-    r = subprocess.run([os.path.join(BUILD, "coreai-opt"), str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)",
-                        "-o", str(out)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return out.read_text()
+    return lower(aten, out, "coreai-pipeline")
 
 
 def run(module, tmp_path):
     out = tmp_path / "out.npz"
-    r = subprocess.run([os.path.join(BUILD, "coreai-run"), str(module), "--inputs", str(tmp_path / "in.npz"),
-                        "--outputs", str(out)], capture_output=True, text=True)
+    r = coreai_run(module, "--inputs", tmp_path / "in.npz", "--outputs", out)
     assert r.returncode == 0, r.stderr
-    with np.load(out) as z:
-        return {k: z[k] for k in z.files}
+    return load(out)
 
 
 def assert_close(got, want):
     for k, ref in want.items():
         assert np.abs(got[k] - ref).max() <= 1e-6 * np.abs(ref).max(), k
 
-
-def load(path):
-    with np.load(path) as z:
-        return {k: z[k] for k in z.files}
 
 
 SPECS = ["--externalize", "Norm=rms_norm:eps", "--externalize", "Act"]

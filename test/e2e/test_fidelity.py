@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-from test_legalize import run_coreai_core
+from toolchain import run_coreai_core
 from test_lower_elementwise import check, compare, convert
 
 

@@ -15,16 +15,12 @@ mod/floordiv with negative operands) run in a hand-written aten module
 against Python's own operators. `_local_scalar_dense` (`.item()`) returns a reduction's value."""
 
 import math
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_legalize import BUILD, REPO, run_coreai_core  # noqa: E402
+from toolchain import assert_coreai_run_matches, export_source, load, lower, run_coreai_core
 
 HEADER = "import math\nimport torch\nA = torch.ops.aten\n"
 
@@ -87,29 +83,12 @@ def factory():
 
 
 def export(tmp_path, source, dynamic=None):
-    src = tmp_path / "m.py"
-    src.write_text(HEADER + source)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
-    aten = tmp_path / "aten.mlir"
-    r = subprocess.run(
-        [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),
-         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz")]
-        + (["--dynamic-dims", dynamic] if dynamic else []),
-        capture_output=True, text=True, env=env,
-    )
-    assert r.returncode == 0, r.stderr
-    return aten
+    return export_source(tmp_path, HEADER + source, *(["--dynamic-dims", dynamic] if dynamic else []))
 
 
 def convert(tmp_path, aten):
     core = tmp_path / "coreai.mlir"
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-opt"), str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)",
-         "-o", str(core)],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stderr
-    text = core.read_text()
+    text = lower(aten, core, "coreai-pipeline")
     assert "aten." not in text and "func." not in text
     return core, text
 
@@ -131,12 +110,7 @@ def eager(source, inputs):
 def check_both(tmp_path, core, text, inputs, expected, tol):
     np.savez(tmp_path / "run_in.npz", **inputs)
     np.savez(tmp_path / "run_expected.npz", **expected)
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "run_in.npz"),
-         "--compare", str(tmp_path / "run_expected.npz"), "--atol", str(tol), "--rtol", str(tol)],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert_coreai_run_matches(core, tmp_path / "run_in.npz", tmp_path / "run_expected.npz", tol, tol)
     ours = run_coreai_core(text, inputs, tmp_path)
     for key, want in expected.items():
         got = np.asarray(ours[key])
@@ -144,10 +118,6 @@ def check_both(tmp_path, core, text, inputs, expected, tol):
         assert got.dtype == want.dtype, key
         np.testing.assert_allclose(got, want, atol=tol, rtol=tol, err_msg=key)
 
-
-def load(path):
-    with np.load(path) as z:
-        return {k: z[k] for k in z.files}
 
 
 def test_complex_ops_match_pytorch_in_both_executors(tmp_path):

@@ -14,14 +14,12 @@ association than PyTorch's `(data - offset1)·scale + offset2`), and a matrix
 product of palettized weights accumulates in another order.
 """
 
-import os
-import subprocess
 
 import numpy as np
 import pytest
 
-from test_legalize import BUILD, run_coreai_core
-from test_lower_complex_symbolic import check_both, convert, eager, export, load
+from test_lower_complex_symbolic import check_both, convert, eager, export
+from toolchain import coreai_run, load, run_coreai_core
 
 HEADER = '''
 import torch
@@ -149,11 +147,7 @@ def factory():
 
 def run(tmp_path, module, stage, inputs="in.npz"):
     out = tmp_path / f"{stage}.out.npz"
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(module), "--inputs", str(tmp_path / inputs),
-         "--outputs", str(out)],
-        capture_output=True, text=True,
-    )
+    r = coreai_run(module, "--inputs", tmp_path / inputs, "--outputs", out)
     assert r.returncode == 0, r.stdout + r.stderr
     return load(out)
 

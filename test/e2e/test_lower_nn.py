@@ -14,15 +14,13 @@ q_len ≠ k_len (coreai-torch's composite is lower-right), and instance norm
 with running statistics (use_input_stats = false) uses them.
 """
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
-from test_legalize import BUILD, REPO, run_coreai_core
-from test_lower_reduce import export_and_lower, load
+from test_lower_reduce import export_and_lower
+from toolchain import (
+    assert_coreai_run_matches, export_corpus_model, export_source, load, lower, run_coreai_core,
+)
 
 MATMUL = '''
 import torch
@@ -227,12 +225,7 @@ def check(tmp_path, source, decompositions="coreai"):
     expected = load(tmp_path / "expected.npz")
     scale = max(float(np.max(np.abs(v))) for v in expected.values() if v.size)
     atol = 1e-4 * scale
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
-         "--compare", str(tmp_path / "expected.npz"), "--atol", str(atol), "--rtol", "1e-5"],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert_coreai_run_matches(core, tmp_path / "in.npz", tmp_path / "expected.npz", atol, 1e-5)
     ours = run_coreai_core(text, load(tmp_path / "in.npz"), tmp_path)
     for name, want in expected.items():
         tol = 1e-4 * float(np.max(np.abs(want))) if want.size else 0.0
@@ -287,12 +280,7 @@ def test_pooling(tmp_path):
 
 def test_max_pool_indices(tmp_path):
     core, text = export_and_lower(tmp_path, MAX_POOL_INDICES)
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
-         "--compare", str(tmp_path / "expected.npz"), "--atol", "0", "--rtol", "0"],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert_coreai_run_matches(core, tmp_path / "in.npz", tmp_path / "expected.npz", 0, 0)
     ours = run_coreai_core(text, load(tmp_path / "in.npz"), tmp_path)
     for name, want in load(tmp_path / "expected.npz").items():
         np.testing.assert_array_equal(ours[name], want, err_msg=name)
@@ -309,31 +297,12 @@ def test_nn_ops_kept_whole(tmp_path):
 
 def check_dynamic(tmp_path, source, dynamic_dims, typed):
     """`check` for an export with dynamic dims; `typed` must appear in it."""
-    src = tmp_path / "m.py"
-    src.write_text(source)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
-    r = subprocess.run(
-        [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(tmp_path / "aten.mlir"),
-         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz"),
-         "--dynamic-dims", dynamic_dims],
-        capture_output=True, text=True, env=env,
-    )
-    assert r.returncode == 0, r.stderr
-    assert typed in (tmp_path / "aten.mlir").read_text()
+    aten = export_source(tmp_path, source, "--dynamic-dims", dynamic_dims)
+    assert typed in aten.read_text()
     core = tmp_path / "coreai.mlir"
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-opt"), str(tmp_path / "aten.mlir"),
-         "--pass-pipeline=builtin.module(legalize-aten-to-coreai)", "-o", str(core)],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stderr
+    lower(aten, core, "legalize-aten-to-coreai")
     expected = load(tmp_path / "expected.npz")
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
-         "--compare", str(tmp_path / "expected.npz"), "--atol", "1e-4", "--rtol", "1e-5"],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert_coreai_run_matches(core, tmp_path / "in.npz", tmp_path / "expected.npz", 1e-4, 1e-5)
     ours = run_coreai_core(core.read_text(), load(tmp_path / "in.npz"), tmp_path)
     for name, want in expected.items():
         np.testing.assert_allclose(ours[name], want, rtol=1e-5, atol=1e-4 * float(np.max(np.abs(want))), err_msg=name)
@@ -356,29 +325,17 @@ def test_attention_with_a_dynamic_batch(tmp_path):
 def test_corpus_model_converts_and_matches(tmp_path, model):
     """The corpus models of this family, end to end in coreai-run and in
     coreai-core's interpreter (needs the other families' lowerings too)."""
-    corpus = "/work/corpus"
-    if not os.path.exists(f"{corpus}/{model}.mlir"):
-        pytest.skip("corpus not exported")
+    source, inputs, expected_npz = export_corpus_model(model, tmp_path)
     core = tmp_path / "coreai.mlir"
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-opt"), f"{corpus}/{model}.mlir",
-         "--pass-pipeline=builtin.module(legalize-aten-to-coreai)", "-o", str(core)],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stderr
-    expected = load(f"{corpus}/{model}.exp.npz")
+    lower(source, core, "legalize-aten-to-coreai")
+    expected = load(expected_npz)
     scale = max(float(np.max(np.abs(v))) for v in expected.values() if v.size)
     # f16 models: PyTorch's CPU kernels and ours each round to f16 once per
     # op but at different points (f32 accumulation), so results may differ
     # by an f16 ulp (2^-10 relative): 1e-3 instead of f32's 1e-4.
     rel = 1e-3 if model.startswith("fp16") else 1e-4
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", f"{corpus}/{model}.in.npz",
-         "--compare", f"{corpus}/{model}.exp.npz", "--atol", str(rel * scale), "--rtol", "1e-5"],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-    ours = run_coreai_core(core.read_text(), load(f"{corpus}/{model}.in.npz"), tmp_path)
+    assert_coreai_run_matches(core, inputs, expected_npz, rel * scale, 1e-5)
+    ours = run_coreai_core(core.read_text(), load(inputs), tmp_path)
     # coreai-core's interpreter is up to 2 f16 ulps from PyTorch on fp16_mlp
     # (measured: 0.1700 vs 0.1702) where coreai-run is within one: it keeps
     # more intermediates in f16.

@@ -7,15 +7,11 @@ Shapes are asymmetric, dims negative, indices negative and duplicated,
 slices stepped and clamped, so that a lowering that mixes up dims or
 ignores a sign cannot pass on shapes alone."""
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_legalize import BUILD, REPO, run_coreai_core  # noqa: E402
+from toolchain import assert_coreai_run_matches, export_source, lower, run_coreai_core
 
 HEADER = "import torch\nimport torch.nn.functional as F\n"
 
@@ -244,29 +240,13 @@ DYNAMIC_DIMS = {"dynamic_batch": "x:0=2:64", "dynamic_indexing": "x:0=2:64,ids:0
 
 
 def export(tmp_path, source, table, dynamic=None):
-    src = tmp_path / "m.py"
-    src.write_text(HEADER + source)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
-    aten = tmp_path / "aten.mlir"
-    r = subprocess.run(
-        [sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(aten),
-         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz"),
-         "--decompositions", table] + (["--dynamic-dims", dynamic] if dynamic else []),
-        capture_output=True, text=True, env=env,
-    )
-    assert r.returncode == 0, r.stderr
-    return aten
+    return export_source(tmp_path, HEADER + source, "--decompositions", table,
+                         *(["--dynamic-dims", dynamic] if dynamic else []))
 
 
 def legalize(tmp_path, aten, table):
     core = tmp_path / "coreai.mlir"
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-opt"), str(aten),
-         f"--pass-pipeline=builtin.module(legalize-aten-to-coreai{{table={table}}})", "-o", str(core)],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stderr
-    text = core.read_text()
+    text = lower(aten, core, f"legalize-aten-to-coreai{{table={table}}}")
     assert "aten." not in text and "func." not in text
     return core, text
 
@@ -275,12 +255,7 @@ def legalize(tmp_path, aten, table):
 def test_matches_pytorch_exactly_in_both_executors(tmp_path, name, source, table):
     aten = export(tmp_path, source, table, DYNAMIC_DIMS.get(name))
     core, text = legalize(tmp_path, aten, table)
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
-         "--compare", str(tmp_path / "expected.npz"), "--atol", "0", "--rtol", "0"],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert_coreai_run_matches(core, tmp_path / "in.npz", tmp_path / "expected.npz", 0, 0)
     with np.load(tmp_path / "expected.npz") as z:
         expected = {k: z[k] for k in z.files}
     with np.load(tmp_path / "in.npz") as z:
@@ -316,12 +291,7 @@ def test_boolean_mask_gather_matches_pytorch(tmp_path):
     expected = {"a": x[r].numpy(), "b": x[m].numpy()}
     np.savez(tmp_path / "in.npz", **inputs)
     np.savez(tmp_path / "expected.npz", **expected)
-    r = subprocess.run(
-        [os.path.join(BUILD, "coreai-run"), str(core), "--inputs", str(tmp_path / "in.npz"),
-         "--compare", str(tmp_path / "expected.npz"), "--atol", "0", "--rtol", "0"],
-        capture_output=True, text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert_coreai_run_matches(core, tmp_path / "in.npz", tmp_path / "expected.npz", 0, 0)
     ours = run_coreai_core(text, inputs, tmp_path)
     for key, want in expected.items():
         np.testing.assert_array_equal(ours[key], want, err_msg=key)

@@ -1,14 +1,25 @@
 """Helpers for the executor's validation tests: build small MLIR modules, run
 them with coreai-run, and produce adversarial inputs."""
 
-import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # test/: toolchain.py, skip_policy.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "importer"))
+
+import skip_policy  # noqa: E402
+import toolchain  # noqa: E402
+
+
+def pytest_configure(config):
+    if not config.pluginmanager.has_plugin("skip_policy"):
+        config.pluginmanager.register(skip_policy, "skip_policy")
+
 
 MLIR_TYPES = {
     np.dtype(np.float64): "f64",
@@ -25,11 +36,7 @@ MLIR_TYPES = {
 
 
 def coreai_run_path() -> Path:
-    env = os.environ.get("COREAI_RUN")
-    if env:
-        return Path(env)
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return target / "debug" / "coreai-run"
+    return toolchain.COREAI_RUN
 
 
 def tensor_type(shape, dtype) -> str:
@@ -103,8 +110,7 @@ class Runner:
 
 @pytest.fixture
 def runner(tmp_path):
-    if not coreai_run_path().exists():
-        pytest.skip("coreai-run is not built (cargo build -p coreai-run)")
+    assert coreai_run_path().exists(), f"{coreai_run_path()} is not built (cargo build -p coreai-run)"
     return Runner(tmp_path)
 
 
@@ -135,6 +141,40 @@ def adversarial(shape, dtype, rng, positive=False):
     if positive:
         v = np.clip(np.abs(v), 1, None)
     return v.astype(dtype).reshape(shape)
+
+
+def gelu_reference(x, approximate="none"):
+    """gelu of `x` computed in float64 and rounded once to x's dtype, with
+    the mathematical values at the special points: gelu(+inf) = +inf,
+    gelu(-inf) = -0.0 (the limit, from below), NaN at NaN. The negative
+    tail is x·erfc(-x/√2)/2 (tanh form: x / (1 + exp(-2u))), free of the
+    cancellation of 1 + erf(x/√2).
+
+    Why not PyTorch: its CPU gelu is not the same function everywhere at
+    the infinities (torch 2.15, measured under ATEN_CPU_CAPABILITY=avx512,
+    avx2 and default alike): NaN at -inf on every path; at +inf, +inf for
+    a tensor shorter than one vector (1 element) and NaN inside the
+    vectorized loop (64 elements) in f32 and bf16, +inf in f16 on both.
+    On finite inputs its f32 erf is within 1e-6 absolute of the float64
+    value."""
+    x = np.asarray(x)
+    t = torch.from_numpy(x.astype(np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if approximate == "tanh":
+            u = np.sqrt(2.0 / np.pi) * (t.numpy() + 0.044715 * t.numpy() ** 3)
+            r = t.numpy() / (1.0 + np.exp(-2.0 * u))
+        else:
+            r = (0.5 * t * torch.special.erfc(-t * np.sqrt(0.5))).numpy()
+        r = np.where(x == -np.inf, -0.0, np.where(x == np.inf, np.inf, r))
+    return r.astype(x.dtype)
+
+
+def gelu_oracle(t, approximate="none"):
+    """PyTorch eager's gelu on the finite elements of tensor `t`, the
+    mathematical value at ±inf (see gelu_reference for why)."""
+    eager = torch.ops.aten.gelu.default(t, approximate=approximate)
+    exact = torch.from_numpy(gelu_reference(t.numpy(), approximate))
+    return torch.where(torch.isinf(t), exact, eager)
 
 
 def assert_same(got, expected, exact=True, rtol=1e-6, atol=1e-6):

@@ -1,15 +1,15 @@
 """Whole models: torch.export with coreai-torch's decomposition table, run by
-the executor at the aten level (every node as `aten.operator`) and, after
+the executor at the aten level (imported by the project's importer,
+coreai_export, weights as module constants) and, after
 coreai-torch's conversion, at the coreai level; compared with PyTorch eager
 and with coreai-core's interpreter on inputs that straddle zero and exceed
 10."""
 
-import numpy as np
 import pytest
 import torch
 
 from conftest import assert_same
-from fx_to_mlir import export_to_mlir, state_inputs
+from coreai_export.importer import import_program
 
 coreai_torch = pytest.importorskip("coreai_torch")
 
@@ -75,11 +75,17 @@ def export(model, args):
     return torch.export.export(model, args).run_decompositions(coreai_torch.get_decomp_table())
 
 
+def aten_module(model, args):
+    """The aten-dialect module of `model` and its inputs by argument name
+    (the models mutate no buffer: the arguments are the user inputs)."""
+    prog = import_program(export(model, args))
+    assert len(prog.arg_names) == len(args), prog.arg_names
+    return prog.text, {n: a.numpy() for n, a in zip(prog.arg_names, args)}
+
+
 @pytest.mark.parametrize("name,model,args", models(), ids=[m[0] for m in models()])
 def test_model_at_aten_level_matches_pytorch(runner, name, model, args):
-    ep = export(model, args)
-    text, arg_list, _ = export_to_mlir(ep)
-    feed = state_inputs(arg_list, [a.numpy() for a in args])
+    text, feed = aten_module(model, args)
     got = runner.run(text, feed)
     with torch.no_grad():
         expected = model(*args)
@@ -111,8 +117,8 @@ def test_resnet18_at_aten_level_matches_pytorch(runner):
     torch.manual_seed(0)
     model = torchvision.models.resnet18(weights=None).eval()
     x = torch.randn(1, 3, 32, 32) * 3
-    text, arg_list, _ = export_to_mlir(export(model, (x,)))
-    (got,) = runner.run(text, state_inputs(arg_list, [x.numpy()]))
+    text, feed = aten_module(model, (x,))
+    (got,) = runner.run(text, feed)
     with torch.no_grad():
         expected = model(x).numpy()
     assert_same(got, expected, exact=False, rtol=1e-4, atol=1e-4)
@@ -131,8 +137,8 @@ def library_model(name):
 @pytest.mark.parametrize("name", ["mobilenet_v3_small", "transformer_layer", "gru"])
 def test_library_model_at_aten_level_matches_pytorch(runner, name):
     model, args = library_model(name)
-    text, arg_list, _ = export_to_mlir(export(model, args))
-    got = runner.run(text, state_inputs(arg_list, [a.numpy() for a in args]))
+    text, feed = aten_module(model, args)
+    got = runner.run(text, feed)
     with torch.no_grad():
         expected = model(*args)
     expected = expected if isinstance(expected, tuple) else (expected,)

@@ -40,6 +40,7 @@ PIPELINE = "builtin.module(coreai-pipeline)"
 USER_LOWERINGS = {"custom_op": BUILD / "examples" / "custom_op"}
 sys.path.insert(0, str(REPO / "importer"))
 sys.path.insert(0, str(REPO / "test" / "e2e"))
+sys.path.insert(0, str(REPO / "test"))
 
 OP_RE = re.compile(r'^\s*(?:%[^=]+= )?((?:aten|coreai)\.[\w.]+)(?: "([^"]+)")?')
 STRUCTURAL = {"aten.yield", "coreai.yield", "coreai.output", "coreai.graph", "coreai.condition"}
@@ -167,7 +168,7 @@ def run_coreai_run(module, inputs, work):
 
 
 def run_coreai_core(module, inputs, work):
-    """coreai-core 1.0.0b3's interpreter (test/e2e/test_legalize.py's
+    """coreai-core 1.0.0b3's interpreter (test/toolchain.py's
     runner), in a child process: it can crash the interpreter (a native
     abort), and it prints its own log lines."""
     out = Path(work) / "coreai-core.out.npz"
@@ -182,7 +183,7 @@ def run_coreai_core(module, inputs, work):
 
 
 def core_worker(module, inputs, out):
-    from test_legalize import run_coreai_core as run_core
+    from toolchain import run_coreai_core as run_core
     warnings.simplefilter("ignore")
     with tempfile.TemporaryDirectory() as tmp:
         outputs = run_core(Path(module).read_text(), load(inputs), Path(tmp))

@@ -23,7 +23,7 @@
 //! the composites have one output.
 //!
 //! `legalize-aten-to-coreai{composites=inline}` emits every composite
-//! inline ([`with_inline`]).
+//! inline (`LoweringOptions::inline_composites` on the lowering context).
 
 use super::LowerFn;
 use crate::lowering::{float_literal, Decline, LoweringCx};
@@ -33,21 +33,6 @@ use melior::ir::{
     Attribute, AttributeLike, Block, BlockLike, Identifier, Region, RegionLike, Type, TypeLike,
     Value, ValueLike,
 };
-use std::cell::Cell;
-
-thread_local! {
-    static INLINE: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f` (a legalization) with composites emitted inline when `inline`,
-/// as graphs otherwise (the default).
-pub fn with_inline<T>(inline: bool, f: impl FnOnce() -> T) -> T {
-    let before = INLINE.with(|c| c.replace(inline));
-    let out = f();
-    INLINE.with(|c| c.set(before));
-    out
-}
-
 /// A value of the declaration's `op_attrs`, typed as coreai-torch types
 /// them (int → si64, float → f32, list → array).
 pub enum OpAttr {
@@ -125,7 +110,7 @@ pub fn lower_composite<'c, 'a>(
     lower: LowerFn,
     spec: impl FnOnce(&LoweringCx<'c, 'a>) -> Result<Option<Composite<'c, 'a>>, Decline>,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
-    if INLINE.with(Cell::get) || extra_results_used(cx) {
+    if cx.options().inline_composites || extra_results_used(cx) {
         return lower(cx);
     }
     let Some(spec) = spec(cx)? else {
@@ -385,7 +370,7 @@ fn build_body<'c, 'a>(
         mlir_sys::mlirBlockAppendOwnedOperation(block.to_raw(), copy);
     }
     let copy_ref = unsafe { OperationRef::from_raw(copy) };
-    let body = LoweringCx::new(copy_ref);
+    let body = LoweringCx::with_options(copy_ref, cx.options());
     let outcome = lower(&body).and_then(|values| {
         let first = *values.first().ok_or("the lowering returned no value")?;
         body.build("coreai.output", &[first], &[], &[]).map(|_| ())

@@ -21,11 +21,10 @@ mod shape;
 mod symbolic;
 
 use crate::lowering::{Decline, LoweringCx};
-pub use composite::with_inline as with_inline_composites;
 use melior::ir::{operation::OperationLike, Value};
 
-/// A built-in lowering.
-pub type LowerFn = for<'c, 'a> fn(&LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline>;
+/// A built-in lowering (a pattern of the rewrite driver).
+pub type LowerFn = crate::rewrite::RewriteFn;
 
 /// The lowerings of one op family (one file), in any order.
 pub type Family = &'static [(&'static str, LowerFn)];

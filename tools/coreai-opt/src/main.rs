@@ -211,6 +211,13 @@ fn list_passes() {
             ));
         }
     }
+    out.push_str("options of every coreai pass:\n");
+    for option in registry::REWRITE_OPTIONS {
+        out.push_str(&format!(
+            "      {}=<value>  -  {} (default: {})\n",
+            option.name, option.help, option.default
+        ));
+    }
     out.push_str("coreai pipelines:\n");
     for pipeline in registry::PIPELINES {
         out.push_str(&format!(

@@ -538,6 +538,7 @@ pub enum UnOp {
     Erf,
     GeluErf,
     GeluTanh,
+    GeluSigmoid,
     Floor,
     Ceil,
     /// Round half to even, as `torch.round`.
@@ -554,6 +555,40 @@ pub enum UnOp {
 /// The error function (libm's `erf`).
 pub fn erf(x: f64) -> f64 {
     libm::erf(x)
+}
+
+/// `gelu(x) = x·Φ(x)` at its mathematical value: `+inf` at `+inf`, `-0.0`
+/// at `-inf` (the limit, from below), NaN at NaN. `Φ(x) = erfc(-x/√2)/2`
+/// keeps the relative accuracy of the negative tail, where `1 + erf(x/√2)`
+/// cancels to 0 (gelu(-10) ≈ -7.6e-23, not -0.0). PyTorch's CPU kernels are
+/// no oracle at the infinities: NaN at `-inf`, and at `+inf` NaN or `+inf`
+/// depending on the kernel path (test/interp/test_fast_paths.py).
+pub fn gelu_erf(x: f64) -> f64 {
+    if x == f64::NEG_INFINITY {
+        return -0.0;
+    }
+    0.5 * x * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)
+}
+
+/// The tanh approximation `x/2·(1 + tanh(u))`, `u = √(2/π)(x + 0.044715x³)`,
+/// written as `x / (1 + exp(-2u))` (the same function, without the
+/// cancellation of `1 + tanh(u)` for negative `u`); `+inf` at `+inf`, `-0.0`
+/// at `-inf`.
+pub fn gelu_tanh(x: f64) -> f64 {
+    if x == f64::NEG_INFINITY {
+        return -0.0;
+    }
+    let u = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+    x / (1.0 + (-2.0 * u).exp())
+}
+
+/// The sigmoid approximation `x·σ(1.702x)`; `+inf` at `+inf`, `-0.0` at
+/// `-inf`.
+pub fn gelu_sigmoid(x: f64) -> f64 {
+    if x == f64::NEG_INFINITY {
+        return -0.0;
+    }
+    x / (1.0 + (-1.702 * x).exp())
 }
 
 fn float_unary(op: UnOp) -> KResult<fn(f64) -> f64> {
@@ -587,11 +622,9 @@ fn float_unary(op: UnOp) -> KResult<fn(f64) -> f64> {
         UnOp::Sigmoid => |x| 1.0 / (1.0 + (-x).exp()),
         UnOp::Silu => |x| x / (1.0 + (-x).exp()),
         UnOp::Erf => erf,
-        UnOp::GeluErf => |x| 0.5 * x * (1.0 + erf(x * std::f64::consts::FRAC_1_SQRT_2)),
-        UnOp::GeluTanh => |x| {
-            let k = (2.0 / std::f64::consts::PI).sqrt();
-            0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
-        },
+        UnOp::GeluErf => gelu_erf,
+        UnOp::GeluTanh => gelu_tanh,
+        UnOp::GeluSigmoid => gelu_sigmoid,
         UnOp::Floor => f64::floor,
         UnOp::Ceil => f64::ceil,
         UnOp::Round => f64::round_ties_even,
@@ -698,6 +731,64 @@ mod tests {
         match d {
             Dom::I(a) => a.iter().copied().collect(),
             _ => panic!("not int"),
+        }
+    }
+
+    /// The three gelu forms against their mathematical values: the limits
+    /// at ±inf, NaN, signed zero, and the negative tail (x·Φ(x), computed
+    /// with mpmath at 50 digits and rounded once to f64).
+    #[test]
+    fn gelu_special_values_are_the_mathematical_ones() {
+        for g in [gelu_erf, gelu_tanh, gelu_sigmoid] {
+            assert_eq!(g(f64::INFINITY), f64::INFINITY);
+            let r = g(f64::NEG_INFINITY);
+            assert!(r == 0.0 && r.is_sign_negative(), "{r}");
+            assert!(g(f64::NAN).is_nan());
+            assert!(g(0.0) == 0.0 && g(0.0).is_sign_positive());
+            assert!(g(-0.0) == 0.0 && g(-0.0).is_sign_negative());
+            assert_eq!(g(1e300), 1e300);
+            let r = g(-1e300);
+            assert!(r == 0.0 && r.is_sign_negative(), "{r}");
+        }
+        let close = |a: f64, b: f64| ((a - b) / b).abs() < 1e-14;
+        for (x, erf_form, tanh_form, sigmoid_form) in [
+            (
+                1.0,
+                0.8413447460685429,
+                0.8411919906082767,
+                0.8457957659328212,
+            ),
+            (
+                -1.0,
+                -0.15865525393145705,
+                -0.1588080093917233,
+                -0.1542042340671787,
+            ),
+            (
+                -5.0,
+                -1.4332578593959695e-06,
+                -2.291796196629506e-07,
+                -0.0010070162673523689,
+            ),
+            (
+                -10.0,
+                -7.619853024160526e-23,
+                -1.204092348209806e-37,
+                -4.05796129485531e-07,
+            ),
+            (3.0, 2.99595030590511, 2.996362607918227, 2.981928690292214),
+        ] {
+            assert!(close(gelu_erf(x), erf_form), "gelu({x}) = {}", gelu_erf(x));
+            assert!(
+                close(gelu_tanh(x), tanh_form),
+                "gelu_tanh({x}) = {}",
+                gelu_tanh(x)
+            );
+            assert!(
+                close(gelu_sigmoid(x), sigmoid_form),
+                "gelu_sigmoid({x}) = {}",
+                gelu_sigmoid(x)
+            );
         }
     }
 

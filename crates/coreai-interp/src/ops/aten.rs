@@ -1223,18 +1223,11 @@ fn sdpa(c: &Ctx) -> KResult<Vec<Value>> {
     one(linalg::matmul(&Tensor::F64(p), &v, DType::F64)?.cast(dt))
 }
 
-/// PyTorch's gelu for the `approximate` attribute ("none" or "tanh").
+/// gelu for the `approximate` attribute ("none" or "tanh"), at its
+/// mathematical value at ±inf (see [`crate::kernels::elementwise::gelu_erf`]).
 fn gelu(c: &Ctx) -> KResult<Vec<Value>> {
     match c.opt_str("approximate").as_deref() {
-        // PyTorch's CPU kernel gives NaN for both infinities.
-        None | Some("none") => unf(c, |x| {
-            if x.is_infinite() {
-                f64::NAN
-            } else {
-                0.5 * x
-                    * (1.0 + crate::kernels::elementwise::erf(x * std::f64::consts::FRAC_1_SQRT_2))
-            }
-        }),
+        None | Some("none") => un(c, UnOp::GeluErf),
         Some("tanh") => un(c, UnOp::GeluTanh),
         Some(m) => kerr(format!("unknown gelu approximation '{m}'")),
     }

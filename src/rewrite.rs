@@ -1,0 +1,319 @@
+//! The one rewrite driver every project pass uses.
+//!
+//! A pass describes *what* to rewrite; the driver does the rest the same way
+//! for every pass:
+//!
+//! 1. collect the targets: a pre-order walk under the root, in program
+//!    order, asks the pass's `select` which [`Pattern`]s apply to each op
+//!    (collected first, rewritten after: the walk never sees erased ops);
+//! 2. for each target, build a [`LoweringCx`] carrying the pass's
+//!    [`LoweringOptions`] and call its patterns in order
+//!    (`fn(&LoweringCx) -> Result<Vec<Value>, Decline>`: the pattern builds
+//!    the replacement in front of the op and returns the values replacing
+//!    its results);
+//! 3. check the result count and each value's type (the old result's type,
+//!    mapped by [`Rewriter::with_result_type`]), replace every use, erase
+//!    the op;
+//! 4. report declines by [`Policy`]: [`Policy::MustLower`] (a conversion:
+//!    a decline is an error at the op, `cannot lower 'aten::x': reason`) or
+//!    [`Policy::Optional`] (an optimization: a decline skips the pattern, the
+//!    next one is tried, and the reason is kept in [`Rewriter::declines`]
+//!    for remarks).
+//!
+//! [`Rewriter::run_once`] makes one sweep; [`Rewriter::run_to_fixpoint`]
+//! sweeps again while a sweep rewrote something (ops a pattern emits may be
+//! targets themselves), up to a bound.
+//!
+//! Every application (a pattern that did not decline) is numbered 1, 2, ...
+//! in that deterministic order, across sweeps. Two options every project
+//! pass takes are parsed once by the registry ([`RewriteOptions`], handed to
+//! `Pass::run`), not by the passes:
+//! - `max-rewrites=N`: only the first N applications happen; the later
+//!   targets are left as they are and no pattern is called for them (a
+//!   bisection finds the first bad rewrite in O(log n) runs);
+//! - `trace-rewrites=true`: one line per application on stderr,
+//!   `rewrite <pass> #<k> <pattern> at <location>`.
+//!
+//! The numbering is per run of the pass on one anchor op: a pass anchored on
+//! functions numbers each function's rewrites on its own, so bisect it with
+//! `--mlir-disable-threading` and one function at a time.
+//!
+//! A pass using the driver:
+//!
+//! ```ignore
+//! fn run(&mut self, module: OperationRef, options: &RewriteOptions) -> Result<(), PassFailed> {
+//!     let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, options);
+//!     rewriter.run_to_fixpoint(module, 8, |op| patterns_for(op))?;
+//!     Ok(())
+//! }
+//! ```
+
+use crate::{
+    lowering::{Decline, LoweringCx, LoweringOptions, UserLowering},
+    registry::{emit_error, PassFailed},
+};
+use melior::ir::{
+    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+    Type, Value, ValueLike,
+};
+use mlir_sys::{MlirLocation, MlirOperation};
+
+/// A built-in pattern or lowering: builds the replacement in front of
+/// `cx.op()` and returns the values replacing its results, or declines with
+/// a reason.
+pub type RewriteFn = for<'c, 'a> fn(&LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline>;
+
+/// The options every project pass takes, parsed by the registry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RewriteOptions {
+    /// `max-rewrites=N`: apply only the first N applications (`None`: all).
+    pub max_rewrites: Option<usize>,
+    /// `trace-rewrites=true`: one line per application on stderr.
+    pub trace: bool,
+}
+
+/// What a decline means.
+#[derive(Clone, Copy, Debug)]
+pub enum Policy {
+    /// Every target must be rewritten: a decline is an error at the op,
+    /// `cannot <verb> '<pattern>': <reason>`; `noun` names the pattern in
+    /// result-check errors (`the lowering of 'aten::x' returned ...`).
+    MustLower {
+        verb: &'static str,
+        noun: &'static str,
+    },
+    /// A decline skips the pattern (the next one for the op is tried); its
+    /// reason is kept for remarks.
+    Optional,
+}
+
+/// How a pattern is called.
+#[derive(Clone)]
+pub enum Rule {
+    /// A built-in function.
+    Fn(RewriteFn),
+    /// A closure, shared (a user lowering registered on the compiler).
+    Shared(UserLowering),
+}
+
+/// One pattern for one op: its name (in traces, remarks and errors) and how
+/// to call it.
+#[derive(Clone)]
+pub struct Pattern {
+    pub name: String,
+    pub rule: Rule,
+}
+
+impl Pattern {
+    pub fn new(name: impl Into<String>, rewrite: RewriteFn) -> Self {
+        Self {
+            name: name.into(),
+            rule: Rule::Fn(rewrite),
+        }
+    }
+}
+
+/// A pattern that declined under [`Policy::Optional`].
+pub struct Declined {
+    pub location: MlirLocation,
+    pub pattern: String,
+    pub reason: Decline,
+}
+
+/// The rewrite driver of one pass run (see the module documentation).
+pub struct Rewriter {
+    pass: &'static str,
+    policy: Policy,
+    options: RewriteOptions,
+    lowering: LoweringOptions,
+    result_type: for<'c> fn(Type<'c>) -> Type<'c>,
+    applied: usize,
+    declines: Vec<Declined>,
+}
+
+impl Rewriter {
+    /// A driver for the pass named `pass` (as the registry names it).
+    pub fn new(pass: &'static str, policy: Policy, options: &RewriteOptions) -> Self {
+        Self {
+            pass,
+            policy,
+            options: *options,
+            lowering: LoweringOptions::default(),
+            result_type: |ty| ty,
+            applied: 0,
+            declines: Vec::new(),
+        }
+    }
+
+    /// The pass options every pattern's context carries.
+    pub fn with_lowering_options(mut self, options: LoweringOptions) -> Self {
+        self.lowering = options;
+        self
+    }
+
+    /// The type a replacement must have, from the old result's type (the
+    /// identity by default; a conversion maps it to the target's type).
+    pub fn with_result_type(mut self, map: for<'c> fn(Type<'c>) -> Type<'c>) -> Self {
+        self.result_type = map;
+        self
+    }
+
+    /// How many applications happened so far.
+    pub fn applied(&self) -> usize {
+        self.applied
+    }
+
+    /// Whether `max-rewrites` stopped the driver: later targets were left.
+    pub fn exhausted(&self) -> bool {
+        self.options
+            .max_rewrites
+            .is_some_and(|max| self.applied >= max)
+    }
+
+    /// The declines of [`Policy::Optional`] patterns, in order.
+    pub fn declines(&self) -> &[Declined] {
+        &self.declines
+    }
+
+    /// One sweep: collects the targets under `root` and rewrites them.
+    /// Returns the number of applications.
+    pub fn run_once(
+        &mut self,
+        root: OperationRef<'_, '_>,
+        select: impl FnMut(&OperationRef<'_, '_>) -> Vec<Pattern>,
+    ) -> Result<usize, PassFailed> {
+        let targets = collect(root, select);
+        self.apply(targets)
+    }
+
+    /// Sweeps until a sweep rewrites nothing, at most `max_sweeps` times.
+    /// Returns whether it got there (`false`: targets may be left; the pass
+    /// decides whether that is an error). Stops early when `max-rewrites`
+    /// is reached.
+    pub fn run_to_fixpoint(
+        &mut self,
+        root: OperationRef<'_, '_>,
+        max_sweeps: usize,
+        mut select: impl FnMut(&OperationRef<'_, '_>) -> Vec<Pattern>,
+    ) -> Result<bool, PassFailed> {
+        for _ in 0..max_sweeps {
+            if self.run_once(root, &mut select)? == 0 || self.exhausted() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Rewrites collected targets in order. Returns the number of
+    /// applications.
+    pub fn apply(
+        &mut self,
+        targets: Vec<(MlirOperation, Vec<Pattern>)>,
+    ) -> Result<usize, PassFailed> {
+        let before = self.applied;
+        for (raw, patterns) in targets {
+            if self.exhausted() {
+                break;
+            }
+            self.rewrite(raw, &patterns)?;
+        }
+        Ok(self.applied - before)
+    }
+
+    /// Tries `patterns` on the op `raw` until one applies.
+    fn rewrite(&mut self, raw: MlirOperation, patterns: &[Pattern]) -> Result<(), PassFailed> {
+        let op = unsafe { OperationRef::from_raw(raw) };
+        for pattern in patterns {
+            let cx = LoweringCx::with_options(op, self.lowering);
+            let result = match &pattern.rule {
+                Rule::Fn(f) => f(&cx),
+                Rule::Shared(f) => f(&cx),
+            };
+            match result {
+                Ok(values) => return self.replace(op, pattern, &values),
+                Err(reason) => match self.policy {
+                    Policy::MustLower { verb, .. } => {
+                        emit_error(op, &format!("cannot {verb} '{}': {reason}", pattern.name));
+                        return Err(PassFailed);
+                    }
+                    Policy::Optional => self.declines.push(Declined {
+                        location: op.location().to_raw(),
+                        pattern: pattern.name.clone(),
+                        reason,
+                    }),
+                },
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks `values` against the op's results, replaces their uses and
+    /// erases the op.
+    fn replace(
+        &mut self,
+        op: OperationRef<'_, '_>,
+        pattern: &Pattern,
+        values: &[Value<'_, '_>],
+    ) -> Result<(), PassFailed> {
+        let noun = match self.policy {
+            Policy::MustLower { noun, .. } => noun,
+            Policy::Optional => "pattern",
+        };
+        let name = &pattern.name;
+        if values.len() != op.result_count() {
+            let message = format!(
+                "the {noun} of '{name}' returned {} values for {} results",
+                values.len(),
+                op.result_count()
+            );
+            emit_error(op, &message);
+            return Err(PassFailed);
+        }
+        for (i, new) in values.iter().enumerate() {
+            let old = op.result(i).map_err(|_| PassFailed)?;
+            let expected = (self.result_type)(old.r#type());
+            if expected != new.r#type() {
+                let message = format!(
+                    "the {noun} of '{name}' gives result #{i} the type {} instead of {expected}",
+                    new.r#type()
+                );
+                emit_error(op, &message);
+                return Err(PassFailed);
+            }
+        }
+        self.applied += 1;
+        if self.options.trace {
+            eprintln!(
+                "rewrite {} #{} {name} at {}",
+                self.pass,
+                self.applied,
+                op.location()
+            );
+        }
+        for (i, new) in values.iter().enumerate() {
+            let old = op.result(i).map_err(|_| PassFailed)?;
+            unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
+        }
+        unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
+        Ok(())
+    }
+}
+
+/// The ops under `root` (itself excluded) that `select` gives patterns for,
+/// in pre-order.
+pub fn collect(
+    root: OperationRef<'_, '_>,
+    mut select: impl FnMut(&OperationRef<'_, '_>) -> Vec<Pattern>,
+) -> Vec<(MlirOperation, Vec<Pattern>)> {
+    let mut targets = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        if op.to_raw().ptr != root.to_raw().ptr {
+            let patterns = select(&op);
+            if !patterns.is_empty() {
+                targets.push((op.to_raw(), patterns));
+            }
+        }
+        WalkResult::Advance
+    });
+    targets
+}

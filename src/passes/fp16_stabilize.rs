@@ -30,8 +30,10 @@
 //! the range of the result. The error bound is tested against float64 math
 //! (`test/e2e/test_fp16_stabilize_f32.py`) and fp16 behaviour against eager
 //! PyTorch under `coreai-run --simulate-fp16` (`test/e2e/test_fp16_danger.py`).
-//! Patterns match a whole formulation before building anything; the ops of
-//! a replaced formulation that become unused are erased.
+//! Patterns match a whole formulation before building anything and go
+//! through the rewrite driver (`src/rewrite.rs`: one sweep in program order,
+//! numbered applications, `max-rewrites`, `trace-rewrites`); afterwards the
+//! side-effect-free ops left unused (the replaced formulations) are erased.
 //!
 //! Interactions: runs after `legalize-aten-to-coreai` (it reads the forms
 //! the lowerings emit) and before `canonicalize`/`cse` in `coreai-pipeline`,
@@ -42,69 +44,61 @@ mod norms;
 mod pattern;
 mod softplus;
 
-use crate::lowering::LoweringCx;
-use crate::registry::{Pass, PassFailed, PassInfo, PassOption};
-use melior::ir::{
-    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-    ValueLike,
+use crate::{
+    registry::{Pass, PassFailed, PassInfo, PassOption},
+    rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
+use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use mlir_sys::MlirOperation;
-use pattern::{op_name, producer, use_count, Rewritten};
+use pattern::{op_name, use_count};
 
-type PatternFn = for<'c, 'a> fn(&LoweringCx<'c, 'a>) -> Rewritten<'c, 'a>;
-
-/// A rewrite: its name, family, root op and function, in application order
-/// (the whole log1p form before the `log` inside it).
-struct Pattern {
-    name: &'static str,
-    family: &'static str,
-    root: &'static str,
-    apply: PatternFn,
-}
-
-static PATTERNS: &[Pattern] = &[
-    Pattern {
-        name: "log1p-exp",
-        family: "softplus",
-        root: "coreai.decomposable.broadcasting_where",
-        apply: softplus::log1p_exp,
-    },
-    Pattern {
-        name: "log-one-plus-exp",
-        family: "softplus",
-        root: "coreai.log",
-        apply: softplus::log_one_plus_exp,
-    },
-    Pattern {
-        name: "log-sigmoid",
-        family: "softplus",
-        root: "coreai.log",
-        apply: softplus::log_sigmoid,
-    },
-    Pattern {
-        name: "log-sum-exp",
-        family: "logsumexp",
-        root: "coreai.log",
-        apply: logsumexp::log_sum_exp,
-    },
-    Pattern {
-        name: "softmax-by-hand",
-        family: "logsumexp",
-        root: "coreai.decomposable.broadcasting_divide",
-        apply: logsumexp::softmax_by_hand,
-    },
-    Pattern {
-        name: "sqrt-of-squares",
-        family: "norms",
-        root: "coreai.sqrt",
-        apply: norms::root_of_squares,
-    },
-    Pattern {
-        name: "rsqrt-of-squares",
-        family: "norms",
-        root: "coreai.rsqrt",
-        apply: norms::root_of_squares,
-    },
+/// The rewrites: name, family, root op and function. For one root op they
+/// are tried in this order; ops are visited in program order, so the `log`
+/// inside a log1p form is reached before the form's outer `where` and
+/// `log-one-plus-exp` declines it (its sum has other uses).
+static PATTERNS: &[(&str, &str, &str, RewriteFn)] = &[
+    (
+        "log1p-exp",
+        "softplus",
+        "coreai.decomposable.broadcasting_where",
+        softplus::log1p_exp,
+    ),
+    (
+        "log-one-plus-exp",
+        "softplus",
+        "coreai.log",
+        softplus::log_one_plus_exp,
+    ),
+    (
+        "log-sigmoid",
+        "softplus",
+        "coreai.log",
+        softplus::log_sigmoid,
+    ),
+    (
+        "log-sum-exp",
+        "logsumexp",
+        "coreai.log",
+        logsumexp::log_sum_exp,
+    ),
+    (
+        "softmax-by-hand",
+        "logsumexp",
+        "coreai.decomposable.broadcasting_divide",
+        logsumexp::softmax_by_hand,
+    ),
+    (
+        "sqrt-of-squares",
+        "norms",
+        "coreai.sqrt",
+        norms::root_of_squares,
+    ),
+    (
+        "rsqrt-of-squares",
+        "norms",
+        "coreai.rsqrt",
+        norms::root_of_squares,
+    ),
 ];
 
 const FAMILIES: &[&str] = &["softplus", "logsumexp", "norms"];
@@ -153,77 +147,33 @@ impl Pass for Fp16Stabilize {
         Ok(())
     }
 
-    fn run(&mut self, root: OperationRef<'_, '_>) -> Result<(), PassFailed> {
-        for pattern in PATTERNS {
-            if self.families.contains(&pattern.family) {
-                apply_everywhere(root, pattern);
-            }
+    fn run(
+        &mut self,
+        root: OperationRef<'_, '_>,
+        rewrites: &RewriteOptions,
+    ) -> Result<(), PassFailed> {
+        let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
+        let applied = rewriter.run_once(root, |op| {
+            let name = op_name(op);
+            PATTERNS
+                .iter()
+                .filter(|(_, family, on, _)| *on == name && self.families.contains(family))
+                .map(|(pattern, _, _, f)| Pattern::new(*pattern, *f))
+                .collect()
+        })?;
+        if applied > 0 {
+            erase_unused(root);
         }
+        for declined in rewriter.declines() {
+            tracing::trace!(pattern = %declined.pattern, reason = %declined.reason, "declined");
+        }
+        tracing::debug!(applied, "fp16-stabilize rewrites");
         Ok(())
     }
 
     fn clone_box(&self) -> Box<dyn Pass> {
         Box::new(self.clone())
     }
-}
-
-/// Applies `pattern` to every op named `pattern.root` under `root`, in
-/// program order: collect first, then rewrite (a rewrite erases ops the
-/// walk would visit).
-fn apply_everywhere(root: OperationRef<'_, '_>, pattern: &Pattern) {
-    let mut candidates: Vec<MlirOperation> = Vec::new();
-    root.walk(WalkOrder::PreOrder, |op| {
-        if op_name(&op) == pattern.root {
-            candidates.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    let mut erased: Vec<MlirOperation> = Vec::new();
-    for raw in candidates {
-        if erased.iter().any(|e| e.ptr == raw.ptr) {
-            continue;
-        }
-        let op = unsafe { OperationRef::from_raw(raw) };
-        let cx = LoweringCx::new(op);
-        match (pattern.apply)(&cx) {
-            Ok(values) => {
-                if let Err(reason) = replace(op, &values) {
-                    tracing::warn!(pattern = pattern.name, %reason, "replacement rejected");
-                    continue;
-                }
-                tracing::debug!(pattern = pattern.name, "applied");
-                erase_dead(raw, &mut erased);
-            }
-            Err(reason) => tracing::trace!(pattern = pattern.name, %reason, "declined"),
-        }
-    }
-}
-
-/// Replaces the results of `op` by `values` (same count and types).
-fn replace(op: OperationRef<'_, '_>, values: &[melior::ir::Value<'_, '_>]) -> Result<(), String> {
-    if values.len() != op.result_count() {
-        return Err(format!(
-            "{} values for {} results",
-            values.len(),
-            op.result_count()
-        ));
-    }
-    for (i, new) in values.iter().enumerate() {
-        let old = op.result(i).map_err(|_| format!("no result #{i}"))?;
-        if old.r#type() != new.r#type() {
-            return Err(format!(
-                "result #{i}: {} instead of {}",
-                new.r#type(),
-                old.r#type()
-            ));
-        }
-    }
-    for (i, new) in values.iter().enumerate() {
-        if let Ok(old) = op.result(i) {
-            unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
-        }
-    }
-    Ok(())
 }
 
 /// Ops this pass may erase once unused: side-effect-free, no regions.
@@ -243,31 +193,29 @@ fn is_erasable(name: &str) -> bool {
         )
 }
 
-/// Erases `raw` (now unused) and, transitively, the producers of its
-/// operands that this leaves unused.
-fn erase_dead(raw: MlirOperation, erased: &mut Vec<MlirOperation>) {
-    let mut work = vec![raw];
-    while let Some(raw) = work.pop() {
-        if erased.iter().any(|e| e.ptr == raw.ptr) {
-            continue;
+/// Erases the unused erasable ops under `root`, repeatedly (an erased op
+/// can leave its producers unused), in reverse program order.
+fn erase_unused(root: OperationRef<'_, '_>) {
+    loop {
+        let mut dead: Vec<MlirOperation> = Vec::new();
+        root.walk(WalkOrder::PostOrder, |op| {
+            let unused = op.result_count() > 0
+                && (0..op.result_count())
+                    .all(|i| op.result(i).is_ok_and(|r| use_count(r.into()) == 0));
+            if unused && is_erasable(&op_name(&op)) {
+                dead.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        if dead.is_empty() {
+            return;
         }
-        let op = unsafe { OperationRef::from_raw(raw) };
-        let unused =
-            (0..op.result_count()).all(|i| op.result(i).is_ok_and(|r| use_count(r.into()) == 0));
-        if !unused {
-            continue;
-        }
-        let producers: Vec<MlirOperation> = op
-            .operands()
-            .filter_map(producer)
-            .filter(|p| is_erasable(&op_name(p)))
-            .map(|p| p.to_raw())
-            .collect();
-        unsafe { mlir_sys::mlirOperationDestroy(raw) };
-        erased.push(raw);
-        for p in producers {
-            if !work.iter().any(|w| w.ptr == p.ptr) {
-                work.push(p);
+        for raw in dead.into_iter().rev() {
+            let op = unsafe { OperationRef::from_raw(raw) };
+            let unused = (0..op.result_count())
+                .all(|i| op.result(i).is_ok_and(|r| use_count(r.into()) == 0));
+            if unused {
+                unsafe { mlir_sys::mlirOperationDestroy(raw) };
             }
         }
     }

@@ -20,7 +20,7 @@ import sys
 import numpy as np
 import pytest
 
-from test_legalize import BUILD, REPO
+from toolchain import BUILD, REPO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "fp16_danger_models.py")

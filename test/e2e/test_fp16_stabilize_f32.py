@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from test_legalize import BUILD, REPO
+from toolchain import BUILD, REPO
 
 MODEL = '''
 import torch

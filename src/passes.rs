@@ -4,5 +4,6 @@
 pub mod aten_to_coreai;
 pub mod decompose;
 pub mod fold_idempotent_unary;
+pub mod fp16_stabilize;
 pub mod legalize_aten_to_coreai;
 pub mod test_plant_miscompile;

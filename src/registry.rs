@@ -87,6 +87,7 @@ pub struct PipelineInfo {
 pub static PASSES: &[PassInfo] = &[
     crate::passes::decompose::INFO,
     crate::passes::fold_idempotent_unary::INFO,
+    crate::passes::fp16_stabilize::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
     crate::passes::test_plant_miscompile::INFO,
 ];
@@ -116,8 +117,8 @@ pub static PIPELINES: &[PipelineInfo] = &[
     },
     PipelineInfo {
         name: "coreai-pipeline",
-        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, canonicalize, cse",
-        expansion: "decompose,legalize-aten-to-coreai,canonicalize,cse",
+        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, fp16-stabilize, canonicalize, cse",
+        expansion: "decompose,legalize-aten-to-coreai,fp16-stabilize,canonicalize,cse",
     },
 ];
 

@@ -40,7 +40,18 @@ pub struct Options {
     /// Round every float input, constant and op result through fp16, so
     /// overflow and precision loss show as on fp16 devices.
     pub simulate_fp16: bool,
+    /// With `simulate_fp16`: also make every float op result beyond
+    /// ±[`ANE_RANGE`] infinite, the Neural Engine's narrower intermediate
+    /// range as reported in the conversion guide §9.1 (an approximation:
+    /// softplus overflowing at x ≈ 10.4 fits a 2^15 bound; the device's
+    /// exact arithmetic is not modelled).
+    pub ane_range: bool,
 }
+
+/// The magnitude beyond which `Options::ane_range` makes op results
+/// infinite: 2^15 (e^10.4 ≈ 32860, where the Neural Engine's softplus
+/// overflows).
+pub const ANE_RANGE: f64 = 32768.0;
 
 /// An argument or result of an entry point.
 #[derive(Clone, Debug)]
@@ -645,6 +656,9 @@ impl Exec<'_, '_> {
                     if self.options.simulate_fp16 && dt.is_float() {
                         let mut t = Rc::unwrap_or_clone(t);
                         t.round_through_f16();
+                        if self.options.ane_range {
+                            t.overflow_beyond(ANE_RANGE);
+                        }
                         Value::tensor(t)
                     } else {
                         Value::Tensor(t)

@@ -458,6 +458,25 @@ impl Tensor {
         }
     }
 
+    /// Makes every float element with |v| > `bound` infinite (same sign),
+    /// keeping the dtype (`--simulate-fp16=ane`).
+    pub fn overflow_beyond(&mut self, bound: f64) {
+        let clip = |v: f64| {
+            if v.abs() > bound {
+                v.signum() * f64::INFINITY
+            } else {
+                v
+            }
+        };
+        match self {
+            Tensor::F32(a) => a.mapv_inplace(|v| clip(f64::from(v)) as f32),
+            Tensor::F64(a) => a.mapv_inplace(clip),
+            Tensor::F16(a) => a.mapv_inplace(|v| f16::from_f64(clip(v.to_f64()))),
+            Tensor::BF16(a) => a.mapv_inplace(|v| bf16::from_f64(clip(v.to_f64()))),
+            _ => {}
+        }
+    }
+
     /// Reshapes (row-major) into `shape`.
     pub fn reshape(&self, shape: &[usize]) -> KResult<Tensor> {
         let n: usize = shape.iter().product();

@@ -18,7 +18,14 @@ coreai.graph @main(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
 fn run(p: &Program, simulate_fp16: bool) -> Vec<f64> {
     let x = Tensor::from_f64(ArrayD::zeros(IxDyn(&[3, 2])), DType::F32);
     let out = p
-        .run("main", vec![Value::tensor(x)], Options { simulate_fp16 })
+        .run(
+            "main",
+            vec![Value::tensor(x)],
+            Options {
+                simulate_fp16,
+                ..Options::default()
+            },
+        )
         .unwrap();
     out[0]
         .as_tensor()

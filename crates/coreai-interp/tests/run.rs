@@ -174,6 +174,7 @@ fn simulate_fp16_rounds_inputs_and_results() {
             vec![x],
             Options {
                 simulate_fp16: true,
+                ..Options::default()
             },
         )
         .unwrap();

@@ -52,6 +52,7 @@ pub static LOWERINGS: super::Family = &[
     ("linalg_vector_norm.default", |cx| {
         lower_composite(cx, linalg_vector_norm, vector_norm_composite)
     }),
+    ("logcumsumexp.default", logcumsumexp),
     ("logsumexp.default", logsumexp),
     ("max.default", max_default),
     ("max.dim", max_dim),
@@ -911,6 +912,88 @@ fn logsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         element,
     )?;
     Ok(vec![fit(cx, r, cx.result_type(0)?, &axes)?])
+}
+
+// aten.logcumsumexp.default(%x) {dim} → a max-shifted logsumexp over the
+// prefix of each position, as an n×n masked matrix along `dim` (n = its
+// size; static shapes):
+//   X[.., i, j, ..] = where(j > i, -inf, x[.., j, ..])
+//   m  = reduce_max_j X;  m' = where(|m| == inf, 0, m)
+//   r  = log(reduce_sum_j exp(X - m')) + m'       (reshaped back to x's shape)
+// Every exp argument is ≤ 0 and the sum holds exp(0) = 1, so neither the
+// exp nor the log leave the fp16 range while the result is in it
+// (conversion guide §9.1: the naive log(cumsum(exp(x))) overflows fp16 at
+// x ≈ 11; a single max over the whole axis underflows the early prefixes).
+// Memory is n² per slice along `dim`.
+fn logcumsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = input_as_result(cx)?;
+    let element = element_type(x)?;
+    if !is_float(element) {
+        return Err(format!("logcumsumexp to {element} is not lowered"));
+    }
+    let shape = dims(tensor_of(x)?);
+    if shape.contains(&DYNAMIC) {
+        return Err("logcumsumexp with a dynamic shape is not lowered".into());
+    }
+    if shape.is_empty() {
+        return Ok(vec![fit(cx, x, cx.result_type(0)?, &[])?]);
+    }
+    let axis = normalize_dim(int_attr(cx, "dim")?, shape.len())?;
+    let n = shape[axis];
+    let (before, after) = (&shape[..axis], &shape[axis + 1..]);
+    let with = |mid: &[i64]| -> Vec<i64> { [before, mid, after].concat() };
+    let row = reshape(cx, x, &with(&[1, n]))?;
+    let si32 = cx.parse_type("si32")?;
+    let positions = |to: &[i64]| -> Result<Value<'c, 'a>, Decline> {
+        let ty = tensor_type(&[n], si32);
+        let (zero, end, one) = (
+            int_scalar(cx, 0, "si32")?,
+            int_scalar(cx, n, "si32")?,
+            int_scalar(cx, 1, "si32")?,
+        );
+        let r = cx.build_value("coreai.range", &[zero, end, one], ty, &[])?;
+        reshape(cx, r, to)
+    };
+    let ones = |k: usize| vec![1i64; k];
+    let i = positions(&[ones(axis), vec![n, 1], ones(after.len())].concat())?;
+    let j = positions(&[ones(axis), vec![1, n], ones(after.len())].concat())?;
+    let i1 = cx.parse_type("i1")?;
+    let later = cx.build_value(
+        "coreai.decomposable.broadcasting_greater",
+        &[j, i],
+        tensor_type(&[ones(axis), vec![n, n], ones(after.len())].concat(), i1),
+        &[],
+    )?;
+    let minus_inf = float_scalar(cx, f64::NEG_INFINITY, element)?;
+    let square = with(&[n, n]);
+    let prefix = cx.build_value(
+        "coreai.decomposable.broadcasting_where",
+        &[later, minus_inf, row],
+        tensor_type(&square, element),
+        &[],
+    )?;
+    let m = reduce_keep(cx, "coreai.reduce_max", prefix, &[axis + 1])?;
+    let abs = unary(cx, "coreai.abs", m, element)?;
+    let inf = float_scalar(cx, f64::INFINITY, element)?;
+    let infinite = binary(cx, "equal", abs, inf, i1)?;
+    let zero = float_scalar(cx, 0.0, element)?;
+    let shift = select(cx, infinite, zero, m)?;
+    let e = unary(
+        cx,
+        "coreai.exp",
+        binary(cx, "sub", prefix, shift, element)?,
+        element,
+    )?;
+    let s = reduce_keep(cx, "coreai.reduce_sum", e, &[axis + 1])?;
+    let r = binary(
+        cx,
+        "add",
+        unary(cx, "coreai.log", s, element)?,
+        shift,
+        element,
+    )?;
+    let r = reshape(cx, r, &shape)?;
+    Ok(vec![fit(cx, r, cx.result_type(0)?, &[])?])
 }
 
 // aten.linalg_vector_norm.default(%x) {ord, dim?, keepdim, dtype?} →

@@ -8,7 +8,17 @@
 //! and written back to the outputs, after the results, under that name. Exit status 0 on
 //! success, 1 on any error or on a comparison outside tolerance.
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
+
+/// What `--simulate-fp16` models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Fp16Device {
+    /// Every float value rounded to IEEE fp16 (range ±65504).
+    Ieee,
+    /// IEEE fp16, and op results beyond ±2^15 = 32768 become infinite
+    /// (the Neural Engine's intermediate range, conversion guide §9.1).
+    Ane,
+}
 use coreai_interp::npz::{read_npz, write_npz};
 use coreai_interp::{DType, InterpError, Options, Port, Program, Tensor, Value};
 use std::cell::RefCell;
@@ -45,9 +55,12 @@ struct Args {
     /// Relative tolerance of --compare.
     #[arg(long, default_value_t = 1e-5)]
     rtol: f64,
-    /// Carry out all float arithmetic in fp16 (reproduces fp16 overflow).
-    #[arg(long)]
-    simulate_fp16: bool,
+    /// Carry out all float arithmetic in fp16 (reproduces fp16 overflow);
+    /// `=ane` also makes op results beyond ±2^15 infinite, an approximation
+    /// of the Neural Engine's narrower intermediate range.
+    #[arg(long, value_name = "DEVICE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "ieee", value_enum)]
+    simulate_fp16: Option<Fp16Device>,
     /// Print the ops the executor can run, and exit.
     #[arg(long)]
     list_ops: bool,
@@ -189,7 +202,8 @@ fn run(args: &Args) -> Result<bool, InterpError> {
         }
     }
     let options = Options {
-        simulate_fp16: args.simulate_fp16,
+        simulate_fp16: args.simulate_fp16.is_some(),
+        ane_range: args.simulate_fp16 == Some(Fp16Device::Ane),
     };
     program.set_profiling(args.profile && args.bench.is_none());
     let outputs = program.run(&args.entry, inputs.clone(), options)?;

@@ -106,6 +106,7 @@ const FAMILIES: &[&str] = &["softplus", "logsumexp", "norms"];
 pub const INFO: PassInfo = PassInfo {
     name: "fp16-stabilize",
     summary: "Rewrite softplus/mish/log-sigmoid, unshifted logsumexp/softmax and norm statistics so no intermediate overflows fp16",
+    source: include_str!("fp16_stabilize.rs"),
     anchor: None,
     options: &[PassOption {
         name: "families",

@@ -60,6 +60,7 @@ pub struct PipelineInfo {
 
 /// Every pass of the project.
 pub static PASSES: &[PassInfo] = &[
+    crate::passes::core_optimize::INFO,
     crate::passes::decompose::INFO,
     crate::passes::fold_idempotent_unary::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
@@ -74,8 +75,8 @@ pub static PIPELINES: &[PipelineInfo] = &[
     },
     PipelineInfo {
         name: "coreai-pipeline",
-        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, canonicalize, cse",
-        expansion: "decompose,legalize-aten-to-coreai,canonicalize,cse",
+        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, canonicalize, cse, core-optimize",
+        expansion: "decompose,legalize-aten-to-coreai,canonicalize,cse,core-optimize",
     },
 ];
 

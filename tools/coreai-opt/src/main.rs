@@ -323,6 +323,7 @@ impl Output {
 
 fn run(cli: &Cli) -> Result<(), OptError> {
     registry::register_all();
+    coreai_interp::fold::install();
     if cli.list_passes {
         list_passes();
         return Ok(());

@@ -406,7 +406,7 @@ fn generate(seed: u64) -> Case {
             shape: shape.clone(),
             ty,
         };
-        params.push(format!("{}: {}", v.name, v.t()));
+        params.push(format!("{}: {} {{coreai.name = \"a{i}\"}}", v.name, v.t()));
         inputs.push(input(&mut b.rng, &shape, ty));
         b.pool.push(v);
     }

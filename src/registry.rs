@@ -85,6 +85,7 @@ pub struct PipelineInfo {
 
 /// Every pass of the project.
 pub static PASSES: &[PassInfo] = &[
+    crate::passes::core_optimize::INFO,
     crate::passes::decompose::INFO,
     crate::passes::fold_idempotent_unary::INFO,
     crate::passes::fp16_stabilize::INFO,
@@ -117,8 +118,8 @@ pub static PIPELINES: &[PipelineInfo] = &[
     },
     PipelineInfo {
         name: "coreai-pipeline",
-        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, fp16-stabilize, canonicalize, cse",
-        expansion: "decompose,legalize-aten-to-coreai,fp16-stabilize,canonicalize,cse",
+        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, fp16-stabilize, canonicalize, cse, core-optimize",
+        expansion: "decompose,legalize-aten-to-coreai,fp16-stabilize,canonicalize,cse,core-optimize",
     },
 ];
 

@@ -20,6 +20,7 @@
 //! ```
 
 pub mod error;
+pub mod fold;
 pub mod interp;
 pub mod ir;
 pub mod kernels;

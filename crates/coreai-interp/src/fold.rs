@@ -1,0 +1,138 @@
+//! Constant folding with the executor's kernels: the value an op computes
+//! from constant operands, as an MLIR attribute, so a compiler folds an op
+//! to exactly what running it would give.
+//!
+//! [`fold_op`] is the function `core-optimize` calls (through
+//! `coreai::passes::core_optimize::install_evaluator`, which [`install`]
+//! does): the root crate cannot depend on the executor (the executor depends
+//! on it for its context and C API), so the executor hands its kernels to
+//! the pass instead.
+
+use crate::interp::Value;
+use crate::ir::{Attr, Op, Ty};
+use crate::ops::{table, Ctx, Table};
+use crate::tensor::{DType, Tensor};
+use mlir_sys::{
+    mlirAttributeGetType, mlirDenseElementsAttrBoolGet, mlirDenseElementsAttrRawBufferGet,
+    mlirIntegerTypeGetWidth, mlirOperationGetResult, mlirTypeIsAInteger, mlirValueGetType,
+    MlirAttribute, MlirOperation, MlirType,
+};
+use std::sync::OnceLock;
+
+/// Hands [`fold_op`] to `core-optimize`. Idempotent.
+pub fn install() {
+    coreai::passes::core_optimize::install_evaluator(fold_op);
+}
+
+fn kernels() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(table)
+}
+
+/// The results of `op` given its operands' values (`operands[i]` a dense or
+/// `dense_resource` elements attribute of operand `i`'s type), each as a
+/// dense elements attribute of the result's type; an error says why it
+/// cannot (no kernel, an element type without an exact attribute, a kernel
+/// error such as an integer division by zero).
+pub fn fold_op(
+    op: MlirOperation,
+    operands: &[MlirAttribute],
+) -> Result<Vec<MlirAttribute>, String> {
+    let op = Op(op);
+    let name = op.name();
+    let kernel = kernels()
+        .get(name.as_str())
+        .copied()
+        .ok_or_else(|| format!("the executor has no kernel for '{name}'"))?;
+    let vals = operands
+        .iter()
+        .map(|a| Attr(*a).as_tensor().map(Value::tensor))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let ctx = Ctx {
+        op,
+        name: &name,
+        vals,
+    };
+    let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernel(&ctx)))
+        .map_err(|_| format!("the kernel of '{name}' failed"))?
+        .map_err(|e| e.to_string())?;
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let ty = unsafe { mlirValueGetType(mlirOperationGetResult(op.0, i as isize)) };
+            match v {
+                Value::Tensor(t) => to_attribute(&t, ty),
+                _ => Err(format!("result #{i} of '{name}' is not a tensor")),
+            }
+        })
+        .collect()
+}
+
+/// `t` as a dense elements attribute of `ty` (its dtype and shape must be
+/// `ty`'s): raw little-endian storage, i1 through MLIR's bool constructor.
+fn to_attribute(t: &Tensor, ty: MlirType) -> Result<MlirAttribute, String> {
+    let want = Ty(ty).dtype().map_err(|e| e.to_string())?;
+    let shape = Ty(ty).static_shape().map_err(|e| e.to_string())?;
+    if t.dtype() != want || t.shape() != shape {
+        return Err(format!(
+            "the kernel computed {} {:?}, the result is {} {:?}",
+            t.dtype().name(),
+            t.shape(),
+            want.name(),
+            shape
+        ));
+    }
+    let element = Ty(ty).element().0;
+    let standard_width = unsafe {
+        !mlirTypeIsAInteger(element)
+            || matches!(mlirIntegerTypeGetWidth(element), 1 | 8 | 16 | 32 | 64)
+    };
+    if !standard_width || want == DType::C64 {
+        return Err(format!(
+            "no exact attribute for {} elements",
+            Ty(ty).element().to_text()
+        ));
+    }
+    let attr = unsafe {
+        match t {
+            Tensor::Bool(a) => {
+                let v: Vec<i32> = a.iter().map(|b| *b as i32).collect();
+                mlirDenseElementsAttrBoolGet(ty, v.len() as isize, v.as_ptr())
+            }
+            _ => {
+                let bytes = raw_bytes(t);
+                mlirDenseElementsAttrRawBufferGet(ty, bytes.len(), bytes.as_ptr().cast())
+            }
+        }
+    };
+    if attr.ptr.is_null() || unsafe { mlirAttributeGetType(attr).ptr } != ty.ptr {
+        return Err("MLIR rejected the folded value".into());
+    }
+    Ok(attr)
+}
+
+/// Row-major little-endian bytes of a non-bool tensor.
+fn raw_bytes(t: &Tensor) -> Vec<u8> {
+    macro_rules! bytes {
+        ($a:expr) => {
+            $a.iter().flat_map(|v| v.to_le_bytes()).collect()
+        };
+    }
+    match t {
+        Tensor::I8(a) => bytes!(a),
+        Tensor::I16(a) => bytes!(a),
+        Tensor::I32(a) => bytes!(a),
+        Tensor::I64(a) => bytes!(a),
+        Tensor::U8(a) => bytes!(a),
+        Tensor::U16(a) => bytes!(a),
+        Tensor::U32(a) => bytes!(a),
+        Tensor::U64(a) => bytes!(a),
+        Tensor::F16(a) => bytes!(a),
+        Tensor::BF16(a) => bytes!(a),
+        Tensor::F32(a) => bytes!(a),
+        Tensor::F64(a) => bytes!(a),
+        Tensor::Bool(_) | Tensor::C64(_) => Vec::new(),
+    }
+}

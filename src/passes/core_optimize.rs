@@ -1,0 +1,389 @@
+//! `core-optimize`: coreai → coreai optimization, the last pass of
+//! `coreai-pipeline`.
+//!
+//! Preconditions: a verified module whose graphs hold `coreai` ops (the
+//! output of `legalize-aten-to-coreai`); run on the module (it removes and
+//! merges graphs).
+//!
+//! What it does, to a fixed point (at most [`MAX_ROUNDS`] rounds), family by
+//! family (each file under `core_optimize/` states its rewrites, each with a
+//! `before → after` header and its exactness):
+//!   - `fold_constants`: an op whose operands are all constants becomes a
+//!     constant, computed with the reference executor's kernels (the value
+//!     the op computes, bit for bit, in the executor);
+//!   - `shape_chains`: reshape of reshape, transpose of transpose, identity
+//!     reshape/transpose/broadcast/slice/concat;
+//!   - `identities`: `x*1`, `x+(-0.0)`, `x-0.0`, `x/1` (true division),
+//!     integer `x+0`/`x-0`, cast to the same type, widen-then-narrow cast
+//!     pairs;
+//!   - `batch_norm`: a `batch_norm` composite call with constant
+//!     statistics becomes `x * s + b`, with `s` folded into the weights of
+//!     a convolution before it (value-changing: off under `exact=true`);
+//!   - `dead_code`: ops without uses and without effects, private graphs no
+//!     one calls;
+//!   - `dedup`: equal constants (`dense_resource` blobs compared by their
+//!     bytes) in one block, and private graphs that are identical but for
+//!     their name (what Apple's rewrite leaves of one graph per call site).
+//!
+//! Guarantee: with `exact=true` every value the module computes is
+//! bit-identical, for every input, to what it computed before (NaN, ±0,
+//! ±inf, subnormals and integer extremes included), as far as the executor
+//! computes it; the folds behind coreai-core's known miscompiles are never
+//! made (a float→int→float cast pair is not an identity; floor division by
+//! 1 is not an identity; integer accumulators are never narrowed). The
+//! default (`exact=false`) adds the value-changing `batch_norm` family,
+//! whose error bound is stated in `core_optimize/batch_norm.rs`.
+//!
+//! Composites: a `noinline` graph (one with a `composite_decl`) is never
+//! inlined or rewritten across its boundary; its body is optimized like any
+//! graph, and a call whose result is unused is dead like any op.
+//!
+//! Constant folding needs the executor's kernels, which live in the
+//! `coreai-interp` crate (it depends on this one): `coreai-opt` installs
+//! them with [`install_evaluator`] (`coreai_interp::fold::install`). Without
+//! an evaluator, `fold_constants` declines every op.
+//!
+//! Interactions: runs after `canonicalize,cse`; it leaves no dead ops, so
+//! nothing needs to follow it.
+
+mod batch_norm;
+mod dead_code;
+mod dedup;
+mod fold_constants;
+mod identities;
+mod shape_chains;
+
+pub use fold_constants::{install_evaluator, Evaluator};
+
+use crate::lowering::{Decline, LoweringCx};
+use crate::registry::{Pass, PassFailed, PassInfo, PassOption};
+use melior::ir::{
+    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+    Value, ValueLike,
+};
+use mlir_sys::{MlirAttribute, MlirOperation, MlirValue};
+
+/// Rounds of (patterns, dead code, de-duplication) at most.
+pub const MAX_ROUNDS: usize = 16;
+
+pub const INFO: PassInfo = PassInfo {
+    name: "core-optimize",
+    summary: "Optimize coreai graphs: constant folding with the executor's kernels, shape chains, identities, dead code, de-duplication, batch-norm folding",
+    source: include_str!("core_optimize.rs"),
+    anchor: None,
+    options: &[PassOption {
+        name: "exact",
+        help: "only rewrites that are bit-identical for every input (turns batch-norm folding off)",
+        default: "false",
+    }],
+    create: || Box::new(CoreOptimize::default()),
+};
+
+/// What the patterns may do.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Options {
+    /// Only bit-exact rewrites.
+    pub exact: bool,
+}
+
+/// A rewrite rooted at one op: the values replacing its results (same
+/// count, same types), or why it does not apply.
+pub type Pattern =
+    for<'c, 'a> fn(&LoweringCx<'c, 'a>, Options) -> Result<Vec<Value<'c, 'a>>, Decline>;
+
+/// Patterns by root op name, tried in order; constant folding is tried
+/// first on every op.
+static PATTERNS: &[(&str, Pattern)] = &[
+    ("coreai.reshape", shape_chains::reshape_identity),
+    ("coreai.reshape", shape_chains::reshape_of_reshape),
+    ("coreai.expand_dims", shape_chains::reshape_of_reshape),
+    ("coreai.shrink_dims", shape_chains::reshape_of_reshape),
+    ("coreai.transpose", shape_chains::transpose_identity),
+    ("coreai.transpose", shape_chains::transpose_of_transpose),
+    ("coreai.broadcast_to", shape_chains::same_type_identity),
+    ("coreai.broadcast_in_dims", shape_chains::same_type_identity),
+    ("coreai.tile", shape_chains::same_type_identity),
+    ("coreai.slice", shape_chains::slice_identity),
+    ("coreai.concat", shape_chains::concat_of_one),
+    ("coreai.cast", identities::cast_to_same_type),
+    ("coreai.cast", identities::widen_then_narrow),
+    (
+        "coreai.decomposable.broadcasting_mul",
+        identities::mul_by_one,
+    ),
+    (
+        "coreai.decomposable.broadcasting_add",
+        identities::add_negative_zero,
+    ),
+    ("coreai.decomposable.broadcasting_sub", identities::sub_zero),
+    (
+        "coreai.decomposable.broadcasting_divide",
+        identities::div_by_one,
+    ),
+    ("coreai.invoke", batch_norm::fold_batch_norm),
+];
+
+/// Patterns of every `coreai.decomposable.broadcasting_*` op.
+static BROADCASTING_PATTERNS: &[Pattern] = &[shape_chains::broadcast_operand_reshape];
+
+#[derive(Clone, Default)]
+struct CoreOptimize {
+    options: Options,
+}
+
+impl Pass for CoreOptimize {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        debug_assert_eq!(name, "exact");
+        self.options.exact = match value {
+            "true" | "1" | "" => true,
+            "false" | "0" => false,
+            other => return Err(format!("exact takes true or false, not '{other}'")),
+        };
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        root: OperationRef<'_, '_>,
+        _rewrites: &crate::rewrite::RewriteOptions,
+    ) -> Result<(), PassFailed> {
+        for round in 0..MAX_ROUNDS {
+            let rewrites = apply_patterns(root, self.options);
+            let erased = dead_code::erase_dead_ops(root);
+            let merged = dedup::dedup_constants(root);
+            let graphs = dead_code::erase_dead_graphs(root) + dedup::merge_identical_graphs(root);
+            tracing::debug!(
+                round,
+                rewrites,
+                erased,
+                merged,
+                graphs,
+                "core-optimize round"
+            );
+            if rewrites + erased + merged + graphs == 0 {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn clone_box(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
+}
+
+/// Ops a pattern may root at: not constants, terminators or graphs.
+fn is_root(name: &str) -> bool {
+    !matches!(
+        name,
+        "coreai.constant" | "coreai.output" | "coreai.yield" | "coreai.condition" | "coreai.graph"
+    ) && name.starts_with("coreai.")
+}
+
+/// One sweep: every candidate op (in program order) gets constant folding,
+/// then its patterns; the first that applies replaces it. Returns the
+/// number of rewrites.
+fn apply_patterns(root: OperationRef<'_, '_>, options: Options) -> usize {
+    let mut ops: Vec<MlirOperation> = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        if is_root(&op_name(op.to_raw())) {
+            ops.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    let mut count = 0;
+    for raw in ops {
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let name = op_name(raw);
+        let cx = LoweringCx::new(op);
+        let mut outcome = fold_constants::fold(&cx, options);
+        let broadcasting = name
+            .starts_with("coreai.decomposable.broadcasting_")
+            .then_some(BROADCASTING_PATTERNS)
+            .unwrap_or_default();
+        let keyed = PATTERNS
+            .iter()
+            .filter(|(key, _)| *key == name)
+            .map(|(_, p)| p);
+        for pattern in keyed.chain(broadcasting) {
+            if outcome.is_ok() {
+                break;
+            }
+            outcome = pattern(&cx, options);
+        }
+        match outcome {
+            Ok(values) if replace(op, &values) => count += 1,
+            Ok(_) => tracing::debug!(op = name, "replacement types differ; kept"),
+            Err(reason) => tracing::trace!(op = name, reason, "declined"),
+        }
+    }
+    count
+}
+
+/// Replaces `op`'s results with `values` (same count and types) and erases
+/// it; false (nothing changed but the new ops, left dead) otherwise.
+fn replace(op: OperationRef<'_, '_>, values: &[Value<'_, '_>]) -> bool {
+    let same = values.len() == op.result_count()
+        && values
+            .iter()
+            .enumerate()
+            .all(|(i, v)| op.result(i).is_ok_and(|r| r.r#type() == v.r#type()));
+    if !same {
+        return false;
+    }
+    unsafe {
+        for (i, v) in values.iter().enumerate() {
+            let old = mlir_sys::mlirOperationGetResult(op.to_raw(), i as isize);
+            mlir_sys::mlirValueReplaceAllUsesOfWith(old, v.to_raw());
+        }
+        mlir_sys::mlirOperationDestroy(op.to_raw());
+    }
+    true
+}
+
+/// The op's name.
+pub(crate) fn op_name(op: MlirOperation) -> String {
+    unsafe {
+        let id = mlir_sys::mlirOperationGetName(op);
+        let s = mlir_sys::mlirIdentifierStr(id);
+        String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length))
+            .into_owned()
+    }
+}
+
+/// The op defining `value`, if it is an op result.
+pub(crate) fn defining_op(value: MlirValue) -> Option<MlirOperation> {
+    unsafe { mlir_sys::mlirValueIsAOpResult(value).then(|| mlir_sys::mlirOpResultGetOwner(value)) }
+}
+
+/// The `value` attribute of the `coreai.constant` defining `value`.
+pub(crate) fn constant_attr(value: MlirValue) -> Option<MlirAttribute> {
+    let op = defining_op(value)?;
+    if op_name(op) != "coreai.constant" {
+        return None;
+    }
+    let attr =
+        unsafe { mlir_sys::mlirOperationGetAttributeByName(op, crate::ffi::string_ref("value")) };
+    (!attr.ptr.is_null()).then_some(attr)
+}
+
+/// The integers of a constant integer tensor (`dense<[0, 2, 1]>`).
+pub(crate) fn constant_ints(value: MlirValue) -> Option<Vec<i64>> {
+    let attr = constant_attr(value)?;
+    unsafe {
+        if !mlir_sys::mlirAttributeIsADenseElements(attr) {
+            return None;
+        }
+        let ty = mlir_sys::mlirAttributeGetType(attr);
+        let element = mlir_sys::mlirShapedTypeGetElementType(ty);
+        if !mlir_sys::mlirTypeIsAInteger(element) {
+            return None;
+        }
+        let width = mlir_sys::mlirIntegerTypeGetWidth(element);
+        let unsigned = mlir_sys::mlirIntegerTypeIsUnsigned(element);
+        let n = mlir_sys::mlirElementsAttrGetNumElements(attr) as isize;
+        (0..n)
+            .map(|i| {
+                let i = if mlir_sys::mlirDenseElementsAttrIsSplat(attr) {
+                    0
+                } else {
+                    i
+                };
+                Some(match (width, unsigned) {
+                    (8, false) => mlir_sys::mlirDenseElementsAttrGetInt8Value(attr, i) as i64,
+                    (8, true) => mlir_sys::mlirDenseElementsAttrGetUInt8Value(attr, i) as i64,
+                    (16, false) => mlir_sys::mlirDenseElementsAttrGetInt16Value(attr, i) as i64,
+                    (16, true) => mlir_sys::mlirDenseElementsAttrGetUInt16Value(attr, i) as i64,
+                    (32, false) => mlir_sys::mlirDenseElementsAttrGetInt32Value(attr, i) as i64,
+                    (32, true) => mlir_sys::mlirDenseElementsAttrGetUInt32Value(attr, i) as i64,
+                    (64, false) => mlir_sys::mlirDenseElementsAttrGetInt64Value(attr, i),
+                    (64, true) => {
+                        i64::try_from(mlir_sys::mlirDenseElementsAttrGetUInt64Value(attr, i))
+                            .ok()?
+                    }
+                    _ => return None,
+                })
+            })
+            .collect()
+    }
+}
+
+/// An attribute as MLIR prints it.
+pub(crate) fn attribute_text(attr: MlirAttribute) -> String {
+    let mut text = String::new();
+    unsafe extern "C" fn push(s: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
+        let text = unsafe { &mut *(data as *mut String) };
+        let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
+        text.push_str(&String::from_utf8_lossy(bytes));
+    }
+    unsafe {
+        mlir_sys::mlirAttributePrint(
+            attr,
+            Some(push),
+            &mut text as *mut String as *mut std::ffi::c_void,
+        )
+    };
+    text
+}
+
+/// The shape of a static ranked tensor type.
+pub(crate) fn static_shape(ty: mlir_sys::MlirType) -> Option<Vec<i64>> {
+    unsafe {
+        if !mlir_sys::mlirTypeIsARankedTensor(ty) || !mlir_sys::mlirShapedTypeHasStaticShape(ty) {
+            return None;
+        }
+        let rank = mlir_sys::mlirShapedTypeGetRank(ty);
+        Some(
+            (0..rank)
+                .map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize))
+                .collect(),
+        )
+    }
+}
+
+/// The symbols an attribute names (`@g` in a flat symbol reference, or in
+/// the printed form of a `#param.constant<@g> : !param.symbol` callee);
+/// elements attributes name none and are not printed.
+pub(crate) fn symbols_in(attr: MlirAttribute, out: &mut Vec<String>) {
+    unsafe {
+        if mlir_sys::mlirAttributeIsAElements(attr) {
+            return;
+        }
+        if mlir_sys::mlirAttributeIsAFlatSymbolRef(attr) {
+            let s = mlir_sys::mlirFlatSymbolRefAttrGetValue(attr);
+            out.push(
+                String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length))
+                    .into_owned(),
+            );
+            return;
+        }
+    }
+    let text = attribute_text(attr);
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find('@') {
+        rest = &rest[at + 1..];
+        let name: String = if let Some(quoted) = rest.strip_prefix('"') {
+            quoted.split('"').next().unwrap_or_default().to_string()
+        } else {
+            rest.chars()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '-'))
+                .collect()
+        };
+        if !name.is_empty() {
+            out.push(name);
+        }
+    }
+}
+
+/// The graph a `coreai.invoke` calls.
+pub(crate) fn callee_name(invoke: MlirOperation) -> Option<String> {
+    let attr = unsafe {
+        mlir_sys::mlirOperationGetAttributeByName(invoke, crate::ffi::string_ref("callee"))
+    };
+    if attr.ptr.is_null() {
+        return None;
+    }
+    let mut names = Vec::new();
+    symbols_in(attr, &mut names);
+    names.into_iter().next()
+}

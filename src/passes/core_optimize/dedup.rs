@@ -1,0 +1,157 @@
+//! De-duplication: one constant per value, one graph per body. Exact: the
+//! replacement computes the same bits (it is the same value, or a graph
+//! whose printed body, attributes and types are the same).
+//!
+//! // %a = constant V ; %b = constant V → %a (uses of %b now use %a)
+//! // graph private @g_1 ≡ graph private @g → @g (calls of @g_1 call @g)
+//!
+//! Constants are equal when their attributes are (MLIR uniques them) or,
+//! for `dense_resource` blobs, when their types and bytes are; only
+//! constants of one block merge (the first dominates the others). Graphs
+//! merge when they are private and print the same once their names are
+//! set aside: Apple's rewrite does the same with the one graph per call
+//! site coreai-torch emits for composites.
+
+use super::dead_code::{graph_symbol, top_level_ops};
+use super::op_name;
+use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
+use mlir_sys::{MlirAttribute, MlirBlock, MlirOperation};
+use std::collections::HashMap;
+
+/// Content key of a constant: its type and its attribute, or its bytes for
+/// a blob.
+#[derive(Hash, PartialEq, Eq)]
+enum Key {
+    Attribute(usize),
+    Blob(usize, Vec<u8>),
+}
+
+fn key(attr: MlirAttribute) -> Key {
+    unsafe {
+        if mlir_sys::mlirAttributeIsADenseResourceElements(attr) {
+            let mut size = 0usize;
+            let data = crate::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
+            if !data.is_null() {
+                let bytes = std::slice::from_raw_parts(data as *const u8, size).to_vec();
+                return Key::Blob(mlir_sys::mlirAttributeGetType(attr).ptr as usize, bytes);
+            }
+        }
+    }
+    Key::Attribute(attr.ptr as usize)
+}
+
+/// Replaces every constant equal to an earlier one of its block by that
+/// one. Returns how many were replaced.
+pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
+    let mut seen: HashMap<(usize, Key), MlirOperation> = HashMap::new();
+    let mut duplicates: Vec<(MlirOperation, MlirOperation)> = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        let raw = op.to_raw();
+        if op_name(raw) == "coreai.constant" {
+            unsafe {
+                let attr =
+                    mlir_sys::mlirOperationGetAttributeByName(raw, crate::ffi::string_ref("value"));
+                let block: MlirBlock = mlir_sys::mlirOperationGetBlock(raw);
+                if !attr.ptr.is_null() {
+                    match seen.entry((block.ptr as usize, key(attr))) {
+                        std::collections::hash_map::Entry::Occupied(first) => {
+                            duplicates.push((raw, *first.get()))
+                        }
+                        std::collections::hash_map::Entry::Vacant(slot) => {
+                            slot.insert(raw);
+                        }
+                    }
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    for (dup, first) in &duplicates {
+        unsafe {
+            let (old, new) = (
+                mlir_sys::mlirOperationGetResult(*dup, 0),
+                mlir_sys::mlirOperationGetResult(*first, 0),
+            );
+            if mlir_sys::mlirTypeEqual(
+                mlir_sys::mlirValueGetType(old),
+                mlir_sys::mlirValueGetType(new),
+            ) {
+                mlir_sys::mlirValueReplaceAllUsesOfWith(old, new);
+                mlir_sys::mlirOperationDestroy(*dup);
+            }
+        }
+    }
+    duplicates.len()
+}
+
+/// `op` printed (generic form, local value numbers, no locations) with
+/// its symbol name blanked.
+fn body_text(op: MlirOperation, name: &str) -> String {
+    let mut text = String::new();
+    unsafe extern "C" fn push(s: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
+        let text = unsafe { &mut *(data as *mut String) };
+        let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
+        text.push_str(&String::from_utf8_lossy(bytes));
+    }
+    unsafe {
+        let flags = mlir_sys::mlirOpPrintingFlagsCreate();
+        mlir_sys::mlirOpPrintingFlagsPrintGenericOpForm(flags);
+        // Value numbers from the graph itself, not from the module.
+        mlir_sys::mlirOpPrintingFlagsUseLocalScope(flags);
+        mlir_sys::mlirOperationPrintWithFlags(
+            op,
+            flags,
+            Some(push),
+            &mut text as *mut String as *mut std::ffi::c_void,
+        );
+        mlir_sys::mlirOpPrintingFlagsDestroy(flags);
+    }
+    text.replacen(&format!("sym_name = \"{name}\""), "sym_name = \"\"", 1)
+}
+
+/// Points the calls of private graphs that print the same as an earlier
+/// one, but for their names, to the earlier one (the others, now dead, go
+/// with `erase_dead_graphs`). Returns how many calls were renamed.
+pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
+    let mut first_by_body: HashMap<String, String> = HashMap::new();
+    let mut renamed: HashMap<String, String> = HashMap::new();
+    for op in top_level_ops(root) {
+        let Some((name, true)) = graph_symbol(op) else {
+            continue;
+        };
+        match first_by_body.entry(body_text(op, &name)) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                renamed.insert(name, first.get().clone());
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(name);
+            }
+        }
+    }
+    if renamed.is_empty() {
+        return 0;
+    }
+    let mut calls = 0;
+    root.walk(WalkOrder::PreOrder, |op| {
+        let raw = op.to_raw();
+        if op_name(raw) == "coreai.invoke" {
+            if let Some(target) = super::callee_name(raw).and_then(|c| renamed.get(&c)) {
+                unsafe {
+                    let ctx = mlir_sys::mlirOperationGetContext(raw);
+                    let text = format!("#param.constant<@{target}> : !param.symbol");
+                    let attr = mlir_sys::mlirAttributeParseGet(ctx, crate::ffi::string_ref(&text));
+                    if !attr.ptr.is_null() {
+                        mlir_sys::mlirOperationSetAttributeByName(
+                            raw,
+                            crate::ffi::string_ref("callee"),
+                            attr,
+                        );
+                        calls += 1;
+                    }
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    calls
+}

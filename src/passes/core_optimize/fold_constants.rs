@@ -1,0 +1,109 @@
+//! Constant folding with the reference executor's kernels.
+//!
+//! // op(constant, ..., constant) → constant
+//!
+//! Exactness: the folded value is what the executor's kernel computes for
+//! the op (the same code `coreai-run` runs), so the module computes the
+//! same bits in the executor before and after. Against another runtime the
+//! fold is as exact as that runtime agrees with the executor on the op.
+//!
+//! Declines: an operand that is not a constant; an op with regions, a
+//! call (`coreai.invoke`: a composite is a contract with the Core AI
+//! compiler, folded only by folding its body's ops, never across the
+//! call), an op on `!coreai.handle` state; a result that is not a static
+//! tensor; a folded result larger than [`MAX_GROWTH_BYTES`] when bigger
+//! than all operands together (folding `broadcast_to` of a scalar to a
+//! large shape would grow the module); no evaluator installed; any error
+//! of the kernel (an integer division by zero stays in the program, where
+//! it is reported at run time).
+
+use super::{constant_attr, op_name, Options};
+use crate::lowering::{Decline, LoweringCx};
+use melior::ir::{operation::OperationLike, Attribute, TypeLike, Value, ValueLike};
+use mlir_sys::{MlirAttribute, MlirOperation, MlirType};
+use std::sync::OnceLock;
+
+/// Computes `op`'s results from its operands' constant values (one dense or
+/// `dense_resource` elements attribute per operand): one dense elements
+/// attribute per result, of the result's type, or why not.
+pub type Evaluator = fn(MlirOperation, &[MlirAttribute]) -> Result<Vec<MlirAttribute>, String>;
+
+static EVALUATOR: OnceLock<Evaluator> = OnceLock::new();
+
+/// Installs the kernels constant folding computes with (the executor's,
+/// `coreai_interp::fold::install`). The first installation stays: kernels
+/// are a property of the build, not of a pipeline run.
+pub fn install_evaluator(evaluator: Evaluator) {
+    let _ = EVALUATOR.set(evaluator);
+}
+
+/// A fold may make the module larger than its operands by this much.
+pub const MAX_GROWTH_BYTES: u64 = 64 * 1024;
+
+/// Ops never folded: calls and effects.
+const NEVER: &[&str] = &["coreai.invoke", "coreai.read_state", "coreai.write_state"];
+
+pub fn fold<'c, 'a>(cx: &LoweringCx<'c, 'a>, _: Options) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let op = cx.op();
+    let raw = op.to_raw();
+    let name = op_name(raw);
+    if NEVER.contains(&name.as_str()) || op.region_count() > 0 {
+        return Err(format!("'{name}' is a call, an effect or has regions"));
+    }
+    if op.result_count() == 0 {
+        return Err("no results".into());
+    }
+    let mut operands = Vec::with_capacity(op.operand_count());
+    let mut operand_bytes = 0u64;
+    for i in 0..op.operand_count() {
+        let v = cx.operand(i)?;
+        let attr =
+            constant_attr(v.to_raw()).ok_or_else(|| format!("operand #{i} is not a constant"))?;
+        operand_bytes +=
+            static_bytes(v.r#type().to_raw()).ok_or("an operand is not a static tensor")?;
+        operands.push(attr);
+    }
+    let mut result_bytes = 0u64;
+    for i in 0..op.result_count() {
+        let ty = op.result(i).map_err(|_| "missing result")?.r#type();
+        result_bytes += static_bytes(ty.to_raw()).ok_or("a result is not a static tensor")?;
+    }
+    if result_bytes > operand_bytes.max(MAX_GROWTH_BYTES) {
+        return Err(format!(
+            "the folded value ({result_bytes} bytes) would be larger than its operands ({operand_bytes} bytes)"
+        ));
+    }
+    let evaluate = EVALUATOR.get().ok_or("no evaluator installed")?;
+    let values = evaluate(raw, &operands)?;
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, attr)| {
+            let ty = op.result(i).map_err(|_| "missing result")?.r#type();
+            let attr = unsafe { Attribute::from_raw(attr) };
+            cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
+        })
+        .collect()
+}
+
+/// Bytes of a static ranked tensor type (sub-byte elements count a byte).
+fn static_bytes(ty: MlirType) -> Option<u64> {
+    unsafe {
+        if !mlir_sys::mlirTypeIsARankedTensor(ty) || !mlir_sys::mlirShapedTypeHasStaticShape(ty) {
+            return None;
+        }
+        let element = mlir_sys::mlirShapedTypeGetElementType(ty);
+        let bits = if mlir_sys::mlirTypeIsAInteger(element) {
+            mlir_sys::mlirIntegerTypeGetWidth(element) as u64
+        } else if mlir_sys::mlirTypeIsAFloat(element) {
+            mlir_sys::mlirFloatTypeGetWidth(element) as u64
+        } else {
+            return None;
+        };
+        let rank = mlir_sys::mlirShapedTypeGetRank(ty);
+        let n: i64 = (0..rank)
+            .map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize))
+            .product();
+        Some(n as u64 * bits.div_ceil(8))
+    }
+}

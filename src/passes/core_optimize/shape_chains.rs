@@ -1,0 +1,186 @@
+//! Chains and identities of data-movement ops. Every rewrite here moves
+//! the same elements to the same places as before, so it is exact for
+//! every value of every element type (NaN payloads and -0.0 included).
+//!
+//! Operand order (coreai-core's bindings): `reshape(x, shape)`,
+//! `transpose(x, perm)`, `broadcast_to(x, shape)`,
+//! `broadcast_in_dims(x, sizes, axes)`, `tile(x, reps)`,
+//! `slice(x, begin, end, stride)`, `concat(axis, x...)`.
+
+use super::{constant_ints, defining_op, op_name, Options};
+use crate::lowering::{Decline, LoweringCx};
+use melior::ir::{operation::OperationLike, TypeLike, Value, ValueLike};
+
+/// The operand replacing the op when its type is the op's result type.
+fn same_type_operand<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    index: usize,
+) -> Result<Value<'c, 'a>, Decline> {
+    let x = cx.operand(index)?;
+    let result = cx.op().result(0).map_err(|_| "no result")?;
+    if x.r#type() != result.r#type() {
+        return Err("the result type differs from the operand's".into());
+    }
+    Ok(x)
+}
+
+// reshape(x : T, s) : T → x
+pub fn reshape_identity<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    _: Options,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    Ok(vec![same_type_operand(cx, 0)?])
+}
+
+/// Ops that only change the shape (row-major order kept).
+const RESHAPES: &[&str] = &["coreai.reshape", "coreai.expand_dims", "coreai.shrink_dims"];
+
+// reshape(reshape(x, s1), s2) → reshape(x, s2)
+// (any of reshape, expand_dims, shrink_dims, inner or outer; the new shape
+// is the outer result's static shape)
+pub fn reshape_of_reshape<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    _: Options,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let inner = defining_op(cx.operand(0)?.to_raw()).ok_or("the operand is not an op result")?;
+    if !RESHAPES.contains(&op_name(inner).as_str()) {
+        return Err("the operand is not a reshape, expand_dims or shrink_dims".into());
+    }
+    let x = unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(inner, 0)) };
+    let ty = cx.result_type(0)?;
+    let shape = super::static_shape(ty.to_raw()).ok_or("the result shape is not static")?;
+    let (shape_ty, shape_attr) = cx.int_tensor(&[shape.len() as i64], &shape, "ui32")?;
+    let shape = cx.build_value("coreai.constant", &[], shape_ty, &[("value", shape_attr)])?;
+    Ok(vec![cx.build_value(
+        "coreai.reshape",
+        &[x, shape],
+        ty,
+        &[],
+    )?])
+}
+
+// transpose(x, [0, 1, ..., n-1]) → x
+pub fn transpose_identity<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    _: Options,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let perm = constant_ints(cx.operand(1)?.to_raw()).ok_or("the permutation is not a constant")?;
+    if perm.iter().enumerate().any(|(i, p)| *p != i as i64) {
+        return Err("the permutation is not the identity".into());
+    }
+    Ok(vec![same_type_operand(cx, 0)?])
+}
+
+// transpose(transpose(x, p), q) → transpose(x, [p[q[0]], ..., p[q[n-1]]])
+pub fn transpose_of_transpose<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    _: Options,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let inner = defining_op(cx.operand(0)?.to_raw()).ok_or("the operand is not an op result")?;
+    if op_name(inner) != "coreai.transpose" {
+        return Err("the operand is not a transpose".into());
+    }
+    let (x, p) = unsafe {
+        (
+            Value::from_raw(mlir_sys::mlirOperationGetOperand(inner, 0)),
+            mlir_sys::mlirOperationGetOperand(inner, 1),
+        )
+    };
+    let p = constant_ints(p).ok_or("the inner permutation is not a constant")?;
+    let q =
+        constant_ints(cx.operand(1)?.to_raw()).ok_or("the outer permutation is not a constant")?;
+    let composed: Option<Vec<i64>> = q
+        .iter()
+        .map(|&i| usize::try_from(i).ok().and_then(|i| p.get(i).copied()))
+        .collect();
+    let composed = composed.ok_or("a permutation index is out of range")?;
+    let (perm_ty, perm) = cx.int_tensor(&[composed.len() as i64], &composed, "ui32")?;
+    let perm = cx.build_value("coreai.constant", &[], perm_ty, &[("value", perm)])?;
+    let ty = cx.result_type(0)?;
+    Ok(vec![cx.build_value(
+        "coreai.transpose",
+        &[x, perm],
+        ty,
+        &[],
+    )?])
+}
+
+// broadcast_to(x : T, s) : T → x   (also broadcast_in_dims, tile)
+pub fn same_type_identity<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    _: Options,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    Ok(vec![same_type_operand(cx, 0)?])
+}
+
+// slice(x : T, b, e, [1, ..., 1]) : T → x
+pub fn slice_identity<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    _: Options,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let strides = constant_ints(cx.operand(3)?.to_raw()).ok_or("the strides are not constants")?;
+    if strides.iter().any(|s| *s != 1) {
+        return Err("a stride is not 1 (a full-size slice with stride -1 reverses)".into());
+    }
+    Ok(vec![same_type_operand(cx, 0)?])
+}
+
+// concat(axis, x : T) : T → x
+pub fn concat_of_one<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    _: Options,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    if cx.op().operand_count() != 2 {
+        return Err("more than one tensor is concatenated".into());
+    }
+    Ok(vec![same_type_operand(cx, 1)?])
+}
+
+/// `shape` without its leading 1s.
+fn without_leading_ones(shape: &[i64]) -> &[i64] {
+    let ones = shape.iter().take_while(|d| **d == 1).count();
+    &shape[ones..]
+}
+
+// broadcasting_op(a, reshape(b)) → broadcasting_op(a, b)
+//   when the reshape only adds or drops leading 1s and b's rank is at most
+//   the result's: broadcasting aligns trailing dims, so it is the same op
+//   (not for broadcasting_batch_matmul, whose last two dims are a matrix)
+pub fn broadcast_operand_reshape<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    _: Options,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let op = cx.op();
+    let name = op_name(op.to_raw());
+    if name.contains("matmul") {
+        return Err("a matrix product".into());
+    }
+    let result = cx.result_type(0)?;
+    let rank = super::static_shape(result.to_raw())
+        .ok_or("the result shape is not static")?
+        .len();
+    for i in 0..op.operand_count() {
+        let Some(reshape) = defining_op(cx.operand(i)?.to_raw()) else {
+            continue;
+        };
+        if op_name(reshape) != "coreai.reshape" {
+            continue;
+        }
+        let b = unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(reshape, 0)) };
+        let (Some(from), Some(to)) = (
+            super::static_shape(b.r#type().to_raw()),
+            super::static_shape(cx.operand(i)?.r#type().to_raw()),
+        ) else {
+            continue;
+        };
+        if without_leading_ones(&from) != without_leading_ones(&to) || from.len() > rank {
+            continue;
+        }
+        let mut operands: Vec<Value<'c, 'a>> = (0..op.operand_count())
+            .map(|j| cx.operand(j))
+            .collect::<Result<_, _>>()?;
+        operands[i] = b;
+        return Ok(vec![cx.build_value(&name, &operands, result, &[])?]);
+    }
+    Err("no operand is a reshape that only adds or drops leading 1s".into())
+}

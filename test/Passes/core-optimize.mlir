@@ -1,0 +1,345 @@
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(core-optimize)' | FileCheck %s --enable-var-scope
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(core-optimize{exact=true})' | FileCheck %s --check-prefix=EXACT --enable-var-scope
+
+// Constant folding computes with the executor's kernels.
+// CHECK-LABEL: coreai.graph @fold_add(
+// CHECK-NEXT:    %[[C:.*]] = coreai.constant dense<[1.500000e+00, 0xFF800000]> : tensor<2xf32>
+// CHECK-NEXT:    coreai.output %[[C]]
+coreai.graph @fold_add() -> tensor<2xf32> {
+  %a = coreai.constant dense<[1.0, 0xFF800000]> : tensor<2xf32>
+  %b = coreai.constant dense<0.5> : tensor<f32>
+  %0 = coreai.decomposable.broadcasting_add %a, %b : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+
+// -----
+
+// A float → int → float round trip on constants folds to the truncated
+// values, -0.4 to +0.0 (never to the identity: §9.7 #6).
+// CHECK-LABEL: coreai.graph @fold_cast_round_trip(
+// CHECK-NEXT:    %[[C:.*]] = coreai.constant dense<[0.000000e+00, 0.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK-NEXT:    coreai.output %[[C]]
+coreai.graph @fold_cast_round_trip() -> tensor<3xf32> {
+  %a = coreai.constant dense<[0.3, -0.4, 2.7]> : tensor<3xf32>
+  %0 = coreai.cast %a : tensor<3xf32> to tensor<3xsi32>
+  %1 = coreai.cast %0 : tensor<3xsi32> to tensor<3xf32>
+  coreai.output %1 : tensor<3xf32>
+}
+
+// -----
+
+// Does not fire: a float → int → float round trip is not an identity.
+// CHECK-LABEL: coreai.graph @cast_round_trip_kept(
+// CHECK:         coreai.cast %{{.*}} : tensor<3xf32> to tensor<3xsi32>
+// CHECK:         coreai.cast %{{.*}} : tensor<3xsi32> to tensor<3xf32>
+coreai.graph @cast_round_trip_kept(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = coreai.cast %x : tensor<3xf32> to tensor<3xsi32>
+  %1 = coreai.cast %0 : tensor<3xsi32> to tensor<3xf32>
+  coreai.output %1 : tensor<3xf32>
+}
+
+// -----
+
+// Widen then narrow back is the identity.
+// CHECK-LABEL: coreai.graph @widen_then_narrow(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3xf16>
+// CHECK-NOT:     coreai.cast
+// CHECK:         coreai.output %[[X]]
+coreai.graph @widen_then_narrow(%x: tensor<3xf16>) -> tensor<3xf16> {
+  %0 = coreai.cast %x : tensor<3xf16> to tensor<3xf32>
+  %1 = coreai.cast %0 : tensor<3xf32> to tensor<3xf16>
+  coreai.output %1 : tensor<3xf16>
+}
+
+// -----
+
+// Does not fire: narrow then widen loses values.
+// CHECK-LABEL: coreai.graph @narrow_then_widen_kept(
+// CHECK-COUNT-2: coreai.cast
+coreai.graph @narrow_then_widen_kept(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = coreai.cast %x : tensor<3xf32> to tensor<3xf16>
+  %1 = coreai.cast %0 : tensor<3xf16> to tensor<3xf32>
+  coreai.output %1 : tensor<3xf32>
+}
+
+// -----
+
+// Does not fire: an int64 accumulator is never narrowed.
+// CHECK-LABEL: coreai.graph @int64_sum_kept(
+// CHECK:         coreai.cast %{{.*}} : tensor<4xsi32> to tensor<4xsi64>
+// CHECK:         coreai.reduce_sum %{{.*}} : (tensor<4xsi64>, tensor<1xsi32>) -> tensor<1xsi64>
+coreai.graph @int64_sum_kept(%x: tensor<4xsi32>) -> tensor<1xsi64> {
+  %axes = coreai.constant dense<0> : tensor<1xsi32>
+  %0 = coreai.cast %x : tensor<4xsi32> to tensor<4xsi64>
+  %1 = coreai.reduce_sum %0, %axes : (tensor<4xsi64>, tensor<1xsi32>) -> tensor<1xsi64>
+  coreai.output %1 : tensor<1xsi64>
+}
+
+// -----
+
+// Does not fire: floor division by 1 floors (§9.7 #7's fold).
+// CHECK-LABEL: coreai.graph @floor_divide_by_one_kept(
+// CHECK:         coreai.decomposable.broadcasting_floor_divide
+coreai.graph @floor_divide_by_one_kept(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %one = coreai.constant dense<1.0> : tensor<f32>
+  %0 = coreai.decomposable.broadcasting_floor_divide %x, %one : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  coreai.output %0 : tensor<3xf32>
+}
+
+// -----
+
+// x * 1, x + (-0.0), x - 0.0 and x / 1 are x.
+// CHECK-LABEL: coreai.graph @neutral_constants(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3xf32>
+// CHECK-NOT:     coreai.decomposable
+// CHECK:         coreai.output %[[X]], %[[X]], %[[X]], %[[X]]
+coreai.graph @neutral_constants(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %one = coreai.constant dense<1.0> : tensor<f32>
+  %nz = coreai.constant dense<-0.0> : tensor<f32>
+  %z = coreai.constant dense<0.0> : tensor<f32>
+  %0 = coreai.decomposable.broadcasting_mul %one, %x : (tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = coreai.decomposable.broadcasting_add %x, %nz : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %2 = coreai.decomposable.broadcasting_sub %x, %z : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %3 = coreai.decomposable.broadcasting_divide %x, %one : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  coreai.output %0, %1, %2, %3 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Does not fire: x + 0.0 turns -0.0 into +0.0; x - (-0.0) likewise; a
+// neutral constant that broadcasts x larger.
+// CHECK-LABEL: coreai.graph @not_neutral(
+// CHECK-COUNT-2: coreai.decomposable.broadcasting_add
+// CHECK:         coreai.decomposable.broadcasting_sub
+// CHECK:         coreai.decomposable.broadcasting_mul
+coreai.graph @not_neutral(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>) {
+  %z = coreai.constant dense<0.0> : tensor<f32>
+  %nz = coreai.constant dense<-0.0> : tensor<f32>
+  %ones = coreai.constant dense<1.0> : tensor<2x3xf32>
+  %0 = coreai.decomposable.broadcasting_add %x, %z : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %1 = coreai.decomposable.broadcasting_add %z, %x : (tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
+  %2 = coreai.decomposable.broadcasting_sub %x, %nz : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %3 = coreai.decomposable.broadcasting_mul %x, %ones : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  coreai.output %0, %1, %2, %3 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Integer x + 0 and x * 1 are x.
+// CHECK-LABEL: coreai.graph @int_neutral(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3xsi32>
+// CHECK:         coreai.output %[[X]], %[[X]]
+coreai.graph @int_neutral(%x: tensor<3xsi32>) -> (tensor<3xsi32>, tensor<3xsi32>) {
+  %z = coreai.constant dense<0> : tensor<si32>
+  %one = coreai.constant dense<1> : tensor<si32>
+  %0 = coreai.decomposable.broadcasting_add %x, %z : (tensor<3xsi32>, tensor<si32>) -> tensor<3xsi32>
+  %1 = coreai.decomposable.broadcasting_mul %x, %one : (tensor<3xsi32>, tensor<si32>) -> tensor<3xsi32>
+  coreai.output %0, %1 : tensor<3xsi32>, tensor<3xsi32>
+}
+
+// -----
+
+// reshape of reshape is one reshape; reshape to the same type is x.
+// CHECK-LABEL: coreai.graph @reshapes(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<6x4xf32>
+// CHECK:         %[[S:.*]] = coreai.constant dense<[2, 12]> : tensor<2xui32>
+// CHECK:         %[[R:.*]] = coreai.reshape %[[X]], %[[S]] : (tensor<6x4xf32>, tensor<2xui32>) -> tensor<2x12xf32>
+// CHECK-NOT:     coreai.reshape
+// CHECK:         coreai.output %[[R]], %[[X]]
+coreai.graph @reshapes(%x: tensor<6x4xf32>) -> (tensor<2x12xf32>, tensor<6x4xf32>) {
+  %s1 = coreai.constant dense<[24]> : tensor<1xui32>
+  %s2 = coreai.constant dense<[2, 12]> : tensor<2xui32>
+  %s3 = coreai.constant dense<[6, 4]> : tensor<2xui32>
+  %0 = coreai.reshape %x, %s1 : (tensor<6x4xf32>, tensor<1xui32>) -> tensor<24xf32>
+  %1 = coreai.reshape %0, %s2 : (tensor<24xf32>, tensor<2xui32>) -> tensor<2x12xf32>
+  %2 = coreai.reshape %x, %s3 : (tensor<6x4xf32>, tensor<2xui32>) -> tensor<6x4xf32>
+  coreai.output %1, %2 : tensor<2x12xf32>, tensor<6x4xf32>
+}
+
+// -----
+
+// shrink_dims of expand_dims is a reshape to x's shape, hence x.
+// CHECK-LABEL: coreai.graph @expand_then_shrink(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x5xf32>
+// CHECK-NOT:     coreai.expand_dims
+// CHECK-NOT:     coreai.shrink_dims
+// CHECK-NOT:     coreai.reshape
+// CHECK:         coreai.output %[[X]]
+coreai.graph @expand_then_shrink(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %axis = coreai.constant dense<1> : tensor<1xsi32>
+  %0 = coreai.expand_dims %x, %axis : (tensor<2x5xf32>, tensor<1xsi32>) to tensor<2x1x5xf32>
+  %1 = coreai.shrink_dims %0, %axis : (tensor<2x1x5xf32>, tensor<1xsi32>) to tensor<2x5xf32>
+  coreai.output %1 : tensor<2x5xf32>
+}
+
+// -----
+
+// transpose of transpose composes; the identity permutation is x.
+// CHECK-LABEL: coreai.graph @transposes(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4xf32>
+// CHECK:         %[[P:.*]] = coreai.constant dense<[2, 0, 1]> : tensor<3xui32>
+// CHECK:         %[[T:.*]] = coreai.transpose %[[X]], %[[P]] : (tensor<2x3x4xf32>, tensor<3xui32>) -> tensor<4x2x3xf32>
+// CHECK-NOT:     coreai.transpose
+// CHECK:         coreai.output %[[T]], %[[X]]
+coreai.graph @transposes(%x: tensor<2x3x4xf32>) -> (tensor<4x2x3xf32>, tensor<2x3x4xf32>) {
+  %p = coreai.constant dense<[1, 2, 0]> : tensor<3xui32>
+  %q = coreai.constant dense<[1, 0, 2]> : tensor<3xui32>
+  %id = coreai.constant dense<[0, 1, 2]> : tensor<3xui32>
+  %0 = coreai.transpose %x, %p : (tensor<2x3x4xf32>, tensor<3xui32>) -> tensor<3x4x2xf32>
+  %1 = coreai.transpose %0, %q : (tensor<3x4x2xf32>, tensor<3xui32>) -> tensor<4x3x2xf32>
+  %2 = coreai.transpose %1, %q : (tensor<4x3x2xf32>, tensor<3xui32>) -> tensor<3x4x2xf32>
+  %3 = coreai.transpose %2, %p : (tensor<3x4x2xf32>, tensor<3xui32>) -> tensor<4x2x3xf32>
+  %4 = coreai.transpose %x, %id : (tensor<2x3x4xf32>, tensor<3xui32>) -> tensor<2x3x4xf32>
+  coreai.output %3, %4 : tensor<4x2x3xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
+// A full slice with stride 1, a broadcast to the same shape and a concat
+// of one tensor are x; a full slice with stride -1 reverses: kept.
+// CHECK-LABEL: coreai.graph @shape_identities(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf32>
+// CHECK:         %[[REV:.*]] = coreai.slice
+// CHECK-NOT:     coreai.broadcast_to
+// CHECK-NOT:     coreai.concat
+// CHECK:         coreai.output %[[X]], %[[X]], %[[X]], %[[REV]]
+coreai.graph @shape_identities(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %b = coreai.constant dense<0> : tensor<1xsi32>
+  %e = coreai.constant dense<4> : tensor<1xsi32>
+  %s = coreai.constant dense<1> : tensor<1xsi32>
+  %rb = coreai.constant dense<3> : tensor<1xsi32>
+  %re = coreai.constant dense<-5> : tensor<1xsi32>
+  %rs = coreai.constant dense<-1> : tensor<1xsi32>
+  %shape = coreai.constant dense<4> : tensor<1xui32>
+  %axis = coreai.constant dense<0> : tensor<si32>
+  %0 = coreai.slice %x, %b, %e, %s : (tensor<4xf32>, tensor<1xsi32>, tensor<1xsi32>, tensor<1xsi32>) -> tensor<4xf32>
+  %1 = coreai.broadcast_to %x, %shape : (tensor<4xf32>, tensor<1xui32>) -> tensor<4xf32>
+  %2 = coreai.concat %axis, %x : (tensor<si32>, tensor<4xf32>) -> tensor<4xf32>
+  %3 = coreai.slice %x, %rb, %re, %rs : (tensor<4xf32>, tensor<1xsi32>, tensor<1xsi32>, tensor<1xsi32>) -> tensor<4xf32>
+  coreai.output %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Dead ops and private graphs no one calls are erased; a public graph and
+// a called private one stay.
+// CHECK-NOT:   @unused
+// CHECK-LABEL: coreai.graph private @used(
+// CHECK-LABEL: coreai.graph @dead_code(
+// CHECK-NOT:     coreai.exp
+// CHECK:         coreai.invoke @used
+coreai.graph private @unused(%x: tensor<2xf32>) -> tensor<2xf32> {
+  coreai.output %x : tensor<2xf32>
+}
+coreai.graph private @used(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+coreai.graph @dead_code(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = coreai.exp %x : tensor<2xf32> -> tensor<2xf32>
+  %1 = coreai.invoke @used(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  coreai.output %1 : tensor<2xf32>
+}
+
+// -----
+
+// Equal constants and blobs with equal bytes merge; identical private
+// graphs merge into the first.
+// CHECK-LABEL: coreai.graph private @g(
+// CHECK-NOT:   @g_1
+// CHECK-LABEL: coreai.graph @dedup(
+// CHECK:         %[[W:.*]] = coreai.constant dense_resource<w1>
+// CHECK-NOT:     coreai.constant
+// CHECK:         %[[A:.*]] = coreai.invoke @g(%[[W]])
+// CHECK:         %[[B:.*]] = coreai.invoke @g(%[[W]])
+coreai.graph private @g(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+coreai.graph private @g_1(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+coreai.graph @dedup() -> (tensor<2xf32>, tensor<2xf32>) {
+  %w1 = coreai.constant dense_resource<w1> : tensor<2xf32>
+  %w2 = coreai.constant dense_resource<w2> : tensor<2xf32>
+  %0 = coreai.invoke @g(%w1) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = coreai.invoke @g_1(%w2) : (tensor<2xf32>) -> tensor<2xf32>
+  coreai.output %0, %1 : tensor<2xf32>, tensor<2xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w1: "0x040000000000803F000000C0",
+      w2: "0x040000000000803F000000C0"
+    }
+  }
+#-}
+
+// -----
+
+// Does not fire: blobs with different bytes stay apart.
+// CHECK-LABEL: coreai.graph @blobs_differ(
+// CHECK-COUNT-2: coreai.constant dense_resource
+coreai.graph @blobs_differ() -> (tensor<2xf32>, tensor<2xf32>) {
+  %w1 = coreai.constant dense_resource<v1> : tensor<2xf32>
+  %w2 = coreai.constant dense_resource<v2> : tensor<2xf32>
+  coreai.output %w1, %w2 : tensor<2xf32>, tensor<2xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      v1: "0x040000000000803F000000C0",
+      v2: "0x040000000000803F000000C1"
+    }
+  }
+#-}
+
+// -----
+
+// Does not fire: a composite call stays a call, even with constant
+// arguments (the pass folds no calls; its body is optimized in place).
+// CHECK-LABEL: coreai.graph private noinline @rms(
+// CHECK-LABEL: coreai.graph @composite_kept(
+// CHECK:         coreai.invoke @rms
+coreai.graph private noinline @rms(%x: tensor<2xf32>) -> tensor<2xf32> attributes {composite_decl = #coreai.composite_declaration<"rms_norm" = {input_names = ["x"], op_attrs = {version = 1 : si64}, output_names = ["y"]}>} {
+  %0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+coreai.graph @composite_kept() -> tensor<2xf32> {
+  %c = coreai.constant dense<[1.0, -2.0]> : tensor<2xf32>
+  %0 = coreai.invoke @rms(%c) : (tensor<2xf32>) -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+
+// -----
+
+// Batch norm after a convolution folds into its weights and a bias add
+// (value-changing: not under exact=true).
+// CHECK-LABEL: coreai.graph @batch_norm_into_conv(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<1x2x3x3xf32>
+// CHECK:         %[[W:.*]] = coreai.constant dense<{{\[\[\[\[}}0.999998807]], {{\[\[}}1.99999762]]], {{\[\[\[}}1.49999249]], {{\[\[}}1.999990e+00]]]]> : tensor<2x2x1x1xf32>
+// CHECK:         %[[C:.*]] = coreai.conv2d %[[X]], %[[W]]
+// CHECK:         %[[B:.*]] = coreai.constant dense<{{\[\[\[\[}}0.500000596]], {{\[\[}}-1.1249994]]]]> : tensor<1x2x1x1xf32>
+// CHECK:         %[[Y:.*]] = coreai.decomposable.broadcasting_add %[[C]], %[[B]]
+// CHECK-NOT:     coreai.invoke
+// CHECK:         coreai.output %[[Y]]
+// EXACT-LABEL: coreai.graph @batch_norm_into_conv(
+// EXACT:         coreai.conv2d
+// EXACT:         coreai.invoke @batch_norm
+coreai.graph private noinline @batch_norm(%x: tensor<1x2x3x3xf32>, %g: tensor<2xf32>, %b: tensor<2xf32>, %m: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<1x2x3x3xf32> attributes {composite_decl = #coreai.composite_declaration<"batch_norm" = {input_names = ["input", "gamma", "beta", "mean", "variance"], op_attrs = {eps = 9.99999974E-6 : f32, version = 1 : si64}, output_names = ["output"]}>} {
+  coreai.output %x : tensor<1x2x3x3xf32>
+}
+coreai.graph @batch_norm_into_conv(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %w = coreai.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  %strides = coreai.constant dense<1> : tensor<2xui32>
+  %dil = coreai.constant dense<1> : tensor<2xui32>
+  %groups = coreai.constant dense<1> : tensor<ui32>
+  %g = coreai.constant dense<[2.0, 0.5]> : tensor<2xf32>
+  %b = coreai.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %m = coreai.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %v = coreai.constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %0 = coreai.conv2d %x, %w, %strides, %dil, %groups : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>) -> tensor<1x2x3x3xf32>
+  %1 = coreai.invoke @batch_norm(%0, %g, %b, %m, %v) : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  coreai.output %1 : tensor<1x2x3x3xf32>
+}

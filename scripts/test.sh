@@ -25,7 +25,7 @@ step() {
 }
 
 step "cargo fmt --check" cargo fmt --all --check
-step "cargo test" cargo test --workspace --quiet
+step "cargo test" cargo test --workspace --quiet --no-fail-fast
 step "lit test/" .venv/bin/lit -sv test
 step "pytest test/interop (coreai-core parity)" .venv/bin/python -m pytest -q -n auto test/interop
 step "pytest test/interp (executor vs PyTorch and coreai-core)" .venv/bin/python -m pytest -q -n auto test/interp

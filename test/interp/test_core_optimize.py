@@ -13,7 +13,8 @@ import zlib
 import numpy as np
 import pytest
 
-from conftest import ROOT, adversarial, coreai_run_path
+from conftest import adversarial, coreai_run_path
+from toolchain import REPO as ROOT
 
 LIT = ROOT / "test" / "Passes" / "core-optimize.mlir"
 OPT = coreai_run_path().parent / "coreai-opt"

@@ -1,6 +1,6 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(legalize-aten-to-coreai)' | FileCheck %s --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(legalize-aten-to-coreai{composites=inline})' | FileCheck %s --check-prefix=INLINE --enable-var-scope
-// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(coreai-pipeline)' | FileCheck %s --check-prefix=PIPE --enable-var-scope
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(decompose,legalize-aten-to-coreai,canonicalize,cse)' | FileCheck %s --check-prefix=PIPE --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(legalize-aten-to-coreai)' > %t.a
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(legalize-aten-to-coreai)' > %t.b
 // RUN: diff %t.a %t.b
@@ -36,7 +36,8 @@
 // INLINE-NOT:    coreai.invoke
 // INLINE:        coreai.output
 
-// canonicalize and cse (coreai-pipeline) neither inline nor drop the graphs,
+// canonicalize and cse neither inline nor drop the graphs (core-optimize,
+// at the end of coreai-pipeline, merges identical ones: core-optimize.mlir),
 // and keep each body's constants in its graph.
 // PIPE-LABEL:  coreai.graph @layer_norm_1(
 // PIPE-LABEL:  coreai.graph private noinline @layer_norm(

@@ -98,13 +98,15 @@ mod tests {
             [
                 "decompose",
                 "legalize-aten-to-coreai",
+                "fp16-stabilize",
                 "canonicalize",
                 "cse",
+                "core-optimize",
                 "test-plant-miscompile{op=coreai.mul nth=2}"
             ]
         );
         assert_eq!(
-            with_options(&p[4], "max-rewrites=1"),
+            with_options(&p[6], "max-rewrites=1"),
             "test-plant-miscompile{op=coreai.mul nth=2 max-rewrites=1}"
         );
         assert_eq!(with_options("cse", "a=1"), "cse{a=1}");

@@ -57,3 +57,5 @@ if ! command -v cargo >/dev/null 2>&1 && [ -f "$HOME/.cargo/env" ]; then
 fi
 log "building (cargo build --workspace)"
 cargo build --workspace --quiet
+# The examples the e2e tests run (custom_op, custom_op_kernel).
+cargo build --workspace --examples --quiet

@@ -278,6 +278,28 @@ coreai.graph @dedup() -> (tensor<2xf32>, tensor<2xf32>) {
 
 // -----
 
+// Does not fire: identical composite graphs keep one graph per call site.
+// CHECK-LABEL: coreai.graph private noinline @c(
+// CHECK-LABEL: coreai.graph private noinline @c_1(
+// CHECK-LABEL: coreai.graph @two_composites(
+// CHECK:         coreai.invoke @c(
+// CHECK:         coreai.invoke @c_1(
+coreai.graph private noinline @c(%x: tensor<2xf32>) -> tensor<2xf32> attributes {composite_decl = #coreai.composite_declaration<"rms_norm" = {input_names = ["x"], op_attrs = {version = 1 : si64}, output_names = ["y"]}>} {
+  %0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+coreai.graph private noinline @c_1(%x: tensor<2xf32>) -> tensor<2xf32> attributes {composite_decl = #coreai.composite_declaration<"rms_norm" = {input_names = ["x"], op_attrs = {version = 1 : si64}, output_names = ["y"]}>} {
+  %0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+coreai.graph @two_composites(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = coreai.invoke @c(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = coreai.invoke @c_1(%0) : (tensor<2xf32>) -> tensor<2xf32>
+  coreai.output %1 : tensor<2xf32>
+}
+
+// -----
+
 // Does not fire: blobs with different bytes stay apart.
 // CHECK-LABEL: coreai.graph @blobs_differ(
 // CHECK-COUNT-2: coreai.constant dense_resource

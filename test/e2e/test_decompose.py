@@ -118,6 +118,8 @@ def reason(run):
     """Why coreai-run failed: its error without the location, or 'out of tolerance'."""
     if run.returncode == 0:
         return "ok"
+    if "outputs differ from" in run.stderr:
+        return "out of tolerance"
     errors = [re.sub(r'^.*?"[^"]*":\d+:\d+: ', "", line) for line in run.stderr.splitlines() if "error" in line]
     return errors[-1] if errors else "out of tolerance"
 

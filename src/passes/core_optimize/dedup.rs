@@ -112,6 +112,10 @@ fn body_text(op: MlirOperation, name: &str) -> String {
 /// Points the calls of private graphs that print the same as an earlier
 /// one, but for their names, to the earlier one (the others, now dead, go
 /// with `erase_dead_graphs`). Returns how many calls were renamed.
+///
+/// Declines composite graphs (`composite_decl`): each call site keeps its
+/// own graph, as coreai-torch emits them, since a composite is a contract
+/// with the Core AI compiler, not an ordinary function.
 pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
     let mut first_by_body: HashMap<String, String> = HashMap::new();
     let mut renamed: HashMap<String, String> = HashMap::new();
@@ -119,6 +123,9 @@ pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
         let Some((name, true)) = graph_symbol(op) else {
             continue;
         };
+        if is_composite(op) {
+            continue;
+        }
         match first_by_body.entry(body_text(op, &name)) {
             std::collections::hash_map::Entry::Occupied(first) => {
                 renamed.insert(name, first.get().clone());
@@ -154,4 +161,13 @@ pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
         WalkResult::Advance
     });
     calls
+}
+
+/// Whether the graph carries a `composite_decl`.
+fn is_composite(op: MlirOperation) -> bool {
+    unsafe {
+        !mlir_sys::mlirOperationGetAttributeByName(op, crate::ffi::string_ref("composite_decl"))
+            .ptr
+            .is_null()
+    }
 }

@@ -5,13 +5,14 @@
     .venv/bin/python bench/optimize.py [MODEL ...] [--no-slow] [--keep DIR] [--timing N] [--markdown]
 
 For each model: import (`--decompositions none`), convert with
-`decompose,legalize-aten-to-coreai,canonicalize,cse` (coreai-pipeline without
-core-optimize), then count the ops (every op but `coreai.constant`,
-`coreai.output` and the structural ones) of
+`decompose,legalize-aten-to-coreai,fp16-stabilize,canonicalize,cse`
+(coreai-pipeline without core-optimize), then count the ops (every op but
+`coreai.constant`, `coreai.output` and the structural ones) of
   - that module ("base"),
   - Apple's `coreai-pre-compilation-rewrite` + `symbol-dce` run on the same
     text in coreai-core's PassManager ("apple"),
-  - `coreai-pipeline` (which ends with core-optimize) ("ours").
+  - `core-optimize` run on the same module ("ours"; base + core-optimize is
+    coreai-pipeline).
 `--timing N`: also the in-process time of core-optimize (`--mlir-timing`,
 the median of N runs of `core-optimize` alone on the base module) against
 the wall time of Apple's `PassManager.run` call on the same IR (median of N),
@@ -32,8 +33,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "utils" / "coreai-report"))
 import report  # noqa: E402
 
-BASE = "builtin.module(decompose,legalize-aten-to-coreai,canonicalize,cse)"
-OURS = "builtin.module(coreai-pipeline)"
+BASE = "builtin.module(decompose,legalize-aten-to-coreai,fp16-stabilize,canonicalize,cse)"
+OURS = "builtin.module(core-optimize)"
 APPLE = "builtin.module(coreai-pre-compilation-rewrite,symbol-dce)"
 NOT_COUNTED = {"coreai.constant", "coreai.output"}
 OP_RE = re.compile(r'^\s*(?:%[^=]+= )?"?((?:coreai|coreaix|func|arith)\.[\w.]+)')
@@ -95,7 +96,7 @@ def measure(name, spec, work, repeat):
     base_text = base.read_text()
     apple_text, apple_s = apple(base_text, repeat or 1)
     ours = work / f"{name}.ours.mlir"
-    opt(module, OURS, ours)
+    opt(base, OURS, ours)
     row = {"model": name, "base": count_ops(base_text), "apple": count_ops(apple_text),
            "ours": count_ops(ours.read_text())}
     (work / f"{name}.apple.mlir").write_text(apple_text)

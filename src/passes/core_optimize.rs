@@ -23,7 +23,8 @@
 //!     one calls;
 //!   - `dedup`: equal constants (`dense_resource` blobs compared by their
 //!     bytes) in one block, and private graphs that are identical but for
-//!     their name (what Apple's rewrite leaves of one graph per call site).
+//!     their name, except composite graphs: each call site keeps its own
+//!     (Apple's rewrite merges those too).
 //!
 //! Guarantee: with `exact=true` every value the module computes is
 //! bit-identical, for every input, to what it computed before (NaN, ±0,

@@ -44,6 +44,16 @@
 //! them with [`install_evaluator`] (`coreai_interp::fold::install`). Without
 //! an evaluator, `fold_constants` declines every op.
 //!
+//! Rewrite driver: the op rewrites (`fold_constants`, `shape_chains`,
+//! `identities`, `batch_norm`; on each op constant folding first, then the
+//! op's patterns in the order of `PATTERNS`) go through the shared driver
+//! (`src/rewrite.rs`, `Policy::Optional`, one `run_once` sweep a round), so
+//! they are numbered across rounds and obey `max-rewrites=N` and
+//! `trace-rewrites=true` (`rewrite core-optimize #k <pattern> at <loc>`).
+//! A replacement whose types differ from the op's results is declined. The
+//! `dead_code` and `dedup` steps are not op rewrites: they are neither
+//! numbered nor limited by `max-rewrites`, and still run every round.
+//!
 //! Interactions: runs after `canonicalize,cse`; it leaves no dead ops, so
 //! nothing needs to follow it.
 
@@ -58,11 +68,13 @@ pub use fold_constants::{install_evaluator, Evaluator};
 
 use crate::lowering::{Decline, LoweringCx};
 use crate::registry::{Pass, PassFailed, PassInfo, PassOption};
+use crate::rewrite::{Pattern as DriverPattern, Policy, RewriteOptions, Rewriter, Rule};
 use melior::ir::{
-    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+    operation::{OperationLike, OperationRef},
     Value, ValueLike,
 };
 use mlir_sys::{MlirAttribute, MlirOperation, MlirValue};
+use std::sync::Arc;
 
 /// Rounds of (patterns, dead code, de-duplication) at most.
 pub const MAX_ROUNDS: usize = 16;
@@ -92,40 +104,106 @@ pub struct Options {
 pub type Pattern =
     for<'c, 'a> fn(&LoweringCx<'c, 'a>, Options) -> Result<Vec<Value<'c, 'a>>, Decline>;
 
-/// Patterns by root op name, tried in order; constant folding is tried
-/// first on every op.
-static PATTERNS: &[(&str, Pattern)] = &[
-    ("coreai.reshape", shape_chains::reshape_identity),
-    ("coreai.reshape", shape_chains::reshape_of_reshape),
-    ("coreai.expand_dims", shape_chains::reshape_of_reshape),
-    ("coreai.shrink_dims", shape_chains::reshape_of_reshape),
-    ("coreai.transpose", shape_chains::transpose_identity),
-    ("coreai.transpose", shape_chains::transpose_of_transpose),
-    ("coreai.broadcast_to", shape_chains::same_type_identity),
-    ("coreai.broadcast_in_dims", shape_chains::same_type_identity),
-    ("coreai.tile", shape_chains::same_type_identity),
-    ("coreai.slice", shape_chains::slice_identity),
-    ("coreai.concat", shape_chains::concat_of_one),
-    ("coreai.cast", identities::cast_to_same_type),
-    ("coreai.cast", identities::widen_then_narrow),
+/// Patterns by root op name, tried in order, with their names in traces;
+/// constant folding is tried first on every op.
+static PATTERNS: &[(&str, &str, Pattern)] = &[
+    (
+        "coreai.reshape",
+        "reshape-identity",
+        shape_chains::reshape_identity,
+    ),
+    (
+        "coreai.reshape",
+        "reshape-of-reshape",
+        shape_chains::reshape_of_reshape,
+    ),
+    (
+        "coreai.expand_dims",
+        "reshape-of-reshape",
+        shape_chains::reshape_of_reshape,
+    ),
+    (
+        "coreai.shrink_dims",
+        "reshape-of-reshape",
+        shape_chains::reshape_of_reshape,
+    ),
+    (
+        "coreai.transpose",
+        "transpose-identity",
+        shape_chains::transpose_identity,
+    ),
+    (
+        "coreai.transpose",
+        "transpose-of-transpose",
+        shape_chains::transpose_of_transpose,
+    ),
+    (
+        "coreai.broadcast_to",
+        "same-type-identity",
+        shape_chains::same_type_identity,
+    ),
+    (
+        "coreai.broadcast_in_dims",
+        "same-type-identity",
+        shape_chains::same_type_identity,
+    ),
+    (
+        "coreai.tile",
+        "same-type-identity",
+        shape_chains::same_type_identity,
+    ),
+    (
+        "coreai.slice",
+        "slice-identity",
+        shape_chains::slice_identity,
+    ),
+    (
+        "coreai.concat",
+        "concat-of-one",
+        shape_chains::concat_of_one,
+    ),
+    (
+        "coreai.cast",
+        "cast-to-same-type",
+        identities::cast_to_same_type,
+    ),
+    (
+        "coreai.cast",
+        "widen-then-narrow",
+        identities::widen_then_narrow,
+    ),
     (
         "coreai.decomposable.broadcasting_mul",
+        "mul-by-one",
         identities::mul_by_one,
     ),
     (
         "coreai.decomposable.broadcasting_add",
+        "add-negative-zero",
         identities::add_negative_zero,
     ),
-    ("coreai.decomposable.broadcasting_sub", identities::sub_zero),
+    (
+        "coreai.decomposable.broadcasting_sub",
+        "sub-zero",
+        identities::sub_zero,
+    ),
     (
         "coreai.decomposable.broadcasting_divide",
+        "div-by-one",
         identities::div_by_one,
     ),
-    ("coreai.invoke", batch_norm::fold_batch_norm),
+    (
+        "coreai.invoke",
+        "fold-batch-norm",
+        batch_norm::fold_batch_norm,
+    ),
 ];
 
 /// Patterns of every `coreai.decomposable.broadcasting_*` op.
-static BROADCASTING_PATTERNS: &[Pattern] = &[shape_chains::broadcast_operand_reshape];
+static BROADCASTING_PATTERNS: &[(&str, Pattern)] = &[(
+    "broadcast-operand-reshape",
+    shape_chains::broadcast_operand_reshape,
+)];
 
 #[derive(Clone, Default)]
 struct CoreOptimize {
@@ -146,10 +224,12 @@ impl Pass for CoreOptimize {
     fn run(
         &mut self,
         root: OperationRef<'_, '_>,
-        _rewrites: &crate::rewrite::RewriteOptions,
+        rewrites: &RewriteOptions,
     ) -> Result<(), PassFailed> {
+        let patterns = Patterns::new(self.options);
+        let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
         for round in 0..MAX_ROUNDS {
-            let rewrites = apply_patterns(root, self.options);
+            let rewrites = rewriter.run_once(root, |op| patterns.select(op))?;
             let erased = dead_code::erase_dead_ops(root);
             let merged = dedup::dedup_constants(root);
             let graphs = dead_code::erase_dead_graphs(root) + dedup::merge_identical_graphs(root);
@@ -181,65 +261,74 @@ fn is_root(name: &str) -> bool {
     ) && name.starts_with("coreai.")
 }
 
-/// One sweep: every candidate op (in program order) gets constant folding,
-/// then its patterns; the first that applies replaces it. Returns the
-/// number of rewrites.
-fn apply_patterns(root: OperationRef<'_, '_>, options: Options) -> usize {
-    let mut ops: Vec<MlirOperation> = Vec::new();
-    root.walk(WalkOrder::PreOrder, |op| {
-        if is_root(&op_name(op.to_raw())) {
-            ops.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    let mut count = 0;
-    for raw in ops {
-        let op = unsafe { OperationRef::from_raw(raw) };
-        let name = op_name(raw);
-        let cx = LoweringCx::new(op);
-        let mut outcome = fold_constants::fold(&cx, options);
-        let broadcasting = name
-            .starts_with("coreai.decomposable.broadcasting_")
-            .then_some(BROADCASTING_PATTERNS)
-            .unwrap_or_default();
-        let keyed = PATTERNS
-            .iter()
-            .filter(|(key, _)| *key == name)
-            .map(|(_, p)| p);
-        for pattern in keyed.chain(broadcasting) {
-            if outcome.is_ok() {
-                break;
-            }
-            outcome = pattern(&cx, options);
-        }
-        match outcome {
-            Ok(values) if replace(op, &values) => count += 1,
-            Ok(_) => tracing::debug!(op = name, "replacement types differ; kept"),
-            Err(reason) => tracing::trace!(op = name, reason, "declined"),
-        }
-    }
-    count
+/// The patterns of one run, as the driver calls them: each closes over the
+/// pass's [`Options`] and declines a replacement whose types differ from
+/// the op's results (the op is kept; the unused new ops are dead code).
+struct Patterns {
+    fold: DriverPattern,
+    keyed: Vec<(&'static str, DriverPattern)>,
+    broadcasting: Vec<DriverPattern>,
 }
 
-/// Replaces `op`'s results with `values` (same count and types) and erases
-/// it; false (nothing changed but the new ops, left dead) otherwise.
-fn replace(op: OperationRef<'_, '_>, values: &[Value<'_, '_>]) -> bool {
-    let same = values.len() == op.result_count()
+impl Patterns {
+    fn new(options: Options) -> Self {
+        Self {
+            fold: driver_pattern("fold-constants", fold_constants::fold, options),
+            keyed: PATTERNS
+                .iter()
+                .map(|&(op, name, p)| (op, driver_pattern(name, p, options)))
+                .collect(),
+            broadcasting: BROADCASTING_PATTERNS
+                .iter()
+                .map(|&(name, p)| driver_pattern(name, p, options))
+                .collect(),
+        }
+    }
+
+    /// Constant folding, then the op's own patterns, then those of every
+    /// broadcasting op; none for ops a pattern may not root at.
+    fn select(&self, op: &OperationRef<'_, '_>) -> Vec<DriverPattern> {
+        let name = op_name(op.to_raw());
+        if !is_root(&name) {
+            return Vec::new();
+        }
+        let keyed = self
+            .keyed
+            .iter()
+            .filter(|(key, _)| *key == name)
+            .map(|(_, p)| p.clone());
+        let broadcasting = name
+            .starts_with("coreai.decomposable.broadcasting_")
+            .then_some(self.broadcasting.as_slice())
+            .unwrap_or_default();
+        std::iter::once(self.fold.clone())
+            .chain(keyed)
+            .chain(broadcasting.iter().cloned())
+            .collect()
+    }
+}
+
+/// `pattern` under `name`, called with `options`.
+fn driver_pattern(name: &str, pattern: Pattern, options: Options) -> DriverPattern {
+    DriverPattern {
+        name: name.to_string(),
+        rule: Rule::Shared(Arc::new(move |cx: &LoweringCx<'_, '_>| {
+            let values = pattern(cx, options)?;
+            if !same_types(cx.op(), &values) {
+                return Err("replacement types differ from the results".into());
+            }
+            Ok(values)
+        })),
+    }
+}
+
+/// Whether `values` match `op`'s results in count and types.
+fn same_types(op: OperationRef<'_, '_>, values: &[Value<'_, '_>]) -> bool {
+    values.len() == op.result_count()
         && values
             .iter()
             .enumerate()
-            .all(|(i, v)| op.result(i).is_ok_and(|r| r.r#type() == v.r#type()));
-    if !same {
-        return false;
-    }
-    unsafe {
-        for (i, v) in values.iter().enumerate() {
-            let old = mlir_sys::mlirOperationGetResult(op.to_raw(), i as isize);
-            mlir_sys::mlirValueReplaceAllUsesOfWith(old, v.to_raw());
-        }
-        mlir_sys::mlirOperationDestroy(op.to_raw());
-    }
-    true
+            .all(|(i, v)| op.result(i).is_ok_and(|r| r.r#type() == v.r#type()))
 }
 
 /// The op's name.

@@ -1,5 +1,7 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(core-optimize)' | FileCheck %s --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(core-optimize{exact=true})' | FileCheck %s --check-prefix=EXACT --enable-var-scope
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(core-optimize{trace-rewrites=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=TRACE
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(core-optimize{max-rewrites=1})' | FileCheck %s --check-prefix=FIRST --enable-var-scope
 
 // Constant folding computes with the executor's kernels.
 // CHECK-LABEL: coreai.graph @fold_add(
@@ -364,4 +366,35 @@ coreai.graph @batch_norm_into_conv(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf3
   %0 = coreai.conv2d %x, %w, %strides, %dil, %groups : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>) -> tensor<1x2x3x3xf32>
   %1 = coreai.invoke @batch_norm(%0, %g, %b, %m, %v) : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
   coreai.output %1 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// The rewrite driver numbers core-optimize's rewrites in program order
+// (trace-rewrites=true prints them); max-rewrites=1 applies only the first:
+// the reshape chain collapses, x * 1 stays. Dead code is not a rewrite: the
+// first reshape, left unused, is erased either way.
+// TRACE:      rewrite core-optimize #1 reshape-of-reshape at loc("second")
+// TRACE-NEXT: rewrite core-optimize #2 mul-by-one at loc("mul")
+// TRACE-NOT:  rewrite core-optimize #3
+// CHECK-LABEL: coreai.graph @numbered(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<6x4xf32>
+// CHECK:         %[[R:.*]] = coreai.reshape %[[X]]
+// CHECK-NOT:     coreai.reshape
+// CHECK-NOT:     broadcasting_mul
+// CHECK:         coreai.output %[[R]], %[[X]]
+// FIRST-LABEL: coreai.graph @numbered(
+// FIRST-SAME:    %[[X:[^:]*]]: tensor<6x4xf32>
+// FIRST:         %[[R:.*]] = coreai.reshape %[[X]], %{{.*}} : (tensor<6x4xf32>, tensor<2xui32>) -> tensor<2x12xf32>
+// FIRST-NOT:     coreai.reshape
+// FIRST:         %[[M:.*]] = coreai.decomposable.broadcasting_mul %[[X]]
+// FIRST:         coreai.output %[[R]], %[[M]]
+coreai.graph @numbered(%x: tensor<6x4xf32>) -> (tensor<2x12xf32>, tensor<6x4xf32>) {
+  %s1 = coreai.constant dense<[24]> : tensor<1xui32>
+  %s2 = coreai.constant dense<[2, 12]> : tensor<2xui32>
+  %one = coreai.constant dense<1.0> : tensor<f32>
+  %0 = coreai.reshape %x, %s1 : (tensor<6x4xf32>, tensor<1xui32>) -> tensor<24xf32> loc("first")
+  %1 = coreai.reshape %0, %s2 : (tensor<24xf32>, tensor<2xui32>) -> tensor<2x12xf32> loc("second")
+  %2 = coreai.decomposable.broadcasting_mul %x, %one : (tensor<6x4xf32>, tensor<f32>) -> tensor<6x4xf32> loc("mul")
+  coreai.output %1, %2 : tensor<2x12xf32>, tensor<6x4xf32>
 }

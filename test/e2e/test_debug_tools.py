@@ -253,3 +253,46 @@ def test_graphdiff_finds_a_changed_op_and_bad_input(tmp_path):
     assert r.returncode == 2 and "missing.mlir" in r.stderr
     r = graphdiff("--entry-point", "nope", ours, ours)
     assert r.returncode == 2 and "nope" in r.stderr
+
+
+def test_freqop_and_graphdiff_read_an_aimodel_asset(tmp_path):
+    """Both tools read an asset written by coreai-compile through its checked
+    main.mlirb; a damaged asset is one error, exit 2."""
+    from types import SimpleNamespace
+
+    from coreai._compiler import ir
+    from coreai.authoring.context import Context
+
+    source = convert("batch_layer_norm", tmp_path)
+    asset = tmp_path / "m.aimodel"
+    r = subprocess.run([os.path.join(BUILD, "coreai-compile"), str(source), "-o", str(asset)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    # The asset's program as text (coreai-opt reads assets), counted by
+    # coreai-core's parser as the oracle.
+    text = tmp_path / "m.asset.mlir"
+    r = subprocess.run([COREAI_OPT, str(asset), "-o", str(text)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    with Context() as c:
+        module = ir.Module.parse(text.read_text(), c._mlir_context)  # noqa: SLF001
+        counts, composites = oracle_counts(SimpleNamespace(module=module))
+    got = freqop_json(asset)["programs"][0]
+    assert got["ops"] == counts
+    assert got["composites"] == composites
+    assert sum(counts.values()) > 10
+    r = graphdiff(asset, text)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    assert "ALL GRAPHS ARE ISOMORPHIC" in r.stdout
+    # One op changed in the text: the asset and the text differ.
+    t = text.read_text()
+    i = t.rindex("coreai.decomposable.broadcasting_mul")
+    changed = tmp_path / "changed.mlir"
+    changed.write_text(t[:i] + t[i:].replace("broadcasting_mul", "broadcasting_add", 1))
+    r = graphdiff(asset, changed)
+    assert r.returncode == 1, r.stdout[-3000:] + r.stderr
+    # A damaged asset: main.hash no longer matches main.mlirb.
+    program = asset / "main.mlirb"
+    program.write_bytes(program.read_bytes() + b"\0")
+    for r in (subprocess.run([FREQOP, str(asset)], capture_output=True, text=True), graphdiff(asset, text)):
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert r.stderr.count("error") == 1 and "m.aimodel" in r.stderr and not r.stdout

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 #[command(
     name = "coreai-freqop",
     version,
-    about = "Count the coreai ops of a program (.mlir, .mlirb), or compare two",
+    about = "Count the coreai ops of a program (.mlir, .mlirb, .aimodel), or compare two",
     after_help = "examples:\n  coreai-freqop model.mlir                   count ops in one program\n  \
 coreai-freqop a.mlir b.mlirb               compare two programs (Delta column, * on differing rows)\n  \
 coreai-freqop --json a.mlir b.mlir         the counts as JSON\n  \
@@ -64,15 +64,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// Parses `path` (MLIR text or bytecode) and counts its ops.
+/// Parses `path` (MLIR text or bytecode, or an `.aimodel` asset) and counts
+/// its ops.
 fn census(compiler: &coreai::Compiler, path: &Path, collapse: bool) -> Result<Census, String> {
     let name = path.display().to_string();
-    if path.is_dir() || path.extension().is_some_and(|e| e == "aimodel") {
-        return Err(format!(
-            "{name}: .aimodel assets are not readable yet; convert with coreai-opt and pass the .mlir or .mlirb"
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    // An `.aimodel` asset is read through its checked `main.mlirb`.
+    let file = coreai_asset::program_file(path).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&file).map_err(|e| format!("{name}: {e}"))?;
     let module = compiler
         .parse_bytes(&bytes, &name)
         .map_err(|e| e.to_string().trim_end().to_string())?;

@@ -25,7 +25,7 @@ use std::process::ExitCode;
 #[command(
     name = "coreai-graphdiff",
     version,
-    about = "Structural graph diff between two coreai programs (.mlir, .mlirb)"
+    about = "Structural graph diff between two coreai programs (.mlir, .mlirb, .aimodel)"
 )]
 struct Args {
     /// The source program.
@@ -66,12 +66,9 @@ fn main() -> ExitCode {
 
 fn load<'c>(compiler: &'c coreai::Compiler, path: &Path) -> Result<melior::ir::Module<'c>, String> {
     let name = path.display().to_string();
-    if path.is_dir() || path.extension().is_some_and(|e| e == "aimodel") {
-        return Err(format!(
-            "{name}: .aimodel assets are not readable yet; pass the .mlir or .mlirb"
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    // An `.aimodel` asset is read through its checked `main.mlirb`.
+    let file = coreai_asset::program_file(path).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&file).map_err(|e| format!("{name}: {e}"))?;
     compiler
         .parse_bytes(&bytes, &name)
         .map_err(|e| e.to_string().trim_end().to_string())

@@ -297,10 +297,11 @@ impl Patterns {
             .iter()
             .filter(|(key, _)| *key == name)
             .map(|(_, p)| p.clone());
-        let broadcasting = name
-            .starts_with("coreai.decomposable.broadcasting_")
-            .then_some(self.broadcasting.as_slice())
-            .unwrap_or_default();
+        let broadcasting = if name.starts_with("coreai.decomposable.broadcasting_") {
+            self.broadcasting.as_slice()
+        } else {
+            &[]
+        };
         std::iter::once(self.fold.clone())
             .chain(keyed)
             .chain(broadcasting.iter().cloned())

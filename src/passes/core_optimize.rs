@@ -198,10 +198,11 @@ fn apply_patterns(root: OperationRef<'_, '_>, options: Options) -> usize {
         let name = op_name(raw);
         let cx = LoweringCx::new(op);
         let mut outcome = fold_constants::fold(&cx, options);
-        let broadcasting = name
-            .starts_with("coreai.decomposable.broadcasting_")
-            .then_some(BROADCASTING_PATTERNS)
-            .unwrap_or_default();
+        let broadcasting = if name.starts_with("coreai.decomposable.broadcasting_") {
+            BROADCASTING_PATTERNS
+        } else {
+            &[]
+        };
         let keyed = PATTERNS
             .iter()
             .filter(|(key, _)| *key == name)

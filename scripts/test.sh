@@ -25,6 +25,7 @@ step() {
 }
 
 step "cargo fmt --check" cargo fmt --all --check
+step "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test" cargo test --workspace --quiet --no-fail-fast
 step "lit test/" .venv/bin/lit -sv test
 step "pytest test/interop (coreai-core parity)" .venv/bin/python -m pytest -q -n auto test/interop

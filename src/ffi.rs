@@ -138,6 +138,10 @@ pub unsafe fn string_ref_bytes(s: MlirStringRef) -> Vec<u8> {
 }
 
 /// An `MlirStringCallback` appending to the `Vec<u8>` behind `user_data`.
+///
+/// # Safety
+/// `user_data` must point at a live `Vec<u8>` not borrowed elsewhere, and `s`
+/// at `s.length` readable bytes (or be empty).
 pub unsafe extern "C" fn append_to_vec(s: MlirStringRef, user_data: *mut c_void) {
     let out = unsafe { &mut *(user_data as *mut Vec<u8>) };
     if s.length > 0 {

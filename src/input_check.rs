@@ -289,7 +289,7 @@ fn check_bytecode(bytes: &[u8]) -> Result<(), Fault> {
         if id_and_aligned & 0x80 != 0 {
             let alignment = r.varint("a section alignment")?;
             check_alignment(alignment).map_err(|m| r.fault(format!("section {id}: {m}")))?;
-            while r.pos % alignment as usize != 0 {
+            while !r.pos.is_multiple_of(alignment as usize) {
                 if r.byte("section padding")? != ALIGNMENT_BYTE {
                     return Err((r.pos - 1, "expected alignment byte 0xCB".into()));
                 }

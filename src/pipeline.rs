@@ -86,7 +86,7 @@ pub fn suggestions(name: &str, known: &[String]) -> Vec<String> {
 /// Checks that every pass `text` names is registered.
 pub fn check_pass_names(text: &str, known: &[String]) -> Result<(), Error> {
     for use_ in pass_uses(text) {
-        if !known.iter().any(|k| *k == use_.name) {
+        if !known.contains(&use_.name) {
             return Err(Error::UnknownPass {
                 name: use_.name.clone(),
                 column: use_.offset + 1,

@@ -15,6 +15,7 @@
 //!     layer/group norm variance, vector 2-norms, through `+ eps`, `/ n`
 //!     and reshapes) → the statistic of `d / max|d|`, the scale taken back
 //!     out after the root.
+//!
 //! Forms that are already safe are left alone: `coreai.softmax`, the
 //! max-shifted logsumexp/logcumsumexp/log_softmax lowerings. Composite
 //! graphs (`coreai.graph private noinline`, e.g. `@layer_norm`) are

@@ -36,8 +36,7 @@ fn parse_errors_carry_the_location() {
     let compiler = Compiler::new();
     let err = compiler
         .parse("coreai.graph @g() {\n  coreai.nosuch\n}\n", "bad.mlir")
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     let Error::Parse(text) = &err else {
         panic!("unexpected {err:?}")
     };
@@ -150,8 +149,7 @@ fn non_utf8_names_are_refused_at_load() {
     let compiler = Compiler::new();
     let err = compiler
         .parse(NON_UTF8_OPERATOR, "names.mlir")
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     let text = err.to_string();
     assert!(
         text.contains("names.mlir:3:") && text.contains("is not valid UTF-8"),
@@ -166,8 +164,7 @@ fn non_utf8_operator_name_is_a_diagnostic_not_a_panic() {
     let mut module = Module::parse(compiler.context(), NON_UTF8_OPERATOR).expect("parses");
     let err = compiler
         .run_pipeline(&mut module, "builtin.module(legalize-aten-to-coreai)")
-        .err()
-        .expect("an unknown op must fail the pass");
+        .expect_err("an unknown op must fail the pass");
     let text = err.to_string();
     assert!(text.contains("my\u{FFFD}lib::op.default"), "{text}");
     assert_eq!(text.matches("error").count(), 1, "{text}");

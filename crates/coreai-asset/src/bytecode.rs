@@ -95,7 +95,7 @@ impl<'a> Reader<'a> {
             if align == 0 || !align.is_power_of_two() {
                 return Err(BytecodeError::Malformed("section alignment"));
             }
-            while self.pos % align != 0 {
+            while !self.pos.is_multiple_of(align) {
                 if self.byte("section padding")? != 0xCB {
                     return Err(BytecodeError::Malformed("section padding"));
                 }
@@ -167,13 +167,13 @@ fn read_strings(section: &[u8]) -> Result<Vec<String>, BytecodeError> {
         .collect()
 }
 
+/// A dialect's name and, when the bytecode records one, its version entry.
+type DialectEntry = (String, Option<Vec<u8>>);
+
 /// The dialect section's leading dialect list: a count, then per dialect its
 /// name's string index (shifted left, low bit: has a version entry) and,
 /// when flagged, the version as a nested section.
-fn read_dialects(
-    section: &[u8],
-    strings: &[String],
-) -> Result<Vec<(String, Option<Vec<u8>>)>, BytecodeError> {
+fn read_dialects(section: &[u8], strings: &[String]) -> Result<Vec<DialectEntry>, BytecodeError> {
     let mut r = Reader {
         data: section,
         pos: 0,

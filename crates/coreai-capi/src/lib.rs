@@ -59,6 +59,12 @@ fn string(s: MlirStringRef) -> String {
 /// `coreai::Compiler::register_lowering` (a reserved namespace's built-in
 /// or an earlier registration needs `allowOverride`). Returns false and
 /// passes the reason to `error` when it cannot register.
+///
+/// # Safety
+/// `context` must be a live MLIR context, `qualified` must point at
+/// `qualified.length` readable bytes, `user_data` must stay valid for
+/// `lowering` until the lowerings of `context` are forgotten, and
+/// `error_user_data` for `error` during this call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn coreaiRegisterLowering(
     context: MlirContext,
@@ -131,6 +137,9 @@ pub unsafe extern "C" fn coreaiRegisterLowering(
 
 /// Forgets every lowering registered in `context`; call it before
 /// `mlirContextDestroy`.
+///
+/// # Safety
+/// `context` must be a live MLIR context.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn coreaiForgetLowerings(context: MlirContext) {
     lowering::forget_context(context);

@@ -437,7 +437,7 @@ impl Tensor {
             (Tensor::F32(a), DType::F16) => Tensor::F16(a.mapv(f16::from_f32)),
             (Tensor::F32(a), DType::BF16) => Tensor::BF16(a.mapv(bf16::from_f32)),
             (Tensor::C64(a), DType::C64) => Tensor::C64(a.clone()),
-            (t, d) if d == DType::Bool => Tensor::Bool(t.to_bool()),
+            (t, DType::Bool) => Tensor::Bool(t.to_bool()),
             (t, d) if t.dtype().is_float() || t.dtype().is_complex() => {
                 Tensor::from_f64(t.to_f64(), d)
             }

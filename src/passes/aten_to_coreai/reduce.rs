@@ -216,7 +216,7 @@ fn reduce_to_result<'c, 'a>(
 fn input_as_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let element = cx.result_tensor(0)?.element();
     if is_bool(element) {
-        return Ok(cx.operand(0)?);
+        return cx.operand(0);
     }
     let x = cast_to(cx, cx.operand(0)?, element)?;
     cast_to(cx, x, accumulator(cx, element)?)

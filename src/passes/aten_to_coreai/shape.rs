@@ -795,7 +795,7 @@ fn pixel_unshuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 /// PyTorch's pad list (pairs for the last dim first) as coreai's
 /// `(before, after)` per dim in dim order, for a rank-`rank` tensor.
 fn pads_in_dim_order(torch: &[i64], rank: usize) -> Result<Vec<i64>, Decline> {
-    if torch.len() % 2 != 0 || torch.len() / 2 > rank {
+    if !torch.len().is_multiple_of(2) || torch.len() / 2 > rank {
         return Err(format!(
             "{} pad values for a rank-{rank} tensor",
             torch.len()

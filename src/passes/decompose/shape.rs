@@ -293,7 +293,7 @@ fn einsum<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     if a.letters
         .iter()
         .chain(&b.letters)
-        .any(|l| !out.contains(l) && !(a.letters.contains(l) && b.letters.contains(l)))
+        .any(|l| !(out.contains(l) || (a.letters.contains(l) && b.letters.contains(l))))
     {
         return Err(format!(
             "einsum '{equation}' sums a letter of one operand only"

@@ -22,6 +22,7 @@ enum Fp16Device {
 use coreai_interp::npz::{read_npz, write_npz};
 use coreai_interp::{DType, InterpError, Options, Port, Program, Tensor, Value};
 use std::cell::RefCell;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -352,7 +353,11 @@ fn compare(
             if y != 0.0 {
                 max_rel = max_rel.max(d / y.abs());
             }
-            if !(d <= atol + rtol * y.abs()) {
+            // A NaN bound counts as a mismatch, as `d` beyond it does.
+            if !matches!(
+                d.partial_cmp(&(atol + rtol * y.abs())),
+                Some(Ordering::Less | Ordering::Equal)
+            ) {
                 bad += 1;
             }
         }

@@ -101,7 +101,7 @@ pub fn group_norm(
     eps: f64,
 ) -> KResult<(ArrayD<f64>, ArrayD<f64>, ArrayD<f64>)> {
     let s = x.shape().to_vec();
-    if s.len() < 2 || groups == 0 || s[1] % groups != 0 {
+    if s.len() < 2 || groups == 0 || !s[1].is_multiple_of(groups) {
         return kerr("group_norm: channels must divide into groups");
     }
     let (n, c) = (s[0], s[1]);

@@ -265,7 +265,7 @@ pub fn index(t: &Tensor, indices: &[Option<ArrayD<i64>>]) -> KResult<Tensor> {
     }
     let (out_shape, src_pos) = index_positions(&t.shape(), indices)?;
     Ok(map_tensor!(t, a => {
-        let v: Vec<_> = src_pos.iter().map(|p| a[IxDyn(p)].clone()).collect();
+        let v: Vec<_> = src_pos.iter().map(|p| a[IxDyn(p)]).collect();
         ArrayD::from_shape_vec(IxDyn(&out_shape), v).expect("sizes agree")
     }))
 }
@@ -429,7 +429,7 @@ pub fn pad_circular(t: &Tensor, pads: &[i64]) -> KResult<Tensor> {
 pub fn pad_constant(t: &Tensor, pads: &[i64], value: &Tensor) -> KResult<Tensor> {
     let shape = t.shape();
     let rank = shape.len();
-    if pads.len() % 2 != 0 || pads.len() / 2 > rank {
+    if !pads.len().is_multiple_of(2) || pads.len() / 2 > rank {
         return kerr("padding must be pairs, at most one per dim");
     }
     let mut lo = vec![0i64; rank];

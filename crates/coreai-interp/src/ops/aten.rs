@@ -1660,11 +1660,14 @@ fn masked_scatter(c: &Ctx) -> KResult<Vec<Value>> {
     one(Tensor::from_dom(out, dt))
 }
 
+/// A scatter's result dtype, `x`, `src`, and its `(target, source)` position pairs.
+pub(super) type ScatterOperands = (DType, Dom, Dom, Vec<(IxDyn, IxDyn)>);
+
 /// The operands of a scatter along `dim`: the result dtype, `x` and `src` (a
 /// tensor, or the scalar `value` expanded to the index's shape) in that
 /// dtype, and each `(target, source)` position pair in index order, every
 /// index checked against `x`'s size (negative indices counting from the end).
-pub(super) fn scatter_operands(c: &Ctx) -> KResult<(DType, Dom, Dom, Vec<(IxDyn, IxDyn)>)> {
+pub(super) fn scatter_operands(c: &Ctx) -> KResult<ScatterOperands> {
     let dt = c.out_dtype(0)?;
     let x = c.arg(0)?;
     let d = norm_axis(c.i64_attr("dim")?, x.ndim())?;

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""PyTorch module → .aimodel wall time, three ways in the same run. A
+benchmark, not a test.
+
+    .venv/bin/python bench/asset.py [--repeat N] [--models llama_block,resnet18]
+
+Per model, each the median of N runs after one untimed warm-up (in process,
+same model object, same inputs):
+  - torch.export: `torch.export.export(model, inputs).run_decompositions({})`
+    (the importer's `--decompositions none` setting) alone;
+  - ours: `coreai_export.convert(model, inputs, "m.aimodel")`: that export,
+    the import to aten MLIR text, and the coreai-compile process (pipeline,
+    bytecode, asset); the release build when there is one;
+  - coreai-torch: `TorchConverter(mode=RELEASE).add_pytorch_module(model,
+    export_fn=...).to_coreai().save_asset(...)`, whose export_fn runs
+    torch.export with coreai-torch's `get_decomp_table()`.
+The assets differ in what main.mlirb holds (see README, coreai-compile).
+"""
+
+import argparse
+import io
+import os
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from contextlib import redirect_stdout
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "importer"), str(REPO / "test" / "e2e")]
+
+MODELS = {"llama_block": "transformer:llama_block", "resnet18": "whole:resnet18"}
+
+
+def factory(spec):
+    import importlib
+    mod, fac = spec.split(":")
+    out = getattr(importlib.import_module(f"models.{mod}"), fac)()
+    return out[0].eval(), out[1]
+
+
+def median_time(fn, repeat):
+    fn()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--models", default=",".join(MODELS))
+    args = ap.parse_args()
+    import torch
+    from coreai_export import convert
+
+    compiler = next((str(p) for p in (REPO / "target" / "release" / "coreai-compile",
+                                      REPO / "target" / "debug" / "coreai-compile") if p.exists()), None)
+    print(f"coreai-compile: {compiler}")
+    print("| model | torch.export | ours (export + import + coreai-compile) | coreai-torch | ours / export | coreai-torch / ours |")
+    print("|---|---|---|---|---|---|")
+    for name in args.models.split(","):
+        model, inputs = factory(MODELS[name])
+        with tempfile.TemporaryDirectory() as tmp:
+            def export():
+                with torch.no_grad():
+                    torch.export.export(model, inputs).run_decompositions({})
+
+            def ours():
+                convert(model, inputs, Path(tmp) / "ours.aimodel", compiler=compiler)
+
+            def theirs():
+                from coreai_torch import TorchConverter, get_decomp_table
+                with warnings.catch_warnings(), redirect_stdout(io.StringIO()):
+                    warnings.simplefilter("ignore")
+                    program = TorchConverter(mode=TorchConverter.Mode.RELEASE).add_pytorch_module(
+                        model, export_fn=lambda m: torch.export.export(m, args=inputs).run_decompositions(
+                            get_decomp_table())).to_coreai()
+                    program.save_asset(Path(tmp) / "theirs.aimodel")
+
+            e, o, t = (median_time(f, args.repeat) for f in (export, ours, theirs))
+        print(f"| {name} | {e:.3f} s | {o:.3f} s | {t:.3f} s | {o / e:.2f}x | {t / o:.2f}x |")
+    print(f"load average: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

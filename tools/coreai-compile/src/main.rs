@@ -235,22 +235,10 @@ fn compile_to_bytecode(
 }
 
 fn main() -> ExitCode {
-    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("COREAI_LOG") {
-        tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_writer(std::io::stderr)
-            .init();
-    }
-    let cli = match Cli::try_parse_from(coreai_opt::normalize_args(std::env::args())) {
+    coreai_opt::init_logging();
+    let cli: Cli = match coreai_opt::parse_cli() {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(status) => return status,
     };
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,

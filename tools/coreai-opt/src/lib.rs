@@ -366,3 +366,29 @@ pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
         }),
     }
 }
+
+/// Logging for a driver binary: coreai's tracing events are all debug-level,
+/// so the subscriber is set up only when `COREAI_LOG` asks for them (it
+/// costs start-up time otherwise).
+pub fn init_logging() {
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("COREAI_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
+    }
+}
+
+/// Parses the command line with `mlir-opt`'s single-dash long options
+/// accepted ([`normalize_args`]); on `--help`/`--version` or a usage error,
+/// clap's message is printed and the exit status (0 or 1) returned.
+pub fn parse_cli<C: clap::Parser>() -> Result<C, std::process::ExitCode> {
+    C::try_parse_from(normalize_args(std::env::args())).map_err(|e| {
+        let _ = e.print();
+        if e.use_stderr() {
+            std::process::ExitCode::from(1)
+        } else {
+            std::process::ExitCode::SUCCESS
+        }
+    })
+}

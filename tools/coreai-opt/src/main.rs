@@ -7,7 +7,7 @@
 
 use clap::{ArgAction, Parser};
 use coreai::registry;
-use coreai_opt::{normalize_args, run_job, Job, MlirFlags, OptError};
+use coreai_opt::{run_job, Job, MlirFlags, OptError};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
@@ -131,25 +131,10 @@ fn run(cli: &Cli) -> Result<(), OptError> {
 }
 
 fn main() -> ExitCode {
-    // coreai's tracing events are all debug-level: the subscriber is needed
-    // only when COREAI_LOG asks for them, and costs start-up time otherwise.
-    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("COREAI_LOG") {
-        tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_writer(std::io::stderr)
-            .init();
-    }
-
-    let cli = match Cli::try_parse_from(normalize_args(std::env::args())) {
+    coreai_opt::init_logging();
+    let cli: Cli = match coreai_opt::parse_cli() {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(status) => return status,
     };
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -83,6 +83,33 @@ pub struct PipelineInfo {
     pub expansion: &'static str,
 }
 
+/// Parses a comma-separated option value whose items must each be one of
+/// `known` (`what` names an item in the error: "'x' is not WHAT; choose
+/// from a, b").
+pub fn parse_choices(
+    value: &str,
+    known: &[&'static str],
+    what: &str,
+) -> Result<Vec<&'static str>, String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|requested| {
+            known
+                .iter()
+                .find(|k| **k == requested)
+                .copied()
+                .ok_or_else(|| {
+                    format!(
+                        "'{requested}' is not {what}; choose from {}",
+                        known.join(", ")
+                    )
+                })
+        })
+        .collect()
+}
+
 /// Every pass of the project.
 pub static PASSES: &[PassInfo] = &[
     crate::passes::core_optimize::INFO,

@@ -62,19 +62,7 @@ impl Default for FoldIdempotentUnary {
 impl Pass for FoldIdempotentUnary {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
         debug_assert_eq!(name, "ops");
-        let mut ops = Vec::new();
-        for requested in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            match FOLDABLE.iter().find(|known| **known == requested) {
-                Some(known) => ops.push(*known),
-                None => {
-                    return Err(format!(
-                        "'{requested}' is not foldable; choose from {}",
-                        FOLDABLE.join(", ")
-                    ));
-                }
-            }
-        }
-        self.ops = ops;
+        self.ops = crate::registry::parse_choices(value, FOLDABLE, "foldable")?;
         Ok(())
     }
 

@@ -133,19 +133,7 @@ impl Default for Fp16Stabilize {
 impl Pass for Fp16Stabilize {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
         debug_assert_eq!(name, "families");
-        let mut families = Vec::new();
-        for requested in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            match FAMILIES.iter().find(|known| **known == requested) {
-                Some(known) => families.push(*known),
-                None => {
-                    return Err(format!(
-                        "'{requested}' is not a family; choose from {}",
-                        FAMILIES.join(", ")
-                    ))
-                }
-            }
-        }
-        self.families = families;
+        self.families = crate::registry::parse_choices(value, FAMILIES, "a family")?;
         Ok(())
     }
 

@@ -1,5 +1,5 @@
-//! The kernel table: op name → kernel. Adding an op is one entry in
-//! `aten.rs` or `coreai.rs`. Kernels read operands positionally and
+//! The kernel table: op name → kernel. Adding an op is one entry in the
+//! `KERNELS` table of its family file under `aten/` or `coreai/`. Kernels read operands positionally and
 //! attributes by name through [`Ctx`]; they never see typed builders.
 
 mod aten;
@@ -22,8 +22,9 @@ pub type Table = HashMap<&'static str, Kernel>;
 /// Every kernel the executor has.
 pub fn table() -> Table {
     let mut t = Table::new();
-    aten::register(&mut t);
-    coreai::register(&mut t);
+    for family in aten::FAMILIES.iter().chain(coreai::FAMILIES) {
+        t.extend(family.iter().copied());
+    }
     custom::register(&mut t);
     t
 }
@@ -276,5 +277,19 @@ impl Ctx<'_> {
             return kerr(format!("the op has no result #{i}"));
         }
         self.op.result(i).ty().static_shape()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A key in two family tables would leave one kernel unreachable.
+    #[test]
+    fn kernel_keys_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for family in super::aten::FAMILIES.iter().chain(super::coreai::FAMILIES) {
+            for (key, _) in family.iter() {
+                assert!(seen.insert(*key), "{key} is in two kernel tables");
+            }
+        }
     }
 }

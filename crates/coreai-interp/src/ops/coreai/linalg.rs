@@ -1,0 +1,19 @@
+//! Matrix multiplication.
+
+use crate::error::KResult;
+use crate::interp::Value;
+use crate::kernels::linalg;
+use crate::ops::{one, Ctx, Kernel};
+
+/// The coreai kernels of this family.
+pub(super) static KERNELS: &[(&str, Kernel)] = &[
+    (
+        "coreai.decomposable.broadcasting_batch_matmul",
+        batch_matmul,
+    ),
+    ("coreai.batch_matmul", batch_matmul),
+];
+
+fn batch_matmul(c: &Ctx) -> KResult<Vec<Value>> {
+    one(linalg::matmul(c.arg(0)?, c.arg(1)?, c.out_dtype(0)?)?)
+}

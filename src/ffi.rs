@@ -148,3 +148,11 @@ pub unsafe extern "C" fn append_to_vec(s: MlirStringRef, user_data: *mut c_void)
         out.extend_from_slice(unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) });
     }
 }
+
+/// The text an MLIR print function writes through its string callback:
+/// `print` gets the callback and its user data.
+pub fn printed(print: impl FnOnce(mlir_sys::MlirStringCallback, *mut c_void)) -> String {
+    let mut out: Vec<u8> = Vec::new();
+    print(Some(append_to_vec), &mut out as *mut Vec<u8> as *mut c_void);
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -19,6 +19,7 @@ pub mod context;
 pub mod crash_handler;
 pub mod decomposition_table;
 pub mod dialects;
+pub mod emit;
 pub mod error;
 pub mod ffi;
 pub mod input_check;
@@ -27,6 +28,7 @@ pub mod passes;
 pub mod pipeline;
 pub mod registry;
 pub mod rewrite;
+pub mod schema;
 pub mod strings;
 
 pub use error::Error;

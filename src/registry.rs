@@ -26,23 +26,33 @@ pub struct PassOption {
 
 /// A pass instance. The pass manager clones instances for its worker threads,
 /// so a pass keeps its options in itself and nothing in globals.
-pub trait Pass: Send {
+/// A pass is `Clone`; [`PassClone`] boxes the clones.
+pub trait Pass: Send + PassClone {
     /// Sets one option; the error says what values are accepted.
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String>;
     /// Runs on `op`. On failure the pass has emitted an error diagnostic.
     /// `rewrites` holds the options every pass takes ([`REWRITE_OPTIONS`]),
     /// for the pass's [`crate::rewrite::Rewriter`].
-    fn run(
-        &mut self,
-        op: OperationRef<'_, '_>,
-        rewrites: &RewriteOptions,
-    ) -> Result<(), PassFailed>;
+    fn run(&mut self, op: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult;
+}
+
+/// Clones a boxed pass; implemented for every `Pass + Clone`.
+pub trait PassClone {
     fn clone_box(&self) -> Box<dyn Pass>;
+}
+
+impl<T: Pass + Clone + 'static> PassClone for T {
+    fn clone_box(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
 }
 
 /// A pass failed and has emitted its diagnostic.
 #[derive(Debug, Clone, Copy)]
 pub struct PassFailed;
+
+/// What a pass run (or a step of one) returns.
+pub type PassResult = Result<(), PassFailed>;
 
 #[derive(Debug)]
 pub struct PassInfo {

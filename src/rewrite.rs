@@ -41,7 +41,7 @@
 //! A pass using the driver:
 //!
 //! ```ignore
-//! fn run(&mut self, module: OperationRef, options: &RewriteOptions) -> Result<(), PassFailed> {
+//! fn run(&mut self, module: OperationRef, options: &RewriteOptions) -> PassResult {
 //!     let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, options);
 //!     rewriter.run_to_fixpoint(module, 8, |op| patterns_for(op))?;
 //!     Ok(())

@@ -67,7 +67,7 @@ mod shape_chains;
 pub use fold_constants::{install_evaluator, Evaluator};
 
 use crate::lowering::{Decline, LoweringCx};
-use crate::registry::{Pass, PassFailed, PassInfo, PassOption};
+use crate::registry::{Pass, PassInfo, PassOption, PassResult};
 use crate::rewrite::{Pattern as DriverPattern, Policy, RewriteOptions, Rewriter, Rule};
 use melior::ir::{
     operation::{OperationLike, OperationRef},
@@ -221,11 +221,7 @@ impl Pass for CoreOptimize {
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        root: OperationRef<'_, '_>,
-        rewrites: &RewriteOptions,
-    ) -> Result<(), PassFailed> {
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         let patterns = Patterns::new(self.options);
         let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
         for round in 0..MAX_ROUNDS {
@@ -246,10 +242,6 @@ impl Pass for CoreOptimize {
             }
         }
         Ok(())
-    }
-
-    fn clone_box(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
     }
 }
 
@@ -401,20 +393,9 @@ pub(crate) fn constant_ints(value: MlirValue) -> Option<Vec<i64>> {
 
 /// An attribute as MLIR prints it.
 pub(crate) fn attribute_text(attr: MlirAttribute) -> String {
-    let mut text = String::new();
-    unsafe extern "C" fn push(s: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
-        let text = unsafe { &mut *(data as *mut String) };
-        let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
-        text.push_str(&String::from_utf8_lossy(bytes));
-    }
-    unsafe {
-        mlir_sys::mlirAttributePrint(
-            attr,
-            Some(push),
-            &mut text as *mut String as *mut std::ffi::c_void,
-        )
-    };
-    text
+    crate::ffi::printed(|callback, data| unsafe {
+        mlir_sys::mlirAttributePrint(attr, callback, data)
+    })
 }
 
 /// The shape of a static ranked tensor type.

@@ -33,7 +33,7 @@
 //! but torch.export never decomposes it (it reads a symbolic size); it is
 //! not decomposed, as are the exporter's assertion ops.
 
-mod build;
+mod aten_builders;
 mod math;
 mod nn;
 mod shape;
@@ -43,7 +43,7 @@ use crate::{
     decomposition_table::Table,
     registry::{
         emit_error, emit_with_notes, sorted_unique, Offender, Pass, PassFailed, PassInfo,
-        PassOption,
+        PassOption, PassResult,
     },
     rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
@@ -161,11 +161,7 @@ impl Pass for Decompose {
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        module: OperationRef<'_, '_>,
-        rewrites: &RewriteOptions,
-    ) -> Result<(), PassFailed> {
+    fn run(&mut self, module: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         self.check(module)?;
         symbolic::rewrite_views(module);
         // Decompositions may emit ops the table decomposes: sweep until none
@@ -195,10 +191,6 @@ impl Pass for Decompose {
             return Err(PassFailed);
         }
         Ok(())
-    }
-
-    fn clone_box(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
     }
 }
 

@@ -22,7 +22,7 @@
 
 use crate::{
     lowering::{Decline, LoweringCx},
-    registry::{Pass, PassFailed, PassInfo, PassOption},
+    registry::{Pass, PassInfo, PassOption, PassResult},
     rewrite::{Pattern, Policy, RewriteOptions, Rewriter},
 };
 use melior::ir::{
@@ -66,11 +66,7 @@ impl Pass for FoldIdempotentUnary {
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        root: OperationRef<'_, '_>,
-        rewrites: &RewriteOptions,
-    ) -> Result<(), PassFailed> {
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         // One sweep: the driver re-reads each op's operand when it gets to
         // it, so a chain f(f(f(x))) folds to f(x) in program order.
         let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
@@ -85,10 +81,6 @@ impl Pass for FoldIdempotentUnary {
         })?;
         tracing::debug!(applied, "f(f(x)) pairs folded");
         Ok(())
-    }
-
-    fn clone_box(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
     }
 }
 

@@ -46,7 +46,7 @@ mod pattern;
 mod softplus;
 
 use crate::{
-    registry::{Pass, PassFailed, PassInfo, PassOption},
+    registry::{Pass, PassInfo, PassOption, PassResult},
     rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
@@ -137,11 +137,7 @@ impl Pass for Fp16Stabilize {
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        root: OperationRef<'_, '_>,
-        rewrites: &RewriteOptions,
-    ) -> Result<(), PassFailed> {
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
         let applied = rewriter.run_once(root, |op| {
             let name = op_name(op);
@@ -159,10 +155,6 @@ impl Pass for Fp16Stabilize {
         }
         tracing::debug!(applied, "fp16-stabilize rewrites");
         Ok(())
-    }
-
-    fn clone_box(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
     }
 }
 

@@ -52,7 +52,7 @@ use crate::{
     passes::aten_to_coreai,
     registry::{
         emit_error, emit_with_notes, sorted_unique, Offender, Pass, PassFailed, PassInfo,
-        PassOption,
+        PassOption, PassResult,
     },
     rewrite::{Pattern, Policy, RewriteOptions, Rewriter, Rule},
 };
@@ -148,21 +148,13 @@ impl Pass for LegalizeAtenToCoreai {
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        module: OperationRef<'_, '_>,
-        rewrites: &RewriteOptions,
-    ) -> Result<(), PassFailed> {
+    fn run(&mut self, module: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         self.validate(module)?;
         let constants = convert_values(module)?;
         self.lower_ops(module, rewrites)?;
         convert_functions(module)?;
         finish_constants(constants);
         Ok(())
-    }
-
-    fn clone_box(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
     }
 }
 

@@ -23,7 +23,7 @@
 //! Interactions: `canonicalize` later erases the skipped op if it has no
 //! other uses. Never part of a product pipeline.
 
-use crate::registry::{emit_error, Pass, PassFailed, PassInfo, PassOption};
+use crate::registry::{emit_error, Pass, PassFailed, PassInfo, PassOption, PassResult};
 use crate::rewrite::RewriteOptions;
 use melior::ir::{
     operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
@@ -84,11 +84,7 @@ impl Pass for PlantMiscompile {
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        root: OperationRef<'_, '_>,
-        rewrites: &RewriteOptions,
-    ) -> Result<(), PassFailed> {
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         if self.op.is_empty() {
             emit_error(
                 root,
@@ -124,10 +120,6 @@ impl Pass for PlantMiscompile {
             }
         }
         Ok(())
-    }
-
-    fn clone_box(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
     }
 }
 

@@ -5,14 +5,17 @@
 //! the multi-step formulas run in f32 and round once, as PyTorch's kernels
 //! compute reduced-precision floats in f32.
 
-use super::cast::{is_bool, is_float};
-use super::common::{cast_to, segment_operand, str_attr};
 use super::composite::{lower_composite, of_input};
-use super::elementwise::{
-    arg, arith, attr_arg, constant_like, expm1_value, finish, float_operand, log1p_value,
-    materialize, opmath_element, predicate, select, unary, widened_operand, Arg,
+use super::formulas::{expm1_value, log1p_value};
+use super::promotion::constant_like;
+use super::promotion::{
+    arg, attr_arg, finish, float_operand, materialize, opmath_element, widened_operand, Arg,
 };
+use crate::emit::cast_to;
+use crate::emit::{arith, predicate, select, unary};
 use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::schema::{is_bool, is_float};
+use crate::schema::{segment_operand, str_attr};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;

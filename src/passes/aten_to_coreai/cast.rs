@@ -18,9 +18,12 @@
 //! literal); [`needs_opmath`] tells a lowering of the second kind to compute
 //! in f32.
 
-use super::common::{cast_to, dims, element_type, splat, str_attr, tensor_type};
-use super::elementwise::trunc_float;
-use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use super::formulas::trunc_float;
+use super::promotion::{category, number};
+use crate::emit::cast_to;
+use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::schema::is_bool;
+use crate::schema::{dims, element_type, str_attr, tensor_type};
 use melior::ir::{
     attribute::TypeAttribute,
     operation::OperationLike,
@@ -33,259 +36,6 @@ pub static LOWERINGS: super::Family = &[
     ("to.dtype", to_copy),
     ("type_as.default", type_as),
 ];
-
-/// Whether `element` is a float type coreai computes in.
-pub fn is_float(element: Type<'_>) -> bool {
-    matches!(&*type_text(element), "f16" | "bf16" | "f32" | "f64")
-}
-
-/// Whether `element` is PyTorch's bool (`i1`).
-pub fn is_bool(element: Type<'_>) -> bool {
-    type_text(element) == "i1"
-}
-
-/// Whether `element` is a 16-bit float (PyTorch computes its elementwise
-/// kernels in f32, "opmath").
-pub fn is_half(element: Type<'_>) -> bool {
-    matches!(&*type_text(element), "f16" | "bf16")
-}
-
-/// `f32` in this op's context.
-pub fn f32_type<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
-    cx.parse_type("f32")
-}
-
-/// The Python number held by `value`, if the importer wrapped one there
-/// (`x * 2` → a rank-0 splat constant marked `aten.wrapped_number`).
-pub fn wrapped_number<'c>(cx: &LoweringCx<'c, '_>, value: Value<'c, '_>) -> Option<Scalar> {
-    if !cx.is_wrapped_number(value) {
-        return None;
-    }
-    unsafe {
-        use mlir_sys::*;
-        let owner = mlirOpResultGetOwner(value.to_raw());
-        let attr = mlirOperationGetAttributeByName(owner, crate::ffi::string_ref("value"));
-        if attr.ptr.is_null()
-            || !mlirAttributeIsADenseElements(attr)
-            || !mlirDenseElementsAttrIsSplat(attr)
-        {
-            return None;
-        }
-        let element = mlirShapedTypeGetElementType(mlirAttributeGetType(attr));
-        if mlirTypeIsAF64(element) {
-            Some(Scalar::Float(mlirDenseElementsAttrGetDoubleSplatValue(
-                attr,
-            )))
-        } else if mlirTypeIsAF32(element) {
-            Some(Scalar::Float(f64::from(
-                mlirDenseElementsAttrGetFloatSplatValue(attr),
-            )))
-        } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 64 {
-            Some(Scalar::Int(mlirDenseElementsAttrGetInt64SplatValue(attr)))
-        } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 1 {
-            Some(Scalar::Int(i64::from(
-                mlirDenseElementsAttrGetBoolSplatValue(attr) != 0,
-            )))
-        } else {
-            None
-        }
-    }
-}
-
-/// A Python number as a rank-0 constant of `element`, converted as PyTorch
-/// converts a number to a tensor's dtype: exact when it can be; f32/f64 round
-/// to nearest; f16/bf16 take an f32 constant and an explicit `coreai.cast`
-/// (PyTorch goes double → float → half too); an integer or bool dtype
-/// declines a number it cannot hold.
-pub fn number<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    value: Scalar,
-    element: Type<'c>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let text = type_text(element);
-    let special = matches!(value, Scalar::Float(v) if !v.is_finite());
-    if text == "i1" || (special && is_float(element)) {
-        return splat(cx, value, tensor_type(&[], element));
-    }
-    if category(element) == 1 {
-        return match value {
-            Scalar::Int(v)
-                if int_range(&text).is_some_and(|(lo, hi)| (lo..=hi).contains(&i128::from(v))) =>
-            {
-                cx.scalar_constant(value, element)
-            }
-            Scalar::Float(v)
-                if v.fract() == 0.0
-                    && int_range(&text)
-                        .is_some_and(|(lo, hi)| (lo as f64..=hi as f64).contains(&v)) =>
-            {
-                cx.scalar_constant(Scalar::Int(v as i64), element)
-            }
-            _ => Err(format!(
-                "the number {} does not fit the dtype {text}",
-                show(value)
-            )),
-        };
-    }
-    if value.is_exact_in(element) {
-        return cx.scalar_constant(value, element);
-    }
-    match &*text {
-        "f32" | "f64" => splat(cx, value, tensor_type(&[], element)),
-        "f16" | "bf16" => {
-            let wide = splat(cx, value, tensor_type(&[], f32_type(cx)?))?;
-            cast_to(cx, wide, element)
-        }
-        _ => Err(format!(
-            "the number {} does not fit the dtype {text}",
-            show(value)
-        )),
-    }
-}
-
-/// A number as the user wrote it.
-fn show(value: Scalar) -> String {
-    match value {
-        Scalar::Int(v) => v.to_string(),
-        Scalar::Float(v) => v.to_string(),
-    }
-}
-
-/// The value range of an integer type name (`si8` → -128..=127).
-fn int_range(name: &str) -> Option<(i128, i128)> {
-    let bits = name
-        .trim_start_matches(|c: char| c.is_alphabetic())
-        .parse::<u32>()
-        .ok()?;
-    if name.starts_with("ui") {
-        Some((0, (1i128 << bits) - 1))
-    } else {
-        Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
-    }
-}
-
-/// Whether a computation in `element` with these Python numbers runs in
-/// f32 in PyTorch and rounds once (`mul`, `div`, `leaky_relu` on f16/bf16
-/// with a number that f16/bf16 cannot hold exactly).
-pub fn needs_opmath(element: Type<'_>, numbers: &[Scalar]) -> bool {
-    is_half(element) && numbers.iter().any(|n| !n.is_exact_in(element))
-}
-
-/// PyTorch's category of a dtype: bool < integer < float.
-fn category(element: Type<'_>) -> u8 {
-    let text = type_text(element);
-    if text == "i1" {
-        0
-    } else if is_float(element) {
-        2
-    } else {
-        1
-    }
-}
-
-/// `promote_types(a, b)` for two dtypes.
-fn promote_pair<'c>(
-    cx: &LoweringCx<'c, '_>,
-    a: Type<'c>,
-    b: Type<'c>,
-) -> Result<Type<'c>, Decline> {
-    if a == b {
-        return Ok(a);
-    }
-    let (ca, cb) = (category(a), category(b));
-    if ca != cb {
-        return Ok(if ca > cb { a } else { b });
-    }
-    let (ta, tb) = (a.to_string(), b.to_string());
-    if ca == 2 {
-        let rank = |t: &str| match t {
-            "f16" | "bf16" => 16,
-            "f32" => 32,
-            _ => 64,
-        };
-        return match (rank(&ta), rank(&tb)) {
-            (16, 16) => f32_type(cx),
-            (x, y) => Ok(if x >= y { a } else { b }),
-        };
-    }
-    let bits = |t: &str| {
-        t.trim_start_matches(|c: char| c.is_alphabetic())
-            .parse::<u32>()
-            .unwrap_or(64)
-    };
-    let (ua, ub) = (ta.starts_with("ui"), tb.starts_with("ui"));
-    let (ba, bb) = (bits(&ta), bits(&tb));
-    if ua == ub {
-        return Ok(if ba >= bb { a } else { b });
-    }
-    // Signed with unsigned: the signed type if it is wider, else the next
-    // wider signed type (uint8 + int8 = int16).
-    let (signed, unsigned) = if ua { (bb, ba) } else { (ba, bb) };
-    let width = if signed > unsigned {
-        signed
-    } else {
-        (unsigned * 2).min(64)
-    };
-    cx.parse_type(&format!("si{width}"))
-}
-
-/// PyTorch's `result_type` of the operands: tensors with dims first, then
-/// rank-0 tensors, then wrapped Python numbers, each later group counting
-/// only when its category (bool < int < float) is higher; a float number
-/// promotes integer tensors to the default dtype f32.
-pub fn promoted_element<'c>(
-    cx: &LoweringCx<'c, '_>,
-    operands: &[Value<'c, '_>],
-    numbers: &[Scalar],
-) -> Result<Type<'c>, Decline> {
-    let mut groups: [Option<Type<'c>>; 3] = [None, None, None];
-    for &v in operands {
-        let (group, element) = match wrapped_number(cx, v) {
-            Some(n) => (2, number_dtype(cx, n)?),
-            None => {
-                let ty = RankedTensorType::try_from(v.r#type())
-                    .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))?;
-                (usize::from(dims(ty).is_empty()), ty.element())
-            }
-        };
-        groups[group] = Some(match groups[group] {
-            Some(t) => promote_pair(cx, t, element)?,
-            None => element,
-        });
-    }
-    for &n in numbers {
-        let element = number_dtype(cx, n)?;
-        groups[2] = Some(match groups[2] {
-            Some(t) => promote_pair(cx, t, element)?,
-            None => element,
-        });
-    }
-    let mut result: Option<Type<'c>> = None;
-    for (i, group) in groups.into_iter().enumerate() {
-        let Some(t) = group else { continue };
-        result = Some(match result {
-            None => t,
-            Some(r) if category(t) > category(r) => {
-                if i == 2 && category(t) == 2 {
-                    f32_type(cx)?
-                } else {
-                    t
-                }
-            }
-            Some(r) => r,
-        });
-    }
-    result.ok_or_else(|| "no operand to promote".to_string())
-}
-
-/// The dtype PyTorch gives a Python number on its own (int → int64, float
-/// → float64 here; the default dtype is applied by [`promoted_element`]).
-fn number_dtype<'c>(cx: &LoweringCx<'c, '_>, n: Scalar) -> Result<Type<'c>, Decline> {
-    cx.parse_type(match n {
-        Scalar::Int(_) => "si64",
-        Scalar::Float(_) => "f64",
-    })
-}
 
 // aten._to_copy.default(%x) {dtype = T} → coreai.cast %x to T  (or %x when the dtype is unchanged)
 // aten.to.dtype(%x) {dtype = T}         → the same
@@ -409,7 +159,8 @@ fn int_bits(name: &str) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{int_bits, int_range, keeps_every_value};
+    use super::super::promotion::int_range;
+    use super::{int_bits, keeps_every_value};
 
     #[test]
     fn integer_ranges_and_widths() {

@@ -7,13 +7,13 @@
 //! Python number is converted to that dtype (PyTorch compares an f16 tensor
 //! with `f16(0.1)`, measured).
 
-use super::cast::{is_bool, is_float, number, promoted_element};
-use super::common::element_type;
-use super::elementwise::{
-    arg, arith, binary, binary_args, finish, is_inf, materialize, numbers, predicate, select,
-    unary, Arg,
-};
+use super::formulas::is_inf;
+use super::promotion::{arg, binary_args, finish, materialize, numbers, Arg};
+use super::promotion::{number, promoted_element};
+use crate::emit::{arith, binary, predicate, select, unary};
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use crate::schema::element_type;
+use crate::schema::{is_bool, is_float};
 use melior::ir::{r#type::ShapedTypeLike, Type, Value};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;

@@ -7,12 +7,11 @@
 //! coreai-torch's canonicalized output shows), `coreai.expand_dims` /
 //! `coreai.shrink_dims` when it is dynamic.
 
-use super::common::{
-    axes, dims, int_scalar, reshape, shape_of, slice, tensor_type, DYNAMIC, TO_END,
-};
-use super::elementwise::{arith, unary};
-use super::linalg::expand_dim;
+use crate::emit::expand_dim;
+use crate::emit::{arith, unary};
+use crate::emit::{axes, int_scalar, reshape, slice, TO_END};
 use crate::lowering::{type_text, Decline, LoweringCx};
+use crate::schema::{dims, shape_of, tensor_type, DYNAMIC};
 use melior::ir::{
     r#type::{RankedTensorType, ShapedTypeLike},
     Type, Value, ValueLike,

@@ -91,7 +91,7 @@ pub fn operand<'c, 'a>(
     arg: &'static str,
     group: usize,
 ) -> Result<Input<'c, 'a>, Decline> {
-    let value = super::common::segment_operand(cx, group)?
+    let value = crate::schema::segment_operand(cx, group)?
         .ok_or_else(|| format!("operand group #{group} ('{name}') is absent"))?;
     Ok(Input {
         name,
@@ -162,12 +162,12 @@ pub fn operand_or<'c, 'a>(
     fill: f64,
     shape: &[i64],
 ) -> Result<Input<'c, 'a>, Decline> {
-    let value = match super::common::segment_operand(cx, group)? {
+    let value = match crate::schema::segment_operand(cx, group)? {
         Some(v) => v,
         None => {
-            let element = super::common::element_type(cx.operand(0)?)?;
-            let ty = super::common::tensor_type(shape, element);
-            super::common::splat(cx, crate::lowering::Scalar::Float(fill), ty)?
+            let element = crate::schema::element_type(cx.operand(0)?)?;
+            let ty = crate::schema::tensor_type(shape, element);
+            crate::emit::splat(cx, crate::lowering::Scalar::Float(fill), ty)?
         }
     };
     Ok(Input {
@@ -401,7 +401,7 @@ fn invoke<'c, 'a>(
         results.push(if own.r#type() == ty {
             own.into()
         } else {
-            super::common::splat(cx, crate::lowering::Scalar::Int(0), ty)?
+            crate::emit::splat(cx, crate::lowering::Scalar::Int(0), ty)?
         });
     }
     Ok(results)

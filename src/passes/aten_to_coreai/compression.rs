@@ -25,13 +25,11 @@
 //! `(x - minval) / scale` in the input dtype first, as PyTorch does
 //! (coreai-core's `coreai.quantize` divides in f32; see `half_quotient`).
 
-use super::cast::is_half;
-use super::common::{
-    cast_to, dims, element_type, int_scalar, normalize_dim, reshape, shape_of, splat, tensor_type,
-    DYNAMIC,
-};
-use super::elementwise::arith;
+use crate::emit::arith;
+use crate::emit::{cast_to, int_scalar, reshape, splat};
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use crate::schema::is_half;
+use crate::schema::{dims, element_type, normalize_dim, shape_of, tensor_type, DYNAMIC};
 use melior::ir::{
     attribute::{ArrayAttribute, DenseI64ArrayAttribute, TypeAttribute},
     operation::{OperationLike, OperationRef},
@@ -113,7 +111,7 @@ fn required_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>, name: &str) -> Result<Value
 
 /// An optional `int` argument (`axis`), `default` when absent.
 fn int_or(cx: &LoweringCx<'_, '_>, name: &str, default: i64) -> Result<i64, Decline> {
-    Ok(super::common::opt_int_attr(cx, name)?.unwrap_or(default))
+    Ok(crate::schema::opt_int_attr(cx, name)?.unwrap_or(default))
 }
 
 /// The integer width and signedness of `element` (`i4` and `si4` signed,

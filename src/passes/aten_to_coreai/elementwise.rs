@@ -10,16 +10,20 @@
 //! decomposition follows PyTorch's CPU kernel closely enough to agree on
 //! NaN, ±inf, -0.0 and exact-integer cases; each says so in its comment.
 
-use super::cast::{f32_type, is_bool, is_float, is_half, needs_opmath, number, wrapped_number};
-use super::common::{
-    broadcast_shapes, cast_to, element_type, int_attr, shape_of, str_attr, tensor_type,
+use super::formulas::{expm1_value, is_inf, log1p_value};
+use super::formulas::{floor_div, floor_float, trunc_float};
+use super::promotion::constant_like;
+use super::promotion::number;
+use super::promotion::{
+    all_in, arg, attr_arg, binary_args, finish, float_operand, materialize, numbers,
+    operand_in_result, opmath_element, widened_operand, Arg,
 };
+use crate::emit::cast_to;
+use crate::emit::{arith, binary, predicate, select, unary};
 use crate::lowering::{Decline, LoweringCx, Scalar};
-use melior::ir::{
-    operation::OperationLike,
-    r#type::{RankedTensorType, ShapedTypeLike},
-    Type, Value, ValueLike,
-};
+use crate::schema::{element_type, int_attr, str_attr};
+use crate::schema::{f32_type, is_bool, is_float, is_half};
+use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
@@ -83,159 +87,6 @@ pub static LOWERINGS: super::Family = &[
 // ---------------------------------------------------------------------------
 // Operands and builders shared by the elementwise families.
 
-/// An operand of an elementwise op: a tensor, or a Python number (a wrapped
-/// number operand or a `Scalar` attribute).
-#[derive(Clone, Copy)]
-pub enum Arg<'c, 'a> {
-    Tensor(Value<'c, 'a>),
-    Number(Scalar),
-}
-
-/// Operand `index`, as a number when the importer wrapped one there.
-pub fn arg<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize) -> Result<Arg<'c, 'a>, Decline> {
-    let v = cx.operand(index)?;
-    Ok(match wrapped_number(cx, v) {
-        Some(n) => Arg::Number(n),
-        None => Arg::Tensor(v),
-    })
-}
-
-/// The `Scalar` attribute `name` as an operand.
-pub fn attr_arg<'c, 'a>(cx: &LoweringCx<'c, 'a>, name: &str) -> Result<Arg<'c, 'a>, Decline> {
-    cx.scalar(name).map(Arg::Number)
-}
-
-/// The numbers among `args`.
-pub fn numbers(args: &[Arg<'_, '_>]) -> Vec<Scalar> {
-    args.iter()
-        .filter_map(|a| match a {
-            Arg::Number(n) => Some(*n),
-            Arg::Tensor(_) => None,
-        })
-        .collect()
-}
-
-/// `arg` as a tensor of `element` (a cast, or a new constant).
-pub fn materialize<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    arg: Arg<'c, 'a>,
-    element: Type<'c>,
-) -> Result<Value<'c, 'a>, Decline> {
-    match arg {
-        Arg::Tensor(v) => cast_to(cx, v, element),
-        Arg::Number(n) => number(cx, n, element),
-    }
-}
-
-/// The dtype a computation with `args` and result element `result` runs in
-/// when PyTorch keeps its numbers in "opmath" (mul, div, leaky_relu): f32
-/// for an f16/bf16 result with a number f16/bf16 cannot hold, else `result`.
-///
-/// A rank-0 tensor of another dtype as the second of two operands counts as
-/// such a number: PyTorch's CPU kernels read a 0-dim second operand as a
-/// scalar of the opmath type (measured: f16 `x * torch.tensor(1/3,
-/// dtype=float64)` is `f16(f32(x) * f32(1/3))`; with the 0-dim tensor first
-/// it is converted to f16 instead). That is also how a symbolic Python number
-/// (`x * (n / 3)`, dynamic shapes) reaches the kernel. Its value is only
-/// known at run time, so the computation always runs in f32: for values
-/// f16/bf16 can hold the result is the same (the product of two such values
-/// is exact in f32, and f32 has the 2p + 2 bits that make rounding a
-/// quotient twice innocuous).
-pub fn opmath_element<'c>(
-    cx: &LoweringCx<'c, '_>,
-    result: Type<'c>,
-    args: &[Arg<'c, '_>],
-) -> Result<Type<'c>, Decline> {
-    let scalar_second = match args {
-        [_, Arg::Tensor(b)] => RankedTensorType::try_from(b.r#type())
-            .is_ok_and(|t| t.rank() == 0 && t.element() != result),
-        _ => false,
-    };
-    if needs_opmath(result, &numbers(args)) || (scalar_second && is_half(result)) {
-        f32_type(cx)
-    } else {
-        Ok(result)
-    }
-}
-
-/// `coreai.decomposable.broadcasting_<op> %a, %b` with the broadcast shape
-/// and result element `element`.
-pub fn binary<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    op: &str,
-    a: Value<'c, 'a>,
-    b: Value<'c, 'a>,
-    element: Type<'c>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let shape = broadcast_shapes(&[&shape_of(a)?, &shape_of(b)?])?;
-    cx.build_value(
-        &format!("coreai.decomposable.broadcasting_{op}"),
-        &[a, b],
-        tensor_type(&shape, element),
-        &[],
-    )
-}
-
-/// `binary` with the element type of `a`.
-pub fn arith<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    op: &str,
-    a: Value<'c, 'a>,
-    b: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    binary(cx, op, a, b, element_type(a)?)
-}
-
-/// `binary` with an `i1` result (equal, not_equal, greater, and, or, xor).
-pub fn predicate<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    op: &str,
-    a: Value<'c, 'a>,
-    b: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    binary(cx, op, a, b, cx.parse_type("i1")?)
-}
-
-/// `coreai.<op> %x` of the same type.
-pub fn unary<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    op: &str,
-    x: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    cx.build_value(&format!("coreai.{op}"), &[x], x.r#type(), &[])
-}
-
-/// `where(cond, a, b)` with the broadcast shape of the three.
-pub fn select<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    cond: Value<'c, 'a>,
-    a: Value<'c, 'a>,
-    b: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let shape = broadcast_shapes(&[&shape_of(cond)?, &shape_of(a)?, &shape_of(b)?])?;
-    cx.build_value(
-        "coreai.decomposable.broadcasting_where",
-        &[cond, a, b],
-        tensor_type(&shape, element_type(a)?),
-        &[],
-    )
-}
-
-/// A rank-0 constant `v` of the element type of `like`.
-pub fn constant_like<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    v: f64,
-    like: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let element = element_type(like)?;
-    let n = if is_float(element) {
-        Scalar::Float(v)
-    } else {
-        Scalar::Int(v as i64)
-    };
-    number(cx, n, element)
-}
-
 /// The result element type, declining bool arithmetic.
 fn arithmetic_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
     let element = cx.result_tensor(0)?.element();
@@ -246,31 +97,6 @@ fn arithmetic_result<'c>(cx: &LoweringCx<'c, '_>) -> Result<Type<'c>, Decline> {
         );
     }
     Ok(element)
-}
-
-/// The single result: `value` cast to the result element.
-pub fn finish<'c, 'a>(cx: &LoweringCx<'c, 'a>, value: Value<'c, 'a>) -> Lowered<'c, 'a> {
-    Ok(vec![cast_to(cx, value, cx.result_tensor(0)?.element())?])
-}
-
-/// Operands of a binary op: `(self, other)` from two operands (`.Tensor`)
-/// or an operand and the `other` attribute (`.Scalar`).
-pub fn binary_args<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<[Arg<'c, 'a>; 2], Decline> {
-    let other = if cx.op().operand_count() > 1 {
-        arg(cx, 1)?
-    } else {
-        attr_arg(cx, "other")?
-    };
-    Ok([arg(cx, 0)?, other])
-}
-
-/// Materializes `args` in `element`.
-pub fn all_in<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    args: &[Arg<'c, 'a>],
-    element: Type<'c>,
-) -> Result<Vec<Value<'c, 'a>>, Decline> {
-    args.iter().map(|&a| materialize(cx, a, element)).collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -398,74 +224,6 @@ fn floor_divide<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let v = all_in(cx, &args, element)?;
     let r = floor_div(cx, v[0], v[1])?;
     finish(cx, r)
-}
-
-/// Floor division in the operands' dtype.
-///
-/// Integers: `coreai.broadcasting_floor_divide` (it floors, like PyTorch).
-/// Floats: PyTorch's `div_floor_floating`, not `floor(a / b)` (which
-/// gives 10 for 1 // 0.1 where PyTorch and Python give 9):
-///   b == 0 → a / b;  m = fmod(a, b);  d = (a - m) / b;
-///   d -= 1 if m ≠ 0 and (b < 0) ≠ (m < 0);
-///   d ≠ 0 → floor(d) (+1 if d - floor(d) > 0.5);  d == 0 → copysign(0, a / b).
-pub fn floor_div<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    a: Value<'c, 'a>,
-    b: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    if !is_float(element_type(a)?) {
-        return arith(cx, "floor_divide", a, b);
-    }
-    let zero = constant_like(cx, 0.0, a)?;
-    let one = constant_like(cx, 1.0, a)?;
-    let half = constant_like(cx, 0.5, a)?;
-    let quotient = arith(cx, "divide", a, b)?;
-    let m = arith(cx, "modulo", a, b)?;
-    let d = arith(cx, "sub", a, m)?;
-    let d = arith(cx, "divide", d, b)?;
-    let m_nonzero = predicate(cx, "not_equal", m, zero)?;
-    let m_neg = predicate(cx, "greater", zero, m)?;
-    let b_neg = predicate(cx, "greater", zero, b)?;
-    let signs_differ = predicate(cx, "xor", b_neg, m_neg)?;
-    let adjust = predicate(cx, "and", m_nonzero, signs_differ)?;
-    let d_minus = arith(cx, "sub", d, one)?;
-    let d = select(cx, adjust, d_minus, d)?;
-    let f = floor_float(cx, d)?;
-    let frac = arith(cx, "sub", d, f)?;
-    let round_up = predicate(cx, "greater", frac, half)?;
-    let f_plus = arith(cx, "add", f, one)?;
-    let f = select(cx, round_up, f_plus, f)?;
-    // d == 0: a zero with the sign of a / b (0 · q keeps the sign when q ≠ 0).
-    let d_zero = predicate(cx, "equal", d, zero)?;
-    let signed_zero = arith(cx, "mul", zero, quotient)?;
-    let signed_zero = select(cx, d_zero, signed_zero, f)?;
-    let b_zero = predicate(cx, "equal", b, zero)?;
-    select(cx, b_zero, quotient, signed_zero)
-}
-
-/// `floor(x)` for floats: `broadcasting_floor_divide(x, 1)`, except that
-/// coreai gives NaN for ±inf there (PyTorch's floor keeps ±inf).
-fn floor_float<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let one = constant_like(cx, 1.0, x)?;
-    let f = arith(cx, "floor_divide", x, one)?;
-    let lost = predicate(cx, "not_equal", f, f)?;
-    select(cx, lost, x, f)
-}
-
-/// `trunc(x)` for floats: `floor(|x|)` with the sign of x.
-pub fn trunc_float<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let zero = constant_like(cx, 0.0, x)?;
-    let minus_one = constant_like(cx, -1.0, x)?;
-    let magnitude = floor_float(cx, unary(cx, "abs", x)?)?;
-    let negative = predicate(cx, "greater", zero, x)?;
-    let negated = arith(cx, "mul", magnitude, minus_one)?;
-    select(cx, negative, negated, magnitude)
 }
 
 // aten.remainder.Tensor(%a, %b) → m = broadcasting_modulo(a, b); where((m ≠ 0) ∧ ((m < 0) ≠ (b < 0)), m + b, m)
@@ -675,41 +433,8 @@ fn sign_bit<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'
     predicate(cx, "or", negative, negative_zero)
 }
 
-/// `|x| == inf`.
-pub fn is_inf<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
-    let inf = constant_like(cx, f64::INFINITY, x)?;
-    predicate(cx, "equal", unary(cx, "abs", x)?, inf)
-}
-
 // ---------------------------------------------------------------------------
 // Unary ops.
-
-/// The single operand in the result dtype (int → float for exp, sin ...).
-pub fn operand_in_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
-    let result = cx.result_tensor(0)?.element();
-    materialize(cx, arg(cx, 0)?, result)
-}
-
-/// The single operand, declining a non-float result.
-pub fn float_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
-    let result = cx.result_tensor(0)?.element();
-    if !is_float(result) {
-        return Err(format!("the result must be a float tensor, not {result}"));
-    }
-    operand_in_result(cx)
-}
-
-/// The float operand in the dtype a multi-op formula runs in: f32 for an
-/// f16/bf16 result (PyTorch computes those in f32 and rounds once; `finish`
-/// rounds back), else the result dtype.
-pub fn widened_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
-    let x = float_operand(cx)?;
-    if is_half(element_type(x)?) {
-        cast_to(cx, x, f32_type(cx)?)
-    } else {
-        Ok(x)
-    }
-}
 
 // aten.exp.default(%x) → coreai.exp %x   (likewise log, sqrt, rsqrt, sin,
 // cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, erf);
@@ -768,27 +493,6 @@ fn expm1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     finish(cx, r)
 }
 
-/// `expm1(x)` by Kahan's formula (see `expm1`).
-pub fn expm1_value<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let one = constant_like(cx, 1.0, x)?;
-    let u = unary(cx, "exp", x)?;
-    let um1 = arith(cx, "sub", u, one)?;
-    let scaled = arith(cx, "mul", um1, x)?;
-    let r = arith(cx, "divide", scaled, unary(cx, "log", u)?)?;
-    let u_is_one = predicate(cx, "equal", u, one)?;
-    let r = select(cx, u_is_one, x, r)?;
-    // u = inf or u = 0: (u - 1) is already exact.
-    let inf = constant_like(cx, f64::INFINITY, x)?;
-    let zero = constant_like(cx, 0.0, x)?;
-    let u_inf = predicate(cx, "equal", u, inf)?;
-    let u_zero = predicate(cx, "equal", u, zero)?;
-    let extreme = predicate(cx, "or", u_inf, u_zero)?;
-    select(cx, extreme, um1, r)
-}
-
 // aten.log1p.default(%x) → u = 1 + x; where(u == 1, x, log(u) · x / (u - 1)), u = inf or 0 → log(u)
 //
 // Goldberg's formula (accurate to a few ulp for tiny x, where log(1 + x)
@@ -799,28 +503,6 @@ fn log1p<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = widened_operand(cx)?;
     let r = log1p_value(cx, x)?;
     finish(cx, r)
-}
-
-/// `log1p(x)` by Goldberg's formula (see `log1p`).
-pub fn log1p_value<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let one = constant_like(cx, 1.0, x)?;
-    let inf = constant_like(cx, f64::INFINITY, x)?;
-    let zero = constant_like(cx, 0.0, x)?;
-    let u = arith(cx, "add", x, one)?;
-    let u_inf = predicate(cx, "equal", u, inf)?;
-    let u_kept = select(cx, u_inf, inf, u)?;
-    let ln = unary(cx, "log", u)?;
-    let scaled = arith(cx, "mul", ln, x)?;
-    let r = arith(cx, "divide", scaled, arith(cx, "sub", u_kept, one)?)?;
-    let u_is_one = predicate(cx, "equal", u, one)?;
-    let r = select(cx, u_is_one, x, r)?;
-    // u = inf: log(u) = inf; u = 0 (x = -1): log(u) = -inf; NaN stays NaN.
-    let u_zero = predicate(cx, "equal", u, zero)?;
-    let extreme = predicate(cx, "or", u_inf, u_zero)?;
-    select(cx, extreme, ln, r)
 }
 
 // aten.sign.default(%x) → cast(x > 0) - cast(0 > x)   (0 for ±0 and NaN, as PyTorch)

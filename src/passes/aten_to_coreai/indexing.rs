@@ -12,13 +12,17 @@
 //! gather_nd. index_put and masked_scatter need static shapes. A boolean
 //! mask is supported as the only index, over leading dims.
 
-use super::cast::is_bool;
-use super::common::{
-    bool_attr, bool_list_attr, broadcast_shapes, cast_to, element_type, int_attr, int_scalar,
-    int_vector, leading_block, normalize_dim, reshape, shape, slice, slice_update, splat,
-    static_dims, static_type_dims, str_attr, tensor_type, transpose, type_dims, DYNAMIC,
+use crate::emit::{
+    bool_scalar, cast_to, int_scalar, int_vector, leading_block, reshape, shape, slice,
+    slice_update, splat, transpose,
 };
+use crate::lowering::broadcast_shapes;
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use crate::schema::is_bool;
+use crate::schema::{
+    bool_attr, bool_list_attr, element_type, int_attr, normalize_dim, static_dims,
+    static_type_dims, str_attr, tensor_type, type_dims, DYNAMIC,
+};
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef},
     r#type::ShapedTypeLike,
@@ -969,15 +973,4 @@ fn nonzero_numpy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             )
         })
         .collect()
-}
-
-/// A rank-0 `i1` constant.
-fn bool_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {
-    let attr = cx.parse_attribute(&format!("dense<{v}> : tensor<i1>"))?;
-    cx.build_value(
-        "coreai.constant",
-        &[],
-        cx.parse_type("tensor<i1>")?,
-        &[("value", attr)],
-    )
 }

@@ -8,16 +8,15 @@
 //! a conv2d over an inserted unit dimension. Matrix products accept dynamic
 //! batch sizes; convolutions need static shapes.
 
-use super::common::{
-    axes, bool_attr, broadcast_shapes, cast_to, element_type, int_attr, int_list_attr, int_scalar,
-    reshape, segment_operand, shape, shape_of, splat, static_dims, static_type_dims, tensor_type,
-    transpose,
-};
-pub(super) use super::elementwise::arith as broadcasting;
+use crate::emit::arith as broadcasting;
+use crate::emit::{axes, cast_to, int_scalar, reshape, shape, transpose};
+use crate::emit::{batch_matmul, expand_dim, float_scalar, pad_spatial};
 use crate::lowering::{Decline, LoweringCx, Scalar};
-use melior::ir::{
-    operation::OperationLike, r#type::ShapedTypeLike, Type, TypeLike, Value, ValueLike,
+use crate::schema::{
+    bool_attr, element_type, int_attr, int_list_attr, segment_operand, shape_of, static_dims,
+    static_type_dims, tensor_type,
 };
+use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, TypeLike, Value, ValueLike};
 
 pub static LOWERINGS: super::Family = &[
     ("addmm.default", addmm),
@@ -28,28 +27,6 @@ pub static LOWERINGS: super::Family = &[
     ("matmul.default", matmul),
     ("mm.default", mm),
 ];
-
-/// `coreai.decomposable.broadcasting_batch_matmul %a, %b` for operands of
-/// rank ≥ 2 (batch dimensions broadcast).
-pub(super) fn batch_matmul<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    a: Value<'c, '_>,
-    b: Value<'c, '_>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let (sa, sb) = (shape_of(a)?, shape_of(b)?);
-    if sa.len() < 2 || sb.len() < 2 {
-        return Err("batch matmul operands must have rank ≥ 2".into());
-    }
-    let mut to = broadcast_shapes(&[&sa[..sa.len() - 2], &sb[..sb.len() - 2]])?;
-    to.extend([sa[sa.len() - 2], sb[sb.len() - 1]]);
-    let ty = tensor_type(&to, element_type(a)?);
-    cx.build_value(
-        "coreai.decomposable.broadcasting_batch_matmul",
-        &[a, b],
-        ty,
-        &[],
-    )
-}
 
 /// Declines unless both operands have the result's element type (PyTorch
 /// rejects mixed-dtype matrix products).
@@ -321,19 +298,6 @@ fn conv1d<'c, 'a>(
     cx.build_value("coreai.shrink_dims", &[y, axis], ty, &[])
 }
 
-/// `coreai.expand_dims %x` inserting a unit dimension at `axis`.
-pub(super) fn expand_dim<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-    axis: usize,
-) -> Result<Value<'c, 'a>, Decline> {
-    let mut to = shape_of(x)?;
-    to.insert(axis, 1);
-    let ty = tensor_type(&to, element_type(x)?);
-    let axis = axes(cx, &[axis as i64])?;
-    cx.build_value("coreai.expand_dims", &[x, axis], ty, &[])
-}
-
 /// `coreai.pad` with zeros, `padding[i]` on both sides of spatial dim `i`
 /// (`x` unchanged when there is no padding).
 fn zero_pad<'c, 'a>(
@@ -343,36 +307,6 @@ fn zero_pad<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let sides: Vec<(i64, i64)> = padding.iter().map(|&p| (p, p)).collect();
     pad_spatial(cx, x, &sides, 0.0)
-}
-
-/// `coreai.pad` of the spatial dims (all but the first two) with `value`,
-/// `(before, after)` per spatial dim; `x` unchanged when all are zero.
-pub(super) fn pad_spatial<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    x: Value<'c, 'a>,
-    sides: &[(i64, i64)],
-    value: f64,
-) -> Result<Value<'c, 'a>, Decline> {
-    if sides.iter().all(|&(b, a)| b == 0 && a == 0) {
-        return Ok(x);
-    }
-    let mut padded = shape_of(x)?;
-    let mut amounts = vec![0, 0, 0, 0];
-    for (i, &(before, after)) in sides.iter().enumerate() {
-        padded[i + 2] += before + after;
-        amounts.extend([before, after]);
-    }
-    let element = element_type(x)?;
-    let ty = tensor_type(&padded, element);
-    let amounts = shape(cx, &amounts)?;
-    let fill = float_scalar(cx, value, element)?;
-    let mode = cx.parse_attribute("#coreai.padding_mode<constant>")?;
-    cx.build_value(
-        "coreai.pad",
-        &[x, amounts, fill],
-        ty,
-        &[("padding_mode", mode)],
-    )
 }
 
 /// `coreai.conv2d` / `conv3d` of an already padded input.
@@ -432,14 +366,4 @@ fn conv_transpose<'c, 'a>(
         int_scalar(cx, p.groups, "ui32")?,
     ];
     cx.build_value(name, &operands, ty, &[])
-}
-
-/// A rank-0 float constant of `element` holding `value` rounded to nearest,
-/// as PyTorch rounds a Python float it combines with a tensor of that dtype.
-pub(super) fn float_scalar<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    value: f64,
-    element: Type<'c>,
-) -> Result<Value<'c, 'a>, Decline> {
-    splat(cx, Scalar::Float(value), tensor_type(&[], element))
 }

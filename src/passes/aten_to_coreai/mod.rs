@@ -6,16 +6,17 @@
 
 mod activations;
 mod cast;
-mod common;
 mod compare;
 mod complex;
 mod composite;
 pub mod compression;
 mod control;
 mod elementwise;
+mod formulas;
 mod indexing;
 mod linalg;
 mod nn;
+mod promotion;
 mod reduce;
 mod shape;
 mod symbolic;

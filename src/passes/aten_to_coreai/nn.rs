@@ -13,15 +13,17 @@
 //! embedding size. Pooling takes [N, C, ...] or unbatched [C, ...] inputs,
 //! upsampling NCHW.
 
-use super::cast::is_bool;
-use super::common::{
-    axes, bool_attr, cast_to, element_type, int_attr, int_list_attr, opt_int_attr, reshape,
-    segment_operand, shape, shape_of, splat, static_dims, tensor_type, transpose,
-};
 use super::composite::{lower_composite, of_input, operand, operand_or, Composite, Input, OpAttr};
-use super::elementwise::{predicate, select, unary};
-use super::linalg::{batch_matmul, broadcasting, float_scalar, pad_spatial};
+use crate::emit::arith as broadcasting;
+use crate::emit::{axes, cast_to, reshape, shape, splat, transpose};
+use crate::emit::{batch_matmul, float_scalar, pad_spatial};
+use crate::emit::{predicate, select, unary};
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use crate::schema::is_bool;
+use crate::schema::{
+    bool_attr, element_type, int_attr, int_list_attr, opt_int_attr, segment_operand, shape_of,
+    static_dims, tensor_type,
+};
 use melior::ir::{
     attribute::{ArrayAttribute, FloatAttribute, IntegerAttribute},
     operation::OperationLike,
@@ -112,7 +114,7 @@ fn float_constant<'c, 'a>(
     }
     let literals: Result<Vec<String>, Decline> = values
         .iter()
-        .map(|&v| super::common::fill_literal(Scalar::Float(v), element))
+        .map(|&v| crate::emit::fill_literal(Scalar::Float(v), element))
         .collect();
     let flat = tensor_type(&[values.len() as i64], element);
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", literals?.join(", ")))?;
@@ -182,8 +184,8 @@ fn opt_int_list(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Option<Vec<i64>>,
 
 /// The static dims of result `index`.
 fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
-    let d = super::common::dims(cx.result_tensor(index)?);
-    if d.contains(&super::common::DYNAMIC) {
+    let d = crate::schema::dims(cx.result_tensor(index)?);
+    if d.contains(&crate::schema::DYNAMIC) {
         return Err(format!("result #{index} has a dynamic shape"));
     }
     Ok(d)
@@ -197,8 +199,8 @@ fn dims_static_at(
     needed: impl Fn(usize) -> bool,
 ) -> Result<Vec<i64>, Decline> {
     let ty = cx.operand_tensor(index)?;
-    let d = super::common::dims(ty);
-    if let Some(i) = (0..d.len()).find(|&i| needed(i) && d[i] == super::common::DYNAMIC) {
+    let d = crate::schema::dims(ty);
+    if let Some(i) = (0..d.len()).find(|&i| needed(i) && d[i] == crate::schema::DYNAMIC) {
         return Err(format!(
             "dim {i} of operand #{index} ({ty}) must be static for this lowering"
         ));
@@ -230,7 +232,7 @@ fn softmax_input<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<(Value<'c, 'a>, usiz
         return Err("half_to_float = true (a CUDA-only fused upcast) is not supported".into());
     }
     let rank = cx.operand_tensor(0)?.rank();
-    let axis = super::common::normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let axis = crate::schema::normalize_dim(int_attr(cx, "dim")?, rank)?;
     let x = cast_to(cx, cx.operand(0)?, cx.result_tensor(0)?.element())?;
     Ok((x, axis))
 }
@@ -239,7 +241,7 @@ fn softmax_input<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<(Value<'c, 'a>, usiz
 // aten.softmax.int(%x) {dim, dtype?} → coreai.softmax (coreai.cast %x to dtype), dim
 pub fn softmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let (x, axis) = softmax_input(cx)?;
-    let dim = super::common::int_scalar(cx, axis as i64, "si32")?;
+    let dim = crate::emit::int_scalar(cx, axis as i64, "si32")?;
     Ok(vec![cx.build_value(
         "coreai.softmax",
         &[x, dim],
@@ -532,7 +534,7 @@ pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     } else {
         scores
     };
-    let dim = super::common::int_scalar(cx, grouped_shape.len() as i64 - 1, "si32")?;
+    let dim = crate::emit::int_scalar(cx, grouped_shape.len() as i64 - 1, "si32")?;
     let weights = cx.build_value("coreai.softmax", &[scores, dim], scores.r#type(), &[])?;
     let out = batch_matmul(cx, weights, v)?;
     if out.r#type() == cx.result_type(0)? {
@@ -557,9 +559,9 @@ fn qk_dims(cx: &LoweringCx<'_, '_>) -> Result<(Vec<i64>, Vec<i64>), Decline> {
     let kd = if static_needed {
         dims_static_at(cx, 1, all)?
     } else {
-        super::common::dims(cx.operand_tensor(1)?)
+        crate::schema::dims(cx.operand_tensor(1)?)
     };
-    let vd = super::common::dims(cx.operand_tensor(2)?);
+    let vd = crate::schema::dims(cx.operand_tensor(2)?);
     if qd.len() < 2 || kd.len() != qd.len() || vd.len() != qd.len() {
         return Err(format!(
             "query, key and value must have one rank ≥ 2: {qd:?}, {kd:?}, {vd:?}"
@@ -616,7 +618,7 @@ fn causal_masked<'c, 'a>(
     s: i64,
 ) -> Result<Value<'c, 'a>, Decline> {
     let positions = |n: i64, to: [i64; 2]| -> Result<Value<'c, 'a>, Decline> {
-        let si32 = |v: i64| super::common::int_scalar(cx, v, "si32");
+        let si32 = |v: i64| crate::emit::int_scalar(cx, v, "si32");
         let ty = tensor_type(&[n], cx.parse_type("si32")?);
         let r = cx.build_value("coreai.range", &[si32(0)?, si32(n)?, si32(1)?], ty, &[])?;
         reshape(cx, r, &to)
@@ -846,7 +848,7 @@ fn max_pool_indices<'c, 'a>(
         .flat_map(|a| (0..w.kernel).map(move |b| (a * h.dilation, b * w.dilation)))
         .collect();
     let k = taps.len() as i64;
-    let mut operands = vec![super::common::int_scalar(cx, 4, "si32")?];
+    let mut operands = vec![crate::emit::int_scalar(cx, 4, "si32")?];
     for &(dy, dx) in &taps {
         let begin = [0, 0, dy, dx];
         let end = [
@@ -900,7 +902,7 @@ fn first_max_index<'c, 'a>(
     let d = shape_of(stacked)?;
     let mut kept = d.clone();
     kept[4] = 1;
-    let axis = super::common::int_scalar(cx, 4, "si32")?;
+    let axis = crate::emit::int_scalar(cx, 4, "si32")?;
     let ui32 = cx.parse_type("ui32")?;
     let best = cx.build_value(
         "coreai.argmax",
@@ -1036,7 +1038,7 @@ fn adaptive_separable<'c, 'a>(
         }
         let mut joined = d.clone();
         joined[axis] = n;
-        let mut operands = vec![super::common::int_scalar(cx, axis as i64, "si32")?];
+        let mut operands = vec![crate::emit::int_scalar(cx, axis as i64, "si32")?];
         operands.extend(parts);
         y = cx.build_value(
             "coreai.concat",
@@ -1152,7 +1154,7 @@ fn adaptive_max_indices<'c, 'a>(
         tensor_type(&gathered, cx.parse_type("si32")?),
         &[],
     )?;
-    let axis = super::common::int_scalar(cx, 2, "si32")?;
+    let axis = crate::emit::int_scalar(cx, 2, "si32")?;
     let taps = cx.build_value(
         "coreai.gather_along_axis",
         &[planes, idx, axis],
@@ -1196,7 +1198,7 @@ fn interpolate<'c, 'a>(
     let f32 = cx.parse_type("f32")?;
     let operands = [
         cx.operand(0)?,
-        super::common::int_vector(cx, out, "si32")?,
+        crate::emit::int_vector(cx, out, "si32")?,
         float_constant(cx, &[4], &[1.0, 1.0, scale[0], scale[1]], f32)?,
         float_constant(cx, &[4], &[0.0, 0.0, offset[0], offset[1]], f32)?,
     ];
@@ -1303,7 +1305,7 @@ type Spec<'c, 'a> = Result<Option<Composite<'c, 'a>>, Decline>;
 // aten._log_softmax.default / log_softmax.int → @log_softmax(input) {axis}
 fn log_softmax_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank();
-    let axis = super::common::normalize_dim(int_attr(cx, "dim")?, rank)?;
+    let axis = crate::schema::normalize_dim(int_attr(cx, "dim")?, rank)?;
     of_input(cx, "log_softmax", vec![("axis", OpAttr::Int(axis as i64))])
 }
 
@@ -1486,7 +1488,7 @@ fn avg_pool_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Spec<'
     };
     let padding = pool_list(cx, "padding", spatial)?;
     let divisor = opt_int_attr(cx, "divisor_override")?.unwrap_or(0);
-    let list = |v: &[i64]| super::common::int_vector(cx, v, "si32");
+    let list = |v: &[i64]| crate::emit::int_vector(cx, v, "si32");
     let (decl, template) = if spatial == 2 {
         ("avg_pool_2d", "avg_pool2d_composite")
     } else {
@@ -1509,7 +1511,7 @@ fn avg_pool_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Spec<'
             )?,
             constant_input(
                 "divisor_override",
-                super::common::int_scalar(cx, divisor, "si32"),
+                crate::emit::int_scalar(cx, divisor, "si32"),
             )?,
         ],
         attrs: Vec::new(),

@@ -18,13 +18,16 @@
 //! directions, so float inputs get an explicit NaN path where the two differ
 //! (`arg_index`, `sort_permutation`).
 
-use super::cast::is_bool;
-use super::common::{
-    axes as axes_constant, bool_attr, cast_to, dims, element_type, int_attr, int_list_attr,
-    int_scalar, int_vector, normalize_dim, opt_int_attr, reshape, tensor_type, DYNAMIC,
-};
 use super::composite::{lower_composite, of_input, Composite, OpAttr};
+use crate::emit::{
+    axes as axes_constant, bool_scalar, broadcasting, cast_to, int_scalar, int_vector, reshape,
+};
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use crate::schema::is_bool;
+use crate::schema::{
+    bool_attr, dims, element_type, int_attr, int_list_attr, normalize_dim, opt_int_attr, tensor_of,
+    tensor_type, DYNAMIC,
+};
 use melior::ir::{
     operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
@@ -83,11 +86,6 @@ type Spec<'c, 'a> = Result<Option<Composite<'c, 'a>>, Decline>;
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-fn tensor_of<'c>(value: Value<'c, '_>) -> Result<RankedTensorType<'c>, Decline> {
-    RankedTensorType::try_from(value.r#type())
-        .map_err(|_| format!("{} is not a ranked tensor", value.r#type()))
-}
 
 fn is_float(element: Type<'_>) -> bool {
     unsafe { mlir_sys::mlirTypeIsAFloat(element.to_raw()) }
@@ -231,16 +229,6 @@ fn float_scalar<'c, 'a>(
     cx.scalar_constant(Scalar::Float(value), element)
 }
 
-fn bool_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>, value: bool) -> Result<Value<'c, 'a>, Decline> {
-    let attr = cx.parse_attribute(&format!("dense<{value}> : tensor<i1>"))?;
-    cx.build_value(
-        "coreai.constant",
-        &[],
-        cx.parse_type("tensor<i1>")?,
-        &[("value", attr)],
-    )
-}
-
 /// A same-shape elementwise op on `x` with result element `element`.
 fn unary<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
@@ -261,13 +249,7 @@ fn binary<'c, 'a>(
     b: Value<'c, 'a>,
     element: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let ty = tensor_type(&dims(tensor_of(a)?), element);
-    cx.build_value(
-        &format!("coreai.decomposable.broadcasting_{op}"),
-        &[a, b],
-        ty,
-        &[],
-    )
+    broadcasting(cx, op, a, b, tensor_type(&dims(tensor_of(a)?), element))
 }
 
 /// `x != x`: where `x` (float) is NaN.

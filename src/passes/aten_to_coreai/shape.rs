@@ -14,12 +14,14 @@
 //! needs a dynamic size (a split or roll along it, expand of a unit dim to
 //! it, a crop of it, creators of dynamic shape) declines with a reason.
 
-use super::common::{
-    axes, cast_to, dims, fill_literal, int_attr, int_list_attr, int_scalar, normalize_dim,
-    opt_int_attr, reshape, shape, slice, slice_update, splat, str_attr, tensor_type, transpose,
-    DYNAMIC, TO_END,
+use crate::emit::{
+    axes, cast_to, fill_literal, int_scalar, reshape, shape, slice, slice_update, splat, transpose,
+    TO_END,
 };
 use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::schema::{
+    dims, int_attr, int_list_attr, normalize_dim, opt_int_attr, str_attr, tensor_type, DYNAMIC,
+};
 use melior::ir::{
     operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},

@@ -14,13 +14,13 @@
 //! tensor (a Python operator with a tensor operand, `aten.cond`'s
 //! predicate) without changing its rank.
 
-use super::cast::is_float;
-use super::common::{
-    cast_to, dims, element_type, int_attr, normalize_dim, reshape, slice, splat, tensor_type,
-    DYNAMIC,
-};
-use super::elementwise::{arith, constant_like, floor_div, trunc_float, unary};
+use super::formulas::{floor_div, trunc_float};
+use super::promotion::constant_like;
+use crate::emit::{arith, unary};
+use crate::emit::{cast_to, reshape, slice, splat};
 use crate::lowering::{Decline, LoweringCx, Scalar};
+use crate::schema::is_float;
+use crate::schema::{dims, element_type, int_attr, normalize_dim, tensor_type, DYNAMIC};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value, ValueLike};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;

@@ -30,6 +30,7 @@
 //! `test/e2e/test_convert_corpus.py`).
 
 use super::{constant_attr, defining_op, op_name, static_shape, Options};
+use crate::emit::broadcasting;
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{operation::OperationLike, Type, TypeLike, Value, ValueLike};
 use mlir_sys::MlirOperation;
@@ -93,21 +94,6 @@ fn reshaped<'c, 'a>(
     let (shape_ty, shape_attr) = cx.int_tensor(&[shape.len() as i64], shape, "ui32")?;
     let s = cx.build_value("coreai.constant", &[], shape_ty, &[("value", shape_attr)])?;
     cx.build_value("coreai.reshape", &[v, s], tensor(cx, shape, element)?, &[])
-}
-
-fn binary<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    op: &str,
-    a: Value<'c, 'a>,
-    b: Value<'c, 'a>,
-    ty: Type<'c>,
-) -> Result<Value<'c, 'a>, Decline> {
-    cx.build_value(
-        &format!("coreai.decomposable.broadcasting_{op}"),
-        &[a, b],
-        ty,
-        &[],
-    )
 }
 
 /// `v` cast to `ty` (nothing when it has it).
@@ -188,12 +174,18 @@ pub fn fold_batch_norm<'c, 'a>(
     )?;
     let sd = cx.build_value(
         "coreai.sqrt",
-        &[binary(cx, "add", var, eps, vec32)?],
+        &[broadcasting(cx, "add", var, eps, vec32)?],
         vec32,
         &[],
     )?;
-    let s = binary(cx, "divide", gamma, sd, vec32)?;
-    let bias = binary(cx, "sub", beta, binary(cx, "mul", mean, s, vec32)?, vec32)?;
+    let s = broadcasting(cx, "divide", gamma, sd, vec32)?;
+    let bias = broadcasting(
+        cx,
+        "sub",
+        beta,
+        broadcasting(cx, "mul", mean, s, vec32)?,
+        vec32,
+    )?;
     let mut channel_shape = vec![1i64; rank];
     channel_shape[1] = channels;
     let channel_ty = tensor(cx, &channel_shape, element)?;
@@ -201,11 +193,11 @@ pub fn fold_batch_norm<'c, 'a>(
         Some(folded) => folded,
         None => {
             let s = cast(cx, reshaped(cx, s, &channel_shape, "f32")?, channel_ty)?;
-            (binary(cx, "mul", x, s, result)?, bias)
+            (broadcasting(cx, "mul", x, s, result)?, bias)
         }
     };
     let bias = cast(cx, reshaped(cx, bias, &channel_shape, "f32")?, channel_ty)?;
-    Ok(vec![binary(cx, "add", scaled, bias, result)?])
+    Ok(vec![broadcasting(cx, "add", scaled, bias, result)?])
 }
 
 /// When `x` is the only use of a convolution with constant weights
@@ -253,7 +245,13 @@ fn scale_convolution<'c, 'a>(
             &[],
         )?;
         let c = cast(cx, c, vec32)?;
-        bias = binary(cx, "add", bias, binary(cx, "mul", c, s, vec32)?, vec32)?;
+        bias = broadcasting(
+            cx,
+            "add",
+            bias,
+            broadcasting(cx, "mul", c, s, vec32)?,
+            vec32,
+        )?;
         conv = inner;
     }
     if !CONVOLUTIONS.contains(&op_name(conv).as_str()) {
@@ -272,7 +270,7 @@ fn scale_convolution<'c, 'a>(
     let mut shape = vec![1i64; dims.len()];
     shape[0] = channels;
     let w32 = cast(cx, weight, tensor(cx, &dims, "f32")?)?;
-    let scaled = binary(
+    let scaled = broadcasting(
         cx,
         "mul",
         w32,

@@ -15,23 +15,11 @@ use mlir_sys::MlirOperation;
 use std::collections::HashSet;
 
 fn is_handle(ty: mlir_sys::MlirType) -> bool {
-    let mut text = String::new();
-    unsafe extern "C" fn push(s: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
-        let text = unsafe { &mut *(data as *mut String) };
-        let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
-        text.push_str(&String::from_utf8_lossy(bytes));
+    if unsafe { mlir_sys::mlirTypeIsARankedTensor(ty) } {
+        return false;
     }
-    unsafe {
-        if mlir_sys::mlirTypeIsARankedTensor(ty) {
-            return false;
-        }
-        mlir_sys::mlirTypePrint(
-            ty,
-            Some(push),
-            &mut text as *mut String as *mut std::ffi::c_void,
-        );
-    }
-    text.contains("handle")
+    crate::ffi::printed(|callback, data| unsafe { mlir_sys::mlirTypePrint(ty, callback, data) })
+        .contains("handle")
 }
 
 fn is_dead(op: MlirOperation) -> bool {

@@ -87,25 +87,14 @@ pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
 /// `op` printed (generic form, local value numbers, no locations) with
 /// its symbol name blanked.
 fn body_text(op: MlirOperation, name: &str) -> String {
-    let mut text = String::new();
-    unsafe extern "C" fn push(s: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
-        let text = unsafe { &mut *(data as *mut String) };
-        let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
-        text.push_str(&String::from_utf8_lossy(bytes));
-    }
-    unsafe {
+    let text = crate::ffi::printed(|callback, data| unsafe {
         let flags = mlir_sys::mlirOpPrintingFlagsCreate();
         mlir_sys::mlirOpPrintingFlagsPrintGenericOpForm(flags);
         // Value numbers from the graph itself, not from the module.
         mlir_sys::mlirOpPrintingFlagsUseLocalScope(flags);
-        mlir_sys::mlirOperationPrintWithFlags(
-            op,
-            flags,
-            Some(push),
-            &mut text as *mut String as *mut std::ffi::c_void,
-        );
+        mlir_sys::mlirOperationPrintWithFlags(op, flags, callback, data);
         mlir_sys::mlirOpPrintingFlagsDestroy(flags);
-    }
+    });
     text.replacen(&format!("sym_name = \"{name}\""), "sym_name = \"\"", 1)
 }
 

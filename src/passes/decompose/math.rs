@@ -1,6 +1,6 @@
 //! Decompositions of elementwise, logical and reduction ops.
 
-use super::build::*;
+use super::aten_builders::*;
 use crate::lowering::Scalar;
 use melior::ir::{operation::OperationLike, Type, ValueLike};
 
@@ -66,7 +66,7 @@ fn all_dim<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let s = shape(x)?;
     let i1 = cx.parse_type("i1")?;
     let not_x = aten(cx, "logical_not.default", &[x], tensor(cx, &s, i1)?, &[])?;
-    let dim = norm_dim(get_int(cx, "dim")?, s.len())?;
+    let dim = norm_dim(int_attr(cx, "dim")?, s.len())?;
     let keepdim = get_bool_or(cx, "keepdim", false)?;
     let any = aten(
         cx,
@@ -204,7 +204,7 @@ fn to_copy<'c, 'a>(
 fn softmax_like<'c, 'a>(cx: Cx<'_, 'c, 'a>, key: &str) -> Out<'c, 'a> {
     let x = with_dtype(cx, cx.operand(0)?)?;
     let attrs = [
-        ("dim", a_int(cx, get_int(cx, "dim")?)?),
+        ("dim", a_int(cx, int_attr(cx, "dim")?)?),
         ("half_to_float", a_bool(cx, false)?),
     ];
     Ok(vec![aten(cx, key, &[x], result(cx, 0)?, &attrs)?])

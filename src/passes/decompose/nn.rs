@@ -1,6 +1,6 @@
 //! Decompositions of neural-network ops: convolutions, linear, norms, pools.
 
-use super::build::*;
+use super::aten_builders::*;
 use crate::lowering::Scalar;
 use melior::ir::ValueLike;
 
@@ -100,7 +100,7 @@ fn conv_nd<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 fn conv2d_padding<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let n = spatial(cx)?;
     let (stride, dilation) = (per_dim(cx, "stride", n, 1)?, per_dim(cx, "dilation", n, 1)?);
-    let mode = get_str(cx, "padding")?;
+    let mode = str_attr(cx, "padding")?;
     let mut input = cx.operand(0)?;
     let padding = match mode.as_str() {
         "valid" => vec![0; n],
@@ -223,7 +223,7 @@ fn layer_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let g = groups(cx)?;
     let x = cx.operand(0)?;
     let xs = shape(x)?;
-    let normalized = get_ints(cx, "normalized_shape")?;
+    let normalized = int_list_attr(cx, "normalized_shape")?;
     let axis = xs
         .len()
         .checked_sub(normalized.len())
@@ -267,7 +267,7 @@ fn group_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     if xs.len() < 2 {
         return Err("group_norm needs an [N, C, ...] input".into());
     }
-    let group = get_int(cx, "num_groups")?;
+    let group = int_attr(cx, "num_groups")?;
     let hxw = numel(&xs[2..])?;
     let (w, b) = (optional(&g, 1), optional(&g, 2));
     let mut operands = vec![x];
@@ -325,7 +325,7 @@ fn max_pool2d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 fn avg_pool1d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let rank = shape(x)?.len();
-    let kernel = get_ints(cx, "kernel_size")?;
+    let kernel = int_list_attr(cx, "kernel_size")?;
     let stride = get_ints_opt(cx, "stride")?
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| kernel.clone());
@@ -364,7 +364,7 @@ fn avg_pool1d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 //   else   → aten._adaptive_avg_pool2d.default(%x) {output_size}
 fn adaptive_avg_pool2d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
-    let size = get_ints(cx, "output_size")?;
+    let size = int_list_attr(cx, "output_size")?;
     if size == [1, 1] {
         let attrs = [
             ("dim", a_ints(cx, &[-1, -2])?),

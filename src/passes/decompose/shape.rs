@@ -1,6 +1,6 @@
 //! Decompositions of shape and data-movement ops.
 
-use super::build::*;
+use super::aten_builders::*;
 use crate::lowering::Scalar;
 use melior::ir::{operation::OperationLike, ValueLike};
 
@@ -27,8 +27,8 @@ fn transpose_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         return Ok(vec![x]);
     }
     let (a, b) = (
-        norm_dim(get_int(cx, "dim0")?, rank)?,
-        norm_dim(get_int(cx, "dim1")?, rank)?,
+        norm_dim(int_attr(cx, "dim0")?, rank)?,
+        norm_dim(int_attr(cx, "dim1")?, rank)?,
     );
     let mut dims: Vec<usize> = (0..rank).collect();
     dims.swap(a, b);
@@ -45,7 +45,7 @@ fn squeeze_dim<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     Ok(vec![squeeze_dims(
         cx,
         x,
-        &[norm_dim(get_int(cx, "dim")?, rank)?],
+        &[norm_dim(int_attr(cx, "dim")?, rank)?],
     )?])
 }
 
@@ -66,7 +66,7 @@ fn split_tensor<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let s = shape(x)?;
     let dim = norm_dim(get_int_or(cx, "dim", 0)?, s.len())?;
-    let (n, size) = (s[dim], get_int(cx, "split_size")?);
+    let (n, size) = (s[dim], int_attr(cx, "split_size")?);
     if n < 0 || size <= 0 {
         return Err("split needs a static dimension and a positive split_size".into());
     }
@@ -109,7 +109,7 @@ fn stack<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 fn tile<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let rank = shape(x)?.len();
-    let mut repeats = get_ints(cx, "dims")?;
+    let mut repeats = int_list_attr(cx, "dims")?;
     while repeats.len() < rank {
         repeats.insert(0, 1);
     }
@@ -132,8 +132,8 @@ fn repeat_interleave_self_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
             "repeat_interleave without dim (over the flattened input) is not decomposed".into(),
         );
     }
-    let dim = norm_dim(get_int(cx, "dim")?, s.len())?;
-    let r = get_int(cx, "repeats")?;
+    let dim = norm_dim(int_attr(cx, "dim")?, s.len())?;
+    let r = int_attr(cx, "repeats")?;
     let up = unsqueeze(cx, x, dim + 1)?;
     let mut wide = shape(up)?;
     wide[dim + 1] = r;
@@ -157,7 +157,7 @@ fn repeat_interleave_self_int<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 fn roll<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let mut x = cx.operand(0)?;
     let s = shape(x)?;
-    let shifts = get_ints(cx, "shifts")?;
+    let shifts = int_list_attr(cx, "shifts")?;
     let dims = get_ints_opt(cx, "dims")?.unwrap_or_default();
     if dims.is_empty() || dims.len() != shifts.len() {
         return Err("roll over the flattened input (no dims) is not decomposed".into());
@@ -183,9 +183,9 @@ fn roll<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 //   constant → constant_pad_nd; reflect → reflection_pad{1,2,3}d; replicate → replication_pad{1,2,3}d
 fn pad<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
-    let widths = get_ints(cx, "pad")?;
+    let widths = int_list_attr(cx, "pad")?;
     let mode = if has(cx, "mode") {
-        get_str(cx, "mode")?
+        str_attr(cx, "mode")?
     } else {
         "constant".into()
     };
@@ -228,7 +228,7 @@ fn pad<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
 fn pixel_unshuffle<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let s = shape(x)?;
-    let r = get_int(cx, "downscale_factor")?;
+    let r = int_attr(cx, "downscale_factor")?;
     if s.len() != 4 || r <= 0 || s[2] % r != 0 || s[3] % r != 0 {
         return Err("pixel_unshuffle needs a static [N, C, H·r, W·r] input".into());
     }
@@ -251,7 +251,7 @@ struct Term<'c, 'a> {
 //   bmm(view(permute(a), [B, M, K]), view(permute(b), [B, K, N]))
 //   → view [batch.., m.., n..] → permute to the output's order
 fn einsum<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
-    let equation: String = get_str(cx, "equation")?
+    let equation: String = str_attr(cx, "equation")?
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect();

@@ -8,7 +8,7 @@
 //! every input the program accepts. The `aten.sym_size.int` and constants left
 //! without uses are erased. Views with two or more symbolic entries are kept.
 
-use super::build::*;
+use super::aten_builders::*;
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{
     attribute::{DenseI64ArrayAttribute, IntegerAttribute},

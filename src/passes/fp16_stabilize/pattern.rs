@@ -4,9 +4,13 @@
 //! broadcast result types in front of the matched root.
 
 use crate::lowering::{broadcast_shapes, Decline, LoweringCx};
+pub use crate::schema::{
+    element_type as element, shape_of as shape, tensor_of as tensor, tensor_type,
+    type_dims as type_shape,
+};
 use melior::ir::{
     operation::{OperationLike, OperationRef},
-    r#type::{DimSize, RankedTensorType, ShapedTypeLike},
+    r#type::ShapedTypeLike,
     AttributeLike, Type, TypeLike, Value, ValueLike,
 };
 
@@ -99,43 +103,8 @@ pub fn use_count(v: Value<'_, '_>) -> usize {
     n
 }
 
-pub fn tensor<'c>(v: Value<'c, '_>) -> Result<RankedTensorType<'c>, Decline> {
-    RankedTensorType::try_from(v.r#type())
-        .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))
-}
-
-pub fn shape(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
-    type_shape(v.r#type())
-}
-
-/// The dims of a ranked tensor type (dynamic ones as `i64::MIN`).
-pub fn type_shape(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
-    let t = RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
-    Ok((0..t.rank())
-        .map(|i| match t.dim_size(i) {
-            Ok(DimSize::Static(d)) => d as i64,
-            _ => i64::MIN,
-        })
-        .collect())
-}
-
-pub fn element<'c>(v: Value<'c, '_>) -> Result<Type<'c>, Decline> {
-    Ok(tensor(v)?.element())
-}
-
 pub fn is_float(v: Value<'_, '_>) -> bool {
     tensor(v).is_ok_and(|t| unsafe { mlir_sys::mlirTypeIsAFloat(t.element().to_raw()) })
-}
-
-pub fn tensor_type<'c>(shape: &[i64], element: Type<'c>) -> Type<'c> {
-    unsafe {
-        Type::from_raw(mlir_sys::mlirRankedTensorTypeGet(
-            shape.len() as isize,
-            shape.as_ptr(),
-            element.to_raw(),
-            mlir_sys::mlirAttributeGetNull(),
-        ))
-    }
 }
 
 /// Builds `coreai.<op>` elementwise on `x`.

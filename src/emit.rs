@@ -1,158 +1,26 @@
-//! Helpers shared by the lowering families.
-//!
-//! Attribute readers (the aten dialect stores schema arguments as attributes
-//! named after the argument), tensor types of a given shape, the integer
-//! constants coreai takes for axes and shapes (`tensor<Nxsi32>` axes,
-//! `tensor<Nxui32>` shapes and permutations, `tensor<si32>` dims), and
-//! builders for the layout ops most lowerings need (reshape, cast).
+//! The coreai ops the passes build, in one place: integer constants in the
+//! types coreai takes for axes and shapes (`tensor<Nxsi32>` axes,
+//! `tensor<Nxui32>` shapes and permutations, `tensor<si32>` dims), splat
+//! constants, and the layout ops most rewrites need (reshape, transpose,
+//! slice, slice_update, cast). Each builder returns its input unchanged
+//! where the op would be the identity.
 
-pub use crate::lowering::broadcast_shapes;
+use crate::lowering::{broadcast_shapes, Scalar};
 use crate::lowering::{type_text, Decline, LoweringCx};
+use crate::schema::shape_of;
+use crate::schema::{dims, element_type, tensor_type, DYNAMIC};
 use melior::ir::{
-    attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute},
-    operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
-    AttributeLike, Type, TypeLike, Value, ValueLike,
+    Attribute, Type, TypeLike, Value, ValueLike,
 };
 
-/// The size MLIR uses for a dynamic dimension (`?`).
-pub const DYNAMIC: i64 = i64::MIN;
-
-/// An `I64Attr` schema argument.
-pub fn int_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<i64, Decline> {
-    let attr = cx.attribute(name)?;
-    IntegerAttribute::try_from(attr)
-        .map(|i| i.value())
-        .map_err(|_| format!("attribute '{name}' is not an integer: {attr}"))
-}
-
-/// An `OptionalAttr<I64Attr>` schema argument (`None` when absent).
-pub fn opt_int_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Option<i64>, Decline> {
-    if cx.op().attribute(name).is_err() {
-        return Ok(None);
-    }
-    int_attr(cx, name).map(Some)
-}
-
-/// An `I64ArrayAttr` schema argument (`int[]`).
-pub fn int_list_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Vec<i64>, Decline> {
-    let attr = cx.attribute(name)?;
-    let array = ArrayAttribute::try_from(attr)
-        .map_err(|_| format!("attribute '{name}' is not an integer list: {attr}"))?;
-    (0..array.len())
-        .map(|i| {
-            array
-                .element(i)
-                .ok()
-                .and_then(|e| IntegerAttribute::try_from(e).ok())
-                .map(|e| e.value())
-                .ok_or_else(|| format!("attribute '{name}' is not an integer list: {attr}"))
-        })
-        .collect()
-}
-
-/// A `BoolAttr` schema argument.
-pub fn bool_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<bool, Decline> {
-    let attr = cx.attribute(name)?;
-    BoolAttribute::try_from(attr)
-        .map(|b| b.value())
-        .map_err(|_| format!("attribute '{name}' is not a bool: {attr}"))
-}
-
-/// A `StrAttr` schema argument.
-pub fn str_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<String, Decline> {
-    let attr = cx.attribute(name)?;
-    crate::strings::string_value(attr)
-        .map(|s| s.into_owned())
-        .ok_or_else(|| format!("attribute '{name}' is not a string: {attr}"))
-}
-
-/// A `DenseBoolArrayAttr` (`indices_present` of `index.Tensor`: which
-/// positions of a `Tensor?[]` hold a tensor).
-pub fn bool_list_attr(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Vec<bool>, Decline> {
-    let attr = cx.attribute(name)?;
-    unsafe {
-        let raw = attr.to_raw();
-        if !mlir_sys::mlirAttributeIsADenseBoolArray(raw) {
-            return Err(format!("attribute '{name}' is not a bool array: {attr}"));
-        }
-        let n = mlir_sys::mlirDenseArrayGetNumElements(raw);
-        Ok((0..n)
-            .map(|i| mlir_sys::mlirDenseBoolArrayGetElement(raw, i))
-            .collect())
-    }
-}
-
-/// `dim` in `[-rank, rank)` as an axis in `[0, rank)`.
-pub fn normalize_dim(dim: i64, rank: usize) -> Result<usize, Decline> {
-    let r = rank as i64;
-    if dim < -r || dim >= r.max(1) {
-        return Err(format!(
-            "dimension {dim} is out of range for a rank-{rank} tensor"
-        ));
-    }
-    Ok(if dim < 0 { dim + r } else { dim } as usize)
-}
-
-/// The dims of a ranked tensor type (`DYNAMIC` for `?`).
-pub fn dims(ty: RankedTensorType<'_>) -> Vec<i64> {
-    (0..ty.rank())
-        .map(|i| unsafe { mlir_sys::mlirShapedTypeGetDimSize(ty.to_raw(), i as isize) })
-        .collect()
-}
-
-/// The dims of `ty`, a ranked tensor type (`DYNAMIC` for `?`).
-pub fn type_dims(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
-    RankedTensorType::try_from(ty)
-        .map(dims)
-        .map_err(|_| format!("{ty} is not a ranked tensor"))
-}
-
-/// The dims of `ty`, declining a dynamic one.
-pub fn static_type_dims(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
-    let d = type_dims(ty)?;
-    if d.contains(&DYNAMIC) {
-        return Err(format!(
-            "{ty} is dynamic; this lowering needs static shapes"
-        ));
-    }
-    Ok(d)
-}
-
-/// The dims of `v`, a ranked tensor (`DYNAMIC` for `?`).
-pub fn shape_of(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
-    type_dims(v.r#type())
-}
-
-/// The dims of operand `index`, declining when one is dynamic.
-pub fn static_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
-    let ty = cx.operand_tensor(index)?;
-    let d = dims(ty);
-    if d.contains(&DYNAMIC) {
-        return Err(format!(
-            "operand #{index} has the dynamic shape {ty}; this lowering needs static shapes"
-        ));
-    }
-    Ok(d)
-}
-
-/// `tensor<shape x element>` (`DYNAMIC` entries print as `?`).
-pub fn tensor_type<'c>(shape: &[i64], element: Type<'c>) -> Type<'c> {
-    unsafe {
-        Type::from_raw(mlir_sys::mlirRankedTensorTypeGet(
-            shape.len() as isize,
-            shape.as_ptr(),
-            element.to_raw(),
-            mlir_sys::mlirAttributeGetNull(),
-        ))
-    }
-}
-
-/// The element type of `value` (a ranked tensor).
-pub fn element_type<'c>(value: Value<'c, '_>) -> Result<Type<'c>, Decline> {
-    RankedTensorType::try_from(value.r#type())
-        .map(|t| t.element())
-        .map_err(|_| format!("{} is not a ranked tensor", value.r#type()))
+/// `coreai.constant` of `ty` holding `value` (an elements attribute).
+pub fn constant<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    ty: Type<'c>,
+    value: Attribute<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    cx.build_value("coreai.constant", &[], ty, &[("value", value)])
 }
 
 /// A 1-D `coreai.constant` of integer `element` (`si32`, `ui32` ...).
@@ -374,36 +242,157 @@ pub fn splat<'c, 'a>(
     cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
 }
 
-/// The operand of ODS operand group `group` (`operandSegmentSizes`), `None`
-/// for an absent optional operand (`Tensor? bias = None`). An op without
-/// segments has one operand per group, and its one optional operand is last
-/// (absent when the op has fewer operands).
-pub fn segment_operand<'c, 'a>(
+/// `coreai.decomposable.broadcasting_<op> %a, %b` with the broadcast shape
+/// and result element `element`.
+pub fn binary<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
-    group: usize,
-) -> Result<Option<Value<'c, 'a>>, Decline> {
-    use melior::ir::operation::OperationLike;
-    let Ok(sizes) = cx.op().attribute("operandSegmentSizes") else {
-        // Bounds first: melior's out-of-range error prints the whole op
-        // (14% of coreai-opt's time on mobilenet_v3_small).
-        let present = group < cx.op().operand_count();
-        return Ok(present.then(|| cx.op().operand(group).ok()).flatten());
-    };
-    let sizes: Vec<i64> = unsafe {
-        let raw = sizes.to_raw();
-        if !mlir_sys::mlirAttributeIsADenseI32Array(raw) {
-            return Err(format!("malformed operandSegmentSizes: {sizes}"));
-        }
-        (0..mlir_sys::mlirDenseArrayGetNumElements(raw))
-            .map(|i| i64::from(mlir_sys::mlirDenseI32ArrayGetElement(raw, i)))
-            .collect()
-    };
-    let start: i64 = sizes.iter().take(group).sum();
-    match sizes.get(group) {
-        Some(0) => Ok(None),
-        Some(1) => cx.operand(start as usize).map(Some),
-        _ => Err(format!(
-            "expected one operand in group #{group} ({sizes:?})"
-        )),
+    op: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let shape = broadcast_shapes(&[&shape_of(a)?, &shape_of(b)?])?;
+    broadcasting(cx, op, a, b, tensor_type(&shape, element))
+}
+
+/// `coreai.decomposable.broadcasting_<op> %a, %b` with result type `ty`.
+pub fn broadcasting<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    ty: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    cx.build_value(
+        &format!("coreai.decomposable.broadcasting_{op}"),
+        &[a, b],
+        ty,
+        &[],
+    )
+}
+
+/// A rank-0 `i1` constant.
+pub fn bool_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {
+    let attr = cx.parse_attribute(&format!("dense<{v}> : tensor<i1>"))?;
+    constant(cx, cx.parse_type("tensor<i1>")?, attr)
+}
+
+/// `binary` with the element type of `a`.
+pub fn arith<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    binary(cx, op, a, b, element_type(a)?)
+}
+
+/// `binary` with an `i1` result (equal, not_equal, greater, and, or, xor).
+pub fn predicate<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    binary(cx, op, a, b, cx.parse_type("i1")?)
+}
+
+/// `coreai.<op> %x` of the same type.
+pub fn unary<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: &str,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    cx.build_value(&format!("coreai.{op}"), &[x], x.r#type(), &[])
+}
+
+/// `where(cond, a, b)` with the broadcast shape of the three.
+pub fn select<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    cond: Value<'c, 'a>,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let shape = broadcast_shapes(&[&shape_of(cond)?, &shape_of(a)?, &shape_of(b)?])?;
+    cx.build_value(
+        "coreai.decomposable.broadcasting_where",
+        &[cond, a, b],
+        tensor_type(&shape, element_type(a)?),
+        &[],
+    )
+}
+
+/// `coreai.expand_dims %x` inserting a unit dimension at `axis`.
+pub fn expand_dim<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    axis: usize,
+) -> Result<Value<'c, 'a>, Decline> {
+    let mut to = shape_of(x)?;
+    to.insert(axis, 1);
+    let ty = tensor_type(&to, element_type(x)?);
+    let axis = axes(cx, &[axis as i64])?;
+    cx.build_value("coreai.expand_dims", &[x, axis], ty, &[])
+}
+
+/// `coreai.decomposable.broadcasting_batch_matmul %a, %b` for operands of
+/// rank ≥ 2 (batch dimensions broadcast).
+pub fn batch_matmul<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    a: Value<'c, '_>,
+    b: Value<'c, '_>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let (sa, sb) = (shape_of(a)?, shape_of(b)?);
+    if sa.len() < 2 || sb.len() < 2 {
+        return Err("batch matmul operands must have rank ≥ 2".into());
     }
+    let mut to = broadcast_shapes(&[&sa[..sa.len() - 2], &sb[..sb.len() - 2]])?;
+    to.extend([sa[sa.len() - 2], sb[sb.len() - 1]]);
+    let ty = tensor_type(&to, element_type(a)?);
+    cx.build_value(
+        "coreai.decomposable.broadcasting_batch_matmul",
+        &[a, b],
+        ty,
+        &[],
+    )
+}
+
+/// `coreai.pad` of the spatial dims (all but the first two) with `value`,
+/// `(before, after)` per spatial dim; `x` unchanged when all are zero.
+pub fn pad_spatial<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    sides: &[(i64, i64)],
+    value: f64,
+) -> Result<Value<'c, 'a>, Decline> {
+    if sides.iter().all(|&(b, a)| b == 0 && a == 0) {
+        return Ok(x);
+    }
+    let mut padded = shape_of(x)?;
+    let mut amounts = vec![0, 0, 0, 0];
+    for (i, &(before, after)) in sides.iter().enumerate() {
+        padded[i + 2] += before + after;
+        amounts.extend([before, after]);
+    }
+    let element = element_type(x)?;
+    let ty = tensor_type(&padded, element);
+    let amounts = shape(cx, &amounts)?;
+    let fill = float_scalar(cx, value, element)?;
+    let mode = cx.parse_attribute("#coreai.padding_mode<constant>")?;
+    cx.build_value(
+        "coreai.pad",
+        &[x, amounts, fill],
+        ty,
+        &[("padding_mode", mode)],
+    )
+}
+
+/// A rank-0 float constant of `element` holding `value` rounded to nearest,
+/// as PyTorch rounds a Python float it combines with a tensor of that dtype.
+pub fn float_scalar<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    value: f64,
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    splat(cx, Scalar::Float(value), tensor_type(&[], element))
 }

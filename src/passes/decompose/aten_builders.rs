@@ -4,10 +4,7 @@
 
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use melior::ir::{
-    attribute::{ArrayAttribute, IntegerAttribute},
-    operation::OperationLike,
-    r#type::RankedTensorType,
-    Attribute, Type, TypeLike, Value, ValueLike,
+    operation::OperationLike, r#type::RankedTensorType, Attribute, Type, TypeLike, Value, ValueLike,
 };
 
 pub type Cx<'x, 'c, 'a> = &'x LoweringCx<'c, 'a>;
@@ -80,24 +77,16 @@ fn static_dims(shape: &[i64], what: &str) -> Result<(), Decline> {
 
 // ---------------------------------------------------------- attributes
 
-fn attr_error(name: &str, what: &str, attr: Attribute<'_>) -> Decline {
-    format!("attribute '{name}' is not {what}: {attr}")
-}
-
 pub fn has(cx: Cx<'_, '_, '_>, name: &str) -> bool {
     cx.op().attribute(name).is_ok()
 }
 
-pub fn get_int(cx: Cx<'_, '_, '_>, name: &str) -> Result<i64, Decline> {
-    let attr = cx.attribute(name)?;
-    IntegerAttribute::try_from(attr)
-        .map(|i| i.value())
-        .map_err(|_| attr_error(name, "an integer", attr))
-}
+/// Schema attribute readers, shared with the lowerings ([`crate::schema`]).
+pub use crate::schema::{bool_attr, int_attr, int_list_attr, str_attr};
 
 pub fn get_int_or(cx: Cx<'_, '_, '_>, name: &str, default: i64) -> Result<i64, Decline> {
     if has(cx, name) {
-        get_int(cx, name)
+        int_attr(cx, name)
     } else {
         Ok(default)
     }
@@ -111,50 +100,18 @@ pub fn get_f64(cx: Cx<'_, '_, '_>, name: &str) -> Result<f64, Decline> {
     })
 }
 
-pub fn get_bool(cx: Cx<'_, '_, '_>, name: &str) -> Result<bool, Decline> {
-    let attr = cx.attribute(name)?;
-    match attr.to_string().as_str() {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(attr_error(name, "a bool", attr)),
-    }
-}
-
 pub fn get_bool_or(cx: Cx<'_, '_, '_>, name: &str, default: bool) -> Result<bool, Decline> {
     if has(cx, name) {
-        get_bool(cx, name)
+        bool_attr(cx, name)
     } else {
         Ok(default)
     }
 }
 
-pub fn get_str(cx: Cx<'_, '_, '_>, name: &str) -> Result<String, Decline> {
-    let attr = cx.attribute(name)?;
-    crate::strings::string_value(attr)
-        .map(|s| s.into_owned())
-        .ok_or_else(|| attr_error(name, "a string", attr))
-}
-
-pub fn get_ints(cx: Cx<'_, '_, '_>, name: &str) -> Result<Vec<i64>, Decline> {
-    let attr = cx.attribute(name)?;
-    let array =
-        ArrayAttribute::try_from(attr).map_err(|_| attr_error(name, "an int list", attr))?;
-    (0..array.len())
-        .map(|i| {
-            array
-                .element(i)
-                .ok()
-                .and_then(|e| IntegerAttribute::try_from(e).ok())
-                .map(|e| e.value())
-                .ok_or_else(|| attr_error(name, "an int list", attr))
-        })
-        .collect()
-}
-
 /// An optional int list: `None` when absent.
 pub fn get_ints_opt(cx: Cx<'_, '_, '_>, name: &str) -> Result<Option<Vec<i64>>, Decline> {
     if has(cx, name) {
-        get_ints(cx, name).map(Some)
+        int_list_attr(cx, name).map(Some)
     } else {
         Ok(None)
     }

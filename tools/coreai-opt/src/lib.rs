@@ -76,6 +76,9 @@ pub enum OptError {
     Pipeline(#[from] coreai::Error),
     #[error("invalid MLIR option: {0}")]
     MlirOption(String),
+    /// A command line that names something that does not exist.
+    #[error("{0}")]
+    Usage(String),
     #[error(transparent)]
     Asset(#[from] coreai_asset::AssetError),
     /// Printed as is: the location comes first, as MLIR prints its own.

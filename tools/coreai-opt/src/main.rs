@@ -64,16 +64,42 @@ struct Cli {
     #[arg(long, value_name = "SECONDS", default_value_t = 0)]
     timeout: u32,
 
-    /// List the registered passes and pipelines with their options, and exit.
-    #[arg(long)]
-    list_passes: bool,
+    /// List the registered passes and pipelines with their options, and exit;
+    /// with a pass name, print that pass's long description and options.
+    #[arg(long, value_name = "PASS", num_args = 0..=1, default_missing_value = "")]
+    list_passes: Option<String>,
 
     #[command(flatten)]
     mlir: MlirFlags,
 }
 
+/// One pass's long description (its file's `//!` header) and options.
+fn describe_pass(name: &str) -> Result<(), OptError> {
+    let Some(pass) = registry::PASSES.iter().find(|p| p.name == name) else {
+        let names: Vec<&str> = registry::PASSES.iter().map(|p| p.name).collect();
+        return Err(OptError::Usage(format!(
+            "--list-passes: no coreai pass named '{name}'; coreai passes: {}",
+            names.join(", ")
+        )));
+    };
+    let mut out = format!(
+        "{}  -  {}\n\n{}\n\noptions:\n",
+        pass.name,
+        pass.summary,
+        pass.description()
+    );
+    for option in pass.options.iter().chain(registry::REWRITE_OPTIONS) {
+        out.push_str(&format!(
+            "  {}=<value>  -  {} (default: {})\n",
+            option.name, option.help, option.default
+        ));
+    }
+    print!("{out}");
+    Ok(())
+}
+
 fn list_passes() {
-    let mut out = String::from("coreai passes:\n");
+    let mut out = String::from("coreai passes (`--list-passes=NAME` for a pass's description):\n");
     for pass in registry::PASSES {
         out.push_str(&format!("  {}  -  {}\n", pass.name, pass.summary));
         for option in pass.options {
@@ -106,9 +132,13 @@ fn list_passes() {
 
 fn run(cli: &Cli) -> Result<(), OptError> {
     registry::register_all();
-    if cli.list_passes {
-        list_passes();
-        return Ok(());
+    match cli.list_passes.as_deref() {
+        Some("") => {
+            list_passes();
+            return Ok(());
+        }
+        Some(name) => return describe_pass(name),
+        None => {}
     }
     let job = Job {
         program: "coreai-opt".into(),

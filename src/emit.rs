@@ -396,3 +396,20 @@ pub fn float_scalar<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     splat(cx, Scalar::Float(value), tensor_type(&[], element))
 }
+
+/// `coreai.decomposable.broadcasting_where %cond, %a, %b` with result type
+/// `ty`.
+pub fn select_to<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    cond: Value<'c, 'a>,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    ty: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    cx.build_value(
+        "coreai.decomposable.broadcasting_where",
+        &[cond, a, b],
+        ty,
+        &[],
+    )
+}

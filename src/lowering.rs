@@ -91,6 +91,46 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
         Ok(unsafe { Attribute::from_raw(raw) })
     }
 
+    /// `v : iN` (a signless integer attribute of `bits` bits).
+    pub fn integer_attribute(&self, v: i64, bits: u32) -> Attribute<'c> {
+        unsafe {
+            let ty = mlir_sys::mlirIntegerTypeGet(self.context(), bits);
+            Attribute::from_raw(mlir_sys::mlirIntegerAttrGet(ty, v))
+        }
+    }
+
+    /// `true` or `false`.
+    pub fn bool_attribute(&self, v: bool) -> Attribute<'c> {
+        unsafe { Attribute::from_raw(mlir_sys::mlirBoolAttrGet(self.context(), v.into())) }
+    }
+
+    /// A string attribute.
+    pub fn string_attribute(&self, v: &str) -> Attribute<'c> {
+        unsafe {
+            Attribute::from_raw(mlir_sys::mlirStringAttrGet(
+                self.context(),
+                crate::ffi::string_ref(v),
+            ))
+        }
+    }
+
+    /// The unit attribute.
+    pub fn unit_attribute(&self) -> Attribute<'c> {
+        unsafe { Attribute::from_raw(mlir_sys::mlirUnitAttrGet(self.context())) }
+    }
+
+    /// An array attribute of `elements`.
+    pub fn array_attribute(&self, elements: &[Attribute<'c>]) -> Attribute<'c> {
+        let raw: Vec<mlir_sys::MlirAttribute> = elements.iter().map(|a| a.to_raw()).collect();
+        unsafe {
+            Attribute::from_raw(mlir_sys::mlirArrayAttrGet(
+                self.context(),
+                raw.len() as isize,
+                raw.as_ptr(),
+            ))
+        }
+    }
+
     /// A static integer tensor of `shape` holding `values` (row-major) as
     /// `element` (`si32`, `ui32`, `i64`, ...) in this op's context: see
     /// [`int_tensor`].

@@ -530,15 +530,12 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         .attribute("sym_visibility")
         .is_ok_and(|v| v.to_string() == "\"private\"");
     if private {
-        attributes.push(("priv", cx.parse_attribute("unit").map_err(|_| PassFailed)?));
+        attributes.push(("priv", cx.unit_attribute()));
     }
     // An externalized submodule (the importer's `--externalize`) keeps its
     // boundary: `coreai.noinline` and its composite declaration carry over.
     if func.attribute("coreai.noinline").is_ok() {
-        attributes.push((
-            "no_inline",
-            cx.parse_attribute("unit").map_err(|_| PassFailed)?,
-        ));
+        attributes.push(("no_inline", cx.unit_attribute()));
     }
     if let Ok(decl) = func.attribute("coreai.composite_decl") {
         attributes.push(("composite_decl", decl));

@@ -20,6 +20,7 @@
 
 use super::formulas::trunc_float;
 use super::promotion::{category, number};
+use crate::emit::broadcasting;
 use crate::emit::cast_to;
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use crate::schema::is_bool;
@@ -90,12 +91,7 @@ pub fn convert<'c, 'a>(
     );
     if is_bool(to) {
         let zero = number(cx, Scalar::Int(0), from)?;
-        return cx.build_value(
-            "coreai.decomposable.broadcasting_not_equal",
-            &[x, zero],
-            tensor_type(&shape, to),
-            &[],
-        );
+        return broadcasting(cx, "not_equal", x, zero, tensor_type(&shape, to));
     }
     let (tf, tt) = (from.to_string(), to.to_string());
     if category(from) == 2 && category(to) == 1 {
@@ -119,26 +115,11 @@ pub fn convert<'c, 'a>(
     let wide_ty = tensor_type(&shape, wide_type);
     let bits = int_bits(&tt);
     let mask = number(cx, Scalar::Int((1i64 << bits) - 1), wide_type)?;
-    let mut low = cx.build_value(
-        "coreai.decomposable.broadcasting_bitwise_and",
-        &[wide, mask],
-        wide_ty,
-        &[],
-    )?;
+    let mut low = broadcasting(cx, "bitwise_and", wide, mask, wide_ty)?;
     if !tt.starts_with("ui") {
         let m = number(cx, Scalar::Int(1i64 << (bits - 1)), wide_type)?;
-        let flipped = cx.build_value(
-            "coreai.decomposable.broadcasting_bitwise_xor",
-            &[low, m],
-            wide_ty,
-            &[],
-        )?;
-        low = cx.build_value(
-            "coreai.decomposable.broadcasting_sub",
-            &[flipped, m],
-            wide_ty,
-            &[],
-        )?;
+        let flipped = broadcasting(cx, "bitwise_xor", low, m, wide_ty)?;
+        low = broadcasting(cx, "sub", flipped, m, wide_ty)?;
     }
     cast_to(cx, low, to)
 }

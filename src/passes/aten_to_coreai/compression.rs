@@ -26,6 +26,7 @@
 //! (coreai-core's `coreai.quantize` divides in f32; see `half_quotient`).
 
 use crate::emit::arith;
+use crate::emit::constant;
 use crate::emit::{cast_to, int_scalar, reshape, splat};
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use crate::schema::is_half;
@@ -496,7 +497,7 @@ fn narrow_constant<'c, 'a>(
         return Err(format!("cannot build a constant of {ty}"));
     }
     let attr = unsafe { melior::ir::Attribute::from_raw(raw) };
-    cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
+    constant(cx, ty, attr)
 }
 
 /// The integers of `v` when it is an integer (or bool) `coreai.constant`

@@ -7,6 +7,7 @@
 //! afterwards where they now are. `aten.yield` becomes `coreai.yield`, or
 //! `coreai.condition` at the end of a `coreai.while`'s `before` region.
 
+use crate::emit::constant;
 use crate::lowering::{type_text, Decline, LoweringCx};
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef},
@@ -132,11 +133,10 @@ fn rank0_predicate<'c, 'a>(
         ));
     }
     let shape_type = cx.parse_type("tensor<0xui32>")?;
-    let shape = cx.build_value(
-        "coreai.constant",
-        &[],
+    let shape = constant(
+        cx,
         shape_type,
-        &[("value", cx.parse_attribute("dense<> : tensor<0xui32>")?)],
+        cx.parse_attribute("dense<> : tensor<0xui32>")?,
     )?;
     let scalar = cx.parse_type("tensor<i1>")?;
     cx.build_value("coreai.reshape", &[p, shape], scalar, &[])

@@ -16,6 +16,7 @@ use crate::emit::{
     bool_scalar, cast_to, int_scalar, int_vector, leading_block, reshape, shape, slice,
     slice_update, splat, transpose,
 };
+use crate::emit::{broadcasting, select_to};
 use crate::lowering::broadcast_shapes;
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use crate::schema::is_bool;
@@ -390,31 +391,16 @@ fn propagate_nan<'c, 'a>(
     let element = element_type(x)?;
     let src = cast_to(cx, cx.operand(2)?, element)?;
     let bool_ty = tensor_type(&type_dims(src.r#type())?, cx.parse_type("i1")?);
-    let is_nan = cx.build_value(
-        "coreai.decomposable.broadcasting_not_equal",
-        &[src, src],
-        bool_ty,
-        &[],
-    )?;
+    let is_nan = broadcasting(cx, "not_equal", src, src, bool_ty)?;
     let flags = cast_to(cx, is_nan, element)?;
     let zeros = splat(cx, Scalar::Int(0), x.r#type())?;
     let hits = scatter_along(cx, zeros, flags, "max")?[0];
     let scalar = tensor_type(&[], element);
     let zero = splat(cx, Scalar::Int(0), scalar)?;
     let hit_ty = tensor_type(&type_dims(x.r#type())?, cx.parse_type("i1")?);
-    let hit = cx.build_value(
-        "coreai.decomposable.broadcasting_greater",
-        &[hits, zero],
-        hit_ty,
-        &[],
-    )?;
+    let hit = broadcasting(cx, "greater", hits, zero, hit_ty)?;
     let nan = splat(cx, Scalar::Float(f64::NAN), scalar)?;
-    cx.build_value(
-        "coreai.decomposable.broadcasting_where",
-        &[hit, nan, reduced],
-        reduced.r#type(),
-        &[],
-    )
+    select_to(cx, hit, nan, reduced, reduced.r#type())
 }
 
 // aten.scatter_reduce.two(...) {reduce = "mean", include_self}
@@ -438,12 +424,7 @@ fn scatter_mean<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let mut counts = scatter_along(cx, counts, ones, "add")?[0];
     if !include_self {
         let one = splat(cx, Scalar::Int(1), tensor_type(&[], element))?;
-        counts = cx.build_value(
-            "coreai.decomposable.broadcasting_maximum",
-            &[counts, one],
-            x.r#type(),
-            &[],
-        )?;
+        counts = broadcasting(cx, "maximum", counts, one, x.r#type())?;
     }
     let divide = if element.is_integer() {
         "floor_divide"
@@ -733,24 +714,12 @@ fn masked_put<'c, 'a>(
     let mut md = static_type_dims(mask.r#type())?;
     md.resize(xd.len(), 1);
     let mask = reshape(cx, mask, &md)?;
-    let where_ = |a: Value<'c, 'a>, b: Value<'c, 'a>| {
-        cx.build_value(
-            "coreai.decomposable.broadcasting_where",
-            &[mask, a, b],
-            x.r#type(),
-            &[],
-        )
-    };
+    let where_ = |a: Value<'c, 'a>, b: Value<'c, 'a>| select_to(cx, mask, a, b, x.r#type());
     if !bool_attr(cx, "accumulate")? {
         return where_(v, x);
     }
     // Each element is selected at most once: x + v where the mask holds.
-    let added = cx.build_value(
-        "coreai.decomposable.broadcasting_add",
-        &[x, v],
-        x.r#type(),
-        &[],
-    )?;
+    let added = broadcasting(cx, "add", x, v, x.r#type())?;
     where_(added, x)
 }
 
@@ -869,12 +838,7 @@ fn masked_fill<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         _ => cast_to(cx, cx.operand(2)?, element)?,
     };
     let (x, mask) = (cx.operand(0)?, cx.operand(1)?);
-    Ok(vec![cx.build_value(
-        "coreai.decomposable.broadcasting_where",
-        &[mask, v, x],
-        cx.result_type(0)?,
-        &[],
-    )?])
+    Ok(vec![select_to(cx, mask, v, x, cx.result_type(0)?)?])
 }
 
 // aten.masked_scatter(%x, %mask, %source): the k-th true element (row-major)
@@ -892,7 +856,7 @@ fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let si32 = cx.parse_type("si32")?;
     let counts = cast_to(cx, mask, si32)?;
     let (axis, reverse) = (int_scalar(cx, 0, "ui32")?, bool_scalar(cx, false)?);
-    let sum = cx.parse_attribute("0 : i32")?;
+    let sum = cx.integer_attribute(0, 32);
     let cumsum = cx.build_value(
         "coreai.scan",
         &[counts, axis, reverse],
@@ -900,33 +864,18 @@ fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         &[("scan_op", sum)],
     )?;
     let one = int_scalar(cx, 1, "si32")?;
-    let idx = cx.build_value(
-        "coreai.decomposable.broadcasting_sub",
-        &[cumsum, one],
-        counts.r#type(),
-        &[],
-    )?;
+    let idx = broadcasting(cx, "sub", cumsum, one, counts.r#type())?;
     // Before the first true element the count is 0; clamp so the (unused)
     // gathered index stays in range.
     let zero = int_scalar(cx, 0, "si32")?;
-    let idx = cx.build_value(
-        "coreai.decomposable.broadcasting_maximum",
-        &[idx, zero],
-        counts.r#type(),
-        &[],
-    )?;
+    let idx = broadcasting(cx, "maximum", idx, zero, counts.r#type())?;
     let picked = cx.build_value(
         "coreai.gather_along_axis",
         &[source, idx, zero],
         x.r#type(),
         &[],
     )?;
-    let flat = cx.build_value(
-        "coreai.decomposable.broadcasting_where",
-        &[mask, picked, x],
-        x.r#type(),
-        &[],
-    )?;
+    let flat = select_to(cx, mask, picked, x, x.r#type())?;
     Ok(vec![reshape(cx, flat, &xd)?])
 }
 

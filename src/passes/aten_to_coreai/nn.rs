@@ -15,6 +15,7 @@
 
 use super::composite::{lower_composite, of_input, operand, operand_or, Composite, Input, OpAttr};
 use crate::emit::arith as broadcasting;
+use crate::emit::constant;
 use crate::emit::{axes, cast_to, reshape, shape, splat, transpose};
 use crate::emit::{batch_matmul, float_scalar, pad_spatial};
 use crate::emit::{predicate, select, unary};
@@ -118,7 +119,7 @@ fn float_constant<'c, 'a>(
         .collect();
     let flat = tensor_type(&[values.len() as i64], element);
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", literals?.join(", ")))?;
-    let c = cx.build_value("coreai.constant", &[], flat, &[("value", attr)])?;
+    let c = constant(cx, flat, attr)?;
     if to.len() == 1 {
         Ok(c)
     } else {
@@ -915,7 +916,7 @@ fn first_max_index<'c, 'a>(
     let flat = tensor_type(&[table.len() as i64], index_type);
     let list: Vec<String> = table.iter().map(i64::to_string).collect();
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", list.join(", ")))?;
-    let table = cx.build_value("coreai.constant", &[], flat, &[("value", attr)])?;
+    let table = constant(cx, flat, attr)?;
     let table = reshape(cx, table, &[1, 1, d[2], d[3], d[4]])?;
     let table = cx.build_value(
         "coreai.broadcast_to",
@@ -935,7 +936,7 @@ fn first_max_index<'c, 'a>(
 fn bool_constant<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {
     let ty = cx.parse_type("tensor<i1>")?;
     let attr = cx.parse_attribute(&format!("dense<{v}> : tensor<i1>"))?;
-    cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
+    constant(cx, ty, attr)
 }
 
 // aten.avg_pool2d.default(%x) {kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override?}
@@ -1145,7 +1146,7 @@ fn adaptive_max_indices<'c, 'a>(
     let flat = tensor_type(&[table.len() as i64], cx.parse_type("si32")?);
     let list: Vec<String> = table.iter().map(i64::to_string).collect();
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", list.join(", ")))?;
-    let idx = cx.build_value("coreai.constant", &[], flat, &[("value", attr)])?;
+    let idx = constant(cx, flat, attr)?;
     let idx = reshape(cx, idx, &[1, 1, ho * wo * t])?;
     let gathered = [n, c, ho * wo * t];
     let idx = cx.build_value(

@@ -19,6 +19,7 @@
 //! (`arg_index`, `sort_permutation`).
 
 use super::composite::{lower_composite, of_input, Composite, OpAttr};
+use crate::emit::select_to;
 use crate::emit::{
     axes as axes_constant, bool_scalar, broadcasting, cast_to, int_scalar, int_vector, reshape,
 };
@@ -467,12 +468,7 @@ fn arg_index<'c, 'a>(
         let nan = is_nan(cx, x)?;
         let any_nan = reduce_keep(cx, "coreai.any", nan, &[axis])?;
         let mask = cast_to(cx, nan, element)?;
-        key = cx.build_value(
-            "coreai.decomposable.broadcasting_where",
-            &[any_nan, mask, key],
-            key.r#type(),
-            &[],
-        )?;
+        key = select_to(cx, any_nan, mask, key, key.r#type())?;
     }
     let a = int_scalar(cx, axis as i64, "si32")?;
     let ui32 = cx.parse_type("ui32")?;
@@ -563,12 +559,7 @@ fn variance_keep<'c, 'a>(
     let s = reduce_keep(cx, "coreai.reduce_sum", sq, axes)?;
     let divisor = float_scalar(cx, (n as f64 - correction).max(0.0), element)?;
     let s_ty = s.r#type();
-    let var = cx.build_value(
-        "coreai.decomposable.broadcasting_divide",
-        &[s, divisor],
-        s_ty,
-        &[],
-    )?;
+    let var = broadcasting(cx, "divide", s, divisor, s_ty)?;
     Ok((var, mean))
 }
 
@@ -743,7 +734,7 @@ fn scan_along<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let a = int_scalar(cx, axis as i64, "ui32")?;
     let reverse = bool_scalar(cx, false)?;
-    let combiner = cx.parse_attribute(&format!("{code} : i32"))?;
+    let combiner = cx.integer_attribute(code, 32);
     cx.build_value(
         "coreai.scan",
         &[x, a, reverse],
@@ -761,12 +752,7 @@ fn select<'c, 'a>(
     b: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
     let ty = tensor_type(&dims(tensor_of(c)?), element_type(a)?);
-    cx.build_value(
-        "coreai.decomposable.broadcasting_where",
-        &[c, a, b],
-        ty,
-        &[],
-    )
+    select_to(cx, c, a, b, ty)
 }
 
 /// The si32 positions `0..n` along `axis` of `x`, shaped to broadcast
@@ -873,12 +859,7 @@ fn logsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let inf = float_scalar(cx, f64::INFINITY, element)?;
     let infinite = binary(cx, "equal", abs, inf, cx.parse_type("i1")?)?;
     let zero = float_scalar(cx, 0.0, element)?;
-    let shift = cx.build_value(
-        "coreai.decomposable.broadcasting_where",
-        &[infinite, zero, m],
-        m.r#type(),
-        &[],
-    )?;
+    let shift = select_to(cx, infinite, zero, m, m.r#type())?;
     let e = unary(
         cx,
         "coreai.exp",
@@ -940,20 +921,16 @@ fn logcumsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let i = positions(&[ones(axis), vec![n, 1], ones(after.len())].concat())?;
     let j = positions(&[ones(axis), vec![1, n], ones(after.len())].concat())?;
     let i1 = cx.parse_type("i1")?;
-    let later = cx.build_value(
-        "coreai.decomposable.broadcasting_greater",
-        &[j, i],
+    let later = broadcasting(
+        cx,
+        "greater",
+        j,
+        i,
         tensor_type(&[ones(axis), vec![n, n], ones(after.len())].concat(), i1),
-        &[],
     )?;
     let minus_inf = float_scalar(cx, f64::NEG_INFINITY, element)?;
     let square = with(&[n, n]);
-    let prefix = cx.build_value(
-        "coreai.decomposable.broadcasting_where",
-        &[later, minus_inf, row],
-        tensor_type(&square, element),
-        &[],
-    )?;
+    let prefix = select_to(cx, later, minus_inf, row, tensor_type(&square, element))?;
     let m = reduce_keep(cx, "coreai.reduce_max", prefix, &[axis + 1])?;
     let abs = unary(cx, "coreai.abs", m, element)?;
     let inf = float_scalar(cx, f64::INFINITY, element)?;

@@ -14,6 +14,7 @@
 //! needs a dynamic size (a split or roll along it, expand of a unit dim to
 //! it, a crop of it, creators of dynamic shape) declines with a reason.
 
+use crate::emit::constant;
 use crate::emit::{
     axes, cast_to, fill_literal, int_scalar, reshape, shape, slice, slice_update, splat, transpose,
     TO_END,
@@ -1012,12 +1013,7 @@ fn arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         .collect::<Result<_, _>>()?;
     let ty = cx.result_type(0)?;
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {ty}", literals.join(", ")))?;
-    Ok(vec![cx.build_value(
-        "coreai.constant",
-        &[],
-        ty,
-        &[("value", attr)],
-    )?])
+    Ok(vec![constant(cx, ty, attr)?])
 }
 
 fn as_f64(s: Scalar) -> f64 {

@@ -31,6 +31,7 @@
 
 use super::{constant_attr, defining_op, op_name, static_shape, Options};
 use crate::emit::broadcasting;
+use crate::emit::constant;
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{operation::OperationLike, Type, TypeLike, Value, ValueLike};
 use mlir_sys::MlirOperation;
@@ -92,7 +93,7 @@ fn reshaped<'c, 'a>(
     element: &str,
 ) -> Result<Value<'c, 'a>, Decline> {
     let (shape_ty, shape_attr) = cx.int_tensor(&[shape.len() as i64], shape, "ui32")?;
-    let s = cx.build_value("coreai.constant", &[], shape_ty, &[("value", shape_attr)])?;
+    let s = constant(cx, shape_ty, shape_attr)?;
     cx.build_value("coreai.reshape", &[v, s], tensor(cx, shape, element)?, &[])
 }
 
@@ -166,12 +167,7 @@ pub fn fold_batch_norm<'c, 'a>(
         "dense<{}> : tensor<f32>",
         crate::lowering::float_literal(eps)
     ))?;
-    let eps = cx.build_value(
-        "coreai.constant",
-        &[],
-        tensor(cx, &[], "f32")?,
-        &[("value", eps_attr)],
-    )?;
+    let eps = constant(cx, tensor(cx, &[], "f32")?, eps_attr)?;
     let sd = cx.build_value(
         "coreai.sqrt",
         &[broadcasting(cx, "add", var, eps, vec32)?],
@@ -237,7 +233,7 @@ fn scale_convolution<'c, 'a>(
             return Ok(None);
         }
         let (shape_ty, shape_attr) = cx.int_tensor(&[1], &[channels], "ui32")?;
-        let shape = cx.build_value("coreai.constant", &[], shape_ty, &[("value", shape_attr)])?;
+        let shape = constant(cx, shape_ty, shape_attr)?;
         let c = cx.build_value(
             "coreai.reshape",
             &[c, shape],

@@ -18,6 +18,7 @@
 //! it is reported at run time).
 
 use super::{constant_attr, op_name, Options};
+use crate::emit::constant;
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{operation::OperationLike, Attribute, TypeLike, Value, ValueLike};
 use mlir_sys::{MlirAttribute, MlirOperation, MlirType};
@@ -81,7 +82,7 @@ pub fn fold<'c, 'a>(cx: &LoweringCx<'c, 'a>, _: Options) -> Result<Vec<Value<'c,
         .map(|(i, attr)| {
             let ty = op.result(i).map_err(|_| "missing result")?.r#type();
             let attr = unsafe { Attribute::from_raw(attr) };
-            cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
+            constant(cx, ty, attr)
         })
         .collect()
 }

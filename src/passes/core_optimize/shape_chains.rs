@@ -8,6 +8,7 @@
 //! `slice(x, begin, end, stride)`, `concat(axis, x...)`.
 
 use super::{constant_ints, defining_op, op_name, Options};
+use crate::emit::constant;
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{operation::OperationLike, TypeLike, Value, ValueLike};
 
@@ -50,7 +51,7 @@ pub fn reshape_of_reshape<'c, 'a>(
     let ty = cx.result_type(0)?;
     let shape = super::static_shape(ty.to_raw()).ok_or("the result shape is not static")?;
     let (shape_ty, shape_attr) = cx.int_tensor(&[shape.len() as i64], &shape, "ui32")?;
-    let shape = cx.build_value("coreai.constant", &[], shape_ty, &[("value", shape_attr)])?;
+    let shape = constant(cx, shape_ty, shape_attr)?;
     Ok(vec![cx.build_value(
         "coreai.reshape",
         &[x, shape],
@@ -95,7 +96,7 @@ pub fn transpose_of_transpose<'c, 'a>(
         .collect();
     let composed = composed.ok_or("a permutation index is out of range")?;
     let (perm_ty, perm) = cx.int_tensor(&[composed.len() as i64], &composed, "ui32")?;
-    let perm = cx.build_value("coreai.constant", &[], perm_ty, &[("value", perm)])?;
+    let perm = constant(cx, perm_ty, perm)?;
     let ty = cx.result_type(0)?;
     Ok(vec![cx.build_value(
         "coreai.transpose",

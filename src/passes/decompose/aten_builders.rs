@@ -118,20 +118,20 @@ pub fn get_ints_opt(cx: Cx<'_, '_, '_>, name: &str) -> Result<Option<Vec<i64>>, 
 }
 
 pub fn a_int<'c>(cx: Cx<'_, 'c, '_>, v: i64) -> Result<Attribute<'c>, Decline> {
-    cx.parse_attribute(&format!("{v} : i64"))
+    Ok(cx.integer_attribute(v, 64))
 }
 
 pub fn a_ints<'c>(cx: Cx<'_, 'c, '_>, v: &[i64]) -> Result<Attribute<'c>, Decline> {
-    let items: Vec<String> = v.iter().map(|i| format!("{i} : i64")).collect();
-    cx.parse_attribute(&format!("[{}]", items.join(", ")))
+    let items: Vec<Attribute<'c>> = v.iter().map(|&i| cx.integer_attribute(i, 64)).collect();
+    Ok(cx.array_attribute(&items))
 }
 
 pub fn a_bool<'c>(cx: Cx<'_, 'c, '_>, v: bool) -> Result<Attribute<'c>, Decline> {
-    cx.parse_attribute(if v { "true" } else { "false" })
+    Ok(cx.bool_attribute(v))
 }
 
 pub fn a_str<'c>(cx: Cx<'_, 'c, '_>, v: &str) -> Result<Attribute<'c>, Decline> {
-    cx.parse_attribute(&format!("{v:?}"))
+    Ok(cx.string_attribute(v))
 }
 
 pub fn a_type<'c>(ty: Type<'c>) -> Attribute<'c> {

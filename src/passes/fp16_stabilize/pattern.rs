@@ -3,6 +3,7 @@
 //! a value, splat constants) and building elementwise coreai ops with
 //! broadcast result types in front of the matched root.
 
+use crate::emit::select_to;
 use crate::lowering::{broadcast_shapes, Decline, LoweringCx};
 pub use crate::schema::{
     element_type as element, shape_of as shape, tensor_of as tensor, tensor_type,
@@ -145,12 +146,7 @@ pub fn select<'c: 'a, 'a>(
     b: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
     let s = broadcast_shapes(&[&shape(c)?, &shape(a)?, &shape(b)?])?;
-    cx.build_value(
-        "coreai.decomposable.broadcasting_where",
-        &[c, a, b],
-        tensor_type(&s, element(a)?),
-        &[],
-    )
+    select_to(cx, c, a, b, tensor_type(&s, element(a)?))
 }
 
 /// A rank-0 constant `value` of `like`'s element (exact, or a decline).

@@ -178,7 +178,7 @@ CASES = [
      {"is_causal": True, "enable_gqa": True}, lambda q, k, v: aten.scaled_dot_product_attention.default(q, k, v, is_causal=True, enable_gqa=True), False),
     ("sdpa_causal", "aten::scaled_dot_product_attention.default", {"q": ((2, 3, 5, 4), f32), "k": ((2, 3, 6, 4), f32), "v": ((2, 3, 6, 4), f32)},
      {"is_causal": True}, lambda q, k, v: aten.scaled_dot_product_attention.default(q, k, v, is_causal=True), False),
-    # ops made executable by ops/aten/more.rs
+    # ops made executable in a second step (symbolic Python operators, queries, composed ops)
     ("and_tensor_i8", "aten::__and__.Tensor", {"a": ((3, 4), i8), "b": ((4,), i8)}, {}, lambda a, b: aten.__and__.Tensor(a, b), True),
     ("or_tensor_bool", "aten::__or__.Tensor", {"a": ((5,), b1), "b": ((5,), b1)}, {}, lambda a, b: aten.__or__.Tensor(a, b), True),
     ("xor_tensor_i64", "aten::__xor__.Tensor", {"a": ((6,), i64), "b": ((6,), i64)}, {}, lambda a, b: aten.__xor__.Tensor(a, b), True),

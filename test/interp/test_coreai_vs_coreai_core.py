@@ -175,7 +175,7 @@ SCAN_CASES = [
 ]
 CASES += SCAN_CASES
 
-# Ops made executable by ops/coreai/more.rs.
+# Ops made executable in a second step (shape arithmetic, (de)quantization, 3-d pooling, regions, sparsity).
 QUANT_CASES = [
     ("broadcast_shapes", one("coreai.broadcast_shapes", [], [("a", "[3, 1, 5]", "tensor<3xui32>"), ("b", "[4, 1]", "tensor<2xui32>")], ["a", "b"], "tensor<3xui32>"), {}),
     ("broadcast_shapes_empty", one("coreai.broadcast_shapes", [], [("a", "[2, 1, 1]", "tensor<3xui32>"), ("b", "[]", "tensor<0xui32>")], ["a", "b"], "tensor<3xui32>"), {}),

@@ -28,8 +28,9 @@ Shapes. `factory`: the factory's inputs. `square` and `asymmetric` change
 the sizes the model lets change: each size (> 1) of the inputs is tried
 alone on a new value in eager PyTorch; the sizes eager accepts are then set,
 all together and consistently across inputs, to one common size (`square`:
-the largest size the model fixes, else 8) or to distinct primes no other
-size uses (`asymmetric`: a transposition shows). A variant eager rejects or
+the largest of them, else the first size the model fixes that eager
+accepts, else 8) or to distinct primes no other size uses (`asymmetric`: a
+transposition shows). A variant eager rejects or
 that equals an earlier one is left out (the report says so).
 
 Values (float inputs; integer and boolean inputs keep the factory's values,
@@ -252,7 +253,10 @@ def shape_variants(model, base, wanted, seed):
             out.append((name, None, "no input size can change (eager rejects every other size)"))
             continue
         elif name == "square":
-            n = max(fixed) if fixed else 8
+            # One common size: the largest free one, else one the weights fix, else 8.
+            tries = [n for n in dict.fromkeys([max(free), *sorted(fixed, reverse=True), 8])
+                     if any(s != n for s in free)]
+            n = next((n for n in tries if accepts(mapped({s: n for s in free}))), tries[0] if tries else 8)
             shapes, note = mapped({s: n for s in free}), f"free sizes {free} -> {n}"
         else:
             mapping = dict(zip(free, fresh))
@@ -489,7 +493,7 @@ class Gate:
                     raise ExportFailure(f"import failed: {e}") from e
                 aten.write_text(prog.text)
                 for kind, inputs in cases:
-                    fin, fexp, expected, eager_flat = self.save_case(prog, ep, model, inputs, f"{stem}.{kind}")
+                    fin, _, expected, eager_flat = self.save_case(prog, ep, model, inputs, f"{stem}.{kind}")
                     self.gate_b(ep, inputs, eager_flat, name, kind)
                     saved.append((kind, fin, expected))
         except ExportFailure as e:

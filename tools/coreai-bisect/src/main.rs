@@ -275,7 +275,7 @@ fn run(args: &Args) -> Result<bool, String> {
         reduce::op_count(&compiler, &repro.text),
         reduce::op_count(&compiler, before),
     );
-    println!("coreai-bisect: step 3: reproducer of {small} ops (the pass input has {big}) after {tests} tests; {} constants made splats, argument elements {} -> {}: {}", shrunk.constants, shrunk.elements_before, shrunk.elements_after, args.output.display());
+    println!("coreai-bisect: step 3: reproducer of {small} ops (the pass input has {big}) after {tests} tests; {} constants made splats, argument elements {} -> {} ({} arguments made constants): {}", shrunk.constants, shrunk.elements_before, shrunk.elements_shrunk, shrunk.arguments, args.output.display());
     println!(
         "coreai-bisect: RESULT divergence pass=#{} {}{summary_rewrite} repro={} ops={small}/{big} executor-runs={}",
         f.stage, pipeline::pass_name(&f.pass), args.output.display(), exec.runs

@@ -12,14 +12,19 @@
 //!    lists (`dense<[..]>`, `array<i64: ..>`: reshape targets and the like);
 //!    kept when the module stays valid and the divergence persists.
 //!    Repeated until no size halves.
+//! 3. Arguments: each argument of `main` becomes a splat constant of its
+//!    type at the top of the body, one at a time (fewer inputs to carry).
 
 use crate::reduce::{Oracle, Repro};
 
 /// What shrinking did, for the summary.
 pub struct Shrunk {
     pub constants: usize,
+    /// Elements of `main`'s arguments before and after shrinking shapes.
     pub elements_before: usize,
-    pub elements_after: usize,
+    pub elements_shrunk: usize,
+    /// Arguments made constants.
+    pub arguments: usize,
 }
 
 /// Splits `text` at its `{-# ... #-}` resource section.
@@ -235,6 +240,64 @@ fn halve(text: &str, from: usize, lists: bool) -> String {
     out + resources
 }
 
+/// The top-level comma-separated items of `s` (brackets nest).
+fn top_level_items(s: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '{' | '[' => depth += 1,
+            '>' | ')' | '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..].trim().is_empty() {
+        items.push(&s[start..]);
+    }
+    items
+}
+
+/// The number of arguments of `main`.
+fn argument_count(text: &str) -> usize {
+    let Some(open) = text.find("@main(").map(|i| i + "@main(".len()) else {
+        return 0;
+    };
+    text[open..]
+        .find(") -> ")
+        .map_or(0, |close| top_level_items(&text[open..open + close]).len())
+}
+
+/// `text` with argument `k` of `main` replaced by a splat constant defined
+/// first in its body; None when it has no such argument or its type has
+/// no splat.
+fn constant_argument(text: &str, k: usize) -> Option<String> {
+    let open = text.find("@main(")? + "@main(".len();
+    let close = open + text[open..].find(") -> ")?;
+    let items = top_level_items(&text[open..close]);
+    let arg = items.get(k)?.trim();
+    let (name, rest) = arg.split_once(": ")?;
+    let ty = rest.split(" {").next()?.trim();
+    let value = splat_for(element_type(ty)?)?;
+    let body = close + text[close..].find("{\n")? + 2;
+    let others: Vec<&str> = items
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != k)
+        .map(|(_, a)| a.trim())
+        .collect();
+    Some(format!(
+        "{}{}{}    {name} = \"coreai.constant\"() <{{value = dense<{value}> : {ty}}}> : () -> {ty}\n{}",
+        &text[..open],
+        others.join(", "),
+        &text[close..body],
+        &text[body..]
+    ))
+}
+
 /// Takes `text` as the reproducer when the pass still miscompiles it.
 fn accept(oracle: &mut Oracle, repro: &mut Repro, text: String) -> bool {
     if oracle.tests >= oracle.max_tests {
@@ -291,13 +354,24 @@ pub fn shrink(oracle: &mut Oracle, mut repro: Repro) -> (Repro, Shrunk) {
             break;
         }
     }
-    let (after, _) = argument_sizes(&repro.text);
+    let (shrunk_elements, _) = argument_sizes(&repro.text);
+    let arguments_before = argument_count(&repro.text);
+    let mut k = 0;
+    while k < argument_count(&repro.text) {
+        let accepted =
+            constant_argument(&repro.text, k).is_some_and(|t| accept(oracle, &mut repro, t));
+        if !accepted {
+            k += 1;
+        }
+    }
+    let arguments = arguments_before - argument_count(&repro.text);
     (
         repro,
         Shrunk {
             constants,
             elements_before: before,
-            elements_after: after,
+            elements_shrunk: shrunk_elements,
+            arguments,
         },
     )
 }
@@ -331,5 +405,19 @@ mod tests {
         assert!(!t.contains("{-#"), "{t}");
         assert_eq!(resource_count(&t), 0);
         assert!(splat(M, Some(1)).is_none());
+    }
+
+    #[test]
+    fn an_argument_becomes_a_constant() {
+        let m = "module {\n  func.func @main(%in0: tensor<2xf32> {coreai.name = \"in0\"}, %in1: tensor<2xi32> {coreai.name = \"in1\"}) -> (tensor<2xf32>) {\n    return\n  }\n}\n";
+        let t = constant_argument(m, 0).unwrap();
+        assert!(t.contains("@main(%in1: tensor<2xi32> {coreai.name = \"in1\"}) -> (tensor<2xf32>) {\n    %in0 = \"coreai.constant\"() <{value = dense<7.500000e-01> : tensor<2xf32>}> : () -> tensor<2xf32>\n    return"), "{t}");
+        let t = constant_argument(m, 1).unwrap();
+        assert!(
+            t.contains("%in1 = \"coreai.constant\"() <{value = dense<1> : tensor<2xi32>}>"),
+            "{t}"
+        );
+        assert!(constant_argument(m, 2).is_none());
+        assert_eq!(argument_count(m), 2);
     }
 }

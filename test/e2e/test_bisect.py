@@ -1,8 +1,9 @@
 """coreai-bisect end to end: a miscompile planted in coreai-pipeline
 (`test-plant-miscompile{op=NAME nth=K}` between legalization and cleanup)
 is found to the exact pass and rewrite, the reproducer is at most a quarter
-of the model's ops and its lit test fails, and fails no more once the pass
-is fixed; a clean pipeline exits 0; bad input exits 2 with one message.
+of the model's ops, its largest tensor at most a quarter of the model
+inputs' elements (shapes shrunk), and its lit test fails, and fails no more once
+the pass is fixed; a clean pipeline exits 0; bad input exits 2 with one message.
 
 What the tool must find is known independently of it: the planted pass is
 the third of the pipeline, the bad application is number K, and its
@@ -14,9 +15,10 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
-from toolchain import BUILD, COREAI_OPT, export_corpus_model
+from toolchain import BUILD, COREAI_OPT, export_corpus_model, load
 from models import CORPUS
 
 BISECT = os.path.join(BUILD, "coreai-bisect")
@@ -37,6 +39,21 @@ def pipeline(op, k):
 def op_count(path):
     text = open(path).read().split("{-#")[0]
     return len(re.findall(r"^\s*(?:%[^=]+= )?\"?[a-z_]+\.[\w.]+\"?[ (<{]", text, re.M))
+
+
+def elements(types):
+    return [int(np.prod([int(d) for d in dims.split("x")[:-1]] or [1])) for dims in types]
+
+
+def argument_elements(path):
+    """Elements of @main's arguments in a reproducer, from its text."""
+    sig = re.search(r"@main\((.*?)\) ->", open(path).read()).group(1)
+    return sum(elements(re.findall(r"tensor<([^>]*)>", sig)))
+
+
+def largest_tensor(path):
+    """The element count of the largest tensor type in a reproducer."""
+    return max(elements(re.findall(r"tensor<([^>]*)>", open(path).read().split("{-#")[0])))
 
 
 def trace_location(aten, op, k, tmp_path):
@@ -77,6 +94,11 @@ def test_planted_miscompile_is_found_and_reduced(name, op, k, tmp_path):
     # At most a quarter of the ops of the pass's input (the model after
     # decompose and legalization), counted here, not by the tool.
     assert op_count(repro / "repro.mlir") <= op_count(legal) / 4, (op_count(repro / "repro.mlir"), op_count(legal))
+    # Shapes shrink: no tensor of the reproducer holds more than a quarter
+    # of the model inputs' elements, and its inputs.npz fits its signature.
+    model_elements = sum(a.size for a in load(inputs).values())
+    assert largest_tensor(repro / "repro.mlir") <= model_elements / 4, (largest_tensor(repro / "repro.mlir"), model_elements)
+    assert sum(a.size for a in load(repro / "inputs.npz").values()) == argument_elements(repro / "repro.mlir")
 
     lit = [os.path.join(os.path.dirname(sys.executable), "lit"), "-q", str(repro / "repro.mlir")]
     env = dict(os.environ, COREAI_BIN=BUILD)

@@ -8,7 +8,8 @@
 //! its rewrites (`max-rewrites`, `trace-rewrites`), bisects over the rewrite
 //! count to the first bad application (O(log n) executor runs) and names its
 //! pattern and location; upstream passes are reported at pass level. Step 3
-//! reduces the pass's input (see `reduce`) and writes REPRO_DIR.
+//! reduces the pass's input (see `reduce`), shrinks the reproducer's
+//! constants and shapes (see `shrink`) and writes REPRO_DIR.
 //!
 //! Exit status: 0 no divergence, 1 divergence found (reproducer written),
 //! 2 bad input (one message).
@@ -18,6 +19,7 @@ mod inputs;
 mod pipeline;
 mod reduce;
 mod rewrites;
+mod shrink;
 mod slice;
 
 use clap::Parser;
@@ -266,13 +268,14 @@ fn run(args: &Args) -> Result<bool, String> {
         &inputs,
         rewrite.as_ref().map(|r| r.location.as_str()),
     )?;
+    let (repro, shrunk) = shrink::shrink(&mut oracle, repro);
     let tests = oracle.tests;
     reduce::write_repro(&args.output, &repro, &f.pass, args.atol, args.rtol)?;
     let (small, big) = (
         reduce::op_count(&compiler, &repro.text),
         reduce::op_count(&compiler, before),
     );
-    println!("coreai-bisect: step 3: reproducer of {small} ops (the pass input has {big}) after {tests} tests: {}", args.output.display());
+    println!("coreai-bisect: step 3: reproducer of {small} ops (the pass input has {big}) after {tests} tests; {} constants made splats, argument elements {} -> {} ({} arguments made constants): {}", shrunk.constants, shrunk.elements_before, shrunk.elements_shrunk, shrunk.arguments, args.output.display());
     println!(
         "coreai-bisect: RESULT divergence pass=#{} {}{summary_rewrite} repro={} ops={small}/{big} executor-runs={}",
         f.stage, pipeline::pass_name(&f.pass), args.output.display(), exec.runs

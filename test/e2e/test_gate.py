@@ -1,0 +1,131 @@
+"""coreai-gate (`python -m coreai_export.gate`) end to end.
+
+What each gate must say is known independently of the tool: a model the
+pipeline converts correctly and whose fp16 form is stable passes; softplus
+converted WITHOUT fp16-stabilize overflows fp16 at x > 11.09 (the same
+model with it does not: `test_fp16_danger.py`); a planted miscompile
+(`test-plant-miscompile`) changes the converted program's numbers, not the
+exported program's; a composite the model was not externalized into is
+absent from its IR; a bad factory is bad input.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from toolchain import BUILD, IMPORTER
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "gate_models.py")
+DANGER = os.path.join(HERE, "fp16_danger_models.py")
+UNSTABILIZED = "builtin.module(decompose,legalize-aten-to-coreai,canonicalize,cse)"
+
+
+def plant(op, k):
+    return (f"builtin.module(decompose,legalize-aten-to-coreai,test-plant-miscompile{{op={op} nth={k}}},"
+            "canonicalize,cse)")
+
+
+def gate(tmp_path, spec, *flags):
+    """Runs the gate; returns (CompletedProcess, report dict or None)."""
+    report = tmp_path / "report.json"
+    env = dict(os.environ, PYTHONPATH=str(IMPORTER))
+    r = subprocess.run([sys.executable, "-m", "coreai_export.gate", "--module-file", spec, "--build-dir", str(BUILD),
+                        "--json", str(report), *flags], capture_output=True, text=True, env=env)
+    return r, (json.loads(report.read_text()) if report.exists() else None)
+
+
+def checks(report, g, **where):
+    return [c for c in report["gates"][g]["checks"] if all(c.get(k) == v for k, v in where.items())]
+
+
+def test_a_good_model_passes_every_gate_on_every_shape_and_value_set(tmp_path):
+    r, report = gate(tmp_path, f"{MODELS}:normed", "--externalize", "RMSNorm=rms_norm:eps",
+                     "--required-composites", "rms_norm")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines()[-1] == "coreai-gate: RESULT pass A:pass B:pass C:pass D:skipped composites:pass"
+    assert report["ok"] is True
+    # Square and asymmetric shapes: the batch and sequence sizes (2, 5) can
+    # change, the feature size 16 (the weights') cannot.
+    shapes = {v["name"]: v.get("shapes") for v in report["variants"]}
+    assert shapes["factory"] == [[2, 5, 16]]
+    assert shapes["square"] == [[5, 5, 16]]
+    b, t, d = shapes["asymmetric"][0]
+    assert d == 16 and b != t and {b, t}.isdisjoint({2, 5, 16})
+    for variant in ("factory", "square", "asymmetric"):
+        values = ["straddle", "large", "fp16-edge"] + (["factory"] if variant == "factory" else [])
+        for v in values:
+            for executor in ("coreai-run", "coreai-core"):
+                assert len(checks(report, "A", variant=variant, values=v, executor=executor, ok=True)) == 1
+            for executor in ("simulate-fp16", "simulate-fp16=ane"):
+                assert len(checks(report, "C", variant=variant, values=v, executor=executor, ok=True)) == 1
+            assert len(checks(report, "B", variant=variant, values=v, ok=True)) == 1
+        assert checks(report, "composites", variant=variant, composite="rms_norm", ok=True)
+
+
+def test_an_fp16_hazard_fails_gate_c_only(tmp_path):
+    r, report = gate(tmp_path, f"{DANGER}:softplus", "--pass-pipeline", UNSTABILIZED, "--shapes", "factory",
+                     "--no-coreai-core")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "coreai-gate: RESULT fail A:pass B:pass C:fail D:skipped" in r.stdout
+    failed = [c for c in report["gates"]["C"]["checks"] if not c["ok"]]
+    # Values in (11.09, 20] (softplus's threshold) overflow exp in fp16:
+    # the large set (12..22) and the factory's ramp to 20.
+    assert {c["values"] for c in failed} >= {"large", "factory"}
+    assert {c["executor"] for c in failed} == {"simulate-fp16", "simulate-fp16=ane"}
+    # The pipeline with fp16-stabilize passes the same gate.
+    r, _ = gate(tmp_path, f"{DANGER}:softplus", "--shapes", "factory", "--no-coreai-core")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_planted_miscompile_fails_gate_a_in_both_executors(tmp_path):
+    r, report = gate(tmp_path, f"{MODELS}:normed", "--shapes", "factory", "--values", "straddle",
+                     "--pass-pipeline", plant("coreai.tanh", 1))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "coreai-gate: RESULT fail A:fail B:pass C:pass" in r.stdout
+    for executor in ("coreai-run", "coreai-core"):
+        (c,) = checks(report, "A", executor=executor)
+        assert not c["ok"] and c["message"].startswith("output_1:"), c
+
+
+def test_a_missing_required_composite_is_named(tmp_path):
+    r, report = gate(tmp_path, f"{MODELS}:normed", "--shapes", "factory", "--values", "straddle",
+                     "--no-coreai-core", "--required-composites", "rms_norm,layer_norm")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "missing composite: rms_norm" in r.stdout
+    assert report["gates"]["composites"]["status"] == "fail"
+    assert {c["composite"] for c in report["gates"]["composites"]["checks"] if not c["ok"]} == {"rms_norm", "layer_norm"}
+
+
+def test_gate_d_greedy_tokens(tmp_path):
+    r, report = gate(tmp_path, f"{MODELS}:tiny_lm", "--llm", "--llm-steps", "6", "--shapes", "factory",
+                     "--values", "factory", "--no-coreai-core")
+    assert r.returncode == 0, r.stdout + r.stderr
+    (c, _) = report["gates"]["D"]["checks"]
+    assert len(c["tokens"]) == 6 and len({t[0] for t in c["tokens"]}) > 1, c
+    # The head's matmul skipped (logits = hidden state): other tokens.
+    r, report = gate(tmp_path, f"{MODELS}:tiny_lm", "--llm", "--shapes", "factory", "--values", "factory",
+                     "--no-coreai-core", "--pass-pipeline", plant("coreai.decomposable.broadcasting_batch_matmul", 2))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert report["gates"]["D"]["status"] == "fail"
+    assert "step 0: tokens" in report["gates"]["D"]["checks"][0]["message"]
+
+
+@pytest.mark.parametrize("spec,flags,needle", [
+    ("MODELS:nope", [], "has no callable 'nope'"),
+    ("MODELS:raises", [], "the model factory raised RuntimeError: no weights here"),
+    ("MODELS:not_a_tuple", [], "must return (nn.Module, example_inputs_tuple, ...)"),
+    ("MISSING.py:factory", [], "MISSING.py: no such file"),
+    ("MODELS:normed", ["--pass-pipeline", "builtin.module(no-such-pass)"], "no-such-pass"),
+    ("MODELS:normed", ["--values", "huge"], "--values: unknown huge"),
+])
+def test_bad_input_exits_2_with_one_line(spec, flags, needle, tmp_path):
+    spec = spec.replace("MODELS", MODELS).replace("MISSING.py", str(tmp_path / "MISSING.py"))
+    r, report = gate(tmp_path, spec, *flags)
+    assert r.returncode == 2, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("coreai-gate: error:") and needle in lines[0], r.stderr
+    assert report is None

@@ -16,11 +16,15 @@
 //! casts of constants become f16 constants (round to nearest even), and the
 //! casts and constants left unused are erased.
 //!
-//! What converts: the ops directly in a converted graph's body whose
-//! results are all f32 tensors. What stays f32 (its f16 operands are cast
-//! up): ops with an integer or bool result (comparisons, `argmax`, `topk`
-//! indices: a discrete result must not change with rounding), ops with
-//! regions (`scan`, `while`, `if`: their bodies are left as they are),
+//! What converts: the ops of a converted graph's body (and of the bodies
+//! of its `coreai.if`/`coreai.while`) whose results are all f32 tensors.
+//! What stays f32 (its f16 operands are cast up): ops with an integer or
+//! bool result (comparisons, `argmax`, `topk` indices: a discrete result
+//! must not change with rounding), `if`/`while` themselves (their results
+//! and region arguments keep their types; casts sit inside the bodies),
+//! other ops with regions (`reduce` combiners: left as they are), the ops
+//! and operands coreai defines on f32 only (`interpolate_coordinates`,
+//! `interpolate`'s scale and offset),
 //! handle/state access, ops named in `keep-f32`, ops `calibration=` flags,
 //! and with `islands=auto` (the default):
 //!   - accumulating reductions (`reduce_sum`, `reduce_mean`,
@@ -33,12 +37,17 @@
 //!     feeding it (RMSNorm, layer/group norm variance, vector norms);
 //!   - softmax/logsumexp accumulators: `coreai.softmax`, a `reduce_sum` of
 //!     `exp`, and the `log` of such a sum;
-//!   - RoPE angles (conversion guide §5.7, "fp32 is mandatory"): `sin`/`cos`
-//!     and the elementwise/data-movement ops computing their argument; a
-//!     `rope` composite stays f32 as a whole;
-//!   - large constants: an op with a constant operand whose magnitude
-//!     exceeds 2048 (consecutive integers, e.g. positions, are no longer
-//!     exact in f16).
+//!   - RoPE angles (conversion guide §5.7, "fp32 is mandatory"): a
+//!     `sin`/`cos` whose argument is a product (positions × frequencies:
+//!     a multiply or matmul, through elementwise and data-movement ops),
+//!     with the ops computing that argument; a `rope` composite stays f32
+//!     as a whole;
+//!   - `pow` with a non-constant exponent: |x|^y spans exp's range
+//!     (overflows f16 once y·log2|x| > 16);
+//!   - large constants: an op with a constant operand holding a value
+//!     beyond 2048 that f16 does not represent exactly (consecutive
+//!     integers, e.g. positions, are no longer exact in f16; masks such as
+//!     -10000 or -65504 are exact and convert).
 //!
 //! `islands=none` converts every op of the kinds above too.
 //!
@@ -385,17 +394,7 @@ impl CastToF16 {
                 continue;
             };
             let mut decided: Vec<(MlirOperation, Result<(), String>)> = Vec::new();
-            let mut op = unsafe { mlirBlockGetFirstOperation(block) };
-            while !ir::is_null_op(op) {
-                let name = op_name(op);
-                if name == "coreai.constant" {
-                    plan.constants.push(op);
-                }
-                if let Some(d) = self.decide(op, &name, &f32_graphs, ranges) {
-                    decided.push((op, d));
-                }
-                op = unsafe { mlirOperationGetNextInBlock(op) };
-            }
+            self.visit_block(block, &f32_graphs, ranges, &mut plan, &mut decided);
             if self.islands_auto {
                 let candidates: Vec<MlirOperation> = decided
                     .iter()
@@ -424,6 +423,40 @@ impl CastToF16 {
             }
         }
         plan
+    }
+
+    /// Decides the ops of `block` in program order, and those in the
+    /// bodies of `coreai.if`/`coreai.while` (the op itself stays f32: its
+    /// results and region arguments keep their types; the ops inside
+    /// convert, with casts at the region's boundary).
+    fn visit_block(
+        &self,
+        block: MlirBlock,
+        f32_graphs: &HashMap<String, String>,
+        ranges: &HashMap<usize, OpRange>,
+        plan: &mut Plan,
+        decided: &mut Vec<(MlirOperation, Result<(), String>)>,
+    ) {
+        let mut op = unsafe { mlirBlockGetFirstOperation(block) };
+        while !ir::is_null_op(op) {
+            let name = op_name(op);
+            if name == "coreai.constant" {
+                plan.constants.push(op);
+            }
+            if let Some(d) = self.decide(op, &name, f32_graphs, ranges) {
+                decided.push((op, d));
+            }
+            if matches!(name.as_str(), "coreai.if" | "coreai.while") {
+                for r in 0..unsafe { mlirOperationGetNumRegions(op) } {
+                    let mut b = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)) };
+                    while !b.ptr.is_null() {
+                        self.visit_block(b, f32_graphs, ranges, plan, decided);
+                        b = unsafe { mlirBlockGetNextInRegion(b) };
+                    }
+                }
+            }
+            op = unsafe { mlirOperationGetNextInBlock(op) };
+        }
     }
 
     /// `Some(Ok)`: a candidate for f16; `Some(Err(reason))`: a float-valued
@@ -461,8 +494,16 @@ impl CastToF16 {
         if !rs.iter().all(|r| is_f32_tensor(value_type(*r))) {
             return Some(Err("has integer, bool or non-f32 results".into()));
         }
+        if matches!(name, "coreai.if" | "coreai.while") {
+            return Some(Err(
+                "control flow: its results stay f32, its body converts".into()
+            ));
+        }
         if unsafe { mlirOperationGetNumRegions(op) } > 0 {
             return Some(Err("has regions (their bodies are left as they are)".into()));
+        }
+        if F32_ONLY.contains(&name) {
+            return Some(Err("coreai accepts only f32 for it".into()));
         }
         if name.contains("handle") || name.contains("state") {
             return Some(Err("reads or writes state".into()));
@@ -564,15 +605,27 @@ fn check_constants(plan: &Plan) -> Result<(), PassFailed> {
     }
 }
 
+/// Ops coreai defines on f32 only.
+const F32_ONLY: &[&str] = &["coreai.interpolate_coordinates", "coreai.create_complex"];
+
+/// Operands coreai defines on f32 only, by op: they stay f32 when the op
+/// converts (`interpolate`'s `scale` and `offset`).
+const F32_OPERANDS: &[(&str, &[usize])] = &[("coreai.interpolate", &[2, 3])];
+
 /// The driver's pattern: `op` rebuilt on f16 operands with f16 results,
 /// each result cast back to f32 for the users not converted yet.
 fn to_f16_op<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let op = cx.op().to_raw();
     let name = op_name(op);
+    let f32_operands: &[usize] = F32_OPERANDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(&[], |(_, i)| i);
     let new_operands: Vec<MlirValue> = operands(op)
         .into_iter()
-        .map(|v| {
-            if is_f32_tensor(value_type(v)) {
+        .enumerate()
+        .map(|(i, v)| {
+            if is_f32_tensor(value_type(v)) && !f32_operands.contains(&i) {
                 to_f16(v)
             } else {
                 v

@@ -48,7 +48,7 @@ coreai.graph @basic(%x: tensor<4xf32>, %i: tensor<4xsi32>) -> (tensor<4xf32>, te
 
 // islands=auto keeps in f32: the RMSNorm statistic (square, mean over 64,
 // + eps, rsqrt), a sum over 64 elements, softmax, the RoPE angle and its cos,
-// a multiply by a constant beyond 2048. The normalised product converts.
+// a multiply by 4097 (beyond 2048, not exact in f16). The normalised product converts.
 // islands=none converts all of them.
 // CHECK-LABEL: coreai.graph @islands(
 // CHECK-SAME:    %[[X:.*]]: tensor<2x64xf32>, %[[P:.*]]: tensor<8xf32>)
@@ -80,13 +80,13 @@ coreai.graph @basic(%x: tensor<4xf32>, %i: tensor<4xsi32>) -> (tensor<4xf32>, te
 // REMARK: 'coreai.decomposable.broadcasting_mul' f16
 // REMARK: 'coreai.softmax' kept f32: softmax accumulator
 // REMARK: 'coreai.cos' kept f32: RoPE angle
-// REMARK: 'coreai.decomposable.broadcasting_mul' kept f32: large constant operand (|x| up to 4096, beyond 2048)
+// REMARK: 'coreai.decomposable.broadcasting_mul' kept f32: large constant operand (4097 is beyond 2048 and not exact in f16)
 coreai.graph @islands(%x: tensor<2x64xf32>, %pos: tensor<8xf32>) -> (tensor<2x64xf32>, tensor<2x1xf32>, tensor<2x64xf32>, tensor<8xf32>, tensor<2x1xf32>) {
   %ax = coreai.constant dense<1> : tensor<1xsi32>
   %eps = coreai.constant dense<1.000000e-06> : tensor<f32>
   %d = coreai.constant dense<1> : tensor<si32>
   %freq = coreai.constant dense<1.000000e-01> : tensor<f32>
-  %big = coreai.constant dense<4.096000e+03> : tensor<f32>
+  %big = coreai.constant dense<4.097000e+03> : tensor<f32>
   %sq = coreai.decomposable.broadcasting_mul %x, %x : (tensor<2x64xf32>, tensor<2x64xf32>) -> tensor<2x64xf32>
   %ms = coreai.reduce_mean %sq, %ax : (tensor<2x64xf32>, tensor<1xsi32>) -> tensor<2x1xf32>
   %ve = coreai.decomposable.broadcasting_add %ms, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>

@@ -556,7 +556,11 @@ impl Exec<'_, '_> {
         if let Some(operands) = operand_ranges {
             let results = results.iter().map(crate::calibrate::range_of).collect();
             if let Some(all) = self.program.ranges.borrow_mut().as_mut() {
-                crate::calibrate::merge(all.entry(op.0.ptr as usize).or_default(), operands, results);
+                crate::calibrate::merge(
+                    all.entry(op.0.ptr as usize).or_default(),
+                    operands,
+                    results,
+                );
             }
         }
         if constant && results.len() == 1 {

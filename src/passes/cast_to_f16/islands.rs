@@ -30,6 +30,7 @@ const STATISTIC_CHAIN: &[&str] = &[
 
 /// Ops RoPE positions and frequencies flow through into `sin`/`cos`.
 const ANGLE_CHAIN: &[&str] = &[
+    "coreai.decomposable.broadcasting_batch_matmul",
     "coreai.decomposable.broadcasting_add",
     "coreai.decomposable.broadcasting_sub",
     "coreai.decomposable.broadcasting_mul",
@@ -46,9 +47,10 @@ const ANGLE_CHAIN: &[&str] = &[
     "coreai.cast",
 ];
 
-/// A constant whose largest finite magnitude exceeds this keeps its users
-/// in f32: beyond 2048 consecutive integers (positions, indices turned to
-/// floats) are no longer all representable in f16.
+/// A constant holding a value beyond this that f16 does not represent
+/// exactly keeps its users in f32: beyond 2048 consecutive integers
+/// (positions, indices turned to floats) are no longer all representable
+/// in f16.
 pub const LARGE_CONSTANT: f32 = 2048.0;
 
 /// How far back (ops) the statistic and angle chains are followed.
@@ -103,42 +105,55 @@ pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usi
                 }
             }
         }
+        if name == "coreai.decomposable.broadcasting_pow"
+            && operands(op)
+                .get(1)
+                .and_then(|v| producer(*v))
+                .map(op_name)
+                .as_deref()
+                != Some("coreai.constant")
+        {
+            mark(op, "pow with a tensor exponent (exp's range)", &mut keep);
+        }
         if matches!(name.as_str(), "coreai.sin" | "coreai.cos") {
-            mark(
-                op,
-                "RoPE angle (positions × frequencies), guide §5.7",
-                &mut keep,
-            );
             let mut seen = Vec::new();
             angle_slice(op, 0, &mut seen);
-            for o in seen {
-                mark(
-                    o,
-                    "RoPE angle (positions × frequencies), guide §5.7",
-                    &mut keep,
-                );
+            let product = seen.iter().any(|o| {
+                matches!(
+                    op_name(*o).as_str(),
+                    "coreai.decomposable.broadcasting_mul"
+                        | "coreai.decomposable.broadcasting_batch_matmul"
+                )
+            });
+            if product {
+                let reason = "RoPE angle (positions × frequencies), guide §5.7";
+                mark(op, reason, &mut keep);
+                for o in seen {
+                    mark(o, reason, &mut keep);
+                }
             }
         }
         for v in operands(op) {
-            if let Some(max) = producer(v)
+            let inexact = producer(v)
                 .filter(|p| op_name(*p) == "coreai.constant")
                 .and_then(|p| ir::attribute(p, "value"))
                 .and_then(ir::float_values)
-                .map(|vals| {
-                    vals.iter()
-                        .filter(|x| x.is_finite())
-                        .fold(0f32, |m, x| m.max(x.abs()))
-                })
-            {
-                if max > LARGE_CONSTANT && !ir::overflows_f16(max) {
-                    mark(
-                        op,
-                        &format!(
-                            "large constant operand (|x| up to {max}, beyond {LARGE_CONSTANT})"
-                        ),
-                        &mut keep,
-                    );
-                }
+                .and_then(|vals| {
+                    vals.into_iter().find(|x| {
+                        x.is_finite()
+                            && x.abs() > LARGE_CONSTANT
+                            && !ir::overflows_f16(*x)
+                            && half::f16::from_f32(*x).to_f32() != *x
+                    })
+                });
+            if let Some(x) = inexact {
+                mark(
+                    op,
+                    &format!(
+                        "large constant operand ({x} is beyond {LARGE_CONSTANT} and not exact in f16)"
+                    ),
+                    &mut keep,
+                );
             }
         }
     }

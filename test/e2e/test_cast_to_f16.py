@@ -61,8 +61,9 @@ def test_float_op_counting():
     %3 = coreai.reduce_sum %a, %b : (tensor<64xf32>, tensor<1xsi32>) -> tensor<1xf32>
     %4 = coreai.decomposable.broadcasting_greater %a, %b : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
     %5 = coreai.softmax %x, %d : (tensor<2x4xf16>, tensor<si32>) -> tensor<2x4xf16>
+    %6 = coreai.gather_nd %0 at %10 : (tensor<5x6xf16>, tensor<3x1xsi32>) to tensor<3x6xf16>
     """
-    assert f16.float_op_counts(text) == (2, 1)
+    assert f16.float_op_counts(text) == (3, 1)
 
 
 OVERFLOW = """
@@ -73,7 +74,7 @@ class M(torch.nn.Module):
         a = x * 300.0
         s = a * a  # SQUARE: reaches 3.6e5, beyond f16's 65504
         q = s / 1000.0  # DIVIDE: reads the square
-        return torch.tanh(q) + a
+        return q - a
 
 def factory():
     return M(), (torch.linspace(-2, 2, 64).reshape(4, 16),)
@@ -87,7 +88,8 @@ def _line(marker):
 def test_calibration_moves_exactly_the_overflowing_ops(tmp_path):
     aten = export_source(tmp_path, OVERFLOW)
     coreai = tmp_path / "coreai.mlir"
-    r = coreai_opt(aten, "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", coreai)
+    # Locations kept, so each remark names its line of the model source.
+    r = coreai_opt(aten, "--pass-pipeline=builtin.module(coreai-pipeline)", "--mlir-print-debuginfo", "-o", coreai)
     assert r.returncode == 0, r.stderr
     inputs, expected = tmp_path / "in.npz", tmp_path / "expected.npz"
     want = load(expected)["output"] if "output" in load(expected) else next(iter(load(expected).values()))

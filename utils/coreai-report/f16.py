@@ -8,7 +8,8 @@ prints a Markdown table (`--fast`: without the slow torchvision models).
 test/e2e/test_cast_to_f16.py runs the same evaluation per model.
 
 Float-valued op: an op other than `coreai.constant` and `coreai.cast` whose
-results include a float tensor (the type after the last `->` on its line);
+results include a float tensor (the types after the last `->` on its line,
+or after ` to ` in the `gather_nd` form);
 it computes in f16 when that result type is f16. A model with no
 float-valued op after coreai-pipeline (integer-only) is not a float model.
 Error: max |out - eager| / max |eager| over the float outputs, integer and
@@ -40,9 +41,14 @@ def float_op_counts(text):
     f16 = f32 = 0
     for line in text.splitlines():
         m = OP_LINE.match(line)
-        if not m or m.group(1) in NOT_COUNTED or "->" not in line:
+        if not m or m.group(1) in NOT_COUNTED:
             continue
-        results = line.rsplit("->", 1)[1]
+        if "->" in line:
+            results = line.rsplit("->", 1)[1]
+        elif " to " in line:  # `coreai.gather_nd %x at %i : (...) to T`
+            results = line.rsplit(" to ", 1)[1]
+        else:
+            continue
         if "xf16>" in results or "<f16>" in results:
             f16 += 1
         elif "xf32>" in results or "<f32>" in results:

@@ -148,3 +148,50 @@ coreai.graph @caller(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %z = coreai.exp %y : tensor<2x8xf32> -> tensor<2x8xf32>
   coreai.output %z : tensor<2x8xf32>
 }
+
+// -----
+
+// coreai.if keeps its f32 results; the ops of both branches convert, cast
+// back to f32 before each yield. A sin of a plain value is no RoPE angle.
+// CHECK-LABEL: coreai.graph @branches(
+// CHECK:         %[[X16:.*]] = coreai.cast %{{.*}} : tensor<3x4xf32> to tensor<3x4xf16>
+// CHECK:         coreai.if %{{.*}} {
+// CHECK:           %[[S:.*]] = coreai.sin %[[X16]] : tensor<3x4xf16> -> tensor<3x4xf16>
+// CHECK:           %[[M:.*]] = coreai.decomposable.broadcasting_mul %[[S]], %{{.*}} : (tensor<3x4xf16>, tensor<f16>) -> tensor<3x4xf16>
+// CHECK:           %[[M32:.*]] = coreai.cast %[[M]] : tensor<3x4xf16> to tensor<3x4xf32>
+// CHECK:           coreai.yield %[[M32]] : tensor<3x4xf32>
+// CHECK:         } else {
+// CHECK:           coreai.cos %[[X16]] : tensor<3x4xf16> -> tensor<3x4xf16>
+// CHECK:         } : tensor<i1> -> tensor<3x4xf32>
+// REMARK: 'coreai.if' kept f32: control flow: its results stay f32, its body converts
+// REMARK: 'coreai.sin' f16
+coreai.graph @branches(%x: tensor<3x4xf32>, %c: tensor<i1>) -> tensor<3x4xf32> {
+  %two = coreai.constant dense<2.000000e+00> : tensor<f32>
+  %one = coreai.constant dense<1.000000e+00> : tensor<f32>
+  %r = coreai.if %c {
+    %s = coreai.sin %x : tensor<3x4xf32> -> tensor<3x4xf32>
+    %m = coreai.decomposable.broadcasting_mul %s, %two : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xf32>
+    coreai.yield %m : tensor<3x4xf32>
+  } else {
+    %k = coreai.cos %x : tensor<3x4xf32> -> tensor<3x4xf32>
+    %d = coreai.decomposable.broadcasting_sub %k, %one : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xf32>
+    coreai.yield %d : tensor<3x4xf32>
+  } : tensor<i1> -> tensor<3x4xf32>
+  coreai.output %r : tensor<3x4xf32>
+}
+
+// -----
+
+// interpolate converts, but its scale and offset operands are f32-only in
+// coreai and stay f32.
+// CHECK-LABEL: coreai.graph @resize(
+// CHECK:         coreai.interpolate %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {{.*}} : (tensor<1x2x4x5xf16>, tensor<4xsi32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x2x8x10xf16>
+// NONE-LABEL: coreai.graph @resize(
+// NONE-NOT:     tensor<4xf16>
+coreai.graph @resize(%x: tensor<1x2x4x5xf32>) -> tensor<1x2x8x10xf32> {
+  %shape = coreai.constant dense<[1, 2, 8, 10]> : tensor<4xsi32>
+  %scale = coreai.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  %offset = coreai.constant dense<0.0> : tensor<4xf32>
+  %y = coreai.interpolate %x, %shape, %scale, %offset {interpolation_mode = #coreai.interpolation_mode<nearest_neighbor>} : (tensor<1x2x4x5xf32>, tensor<4xsi32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x2x8x10xf32>
+  coreai.output %y : tensor<1x2x8x10xf32>
+}

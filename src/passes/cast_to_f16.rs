@@ -11,7 +11,9 @@
 //!
 //! Each op is one numbered application of the rewrite driver (`to-f16`),
 //! and each leaves a valid program (the op's f16 result is cast back for
-//! its users), so `max-rewrites=N` bisects a bad conversion. After the
+//! its users), so `max-rewrites=N` bisects a bad conversion. (Signatures of
+//! f16 graphs and their invokes change before the sweep, whatever N: casts
+//! keep the program valid.) After the
 //! sweep, `cast(cast(x : f16 → f32) : f32 → f16)` becomes `x` (exact),
 //! casts of constants become f16 constants (round to nearest even), and the
 //! casts and constants left unused are erased.

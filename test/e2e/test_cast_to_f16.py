@@ -148,3 +148,36 @@ def test_calibration_names_a_missing_input(tmp_path):
     assert r.returncode != 0
     assert "calibration with" in r.stderr and "is missing from the file" in r.stderr, r.stderr
     assert not out.exists()
+
+
+UNDERFLOW = """
+import torch
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        t = x * 1e-6  # TINY: f16 subnormals, ~3% of each value lost
+        b = t * 1e4  # BACK: reads the tiny values
+        return b + x
+
+def factory():
+    return M(), (torch.linspace(-2, 2, 64).reshape(4, 16),)
+"""
+
+
+def test_calibration_keeps_ops_losing_precision(tmp_path):
+    aten = export_source(tmp_path, UNDERFLOW)
+    coreai = tmp_path / "coreai.mlir"
+    r = coreai_opt(aten, "--pass-pipeline=builtin.module(coreai-pipeline)", "--mlir-print-debuginfo", "-o", coreai)
+    assert r.returncode == 0, r.stderr
+    inputs = tmp_path / "in.npz"
+    out = tmp_path / "calibrated.mlir"
+    r = coreai_opt(coreai, f"--pass-pipeline=builtin.module(cast-to-f16{{calibration={inputs} remarks=true}})",
+                   "-o", out)
+    assert r.returncode == 0, r.stderr
+    kept = [l for l in r.stderr.splitlines() if l.startswith("cast-to-f16:") and "kept f32" in l]
+    lines = {next(i for i, l in enumerate(UNDERFLOW.splitlines(), start=1) if m in l) for m in ("TINY", "BACK")}
+    got = set()
+    for l in kept:
+        assert "relative precision in f16" in l, l
+        got.add(int(re.search(r'm\.py":(\d+)', l).group(1)))
+    assert got == lines, (got, lines, r.stderr)

@@ -2,6 +2,7 @@
 //! [`crate::registry::PASSES`].
 
 pub mod aten_to_coreai;
+pub mod cast_to_f16;
 pub mod core_optimize;
 pub mod decompose;
 pub mod fold_idempotent_unary;

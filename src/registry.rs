@@ -122,6 +122,7 @@ pub fn parse_choices(
 
 /// Every pass of the project.
 pub static PASSES: &[PassInfo] = &[
+    crate::passes::cast_to_f16::INFO,
     crate::passes::core_optimize::INFO,
     crate::passes::decompose::INFO,
     crate::passes::fold_idempotent_unary::INFO,

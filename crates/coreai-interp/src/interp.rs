@@ -6,6 +6,7 @@ use crate::error::{InterpError, KResult};
 use crate::ir::{Block, Op, Ty, Val};
 use crate::ops::{self, Ctx, Table};
 use crate::tensor::{DType, Tensor};
+use coreai::passes::cast_to_f16::{OpRange, ValueRange};
 use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 use melior::Context;
 use std::cell::RefCell;
@@ -80,6 +81,9 @@ pub struct Program<'c> {
     constants: RefCell<HashMap<usize, Value>>,
     /// Wall time per kernel, by op name, while profiling is on.
     profile: RefCell<Option<HashMap<String, OpTime>>>,
+    /// The ranges of each op's float operands and results, by op, while
+    /// recording is on (`cast-to-f16{calibration=...}`).
+    ranges: RefCell<Option<HashMap<usize, OpRange>>>,
 }
 
 /// The time the kernels of one op name took (see [`Program::set_profiling`]).
@@ -163,6 +167,7 @@ impl<'c> Program<'c> {
             user_kernels: HashMap::new(),
             constants: RefCell::default(),
             profile: RefCell::default(),
+            ranges: RefCell::default(),
         }
     }
 
@@ -188,6 +193,22 @@ impl<'c> Program<'c> {
         };
         v.sort_by(|a, b| b.seconds.total_cmp(&a.seconds).then(a.name.cmp(&b.name)));
         v
+    }
+
+    /// Turns value-range recording on (from an empty record) or off: every
+    /// op run records its float operands' and results' ranges, merged over
+    /// the op's executions (see [`crate::calibrate`]).
+    pub fn set_recording_ranges(&self, on: bool) {
+        *self.ranges.borrow_mut() = on.then(HashMap::new);
+    }
+
+    /// The ranges recorded since recording was turned on, by op
+    /// (`MlirOperation` pointer); the record starts again from empty.
+    pub fn take_ranges(&self) -> HashMap<usize, OpRange> {
+        match self.ranges.borrow_mut().as_mut() {
+            Some(r) => std::mem::take(r),
+            None => HashMap::new(),
+        }
     }
 
     /// Names of the callables (func.func, coreai.graph) with bodies.
@@ -430,6 +451,12 @@ impl Exec<'_, '_> {
         let vals: Vec<Value> = (0..op.num_operands())
             .map(|i| self.lookup(env, op, op.operand(i)))
             .collect::<Result<_, _>>()?;
+        let operand_ranges: Option<Vec<Option<ValueRange>>> = self
+            .program
+            .ranges
+            .borrow()
+            .is_some()
+            .then(|| vals.iter().map(crate::calibrate::range_of).collect());
         let results = match name {
             "func.call" | "coreai.invoke" => {
                 let callee = op
@@ -526,6 +553,16 @@ impl Exec<'_, '_> {
                 }
             }
         };
+        if let Some(operands) = operand_ranges {
+            let results = results.iter().map(crate::calibrate::range_of).collect();
+            if let Some(all) = self.program.ranges.borrow_mut().as_mut() {
+                crate::calibrate::merge(
+                    all.entry(op.0.ptr as usize).or_default(),
+                    operands,
+                    results,
+                );
+            }
+        }
         if constant && results.len() == 1 {
             self.program
                 .constants

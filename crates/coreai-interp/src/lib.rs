@@ -19,6 +19,7 @@
 //! # Ok::<(), coreai_interp::InterpError>(())
 //! ```
 
+pub mod calibrate;
 pub mod error;
 pub mod fold;
 pub mod interp;

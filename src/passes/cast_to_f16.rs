@@ -96,7 +96,7 @@ pub use calibration::{install_calibrator, Calibrator, OpRange, ValueRange};
 
 use crate::{
     lowering::{Decline, LoweringCx},
-    registry::{emit_error, Pass, PassFailed, PassInfo, PassOption},
+    registry::{emit_error, Pass, PassFailed, PassInfo, PassOption, PassResult},
     rewrite::{Pattern, Policy, RewriteOptions, Rewriter},
 };
 use ir::{
@@ -227,11 +227,7 @@ impl Pass for CastToF16 {
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        root: OperationRef<'_, '_>,
-        rewrites: &RewriteOptions,
-    ) -> Result<(), PassFailed> {
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         let ranges = self.calibrate(root)?;
         let plan = self.plan(root, &ranges);
         if self.remarks {
@@ -269,10 +265,6 @@ impl Pass for CastToF16 {
         cleanup(root);
         tracing::debug!(applied = rewriter.applied(), "cast-to-f16 conversions");
         Ok(())
-    }
-
-    fn clone_box(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
     }
 }
 

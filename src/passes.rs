@@ -4,6 +4,7 @@
 pub mod aten_to_coreai;
 pub mod core_optimize;
 pub mod decompose;
+pub mod externalize_composites;
 pub mod fold_idempotent_unary;
 pub mod fp16_stabilize;
 pub mod legalize_aten_to_coreai;

@@ -246,7 +246,7 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
                     last = miss(0, "the weight widens the normalized value");
                     continue;
                 }
-                if producer(w).is_some_and(|p| norm.ops.iter().any(|o| *o == p)) {
+                if producer(w).is_some_and(|p| norm.ops.contains(&p)) {
                     continue;
                 }
                 let x = input_of(&mut norm);

@@ -370,7 +370,29 @@ fn erase_outlined(root: OperationRef<'_, '_>) {
         }
         WalkResult::Advance
     });
+    // The constants they read (cloned into the bodies), erased when unused.
+    let mut constants: Vec<MlirOperation> = Vec::new();
+    for &raw in &dead {
+        let op = unsafe { OperationRef::from_raw(raw) };
+        for i in 0..op.operand_count() {
+            let Ok(v) = op.operand(i) else { continue };
+            if let Some(c) = crate::passes::fp16_stabilize::pattern::defined_by(v, "constant") {
+                if !constants.iter().any(|k| k.ptr == c.to_raw().ptr) {
+                    constants.push(c.to_raw());
+                }
+            }
+        }
+    }
     for raw in dead.into_iter().rev() {
         unsafe { mlir_sys::mlirOperationDestroy(raw) };
+    }
+    for raw in constants {
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let unused = op.result(0).is_ok_and(|r| {
+            crate::passes::fp16_stabilize::pattern::use_count(r.into()) == 0
+        });
+        if unused {
+            unsafe { mlir_sys::mlirOperationDestroy(raw) };
+        }
     }
 }

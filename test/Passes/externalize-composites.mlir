@@ -1,6 +1,13 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(externalize-composites)' | FileCheck %s --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(externalize-composites{only=rope})' | FileCheck %s --check-prefix=ONLY-ROPE --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(externalize-composites{exclude=rms_norm,rope})' | FileCheck %s --check-prefix=NO-NORM --enable-var-scope
+// RUN: not coreai-opt %s --split-input-file --pass-pipeline='builtin.module(externalize-composites{require=rope})' 2>&1 | FileCheck %s --check-prefix=REQUIRE
+
+// require=rope: every chunk without a RoPE fails; the one with near misses
+// names the closest (the full-width tables passed in) at its location.
+// REQUIRE: error: externalize-composites: required composite(s) not found: rope; 'rope': no candidate op in the module
+// REQUIRE: externalize-composites.mlir:[[#]]:8: error: externalize-composites: required composite(s) not found: rope; 'rope': the closest near miss matched sum of two products, rotate_half {{.*}}, half slices of the rotated input; cos/sin tables did not match: the halves of the full-width cos/sin tables are not provably equal
+// REQUIRE: note: closest near miss for 'rope'
 
 // RMSNorm, weight after: x · rsqrt(mean(x·x, -1) + eps) · w.
 // CHECK-LABEL: coreai.graph private noinline @rms_norm(

@@ -388,9 +388,9 @@ fn erase_outlined(root: OperationRef<'_, '_>) {
     }
     for raw in constants {
         let op = unsafe { OperationRef::from_raw(raw) };
-        let unused = op.result(0).is_ok_and(|r| {
-            crate::passes::fp16_stabilize::pattern::use_count(r.into()) == 0
-        });
+        let unused = op
+            .result(0)
+            .is_ok_and(|r| crate::passes::fp16_stabilize::pattern::use_count(r.into()) == 0);
         if unused {
             unsafe { mlir_sys::mlirOperationDestroy(raw) };
         }

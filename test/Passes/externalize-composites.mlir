@@ -361,3 +361,41 @@ coreai.graph @attention_near_misses(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x3x8x
   %o2 = coreai.decomposable.broadcasting_batch_matmul %p2, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x8xf32>) -> tensor<1x2x3x8xf32>
   coreai.output %o, %o2 : tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>
 }
+
+// -----
+
+// RoPE with constant tables (registered buffers): outlined when every row's
+// halves are bit-identical, declined when they differ.
+// CHECK-LABEL: coreai.graph private noinline @rope(
+// CHECK-SAME:    tensor<2x1xf32> {coreai.name = "cos"}
+// CHECK-LABEL: coreai.graph @rope_constant_tables(
+// CHECK-COUNT-1: coreai.invoke @rope(
+// CHECK-NOT:     coreai.invoke
+// CHECK:         coreai.output
+coreai.graph @rope_constant_tables(%x: tensor<1x2x2xf32>) -> (tensor<1x2x2xf32>, tensor<1x2x2xf32>) {
+  %cos = coreai.constant dense<[[1.0, 1.0], [0.5, 0.5]]> : tensor<2x2xf32>
+  %sin = coreai.constant dense<[[0.0, 0.0], [0.25, 0.25]]> : tensor<2x2xf32>
+  %bad = coreai.constant dense<[[0.0, 0.0], [0.25, 0.5]]> : tensor<2x2xf32>
+  %zero = coreai.constant dense<0> : tensor<3xsi32>
+  %e1 = coreai.constant dense<[2147483647, 2147483647, 1]> : tensor<3xsi32>
+  %b1 = coreai.constant dense<[0, 0, 1]> : tensor<3xsi32>
+  %max = coreai.constant dense<2147483647> : tensor<3xsi32>
+  %one = coreai.constant dense<1> : tensor<3xsi32>
+  %m1 = coreai.constant dense<-1.000000e+00> : tensor<f32>
+  %ax = coreai.constant dense<2> : tensor<si32>
+  %x1 = coreai.slice %x, %zero, %e1, %one : (tensor<1x2x2xf32>, tensor<3xsi32>, tensor<3xsi32>, tensor<3xsi32>) -> tensor<1x2x1xf32>
+  %x2 = coreai.slice %x, %b1, %max, %one : (tensor<1x2x2xf32>, tensor<3xsi32>, tensor<3xsi32>, tensor<3xsi32>) -> tensor<1x2x1xf32>
+  %n = coreai.decomposable.broadcasting_mul %x2, %m1 : (tensor<1x2x1xf32>, tensor<f32>) -> tensor<1x2x1xf32>
+  %rot = coreai.concat %ax, %n, %x1 : (tensor<si32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>) -> tensor<1x2x2xf32>
+  %a = coreai.decomposable.broadcasting_mul %x, %cos : (tensor<1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x2x2xf32>
+  %b = coreai.decomposable.broadcasting_mul %rot, %sin : (tensor<1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x2x2xf32>
+  %y = coreai.decomposable.broadcasting_add %a, %b : (tensor<1x2x2xf32>, tensor<1x2x2xf32>) -> tensor<1x2x2xf32>
+  %y1 = coreai.slice %x, %zero, %e1, %one : (tensor<1x2x2xf32>, tensor<3xsi32>, tensor<3xsi32>, tensor<3xsi32>) -> tensor<1x2x1xf32>
+  %y2 = coreai.slice %x, %b1, %max, %one : (tensor<1x2x2xf32>, tensor<3xsi32>, tensor<3xsi32>, tensor<3xsi32>) -> tensor<1x2x1xf32>
+  %ny = coreai.decomposable.broadcasting_mul %y2, %m1 : (tensor<1x2x1xf32>, tensor<f32>) -> tensor<1x2x1xf32>
+  %rot2 = coreai.concat %ax, %ny, %y1 : (tensor<si32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>) -> tensor<1x2x2xf32>
+  %c = coreai.decomposable.broadcasting_mul %x, %cos : (tensor<1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x2x2xf32>
+  %d = coreai.decomposable.broadcasting_mul %rot2, %bad : (tensor<1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x2x2xf32>
+  %z = coreai.decomposable.broadcasting_add %c, %d : (tensor<1x2x2xf32>, tensor<1x2x2xf32>) -> tensor<1x2x2xf32>
+  coreai.output %y, %z : tensor<1x2x2xf32>, tensor<1x2x2xf32>
+}

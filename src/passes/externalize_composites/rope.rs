@@ -22,7 +22,8 @@
 //! full-width ones; the two agree only when both halves of each table are
 //! equal. The recognizer proves it from the graph (the table is computed
 //! from `cat(f, f)` through elementwise ops, reshapes, slices and
-//! transposes that keep the last axis), passes the first half, and the
+//! transposes that keep the last axis, or is a constant whose rows have
+//! bit-identical halves: a registered buffer), passes the first half, and the
 //! body widens it again with `cat(t, t)`: the body computes exactly what
 //! the matched ops did. `base` is coreai-torch's default (10000: it has
 //! no effect when cos/sin are inputs) and `scale` 1.
@@ -40,7 +41,9 @@ use super::{
 };
 use crate::lowering::{broadcast_shapes, Decline, LoweringCx};
 use crate::passes::fp16_stabilize::pattern::{defined_by, op_name, producer, shape, splat};
-use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
+use melior::ir::{
+    operation::OperationLike, AttributeLike, OperationRef, TypeLike, Value, ValueLike,
+};
 
 const STAGES: &[&str] = &[
     "sum of two products",
@@ -157,6 +160,7 @@ fn halves_equal(t: Value<'_, '_>) -> bool {
         let name = op_name(&op);
         let last = |x: Value| shape(x).ok().and_then(|s| s.last().copied());
         let next = match name.as_str() {
+            "coreai.constant" => return constant_halves_equal(&op, v),
             "coreai.cos" | "coreai.sin" | "coreai.cast" | "coreai.negate" => op.operand(0).ok(),
             "coreai.concat" => {
                 let rank = shape(v).map(|s| s.len()).unwrap_or(0);
@@ -216,6 +220,50 @@ fn halves_equal(t: Value<'_, '_>) -> bool {
         }
     }
     false
+}
+
+/// Whether a float constant's rows have equal halves, bit for bit (a
+/// table computed at export time: a registered buffer).
+fn constant_halves_equal(op: &OperationRef<'_, '_>, v: Value<'_, '_>) -> bool {
+    let (Ok(attr), Ok(s)) = (op.attribute("value"), shape(v)) else {
+        return false;
+    };
+    let Some(&w) = s.last() else {
+        return false;
+    };
+    let n: i64 = s.iter().product();
+    let Ok(element) = crate::passes::fp16_stabilize::pattern::element(v) else {
+        return false;
+    };
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirTypeIsAFloat(element.to_raw()) || w % 2 != 0 || n <= 0 {
+            return false;
+        }
+        let bytes_per = (mlir_sys::mlirFloatTypeGetWidth(element.to_raw()) / 8) as usize;
+        let data: &[u8] = if mlir_sys::mlirAttributeIsADenseResourceElements(raw) {
+            let mut size = 0usize;
+            let data = crate::ffi::coreaiDenseResourceElementsGetData(raw, &mut size);
+            if data.is_null() || size != n as usize * bytes_per {
+                return false;
+            }
+            std::slice::from_raw_parts(data.cast(), size)
+        } else if mlir_sys::mlirAttributeIsADenseElements(raw) {
+            if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
+                return true;
+            }
+            let data = mlir_sys::mlirDenseElementsAttrGetRawData(raw);
+            if data.is_null() {
+                return false;
+            }
+            std::slice::from_raw_parts(data.cast(), n as usize * bytes_per)
+        } else {
+            return false;
+        };
+        let row = w as usize * bytes_per;
+        let half = row / 2;
+        data.chunks(row).all(|r| r[..half] == r[half..])
+    }
 }
 
 /// Whether multiplying `x` by the table `t` keeps `x`'s shape.

@@ -1,5 +1,5 @@
 //! `externalize-composites`: coreai → coreai. Finds hand-written RMSNorm,
-//! RoPE and attention in the lowered graph, whatever their surface
+//! RoPE, attention and MoE expert dispatch in the lowered graph, whatever their surface
 //! spelling, and outlines each call site into its own private `noinline`
 //! composite graph carrying the `composite_decl` coreai-torch's module
 //! classes produce (conversion guide §5, §8), reached by a `coreai.invoke`:
@@ -26,7 +26,10 @@
 //!     additive or boolean mask and GQA through `repeat_interleave`/`expand`
 //!     of k and v → `scaled_dot_product_attention` (`query`, `key`,
 //!     `value`, `attn_mask`; `is_causal = false`, `scale` when it is not
-//!     `1/√d`, `window_size = 0`).
+//!     `1/√d`, `window_size = 0`);
+//!   - `gather_mm`: Mixture-of-Experts dispatch `x @ w[idx]` of stacked
+//!     expert weights `w: [E, D, H]` → `gather_mm` (`lhs`, `rhs`,
+//!     `rhs_indices`; `num_batch_axes = 0`).
 //!
 //! Guarantee: the composite's body is a clone of the matched ops (and of the
 //! constants they read), so every value is computed exactly as before; the
@@ -49,6 +52,7 @@
 //! keeps `noinline` graphs.
 
 mod attention;
+mod gather_mm;
 mod outline;
 mod rms_norm;
 mod rope;
@@ -115,9 +119,15 @@ static RECOGNIZERS: &[(&str, &[&str], Recognizer)] = &[
         ],
         attention::recognize,
     ),
+    ("gather_mm", &["coreai.reshape"], gather_mm::recognize),
 ];
 
-const COMPOSITES: &[&str] = &["rms_norm", "rope", "scaled_dot_product_attention"];
+const COMPOSITES: &[&str] = &[
+    "rms_norm",
+    "rope",
+    "scaled_dot_product_attention",
+    "gather_mm",
+];
 
 fn apply<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
@@ -139,23 +149,28 @@ fn attention_pattern<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a
     apply(cx, attention::recognize)
 }
 
+fn gather_mm_pattern<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    apply(cx, gather_mm::recognize)
+}
+
 fn pattern_of(composite: &str) -> crate::rewrite::RewriteFn {
     match composite {
         "rms_norm" => rms_norm_pattern,
         "rope" => rope_pattern,
+        "gather_mm" => gather_mm_pattern,
         _ => attention_pattern,
     }
 }
 
 pub const INFO: PassInfo = PassInfo {
     name: "externalize-composites",
-    summary: "Outline hand-written RMSNorm, RoPE and attention into coreai-torch's composite graphs (rms_norm, rope, scaled_dot_product_attention)",
+    summary: "Outline hand-written RMSNorm, RoPE, attention and MoE dispatch into coreai-torch's composite graphs (rms_norm, rope, scaled_dot_product_attention, gather_mm)",
     source: include_str!("externalize_composites.rs"),
     anchor: Some("builtin.module"),
     options: &[
         PassOption {
             name: "only",
-            help: "comma-separated composites to recognise (rms_norm, rope, scaled_dot_product_attention); empty: all",
+            help: "comma-separated composites to recognise (rms_norm, rope, scaled_dot_product_attention, gather_mm); empty: all",
             default: "",
         },
         PassOption {

@@ -399,3 +399,42 @@ coreai.graph @rope_constant_tables(%x: tensor<1x2x2xf32>) -> (tensor<1x2x2xf32>,
   %z = coreai.decomposable.broadcasting_add %c, %d : (tensor<1x2x2xf32>, tensor<1x2x2xf32>) -> tensor<1x2x2xf32>
   coreai.output %y, %z : tensor<1x2x2xf32>, tensor<1x2x2xf32>
 }
+
+// -----
+
+// MoE dispatch x @ w[idx] (w: 4 stacked experts [8, 6]) → gather_mm; the
+// same gather on the left operand (w[idx] @ y) does not match.
+// CHECK-LABEL: coreai.graph private noinline @gather_mm(
+// CHECK-SAME:    %{{.*}}: tensor<2x3x1x1x8xf32> {coreai.name = "lhs"}, %{{.*}}: tensor<4x8x6xf32> {coreai.name = "rhs"}, %{{.*}}: tensor<2x3x2xsi32> {coreai.name = "rhs_indices"}
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"gather_mm" = {input_names = ["lhs", "rhs", "rhs_indices"], op_attrs = {num_batch_axes = 0 : si64, version = 1 : si64}, output_names = ["output"]}>
+// CHECK:         coreai.gather_nd
+// CHECK-LABEL: coreai.graph @moe_dispatch(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3x1x1x8xf32>, %[[W:.*]]: tensor<4x8x6xf32>, %[[I:.*]]: tensor<2x3x2xsi32>
+// CHECK:         %[[Y:.*]] = coreai.invoke @gather_mm(%[[X]], %[[W]], %[[I]])
+// CHECK:         coreai.gather_nd
+// CHECK-NOT:     coreai.invoke
+// CHECK:         coreai.output %[[Y]]
+coreai.graph @moe_dispatch(%x: tensor<2x3x1x1x8xf32>, %w: tensor<4x8x6xf32>, %i: tensor<2x3x2xsi32>, %y: tensor<2x3x2x6x5xf32>) -> (tensor<2x3x2x1x6xf32>, tensor<2x3x2x8x5xf32>) {
+  %s4 = coreai.constant dense<[2, 3, 2, 1]> : tensor<4xui32>
+  %i1 = coreai.reshape %i, %s4 : (tensor<2x3x2xsi32>, tensor<4xui32>) -> tensor<2x3x2x1xsi32>
+  %g = coreai.gather_nd %w at %i1 : (tensor<4x8x6xf32>, tensor<2x3x2x1xsi32>) to tensor<2x3x2x8x6xf32>
+  %bd = coreai.constant dense<2> : tensor<1xui32>
+  %bn = coreai.constant dense<2> : tensor<1xsi32>
+  %xb = coreai.broadcast_in_dims %x, %bd, %bn : (tensor<2x3x1x1x8xf32>, tensor<1xui32>, tensor<1xsi32>) -> tensor<2x3x2x1x8xf32>
+  %sa = coreai.constant dense<[12, 1, 8]> : tensor<3xui32>
+  %a3 = coreai.reshape %xb, %sa : (tensor<2x3x2x1x8xf32>, tensor<3xui32>) -> tensor<12x1x8xf32>
+  %sb = coreai.constant dense<[12, 8, 6]> : tensor<3xui32>
+  %b3 = coreai.reshape %g, %sb : (tensor<2x3x2x8x6xf32>, tensor<3xui32>) -> tensor<12x8x6xf32>
+  %o3 = coreai.decomposable.broadcasting_batch_matmul %a3, %b3 : (tensor<12x1x8xf32>, tensor<12x8x6xf32>) -> tensor<12x1x6xf32>
+  %so = coreai.constant dense<[2, 3, 2, 1, 6]> : tensor<5xui32>
+  %o = coreai.reshape %o3, %so : (tensor<12x1x6xf32>, tensor<5xui32>) -> tensor<2x3x2x1x6xf32>
+  %i2 = coreai.reshape %i, %s4 : (tensor<2x3x2xsi32>, tensor<4xui32>) -> tensor<2x3x2x1xsi32>
+  %g2 = coreai.gather_nd %w at %i2 : (tensor<4x8x6xf32>, tensor<2x3x2x1xsi32>) to tensor<2x3x2x8x6xf32>
+  %l3 = coreai.reshape %g2, %sb : (tensor<2x3x2x8x6xf32>, tensor<3xui32>) -> tensor<12x8x6xf32>
+  %sr = coreai.constant dense<[12, 6, 5]> : tensor<3xui32>
+  %r3 = coreai.reshape %y, %sr : (tensor<2x3x2x6x5xf32>, tensor<3xui32>) -> tensor<12x6x5xf32>
+  %p3 = coreai.decomposable.broadcasting_batch_matmul %l3, %r3 : (tensor<12x8x6xf32>, tensor<12x6x5xf32>) -> tensor<12x8x5xf32>
+  %sp = coreai.constant dense<[2, 3, 2, 8, 5]> : tensor<5xui32>
+  %p = coreai.reshape %p3, %sp : (tensor<12x8x5xf32>, tensor<5xui32>) -> tensor<2x3x2x8x5xf32>
+  coreai.output %o, %p : tensor<2x3x2x1x6xf32>, tensor<2x3x2x8x5xf32>
+}

@@ -1,5 +1,5 @@
-"""externalize-composites on hand-written LLM and ViT blocks: every RMSNorm,
-RoPE and attention call site becomes one composite graph with coreai-torch's
+"""externalize-composites on hand-written LLM, MoE and ViT blocks: every
+RMSNorm, RoPE, attention and expert-dispatch call site becomes one composite graph with coreai-torch's
 declaration (counted with `coreai-freqop --json`), and the outputs still
 match eager PyTorch in coreai-run and in coreai-core's interpreter, before
 and after the pass. The declarations are compared, as IR text, with the
@@ -154,6 +154,23 @@ class ViT(nn.Module):
         return x + self.mlp(self.n2(x))
 
 
+class MoE(nn.Module):
+    """Switch-style expert dispatch: stacked expert weights gathered by the
+    router's top-k indices, one batched matmul per projection."""
+    def __init__(self, d=32, experts=4, hidden=48, k=2):
+        super().__init__()
+        self.k = k
+        self.router = nn.Linear(d, experts, bias=False)
+        self.w_up = nn.Parameter(torch.randn(experts, d, hidden) * 0.1)
+        self.w_down = nn.Parameter(torch.randn(experts, hidden, d) * 0.1)
+
+    def forward(self, x):
+        weights, idx = torch.topk(torch.softmax(self.router(x), -1), self.k, dim=-1)
+        h = x[:, :, None, None, :] @ self.w_up[idx]
+        y = torch.nn.functional.silu(h) @ self.w_down[idx]
+        return (y.squeeze(-2) * weights[..., None]).sum(2)
+
+
 def make(model, shape):
     torch.manual_seed(0)
     return model.eval(), (torch.randn(*shape) * 3,)
@@ -183,6 +200,10 @@ def vit():
     return make(ViT(), (2, 7, 32))
 
 
+def moe():
+    return make(MoE(), (2, 5, 32))
+
+
 def no_rope():
     m = nn.Sequential(nn.Linear(32, 32), RMSNorm(32))
     return make(m, (2, 32))
@@ -196,6 +217,7 @@ EXPECTED = {
     "mistral": {"rms_norm": 2, "rope": 2, "scaled_dot_product_attention": 1},
     "partial": {"rms_norm": 2, "rope": 2, "scaled_dot_product_attention": 1},
     "vit": {"layer_norm": 2, "scaled_dot_product_attention": 1},
+    "moe": {"gather_mm": 2},
 }
 
 
@@ -232,7 +254,7 @@ def test_each_call_site_is_one_composite_and_the_numbers_hold(tmp_path, name):
 
     assert composites(tmp_path / "after.mlir") == EXPECTED[name]
     assert composites(tmp_path / "pipeline.mlir") == EXPECTED[name], "the pipeline keeps them"
-    hand_written = {"rms_norm", "rope", "scaled_dot_product_attention"}
+    hand_written = {"rms_norm", "rope", "scaled_dot_product_attention", "gather_mm"}
     assert not hand_written & set(composites(tmp_path / "before.mlir"))
     for k, n in EXPECTED[name].items():
         if k in hand_written:

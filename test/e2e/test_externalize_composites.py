@@ -268,7 +268,7 @@ def test_each_call_site_is_one_composite_and_the_numbers_hold(tmp_path, name):
 COREAI_TORCH_BLOCK = '''
 import torch
 from torch import nn
-from coreai_torch.composite_ops import RMSNormImpl, RoPE, SDPA
+from coreai_torch.composite_ops import GatherMM, RMSNormImpl, RoPE, SDPA
 
 
 class Block(nn.Module):
@@ -279,17 +279,20 @@ class Block(nn.Module):
         self.norm = RMSNormImpl(eps=1e-6)
         self.rope = RoPE()
         self.sdpa = SDPA()
+        self.gmm = GatherMM()
+        self.experts = nn.Parameter(torch.randn(4, 8, 6))
         self.q = nn.Linear(d, d, bias=False)
         self.k = nn.Linear(d, nkv * self.hd, bias=False)
         self.v = nn.Linear(d, nkv * self.hd, bias=False)
 
-    def forward(self, x, cos, sin, mask):
+    def forward(self, x, cos, sin, mask, idx):
         b, t, _ = x.shape
         h = self.norm(x, self.weight)
         q = self.q(h).view(b, t, self.nh, self.hd).transpose(1, 2)
         k = self.k(h).view(b, t, self.nkv, self.hd).transpose(1, 2)
         v = self.v(h).view(b, t, self.nkv, self.hd).transpose(1, 2)
-        return self.sdpa(self.rope(q, cos, sin), self.rope(k, cos, sin), v, mask)
+        o = self.sdpa(self.rope(q, cos, sin), self.rope(k, cos, sin), v, mask)
+        return o, self.gmm(o[:, :, :, None, None, :], self.experts, rhs_indices=idx)
 '''
 
 
@@ -302,7 +305,7 @@ def declarations(text):
 
 
 def test_declarations_are_coreai_torchs(tmp_path):
-    """The hand-written GQA block's declarations equal, as text, those
+    """The hand-written GQA and MoE blocks' declarations equal, as text, those
     coreai-torch prints for the same block written with its module classes
     (Apple's ExternalizeSpec attribute lists, guide §8.5)."""
     warnings.filterwarnings("ignore")
@@ -315,12 +318,13 @@ def test_declarations_are_coreai_torchs(tmp_path):
     t, hd = 6, 8
     half = torch.outer(torch.arange(t).float(), 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd)))
     args = (torch.randn(2, t, 32), half.cos(), half.sin(), torch.zeros(t, t).masked_fill(
-        ~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf")))
+        ~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf")), torch.randint(0, 4, (2, 4, t, 2)).int())
     comp = coreai_torch.composite_ops
     specs = [
         coreai_torch.ExternalizeSpec(comp.RMSNormImpl, "rms_norm", ["axes", "eps"]),
         coreai_torch.ExternalizeSpec(comp.RoPE, "rope", ["scale", "base", "dims", "interleaved"]),
         coreai_torch.ExternalizeSpec(comp.SDPA, "scaled_dot_product_attention", ["scale", "is_causal", "window_size"]),
+        coreai_torch.ExternalizeSpec(comp.GatherMM, "gather_mm", ["num_batch_axes"]),
     ]
     conv = coreai_torch.TorchConverter().add_pytorch_module(
         ns["Block"]().eval(),
@@ -330,7 +334,9 @@ def test_declarations_are_coreai_torchs(tmp_path):
 
     aten = export_source(tmp_path, BLOCKS, factory="qwen")
     ours = declarations(lower(aten, tmp_path / "after.mlir", AFTER))
-    assert set(theirs) == {"rms_norm", "rope", "scaled_dot_product_attention"}
+    aten = export_source(tmp_path, BLOCKS, factory="moe")
+    ours.update(declarations(lower(aten, tmp_path / "moe.mlir", AFTER)))
+    assert set(theirs) == {"rms_norm", "rope", "scaled_dot_product_attention", "gather_mm"}
     for name in theirs:
         assert ours[name] == theirs[name], name
 

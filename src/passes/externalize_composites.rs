@@ -60,7 +60,7 @@ mod rope;
 use crate::{
     lowering::{Decline, LoweringCx},
     passes::fp16_stabilize::pattern::op_name,
-    registry::{emit_with_notes, Offender, Pass, PassFailed, PassInfo, PassOption},
+    registry::{emit_with_notes, Offender, Pass, PassFailed, PassInfo, PassOption, PassResult},
     rewrite::{Pattern, Policy, RewriteOptions, Rewriter},
 };
 use melior::ir::{
@@ -240,11 +240,7 @@ impl Pass for ExternalizeComposites {
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        root: OperationRef<'_, '_>,
-        rewrites: &RewriteOptions,
-    ) -> Result<(), PassFailed> {
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
         rewriter.run_once(root, |op| {
             if in_composite(op) {
@@ -270,10 +266,6 @@ impl Pass for ExternalizeComposites {
             }
         }
         self.check_required(root)
-    }
-
-    fn clone_box(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
     }
 }
 

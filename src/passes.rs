@@ -5,6 +5,7 @@ pub mod aten_to_coreai;
 pub mod cast_to_f16;
 pub mod core_optimize;
 pub mod decompose;
+pub mod externalize_composites;
 pub mod fold_idempotent_unary;
 pub mod fp16_stabilize;
 pub mod legalize_aten_to_coreai;

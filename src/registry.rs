@@ -125,6 +125,7 @@ pub static PASSES: &[PassInfo] = &[
     crate::passes::cast_to_f16::INFO,
     crate::passes::core_optimize::INFO,
     crate::passes::decompose::INFO,
+    crate::passes::externalize_composites::INFO,
     crate::passes::fold_idempotent_unary::INFO,
     crate::passes::fp16_stabilize::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
@@ -156,8 +157,8 @@ pub static PIPELINES: &[PipelineInfo] = &[
     },
     PipelineInfo {
         name: "coreai-pipeline",
-        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, fp16-stabilize, canonicalize, cse, core-optimize",
-        expansion: "decompose,legalize-aten-to-coreai,fp16-stabilize,canonicalize,cse,core-optimize",
+        summary: "Imported ATen module → coreai: decompose (coreai table), legalize-aten-to-coreai, externalize-composites, fp16-stabilize, canonicalize, cse, core-optimize",
+        expansion: "decompose,legalize-aten-to-coreai,externalize-composites,fp16-stabilize,canonicalize,cse,core-optimize",
     },
 ];
 

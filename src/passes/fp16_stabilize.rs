@@ -42,7 +42,7 @@
 
 mod logsumexp;
 mod norms;
-mod pattern;
+pub(crate) mod pattern;
 mod softplus;
 
 use crate::{

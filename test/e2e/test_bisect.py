@@ -117,7 +117,9 @@ def test_clean_pipeline_exits_0(tmp_path):
                         "--inputs", str(inputs), "--atol", "1e-4", "--rtol", "1e-4",
                         "-o", str(tmp_path / "repro")], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "coreai-bisect: RESULT clean: 6 passes" in r.stdout
+    # decompose, legalize-aten-to-coreai, externalize-composites, fp16-stabilize,
+    # canonicalize, cse, core-optimize; llama_block gets 5 composites, all exact.
+    assert "coreai-bisect: RESULT clean: 7 passes" in r.stdout
     assert not (tmp_path / "repro").exists()
 
 

@@ -1,0 +1,289 @@
+//! Attention → `scaled_dot_product_attention` (coreai-torch's `SDPA`:
+//! inputs `query`, `key`, `value`, `attn_mask`; `op_attrs` `is_causal`,
+//! `scale`, `window_size`).
+//!
+//! ```text
+//! o = softmax(q · kᵀ · s + m, -1) · v           (additive mask; `/ c` or `· c`)
+//! o = softmax(where(b, q · kᵀ · s, -inf), -1) · v (boolean mask, true = attend)
+//! o = softmax((q · s) · kᵀ, -1) · v              (query scaled first; no mask)
+//! k, v = repeat_kv(k), repeat_kv(v)             (GQA: repeat_interleave/expand on dim 1)
+//!   → coreai.invoke @scaled_dot_product_attention(q, k, v[, m])
+//! ```
+//!
+//! The matmuls are the lowering's 4-D form (reshape to 3-D, batch matmul,
+//! reshape back) or a 4-D batch matmul; `kᵀ` is a transpose of the last
+//! two axes. As the composite wants, key and value are passed with their
+//! own head count (`[B, N_kv, T, D]`): the head repetition
+//! (`reshape [B, N_kv, 1, T, D] → broadcast on axis 2 → reshape [B, N_q,
+//! T, D]`) is outlined with the rest. Causality stays in the mask, which is
+//! an input, so both causal geometries (upper-left and lower-right) are
+//! exact: `is_causal = false`, `window_size = 0`. `scale` is left out when
+//! it equals `1/√d` in f32 (the composite's default), as coreai-torch
+//! leaves it out for `SDPA()`.
+//!
+//! Declines (with a reason, printed by `remarks=true`): a softmax over
+//! another axis, a boolean mask that is true where attention is masked out
+//! (`masked_fill(m, -inf)`: the composite's boolean mask is true where
+//! attended), a mask that widens the scores, a non-constant scale,
+//! key/value head counts that do not divide the query's, other layouts.
+//! Heads tiled another way (`repeat(1, n, 1, 1)`) stay outside: the
+//! composite then gets the tiled key and value, as multi-head attention.
+
+use super::{outline::OpAttr, outline::Outline, rms_norm::int_values, NearMiss};
+use crate::lowering::broadcast_shapes;
+use crate::passes::fp16_stabilize::pattern::{defined_by, shape, splat, use_count};
+use melior::ir::{operation::OperationLike, OperationRef, Value};
+
+const STAGES: &[&str] = &[
+    "weights · value matmul",
+    "softmax over the last axis",
+    "mask",
+    "scale",
+    "query · keyᵀ matmul",
+    "key transpose",
+    "key/value head repetition",
+];
+
+fn miss(stage: usize, reason: impl Into<String>) -> NearMiss {
+    NearMiss {
+        composite: "scaled_dot_product_attention",
+        stage,
+        matched: &STAGES[..stage],
+        failed: STAGES[stage],
+        reason: reason.into(),
+    }
+}
+
+type Ops<'c, 'a> = Vec<OperationRef<'c, 'a>>;
+
+/// A 4-D matmul `a · b`: the lowering's reshape/batch-matmul/reshape or a
+/// rank-4 batch matmul.
+fn matmul<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Value<'c, 'a>, Ops<'c, 'a>)> {
+    if let Some(bmm) = defined_by(v, "b.batch_matmul") {
+        let (a, b) = (bmm.operand(0).ok()?, bmm.operand(1).ok()?);
+        return (shape(a).ok()?.len() == 4 && shape(b).ok()?.len() == 4).then(|| (a, b, vec![bmm]));
+    }
+    let back = defined_by(v, "reshape")?;
+    let bmm = defined_by(back.operand(0).ok()?, "b.batch_matmul")?;
+    let ra = defined_by(bmm.operand(0).ok()?, "reshape")?;
+    let rb = defined_by(bmm.operand(1).ok()?, "reshape")?;
+    let (a, b) = (ra.operand(0).ok()?, rb.operand(0).ok()?);
+    let (sa, sb, sv) = (shape(a).ok()?, shape(b).ok()?, shape(v).ok()?);
+    let consistent = sa.len() == 4
+        && sb.len() == 4
+        && sv.len() == 4
+        && sa[..2] == sb[..2]
+        && sa[..2] == sv[..2]
+        && sa[3] == sb[2]
+        && sv[2] == sa[2]
+        && sv[3] == sb[3];
+    consistent.then(|| (a, b, vec![back, bmm, ra, rb]))
+}
+
+/// `x` repeated on the head axis, interleaved (`repeat_interleave(n, 1)` or
+/// `x[:, :, None].expand(...).reshape(...)`): the native `x` and the ops.
+fn repeated_heads<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Ops<'c, 'a>)> {
+    let r2 = defined_by(v, "reshape")?;
+    let bc = defined_by(r2.operand(0).ok()?, "broadcast_in_dims")?;
+    let r1 = defined_by(bc.operand(0).ok()?, "reshape")?;
+    let x = r1.operand(0).ok()?;
+    let (sx, s1, sb, sv) = (
+        shape(x).ok()?,
+        shape(r1.result(0).ok()?.into()).ok()?,
+        shape(bc.result(0).ok()?.into()).ok()?,
+        shape(v).ok()?,
+    );
+    let ok = sx.len() == 4
+        && s1 == [sx[0], sx[1], 1, sx[2], sx[3]]
+        && sb.len() == 5
+        && sb[0] == sx[0]
+        && sb[1] == sx[1]
+        && sb[3..] == sx[2..]
+        && sv == [sx[0], sx[1] * sb[2], sx[2], sx[3]];
+    ok.then(|| (x, vec![r2, bc, r1]))
+}
+
+/// The native key or value (before a head repetition) and the ops.
+fn native<'c: 'a, 'a>(
+    v: Value<'c, 'a>,
+    heads: i64,
+) -> Result<(Value<'c, 'a>, Ops<'c, 'a>), NearMiss> {
+    let (x, ops) = repeated_heads(v).unwrap_or((v, Vec::new()));
+    let h = shape(x).map_err(|e| miss(6, e))?[1];
+    if h <= 0 || heads % h != 0 {
+        return Err(miss(
+            6,
+            format!("{h} key/value heads do not divide {heads} query heads"),
+        ));
+    }
+    if h != heads && ops.is_empty() {
+        return Err(miss(6, "the key/value heads are not repeated on axis 1"));
+    }
+    Ok((x, ops))
+}
+
+/// The scores before the mask: `(q · kᵀ) · s`, `(q · kᵀ) / c` or
+/// `(q · s) · kᵀ`; the scale (`None`: 1) and the parts.
+struct Scores<'c, 'a> {
+    q: Value<'c, 'a>,
+    k: Value<'c, 'a>,
+    scale: Option<f64>,
+    ops: Ops<'c, 'a>,
+}
+
+fn scores<'c: 'a, 'a>(s: Value<'c, 'a>) -> Result<Scores<'c, 'a>, NearMiss> {
+    let mut ops = Vec::new();
+    let mut scale = None;
+    let mut s0 = s;
+    if let Some(div) = defined_by(s, "b.divide") {
+        let c = div
+            .operand(1)
+            .ok()
+            .and_then(splat)
+            .ok_or_else(|| miss(3, "a division by a non-constant"))?;
+        scale = Some(1.0 / c);
+        s0 = div.operand(0).map_err(|_| miss(3, "no operand"))?;
+        ops.push(div);
+    } else if let Some(mul) = defined_by(s, "b.mul") {
+        let (a, b) = (mul.operand(0).ok(), mul.operand(1).ok());
+        let (x, c) = match (a.and_then(splat), b.and_then(splat)) {
+            (_, Some(c)) => (a, c),
+            (Some(c), _) => (b, c),
+            _ => return Err(miss(3, "a multiplication by a non-constant")),
+        };
+        scale = Some(c);
+        s0 = x.ok_or_else(|| miss(3, "no operand"))?;
+        ops.push(mul);
+    }
+    let (mut q, kt, mm) = matmul(s0).ok_or_else(|| miss(4, "the scores are not a 4-D matmul"))?;
+    ops.extend(mm);
+    let tr = defined_by(kt, "transpose")
+        .ok_or_else(|| miss(5, "the right operand is not a transpose"))?;
+    let perm = tr.operand(1).ok().and_then(int_values);
+    if perm.as_deref() != Some(&[0, 1, 3, 2]) {
+        return Err(miss(
+            5,
+            format!("the transpose permutes {perm:?}, not the last two axes"),
+        ));
+    }
+    ops.push(tr);
+    let k = tr.operand(0).map_err(|_| miss(5, "no operand"))?;
+    if scale.is_none() {
+        if let Some(mul) = defined_by(q, "b.mul").filter(|_| use_count(q) == 1) {
+            let (a, b) = (mul.operand(0).ok(), mul.operand(1).ok());
+            if let (Some(x), Some(c)) = (a, b.and_then(splat)) {
+                scale = Some(c);
+                q = x;
+                ops.push(mul);
+            } else if let (Some(c), Some(x)) = (a.and_then(splat), b) {
+                scale = Some(c);
+                q = x;
+                ops.push(mul);
+            }
+        }
+    }
+    Ok(Scores { q, k, scale, ops })
+}
+
+/// Whether `m` broadcast against `s` keeps `s`'s shape.
+fn fits(m: Value<'_, '_>, s: Value<'_, '_>) -> bool {
+    match (shape(m), shape(s)) {
+        (Ok(sm), Ok(ss)) => broadcast_shapes(&[&sm, &ss]).is_ok_and(|b| b == ss),
+        _ => false,
+    }
+}
+
+/// The masked scores: the unmasked scores, the mask (if any), the ops.
+fn masked<'c: 'a, 'a>(
+    s: Value<'c, 'a>,
+) -> Result<(Scores<'c, 'a>, Option<Value<'c, 'a>>, Ops<'c, 'a>), NearMiss> {
+    if let Some(add) = defined_by(s, "b.add") {
+        let (a, b) = (
+            add.operand(0).map_err(|_| miss(2, "no operand"))?,
+            add.operand(1).map_err(|_| miss(2, "no operand"))?,
+        );
+        let mut last = miss(2, "neither side of the addition is the scores");
+        for (x, m) in [(a, b), (b, a)] {
+            match scores(x) {
+                Ok(sc) if fits(m, x) => return Ok((sc, Some(m), vec![add])),
+                Ok(_) => last = miss(2, "the additive mask widens the scores"),
+                Err(e) if e.stage > last.stage => last = e,
+                Err(_) => {}
+            }
+        }
+        return Err(last);
+    }
+    if let Some(w) = defined_by(s, "b.where") {
+        let operand = |i| w.operand(i).map_err(|_| miss(2, "no operand"));
+        let (c, t, f) = (operand(0)?, operand(1)?, operand(2)?);
+        let very_negative = |v| splat(v).is_some_and(|x| x <= -1e4);
+        if very_negative(t) {
+            return Err(miss(
+                2,
+                "the boolean mask is true where attention is masked out (the composite's is true where attended)",
+            ));
+        }
+        if !very_negative(f) {
+            return Err(miss(
+                2,
+                "a select whose fill is not -inf or a large negative constant",
+            ));
+        }
+        if !fits(c, t) {
+            return Err(miss(2, "the boolean mask widens the scores"));
+        }
+        let sc = scores(t)?;
+        return Ok((sc, Some(c), vec![w]));
+    }
+    Ok((scores(s)?, None, Vec::new()))
+}
+
+/// Recognises attention rooted at the weights · value matmul's last op.
+pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, NearMiss> {
+    let out: Value = root.result(0).map_err(|_| miss(0, "no result"))?.into();
+    let (p, vr, mut ops) = matmul(out).ok_or_else(|| miss(0, "not a 4-D matmul"))?;
+    let softmax =
+        defined_by(p, "softmax").ok_or_else(|| miss(1, "the weights are not a softmax"))?;
+    let rank = shape(p).map_err(|e| miss(1, e))?.len() as i64;
+    let axis = softmax.operand(1).ok().and_then(int_values);
+    if !matches!(axis.as_deref(), Some([a]) if *a == rank - 1 || *a == -1) {
+        return Err(miss(
+            1,
+            format!("the softmax is over axis {axis:?}, not the last"),
+        ));
+    }
+    ops.push(softmax);
+    let s = softmax.operand(0).map_err(|_| miss(2, "no operand"))?;
+    let (sc, mask, mask_ops) = masked(s)?;
+    ops.extend(mask_ops);
+    ops.extend(sc.ops);
+    let sq = shape(sc.q).map_err(|e| miss(6, e))?;
+    let heads = sq[1];
+    let (k, k_ops) = native(sc.k, heads)?;
+    let (v, v_ops) = native(vr, heads)?;
+    ops.extend(k_ops);
+    ops.extend(v_ops);
+    let mut attrs = vec![
+        ("is_causal", OpAttr::Bool(false)),
+        ("window_size", OpAttr::Int(0)),
+    ];
+    let d = sq[3] as f64;
+    if let Some(s) = sc.scale {
+        if (s as f32) != (d.powf(-0.5) as f32) {
+            attrs.push(("scale", OpAttr::Float(s)));
+        }
+    } else {
+        attrs.push(("scale", OpAttr::Float(1.0)));
+    }
+    let mut inputs = vec![("query", sc.q), ("key", k), ("value", v)];
+    if let Some(m) = mask {
+        inputs.push(("attn_mask", m));
+    }
+    Ok(Outline {
+        decl: "scaled_dot_product_attention",
+        inputs,
+        attrs,
+        ops,
+        substitutes: Vec::new(),
+    })
+}

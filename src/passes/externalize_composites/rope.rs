@@ -1,0 +1,455 @@
+//! RoPE → `rope` in the cos/sin-input variant (coreai-torch's `RoPE`:
+//! inputs `input`, `cos`, `sin`; `op_attrs` `base`, `dims` when partial,
+//! `interleaved`, `scale`).
+//!
+//! ```text
+//! y = x · cos + rotate_half(x) · sin                 (full rotary)
+//! y = cat(x_r · cos + rotate_half(x_r) · sin, x_p)   (partial: x_r = x[..., :d], x_p = x[..., d:])
+//!   rotate_half(z) = cat(-z[..., h:], z[..., :h]),  h = width(z) / 2
+//!   → coreai.invoke @rope(x, cos[..., :h], sin[..., :h])
+//! ```
+//!
+//! The pairing is read from the slices: dimension `i` rotates with `i + h`
+//! inside the rotated width (the composite's half-split pairing within its
+//! first `dims`). A rotation over the whole head whose tables are 1 and 0
+//! on some pairs (the "proportional" partial rotary of guide §5.7, pairing
+//! across head_dim/2) is therefore a full-width `rope` without `dims`,
+//! which is what it computes; it is never declared with the truncated
+//! pairing.
+//!
+//! The composite takes half-width tables (`y₁ = cos·x₁ − sin·x₂`,
+//! `y₂ = sin·x₁ + cos·x₂`), while `rotate_half` code multiplies by
+//! full-width ones; the two agree only when both halves of each table are
+//! equal. The recognizer proves it from the graph (the table is computed
+//! from `cat(f, f)` through elementwise ops, reshapes, slices and
+//! transposes that keep the last axis, or is a constant whose rows have
+//! bit-identical halves: a registered buffer), passes the first half, and the
+//! body widens it again with `cat(t, t)`: the body computes exactly what
+//! the matched ops did. `base` is coreai-torch's default (10000: it has
+//! no effect when cos/sin are inputs) and `scale` 1.
+//!
+//! Declines: a rotation with the wrong sign (`cat(x₂, −x₁)` or no
+//! negation), slices that do not split the rotated width in two halves,
+//! tables whose halves are not provably equal (pass them computed in the
+//! model, or use half-width tables), tables that widen the input, the
+//! interleaved pairing (`x[..., ::2]`, not recognised yet).
+
+use super::{
+    outline::{OpAttr, Outline, Substitute},
+    rms_norm::int_values,
+    NearMiss,
+};
+use crate::lowering::{broadcast_shapes, Decline, LoweringCx};
+use crate::passes::fp16_stabilize::pattern::{defined_by, op_name, producer, shape, splat};
+use melior::ir::{
+    operation::OperationLike, AttributeLike, OperationRef, TypeLike, Value, ValueLike,
+};
+
+const STAGES: &[&str] = &[
+    "sum of two products",
+    "rotate_half (concat of the negated second half and the first half)",
+    "half slices of the rotated input",
+    "cos/sin tables",
+];
+
+fn miss(stage: usize, reason: impl Into<String>) -> NearMiss {
+    NearMiss {
+        composite: "rope",
+        stage,
+        matched: &STAGES[..stage],
+        failed: STAGES[stage],
+        reason: reason.into(),
+    }
+}
+
+type Ops<'c, 'a> = Vec<OperationRef<'c, 'a>>;
+
+const INT32_MAX: i64 = i32::MAX as i64;
+
+/// `x[..., begin:end]` on the last axis only (`end` clamped to the width):
+/// the sliced value, begin and end.
+fn last_axis_slice<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, i64, i64)> {
+    let op = defined_by(v, "slice")?;
+    let x = op.operand(0).ok()?;
+    let sx = shape(x).ok()?;
+    let r = sx.len();
+    let begin = int_values(op.operand(1).ok()?)?;
+    let end = int_values(op.operand(2).ok()?)?;
+    let stride = int_values(op.operand(3).ok()?)?;
+    if begin.len() != r || end.len() != r || stride.len() != r || stride.iter().any(|&s| s != 1) {
+        return None;
+    }
+    for i in 0..r - 1 {
+        if begin[i] != 0 || (end[i] < sx[i] && end[i] != INT32_MAX) {
+            return None;
+        }
+    }
+    Some((x, begin[r - 1], end[r - 1].min(sx[r - 1])))
+}
+
+/// The negated operand of `-z` (`z · -1`, `-1 · z` or `coreai.negate`).
+fn negated<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, OperationRef<'c, 'a>)> {
+    let op = producer(v)?;
+    match op_name(&op).as_str() {
+        "coreai.negate" => Some((op.operand(0).ok()?, op)),
+        "coreai.decomposable.broadcasting_mul" => {
+            let (a, b) = (op.operand(0).ok()?, op.operand(1).ok()?);
+            if splat(b) == Some(-1.0) && shape(b).ok()?.iter().all(|&d| d == 1) {
+                Some((a, op))
+            } else if splat(a) == Some(-1.0) && shape(a).ok()?.iter().all(|&d| d == 1) {
+                Some((b, op))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The axis of a concat along the last axis of a rank-`rank` result.
+fn concat_on_last(op: &OperationRef<'_, '_>, rank: usize) -> bool {
+    op.operand(0)
+        .ok()
+        .and_then(int_values)
+        .is_some_and(|a| a.len() == 1 && (a[0] == rank as i64 - 1 || a[0] == -1))
+}
+
+/// `rotate_half(z)`: `z` and the ops.
+fn rotate_half<'c: 'a, 'a>(r: Value<'c, 'a>) -> Result<(Value<'c, 'a>, Ops<'c, 'a>), NearMiss> {
+    let cat = defined_by(r, "concat").ok_or_else(|| miss(1, "not a concat"))?;
+    let rank = shape(r).map_err(|e| miss(1, e))?.len();
+    if cat.operand_count() != 3 || !concat_on_last(&cat, rank) {
+        return Err(miss(1, "not a concat of two parts on the last axis"));
+    }
+    let (first, second) = (cat.operand(1).unwrap(), cat.operand(2).unwrap());
+    let Some((hi, neg)) = negated(first) else {
+        return Err(miss(
+            1,
+            "the first part is not negated (a rotation with the wrong sign)",
+        ));
+    };
+    let (Some((z1, b1, e1)), Some((z2, b2, e2))) = (last_axis_slice(hi), last_axis_slice(second))
+    else {
+        return Err(miss(2, "the parts are not slices of the last axis"));
+    };
+    let width = shape(z1)
+        .map_err(|e| miss(2, e))?
+        .last()
+        .copied()
+        .unwrap_or(0);
+    let h = width / 2;
+    if z1 != z2 || width % 2 != 0 || (b1, e1, b2, e2) != (h, width, 0, h) {
+        return Err(miss(
+            2,
+            format!(
+                "the parts are [{b1}:{e1}] and [{b2}:{e2}] of a width {width}, not [{h}:{width}] and [0:{h}]"
+            ),
+        ));
+    }
+    let (s1, s2) = (producer(hi).unwrap(), producer(second).unwrap());
+    Ok((z1, vec![cat, neg, s1, s2]))
+}
+
+/// Whether both halves of the last axis of `t` are provably equal.
+fn halves_equal(t: Value<'_, '_>) -> bool {
+    let mut v = t;
+    for _ in 0..16 {
+        let Some(op) = producer(v) else {
+            return false;
+        };
+        let name = op_name(&op);
+        let last = |x: Value| shape(x).ok().and_then(|s| s.last().copied());
+        let next = match name.as_str() {
+            "coreai.constant" => return constant_halves_equal(&op, v),
+            "coreai.cos" | "coreai.sin" | "coreai.cast" | "coreai.negate" => op.operand(0).ok(),
+            "coreai.concat" => {
+                let rank = shape(v).map(|s| s.len()).unwrap_or(0);
+                return op.operand_count() == 3
+                    && concat_on_last(&op, rank)
+                    && op.operand(1).ok() == op.operand(2).ok();
+            }
+            "coreai.reshape" | "coreai.broadcast_in_dims" => op
+                .operand(0)
+                .ok()
+                .filter(|x| last(*x).is_some() && last(*x) == last(v)),
+            "coreai.transpose" => {
+                let rank = shape(v).map(|s| s.len() as i64).unwrap_or(0);
+                let keeps = op
+                    .operand(1)
+                    .ok()
+                    .and_then(int_values)
+                    .is_some_and(|p| p.last() == Some(&(rank - 1)));
+                op.operand(0).ok().filter(|_| keeps)
+            }
+            "coreai.slice" => last_axis_slice(v)
+                .filter(|(x, b, e)| *b == 0 && Some(*e) == last(*x))
+                .map(|(x, _, _)| x)
+                .or_else(|| {
+                    // A slice of leading axes only.
+                    let x = op.operand(0).ok()?;
+                    let begin = int_values(op.operand(1).ok()?)?;
+                    let end = int_values(op.operand(2).ok()?)?;
+                    let stride = int_values(op.operand(3).ok()?)?;
+                    let w = last(x)?;
+                    let r = begin.len();
+                    (r > 0
+                        && begin[r - 1] == 0
+                        && (end[r - 1] >= w || end[r - 1] == INT32_MAX)
+                        && stride[r - 1] == 1)
+                        .then_some(x)
+                }),
+            n if n.starts_with("coreai.decomposable.broadcasting_") => {
+                let (a, b) = (op.operand(0).ok(), op.operand(1).ok());
+                let scalar = |x: Option<Value>| {
+                    x.and_then(|x| shape(x).ok())
+                        .is_some_and(|s| s.iter().all(|&d| d == 1))
+                };
+                if scalar(b) && last(a.unwrap_or(v)) == last(v) {
+                    a
+                } else if scalar(a) && last(b.unwrap_or(v)) == last(v) {
+                    b
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        match next {
+            Some(n) => v = n,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// Whether a float constant's rows have equal halves, bit for bit (a
+/// table computed at export time: a registered buffer).
+fn constant_halves_equal(op: &OperationRef<'_, '_>, v: Value<'_, '_>) -> bool {
+    let (Ok(attr), Ok(s)) = (op.attribute("value"), shape(v)) else {
+        return false;
+    };
+    let Some(&w) = s.last() else {
+        return false;
+    };
+    let n: i64 = s.iter().product();
+    let Ok(element) = crate::passes::fp16_stabilize::pattern::element(v) else {
+        return false;
+    };
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirTypeIsAFloat(element.to_raw()) || w % 2 != 0 || n <= 0 {
+            return false;
+        }
+        let bytes_per = (mlir_sys::mlirFloatTypeGetWidth(element.to_raw()) / 8) as usize;
+        let data: &[u8] = if mlir_sys::mlirAttributeIsADenseResourceElements(raw) {
+            let mut size = 0usize;
+            let data = crate::ffi::coreaiDenseResourceElementsGetData(raw, &mut size);
+            if data.is_null() || size != n as usize * bytes_per {
+                return false;
+            }
+            std::slice::from_raw_parts(data.cast(), size)
+        } else if mlir_sys::mlirAttributeIsADenseElements(raw) {
+            if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
+                return true;
+            }
+            let data = mlir_sys::mlirDenseElementsAttrGetRawData(raw);
+            if data.is_null() {
+                return false;
+            }
+            std::slice::from_raw_parts(data.cast(), n as usize * bytes_per)
+        } else {
+            return false;
+        };
+        let row = w as usize * bytes_per;
+        let half = row / 2;
+        data.chunks(row).all(|r| r[..half] == r[half..])
+    }
+}
+
+/// Whether multiplying `x` by the table `t` keeps `x`'s shape.
+fn fits(x: Value<'_, '_>, t: Value<'_, '_>) -> bool {
+    match (shape(x), shape(t)) {
+        (Ok(sx), Ok(st)) => {
+            st.last() == sx.last() && broadcast_shapes(&[&sx, &st]).is_ok_and(|b| b == sx)
+        }
+        _ => false,
+    }
+}
+
+/// A constant 1-D si32 tensor.
+fn indices<'c, 'a>(cx: &LoweringCx<'c, 'a>, values: &[i64]) -> Result<Value<'c, 'a>, Decline> {
+    let (ty, attr) = cx.int_tensor(&[values.len() as i64], values, "si32")?;
+    cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
+}
+
+/// `t[..., :w/2]`, built at the call site.
+fn first_half<'c, 'a>(cx: &LoweringCx<'c, 'a>, t: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let mut s = shape(t)?;
+    let r = s.len();
+    let h = s[r - 1] / 2;
+    let mut end = vec![INT32_MAX; r];
+    end[r - 1] = h;
+    let begin = indices(cx, &vec![0; r])?;
+    let end = indices(cx, &end)?;
+    let stride = indices(cx, &vec![1; r])?;
+    s[r - 1] = h;
+    let ty = crate::passes::fp16_stabilize::pattern::tensor_type(
+        &s,
+        crate::passes::fp16_stabilize::pattern::element(t)?,
+    );
+    cx.build_value("coreai.slice", &[t, begin, end, stride], ty, &[])
+}
+
+/// `cat(t, t)` on the last axis, built in the body.
+fn doubled<'c, 'a>(cx: &LoweringCx<'c, 'a>, t: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let mut s = shape(t)?;
+    let r = s.len();
+    s[r - 1] *= 2;
+    let (ty, attr) = cx.int_tensor(&[], &[r as i64 - 1], "si32")?;
+    let axis = cx.build_value("coreai.constant", &[], ty, &[("value", attr)])?;
+    let out = crate::passes::fp16_stabilize::pattern::tensor_type(
+        &s,
+        crate::passes::fp16_stabilize::pattern::element(t)?,
+    );
+    cx.build_value("coreai.concat", &[axis, t, t], out, &[])
+}
+
+/// `x · c + rotate_half(x) · s`: x, c, s and the ops.
+fn rotation<'c: 'a, 'a>(
+    add: OperationRef<'c, 'a>,
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>, Ops<'c, 'a>), NearMiss> {
+    let products = |v: Value<'c, 'a>| {
+        let m = defined_by(v, "b.mul")?;
+        Some((m, m.operand(0).ok()?, m.operand(1).ok()?))
+    };
+    let (Some((ma, a0, a1)), Some((mb, b0, b1))) = (
+        add.operand(0).ok().and_then(products),
+        add.operand(1).ok().and_then(products),
+    ) else {
+        return Err(miss(0, "not a sum of two products"));
+    };
+    let mut last = miss(1, "no product of a rotate_half");
+    for (mx, x0, x1, mr, r0, r1) in [(ma, a0, a1, mb, b0, b1), (mb, b0, b1, ma, a0, a1)] {
+        for (r, s) in [(r0, r1), (r1, r0)] {
+            let (z, rot_ops) = match rotate_half(r) {
+                Ok(found) => found,
+                Err(m) => {
+                    if m.stage > last.stage {
+                        last = m;
+                    }
+                    continue;
+                }
+            };
+            let c = if x0 == z {
+                x1
+            } else if x1 == z {
+                x0
+            } else {
+                last = miss(3, "the other product is not of the rotated input");
+                continue;
+            };
+            let mut ops = vec![add, mx, mr];
+            ops.extend(rot_ops);
+            return Ok((z, c, s, ops));
+        }
+    }
+    Err(last)
+}
+
+/// Recognises RoPE rooted at the final sum (full rotary) or at the concat
+/// of the rotated and passed-through parts (partial rotary).
+pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, NearMiss> {
+    let (add, partial) = if op_name(&root) == "coreai.concat" {
+        let rank = root
+            .result(0)
+            .ok()
+            .and_then(|r| shape(r.into()).ok())
+            .map_or(0, |s| s.len());
+        let (Some(rot), Some(pass)) = (root.operand(1).ok(), root.operand(2).ok()) else {
+            return Err(miss(0, "not a concat of two parts"));
+        };
+        if root.operand_count() != 3 || !concat_on_last(&root, rank) {
+            return Err(miss(0, "not a concat of two parts on the last axis"));
+        }
+        let add = defined_by(rot, "b.add").ok_or_else(|| miss(0, "the first part is not a sum"))?;
+        (add, Some(pass))
+    } else {
+        if let Some(user) = single_user(root) {
+            if op_name(&user) == "coreai.concat"
+                && user.operand_count() == 3
+                && user.operand(1).ok() == root.result(0).ok().map(Into::into)
+                && recognize(user).is_ok()
+            {
+                return Err(miss(0, "a partial rotary: the concat after it is the root"));
+            }
+        }
+        (root, None)
+    };
+    let (z, c, s, mut ops) = rotation(add)?;
+    let (x, dims) = match partial {
+        None => (z, None),
+        Some(pass) => {
+            let (Some((x, 0, d)), Some((x2, b2, e2))) = (last_axis_slice(z), last_axis_slice(pass))
+            else {
+                return Err(miss(
+                    2,
+                    "the rotated and passed parts are not slices of one input",
+                ));
+            };
+            let w = shape(x)
+                .map_err(|e| miss(2, e))?
+                .last()
+                .copied()
+                .unwrap_or(0);
+            if x != x2 || b2 != d || e2 != w {
+                return Err(miss(
+                    2,
+                    format!("the parts [0:{d}] and [{b2}:{e2}] do not split a width {w}"),
+                ));
+            }
+            ops.extend([root, producer(z).unwrap(), producer(pass).unwrap()]);
+            (x, Some(d))
+        }
+    };
+    if !fits(z, c) || !fits(z, s) {
+        return Err(miss(3, "the tables do not broadcast to the rotated input"));
+    }
+    if !halves_equal(c) || !halves_equal(s) {
+        return Err(miss(
+            3,
+            "the halves of the full-width cos/sin tables are not provably equal",
+        ));
+    }
+    let mut attrs = vec![
+        ("base", OpAttr::Float(10000.0)),
+        ("interleaved", OpAttr::Bool(false)),
+        ("scale", OpAttr::Float(1.0)),
+    ];
+    if let Some(d) = dims {
+        attrs.push(("dims", OpAttr::Int(d)));
+    }
+    let substitute = |input| Substitute {
+        input,
+        narrow: first_half,
+        widen: doubled,
+    };
+    Ok(Outline {
+        decl: "rope",
+        inputs: vec![("input", x), ("cos", c), ("sin", s)],
+        attrs,
+        ops,
+        substitutes: vec![substitute(1), substitute(2)],
+    })
+}
+
+/// The one op using `op`'s result, if it has exactly one use.
+fn single_user<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let r: Value = op.result(0).ok()?.into();
+    if crate::passes::fp16_stabilize::pattern::use_count(r) != 1 {
+        return None;
+    }
+    unsafe {
+        let u = mlir_sys::mlirValueGetFirstUse(r.to_raw());
+        Some(OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(u)))
+    }
+}

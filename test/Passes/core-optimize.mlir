@@ -176,6 +176,34 @@ coreai.graph @expand_then_shrink(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 
 // -----
 
+// A reshape that only adds leading 1s to a broadcasting operand goes when
+// another operand keeps the result's rank; when every operand would be of
+// lower rank it stays (coreai's result rank is the operands' broadcast rank).
+// CHECK-LABEL: coreai.graph @broadcast_operand_reshape(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x5xf32>, %[[Y:[^:]*]]: tensor<1x2x5xf32>
+// CHECK-NOT:     coreai.reshape
+// CHECK:         coreai.decomposable.broadcasting_add %[[X]], %[[Y]] : (tensor<2x5xf32>, tensor<1x2x5xf32>) -> tensor<1x2x5xf32>
+coreai.graph @broadcast_operand_reshape(%x: tensor<2x5xf32>, %y: tensor<1x2x5xf32>) -> tensor<1x2x5xf32> {
+  %s = coreai.constant dense<[1, 2, 5]> : tensor<3xui32>
+  %r = coreai.reshape %x, %s : (tensor<2x5xf32>, tensor<3xui32>) -> tensor<1x2x5xf32>
+  %0 = coreai.decomposable.broadcasting_add %r, %y : (tensor<1x2x5xf32>, tensor<1x2x5xf32>) -> tensor<1x2x5xf32>
+  coreai.output %0 : tensor<1x2x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: coreai.graph @broadcast_operand_reshape_kept(
+// CHECK:         %[[R:.*]] = coreai.reshape
+// CHECK:         coreai.decomposable.broadcasting_divide %[[R]], {{.*}} : (tensor<1x2x5x5xf32>, tensor<f32>) -> tensor<1x2x5x5xf32>
+coreai.graph @broadcast_operand_reshape_kept(%x: tensor<2x5x5xf32>, %c: tensor<f32>) -> tensor<1x2x5x5xf32> {
+  %s = coreai.constant dense<[1, 2, 5, 5]> : tensor<4xui32>
+  %r = coreai.reshape %x, %s : (tensor<2x5x5xf32>, tensor<4xui32>) -> tensor<1x2x5x5xf32>
+  %0 = coreai.decomposable.broadcasting_divide %r, %c : (tensor<1x2x5x5xf32>, tensor<f32>) -> tensor<1x2x5x5xf32>
+  coreai.output %0 : tensor<1x2x5x5xf32>
+}
+
+// -----
+
 // transpose of transpose composes; the identity permutation is x.
 // CHECK-LABEL: coreai.graph @transposes(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3x4xf32>

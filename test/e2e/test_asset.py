@@ -242,6 +242,21 @@ def test_coreai_core_runtime_loads_our_asset(llama, tmp_path):
     assert summary.function_names == ["main"] and summary._compatibility_version == "27.0"  # noqa: SLF001
 
 
+def test_precision_f16_asset_computes_in_f16_and_matches_pytorch(llama, tmp_path):
+    """--precision f16 ends the optimized stage with cast-to-f16: the asset's
+    program computes in f16 (f32 signature) and stays within the f16
+    tolerance of eager fp32 in coreai-run, without simulation."""
+    module, inputs, expected = llama
+    out = tmp_path / "m.aimodel"
+    compile_(module, "-o", out, "--precision", "f16")
+    text = subprocess.run([str(OPT), str(out)], capture_output=True, text=True, check=True).stdout
+    assert "xf16>" in text and "coreai.cast" in text
+    got = tmp_path / "out.npz"
+    subprocess.run([str(RUN), str(out), "--inputs", str(inputs), "--outputs", str(got)], check=True,
+                   capture_output=True)
+    assert report.compare(report.load(got), report.load(expected), 3e-2)["ok"]
+
+
 # --- bad input: one diagnostic, exit 1, nothing written or replaced ---------
 
 BAD_IR = 'func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n  return %a : tensor<2xf32>\n}\n'
@@ -254,7 +269,7 @@ def errors(stderr):
     return [line for line in stderr.splitlines() if "error" in line]
 
 
-@pytest.mark.parametrize("case", ["missing", "does-not-verify", "unlowered", "unknown-target", "gpu", "f16"])
+@pytest.mark.parametrize("case", ["missing", "does-not-verify", "unlowered", "unknown-target", "gpu"])
 def test_bad_input_writes_nothing(case, tmp_path, llama):
     module, _, _ = llama
     src = tmp_path / "in.mlir"
@@ -264,7 +279,6 @@ def test_bad_input_writes_nothing(case, tmp_path, llama):
         "unlowered": [src],
         "unknown-target": [module, "--target", "tpu"],
         "gpu": [module, "--target", "gpu"],
-        "f16": [module, "--precision", "f16"],
     }[case]
     src.write_text(UNLOWERED if case == "unlowered" else BAD_IR)
     before = listing(tmp_path)
@@ -273,7 +287,7 @@ def test_bad_input_writes_nothing(case, tmp_path, llama):
     assert len(errors(r.stderr)) >= 1 and "panicked" not in r.stderr, r.stderr
     assert listing(tmp_path) == before
     expected = {"missing": "nope.mlir", "does-not-verify": "in.mlir:", "unlowered": "my_lib::op.default",
-                "unknown-target": "tpu", "gpu": "not implemented", "f16": "not implemented"}[case]
+                "unknown-target": "tpu", "gpu": "not implemented"}[case]
     assert expected in r.stderr, r.stderr
 
 

@@ -192,6 +192,12 @@ def mistral():
     return make(Block("mistral", nh=4, nkv=1), (2, 5, 32))
 
 
+def llama_batch1():
+    # Batch 1: core-optimize once dropped the reshape in front of the
+    # attention scale, leaving a rank-3 divide with a rank-4 result.
+    return make(Block("llama"), (1, 6, 32))
+
+
 def partial():
     return make(Block("llama", rotary=0.5), (2, 6, 32))
 
@@ -215,6 +221,7 @@ EXPECTED = {
     "gemma": {"rms_norm": 2, "rope": 2, "scaled_dot_product_attention": 1},
     "qwen": {"rms_norm": 2, "rope": 2, "scaled_dot_product_attention": 1},
     "mistral": {"rms_norm": 2, "rope": 2, "scaled_dot_product_attention": 1},
+    "llama_batch1": {"rms_norm": 2, "rope": 2, "scaled_dot_product_attention": 1},
     "partial": {"rms_norm": 2, "rope": 2, "scaled_dot_product_attention": 1},
     "vit": {"layer_norm": 2, "scaled_dot_product_attention": 1},
     "moe": {"gather_mm": 2},

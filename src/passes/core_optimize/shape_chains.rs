@@ -144,9 +144,12 @@ fn without_leading_ones(shape: &[i64]) -> &[i64] {
 }
 
 // broadcasting_op(a, reshape(b)) → broadcasting_op(a, b)
-//   when the reshape only adds or drops leading 1s and b's rank is at most
-//   the result's: broadcasting aligns trailing dims, so it is the same op
-//   (not for broadcasting_batch_matmul, whose last two dims are a matrix)
+//   when the reshape only adds or drops leading 1s, b's rank is at most the
+//   result's, and some operand still has the result's rank: broadcasting
+//   aligns trailing dims, so it is the same op (declines when every operand
+//   would be of lower rank: coreai's result rank is the operands' broadcast
+//   rank; not for broadcasting_batch_matmul, whose last two dims are a
+//   matrix)
 pub fn broadcast_operand_reshape<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     _: Options,
@@ -181,7 +184,13 @@ pub fn broadcast_operand_reshape<'c, 'a>(
             .map(|j| cx.operand(j))
             .collect::<Result<_, _>>()?;
         operands[i] = b;
+        let keeps_rank = operands
+            .iter()
+            .any(|v| super::static_shape(v.r#type().to_raw()).is_some_and(|s| s.len() == rank));
+        if !keeps_rank {
+            continue;
+        }
         return Ok(vec![cx.build_value(&name, &operands, result, &[])?]);
     }
-    Err("no operand is a reshape that only adds or drops leading 1s".into())
+    Err("no operand is a reshape that only adds or drops leading 1s while another operand keeps the result's rank".into())
 }

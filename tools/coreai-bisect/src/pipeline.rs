@@ -98,6 +98,7 @@ mod tests {
             [
                 "decompose",
                 "legalize-aten-to-coreai",
+                "externalize-composites",
                 "fp16-stabilize",
                 "canonicalize",
                 "cse",
@@ -106,7 +107,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            with_options(&p[6], "max-rewrites=1"),
+            with_options(&p[7], "max-rewrites=1"),
             "test-plant-miscompile{op=coreai.mul nth=2 max-rewrites=1}"
         );
         assert_eq!(with_options("cse", "a=1"), "cse{a=1}");

@@ -45,8 +45,8 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = Target::Cpu)]
     target: Target,
 
-    /// Compute precision. Only `f32` is implemented; `f16` is refused until
-    /// the compiler can cast a program to f16.
+    /// Compute precision: `f16` ends the optimized stage with `cast-to-f16`
+    /// (f16 compute, f32 signature, fp32 islands where values need them).
     #[arg(long, value_enum, default_value_t = Precision::F32)]
     precision: Precision,
 

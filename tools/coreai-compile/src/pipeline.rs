@@ -12,9 +12,12 @@ use clap::ValueEnum;
 pub enum Stage {
     /// aten → aten: the decomposition table applied (`decompose`).
     Aten,
-    /// aten → coreai (`legalize-aten-to-coreai`).
+    /// aten → coreai (`legalize-aten-to-coreai`), hand-written composites
+    /// outlined (`externalize-composites`).
     Coreai,
-    /// coreai cleaned up and optimized (`canonicalize`, `cse`).
+    /// coreai stabilized for fp16, cleaned up and optimized (`fp16-stabilize`,
+    /// `canonicalize`, `cse`, `core-optimize`), then with `--precision f16`
+    /// cast to f16 compute (`cast-to-f16`).
     Optimized,
     /// After the target's passes (none yet for `cpu`).
     Target,
@@ -36,20 +39,24 @@ pub enum Precision {
 /// The target-independent stages and their passes, in order.
 const STAGES: &[(Stage, &[&str])] = &[
     (Stage::Aten, &["decompose"]),
-    (Stage::Coreai, &["legalize-aten-to-coreai"]),
-    (Stage::Optimized, &["canonicalize", "cse"]),
+    (
+        Stage::Coreai,
+        &["legalize-aten-to-coreai", "externalize-composites"],
+    ),
+    (
+        Stage::Optimized,
+        &["fp16-stabilize", "canonicalize", "cse", "core-optimize"],
+    ),
 ];
+
+/// The passes `--precision f16` adds at the end of the optimized stage.
+const F16_PASSES: &[&str] = &["cast-to-f16"];
 
 /// A request the compiler cannot honour yet.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PipelineError {
     #[error("--target {0}: not implemented yet (no {0} target passes exist); only --target cpu compiles")]
     Target(&'static str),
-    #[error(
-        "--precision f16: not implemented yet (the compiler has no f32→f16 cast pass); \
-         only --precision f32 compiles"
-    )]
-    Precision,
 }
 
 /// The passes of `target` (its stage `Target`).
@@ -67,14 +74,16 @@ pub fn pipeline(
     target: Target,
     precision: Precision,
 ) -> Result<String, PipelineError> {
-    if precision == Precision::F16 {
-        return Err(PipelineError::Precision);
-    }
     let target_stage = target_passes(target)?;
+    let f16: &[&str] = match precision {
+        Precision::F16 if stop >= Stage::Optimized => F16_PASSES,
+        _ => &[],
+    };
     let passes: Vec<&str> = STAGES
         .iter()
         .filter(|(stage, _)| *stage <= stop)
         .flat_map(|(_, passes)| passes.iter().copied())
+        .chain(f16.iter().copied())
         .chain(
             target_stage
                 .iter()
@@ -95,11 +104,21 @@ mod tests {
         assert_eq!(p(Stage::Aten), "builtin.module(decompose)");
         assert_eq!(
             p(Stage::Coreai),
-            "builtin.module(decompose,legalize-aten-to-coreai)"
+            "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites)"
         );
         assert_eq!(
             p(Stage::Target),
-            "builtin.module(decompose,legalize-aten-to-coreai,canonicalize,cse)"
+            "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
+             fp16-stabilize,canonicalize,cse,core-optimize)"
+        );
+        assert_eq!(
+            pipeline(Stage::Target, Target::Cpu, Precision::F16).unwrap(),
+            "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
+             fp16-stabilize,canonicalize,cse,core-optimize,cast-to-f16)"
+        );
+        assert_eq!(
+            pipeline(Stage::Coreai, Target::Cpu, Precision::F16).unwrap(),
+            p(Stage::Coreai)
         );
     }
 
@@ -107,8 +126,8 @@ mod tests {
     fn every_pass_named_is_registered() {
         coreai::registry::register_all();
         let known = coreai::registry::all_pass_names();
-        for (_, passes) in STAGES {
-            for pass in *passes {
+        for passes in STAGES.iter().map(|(_, p)| *p).chain([F16_PASSES]) {
+            for pass in passes {
                 assert!(known.iter().any(|k| k == pass), "{pass} is not registered");
             }
         }
@@ -119,10 +138,6 @@ mod tests {
         assert_eq!(
             pipeline(Stage::Target, Target::Gpu, Precision::F32),
             Err(PipelineError::Target("gpu"))
-        );
-        assert_eq!(
-            pipeline(Stage::Target, Target::Cpu, Precision::F16),
-            Err(PipelineError::Precision)
         );
     }
 }

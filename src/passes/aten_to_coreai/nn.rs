@@ -18,12 +18,14 @@ use crate::emit::arith as broadcasting;
 use crate::emit::constant;
 use crate::emit::{axes, cast_to, reshape, shape, splat, transpose};
 use crate::emit::{batch_matmul, float_scalar, pad_spatial};
+use crate::emit::{extents_of, reshape_to, Extent};
 use crate::emit::{predicate, select, unary};
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use crate::schema::arg_operand;
 use crate::schema::is_bool;
 use crate::schema::{
     bool_attr, element_type, int_attr, int_list_attr, opt_int_attr, segment_operand, shape_of,
-    static_dims, tensor_type,
+    static_dims, tensor_type, DYNAMIC,
 };
 use melior::ir::{
     attribute::{ArrayAttribute, FloatAttribute, IntegerAttribute},
@@ -399,28 +401,47 @@ pub fn layer_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     cast_to_results(cx, vec![y])
 }
 
-/// Group norm of the static input in `g` groups: the output ([N, C, ...])
-/// and the mean and rstd ([N, G]), in the compute type.
+/// Group norm of the input in `g` groups: the output ([N, C, ...]) and the
+/// mean and rstd ([N, G]), in the compute type. C must be static; N and the
+/// spatial dims may be dynamic (the grouped shape [N, G, -1] then takes N
+/// from `coreai.get_shape` when a spatial dim is dynamic too, and the output
+/// is reshaped back to the input's runtime shape).
 fn group_norm_parts<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     g: i64,
 ) -> Result<Normalized<'c, 'a>, Decline> {
     let x = cx.operand(0)?;
-    let d = static_dims(cx, 0)?;
-    if d.len() < 2 || g <= 0 || d[1] % g != 0 || d[0] * d[1] == 0 {
+    let d = dims_static_at(cx, 0, |i| i == 1)?;
+    let zero = d.iter().any(|&n| n == 0);
+    if d.len() < 2 || g <= 0 || d[1] % g != 0 || zero {
         return Err(format!("group norm of {d:?} in {g} groups is malformed"));
     }
     let (n, c) = (d[0], d[1]);
-    let total: i64 = d.iter().product();
     let compute = compute_type(cx, element_type(x)?)?;
-    let grouped = reshape(cx, cast_to(cx, x, compute)?, &[n, g, total / (n * g)])?;
+    let xc = cast_to(cx, x, compute)?;
+    let rest = if d[2..].contains(&DYNAMIC) {
+        DYNAMIC
+    } else {
+        d[2..].iter().product::<i64>() * (c / g)
+    };
+    let n_extent = if n == DYNAMIC {
+        Extent::DimOf(x, 0)
+    } else {
+        Extent::Static(n)
+    };
+    let grouped = reshape_to(
+        cx,
+        xc,
+        &[n, g, rest],
+        &[n_extent, Extent::Static(g), Extent::Static(-1)],
+    )?;
     let (y, mean, rstd) = standardize(cx, grouped, &[2], float_attr(cx, "eps")?)?;
-    let y = reshape(cx, y, &d)?;
+    let y = reshape_to(cx, y, &d, &extents_of(x)?)?;
     let y = affine(
         cx,
         y,
-        segment_operand(cx, 1)?,
-        segment_operand(cx, 2)?,
+        arg_operand(cx, "weight", 1)?,
+        arg_operand(cx, "bias", 2)?,
         &channel_shape(c, d.len()),
     )?;
     Ok((y, reshape(cx, mean, &[n, g])?, reshape(cx, rstd, &[n, g])?))
@@ -429,11 +450,15 @@ fn group_norm_parts<'c, 'a>(
 // aten.native_group_norm.default(%x, %w?, %b?) {N, C, HxW, group, eps}
 //   → reshape [N, G, C/G·HxW], standardize over the last axis, reshape back,
 //     * w + b ([1, C, 1, ...]); mean and rstd reshaped to [N, G]
+//   (dynamic N and spatial dims: reshape [N, G, -1] with N from coreai.get_shape
+//    %x when both are dynamic, back by coreai.get_shape %x; C must be static)
 pub fn native_group_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let d = static_dims(cx, 0)?;
-    let (n, c) = (int_attr(cx, "N")?, int_attr(cx, "C")?);
-    if d.len() < 2 || d[0] != n || d[1] != c {
-        return Err(format!("N={n}, C={c} do not match the input shape {d:?}"));
+    let d = dims_static_at(cx, 0, |i| i == 1)?;
+    let c = int_attr(cx, "C")?;
+    // A symbolic N or HxW is an operand (aten.operator), not an attribute.
+    let n = opt_int_attr(cx, "N")?;
+    if d.len() < 2 || d[1] != c || n.is_some_and(|n| d[0] != DYNAMIC && d[0] != n) {
+        return Err(format!("N={n:?}, C={c} do not match the input shape {d:?}"));
     }
     let (y, mean, rstd) = group_norm_parts(cx, int_attr(cx, "group")?)?;
     cast_to_results(cx, vec![y, mean, rstd])

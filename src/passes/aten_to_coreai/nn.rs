@@ -221,9 +221,19 @@ fn result_used(cx: &LoweringCx<'_, '_>, index: usize) -> Result<bool, Decline> {
 }
 
 /// The value of an unused result (pooling indices nobody reads): a zero
-/// constant of its type, dead once the op is replaced.
-fn unused_result<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize) -> Result<Value<'c, 'a>, Decline> {
-    splat(cx, Scalar::Int(0), cx.result_type(index)?)
+/// constant of its type, dead once the op is replaced; a dynamic type takes
+/// its runtime shape from `like` (a value of the same shape).
+fn unused_result<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    index: usize,
+    like: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    crate::emit::fill(
+        cx,
+        Scalar::Int(0),
+        cx.result_type(index)?,
+        &extents_of(like)?,
+    )
 }
 
 // ---------------------------------------------------------------- softmax
@@ -730,7 +740,10 @@ struct PoolIo<'c, 'a> {
 
 impl<'c, 'a> PoolIo<'c, 'a> {
     fn new(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Result<Self, Decline> {
-        let (mut input, mut output) = (static_dims(cx, 0)?, result_dims(cx, 0)?);
+        let (mut input, mut output) = (
+            pool_dims(cx, spatial, None)?,
+            pool_dims(cx, spatial, Some(0))?,
+        );
         let unbatched = input.len() == spatial + 1 && output.len() == spatial + 1;
         let mut x = cx.operand(0)?;
         if unbatched {
@@ -740,8 +753,8 @@ impl<'c, 'a> PoolIo<'c, 'a> {
         }
         if input.len() != spatial + 2 || output.len() != spatial + 2 {
             return Err(format!(
-                "expected an [N, C, ...] or [C, ...] input with {spatial} spatial dims, got {:?}",
-                static_dims(cx, 0)?
+                "expected an [N, C, ...] or [C, ...] input with {spatial} spatial dims, got {}",
+                cx.operand(0)?.r#type()
             ));
         }
         Ok(Self {
@@ -765,6 +778,32 @@ impl<'c, 'a> PoolIo<'c, 'a> {
         let d = shape_of(y)?;
         reshape(cx, y, &d[1..])
     }
+}
+
+/// The dims of the pooled input (`result: None`) or of result `index`: the
+/// batch and channel dims may be dynamic, the `spatial` trailing ones
+/// (window arithmetic) must be static; the decline names the dim.
+fn pool_dims(
+    cx: &LoweringCx<'_, '_>,
+    spatial: usize,
+    result: Option<usize>,
+) -> Result<Vec<i64>, Decline> {
+    let ty = match result {
+        Some(i) => cx.result_tensor(i)?,
+        None => cx.operand_tensor(0)?,
+    };
+    let d = crate::schema::dims(ty);
+    let first = d.len().saturating_sub(spatial);
+    if let Some(i) = (first..d.len()).find(|&i| d[i] == DYNAMIC) {
+        let what = match result {
+            Some(r) => format!("result #{r}"),
+            None => "the input".into(),
+        };
+        return Err(format!(
+            "spatial dim {i} of {what} ({ty}) is dynamic; pooling needs static spatial sizes (only the batch and channel dims may be dynamic)"
+        ));
+    }
+    Ok(d)
 }
 
 fn windows(
@@ -848,7 +887,7 @@ pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         results.push(if result_used(cx, 1)? {
             io.finish(cx, max_pool_indices(cx, padded, &ws)?)?
         } else {
-            unused_result(cx, 1)?
+            unused_result(cx, 1, results[0])?
         });
     }
     Ok(results)
@@ -877,9 +916,10 @@ fn max_pool_indices<'c, 'a>(
     let mut operands = vec![crate::emit::int_scalar(cx, 4, "si32")?];
     for &(dy, dx) in &taps {
         let begin = [0, 0, dy, dx];
+        let whole = |k: i64| if k == DYNAMIC { crate::emit::TO_END } else { k };
         let end = [
-            n,
-            c,
+            whole(n),
+            whole(c),
             dy + (h.output - 1) * h.stride + 1,
             dx + (w.output - 1) * w.stride + 1,
         ];
@@ -895,7 +935,7 @@ fn max_pool_indices<'c, 'a>(
             tensor_type(&[n, c, h.output, w.output], element),
             &[],
         )?;
-        operands.push(reshape(cx, tap, &[n, c, h.output, w.output, 1])?);
+        operands.push(crate::emit::expand_dim(cx, tap, 4)?);
     }
     let stacked = cx.build_value(
         "coreai.concat",
@@ -943,9 +983,14 @@ fn first_max_index<'c, 'a>(
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", list.join(", ")))?;
     let table = constant(cx, flat, attr)?;
     let table = reshape(cx, table, &[1, 1, d[2], d[3], d[4]])?;
+    let to = if d.contains(&DYNAMIC) {
+        crate::emit::runtime_shape(cx, &extents_of(stacked)?, "ui32")?
+    } else {
+        shape(cx, &d)?
+    };
     let table = cx.build_value(
         "coreai.broadcast_to",
-        &[table, shape(cx, &d)?],
+        &[table, to],
         tensor_type(&d, index_type),
         &[],
     )?;
@@ -955,7 +1000,7 @@ fn first_max_index<'c, 'a>(
         tensor_type(&kept, index_type),
         &[],
     )?;
-    reshape(cx, picked, &d[..4])
+    reshape_to(cx, picked, &d[..4], &extents_of(picked)?[..4])
 }
 
 fn bool_constant<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {
@@ -1044,7 +1089,10 @@ fn adaptive_separable<'c, 'a>(
         for o in 0..n {
             let (start, end) = adaptive_bounds(o, input, n);
             let mut begin = vec![0; d.len()];
-            let mut stop = d.clone();
+            let mut stop: Vec<i64> = d
+                .iter()
+                .map(|&k| if k == DYNAMIC { crate::emit::TO_END } else { k })
+                .collect();
             begin[axis] = start;
             stop[axis] = end;
             let mut piece_shape = d.clone();
@@ -1131,7 +1179,7 @@ pub fn adaptive_max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let io = PoolIo::new(cx, 2)?;
         io.finish(cx, adaptive_max_indices(cx, &io)?)?
     } else {
-        unused_result(cx, 1)?
+        unused_result(cx, 1, y)?
     };
     Ok(vec![y, indices])
 }

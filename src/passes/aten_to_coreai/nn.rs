@@ -8,10 +8,11 @@
 //! with -inf (not -1e4); instance norm follows `use_input_stats`.
 //! Norms of f16/bf16 tensors compute in f32 and round the results once, as
 //! PyTorch's CPU kernels do. Shapes must be static, except that batch,
-//! layer and instance norm and softmax only need the channel (normalized)
-//! dims static, and attention without a causal mask or GQA only the
-//! embedding size. Pooling takes [N, C, ...] or unbatched [C, ...] inputs,
-//! upsampling NCHW.
+//! group, layer and instance norm and softmax only need the channel
+//! (normalized) dims static, pooling only the spatial dims (N and C may be
+//! dynamic), and attention without a causal mask or GQA only the embedding
+//! size; a dynamic dim that must be static declines naming it. Pooling takes
+//! [N, C, ...] or unbatched [C, ...] inputs, upsampling NCHW.
 
 use super::composite::{lower_composite, of_input, operand, operand_or, Composite, Input, OpAttr};
 use crate::emit::arith as broadcasting;

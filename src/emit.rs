@@ -446,6 +446,20 @@ pub fn runtime_shape<'c, 'a>(
     element: &str,
 ) -> Result<Value<'c, 'a>, Decline> {
     let ty = cx.parse_type(element)?;
+    // The whole shape of one tensor: its coreai.get_shape.
+    if let Some(Extent::DimOf(x, _)) = extents.iter().find(|e| matches!(e, Extent::DimOf(..))) {
+        let xs = shape_of(*x)?;
+        let whole = xs.len() == extents.len()
+            && extents.iter().enumerate().all(|(i, e)| match *e {
+                Extent::DimOf(v, d) => v == *x && d == i,
+                Extent::Static(n) => xs[i] == n,
+                Extent::Scalar(_) => false,
+            });
+        if whole {
+            return cast_to(cx, get_shape(cx, *x)?, ty);
+        }
+    }
+    let mut shapes: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = Vec::new();
     let mut parts: Vec<Value<'c, 'a>> = Vec::new();
     let mut run: Vec<i64> = Vec::new();
     for e in extents {
@@ -458,7 +472,14 @@ pub fn runtime_shape<'c, 'a>(
         }
         let one = match *e {
             Extent::DimOf(x, d) => {
-                let s = get_shape(cx, x)?;
+                let s = match shapes.iter().find(|(v, _)| *v == x) {
+                    Some(&(_, s)) => s,
+                    None => {
+                        let s = get_shape(cx, x)?;
+                        shapes.push((x, s));
+                        s
+                    }
+                };
                 let u = slice(
                     cx,
                     s,
@@ -489,8 +510,9 @@ pub fn runtime_shape<'c, 'a>(
 }
 
 /// `coreai.reshape %x` to `to` (dynamic dims as `DYNAMIC`) whatever the
-/// number of dynamic dims: [`reshape`] with at most one, otherwise a `si32`
-/// shape built at run time from `extents` (one per entry of `to`).
+/// number of dynamic dims: [`reshape`] with at most one, otherwise a shape
+/// built at run time from `extents` (one per entry of `to`; a `Static(-1)`
+/// entry is inferred, in a `si32` shape).
 pub fn reshape_to<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
@@ -504,7 +526,8 @@ pub fn reshape_to<'c, 'a>(
     if x.r#type() == result {
         return Ok(x);
     }
-    let s = runtime_shape(cx, extents, "si32")?;
+    let infers = extents.iter().any(|e| matches!(e, Extent::Static(-1)));
+    let s = runtime_shape(cx, extents, if infers { "si32" } else { "ui32" })?;
     cx.build_value("coreai.reshape", &[x, s], result, &[])
 }
 

@@ -1216,7 +1216,14 @@ fn adaptive_max_indices<'c, 'a>(
     }
     let t = kh * kw;
     let element = element_type(io.x)?;
-    let planes = reshape(cx, io.x, &[n, c, h * w])?;
+    // N and C may be dynamic: their runtime sizes come from the input.
+    let xe = extents_of(io.x)?;
+    let lead = |rest: &[i64]| -> Vec<Extent<'c, 'a>> {
+        let mut e = vec![xe[0], xe[1]];
+        e.extend(rest.iter().map(|&k| Extent::Static(k)));
+        e
+    };
+    let planes = reshape_to(cx, io.x, &[n, c, h * w], &lead(&[h * w]))?;
     let flat = tensor_type(&[table.len() as i64], cx.parse_type("si32")?);
     let list: Vec<String> = table.iter().map(i64::to_string).collect();
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", list.join(", ")))?;
@@ -1225,7 +1232,10 @@ fn adaptive_max_indices<'c, 'a>(
     let gathered = [n, c, ho * wo * t];
     let idx = cx.build_value(
         "coreai.broadcast_to",
-        &[idx, shape(cx, &gathered)?],
+        &[
+            idx,
+            crate::emit::runtime_shape(cx, &lead(&[ho * wo * t]), "ui32")?,
+        ],
         tensor_type(&gathered, cx.parse_type("si32")?),
         &[],
     )?;
@@ -1236,7 +1246,7 @@ fn adaptive_max_indices<'c, 'a>(
         tensor_type(&gathered, element),
         &[],
     )?;
-    let stacked = reshape(cx, taps, &[n, c, ho, wo, t])?;
+    let stacked = reshape_to(cx, taps, &[n, c, ho, wo, t], &lead(&[ho, wo, t]))?;
     first_max_index(cx, stacked, &table)
 }
 

@@ -423,7 +423,7 @@ fn group_norm_parts<'c, 'a>(
 ) -> Result<Normalized<'c, 'a>, Decline> {
     let x = cx.operand(0)?;
     let d = dims_static_at(cx, 0, |i| i == 1)?;
-    let zero = d.iter().any(|&n| n == 0);
+    let zero = d.contains(&0);
     if d.len() < 2 || g <= 0 || d[1] % g != 0 || zero {
         return Err(format!("group norm of {d:?} in {g} groups is malformed"));
     }

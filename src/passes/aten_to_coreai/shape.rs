@@ -983,7 +983,7 @@ fn creator_extents<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Extent<'c, 'a>
     let out = dims(ty);
     let n = cx.op().operand_count();
     let rank_of = |i: usize| cx.operand_tensor(i).map(|t| t.rank());
-    if n >= out.len() && out.len() > 0 {
+    if n >= out.len() && !out.is_empty() {
         let first = n - out.len();
         if (first..n).all(|i| rank_of(i).ok() == Some(0)) {
             return (0..out.len())

@@ -413,3 +413,163 @@ pub fn select_to<'c, 'a>(
         &[],
     )
 }
+
+/// `coreai.get_shape %x`: its runtime shape as `tensor<rank x ui32>`.
+pub fn get_shape<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let rank = shape_of(x)?.len() as i64;
+    let ui32 = cx.parse_type("ui32")?;
+    cx.build_value("coreai.get_shape", &[x], tensor_type(&[rank], ui32), &[])
+}
+
+/// One entry of a shape built at run time by [`runtime_shape`].
+#[derive(Clone, Copy)]
+pub enum Extent<'c, 'a> {
+    /// A known size.
+    Static(i64),
+    /// Dim `usize` of a tensor, read with `coreai.get_shape`.
+    DimOf(Value<'c, 'a>, usize),
+    /// A rank-0 integer tensor holding the size (a symbolic size).
+    Scalar(Value<'c, 'a>),
+}
+
+/// A 1-D shape of integer `element` (`ui32` for `broadcast_to`, `si32`
+/// where a -1 entry is inferred) whose entries are `extents`: runs of static
+/// sizes become one constant, runtime sizes slices of `coreai.get_shape` or
+/// reshaped scalars, joined by `coreai.concat`; a constant when all are
+/// static.
+pub fn runtime_shape<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    extents: &[Extent<'c, 'a>],
+    element: &str,
+) -> Result<Value<'c, 'a>, Decline> {
+    let ty = cx.parse_type(element)?;
+    // The whole shape of one tensor: its coreai.get_shape.
+    if let Some(Extent::DimOf(x, _)) = extents.iter().find(|e| matches!(e, Extent::DimOf(..))) {
+        let xs = shape_of(*x)?;
+        let whole = xs.len() == extents.len()
+            && extents.iter().enumerate().all(|(i, e)| match *e {
+                Extent::DimOf(v, d) => v == *x && d == i,
+                Extent::Static(n) => xs[i] == n,
+                Extent::Scalar(_) => false,
+            });
+        if whole {
+            return cast_to(cx, get_shape(cx, *x)?, ty);
+        }
+    }
+    let mut shapes: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = Vec::new();
+    let mut parts: Vec<Value<'c, 'a>> = Vec::new();
+    let mut run: Vec<i64> = Vec::new();
+    for e in extents {
+        if let Extent::Static(n) = e {
+            run.push(*n);
+            continue;
+        }
+        if !run.is_empty() {
+            parts.push(int_vector(cx, &std::mem::take(&mut run), element)?);
+        }
+        let one = match *e {
+            Extent::DimOf(x, d) => {
+                let s = match shapes.iter().find(|(v, _)| *v == x) {
+                    Some(&(_, s)) => s,
+                    None => {
+                        let s = get_shape(cx, x)?;
+                        shapes.push((x, s));
+                        s
+                    }
+                };
+                let u = slice(
+                    cx,
+                    s,
+                    &[(d as i64, d as i64 + 1, 1)],
+                    tensor_type(&[1], element_type(s)?),
+                )?;
+                cast_to(cx, u, ty)?
+            }
+            Extent::Scalar(v) => cast_to(cx, reshape(cx, v, &[1])?, ty)?,
+            Extent::Static(_) => unreachable!("handled above"),
+        };
+        parts.push(one);
+    }
+    if !run.is_empty() {
+        parts.push(int_vector(cx, &run, element)?);
+    }
+    if parts.len() == 1 {
+        return Ok(parts.remove(0));
+    }
+    let mut operands = vec![int_scalar(cx, 0, "si32")?];
+    operands.extend(parts);
+    cx.build_value(
+        "coreai.concat",
+        &operands,
+        tensor_type(&[extents.len() as i64], ty),
+        &[],
+    )
+}
+
+/// `coreai.reshape %x` to `to` (dynamic dims as `DYNAMIC`) whatever the
+/// number of dynamic dims: [`reshape`] with at most one, otherwise a shape
+/// built at run time from `extents` (one per entry of `to`; a `Static(-1)`
+/// entry is inferred, in a `si32` shape).
+pub fn reshape_to<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    to: &[i64],
+    extents: &[Extent<'c, 'a>],
+) -> Result<Value<'c, 'a>, Decline> {
+    if to.iter().filter(|&&d| d == DYNAMIC).count() <= 1 {
+        return reshape(cx, x, to);
+    }
+    let result = tensor_type(to, element_type(x)?);
+    if x.r#type() == result {
+        return Ok(x);
+    }
+    let infers = extents.iter().any(|e| matches!(e, Extent::Static(-1)));
+    let s = runtime_shape(cx, extents, if infers { "si32" } else { "ui32" })?;
+    cx.build_value("coreai.reshape", &[x, s], result, &[])
+}
+
+/// A tensor of type `ty` with every element `value`: a [`splat`] constant
+/// when `ty` is static, otherwise a rank-0 constant broadcast
+/// (`coreai.broadcast_to`) to the runtime shape `extents` (one per dim of
+/// `ty`).
+pub fn fill<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    value: Scalar,
+    ty: Type<'c>,
+    extents: &[Extent<'c, 'a>],
+) -> Result<Value<'c, 'a>, Decline> {
+    let d = crate::schema::type_dims(ty)?;
+    if !d.contains(&DYNAMIC) {
+        return splat(cx, value, ty);
+    }
+    if extents.len() != d.len() {
+        return Err(format!(
+            "cannot fill {ty}: {} runtime sizes for {} dims",
+            extents.len(),
+            d.len()
+        ));
+    }
+    let tensor =
+        RankedTensorType::try_from(ty).map_err(|_| format!("{ty} is not a ranked tensor"))?;
+    let scalar = splat(cx, value, tensor_type(&vec![1; d.len()], tensor.element()))?;
+    let s = runtime_shape(cx, extents, "ui32")?;
+    cx.build_value("coreai.broadcast_to", &[scalar, s], ty, &[])
+}
+
+/// The extents of every dim of `x`: static sizes, `DimOf` for dynamic ones.
+pub fn extents_of<'c, 'a>(x: Value<'c, 'a>) -> Result<Vec<Extent<'c, 'a>>, Decline> {
+    Ok(shape_of(x)?
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            if n == DYNAMIC {
+                Extent::DimOf(x, i)
+            } else {
+                Extent::Static(n)
+            }
+        })
+        .collect())
+}

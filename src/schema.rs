@@ -212,3 +212,53 @@ pub fn tensor_of<'c>(v: Value<'c, '_>) -> Result<RankedTensorType<'c>, Decline> 
     RankedTensorType::try_from(v.r#type())
         .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))
 }
+
+/// The operand of schema argument `name` of a generic `aten.operator`
+/// (`operand_args = ["input", "scale"]`, `operand_groups = array<i64: 1,
+/// 1>`); `None` when the argument is absent (`None` in PyTorch).
+pub fn named_operand<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    name: &str,
+) -> Result<Option<Value<'c, 'a>>, Decline> {
+    let Ok(names) = cx.op().attribute("operand_args") else {
+        return Ok(None);
+    };
+    let names = ArrayAttribute::try_from(names)
+        .map_err(|_| format!("operand_args is not an array: {names}"))?;
+    let groups = cx.attribute("operand_groups")?;
+    let groups = melior::ir::attribute::DenseI64ArrayAttribute::try_from(groups)
+        .map_err(|_| format!("operand_groups is not an i64 array: {groups}"))?;
+    let mut start = 0usize;
+    for i in 0..names.len() {
+        let size = groups
+            .element(i)
+            .map_err(|_| "operand_groups is shorter than operand_args".to_string())?;
+        let this = names
+            .element(i)
+            .ok()
+            .and_then(crate::strings::string_value)
+            .map(|s| s.into_owned());
+        if this.as_deref() == Some(name) {
+            if size != 1 {
+                return Err(format!("argument '{name}' has {size} operands, not one"));
+            }
+            return cx.operand(start).map(Some);
+        }
+        start += size as usize;
+    }
+    Ok(None)
+}
+
+/// The tensor operand of schema argument `name` (ODS operand group `group`
+/// of a typed op, or the named group of a generic `aten.operator`, whose
+/// symbolic sizes are operands too); `None` when absent.
+pub fn arg_operand<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    name: &str,
+    group: usize,
+) -> Result<Option<Value<'c, 'a>>, Decline> {
+    if cx.op().attribute("operand_args").is_ok() {
+        return named_operand(cx, name);
+    }
+    segment_operand(cx, group)
+}

@@ -32,7 +32,7 @@ use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use crate::schema::is_half;
 use crate::schema::{dims, element_type, normalize_dim, shape_of, tensor_type, DYNAMIC};
 use melior::ir::{
-    attribute::{ArrayAttribute, DenseI64ArrayAttribute, TypeAttribute},
+    attribute::TypeAttribute,
     operation::{OperationLike, OperationRef},
     r#type::{RankedTensorType, ShapedTypeLike},
     AttributeLike, Type, TypeLike, Value, ValueLike,
@@ -70,41 +70,7 @@ pub fn keys() -> impl Iterator<Item = &'static str> {
     LOWERINGS.iter().map(|(k, _)| *k)
 }
 
-/// The operand of schema argument `name` of a generic `aten.operator`
-/// (`operand_args = ["input", "scale"]`, `operand_groups = array<i64: 1,
-/// 1>`); `None` when the argument is absent (`None` in PyTorch).
-fn named_operand<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    name: &str,
-) -> Result<Option<Value<'c, 'a>>, Decline> {
-    let Ok(names) = cx.op().attribute("operand_args") else {
-        return Ok(None);
-    };
-    let names = ArrayAttribute::try_from(names)
-        .map_err(|_| format!("operand_args is not an array: {names}"))?;
-    let groups = cx.attribute("operand_groups")?;
-    let groups = DenseI64ArrayAttribute::try_from(groups)
-        .map_err(|_| format!("operand_groups is not an i64 array: {groups}"))?;
-    let mut start = 0usize;
-    for i in 0..names.len() {
-        let size = groups
-            .element(i)
-            .map_err(|_| "operand_groups is shorter than operand_args".to_string())?;
-        let this = names
-            .element(i)
-            .ok()
-            .and_then(crate::strings::string_value)
-            .map(|s| s.into_owned());
-        if this.as_deref() == Some(name) {
-            if size != 1 {
-                return Err(format!("argument '{name}' has {size} operands, not one"));
-            }
-            return cx.operand(start).map(Some);
-        }
-        start += size as usize;
-    }
-    Ok(None)
-}
+use crate::schema::named_operand;
 
 fn required_operand<'c, 'a>(cx: &LoweringCx<'c, 'a>, name: &str) -> Result<Value<'c, 'a>, Decline> {
     named_operand(cx, name)?.ok_or_else(|| format!("missing tensor argument '{name}'"))

@@ -6,15 +6,16 @@
 //! `coreai.conv2d` / `conv3d`, or `coreai.conv_transpose2d` / `3d`, then a
 //! broadcasting add of the bias reshaped to `[1, C, 1, ...]`. Conv1d runs as
 //! a conv2d over an inserted unit dimension. Matrix products accept dynamic
-//! batch sizes; convolutions need static shapes.
+//! batch sizes; convolutions a dynamic batch dim (channel and spatial sizes
+//! must be static, the decline names the dim).
 
 use crate::emit::arith as broadcasting;
 use crate::emit::{axes, cast_to, int_scalar, reshape, shape, transpose};
 use crate::emit::{batch_matmul, expand_dim, float_scalar, pad_spatial};
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use crate::schema::{
-    bool_attr, element_type, int_attr, int_list_attr, segment_operand, shape_of, static_dims,
-    static_type_dims, tensor_type,
+    bool_attr, element_type, int_attr, int_list_attr, segment_operand, shape_of, static_type_dims,
+    tensor_type, DYNAMIC,
 };
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, TypeLike, Value, ValueLike};
 
@@ -219,8 +220,8 @@ pub fn convolution<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
     let mut x = cx.operand(0)?;
     let element = element_type(x)?;
     let w = cast_to(cx, cx.operand(1)?, element)?;
-    let mut in_shape = static_dims(cx, 0)?;
-    let mut out_shape = static_type_dims(cx.result_type(0)?)?;
+    let mut in_shape = conv_dims(cx.operand(0)?.r#type(), "the input")?;
+    let mut out_shape = conv_dims(cx.result_type(0)?, "the result")?;
     // An unbatched input ([C, ...], one rank below the weight) runs as a
     // batch of one.
     let unbatched = shape_of(w)?.len() == in_shape.len() + 1;
@@ -257,6 +258,19 @@ pub fn convolution<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
         y = reshape(cx, y, &out_shape[1..])?;
     }
     Ok(vec![y])
+}
+
+/// The dims of a convolution's input or result `ty`: the batch dim may be
+/// dynamic (the kernel never reads its size), the channel and spatial dims
+/// (weight and window arithmetic) must be static; the decline names the dim.
+fn conv_dims(ty: melior::ir::Type<'_>, what: &str) -> Result<Vec<i64>, Decline> {
+    let d = crate::schema::type_dims(ty)?;
+    if let Some(i) = (1..d.len()).find(|&i| d[i] == DYNAMIC) {
+        return Err(format!(
+            "dim {i} of {what} ({ty}) is dynamic; convolution needs static channel and spatial sizes (only the batch dim may be dynamic)"
+        ));
+    }
+    Ok(d)
 }
 
 /// Conv1d (plain or transposed) as the 2-D op over an inserted unit

@@ -8,22 +8,25 @@
 //! with -inf (not -1e4); instance norm follows `use_input_stats`.
 //! Norms of f16/bf16 tensors compute in f32 and round the results once, as
 //! PyTorch's CPU kernels do. Shapes must be static, except that batch,
-//! layer and instance norm and softmax only need the channel (normalized)
-//! dims static, and attention without a causal mask or GQA only the
-//! embedding size. Pooling takes [N, C, ...] or unbatched [C, ...] inputs,
-//! upsampling NCHW.
+//! group, layer and instance norm and softmax only need the channel
+//! (normalized) dims static, pooling only the spatial dims (N and C may be
+//! dynamic), and attention without a causal mask or GQA only the embedding
+//! size; a dynamic dim that must be static declines naming it. Pooling takes
+//! [N, C, ...] or unbatched [C, ...] inputs, upsampling NCHW.
 
 use super::composite::{lower_composite, of_input, operand, operand_or, Composite, Input, OpAttr};
 use crate::emit::arith as broadcasting;
 use crate::emit::constant;
 use crate::emit::{axes, cast_to, reshape, shape, splat, transpose};
 use crate::emit::{batch_matmul, float_scalar, pad_spatial};
+use crate::emit::{extents_of, reshape_to, Extent};
 use crate::emit::{predicate, select, unary};
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
+use crate::schema::arg_operand;
 use crate::schema::is_bool;
 use crate::schema::{
     bool_attr, element_type, int_attr, int_list_attr, opt_int_attr, segment_operand, shape_of,
-    static_dims, tensor_type,
+    static_dims, tensor_type, DYNAMIC,
 };
 use melior::ir::{
     attribute::{ArrayAttribute, FloatAttribute, IntegerAttribute},
@@ -219,9 +222,19 @@ fn result_used(cx: &LoweringCx<'_, '_>, index: usize) -> Result<bool, Decline> {
 }
 
 /// The value of an unused result (pooling indices nobody reads): a zero
-/// constant of its type, dead once the op is replaced.
-fn unused_result<'c, 'a>(cx: &LoweringCx<'c, 'a>, index: usize) -> Result<Value<'c, 'a>, Decline> {
-    splat(cx, Scalar::Int(0), cx.result_type(index)?)
+/// constant of its type, dead once the op is replaced; a dynamic type takes
+/// its runtime shape from `like` (a value of the same shape).
+fn unused_result<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    index: usize,
+    like: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    crate::emit::fill(
+        cx,
+        Scalar::Int(0),
+        cx.result_type(index)?,
+        &extents_of(like)?,
+    )
 }
 
 // ---------------------------------------------------------------- softmax
@@ -399,28 +412,47 @@ pub fn layer_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     cast_to_results(cx, vec![y])
 }
 
-/// Group norm of the static input in `g` groups: the output ([N, C, ...])
-/// and the mean and rstd ([N, G]), in the compute type.
+/// Group norm of the input in `g` groups: the output ([N, C, ...]) and the
+/// mean and rstd ([N, G]), in the compute type. C must be static; N and the
+/// spatial dims may be dynamic (the grouped shape [N, G, -1] then takes N
+/// from `coreai.get_shape` when a spatial dim is dynamic too, and the output
+/// is reshaped back to the input's runtime shape).
 fn group_norm_parts<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     g: i64,
 ) -> Result<Normalized<'c, 'a>, Decline> {
     let x = cx.operand(0)?;
-    let d = static_dims(cx, 0)?;
-    if d.len() < 2 || g <= 0 || d[1] % g != 0 || d[0] * d[1] == 0 {
+    let d = dims_static_at(cx, 0, |i| i == 1)?;
+    let zero = d.contains(&0);
+    if d.len() < 2 || g <= 0 || d[1] % g != 0 || zero {
         return Err(format!("group norm of {d:?} in {g} groups is malformed"));
     }
     let (n, c) = (d[0], d[1]);
-    let total: i64 = d.iter().product();
     let compute = compute_type(cx, element_type(x)?)?;
-    let grouped = reshape(cx, cast_to(cx, x, compute)?, &[n, g, total / (n * g)])?;
+    let xc = cast_to(cx, x, compute)?;
+    let rest = if d[2..].contains(&DYNAMIC) {
+        DYNAMIC
+    } else {
+        d[2..].iter().product::<i64>() * (c / g)
+    };
+    let n_extent = if n == DYNAMIC {
+        Extent::DimOf(x, 0)
+    } else {
+        Extent::Static(n)
+    };
+    let grouped = reshape_to(
+        cx,
+        xc,
+        &[n, g, rest],
+        &[n_extent, Extent::Static(g), Extent::Static(-1)],
+    )?;
     let (y, mean, rstd) = standardize(cx, grouped, &[2], float_attr(cx, "eps")?)?;
-    let y = reshape(cx, y, &d)?;
+    let y = reshape_to(cx, y, &d, &extents_of(x)?)?;
     let y = affine(
         cx,
         y,
-        segment_operand(cx, 1)?,
-        segment_operand(cx, 2)?,
+        arg_operand(cx, "weight", 1)?,
+        arg_operand(cx, "bias", 2)?,
         &channel_shape(c, d.len()),
     )?;
     Ok((y, reshape(cx, mean, &[n, g])?, reshape(cx, rstd, &[n, g])?))
@@ -429,11 +461,15 @@ fn group_norm_parts<'c, 'a>(
 // aten.native_group_norm.default(%x, %w?, %b?) {N, C, HxW, group, eps}
 //   → reshape [N, G, C/G·HxW], standardize over the last axis, reshape back,
 //     * w + b ([1, C, 1, ...]); mean and rstd reshaped to [N, G]
+//   (dynamic N and spatial dims: reshape [N, G, -1] with N from coreai.get_shape
+//    %x when both are dynamic, back by coreai.get_shape %x; C must be static)
 pub fn native_group_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let d = static_dims(cx, 0)?;
-    let (n, c) = (int_attr(cx, "N")?, int_attr(cx, "C")?);
-    if d.len() < 2 || d[0] != n || d[1] != c {
-        return Err(format!("N={n}, C={c} do not match the input shape {d:?}"));
+    let d = dims_static_at(cx, 0, |i| i == 1)?;
+    let c = int_attr(cx, "C")?;
+    // A symbolic N or HxW is an operand (aten.operator), not an attribute.
+    let n = opt_int_attr(cx, "N")?;
+    if d.len() < 2 || d[1] != c || n.is_some_and(|n| d[0] != DYNAMIC && d[0] != n) {
+        return Err(format!("N={n:?}, C={c} do not match the input shape {d:?}"));
     }
     let (y, mean, rstd) = group_norm_parts(cx, int_attr(cx, "group")?)?;
     cast_to_results(cx, vec![y, mean, rstd])
@@ -705,7 +741,10 @@ struct PoolIo<'c, 'a> {
 
 impl<'c, 'a> PoolIo<'c, 'a> {
     fn new(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Result<Self, Decline> {
-        let (mut input, mut output) = (static_dims(cx, 0)?, result_dims(cx, 0)?);
+        let (mut input, mut output) = (
+            pool_dims(cx, spatial, None)?,
+            pool_dims(cx, spatial, Some(0))?,
+        );
         let unbatched = input.len() == spatial + 1 && output.len() == spatial + 1;
         let mut x = cx.operand(0)?;
         if unbatched {
@@ -715,8 +754,8 @@ impl<'c, 'a> PoolIo<'c, 'a> {
         }
         if input.len() != spatial + 2 || output.len() != spatial + 2 {
             return Err(format!(
-                "expected an [N, C, ...] or [C, ...] input with {spatial} spatial dims, got {:?}",
-                static_dims(cx, 0)?
+                "expected an [N, C, ...] or [C, ...] input with {spatial} spatial dims, got {}",
+                cx.operand(0)?.r#type()
             ));
         }
         Ok(Self {
@@ -740,6 +779,32 @@ impl<'c, 'a> PoolIo<'c, 'a> {
         let d = shape_of(y)?;
         reshape(cx, y, &d[1..])
     }
+}
+
+/// The dims of the pooled input (`result: None`) or of result `index`: the
+/// batch and channel dims may be dynamic, the `spatial` trailing ones
+/// (window arithmetic) must be static; the decline names the dim.
+fn pool_dims(
+    cx: &LoweringCx<'_, '_>,
+    spatial: usize,
+    result: Option<usize>,
+) -> Result<Vec<i64>, Decline> {
+    let ty = match result {
+        Some(i) => cx.result_tensor(i)?,
+        None => cx.operand_tensor(0)?,
+    };
+    let d = crate::schema::dims(ty);
+    let first = d.len().saturating_sub(spatial);
+    if let Some(i) = (first..d.len()).find(|&i| d[i] == DYNAMIC) {
+        let what = match result {
+            Some(r) => format!("result #{r}"),
+            None => "the input".into(),
+        };
+        return Err(format!(
+            "spatial dim {i} of {what} ({ty}) is dynamic; pooling needs static spatial sizes (only the batch and channel dims may be dynamic)"
+        ));
+    }
+    Ok(d)
 }
 
 fn windows(
@@ -823,7 +888,7 @@ pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         results.push(if result_used(cx, 1)? {
             io.finish(cx, max_pool_indices(cx, padded, &ws)?)?
         } else {
-            unused_result(cx, 1)?
+            unused_result(cx, 1, results[0])?
         });
     }
     Ok(results)
@@ -852,9 +917,10 @@ fn max_pool_indices<'c, 'a>(
     let mut operands = vec![crate::emit::int_scalar(cx, 4, "si32")?];
     for &(dy, dx) in &taps {
         let begin = [0, 0, dy, dx];
+        let whole = |k: i64| if k == DYNAMIC { crate::emit::TO_END } else { k };
         let end = [
-            n,
-            c,
+            whole(n),
+            whole(c),
             dy + (h.output - 1) * h.stride + 1,
             dx + (w.output - 1) * w.stride + 1,
         ];
@@ -870,7 +936,7 @@ fn max_pool_indices<'c, 'a>(
             tensor_type(&[n, c, h.output, w.output], element),
             &[],
         )?;
-        operands.push(reshape(cx, tap, &[n, c, h.output, w.output, 1])?);
+        operands.push(crate::emit::expand_dim(cx, tap, 4)?);
     }
     let stacked = cx.build_value(
         "coreai.concat",
@@ -918,9 +984,14 @@ fn first_max_index<'c, 'a>(
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", list.join(", ")))?;
     let table = constant(cx, flat, attr)?;
     let table = reshape(cx, table, &[1, 1, d[2], d[3], d[4]])?;
+    let to = if d.contains(&DYNAMIC) {
+        crate::emit::runtime_shape(cx, &extents_of(stacked)?, "ui32")?
+    } else {
+        shape(cx, &d)?
+    };
     let table = cx.build_value(
         "coreai.broadcast_to",
-        &[table, shape(cx, &d)?],
+        &[table, to],
         tensor_type(&d, index_type),
         &[],
     )?;
@@ -930,7 +1001,7 @@ fn first_max_index<'c, 'a>(
         tensor_type(&kept, index_type),
         &[],
     )?;
-    reshape(cx, picked, &d[..4])
+    reshape_to(cx, picked, &d[..4], &extents_of(picked)?[..4])
 }
 
 fn bool_constant<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: bool) -> Result<Value<'c, 'a>, Decline> {
@@ -1019,7 +1090,10 @@ fn adaptive_separable<'c, 'a>(
         for o in 0..n {
             let (start, end) = adaptive_bounds(o, input, n);
             let mut begin = vec![0; d.len()];
-            let mut stop = d.clone();
+            let mut stop: Vec<i64> = d
+                .iter()
+                .map(|&k| if k == DYNAMIC { crate::emit::TO_END } else { k })
+                .collect();
             begin[axis] = start;
             stop[axis] = end;
             let mut piece_shape = d.clone();
@@ -1106,7 +1180,7 @@ pub fn adaptive_max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let io = PoolIo::new(cx, 2)?;
         io.finish(cx, adaptive_max_indices(cx, &io)?)?
     } else {
-        unused_result(cx, 1)?
+        unused_result(cx, 1, y)?
     };
     Ok(vec![y, indices])
 }
@@ -1142,7 +1216,14 @@ fn adaptive_max_indices<'c, 'a>(
     }
     let t = kh * kw;
     let element = element_type(io.x)?;
-    let planes = reshape(cx, io.x, &[n, c, h * w])?;
+    // N and C may be dynamic: their runtime sizes come from the input.
+    let xe = extents_of(io.x)?;
+    let lead = |rest: &[i64]| -> Vec<Extent<'c, 'a>> {
+        let mut e = vec![xe[0], xe[1]];
+        e.extend(rest.iter().map(|&k| Extent::Static(k)));
+        e
+    };
+    let planes = reshape_to(cx, io.x, &[n, c, h * w], &lead(&[h * w]))?;
     let flat = tensor_type(&[table.len() as i64], cx.parse_type("si32")?);
     let list: Vec<String> = table.iter().map(i64::to_string).collect();
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {flat}", list.join(", ")))?;
@@ -1151,7 +1232,10 @@ fn adaptive_max_indices<'c, 'a>(
     let gathered = [n, c, ho * wo * t];
     let idx = cx.build_value(
         "coreai.broadcast_to",
-        &[idx, shape(cx, &gathered)?],
+        &[
+            idx,
+            crate::emit::runtime_shape(cx, &lead(&[ho * wo * t]), "ui32")?,
+        ],
         tensor_type(&gathered, cx.parse_type("si32")?),
         &[],
     )?;
@@ -1162,7 +1246,7 @@ fn adaptive_max_indices<'c, 'a>(
         tensor_type(&gathered, element),
         &[],
     )?;
-    let stacked = reshape(cx, taps, &[n, c, ho, wo, t])?;
+    let stacked = reshape_to(cx, taps, &[n, c, ho, wo, t], &lead(&[ho, wo, t]))?;
     first_max_index(cx, stacked, &table)
 }
 

@@ -10,15 +10,19 @@
 //!
 //! Dynamic dims (`?`) pass through where a lowering does not need their
 //! size: a reshape may have one (a `si32` shape with -1 there), unit dims are
-//! added with `expand_dims` and removed with `shrink_dims`; a lowering that
+//! added with `expand_dims` and removed with `shrink_dims`; creators (full, zeros,
+//! ones, empty and their `_like` / `new_` forms, fill) of a dynamic shape
+//! broadcast a rank-0 constant to the runtime shape, read from the op's
+//! symbolic size operands or `coreai.get_shape` of its input; a lowering that
 //! needs a dynamic size (a split or roll along it, expand of a unit dim to
-//! it, a crop of it, creators of dynamic shape) declines with a reason.
+//! it, a crop of it) declines with a reason.
 
 use crate::emit::constant;
 use crate::emit::{
     axes, cast_to, fill_literal, int_scalar, reshape, shape, slice, slice_update, splat, transpose,
     TO_END,
 };
+use crate::emit::{extents_of, fill, Extent};
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use crate::schema::{
     dims, int_attr, int_list_attr, normalize_dim, opt_int_attr, str_attr, tensor_type, DYNAMIC,
@@ -44,6 +48,7 @@ pub static LOWERINGS: super::Family = &[
     ("diagonal.default", diagonal),
     ("empty.memory_format", zeros_of_result),
     ("empty_like.default", zeros_of_result),
+    ("empty_permuted.default", zeros_of_result),
     ("empty_strided.default", zeros_of_result),
     ("expand.default", expand),
     ("fill.Scalar", fill_scalar),
@@ -342,6 +347,7 @@ fn expand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 // aten.copy(%self, %src) → coreai.broadcast_to (coreai.cast %src), <self shape : ui32>
+//   (dynamic self: the shape from coreai.get_shape %self)
 //
 // The result has self's shape and dtype and src's values.
 fn copy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
@@ -349,8 +355,12 @@ fn copy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if src.r#type() == cx.result_type(0)? {
         return Ok(vec![src]);
     }
-    let out = result_dims(cx, 0)?;
-    let s = shape(cx, &out)?;
+    let out = dims(cx.result_tensor(0)?);
+    let s = if out.contains(&DYNAMIC) {
+        crate::emit::runtime_shape(cx, &extents_of(cx.operand(0)?)?, "ui32")?
+    } else {
+        shape(cx, &out)?
+    };
     Ok(vec![cx.build_value(
         "coreai.broadcast_to",
         &[src, s],
@@ -952,17 +962,65 @@ fn repeat_interleave<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 }
 
 // aten.full/full_like/new_full() {fill_value} → coreai.constant dense<fill_value> : <result>
+//   (dynamic result: coreai.broadcast_to (coreai.constant dense<fill_value> : tensor<1x..x1>),
+//    <static sizes and symbolic size operands / coreai.get_shape of the `_like` input : ui32>)
 fn full<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    Ok(vec![splat(
-        cx,
-        cx.scalar("fill_value")?,
-        cx.result_type(0)?,
-    )?])
+    created(cx, cx.scalar("fill_value")?)
 }
 
 // aten.fill.Scalar(%x) {value} → coreai.constant dense<value> : <result>
+//   (dynamic %x: coreai.broadcast_to of the rank-0 constant to coreai.get_shape %x)
 fn fill_scalar<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    Ok(vec![splat(cx, cx.scalar("value")?, cx.result_type(0)?)?])
+    created(cx, cx.scalar("value")?)
+}
+
+/// The runtime sizes of a creator's dynamic result: its symbolic size
+/// operands (`aten.operator "aten::full.default"(%s0, %c3)`, one rank-0
+/// operand per result dim, after `self` for `new_*`), or the shape of its
+/// tensor operand (`*_like`, `fill`).
+fn creator_extents<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Extent<'c, 'a>>, Decline> {
+    let ty = cx.result_tensor(0)?;
+    let out = dims(ty);
+    let n = cx.op().operand_count();
+    let rank_of = |i: usize| cx.operand_tensor(i).map(|t| t.rank());
+    if n >= out.len() && !out.is_empty() {
+        let first = n - out.len();
+        if (first..n).all(|i| rank_of(i).ok() == Some(0)) {
+            return (0..out.len())
+                .map(|d| {
+                    Ok(if out[d] == DYNAMIC {
+                        Extent::Scalar(cx.operand(first + d)?)
+                    } else {
+                        Extent::Static(out[d])
+                    })
+                })
+                .collect();
+        }
+    }
+    if n >= 1 && rank_of(0)? == out.len() {
+        let x = cx.operand(0)?;
+        let d = dims(cx.operand_tensor(0)?);
+        return Ok((0..out.len())
+            .map(|i| match (out[i], d[i]) {
+                (o, _) if o != DYNAMIC => Extent::Static(o),
+                (_, s) if s != DYNAMIC => Extent::Static(s),
+                _ => Extent::DimOf(x, i),
+            })
+            .collect());
+    }
+    Err(format!(
+        "the result type {ty} is dynamic and the op carries no symbolic size of it"
+    ))
+}
+
+/// The op's result filled with `value`: a constant, or for a dynamic result
+/// a rank-0 constant broadcast to the runtime shape ([`creator_extents`]).
+fn created<'c, 'a>(cx: &LoweringCx<'c, 'a>, value: Scalar) -> Lowered<'c, 'a> {
+    let ty = cx.result_type(0)?;
+    if !dims(cx.result_tensor(0)?).contains(&DYNAMIC) {
+        return Ok(vec![splat(cx, value, ty)?]);
+    }
+    Ok(vec![fill(cx, value, ty, &creator_extents(cx)?)?])
 }
 
 // aten.scalar_tensor() {s} → coreai.constant dense<s> : tensor<dtype>
@@ -970,17 +1028,19 @@ fn scalar_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![splat(cx, cx.scalar("s")?, cx.result_type(0)?)?])
 }
 
-// aten.zeros/zeros_like/new_zeros/empty.memory_format/empty_like/empty_strided/new_empty()
+// aten.zeros/zeros_like/new_zeros/empty.memory_format/empty_like/empty_permuted/empty_strided/new_empty()
 //   → coreai.constant dense<0> : <result>
+//   (dynamic result: coreai.broadcast_to (coreai.constant dense<0> : tensor<1x..x1>),
+//    <static sizes and symbolic size operands / coreai.get_shape of the `_like` input : ui32>)
 //
 // empty's contents are unspecified; zeros make the program deterministic.
 fn zeros_of_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    Ok(vec![splat(cx, Scalar::Int(0), cx.result_type(0)?)?])
+    created(cx, Scalar::Int(0))
 }
 
-// aten.ones/ones_like/new_ones() → coreai.constant dense<1> : <result>
+// aten.ones/ones_like/new_ones() → coreai.constant dense<1> : <result>  (dynamic: as zeros)
 fn ones_of_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    Ok(vec![splat(cx, Scalar::Int(1), cx.result_type(0)?)?])
+    created(cx, Scalar::Int(1))
 }
 
 // aten.arange.{default,start,start_step}() {start = 0, end, step = 1}

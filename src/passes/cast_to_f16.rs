@@ -42,8 +42,9 @@
 //!   - RoPE angles (conversion guide §5.7, "fp32 is mandatory"): a
 //!     `sin`/`cos` whose argument is a product (positions × frequencies:
 //!     a multiply or matmul, through elementwise and data-movement ops),
-//!     with the ops computing that argument; a `rope` composite stays f32
-//!     as a whole;
+//!     with the ops computing that argument; a `rope` composite that takes
+//!     `position_ids`/`freqs` stays f32 as a whole (with `cos`/`sin` inputs it
+//!     only rotates, and converts);
 //!   - `pow` with a non-constant exponent: |x|^y spans exp's range
 //!     (overflows f16 once y·log2|x| > 16);
 //!   - large constants: an op with a constant operand holding a value
@@ -66,7 +67,8 @@
 //! rebuilt with the new types: the composites (attention, norms) hold most
 //! of the compute, and the declaration names inputs and attributes, not
 //! element types. Exceptions kept in f32 with casts around the invoke: a
-//! `rope` composite (§5.7) and, with `keep-f32=invoke`, every composite.
+//! `rope` composite that computes its angles from `position_ids`/`freqs`
+//! (§5.7) and, with `keep-f32=invoke`, every composite.
 //!
 //! `calibration=FILE.npz`: before converting, the reference executor runs
 //! the module's `@main` on the file's inputs (keyed by argument
@@ -361,8 +363,14 @@ impl CastToF16 {
                     .and_then(ir::attr_str)
                     .is_some_and(|v| v == "private");
             let internal = private && invoked.contains(&name);
-            if internal && composite_name(graph).as_deref() == Some("rope") {
-                f32_graphs.insert(name, "the rope composite stays f32 (guide §5.7)".into());
+            if internal && composite_name(graph).as_deref() == Some("rope") && builds_angles(graph)
+            {
+                f32_graphs.insert(
+                    name,
+                    "a rope composite that builds its angles from positions and frequencies stays f32 \
+                     (guide §5.7)"
+                        .into(),
+                );
                 continue;
             }
             if internal && self.keeps("coreai.invoke") {
@@ -560,6 +568,15 @@ fn composite_name(graph: MlirOperation) -> Option<String> {
     let text = ir::attr_text(attribute(graph, "composite_decl")?);
     let rest = text.split_once('"')?.1;
     Some(rest.split_once('"')?.0.to_string())
+}
+
+/// Whether a `rope` composite takes `position_ids`/`freqs` and computes its
+/// angles itself (the variant §5.7 requires in f32); with `cos`/`sin`
+/// inputs it only rotates, and the angles are computed, in f32, outside.
+fn builds_angles(graph: MlirOperation) -> bool {
+    attribute(graph, "composite_decl")
+        .map(ir::attr_text)
+        .is_some_and(|d| d.contains("\"position_ids\"") || d.contains("\"freqs\""))
 }
 
 /// Fails on a constant holding a finite value beyond f16's range when one

@@ -151,6 +151,36 @@ coreai.graph @caller(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
+// A rope composite with cos/sin inputs only rotates (its angles are
+// computed outside): it converts like any composite. One that takes
+// position_ids/freqs builds its angles and stays f32 (guide §5.7), with
+// casts around its invoke.
+// CHECK-LABEL: coreai.graph private noinline @rotate(
+// CHECK-SAME:    tensor<2x4xf16>
+// CHECK-LABEL: coreai.graph private noinline @angles(
+// CHECK-SAME:    %{{.*}}: tensor<2x4xf32>, %{{.*}}: tensor<2xf32>, %{{.*}}: tensor<2xf32>) -> tensor<2x4xf32>
+// CHECK-NOT:     f16
+// CHECK-LABEL: coreai.graph @rope_caller(
+// CHECK:         coreai.invoke @rotate({{.*}}) : (tensor<2x4xf16>, tensor<2x4xf16>, tensor<2x4xf16>) -> tensor<2x4xf16>
+// CHECK:         coreai.invoke @angles({{.*}}) : (tensor<2x4xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x4xf32>
+coreai.graph private noinline @rotate(%x: tensor<2x4xf32>, %c: tensor<2x4xf32>, %s: tensor<2x4xf32>) -> tensor<2x4xf32> attributes {composite_decl = #coreai.composite_declaration<"rope" = {input_names = ["input", "cos", "sin"], op_attrs = {}, output_names = ["output"]}>} {
+  %a = coreai.decomposable.broadcasting_mul %x, %c : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %b = coreai.decomposable.broadcasting_mul %x, %s : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %y = coreai.decomposable.broadcasting_add %a, %b : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  coreai.output %y : tensor<2x4xf32>
+}
+coreai.graph private noinline @angles(%x: tensor<2x4xf32>, %p: tensor<2xf32>, %f: tensor<2xf32>) -> tensor<2x4xf32> attributes {composite_decl = #coreai.composite_declaration<"rope" = {input_names = ["input", "position_ids", "freqs"], op_attrs = {}, output_names = ["output"]}>} {
+  coreai.output %x : tensor<2x4xf32>
+}
+coreai.graph @rope_caller(%x: tensor<2x4xf32>, %c: tensor<2x4xf32>, %s: tensor<2x4xf32>, %p: tensor<2xf32>, %f: tensor<2xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %t = coreai.tanh %x : tensor<2x4xf32> -> tensor<2x4xf32>
+  %y = coreai.invoke @rotate(%t, %c, %s) : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %z = coreai.invoke @angles(%t, %p, %f) : (tensor<2x4xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x4xf32>
+  coreai.output %y, %z : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
 // coreai.if keeps its f32 results; the ops of both branches convert, cast
 // back to f32 before each yield. A sin of a plain value is no RoPE angle.
 // CHECK-LABEL: coreai.graph @branches(

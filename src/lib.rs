@@ -30,6 +30,7 @@ pub mod registry;
 pub mod rewrite;
 pub mod schema;
 pub mod strings;
+pub mod symbols;
 
 pub use error::Error;
 

@@ -115,8 +115,8 @@ pub fn lower_composite<'c, 'a>(
     let Some(spec) = spec(cx)? else {
         return lower(cx);
     };
-    let (anchor, module_block) = top_level(cx.op())?;
-    let name = unique_name(module_block, spec.template);
+    let (anchor, module_block) = crate::symbols::top_level(cx.op().to_raw())?;
+    let name = crate::symbols::unique_name(module_block, spec.template);
     let graph = build_graph(cx, &spec, &name)?;
     unsafe {
         mlir_sys::mlirBlockInsertOwnedOperationBefore(module_block, anchor, graph);
@@ -176,48 +176,6 @@ pub fn operand_or<'c, 'a>(
         value,
         group: Some(group),
     })
-}
-
-/// The module-level op that contains `op`, and the module's body block.
-fn top_level(
-    op: OperationRef<'_, '_>,
-) -> Result<(mlir_sys::MlirOperation, mlir_sys::MlirBlock), Decline> {
-    let mut current = op.to_raw();
-    loop {
-        let parent = unsafe { mlir_sys::mlirOperationGetParentOperation(current) };
-        if parent.ptr.is_null() {
-            return Err("the op is not inside a module".into());
-        }
-        let parent_ref = unsafe { OperationRef::from_raw(parent) };
-        if parent_ref.name().as_string_ref().as_str() == Ok("builtin.module") {
-            let block = unsafe { mlir_sys::mlirOperationGetBlock(current) };
-            return Ok((current, block));
-        }
-        current = parent;
-    }
-}
-
-/// `base`, or `base_N` with the smallest N ≥ 1 that no op of the module's
-/// body names.
-fn unique_name(module_block: mlir_sys::MlirBlock, base: &str) -> String {
-    let mut taken = std::collections::HashSet::new();
-    let mut op = unsafe { mlir_sys::mlirBlockGetFirstOperation(module_block) };
-    while !op.ptr.is_null() {
-        let sym = unsafe { OperationRef::from_raw(op) }
-            .attribute("sym_name")
-            .ok()
-            .and_then(crate::strings::string_value)
-            .map(|s| s.into_owned());
-        taken.extend(sym);
-        op = unsafe { mlir_sys::mlirOperationGetNextInBlock(op) };
-    }
-    let mut name = base.to_string();
-    let mut n = 1;
-    while taken.contains(&name) {
-        name = format!("{base}_{n}");
-        n += 1;
-    }
-    name
 }
 
 fn quoted_list<'s>(names: impl Iterator<Item = &'s str>) -> String {

@@ -175,43 +175,6 @@ fn body_ops<'c, 'a>(
     Ok(constants)
 }
 
-/// The module-level op containing `op` and the module's body block.
-fn top_level(op: MlirOperation) -> Result<(MlirOperation, mlir_sys::MlirBlock), Decline> {
-    let mut current = op;
-    loop {
-        let parent = unsafe { mlir_sys::mlirOperationGetParentOperation(current) };
-        if parent.ptr.is_null() {
-            return Err("the op is not inside a module".into());
-        }
-        if name_of(&unsafe { OperationRef::from_raw(parent) }) == "builtin.module" {
-            return Ok((current, unsafe { mlir_sys::mlirOperationGetBlock(current) }));
-        }
-        current = parent;
-    }
-}
-
-/// `base`, or `base_N` with the smallest N ≥ 1 no op of the module names.
-fn unique_name(module_block: mlir_sys::MlirBlock, base: &str) -> String {
-    let mut taken = HashSet::new();
-    let mut op = unsafe { mlir_sys::mlirBlockGetFirstOperation(module_block) };
-    while !op.ptr.is_null() {
-        let sym = unsafe { OperationRef::from_raw(op) }
-            .attribute("sym_name")
-            .ok()
-            .and_then(crate::strings::string_value)
-            .map(|s| s.into_owned());
-        taken.extend(sym);
-        op = unsafe { mlir_sys::mlirOperationGetNextInBlock(op) };
-    }
-    let mut name = base.to_string();
-    let mut n = 1;
-    while taken.contains(&name) {
-        name = format!("{base}_{n}");
-        n += 1;
-    }
-    name
-}
-
 /// Outlines `outline` (rooted at `cx.op()`) into a new composite graph and
 /// returns the `coreai.invoke` replacing the root.
 pub fn outline<'c, 'a>(
@@ -219,8 +182,8 @@ pub fn outline<'c, 'a>(
     outline: &Outline<'c, 'a>,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let ops = body_ops(cx, outline)?;
-    let (anchor, module_block) = top_level(cx.op().to_raw())?;
-    let name = unique_name(module_block, outline.decl);
+    let (anchor, module_block) = crate::symbols::top_level(cx.op().to_raw())?;
+    let name = crate::symbols::unique_name(module_block, outline.decl);
     let result_type = cx.op().result(0).map_err(|e| e.to_string())?.r#type();
     let mut operands: Vec<Value> = outline.inputs.iter().map(|(_, v)| *v).collect();
     for s in &outline.substitutes {

@@ -573,3 +573,72 @@ pub fn extents_of<'c, 'a>(x: Value<'c, 'a>) -> Result<Vec<Extent<'c, 'a>>, Decli
         })
         .collect())
 }
+
+/// A private `noinline` composite `coreai.graph @name` with an empty body
+/// block: one argument per `(input name, type)`, one result of `result`,
+/// `composite_decl` parsed from `declaration`, and coreai-torch's
+/// `template_op` where given. The caller fills the body.
+pub fn composite_graph(
+    cx: &LoweringCx<'_, '_>,
+    name: &str,
+    inputs: &[(&str, Type<'_>)],
+    result: Type<'_>,
+    declaration: &str,
+    template_op: Option<&str>,
+) -> Result<mlir_sys::MlirOperation, Decline> {
+    use melior::ir::{
+        operation::OperationBuilder, AttributeLike, Block, Identifier, Region, RegionLike,
+    };
+    let context = cx.context();
+    let types: Vec<Type> = inputs.iter().map(|(_, t)| *t).collect();
+    // Built directly: printing and re-parsing them was most of the cost of a
+    // composite. The declaration and `param_decls` are coreai's and param's
+    // own attributes, so they are parsed.
+    let function_type = unsafe {
+        let raw: Vec<mlir_sys::MlirType> = types.iter().map(|t| t.to_raw()).collect();
+        let output = result.to_raw();
+        Attribute::from_raw(mlir_sys::mlirTypeAttrGet(mlir_sys::mlirFunctionTypeGet(
+            context,
+            raw.len() as isize,
+            raw.as_ptr(),
+            1,
+            &output,
+        )))
+    };
+    let name_id = cx.identifier("coreai.name").to_raw();
+    let dictionaries: Vec<Attribute> = inputs
+        .iter()
+        .map(|(n, _)| unsafe {
+            let entry = mlir_sys::mlirNamedAttributeGet(name_id, cx.string_attribute(n).to_raw());
+            Attribute::from_raw(mlir_sys::mlirDictionaryAttrGet(context, 1, &entry))
+        })
+        .collect();
+    let unit = cx.unit_attribute();
+    let mut attributes = vec![
+        ("sym_name", cx.string_attribute(name)),
+        ("function_type", function_type),
+        ("arg_attrs", cx.array_attribute(&dictionaries)),
+        ("param_decls", cx.parse_attribute("#param.decl.array<[]>")?),
+        ("priv", unit),
+        ("no_inline", unit),
+        ("__coreai_pure__", unit),
+        ("composite_decl", cx.parse_attribute(declaration)?),
+    ];
+    if let Some(template) = template_op {
+        attributes.push(("template_op", cx.string_attribute(template)));
+    }
+    let attributes: Vec<(Identifier, Attribute)> = attributes
+        .into_iter()
+        .map(|(k, attr)| (cx.identifier(k), attr))
+        .collect();
+    let location = cx.location();
+    let block_args: Vec<_> = types.iter().map(|&t| (t, location)).collect();
+    let region = Region::new();
+    region.append_block(Block::new(&block_args));
+    let graph = OperationBuilder::new("coreai.graph", location)
+        .add_attributes(&attributes)
+        .add_regions([region])
+        .build()
+        .map_err(|e| format!("cannot build the composite graph @{name}: {e}"))?;
+    Ok(graph.into_raw())
+}

@@ -28,9 +28,8 @@
 use super::LowerFn;
 use crate::lowering::{float_literal, Decline, LoweringCx};
 use melior::ir::{
-    operation::{OperationBuilder, OperationLike, OperationRef},
-    Attribute, AttributeLike, Block, BlockLike, Identifier, Region, RegionLike, Type, TypeLike,
-    Value, ValueLike,
+    operation::{OperationLike, OperationRef},
+    AttributeLike, BlockLike, RegionLike, Value, ValueLike,
 };
 /// A value of the declaration's `op_attrs`, typed as coreai-torch types
 /// them (int → si64, float → f32, list → array).
@@ -117,7 +116,19 @@ pub fn lower_composite<'c, 'a>(
     };
     let (anchor, module_block) = crate::symbols::top_level(cx.op().to_raw())?;
     let name = crate::symbols::unique_name(module_block, spec.template);
-    let graph = build_graph(cx, &spec, &name)?;
+    let inputs: Vec<(&str, _)> = spec
+        .inputs
+        .iter()
+        .map(|i| (i.arg, i.value.r#type()))
+        .collect();
+    let graph = crate::emit::composite_graph(
+        cx,
+        &name,
+        &inputs,
+        cx.result_type(0)?,
+        &declaration(&spec),
+        Some(spec.template),
+    )?;
     unsafe {
         mlir_sys::mlirBlockInsertOwnedOperationBefore(module_block, anchor, graph);
     }
@@ -197,78 +208,6 @@ fn declaration(spec: &Composite<'_, '_>) -> String {
         quoted_list(spec.inputs.iter().map(|i| i.name)),
         attrs.join(", ")
     )
-}
-
-/// The empty graph `@name` (one block with the arguments), not yet inserted.
-fn build_graph(
-    cx: &LoweringCx<'_, '_>,
-    spec: &Composite<'_, '_>,
-    name: &str,
-) -> Result<mlir_sys::MlirOperation, Decline> {
-    let location = cx.location();
-    let types: Vec<Type> = spec.inputs.iter().map(|i| i.value.r#type()).collect();
-    let context = cx.context();
-    // Built directly: printing and re-parsing them was most of the cost of a
-    // composite. The declaration and `param_decls` are coreai's and param's
-    // own attributes, so they are parsed.
-    let (function_type, arg_attrs, unit, string) = unsafe {
-        let inputs: Vec<mlir_sys::MlirType> = types.iter().map(|t| t.to_raw()).collect();
-        let output = cx.result_type(0)?.to_raw();
-        let function_type = mlir_sys::mlirTypeAttrGet(mlir_sys::mlirFunctionTypeGet(
-            context,
-            inputs.len() as isize,
-            inputs.as_ptr(),
-            1,
-            &output,
-        ));
-        let string = |text: &str| {
-            Attribute::from_raw(mlir_sys::mlirStringAttrGet(
-                context,
-                crate::ffi::string_ref(text),
-            ))
-        };
-        let name_id = cx.identifier("coreai.name").to_raw();
-        let dictionaries: Vec<mlir_sys::MlirAttribute> = spec
-            .inputs
-            .iter()
-            .map(|i| {
-                let entry = mlir_sys::mlirNamedAttributeGet(name_id, string(i.arg).to_raw());
-                mlir_sys::mlirDictionaryAttrGet(context, 1, &entry)
-            })
-            .collect();
-        let arg_attrs =
-            mlir_sys::mlirArrayAttrGet(context, dictionaries.len() as isize, dictionaries.as_ptr());
-        (
-            Attribute::from_raw(function_type),
-            Attribute::from_raw(arg_attrs),
-            Attribute::from_raw(mlir_sys::mlirUnitAttrGet(context)),
-            string,
-        )
-    };
-    let attributes = [
-        ("sym_name", string(name)),
-        ("function_type", function_type),
-        ("arg_attrs", arg_attrs),
-        ("param_decls", cx.parse_attribute("#param.decl.array<[]>")?),
-        ("priv", unit),
-        ("no_inline", unit),
-        ("__coreai_pure__", unit),
-        ("composite_decl", cx.parse_attribute(&declaration(spec))?),
-        ("template_op", string(spec.template)),
-    ];
-    let attributes: Vec<(Identifier, Attribute)> = attributes
-        .into_iter()
-        .map(|(k, attr)| (cx.identifier(k), attr))
-        .collect();
-    let block_args: Vec<_> = types.iter().map(|&t| (t, location)).collect();
-    let region = Region::new();
-    region.append_block(Block::new(&block_args));
-    let graph = OperationBuilder::new("coreai.graph", location)
-        .add_attributes(&attributes)
-        .add_regions([region])
-        .build()
-        .map_err(|e| format!("cannot build the composite graph @{name}: {e}"))?;
-    Ok(graph.into_raw())
 }
 
 /// Fills `graph`'s block: a copy of the op on the arguments, lowered by

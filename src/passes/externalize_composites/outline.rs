@@ -19,8 +19,7 @@
 use crate::lowering::{float_literal, Decline, LoweringCx};
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef},
-    Attribute, AttributeLike, Block, BlockLike, Identifier, Region, RegionLike, Type, TypeLike,
-    Value, ValueLike,
+    Attribute, AttributeLike, BlockLike, RegionLike, Value, ValueLike,
 };
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::{HashMap, HashSet};
@@ -189,7 +188,14 @@ pub fn outline<'c, 'a>(
     for s in &outline.substitutes {
         operands[s.input] = (s.narrow)(cx, operands[s.input])?;
     }
-    let graph = build_graph(cx, outline, &operands, &name, result_type)?;
+    let names: Vec<&str> = outline.inputs.iter().map(|(n, _)| *n).collect();
+    let inputs: Vec<(&str, _)> = names
+        .iter()
+        .zip(&operands)
+        .map(|(n, v)| (*n, v.r#type()))
+        .collect();
+    let decl = declaration(outline.decl, &names, &outline.attrs);
+    let graph = crate::emit::composite_graph(cx, &name, &inputs, result_type, &decl, None)?;
     unsafe { mlir_sys::mlirBlockInsertOwnedOperationBefore(module_block, anchor, graph) };
     if let Err(reason) = fill_body(cx, outline, graph, &ops) {
         unsafe { mlir_sys::mlirOperationDestroy(graph) };
@@ -215,77 +221,6 @@ pub fn outline<'c, 'a>(
         result_type,
         &[("callee", callee)],
     )?])
-}
-
-/// The empty graph `@name` (one block with the arguments), not inserted.
-fn build_graph(
-    cx: &LoweringCx<'_, '_>,
-    outline: &Outline<'_, '_>,
-    operands: &[Value<'_, '_>],
-    name: &str,
-    result: Type<'_>,
-) -> Result<MlirOperation, Decline> {
-    let context = cx.context();
-    let types: Vec<Type> = operands.iter().map(|v| v.r#type()).collect();
-    let string = |text: &str| unsafe {
-        Attribute::from_raw(mlir_sys::mlirStringAttrGet(
-            context,
-            crate::ffi::string_ref(text),
-        ))
-    };
-    let (function_type, arg_attrs, unit) = unsafe {
-        let inputs: Vec<mlir_sys::MlirType> = types.iter().map(|t| t.to_raw()).collect();
-        let output = result.to_raw();
-        let function_type = mlir_sys::mlirTypeAttrGet(mlir_sys::mlirFunctionTypeGet(
-            context,
-            inputs.len() as isize,
-            inputs.as_ptr(),
-            1,
-            &output,
-        ));
-        let name_id = cx.identifier("coreai.name").to_raw();
-        let dictionaries: Vec<mlir_sys::MlirAttribute> = outline
-            .inputs
-            .iter()
-            .map(|(n, _)| {
-                let entry = mlir_sys::mlirNamedAttributeGet(name_id, string(n).to_raw());
-                mlir_sys::mlirDictionaryAttrGet(context, 1, &entry)
-            })
-            .collect();
-        let arg_attrs =
-            mlir_sys::mlirArrayAttrGet(context, dictionaries.len() as isize, dictionaries.as_ptr());
-        (
-            Attribute::from_raw(function_type),
-            Attribute::from_raw(arg_attrs),
-            Attribute::from_raw(mlir_sys::mlirUnitAttrGet(context)),
-        )
-    };
-    let names: Vec<&str> = outline.inputs.iter().map(|(n, _)| *n).collect();
-    let decl = declaration(outline.decl, &names, &outline.attrs);
-    let attributes = [
-        ("sym_name", string(name)),
-        ("function_type", function_type),
-        ("arg_attrs", arg_attrs),
-        ("param_decls", cx.parse_attribute("#param.decl.array<[]>")?),
-        ("priv", unit),
-        ("no_inline", unit),
-        ("__coreai_pure__", unit),
-        ("composite_decl", cx.parse_attribute(&decl)?),
-    ];
-    let attributes: Vec<(Identifier, Attribute)> = attributes
-        .into_iter()
-        .map(|(k, attr)| (cx.identifier(k), attr))
-        .collect();
-    let location = cx.location();
-    let block_args: Vec<_> = types.iter().map(|&t| (t, location)).collect();
-    let region = Region::new();
-    region.append_block(Block::new(&block_args));
-    let graph = OperationBuilder::new("coreai.graph", location)
-        .add_attributes(&attributes)
-        .add_regions([region])
-        .build()
-        .map_err(|e| format!("cannot build the composite graph @{name}: {e}"))?;
-    Ok(graph.into_raw())
 }
 
 /// Fills `graph`'s block: the output first (so substitutes can be built in

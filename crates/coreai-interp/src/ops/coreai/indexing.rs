@@ -41,19 +41,7 @@ fn gather_nd(c: &Ctx) -> KResult<Vec<Value>> {
     let flat = x.reshape(&[xs[..k].iter().product::<usize>(), inner])?;
     let mut rows = Vec::with_capacity(batch);
     for b in 0..batch {
-        let mut lin = 0i64;
-        for d in 0..k {
-            let n = xs[d] as i64;
-            let i = iv[b * k + d];
-            let i = if i < 0 { i + n } else { i };
-            if i < 0 || i >= n {
-                return kerr(format!(
-                    "gather_nd index {} out of range for size {n}",
-                    iv[b * k + d]
-                ));
-            }
-            lin = lin * n + i;
-        }
+        let lin = linear_index(&xs[..k], &iv[b * k..(b + 1) * k], "gather_nd")?;
         rows.push(lin);
     }
     let g = shape::index_select(&flat, 0, &rows)?;
@@ -180,19 +168,7 @@ fn scatter_nd(c: &Ctx) -> KResult<Vec<Value>> {
     let iv = idx.to_i64_vec();
     let mut order = Vec::with_capacity(batch);
     for b in 0..batch {
-        let mut lin = 0i64;
-        for d in 0..k {
-            let n = xs[d] as i64;
-            let i = iv[b * k + d];
-            let i = if i < 0 { i + n } else { i };
-            if i < 0 || i >= n {
-                return kerr(format!(
-                    "scatter_nd index {} out of range for size {n}",
-                    iv[b * k + d]
-                ));
-            }
-            lin = lin * n + i;
-        }
+        let lin = linear_index(&xs[..k], &iv[b * k..(b + 1) * k], "scatter_nd")?;
         order.push(lin as usize);
     }
     let flat = x.reshape(&[rows, inner])?;
@@ -260,4 +236,20 @@ pub(super) fn along_axis(c: &Ctx, p: &Tensor, xs: &[usize]) -> KResult<Tensor> {
     let mut s = vec![1; xs.len()];
     s[a] = xs[a];
     shape::expand(&p.reshape(&s)?, xs)
+}
+
+/// The row-major linear position of the n-d index `index` (negative entries
+/// count from the end) in leading dims `dims`; `op` names the op in the
+/// out-of-range error.
+fn linear_index(dims: &[usize], index: &[i64], op: &str) -> KResult<i64> {
+    let mut lin = 0i64;
+    for (&size, &raw) in dims.iter().zip(index) {
+        let n = size as i64;
+        let i = if raw < 0 { raw + n } else { raw };
+        if i < 0 || i >= n {
+            return kerr(format!("{op} index {raw} out of range for size {n}"));
+        }
+        lin = lin * n + i;
+    }
+    Ok(lin)
 }

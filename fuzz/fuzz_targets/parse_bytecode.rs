@@ -1,6 +1,5 @@
 //! Bytecode parse + verify: the input is what follows MLIR's magic number,
 //! so every input reaches the bytecode reader (after the input check).
-#![no_main]
 
 use coreai::{ffi, input_check};
 use libfuzzer_sys::fuzz_target;
@@ -35,3 +34,7 @@ fuzz_target!(|data: &[u8]| {
         context.detach_diagnostic_handler(id);
     });
 });
+
+fn main() {
+    coreai_fuzz::run()
+}

@@ -1,6 +1,5 @@
 //! Text parse + verify, as coreai-opt and coreai-run load a module: the
 //! input check, MLIR's parser, the loaded-IR check, the verifier.
-#![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
@@ -16,3 +15,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = compiler.parse(text, "fuzz.mlir");
     });
 });
+
+fn main() {
+    coreai_fuzz::run()
+}

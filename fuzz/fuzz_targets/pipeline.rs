@@ -1,6 +1,5 @@
 //! Text parse + `coreai-pipeline` (decompose, legalize-aten-to-coreai,
 //! canonicalize, cse): the project's passes on any module that loads.
-#![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
@@ -18,3 +17,7 @@ fuzz_target!(|data: &[u8]| {
         }
     });
 });
+
+fn main() {
+    coreai_fuzz::run()
+}

@@ -2,7 +2,6 @@
 //! little-endian length, that many bytes of module text, then the `.npz`.
 //! Inputs are matched to the entry `main` by name, dtype and shape as
 //! coreai-run matches them; a mismatch ends the run (coreai-run reports it).
-#![no_main]
 
 use coreai_interp::{npz::read_npz, project_context, Options, Program, Value};
 use libfuzzer_sys::fuzz_target;
@@ -58,3 +57,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = program.run("main", inputs, Options::default());
     });
 });
+
+fn main() {
+    coreai_fuzz::run()
+}

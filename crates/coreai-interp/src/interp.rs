@@ -115,7 +115,18 @@ impl<'c> Program<'c> {
         coreai::input_check::check_module_file(source.as_bytes(), "<string>")
             .map_err(|e| InterpError::Parse(e.to_string()))?;
         let module = with_diagnostics(context, || {
-            Module::parse(context, source).filter(|m| loaded_ir_is_usable(m))
+            // Through MLIR's string-ref parser rather than melior's
+            // `Module::parse`, which panics on a NUL byte in the text.
+            // SAFETY: the module is created in `context`, which outlives it.
+            let raw = unsafe {
+                coreai::ffi::coreaiParseModule(
+                    context.to_raw(),
+                    coreai::ffi::bytes_ref(source.as_bytes()),
+                    coreai::ffi::string_ref("<string>"),
+                )
+            };
+            // SAFETY: a module freshly created in `context` (or null).
+            unsafe { Module::from_option_raw(raw) }.filter(|m| loaded_ir_is_usable(m))
         })?;
         Ok(Self::from_module(module))
     }

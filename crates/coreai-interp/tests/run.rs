@@ -200,3 +200,18 @@ fn wrong_input_count_is_reported() {
         Err(InterpError::NoEntry { .. })
     ));
 }
+
+/// A NUL byte in module text is read as MLIR reads it (as blank space,
+/// like `mlir-opt-22`), not a panic: found by the `run_module` fuzz target,
+/// where melior's `Module::parse` unwrapped a `CString` conversion.
+#[test]
+fn nul_byte_in_module_text_does_not_panic() {
+    let context = project_context();
+    let program = Program::parse(&context, "func.func @main() {\0 return }").unwrap();
+    assert!(program.signature("main").is_ok());
+    assert!(Program::parse(&context, "\0").is_ok());
+    assert!(matches!(
+        Program::parse(&context, "func.func @main(\0"),
+        Err(InterpError::Parse(_))
+    ));
+}

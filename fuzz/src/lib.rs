@@ -1,0 +1,39 @@
+//! What the fuzz targets share: libFuzzer's driver started from a Rust
+//! `main`.
+//!
+//! A target normally leaves `main` to libFuzzer (`#![no_main]`), and the
+//! linker takes the first `main` it finds in the static archives. MLIR 22
+//! ships one too (`libMLIRMlirOptMain.a`, mlir-opt's own `main`), and in
+//! the targets that link the whole pass registry the linker picked that
+//! one: the binary was mlir-opt, and refused libFuzzer's flags as unknown
+//! LLVM options. Each target therefore defines `main` and calls
+//! [`run`], which hands the process arguments to `LLVMFuzzerRunDriver`
+//! with the `LLVMFuzzerTestOneInput` of `libfuzzer_sys::fuzz_target!`.
+
+use std::ffi::{c_char, c_int, CString};
+
+extern "C" {
+    fn LLVMFuzzerRunDriver(
+        argc: *mut c_int,
+        argv: *mut *mut *mut c_char,
+        callback: extern "C" fn(*const u8, usize) -> c_int,
+    ) -> c_int;
+    fn LLVMFuzzerTestOneInput(data: *const u8, size: usize) -> c_int;
+}
+
+extern "C" fn test_one_input(data: *const u8, size: usize) -> c_int {
+    unsafe { LLVMFuzzerTestOneInput(data, size) }
+}
+
+/// Runs libFuzzer on the process arguments and exits with its status.
+pub fn run() -> ! {
+    let args: Vec<CString> = std::env::args_os()
+        .map(|a| CString::new(a.into_encoded_bytes()).expect("an argument holds a NUL byte"))
+        .collect();
+    let mut pointers: Vec<*mut c_char> = args.iter().map(|a| a.as_ptr() as *mut c_char).collect();
+    pointers.push(std::ptr::null_mut());
+    let mut argc = args.len() as c_int;
+    let mut argv = pointers.as_mut_ptr();
+    let status = unsafe { LLVMFuzzerRunDriver(&mut argc, &mut argv, test_one_input) };
+    std::process::exit(status)
+}

@@ -69,8 +69,8 @@ def f16_all():
 
 
 def expected_rounding(x):
-    wide = x.astype(np.float64)
     with np.errstate(invalid="ignore"):
+        wide = x.astype(np.float64)
         return {name: f(wide).astype(x.dtype) for name, f in MATH.items()}
 
 

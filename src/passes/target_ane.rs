@@ -11,7 +11,7 @@
 //!     maintain BC1S-compatible output"), the rows reshaped back.
 //!
 //! Declines (with reasons, kept by the rewrite driver): no rank-2 operand,
-//! operands of rank 1 or above 4, dynamic dims, tables that are not
+//! operands of rank 1 or above 4, shapes with more than one dynamic dim, tables that are not
 //! rank-2 constants, indices that do not select whole rows.
 //!
 //! Not done here: f16 compute is `cast-to-f16`'s (which `coreai-compile

@@ -12,7 +12,8 @@ use melior::ir::{r#type::ShapedTypeLike, Value};
 /// The rank the Neural Engine's matrix products take (BC1S: 1×1×M×N).
 const ANE_RANK: usize = 4;
 
-/// `v` reshaped to rank `rank` by leading unit dims (static shapes only).
+/// `v` reshaped to rank `rank` by leading unit dims (at most one dynamic
+/// dim, which the reshape infers).
 fn lift<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     v: Value<'c, 'a>,
@@ -33,7 +34,8 @@ fn lift<'c, 'a>(
 // fix for the matmul-feeding-Hardswish divergence on the Neural Engine
 // (§9.5: "Transforming the 2D matrix into a 4D matrix (1 x 1 x m x n)
 // avoids the issue on the NPU"). Declines: no operand of rank 2, an
-// operand of rank 1 or above 4, dynamic dims.
+// operand of rank 1 or above 4, a shape with more than one dynamic dim
+// (a batch dim alone is inferred by the reshapes).
 pub fn matmul_rank4<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let (a, b) = (cx.operand(0)?, cx.operand(1)?);
     let (sa, sb) = (shape_of(a)?, shape_of(b)?);
@@ -48,15 +50,21 @@ pub fn matmul_rank4<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>
         ));
     }
     let result = type_dims(cx.result_type(0)?)?;
-    if sa.iter().chain(&sb).chain(&result).any(|&d| d == DYNAMIC) {
-        return Err("a dynamic dim (the lifting reshapes are static)".into());
+    let dynamic = |s: &[i64]| s.iter().filter(|&&d| d == DYNAMIC).count();
+    if [&sa, &sb, &result].iter().any(|s| dynamic(s) > 1) {
+        return Err("more than one dynamic dim in a shape (a reshape infers one)".into());
     }
     let a4 = lift(cx, a, ANE_RANK)?;
     let b4 = lift(cx, b, ANE_RANK)?;
     let mut product = vec![1; ANE_RANK - result.len()];
     product.extend(&result);
     let element = cx.result_tensor(0)?.element();
-    let p = cx.build_value(&op_name(&cx.op()), &[a4, b4], tensor_type(&product, element), &[])?;
+    let p = cx.build_value(
+        &op_name(&cx.op()),
+        &[a4, b4],
+        tensor_type(&product, element),
+        &[],
+    )?;
     Ok(vec![reshape(cx, p, &result)?])
 }
 

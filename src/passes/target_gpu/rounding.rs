@@ -85,11 +85,11 @@ fn floor_by_two<'c, 'a>(
 // divisors are executed correctly), an `x` broadcast by the divisor. At ±inf
 // the result is ±inf, as coreai documents `±inf // finite` (coreai-core's
 // interpreter gives NaN there; `floor`'s lowering maps that NaN back to x).
-pub fn floor_divide_by_one<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-) -> Result<Vec<Value<'c, 'a>>, Decline> {
+pub fn floor_divide_by_one<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     if splat(cx.operand(1)?) != Some(1.0) {
-        return Err("the divisor is not the constant 1 (only x // 1 is executed as the identity)".into());
+        return Err(
+            "the divisor is not the constant 1 (only x // 1 is executed as the identity)".into(),
+        );
     }
     let (x, p) = rounding_operand(cx)?;
     let inside = roundable(cx, x, unary(cx, "abs", x)?, p)?;

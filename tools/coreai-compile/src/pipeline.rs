@@ -77,12 +77,7 @@ pub fn default_precision(target: Target) -> Precision {
 /// The textual pipeline that runs every stage up to `stop`; with `explain`,
 /// the passes that can say why they rewrote an op (`cast-to-f16`, the
 /// target's pass) print one remark per op (`remarks=true`).
-pub fn pipeline(
-    stop: Stage,
-    target: Target,
-    precision: Precision,
-    explain: bool,
-) -> String {
+pub fn pipeline(stop: Stage, target: Target, precision: Precision, explain: bool) -> String {
     let f16: &[&str] = match precision {
         Precision::F16 if stop >= Stage::Optimized => F16_PASSES,
         _ => &[],
@@ -167,7 +162,12 @@ mod tests {
         coreai::registry::register_all();
         let known = coreai::registry::all_pass_names();
         let targets = [Target::Cpu, Target::Gpu, Target::Ane].map(target_passes);
-        for passes in STAGES.iter().map(|(_, p)| *p).chain([F16_PASSES]).chain(targets) {
+        for passes in STAGES
+            .iter()
+            .map(|(_, p)| *p)
+            .chain([F16_PASSES])
+            .chain(targets)
+        {
             for pass in passes {
                 assert!(known.iter().any(|k| k == pass), "{pass} is not registered");
             }

@@ -9,4 +9,6 @@ pub mod externalize_composites;
 pub mod fold_idempotent_unary;
 pub mod fp16_stabilize;
 pub mod legalize_aten_to_coreai;
+pub mod target_ane;
+pub mod target_gpu;
 pub mod test_plant_miscompile;

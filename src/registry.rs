@@ -120,6 +120,15 @@ pub fn parse_choices(
         .collect()
 }
 
+/// A boolean option value: `true`/`1` or `false`/`0`.
+pub fn parse_bool(value: &str) -> Result<bool, String> {
+    match value.trim() {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        other => Err(format!("'{other}' is not true or false")),
+    }
+}
+
 /// Every pass of the project.
 pub static PASSES: &[PassInfo] = &[
     crate::passes::cast_to_f16::INFO,
@@ -129,6 +138,8 @@ pub static PASSES: &[PassInfo] = &[
     crate::passes::fold_idempotent_unary::INFO,
     crate::passes::fp16_stabilize::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
+    crate::passes::target_ane::INFO,
+    crate::passes::target_gpu::INFO,
     crate::passes::test_plant_miscompile::INFO,
 ];
 

@@ -120,6 +120,14 @@ pub struct Declined {
     pub reason: Decline,
 }
 
+/// An application: a pattern that rewrote an op (for remarks).
+pub struct Applied {
+    pub location: MlirLocation,
+    /// The rewritten op's name (`coreai.round`).
+    pub op: String,
+    pub pattern: String,
+}
+
 /// The rewrite driver of one pass run (see the module documentation).
 pub struct Rewriter {
     pass: &'static str,
@@ -129,6 +137,7 @@ pub struct Rewriter {
     result_type: for<'c> fn(Type<'c>) -> Type<'c>,
     applied: usize,
     declines: Vec<Declined>,
+    applications: Vec<Applied>,
 }
 
 impl Rewriter {
@@ -142,6 +151,7 @@ impl Rewriter {
             result_type: |ty| ty,
             applied: 0,
             declines: Vec::new(),
+            applications: Vec::new(),
         }
     }
 
@@ -173,6 +183,27 @@ impl Rewriter {
     /// The declines of [`Policy::Optional`] patterns, in order.
     pub fn declines(&self) -> &[Declined] {
         &self.declines
+    }
+
+    /// The applications so far, in order (op, location and pattern).
+    pub fn applications(&self) -> &[Applied] {
+        &self.applications
+    }
+
+    /// Prints one remark per application to stderr,
+    /// `<pass>: <location>: '<op>' <pattern>: <reason>`, the reason given by
+    /// `reason(pattern)`.
+    pub fn print_applications<'r>(&self, reason: impl Fn(&str) -> &'r str) {
+        for a in &self.applications {
+            let location = unsafe { melior::ir::Location::from_raw(a.location) };
+            eprintln!(
+                "{}: {location}: '{}' {}: {}",
+                self.pass,
+                a.op,
+                a.pattern,
+                reason(&a.pattern)
+            );
+        }
     }
 
     /// One sweep: collects the targets under `root` and rewrites them.
@@ -282,6 +313,16 @@ impl Rewriter {
             }
         }
         self.applied += 1;
+        self.applications.push(Applied {
+            location: op.location().to_raw(),
+            op: op
+                .name()
+                .as_string_ref()
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_default(),
+            pattern: name.clone(),
+        });
         if self.options.trace {
             eprintln!(
                 "rewrite {} #{} {name} at {}",

@@ -269,7 +269,7 @@ def errors(stderr):
     return [line for line in stderr.splitlines() if "error" in line]
 
 
-@pytest.mark.parametrize("case", ["missing", "does-not-verify", "unlowered", "unknown-target", "gpu"])
+@pytest.mark.parametrize("case", ["missing", "does-not-verify", "unlowered", "unknown-target"])
 def test_bad_input_writes_nothing(case, tmp_path, llama):
     module, _, _ = llama
     src = tmp_path / "in.mlir"
@@ -278,7 +278,6 @@ def test_bad_input_writes_nothing(case, tmp_path, llama):
         "does-not-verify": [src],
         "unlowered": [src],
         "unknown-target": [module, "--target", "tpu"],
-        "gpu": [module, "--target", "gpu"],
     }[case]
     src.write_text(UNLOWERED if case == "unlowered" else BAD_IR)
     before = listing(tmp_path)
@@ -287,7 +286,7 @@ def test_bad_input_writes_nothing(case, tmp_path, llama):
     assert len(errors(r.stderr)) >= 1 and "panicked" not in r.stderr, r.stderr
     assert listing(tmp_path) == before
     expected = {"missing": "nope.mlir", "does-not-verify": "in.mlir:", "unlowered": "my_lib::op.default",
-                "unknown-target": "tpu", "gpu": "not implemented"}[case]
+                "unknown-target": "tpu"}[case]
     assert expected in r.stderr, r.stderr
 
 

@@ -543,7 +543,7 @@ fn ceil<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(vec![arith(cx, "mul", f, minus_one)?])
 }
 
-// aten.trunc.default(%x) → where(x < 0, -floor(|x|), floor(|x|))  (ints: %x)
+// aten.trunc.default(%x) → where(x < 0, -floor(|x|), where(x == 0, x, floor(|x|)))  (ints: %x)
 fn trunc<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     match rounding_operand(cx)? {
         Some(x) => Ok(vec![trunc_float(cx, x)?]),

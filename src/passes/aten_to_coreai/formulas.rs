@@ -65,7 +65,9 @@ pub fn floor_float<'c, 'a>(
     select(cx, lost, x, f)
 }
 
-/// `trunc(x)` for floats: `floor(|x|)` with the sign of x.
+/// `trunc(x)` for floats: `floor(|x|)` with the sign of x, ±0 kept as
+/// they are (`x < 0` is false for -0.0, whose truncation is -0.0):
+/// `where(x < 0, -floor(|x|), where(x == 0, x, floor(|x|)))`.
 pub fn trunc_float<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
@@ -75,7 +77,9 @@ pub fn trunc_float<'c, 'a>(
     let magnitude = floor_float(cx, unary(cx, "abs", x)?)?;
     let negative = predicate(cx, "greater", zero, x)?;
     let negated = arith(cx, "mul", magnitude, minus_one)?;
-    select(cx, negative, negated, magnitude)
+    let is_zero = predicate(cx, "equal", x, zero)?;
+    let kept = select(cx, is_zero, x, magnitude)?;
+    select(cx, negative, negated, kept)
 }
 
 /// `expm1(x)` by Kahan's formula (see `expm1`).

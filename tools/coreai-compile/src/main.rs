@@ -40,15 +40,23 @@ struct Cli {
     #[arg(short = 'o', value_name = "PATH")]
     output: Option<String>,
 
-    /// Device to compile for. Only `cpu` is implemented: it has no target
-    /// passes; `gpu` and `ane` are refused until theirs exist.
+    /// Device to compile for: `cpu` (no target passes), `gpu` (`target-gpu`:
+    /// floor/ceil/trunc/round in forms the GPU delegate computes exactly) or
+    /// `ane` (f16 compute, `target-ane`: rank-4 matmuls, (V, 1, D)
+    /// embedding tables).
     #[arg(long, value_enum, default_value_t = Target::Cpu)]
     target: Target,
 
     /// Compute precision: `f16` ends the optimized stage with `cast-to-f16`
     /// (f16 compute, f32 signature, fp32 islands where values need them).
-    #[arg(long, value_enum, default_value_t = Precision::F32)]
-    precision: Precision,
+    /// Default: f16 for `--target ane`, f32 otherwise.
+    #[arg(long, value_enum)]
+    precision: Option<Precision>,
+
+    /// Print to stderr one remark per op the precision and target passes
+    /// rewrite (or, for cast-to-f16, keep in f32), with the reason.
+    #[arg(long)]
+    explain: bool,
 
     /// Stop after STAGE and print its IR (text) instead of writing an asset.
     #[arg(long, value_enum, value_name = "STAGE")]
@@ -69,8 +77,6 @@ enum CompileError {
     Opt(#[from] OptError),
     #[error(transparent)]
     Asset(#[from] coreai_asset::AssetError),
-    #[error(transparent)]
-    Pipeline(#[from] pipeline::PipelineError),
     #[error(transparent)]
     Link(#[from] link::LinkError),
     #[error("--entry '{0}': expected NAME=FILE")]
@@ -144,7 +150,10 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     }
     let metadata = metadata(cli)?;
     let stage = cli.compile_to.unwrap_or(Stage::Target);
-    let passes = pipeline::pipeline(stage, cli.target, cli.precision)?;
+    let precision = cli
+        .precision
+        .unwrap_or_else(|| pipeline::default_precision(cli.target));
+    let passes = pipeline::pipeline(stage, cli.target, precision, cli.explain);
     let job = |input: &str| Job {
         program: "coreai-compile".into(),
         input: input.to_string(),

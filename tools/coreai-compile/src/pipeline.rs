@@ -19,7 +19,9 @@ pub enum Stage {
     /// `canonicalize`, `cse`, `core-optimize`), then with `--precision f16`
     /// cast to f16 compute (`cast-to-f16`).
     Optimized,
-    /// After the target's passes (none yet for `cpu`).
+    /// After the target's passes: none for `cpu`; `target-gpu` (then
+    /// `canonicalize`, `cse`) for `gpu`; `target-ane` (then `canonicalize`,
+    /// `cse`, `core-optimize`) for `ane`.
     Target,
 }
 
@@ -52,46 +54,56 @@ const STAGES: &[(Stage, &[&str])] = &[
 /// The passes `--precision f16` adds at the end of the optimized stage.
 const F16_PASSES: &[&str] = &["cast-to-f16"];
 
-/// A request the compiler cannot honour yet.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum PipelineError {
-    #[error("--target {0}: not implemented yet (no {0} target passes exist); only --target cpu compiles")]
-    Target(&'static str),
-}
-
-/// The passes of `target` (its stage `Target`).
-fn target_passes(target: Target) -> Result<&'static [&'static str], PipelineError> {
+/// The passes of `target` (its stage `Target`); the first is the target's
+/// own pass (it takes `remarks=true` under `--explain`), the others clean
+/// up after it.
+fn target_passes(target: Target) -> &'static [&'static str] {
     match target {
-        Target::Cpu => Ok(&[]),
-        Target::Gpu => Err(PipelineError::Target("gpu")),
-        Target::Ane => Err(PipelineError::Target("ane")),
+        Target::Cpu => &[],
+        Target::Gpu => &["target-gpu", "canonicalize", "cse"],
+        Target::Ane => &["target-ane", "canonicalize", "cse", "core-optimize"],
     }
 }
 
-/// The textual pipeline that runs every stage up to `stop`.
-pub fn pipeline(
-    stop: Stage,
-    target: Target,
-    precision: Precision,
-) -> Result<String, PipelineError> {
-    let target_stage = target_passes(target)?;
+/// The compute precision when `--precision` is not given: f16 on the
+/// Neural Engine (it computes in f16), f32 elsewhere.
+pub fn default_precision(target: Target) -> Precision {
+    match target {
+        Target::Ane => Precision::F16,
+        Target::Cpu | Target::Gpu => Precision::F32,
+    }
+}
+
+/// The textual pipeline that runs every stage up to `stop`; with `explain`,
+/// the passes that can say why they rewrote an op (`cast-to-f16`, the
+/// target's pass) print one remark per op (`remarks=true`).
+pub fn pipeline(stop: Stage, target: Target, precision: Precision, explain: bool) -> String {
     let f16: &[&str] = match precision {
         Precision::F16 if stop >= Stage::Optimized => F16_PASSES,
         _ => &[],
     };
-    let passes: Vec<&str> = STAGES
+    let target_stage: &[&str] = if stop == Stage::Target {
+        target_passes(target)
+    } else {
+        &[]
+    };
+    let explained = |pass: &&str| -> String {
+        let remarks = explain && (F16_PASSES.contains(pass) || pass.starts_with("target-"));
+        if remarks {
+            format!("{pass}{{remarks=true}}")
+        } else {
+            pass.to_string()
+        }
+    };
+    let passes: Vec<String> = STAGES
         .iter()
         .filter(|(stage, _)| *stage <= stop)
-        .flat_map(|(_, passes)| passes.iter().copied())
-        .chain(f16.iter().copied())
-        .chain(
-            target_stage
-                .iter()
-                .copied()
-                .filter(|_| stop == Stage::Target),
-        )
+        .flat_map(|(_, passes)| passes.iter())
+        .chain(f16.iter())
+        .chain(target_stage.iter())
+        .map(explained)
         .collect();
-    Ok(format!("builtin.module({})", passes.join(",")))
+    format!("builtin.module({})", passes.join(","))
 }
 
 #[cfg(test)]
@@ -100,7 +112,7 @@ mod tests {
 
     #[test]
     fn stages_accumulate_in_order() {
-        let p = |s| pipeline(s, Target::Cpu, Precision::F32).unwrap();
+        let p = |s| pipeline(s, Target::Cpu, Precision::F32, false);
         assert_eq!(p(Stage::Aten), "builtin.module(decompose)");
         assert_eq!(
             p(Stage::Coreai),
@@ -112,32 +124,53 @@ mod tests {
              fp16-stabilize,canonicalize,cse,core-optimize)"
         );
         assert_eq!(
-            pipeline(Stage::Target, Target::Cpu, Precision::F16).unwrap(),
+            pipeline(Stage::Target, Target::Cpu, Precision::F16, false),
             "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
              fp16-stabilize,canonicalize,cse,core-optimize,cast-to-f16)"
         );
         assert_eq!(
-            pipeline(Stage::Coreai, Target::Cpu, Precision::F16).unwrap(),
+            pipeline(Stage::Coreai, Target::Cpu, Precision::F16, false),
             p(Stage::Coreai)
         );
+    }
+
+    #[test]
+    fn targets_end_with_their_passes() {
+        let optimized = "decompose,legalize-aten-to-coreai,externalize-composites,\
+                         fp16-stabilize,canonicalize,cse,core-optimize";
+        assert_eq!(
+            pipeline(Stage::Target, Target::Gpu, Precision::F32, false),
+            format!("builtin.module({optimized},target-gpu,canonicalize,cse)")
+        );
+        assert_eq!(
+            pipeline(Stage::Target, Target::Ane, Precision::F16, true),
+            format!(
+                "builtin.module({optimized},cast-to-f16{{remarks=true}},\
+                 target-ane{{remarks=true}},canonicalize,cse,core-optimize)"
+            )
+        );
+        assert_eq!(
+            pipeline(Stage::Optimized, Target::Gpu, Precision::F32, false),
+            format!("builtin.module({optimized})")
+        );
+        assert_eq!(default_precision(Target::Ane), Precision::F16);
+        assert_eq!(default_precision(Target::Gpu), Precision::F32);
     }
 
     #[test]
     fn every_pass_named_is_registered() {
         coreai::registry::register_all();
         let known = coreai::registry::all_pass_names();
-        for passes in STAGES.iter().map(|(_, p)| *p).chain([F16_PASSES]) {
+        let targets = [Target::Cpu, Target::Gpu, Target::Ane].map(target_passes);
+        for passes in STAGES
+            .iter()
+            .map(|(_, p)| *p)
+            .chain([F16_PASSES])
+            .chain(targets)
+        {
             for pass in passes {
                 assert!(known.iter().any(|k| k == pass), "{pass} is not registered");
             }
         }
-    }
-
-    #[test]
-    fn unimplemented_requests_are_refused() {
-        assert_eq!(
-            pipeline(Stage::Target, Target::Gpu, Precision::F32),
-            Err(PipelineError::Target("gpu"))
-        );
     }
 }

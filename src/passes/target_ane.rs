@@ -1,0 +1,112 @@
+//! `target-ane`: coreai → coreai. The layouts the Neural Engine wants,
+//! each an exact rewrite (only reshapes adding or dropping unit dims), from
+//! the conversion guide (one family file, `target_ane/layout.rs`):
+//!   - `matmul-rank4`: a `broadcasting_batch_matmul`/`batch_matmul` with a
+//!     rank-2 operand takes its operands at rank 4 (`1×1×M×N`), the result
+//!     reshaped back (§9.5: the reporter's fix for the matmul-feeding-
+//!     Hardswish divergence on the Neural Engine in fp16);
+//!   - `embedding-v1d`: a `gather_nd` of whole rows of a rank-2 constant
+//!     table (an embedding) reads the table as `(V, 1, D)` (§8.6, Apple's
+//!     Neural Engine embeddings "use shape (vocab_size, 1, hidden_size) to
+//!     maintain BC1S-compatible output"), the rows reshaped back.
+//!
+//! Declines (with reasons, kept by the rewrite driver): no rank-2 operand,
+//! operands of rank 1 or above 4, shapes with more than one dynamic dim, tables that are not
+//! rank-2 constants, indices that do not select whole rows.
+//!
+//! Not done here: f16 compute is `cast-to-f16`'s (which `coreai-compile
+//! --target ane` runs first, with its fp32 islands); the hardware-constraint
+//! encodings of guide §7.7 are not attached (Apple's two configurations
+//! are tied to IOSurface-backed RoPE caches and embedding inputs of its own
+//! custom lowerings, and their semantics are unverified).
+//!
+//! `remarks=true` prints one line per rewrite to stderr:
+//! `target-ane: <location>: '<op>' <pattern>: <reason>`.
+//!
+//! Preconditions: verified coreai IR. Runs on any op and rewrites the ops
+//! nested in it, one sweep in program order through the rewrite driver
+//! (`max-rewrites`, `trace-rewrites`). Interactions: followed by
+//! `canonicalize,cse,core-optimize` in `coreai-compile --target ane`, which
+//! fold the reshapes of constant weights and tables into the constants and
+//! merge reshape chains.
+
+mod layout;
+
+use crate::{
+    passes::fp16_stabilize::pattern::op_name,
+    registry::{Pass, PassInfo, PassOption, PassResult},
+    rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
+};
+use melior::ir::operation::OperationRef;
+
+const MATMUL_REASON: &str = "2-D matmul operands diverge on the Neural Engine in fp16 (guide §9.5); operands lifted to rank 4 (1×1×M×N)";
+
+/// The rewrites: name, root op, function and the reason `remarks` gives.
+static PATTERNS: &[(&str, &str, RewriteFn, &str)] = &[
+    (
+        "matmul-rank4",
+        "coreai.decomposable.broadcasting_batch_matmul",
+        layout::matmul_rank4,
+        MATMUL_REASON,
+    ),
+    (
+        "matmul-rank4",
+        "coreai.batch_matmul",
+        layout::matmul_rank4,
+        MATMUL_REASON,
+    ),
+    (
+        "embedding-v1d",
+        "coreai.gather_nd",
+        layout::embedding_v1d,
+        "Neural Engine embedding tables are (V, 1, D) for BC1S-compatible rows (guide §8.6)",
+    ),
+];
+
+pub const INFO: PassInfo = PassInfo {
+    name: "target-ane",
+    summary: "Lift 2-D matmul operands to rank 4 and read embedding tables as (V, 1, D) for the Neural Engine",
+    source: include_str!("target_ane.rs"),
+    anchor: None,
+    options: &[PassOption {
+        name: "remarks",
+        help: "print one line per rewrite to stderr: its location, op, pattern and reason",
+        default: "false",
+    }],
+    create: || Box::new(TargetAne::default()),
+};
+
+#[derive(Clone, Default)]
+struct TargetAne {
+    remarks: bool,
+}
+
+impl Pass for TargetAne {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        debug_assert_eq!(name, "remarks");
+        self.remarks = crate::registry::parse_bool(value)?;
+        Ok(())
+    }
+
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
+        let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
+        let applied = rewriter.run_once(root, |op| {
+            let name = op_name(op);
+            PATTERNS
+                .iter()
+                .filter(|(_, on, _, _)| *on == name)
+                .map(|(pattern, _, f, _)| Pattern::new(*pattern, *f))
+                .collect()
+        })?;
+        if self.remarks {
+            rewriter.print_applications(|pattern| {
+                PATTERNS
+                    .iter()
+                    .find(|(p, ..)| *p == pattern)
+                    .map_or("", |(.., reason)| reason)
+            });
+        }
+        tracing::debug!(applied, "target-ane rewrites");
+        Ok(())
+    }
+}

@@ -1,0 +1,186 @@
+"""The gpu and ane targets end to end (`coreai-compile --target T
+--compile-to target`, text IR), in coreai-run and coreai-core's interpreter.
+
+- Rounding on the gpu target (target-gpu, guide §9.7 #7): floor, ceil,
+  trunc and round of every f16 bit pattern and of a dense f32 sweep (edges,
+  halves and their neighbours, ±0, ±inf, NaN, subnormals, magnitudes around
+  2^23 and 2^24, random bit patterns) equal numpy's float64 result rounded
+  once to the dtype, bit for bit (the sign of zero included; NaN for NaN),
+  and the target's IR holds no float `round` and no float `x // 1`.
+- The deformable-attention case: a bilinear sampler whose `floor` of the
+  sampling position feeds a gather index is exact on the gpu target (the
+  indices equal eager PyTorch's, the samples within f32 rounding).
+- A few corpus models per target against eager PyTorch (utils/coreai-report/
+  targets.py): ane within 3e-2 x max|eager| with no rank-2 matmul operand and
+  at least 70% of the float ops in f16; gpu within the f32 tolerance with no
+  rounding op left; integer outputs exactly.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models import CORPUS
+from toolchain import export_source, load
+
+REPO = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("coreai_targets", REPO / "utils" / "coreai-report" / "targets.py")
+targets = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(targets)
+report = targets.report
+
+ROUNDING = """
+import torch
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return torch.floor(x), torch.ceil(x), torch.trunc(x), torch.round(x)
+
+def factory():
+    return M(), (torch.zeros({n}, dtype=torch.{dtype}),)
+"""
+
+MATH = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": np.rint}
+
+
+def f32_sweep():
+    """Edge values and a dense sweep of f32."""
+    rng = np.random.default_rng(16)
+    tiny = np.finfo(np.float32).tiny
+    edges = [0.0, 0.5, 1.5, 2.5, 1.0, 0.49999997, 0.50000006, 2 ** 22 + 0.5, 2 ** 22 - 0.5, 2 ** 23 - 0.5,
+             2 ** 23 - 1, 2 ** 23, 2 ** 23 + 1, 2 ** 24, 2 ** 24 + 2, 3.4e38, np.finfo(np.float32).max,
+             tiny, tiny / 2, 1e-45, 1e-30, 0.99999994, 1.0000001, np.inf, np.nan]
+    halves = np.arange(-2000, 2000, dtype=np.float64) + 0.5
+    halves = halves.astype(np.float32)
+    near = np.concatenate([np.nextafter(halves, np.float32(np.inf)), np.nextafter(halves, np.float32(-np.inf))])
+    steps = np.linspace(-70.0, 70.0, 40001, dtype=np.float32)
+    bits = rng.integers(0, 2 ** 32, 100000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    wide = (rng.standard_normal(30000) * 10.0 ** rng.uniform(-8, 9, 30000)).astype(np.float32)
+    big = (2.0 ** 23 + rng.uniform(-64, 64, 4000)).astype(np.float32)
+    values = np.concatenate([np.array(edges, np.float32), halves, near, steps, bits, wide, big])
+    return np.concatenate([values, -values])
+
+
+def f16_all():
+    """Every f16 bit pattern."""
+    return np.arange(2 ** 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+
+
+def expected_rounding(x):
+    with np.errstate(invalid="ignore"):
+        wide = x.astype(np.float64)
+        return {name: f(wide).astype(x.dtype) for name, f in MATH.items()}
+
+
+def same_bits(got, want):
+    """Equal values with equal signs (zeros included), NaN for NaN."""
+    got = np.asarray(got)
+    nan = np.isnan(want)
+    return (np.isnan(got) == nan) & (nan | ((got == want) & (np.signbit(got) == np.signbit(want))))
+
+
+@pytest.mark.parametrize("dtype,values", [("float16", f16_all), ("float32", f32_sweep)])
+def test_rounding_is_exact_on_the_gpu_target(dtype, values, tmp_path):
+    x = values()
+    module = export_source(tmp_path, ROUNDING.format(n=x.size, dtype=dtype))
+    cpu, gpu = tmp_path / "cpu.mlir", tmp_path / "gpu.mlir"
+    for target, out in [("cpu", cpu), ("gpu", gpu)]:
+        r = targets.compile_target(module, out, target)
+        assert r.returncode == 0, r.stderr
+    assert targets.rounding_left(cpu.read_text()) == 4
+    assert targets.rounding_left(gpu.read_text()) == 0
+    names = list(load(tmp_path / "expected.npz"))
+    (key,) = load(tmp_path / "in.npz")
+    inputs = tmp_path / "sweep.npz"
+    np.savez(inputs, **{key: x})
+    want = expected_rounding(x)
+    for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
+        outputs, message = runner(gpu, inputs, tmp_path)
+        assert outputs is not None, f"{oracle}: {message}"
+        for name, op in zip(names, MATH):
+            ok = same_bits(outputs[name], want[op])
+            bad = x[~ok][:5]
+            assert ok.all(), f"{oracle} {op}: {np.count_nonzero(~ok)} wrong, e.g. {bad} -> {outputs[name][~ok][:5]}"
+
+
+SAMPLER = """
+import torch
+
+H, W = 5, 7
+
+class Sampler(torch.nn.Module):
+    # The sampling step of deformable attention (RF-DETR, guide §9.7 #7):
+    # the floor of each position picks the gathered pixels.
+    def forward(self, value, loc):
+        x, y = loc[:, 0], loc[:, 1]
+        x0, y0 = torch.floor(x), torch.floor(y)
+        fx, fy = x - x0, y - y0
+        out, indices = 0.0, []
+        for dx, dy, w in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)),
+                          (0, 1, (1 - fx) * fy), (1, 1, fx * fy)]:
+            xi, yi = x0 + dx, y0 + dy
+            inside = ((xi >= 0) & (xi <= W - 1) & (yi >= 0) & (yi <= H - 1)).to(value.dtype)
+            idx = (yi.clamp(0, H - 1) * W + xi.clamp(0, W - 1)).long()
+            out = out + value[idx] * (w * inside)[:, None]
+            indices.append(idx)
+        return out, torch.stack(indices, 1)
+
+def locations(n):
+    g = torch.Generator().manual_seed(7)
+    loc = torch.rand(n, 2, generator=g) * torch.tensor([W + 2.0, H + 2.0]) - 1.0
+    # integral positions, just below integers, negatives that floor to -1
+    loc[:8] = torch.tensor([[0.0, 0.0], [3.0, 2.0], [-0.25, 1.5], [2.9999998, 3.9999998],
+                            [6.0, 4.0], [-1e-6, -1e-6], [5.5, -0.5], [1.0000001, 0.9999999]])
+    return loc
+
+def factory():
+    g = torch.Generator().manual_seed(3)
+    return Sampler(), (torch.randn(H * W, 4, generator=g), locations(64))
+"""
+
+
+def test_floor_feeding_an_index_is_exact_on_the_gpu_target(tmp_path):
+    module = export_source(tmp_path, SAMPLER)
+    gpu = tmp_path / "gpu.mlir"
+    r = targets.compile_target(module, gpu, "gpu")
+    assert r.returncode == 0, r.stderr
+    assert targets.rounding_left(gpu.read_text()) == 0
+    want = load(tmp_path / "expected.npz")
+    samples, indices = list(want)
+    for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
+        outputs, message = runner(gpu, tmp_path / "in.npz", tmp_path)
+        assert outputs is not None, f"{oracle}: {message}"
+        np.testing.assert_array_equal(outputs[indices], want[indices], err_msg=oracle)
+        np.testing.assert_allclose(outputs[samples], want[samples], rtol=1e-6, atol=1e-6, err_msg=oracle)
+
+
+def test_explain_lists_each_rewrite_with_its_reason(tmp_path):
+    module = export_source(tmp_path, ROUNDING.format(n=4, dtype="float32"))
+    r = targets.compile_target(module, tmp_path / "gpu.mlir", "gpu", "--explain")
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stderr.splitlines() if l.startswith("target-gpu: ")]
+    # floor, ceil, trunc: one x // 1 each; round: one coreai.round
+    assert sum("floor-by-two: " in l and "§9.7 #7" in l for l in lines) == 3, r.stderr
+    assert sum("'coreai.round' round-half-even: " in l for l in lines) == 1, r.stderr
+
+
+SPEC = {name: spec for name, spec, _ in CORPUS}
+MODELS = {
+    "gpu": ["unary_float", "int_floor_mod", "llama_block"],
+    "ane": ["embedding", "mha_module", "llama_block", "conv2d_pool"],
+}
+
+
+@pytest.mark.parametrize("target,name", [(t, n) for t, names in MODELS.items() for n in names])
+def test_corpus_model_on_target(target, name, tmp_path):
+    r = targets.evaluate(name, SPEC[name], tmp_path, target)
+    assert not r.error, r.error
+    assert r.coreai_run["ok"], r.coreai_run
+    assert r.coreai_core["ok"], r.coreai_core
+    if target == "ane":
+        assert r.rank2_operands == 0
+        assert r.share >= 0.70, f"{r.f16_ops}/{r.float_ops} float ops in f16"
+    else:
+        assert r.rounding_left == 0

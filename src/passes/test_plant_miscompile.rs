@@ -13,6 +13,13 @@
 //! wrong unless the op is the identity on that input); every other
 //! application leaves its op as it is. Nothing is reported.
 //!
+//! With `loc=NAME` instead, the wrong applications are those at an op whose
+//! location is named NAME (`loc("NAME"(...))`, the node names the importer
+//! gives), whatever their number. That is how a real faulty pattern
+//! behaves: it is wrong on an op because of the op, not because of how many
+//! matches came before it, so a module reduced around that op still
+//! reproduces it (with `nth`, every earlier match must stay).
+//!
 //! The options every project pass takes apply (`crate::rewrite`):
 //! `max-rewrites=N` applies only applications 1..N (`-1`: all),
 //! `trace-rewrites=true` prints one stderr line per application,
@@ -48,6 +55,11 @@ pub const INFO: PassInfo = PassInfo {
             help: "which match (1-based) becomes wrong",
             default: "1",
         },
+        PassOption {
+            name: "loc",
+            help: "instead of nth: the matches whose location is named this become wrong",
+            default: "",
+        },
     ],
     create: || Box::new(PlantMiscompile::default()),
 };
@@ -56,6 +68,8 @@ pub const INFO: PassInfo = PassInfo {
 struct PlantMiscompile {
     op: String,
     nth: usize,
+    /// `loc("NAME"` when `loc=NAME` is set.
+    loc_prefix: Option<String>,
 }
 
 impl Default for PlantMiscompile {
@@ -63,6 +77,7 @@ impl Default for PlantMiscompile {
         Self {
             op: String::new(),
             nth: 1,
+            loc_prefix: None,
         }
     }
 }
@@ -79,6 +94,7 @@ impl Pass for PlantMiscompile {
                 n if n >= 1 => self.nth = n as usize,
                 n => return Err(format!("{n} is not a match number (1, 2, ...)")),
             },
+            "loc" => self.loc_prefix = (!value.is_empty()).then(|| format!("loc(\"{value}\"")),
             _ => return Err(format!("unknown option '{name}'")),
         }
         Ok(())
@@ -103,14 +119,15 @@ impl Pass for PlantMiscompile {
         for (i, raw) in matches.into_iter().enumerate().take(limit) {
             let k = i + 1;
             let op = unsafe { OperationRef::from_raw(raw) };
+            let location = op.location().to_string();
             if rewrites.trace {
-                eprintln!(
-                    "rewrite {} #{k} plant-miscompile at {}",
-                    INFO.name,
-                    op.location()
-                );
+                eprintln!("rewrite {} #{k} plant-miscompile at {location}", INFO.name);
             }
-            if k == self.nth {
+            let wrong = match &self.loc_prefix {
+                Some(prefix) => location.starts_with(prefix.as_str()),
+                None => k == self.nth,
+            };
+            if wrong {
                 let (Ok(operand), Ok(result)) = (op.operand(0), op.result(0)) else {
                     continue;
                 };

@@ -111,6 +111,33 @@ def test_planted_miscompile_is_found_and_reduced(name, op, k, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_location_keyed_plant_reduces_to_the_op(tmp_path):
+    """A plant keyed by the op's location (as a real faulty pattern is wrong
+    because of the op, not its match number) at the last of 19 matches: the
+    reproducer is the op alone with its operands, it keeps the op's source
+    location, and its lit test fails."""
+    aten, inputs, expected = export_corpus_model("unary_float", tmp_path / "m")
+    op = "coreai.decomposable.broadcasting_add"
+    _, total, _ = trace_location(aten, op, 1, tmp_path)
+    location, total, legal = trace_location(aten, op, total, tmp_path)
+    name = re.match(r'loc\("([^"]+)"', location).group(1)
+    planted = f"builtin.module(decompose,legalize-aten-to-coreai,test-plant-miscompile{{op={op} loc={name}}},canonicalize,cse)"
+    repro = tmp_path / "repro"
+    r = subprocess.run([BISECT, str(aten), f"--pass-pipeline={planted}", "--inputs", str(inputs),
+                        "--expected", str(expected), "--atol", "1e-4", "--rtol", "1e-4", "-o", str(repro)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"pass=#3 test-plant-miscompile rewrite=#{total}/{total} pattern=plant-miscompile loc={location} " in r.stdout
+    text = (repro / "repro.mlir").read_text()
+    # graph, two operands, the op, output: counted here, not by the tool.
+    assert op_count(repro / "repro.mlir") <= 5, text
+    assert op_count(repro / "repro.mlir") <= op_count(legal) / 4
+    assert f'{op}"' in text and f'loc("{name}"' in text, text
+    lit = [os.path.join(os.path.dirname(sys.executable), "lit"), "-q", str(repro / "repro.mlir")]
+    r = subprocess.run(lit, capture_output=True, text=True, env=dict(os.environ, COREAI_BIN=BUILD))
+    assert r.returncode == 1 and "Failed: 1" in r.stdout, r.stdout + r.stderr
+
+
 def test_clean_pipeline_exits_0(tmp_path):
     aten, inputs, _ = export_corpus_model("llama_block", tmp_path / "m")
     r = subprocess.run([BISECT, str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)",

@@ -288,10 +288,13 @@ impl Sliceable {
             .collect();
         let mut body = String::new();
         for &i in kept {
+            // Each op keeps its location (the model's source line), so a
+            // pattern that fails because of where an op came from still
+            // fails on the reproducer, and its diagnostics point there.
             body += &format!(
-                "    // {}\n    {}\n",
-                self.ops[i].location,
-                rename_values(&self.ops[i].text, &rename)
+                "    {} {}\n",
+                rename_values(&self.ops[i].text, &rename),
+                self.ops[i].location
             );
         }
         let sig: Vec<String> = args

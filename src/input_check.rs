@@ -269,7 +269,7 @@ struct Section {
 
 fn check_bytecode(bytes: &[u8]) -> Result<(), Fault> {
     let mut r = Reader::new(bytes, BYTECODE_MAGIC.len(), bytes.len());
-    r.varint("the version")?;
+    let version = r.varint("the version")?;
     let Some(nul) = bytes[r.pos..].iter().position(|&b| b == 0) else {
         return Err(r.fault("the producer string is not terminated"));
     };
@@ -313,7 +313,7 @@ fn check_bytecode(bytes: &[u8]) -> Result<(), Fault> {
         None => 0,
     };
     if let Some(s) = sections[SECTION_DIALECT as usize] {
-        Reader::new(bytes, s.start, s.end).count("the number of dialects", 1)?;
+        check_dialects(bytes, s, version)?;
     }
     if let Some(s) = sections[SECTION_ATTR_TYPE_OFFSET as usize] {
         let mut r = Reader::new(bytes, s.start, s.end);
@@ -333,6 +333,46 @@ fn check_bytecode(bytes: &[u8]) -> Result<(), Fault> {
         sections[SECTION_RESOURCE as usize],
     ) {
         check_resources(bytes, offsets, resources, num_strings)?;
+    }
+    Ok(())
+}
+
+/// The dialect section: the dialects (a name index with a flag, then,
+/// with the flag, the dialect's version as a nested section), then, from
+/// version 4 on, the number of operation names MLIR reserves room for
+/// before reading them (a count beyond the section aborted upstream in
+/// `BytecodeReader::Impl::parseDialectSection`, "SmallVector unable to
+/// grow"; found by the `parse_bytecode` fuzz target).
+fn check_dialects(bytes: &[u8], s: Section, version: u64) -> Result<(), Fault> {
+    let mut r = Reader::new(bytes, s.start, s.end);
+    let dialects = r.count("the number of dialects", 1)?;
+    for _ in 0..dialects {
+        let name = r.varint("a dialect name")?;
+        if version >= 1 && name & 1 != 0 {
+            let at = r.pos;
+            let id = r.byte("a dialect version section")?;
+            let length = r.varint("a dialect version length")?;
+            if id & 0x80 != 0 {
+                let alignment = r.varint("a dialect version alignment")?;
+                check_alignment(alignment).map_err(|m| r.fault(m))?;
+                while !r.pos.is_multiple_of(alignment as usize) {
+                    r.byte("dialect version padding")?;
+                }
+            }
+            if length > r.remaining() as u64 {
+                return Err((
+                    at,
+                    format!(
+                        "a dialect version claims {length} bytes, but only {} remain in the section",
+                        r.remaining()
+                    ),
+                ));
+            }
+            r.pos += length as usize;
+        }
+    }
+    if version >= 4 {
+        r.count("the number of operation names", 1)?;
     }
     Ok(())
 }

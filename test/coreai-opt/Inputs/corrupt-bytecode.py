@@ -70,6 +70,22 @@ def main(mode, src, dst):
         _, pos = read_varint(body, 0)
         section(secs, 0)[2] = bytearray(varint(1 << 40)) + body[pos:]
         out = encode(header, secs)
+    elif mode == "op-name-count":
+        # The dialect section's operation-name count (after the dialects,
+        # each a name index with a version flag and, flagged, a nested
+        # version section) set to 2^40.
+        body = section(secs, 1)[2]
+        n, pos = read_varint(body, 0)
+        for _ in range(n):
+            name, pos = read_varint(body, pos)
+            if name & 1:
+                ident = body[pos]
+                length, pos = read_varint(body, pos + 1)
+                assert not ident & 0x80, "expected an unaligned version section"
+                pos += length
+        _, end = read_varint(body, pos)
+        section(secs, 1)[2] = body[:pos] + varint(1 << 40) + body[end:]
+        out = encode(header, secs)
     elif mode == "string-size-zero":
         body = section(secs, 0)[2]
         _, pos = read_varint(body, 0)

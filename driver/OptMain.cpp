@@ -46,6 +46,10 @@
 using namespace mlir;
 
 namespace {
+
+/// CoreaiOptConfig::readTimeoutSeconds of the running job.
+unsigned readTimeoutSeconds = 0;
+
 /// Makes every pass failure visible: when a pipeline fails and no error was
 /// emitted, an error names the failing pass at the operation it ran on.
 ///
@@ -232,8 +236,15 @@ LogicalResult parseRunPrint(raw_ostream &os,
   ParserConfig parseConfig(&context, config.shouldVerifyOnParsing(),
                            &fallbackResourceMap);
   TimingScope parserTiming = timing.nest("Parser");
+  // Some malformed bytecode keeps MLIR's reader busy for hours (a nested
+  // array attribute in BuiltinDialectBytecodeInterface::readAttribute):
+  // the reading is bounded, the passes are not.
+  if (readTimeoutSeconds)
+    ::alarm(readTimeoutSeconds);
   OwningOpRef<Operation *> op = parseSourceFileForTool(
       sourceMgr, parseConfig, !config.shouldUseExplicitModule());
+  if (readTimeoutSeconds)
+    ::alarm(0);
   parserTiming.stop();
   if (!op || !coreaiCheckLoadedIR(wrap(op.get())))
     return failure();
@@ -340,6 +351,7 @@ MlirLogicalResult coreaiOptMain(MlirStringRef input, MlirStringRef bufferName,
                                 const CoreaiOptConfig *c,
                                 MlirStringCallback output, void *userData) {
   mlir::detail::CallbackOstream os(output, userData);
+  readTimeoutSeconds = c->readTimeoutSeconds;
   LogicalResult result =
       optMain(os,
               llvm::MemoryBuffer::getMemBufferCopy(unwrap(input),
@@ -402,6 +414,7 @@ MlirLogicalResult coreaiOptMainFile(CoreaiInputFile input,
     os.SetUnbuffered();
   else
     os.SetBufferSize(1 << 20);
+  readTimeoutSeconds = c->readTimeoutSeconds;
   LogicalResult result =
       optMain(os, std::move(buffer), makeOptMainConfig(c), c->skipTeardown);
   os.flush();

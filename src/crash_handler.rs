@@ -69,6 +69,51 @@ pub fn arm_timeout(tool: &str, input: &str, seconds: u32) {
     unsafe { libc::alarm(seconds) };
 }
 
+/// The reading time limit of a run without `--timeout`: a minute, and a
+/// second more per MiB of input (MLIR reads hundreds of MiB a second), so
+/// a well-formed file never meets it and a reader that loops on a
+/// malformed one is stopped. `COREAI_READ_TIME_LIMIT=SECONDS` sets it
+/// instead (the tests use it).
+pub fn read_time_limit(input_bytes: u64) -> u32 {
+    if let Some(seconds) = std::env::var("COREAI_READ_TIME_LIMIT")
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok())
+        .filter(|&s| s > 0)
+    {
+        return seconds;
+    }
+    60 + u32::try_from(input_bytes >> 20)
+        .unwrap_or(u32::MAX - 60)
+        .min(u32::MAX - 60)
+}
+
+/// Prepares the SIGALRM handler for a limit on reading `input` only: the
+/// caller arms and cancels the alarm around the parse (`alarm(2)`), as
+/// `coreaiOptMainFile` does with `readTimeoutSeconds`. Returns `seconds`.
+pub fn arm_read_timeout(tool: &str, input: &str, seconds: u32) -> u32 {
+    leak_message(
+        format!(
+            "{tool}: error: reading {input} took more than {seconds} s (a malformed file?); stopped\n"
+        ),
+        &TIMEOUT_MESSAGE,
+        &TIMEOUT_MESSAGE_LEN,
+    );
+    set_handler(libc::SIGALRM, on_timeout);
+    seconds
+}
+
+/// Runs `read` (the parse of `input`) under the reading time limit of
+/// [`read_time_limit`]: past it, the SIGALRM handler prints the message of
+/// [`arm_read_timeout`] and exits with status 1.
+pub fn bounded_read<T>(tool: &str, input: &Path, read: impl FnOnce() -> T) -> T {
+    let bytes = std::fs::metadata(input).map_or(0, |m| m.len());
+    let seconds = arm_read_timeout(tool, &input.display().to_string(), read_time_limit(bytes));
+    unsafe { libc::alarm(seconds) };
+    let result = read();
+    unsafe { libc::alarm(0) };
+    result
+}
+
 /// The temporary output file to remove if the process dies (None: none).
 pub fn set_temporary_output(path: Option<&Path>) {
     use std::os::unix::ffi::OsStrExt;

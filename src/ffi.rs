@@ -35,6 +35,7 @@ pub struct CoreaiOptConfig {
     pub bytecode_version: i64,
     pub skip_teardown: bool,
     pub verify_roundtrip: bool,
+    pub read_timeout_seconds: std::ffi::c_uint,
 }
 
 unsafe extern "C" {

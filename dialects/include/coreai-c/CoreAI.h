@@ -156,6 +156,10 @@ typedef struct CoreaiOptConfig {
   /// mlir-opt's --verify-roundtrip: the output, printed as text and as
   /// bytecode, parses back to the same IR.
   bool verifyRoundtrip;
+  /// When nonzero, reading the input (each chunk of a split input) raises
+  /// SIGALRM after this many seconds: alarm(2) is armed before MLIR parses
+  /// and cancelled after. The caller installs the SIGALRM handler.
+  unsigned readTimeoutSeconds;
 } CoreaiOptConfig;
 
 /// Hands MLIR's own command-line options (--mlir-print-ir-*, --mlir-timing,

@@ -295,6 +295,10 @@ pub struct Job {
     pub bytecode_version: i64,
     /// Check that the output, printed as text and as bytecode, parses back.
     pub verify_roundtrip: bool,
+    /// Seconds MLIR may spend reading the input before SIGALRM (0: no
+    /// limit); the caller installs the handler
+    /// ([`coreai::crash_handler::arm_read_timeout`]).
+    pub read_timeout: u32,
 }
 
 /// Runs `job`: checks the pipeline's pass names, hands MLIR its options,
@@ -346,6 +350,7 @@ pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
         // context would only delay it.
         skip_teardown: true,
         verify_roundtrip: job.verify_roundtrip,
+        read_timeout_seconds: job.read_timeout,
     };
     tracing::debug!(input = %job.input, pipeline = %job.pipeline, "running");
     // Like mlir-opt, stdout gets what succeeded (the chunks of a split input

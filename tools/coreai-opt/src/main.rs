@@ -140,7 +140,7 @@ fn run(cli: &Cli) -> Result<(), OptError> {
         Some(name) => return describe_pass(name),
         None => {}
     }
-    let job = Job {
+    let mut job = Job {
         program: "coreai-opt".into(),
         input: cli.input.clone(),
         output: cli.output.clone(),
@@ -152,11 +152,23 @@ fn run(cli: &Cli) -> Result<(), OptError> {
         emit_bytecode: cli.emit_bytecode,
         bytecode_version: cli.emit_bytecode_version.unwrap_or(-1),
         verify_roundtrip: cli.verify_roundtrip,
+        read_timeout: 0,
     };
     // MLIR's readers crash on some inputs no check can rule out: one
     // message, no temporary output, exit status 1.
     coreai::crash_handler::install("coreai-opt", "reading", &cli.input);
-    coreai::crash_handler::arm_timeout("coreai-opt", &cli.input, cli.timeout);
+    if cli.timeout > 0 {
+        coreai::crash_handler::arm_timeout("coreai-opt", &cli.input, cli.timeout);
+    } else {
+        // Without --timeout only the reading is bounded (some malformed
+        // bytecode keeps MLIR's reader busy for hours).
+        let bytes = std::fs::metadata(&cli.input).map_or(0, |m| m.len());
+        job.read_timeout = coreai::crash_handler::arm_read_timeout(
+            "coreai-opt",
+            &cli.input,
+            coreai::crash_handler::read_time_limit(bytes),
+        );
+    }
     run_job(&job, &cli.mlir)
 }
 

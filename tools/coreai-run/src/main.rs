@@ -167,7 +167,11 @@ fn run(args: &Args) -> Result<bool, InterpError> {
     };
     // An asset's program is its checked main.mlirb.
     let file = coreai_asset::program_file(file).map_err(|e| InterpError::Parse(e.to_string()))?;
-    let program = Program::parse_file(&context, &file)?;
+    // Reading is bounded (some malformed bytecode keeps MLIR's reader busy
+    // for hours); running is not.
+    let program = coreai::crash_handler::bounded_read("coreai-run", &file, || {
+        Program::parse_file(&context, &file)
+    })?;
     coreai::crash_handler::install("coreai-run", "running", &file.display().to_string());
     let (arg_ports, res_ports) = program.signature(&args.entry)?;
     if args.print_signature {

@@ -131,7 +131,7 @@ def test_coreai_torch_classes_convert_with_coreai_torchs_declarations(tmp_path):
         externalize_modules=specs())
     theirs = str(conv.to_coreai())
     assert declarations(ours) == declarations(theirs)
-    assert 'op_attrs = {dims = 4 : si64, interleaved = true' in ours
+    assert 'op_attrs = {base = 1.000000e+04 : f32, dims = 4 : si64, interleaved = true' in ours
     assert 'input_names = ["query", "key", "value"], op_attrs = {is_causal = true, scale = 2.500000e-01 : f32' in ours
 
     want = load(tmp_path / "expected.npz")
@@ -196,12 +196,12 @@ def test_static_query_dynamic_key_length_keeps_the_sdpa_composite(tmp_path):
     src = tmp_path / "decode.py"
     src.write_text(DECODE)
     aten = tmp_path / "aten.mlir"
-    r = export(src, aten, FLAGS[6], FLAGS[7], "--dynamic-dims", "kv:3=3:64",
+    r = export(src, aten, FLAGS[4], FLAGS[5], "--dynamic-dims", "kv:3=3:64",
                inputs_out=tmp_path / "in.npz", expected_out=tmp_path / "expected.npz")
     assert r.returncode == 0, r.stderr
     text = lower(aten, tmp_path / "coreai.mlir", "coreai-pipeline")
     assert re.search(r'coreai\.graph private noinline @sdpa\(%\w+: tensor<1x4x3x8xf32> \{coreai\.name = "query"\}, '
-                     r'%\w+: tensor<1x2x\?x8xf32> \{coreai\.name = "key"', text), text
+                     r'%\w+: tensor<1x2x\?x8xf32> \{coreai\.dims = \[1, 2, "\w+", 8\], coreai\.name = "key"\}', text), text
     assert ('composite_declaration<"scaled_dot_product_attention" = {input_names = ["query", "key", "value"], '
             'op_attrs = {is_causal = true, version = 1 : si64, window_size = 0 : si64}') in text
     assert "coreai.invoke @sdpa(" in text

@@ -1093,10 +1093,10 @@ fn arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn dynamic_arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let ty = cx.result_type(0)?;
     let element = cx.result_tensor(0)?.element();
-    let scalar_ty: Type = tensor_type(&[], element).into();
+    let scalar_ty = tensor_type(&[], element);
     let bound = |name: &str, default: i64| -> Result<Value<'c, 'a>, Decline> {
         if let Some(v) = crate::schema::named_operand(cx, name)? {
-            if dims(crate::schema::tensor_of(v)?).len() != 0 {
+            if !dims(crate::schema::tensor_of(v)?).is_empty() {
                 return Err(format!("arange's {name} is not a scalar"));
             }
             return cast_to(cx, v, element);
@@ -1108,7 +1108,12 @@ fn dynamic_arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         splat(cx, value, scalar_ty)
     };
     let (start, end, step) = (bound("start", 0)?, bound("end", 0)?, bound("step", 1)?);
-    Ok(vec![cx.build_value("coreai.range", &[start, end, step], ty, &[])?])
+    Ok(vec![cx.build_value(
+        "coreai.range",
+        &[start, end, step],
+        ty,
+        &[],
+    )?])
 }
 
 fn as_f64(s: Scalar) -> f64 {

@@ -140,7 +140,8 @@ fn evaluate_raw(
         }
         let op = unsafe { mlir_sys::mlirOpResultGetOwner(v) };
         let name = op_name(op);
-        if NEVER.contains(&name.as_str()) || unsafe { mlir_sys::mlirOperationGetNumRegions(op) } > 0 {
+        if NEVER.contains(&name.as_str()) || unsafe { mlir_sys::mlirOperationGetNumRegions(op) } > 0
+        {
             return None;
         }
         let n = unsafe { mlir_sys::mlirOperationGetNumOperands(op) };

@@ -315,11 +315,7 @@ const MAX_MASK_ELEMENTS: i64 = 1 << 20;
 /// index: additive 0 where attended and ≤ −1e4 (or −inf) elsewhere, or
 /// boolean true where attended. `m` must derive from constants only (it is
 /// evaluated with the executor's kernels); `None` otherwise.
-fn causal_mask(
-    m: Value<'_, '_>,
-    scores: &[i64],
-    boolean: bool,
-) -> Option<mlir_sys::MlirAttribute> {
+fn causal_mask(m: Value<'_, '_>, scores: &[i64], boolean: bool) -> Option<mlir_sys::MlirAttribute> {
     let sm = shape(m).ok()?;
     let (r, rs) = (sm.len(), scores.len());
     if r < 2 || rs < 2 || sm[r - 2..] != scores[rs - 2..] {

@@ -266,8 +266,9 @@ fn fill_body<'c, 'a>(
         map.insert(v.to_raw().ptr, inside.to_raw());
     }
     for (v, attr) in &outline.baked {
-        let inside =
-            crate::emit::constant(&at_output, v.r#type(), unsafe { Attribute::from_raw(*attr) })?;
+        let inside = crate::emit::constant(&at_output, v.r#type(), unsafe {
+            Attribute::from_raw(*attr)
+        })?;
         map.insert(v.to_raw().ptr, inside.to_raw());
     }
     for &op in ops {

@@ -409,7 +409,9 @@ fn strided_last_axis_slice<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a
 }
 
 /// The operands of a product, in order.
-fn factors<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
+fn factors<'c: 'a, 'a>(
+    v: Value<'c, 'a>,
+) -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
     let m = defined_by(v, "b.mul")?;
     Some((m, m.operand(0).ok()?, m.operand(1).ok()?))
 }
@@ -421,7 +423,9 @@ fn product_of_slice<'c: 'a, 'a>(
     begin: i64,
 ) -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
     let (m, a, b) = factors(v)?;
-    let is = |x: Value<'c, 'a>| strided_last_axis_slice(x).is_some_and(|(_, b0, _, s)| b0 == begin && s == 2);
+    let is = |x: Value<'c, 'a>| {
+        strided_last_axis_slice(x).is_some_and(|(_, b0, _, s)| b0 == begin && s == 2)
+    };
     if is(b) && !is(a) {
         Some((m, a, b))
     } else if is(a) && !is(b) {
@@ -438,7 +442,16 @@ fn product_of_slice<'c: 'a, 'a>(
 #[allow(clippy::type_complexity)]
 fn interleaved_rotation<'c: 'a, 'a>(
     root: OperationRef<'c, 'a>,
-) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>, i64, Ops<'c, 'a>), NearMiss> {
+) -> Result<
+    (
+        Value<'c, 'a>,
+        Value<'c, 'a>,
+        Value<'c, 'a>,
+        i64,
+        Ops<'c, 'a>,
+    ),
+    NearMiss,
+> {
     let out: Value = root.result(0).map_err(|_| imiss(0, "no result"))?.into();
     let input = root.operand(0).map_err(|_| imiss(0, "no operand"))?;
     let cat = defined_by(input, "concat").ok_or_else(|| imiss(0, "not a reshape of a concat"))?;
@@ -462,7 +475,10 @@ fn interleaved_rotation<'c: 'a, 'a>(
         (shape(y).ok()? == sc[..r - 1]).then_some((u, y))
     };
     let (Some((u1, y1)), Some((u2, y2))) = (unsqueezed(1), unsqueezed(2)) else {
-        return Err(imiss(0, "the concatenated parts are not unsqueezed [..., h] values"));
+        return Err(imiss(
+            0,
+            "the concatenated parts are not unsqueezed [..., h] values",
+        ));
     };
     let Some(sub) = defined_by(y1, "b.sub") else {
         return Err(imiss(
@@ -505,16 +521,29 @@ fn interleaved_rotation<'c: 'a, 'a>(
     };
     let h = sc[r - 2];
     let d = 2 * h;
-    let w = shape(x).map_err(|e| imiss(2, e))?.last().copied().unwrap_or(0);
+    let w = shape(x)
+        .map_err(|e| imiss(2, e))?
+        .last()
+        .copied()
+        .unwrap_or(0);
     // x[..., 0:d:2] and x[..., 1:d:2]: the clamped ends are d or d - 1.
-    if x != xb || b1 != 0 || b2 != 1 || !(d - 1..=d).contains(&e1) || !(d - 1..=d).contains(&e2) || d > w {
+    if x != xb
+        || b1 != 0
+        || b2 != 1
+        || !(d - 1..=d).contains(&e1)
+        || !(d - 1..=d).contains(&e2)
+        || d > w
+    {
         return Err(imiss(
             2,
             format!("the slices [{b1}:{e1}:2] and [{b2}:{e2}:2] do not pair the first {d} of a width {w}"),
         ));
     }
     if !fits(x1, c) || !fits(x1, s) {
-        return Err(imiss(3, "the tables do not broadcast to the half-width slices"));
+        return Err(imiss(
+            3,
+            "the tables do not broadcast to the half-width slices",
+        ));
     }
     let ops = vec![
         root,
@@ -541,10 +570,19 @@ fn interleaved<'c, 'a>(
     pass: Option<Value<'c, 'a>>,
 ) -> Result<Outline<'c, 'a>, NearMiss> {
     let (x, c, s, d, mut ops) = interleaved_rotation(rotated)?;
-    let w = shape(x).map_err(|e| imiss(2, e))?.last().copied().unwrap_or(0);
+    let w = shape(x)
+        .map_err(|e| imiss(2, e))?
+        .last()
+        .copied()
+        .unwrap_or(0);
     let dims = match pass {
         None if d == w => None,
-        None => return Err(imiss(2, "a partial rotary: the concat after it is the root")),
+        None => {
+            return Err(imiss(
+                2,
+                "a partial rotary: the concat after it is the root",
+            ))
+        }
         Some(pass) => {
             let Some((x2, b2, e2)) = last_axis_slice(pass) else {
                 return Err(imiss(2, "the passed part is not a slice of the input"));

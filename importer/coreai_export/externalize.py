@@ -37,7 +37,10 @@ Failures: a spec no submodule matches is an error naming it and the model's
 submodule classes (coreai-torch only warns, guide §8.7a); a matched
 submodule that forward() never calls is a one-line warning naming its path
 (guide §8.7b: the graph holds no computation of it, so nothing is lost, but
-the user learns that the spec did nothing there). Limits, each an error
+the user learns that the spec did nothing there); a composite name that is
+not one of coreai-torch's documented composites is a one-line warning (a
+typo would otherwise give a declaration no compiler matches; custom names
+are legitimate). Limits, each an error
 that says so: forward arguments must be tensors or None (keyword arguments
 included); outputs a tensor or a tuple of tensors; a dim dynamic at the call
 site must stay dynamic in the submodule; a matching module inside another
@@ -156,6 +159,15 @@ class Function:
     baked: frozenset = frozenset()  # parameters/buffers kept as constants of the function
 
 
+# The composite names coreai-torch 0.4.3 documents (docs/api/composite-ops/:
+# module-class and ATen-derived), the names a Core AI compiler matches.
+KNOWN_COMPOSITES = (
+    "batch_norm", "gated_delta_update", "gather_mm", "group_norm", "hard_sigmoid", "instance_norm",
+    "layer_norm", "linalg_vector_norm", "log_softmax", "pixel_shuffle", "rms_norm", "rope",
+    "scaled_dot_product_attention",
+)
+
+
 def warn(message):
     """One line on stderr (the conversion goes on)."""
     print(f"coreai_export: warning: {message}", file=sys.stderr)
@@ -193,6 +205,10 @@ class Marked:
                 f"--externalize: no submodule of the model is a {names}; the model's submodule "
                 f"classes are: {', '.join(known) or '(none)'}"
             )
+        for s in self.specs:
+            if s.composite_op_name and s.composite_op_name not in KNOWN_COMPOSITES:
+                warn(f"--externalize {s.label()}: {s.composite_op_name!r} is not one of coreai-torch's "
+                     f"composites ({', '.join(KNOWN_COMPOSITES)}); a compiler matches it only if it knows it")
         if not self.sites:
             return self
         # One eager run defines each site's op from its real outputs; the

@@ -20,7 +20,7 @@
 //! `coreai-opt` and `coreai-compile`) that is coreai-torch's causal triangle
 //! (lower-right: query `i` attends key `j ≤ i + T_k − T_q`; the same as
 //! PyTorch's upper-left one when `T_q = T_k`), additive (0 / ≤ −1e4) or
-//! boolean, gives `is_causal = true` and no `attn_mask` input, as
+//! boolean, of at most 2²⁰ elements, gives `is_causal = true` and no `attn_mask` input, as
 //! `SDPA(is_causal=True)` declares: the body reads the proved mask as a
 //! constant and computes what the matched ops did. Any other mask (an
 //! input, an upper-left triangle with `T_q < T_k`, a padding mask) stays

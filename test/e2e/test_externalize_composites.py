@@ -171,6 +171,23 @@ class MoE(nn.Module):
         return (y.squeeze(-2) * weights[..., None]).sum(2)
 
 
+class PalettizedMoE(MoE):
+    """The up-projection experts 4-bit palettized (coreai-torch's
+    PalettizeModule; decompressed larger than core-optimize folds)."""
+    def __init__(self):
+        super().__init__(hidden=144)
+        import coreai_torch._compression.custom_layers as cl
+        g = torch.Generator().manual_seed(0)
+        self.w_up_q = cl.PalettizeModule(torch.randint(0, 16, (4, 32, 144), dtype=torch.uint8, generator=g),
+                                         torch.randn(1, 1, 1, 16, 1, generator=g) * 0.1)
+
+    def forward(self, x):
+        weights, idx = torch.topk(torch.softmax(self.router(x), -1), self.k, dim=-1)
+        h = x[:, :, None, None, :] @ self.w_up_q()[idx]
+        y = torch.nn.functional.silu(h) @ self.w_down[idx]
+        return (y.squeeze(-2) * weights[..., None]).sum(2)
+
+
 class Attn(nn.Module):
     """softmax(q kᵀ/√d + m) v, the mask built in forward: the causal
     triangle lower-right (query = the trailing tokens, coreai-torch's
@@ -241,6 +258,10 @@ def moe():
     return make(MoE(), (2, 5, 32))
 
 
+def moe_palettized():
+    return make(PalettizedMoE(), (2, 5, 32))
+
+
 def attention_inputs(tq, tk, mask=False):
     torch.manual_seed(0)
     q, k, v = torch.randn(2, 2, tq, 8) * 3, torch.randn(2, 2, tk, 8) * 3, torch.randn(2, 2, tk, 8) * 3
@@ -288,6 +309,7 @@ EXPECTED = {
     "partial": {"rms_norm": 2, "rope": 2, "scaled_dot_product_attention": 1},
     "vit": {"layer_norm": 2, "scaled_dot_product_attention": 1},
     "moe": {"gather_mm": 2},
+    "moe_palettized": {"gather_mm": 2},
     "causal_lower_right": {"scaled_dot_product_attention": 1},
     "causal_upper_left": {"scaled_dot_product_attention": 1},
     "padding_mask": {"scaled_dot_product_attention": 1},
@@ -493,3 +515,15 @@ def test_require_without_any_candidate(tmp_path):
     r = coreai_opt(aten, f"--pass-pipeline=builtin.module({AFTER.replace('composites', 'composites{require=rms_norm}')})",
                    "-o", out)
     assert r.returncode == 0, r.stderr
+
+
+def test_compressed_expert_weights_keep_their_sub_byte_type(tmp_path):
+    """Guide §8.7c on the IR pass: outlining gather_mm leaves the 4-bit
+    palettized experts' decompression in front of the call, reading the ui4
+    indices (no byte-wide copy appears), through the whole pipeline."""
+    aten = export_source(tmp_path, BLOCKS, factory="moe_palettized")
+    for stage, pipeline in (("after", AFTER), ("pipeline", "coreai-pipeline")):
+        text = lower(aten, tmp_path / f"{stage}.mlir", pipeline)
+        assert re.search(r"= coreai\.constant dense<\"0x[0-9A-F]+\"> : tensor<4x32x144xui4>\n", text), stage
+        assert len(re.findall(r"coreai\.lut_to_dense %\w+, %\w+, %\w+ : \(tensor<4x32x144xui4>", text)) == 1, stage
+        assert "xui8>" not in text, stage

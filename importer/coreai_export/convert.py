@@ -39,8 +39,9 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
             dynamic_shapes=None, externalize=(), metadata=None, compiler=None):
     """Exports `model` on `example_inputs` and compiles it to the asset
     `output` (NAME.aimodel); returns its path. `externalize`: Externalize
-    specs (or their command-line strings, `RMSNorm=rms_norm:eps`)."""
-    specs = [Externalize.parse(s) if isinstance(s, str) else s for s in externalize]
+    specs, their command-line strings (`RMSNorm=rms_norm:eps`), classes,
+    or coreai-torch's ExternalizeSpec objects."""
+    specs = [Externalize.of(s) for s in externalize]
     with externalized(model, specs, example_inputs) as marked:
         ep = export_module(model, example_inputs, decompositions, dynamic_shapes)
         functions = marked.functions(ep, decompositions)

@@ -21,16 +21,38 @@ declaration and the graph agree; each call site gets its own function,
 named after the module path (`norm`, `act`, `act_1` ...), the same on
 every run. The model is restored afterwards.
 
-Limits, each an error that says so: forward arguments must be tensors
-(keyword arguments included); outputs a tensor or a tuple of tensors; call
-sites need static shapes; a matching module inside another one is left to
-its parent.
+The target is a class, a class name, or a dotted name that imports to a
+class (`coreai_torch.composite_ops.RMSNormImpl`: coreai-torch's own module
+classes convert unchanged, with coreai-torch's declarations); convert()
+also takes coreai-torch's `ExternalizeSpec` objects. Optional forward
+arguments left None are not inputs, and None attributes are left out of
+op_attrs, as in coreai-torch. A size that is dynamic at the call site stays
+dynamic in the function (the submodule is exported with `Dim.AUTO`, so its
+own guards set its range: a static query with a dynamic key length
+converts, unlike coreai-torch's issue #1). Parameters and buffers read by a
+compression op (`torch.ops.coreai.*`) stay constants of the function, so
+they keep their sub-byte storage types.
+
+Failures: a spec no submodule matches is an error naming it and the model's
+submodule classes (coreai-torch only warns, guide §8.7a); a matched
+submodule that forward() never calls is a one-line warning naming its path
+(guide §8.7b: the graph holds no computation of it, so nothing is lost, but
+the user learns that the spec did nothing there); a composite name that is
+not one of coreai-torch's documented composites is a one-line warning (a
+typo would otherwise give a declaration no compiler matches; custom names
+are legitimate). Limits, each an error
+that says so: forward arguments must be tensors or None (keyword arguments
+included); outputs a tensor or a tuple of tensors; a dim dynamic at the call
+site must stay dynamic in the submodule; a matching module inside another
+one is left to its parent.
 """
 
 import contextlib
+import importlib
 import inspect
 import itertools
 import re
+import sys
 from dataclasses import dataclass, field
 
 import torch
@@ -60,9 +82,47 @@ class Externalize:
 
     def matches(self, module) -> bool:
         cls = type(module)
-        if isinstance(self.target, type):
-            return isinstance(module, self.target)
-        return self.target in (cls.__name__, f"{cls.__module__}.{cls.__qualname__}")
+        target = self.resolved()
+        if isinstance(target, type):
+            return isinstance(module, target)
+        return target in (cls.__name__, f"{cls.__module__}.{cls.__qualname__}")
+
+    def resolved(self):
+        """The target class: `target` itself, or the class a dotted name
+        imports to (`coreai_torch.composite_ops.RMSNormImpl`, whose class
+        lives in a private module), or the name when it imports to nothing."""
+        if isinstance(self.target, type) or "." not in self.target:
+            return self.target
+        module, _, attr = self.target.rpartition(".")
+        try:
+            found = getattr(importlib.import_module(module), attr, None)
+        except Exception:  # not an importable module: match by name
+            return self.target
+        return found if isinstance(found, type) else self.target
+
+    def label(self) -> str:
+        t = self.target
+        return t.__name__ if isinstance(t, type) else str(t)
+
+    @staticmethod
+    def of(spec) -> "Externalize":
+        """An Externalize from what `convert(externalize=...)` takes: an
+        Externalize, its command-line string, a class (a plain boundary), or
+        coreai-torch's `ExternalizeSpec(target_class, composite_op_name,
+        composite_attrs)`."""
+        if isinstance(spec, Externalize):
+            return spec
+        if isinstance(spec, str):
+            return Externalize.parse(spec)
+        if isinstance(spec, type):
+            return Externalize(spec)
+        if hasattr(spec, "target_class") and hasattr(spec, "composite_op_name"):
+            return Externalize(spec.target_class, spec.composite_op_name,
+                               tuple(getattr(spec, "composite_attrs", None) or ()))
+        raise ExportFailure(
+            f"externalize {spec!r}: expected a class, 'CLASS[=COMPOSITE[:ATTR,...]]', "
+            "an Externalize or a coreai_torch.ExternalizeSpec"
+        )
 
     @staticmethod
     def parse(text: str) -> "Externalize":
@@ -82,7 +142,9 @@ class _Site:
     module: torch.nn.Module
     spec: Externalize
     forward: object  # the original bound forward
-    patched: object = None  # the forward that calls the site's custom op
+    params: list  # its positional parameters (inspect.Parameter)
+    patched: object = None  # the forward that calls the site's custom ops
+    ops: dict = field(default_factory=dict)  # op name -> names of the tensors it takes
 
 
 @dataclass
@@ -94,6 +156,21 @@ class Function:
     program: object  # the submodule's decomposed ExportedProgram
     spec: Externalize
     attrs: dict = field(default_factory=dict)  # op_attrs of the declaration
+    baked: frozenset = frozenset()  # parameters/buffers kept as constants of the function
+
+
+# The composite names coreai-torch 0.4.3 documents (docs/api/composite-ops/:
+# module-class and ATen-derived), the names a Core AI compiler matches.
+KNOWN_COMPOSITES = (
+    "batch_norm", "gated_delta_update", "gather_mm", "group_norm", "hard_sigmoid", "instance_norm",
+    "layer_norm", "linalg_vector_norm", "log_softmax", "pixel_shuffle", "rms_norm", "rope",
+    "scaled_dot_product_attention",
+)
+
+
+def warn(message):
+    """One line on stderr (the conversion goes on)."""
+    print(f"coreai_export: warning: {message}", file=sys.stderr)
 
 
 class Marked:
@@ -103,8 +180,9 @@ class Marked:
     def __init__(self, model, specs, inputs):
         self.model = model
         self.inputs = inputs
-        self.specs = list(specs)
-        self.sites = {}  # op name -> _Site
+        self.specs = [Externalize.of(s) for s in specs]
+        self.sites = {}  # site op prefix -> _Site
+        self.ops = {}  # op name -> (_Site, tensor names)
         self.namespace = f"coreai_ext{next(_NAMESPACES)}"
         self.library = None
 
@@ -118,11 +196,19 @@ class Marked:
             if spec is not None:
                 taken.append(path)
                 self._patch(path, module, spec)
-        unused = [s.target for s in self.specs if not any(x.spec is s for x in self.sites.values())]
+        unused = [s for s in self.specs if not any(x.spec is s for x in self.sites.values())]
         if unused:
-            names = ", ".join(getattr(t, "__name__", str(t)) for t in unused)
+            names = ", ".join(s.label() for s in unused)
+            known = sorted({type(m).__name__ for p, m in self.model.named_modules() if p})
             self.__exit__(None, None, None)
-            raise ExportFailure(f"--externalize: no submodule of the model is a {names}")
+            raise ExportFailure(
+                f"--externalize: no submodule of the model is a {names}; the model's submodule "
+                f"classes are: {', '.join(known) or '(none)'}"
+            )
+        for s in self.specs:
+            if s.composite_op_name and s.composite_op_name not in KNOWN_COMPOSITES:
+                warn(f"--externalize {s.label()}: {s.composite_op_name!r} is not one of coreai-torch's "
+                     f"composites ({', '.join(KNOWN_COMPOSITES)}); a compiler matches it only if it knows it")
         if not self.sites:
             return self
         # One eager run defines each site's op from its real outputs; the
@@ -150,64 +236,99 @@ class Marked:
 
     def _patch(self, path, module, spec):
         forward = module.forward
-        params = list(inspect.signature(forward).parameters.values())
+        signature = inspect.signature(forward)
+        params = list(signature.parameters.values())
         if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
             raise ExportFailure(
                 f"--externalize {path}: forward() takes *args/**kwargs or keyword-only "
                 "arguments; externalized submodules take tensors by position"
             )
-        op = re.sub(r"\W", "_", path) or "module"
-        site = _Site(path, module, spec, forward)
-        self.sites[op] = site
-        library, qualified = self.library, f"{self.namespace}::{op}"
+        prefix = re.sub(r"\W", "_", path) or "module"
+        site = _Site(path, module, spec, forward, params)
+        self.sites[prefix] = site
+        library = self.library
 
         def patched(*args, **kwargs):
-            if kwargs:
-                args = args + tuple(kwargs[p.name] for p in params[len(args):] if p.name in kwargs)
-            for i, a in enumerate(args):
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as e:
+                raise ExportFailure(f"--externalize {path}: forward() called with {e}") from e
+            bound.apply_defaults()
+            # Optional arguments left None are not inputs (coreai-torch's rule:
+            # they are absent from the declaration's input_names).
+            names, tensors = [], []
+            for i, p in enumerate(params):
+                a = bound.arguments.get(p.name)
+                if a is None:
+                    continue
                 if not isinstance(a, torch.Tensor):
                     raise ExportFailure(
                         f"--externalize {path}: argument {i} of forward() is a "
                         f"{type(a).__name__}; only tensors can cross the boundary (keep scalars "
                         "as module attributes and list them as composite attributes)"
                     )
-            if not hasattr(getattr(torch.ops, self.namespace), op):
-                _define(library, op, forward, args, path)
-            return getattr(getattr(torch.ops, self.namespace), op)(*args)
+                names.append(p.name)
+                tensors.append(a)
+            names = tuple(names)
+            op = next((o for o, n in site.ops.items() if n == names), None)
+            if op is None:
+                op = prefix if not site.ops else f"{prefix}__v{len(site.ops)}"
+                site.ops[op] = names
+                self.ops[op] = (site, names)
+                _define(library, op, forward, names, tensors, path)
+            return getattr(getattr(torch.ops, self.namespace), op)(*tensors)
 
         site.patched = patched
         module.forward = patched
 
     def functions(self, ep, decompositions):
         """The externalized call sites of `ep` (the whole model's program), in
-        program order, each with its submodule exported on its own."""
+        program order, each with its submodule exported on its own. A matched
+        submodule that no call site reaches gets a one-line warning."""
         counts, found = {}, []
         for node in ep.graph_module.graph.nodes:
             target = node.target
             if node.op != "call_function" or getattr(target, "namespace", None) != self.namespace:
                 continue
-            site = self.sites[target._opname]
+            site, names = self.ops[target._opname]
             k = counts.get(site.path, 0)
             counts[site.path] = k + 1
             name = site.path if k == 0 else f"{site.path}_{k}"
-            program = self._export_site(site, node, decompositions)
-            found.append((node.name, Function(name, site.path, program, site.spec, _attrs(site))))
+            program = self._export_site(site, names, node, decompositions)
+            found.append((node.name, Function(name, site.path, program, site.spec, _attrs(site),
+                                              _compression_operands(program))))
+        for site in self.sites.values():
+            if site.path not in counts:
+                warn(f"--externalize: submodule '{site.path}' ({type(site.module).__name__}) is "
+                     "never called by forward(); nothing to externalize there")
         return dict(found)
 
-    def _export_site(self, site, node, decompositions):
-        inputs = []
-        for a in node.args:
+    def _export_site(self, site, names, node, decompositions):
+        inputs, shapes = {}, {}
+        for name, a in zip(names, node.args):
             val = a.meta.get("val") if isinstance(a, torch.fx.Node) else None
-            if not isinstance(val, torch.Tensor) or not all(isinstance(d, int) for d in val.shape):
+            if not isinstance(val, torch.Tensor):
                 raise ExportFailure(
-                    f"--externalize {site.path}: the call site {node.name} has a dynamic or "
-                    "non-tensor argument; externalized call sites need static shapes"
+                    f"--externalize {site.path}: the call site {node.name} has a non-tensor "
+                    f"argument {name!r}"
                 )
-            inputs.append(torch.zeros(tuple(val.shape), dtype=val.dtype))
+            sizes, dynamic = [], {}
+            for d, s in enumerate(val.shape):
+                if isinstance(s, int):
+                    sizes.append(s)
+                else:
+                    sizes.append(_hint(s))
+                    # AUTO: the submodule's export derives its own range (its
+                    # guards may narrow the caller's; coreai-torch rebuilds the
+                    # caller's Dim and fails, its issue #1).
+                    dynamic[d] = torch.export.Dim.AUTO
+            inputs[name] = torch.zeros(tuple(sizes), dtype=val.dtype)
+            shapes[name] = dynamic or None
         site.module.__dict__.pop("forward", None)  # the original forward, for this export
         try:
             with torch.no_grad():
-                ep = torch.export.export(site.module, tuple(inputs))
+                ep = torch.export.export(site.module, (), inputs,
+                                         dynamic_shapes=shapes if any(shapes.values()) else None)
         except Exception as e:
             raise ExportFailure(
                 f"--externalize {site.path}: the submodule failed to export on its own: "
@@ -215,12 +336,63 @@ class Marked:
             ) from e
         finally:
             site.module.forward = site.patched
+        _check_same_dynamism(site, node, names, ep)
         return decompose(ep, decompositions)
 
 
-def _define(library, op, forward, args, path):
-    """Defines `op` (the forward's tensors → its outputs) from a real call."""
-    probe = forward(*args)
+def _hint(s) -> int:
+    """The example value of a symbolic size."""
+    node = s.node
+    hint = node.hint if node.hint is not None else node.shape_env.size_hint(node.expr)
+    return int(hint)
+
+
+def _check_same_dynamism(site, node, names, ep):
+    """A size dynamic at the call site must stay dynamic in the submodule's
+    program (AUTO specializes a dim the submodule's code fixes)."""
+    from torch.export.graph_signature import InputKind
+
+    placeholders = {p.name: p for p in ep.graph_module.graph.nodes if p.op == "placeholder"}
+    user = [s for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
+    for name, a, spec in zip(names, node.args, user):
+        outer = a.meta["val"].shape
+        inner = placeholders[spec.arg.name].meta["val"].shape
+        for d, (o, i) in enumerate(zip(outer, inner)):
+            if not isinstance(o, int) and isinstance(i, int):
+                raise ExportFailure(
+                    f"--externalize {site.path}: dim {d} of {name!r} is dynamic at the call site "
+                    f"{node.name} but the submodule's code fixes it to {i}"
+                )
+
+
+def _compression_operands(program) -> frozenset:
+    """Parameters and buffers read by a compression op (coreai-torch's
+    `torch.ops.coreai.*`: lut_to_dense, constexpr_blockwise_shift_scale,
+    sparse_to_dense, ...): they stay constants inside the function, so the
+    lowering stores them in their sub-byte types (as a graph argument the
+    caller would hold them in their PyTorch storage type, uint8/int8)."""
+    from torch.export.graph_signature import InputKind
+
+    kinds = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
+    targets = {s.arg.name: s.target for s in program.graph_signature.input_specs if s.kind in kinds}
+    baked = set()
+    for n in program.graph_module.graph.nodes:
+        if n.op == "placeholder" and n.name in targets and any(
+            u.op == "call_function" and getattr(u.target, "namespace", None) in ("coreai", "coreaix")
+            for u in n.users
+        ):
+            baked.add(targets[n.name])
+    return frozenset(baked)
+
+
+def _define(library, op, forward, names, args, path):
+    """Defines `op` (the forward's tensor arguments `names` → its outputs)
+    from a real call."""
+
+    def impl(*tensors):
+        return forward(**dict(zip(names, tensors)))
+
+    probe = impl(*args)
     outs = probe if isinstance(probe, tuple) else (probe,)
     if not outs or not all(isinstance(o, torch.Tensor) for o in outs):
         raise ExportFailure(
@@ -229,8 +401,8 @@ def _define(library, op, forward, args, path):
     params = ", ".join(f"Tensor a{i}" for i in range(len(args)))
     returns = "Tensor" if not isinstance(probe, tuple) else "(" + ", ".join(["Tensor"] * len(outs)) + ")"
     library.define(f"{op}({params}) -> {returns}")
-    library.impl(op, forward, "CompositeExplicitAutograd")
-    torch.library.register_fake(f"{library.ns}::{op}", forward, lib=library)
+    library.impl(op, impl, "CompositeExplicitAutograd")
+    torch.library.register_fake(f"{library.ns}::{op}", impl, lib=library)
 
 
 def _attrs(site) -> dict:
@@ -241,7 +413,9 @@ def _attrs(site) -> dict:
             raise ExportFailure(
                 f"--externalize {site.path}: {type(site.module).__name__} has no attribute {name!r}"
             )
-        attrs[name] = getattr(site.module, name)
+        value = getattr(site.module, name)
+        if value is not None:  # coreai-torch drops None attributes (RoPE dims, SDPA scale)
+            attrs[name] = value
     if site.spec.composite_op_name:
         attrs["version"] = 1
     return attrs

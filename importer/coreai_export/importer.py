@@ -657,13 +657,14 @@ class _Emitter:
 
     def call_site(self, node, function, env, lines, indent, loc):
         """An externalized submodule's call: `func.call @fn(params..., args...)`,
-        the submodule's parameters and buffers as constants of the caller."""
+        the submodule's parameters and buffers as constants of the caller
+        (except those the function keeps: `function.baked`)."""
         from torch.export.graph_signature import InputKind
 
         sub = function.program
         operands, types = [], []
         for spec in sub.graph_signature.input_specs:
-            if spec.kind == InputKind.USER_INPUT:
+            if spec.kind == InputKind.USER_INPUT or spec.target in function.baked:
                 continue
             fqn = f"{function.path}.{spec.target}"
             if fqn not in self.site_constants:  # not a parameter of the entry
@@ -696,7 +697,8 @@ class _Emitter:
     def program(self, function=None):
         """The entry function, or with `function` (externalize.Function) that
         externalized submodule: parameters and buffers become its leading
-        arguments, and it is `coreai.noinline` with its declaration."""
+        arguments (those read by a compression op stay constants, in their
+        narrow types), and it is `coreai.noinline` with its declaration."""
         from torch.export.graph_signature import InputKind, OutputKind
 
         ep = self.ep
@@ -729,7 +731,7 @@ class _Emitter:
                 val = ph.meta.get("val")
                 state_args.append((nm, spec.target, mlir_type_of(val), val))
                 env[ph] = f"%{nm}"
-            elif function is not None and spec.kind in (
+            elif function is not None and spec.target not in function.baked and spec.kind in (
                 InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR
             ):
                 val = ph.meta.get("val")

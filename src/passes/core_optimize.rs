@@ -64,7 +64,7 @@ mod fold_constants;
 mod identities;
 mod shape_chains;
 
-pub use fold_constants::{install_evaluator, Evaluator};
+pub use fold_constants::{evaluate, install_evaluator, Evaluator};
 
 use crate::lowering::{Decline, LoweringCx};
 use crate::registry::{Pass, PassInfo, PassOption, PassResult};

@@ -18,10 +18,11 @@
 //!   - `rms_norm`: `x · rsqrt(mean(x²) + eps) · w`, weight before or after,
 //!     `1/sqrt` spellings, `(1 + w)` (Gemma), computed in f32 and cast back
 //!     → `rms_norm` (`input`, `scale`; `axes = -1`, `eps`);
-//!   - `rope`: `x · cos + rotate_half(x) · sin` (half-split pairing), full
-//!     or partial rotary → `rope` in its cos/sin-input variant (`input`,
-//!     `cos`, `sin`; `base`, `dims` when partial, `interleaved = false`,
-//!     `scale`);
+//!   - `rope`: `x · cos + rotate_half(x) · sin` (half-split pairing) or
+//!     the interleaved pairing (`x[..., 0::2]`, `x[..., 1::2]` rotated and
+//!     re-interleaved), full or partial rotary → `rope` in its cos/sin-input
+//!     variant (`input`, `cos`, `sin`; `base`, `dims` when partial,
+//!     `interleaved`, `scale`);
 //!   - `scaled_dot_product_attention`: `softmax(q kᵀ · s + mask) v` with an
 //!     additive or boolean mask and GQA through `repeat_interleave`/`expand`
 //!     of k and v → `scaled_dot_product_attention` (`query`, `key`,
@@ -108,7 +109,11 @@ static RECOGNIZERS: &[(&str, &[&str], Recognizer)] = &[
     ),
     (
         "rope",
-        &["coreai.decomposable.broadcasting_add", "coreai.concat"],
+        &[
+            "coreai.decomposable.broadcasting_add",
+            "coreai.concat",
+            "coreai.reshape",
+        ],
         rope::recognize,
     ),
     (

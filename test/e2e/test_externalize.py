@@ -67,6 +67,17 @@ class WithScalar(torch.nn.Module):
         return self.scale(x, 3.0)
 
 
+class WithUnused(torch.nn.Module):
+    """A registered submodule forward() never calls (left from a refactor)."""
+    def __init__(self):
+        super().__init__()
+        self.act = Act()
+        self.old = torch.nn.Sequential(Act())
+
+    def forward(self, x):
+        return self.act(x, x)
+
+
 class Counter(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -81,6 +92,10 @@ class Counter(torch.nn.Module):
 def factory():
     torch.manual_seed(0)
     return M().eval(), (torch.randn(8, 16) * 4,)
+
+
+def with_unused():
+    return WithUnused(), (torch.randn(2, 3),)
 
 
 def counter():
@@ -214,7 +229,10 @@ def test_states_keep_their_initial_values(tmp_path):
 
 @pytest.mark.parametrize("flags,factory,message", [
     (["--externalize", "Scale"], "with_scalar", "argument 1 of forward() is a float; only tensors"),
-    (["--externalize", "Missing"], "factory", "no submodule of the model is a Missing"),
+    (["--externalize", "Missing"], "factory",
+     "no submodule of the model is a Missing; the model's submodule classes are: Act, Linear, Norm"),
+    (["--externalize", "coreai_torch.composite_ops.RMSNorm=rms_norm:axes,eps"], "factory",
+     "no submodule of the model is a coreai_torch.composite_ops.RMSNorm; the model's submodule classes are: "),
     (["--externalize", "Norm=rms norm"], "factory", "expected CLASS or CLASS=COMPOSITE"),
     (["--externalize", "Norm=rms_norm:epsilon"], "factory", "Norm has no attribute 'epsilon'"),
 ])
@@ -223,3 +241,84 @@ def test_bad_externalization_is_a_clear_error(tmp_path, flags, factory, message)
     assert r.returncode == 1 and message in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
     assert not aten.exists(), "no partial output file"
+
+
+def test_an_unreachable_submodule_is_a_one_line_warning(tmp_path):
+    """Guide §8.7b: a matched submodule forward() never calls. A warning,
+    not an error: the exported graph holds no computation of it, so the
+    conversion loses nothing (no composite missing from a computation that
+    runs), and models often carry such modules (a superset spec list, heads
+    for another task); the warning names its path, so a spec that did
+    nothing there is not silent."""
+    r, aten = export(tmp_path, "--externalize", "Act", factory="with_unused")
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stderr.splitlines() if "warning" in line]
+    assert lines == ["coreai_export: warning: --externalize: submodule 'old.0' (Act) is never called by "
+                     "forward(); nothing to externalize there"], r.stderr
+    text = aten.read_text()
+    assert text.count("func.call @act(") == 1 and "old" not in text
+    assert_close(run(aten, tmp_path), load(tmp_path / "exp.npz"))
+
+
+COMPRESSED = '''
+import torch
+import coreai_torch._compression.custom_layers as cl
+
+
+class Proj(torch.nn.Module):
+    """A 4-bit palettized weight and an int4 blockwise-quantized one, each
+    decompressed to more than core-optimize folds (64 KiB)."""
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        self.w = cl.PalettizeModule(torch.randint(0, 16, (136, 128), dtype=torch.uint8, generator=g),
+                                    torch.randn(1, 1, 16, 1, generator=g) * 0.1)
+        self.q = cl.WeightDequantizeModule(torch.randint(-8, 8, (136, 136), dtype=torch.int8, generator=g),
+                                           torch.rand(136, 1, generator=g) * 0.02 + 0.01,
+                                           minval=torch.randn(136, 1, generator=g) * 0.1, input_dtype=torch.int4)
+
+    def forward(self, x):
+        return (x @ self.w().T) @ self.q()
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = Proj()
+
+    def forward(self, x):
+        return self.proj(x) * 2 + self.proj(x * 0.5)
+
+
+def factory():
+    return M().eval(), (torch.randn(3, 128, generator=torch.Generator().manual_seed(1)),)
+'''
+
+
+@pytest.mark.parametrize("spec", ["Proj", "Proj=compressed_proj"])
+def test_compressed_weights_keep_their_sub_byte_types(tmp_path, spec):
+    """Guide §8.7c: the parameters and buffers a compression op reads stay
+    constants of the externalized function, so the lowering stores them in
+    their narrow types (ui4 LUT indices, si4 data) instead of receiving
+    them as ui8/si8 graph arguments from the caller."""
+    src = tmp_path / "model.py"
+    src.write_text(COMPRESSED)
+    aten = tmp_path / "m.mlir"
+    r = export_file(src, aten, "--externalize", spec,
+                    inputs_out=tmp_path / "in.npz", expected_out=tmp_path / "exp.npz")
+    assert r.returncode == 0, r.stderr
+    # A composite name coreai-torch does not document: one warning line.
+    assert (("'compressed_proj' is not one of coreai-torch's composites" in r.stderr) ==
+            (spec == "Proj=compressed_proj")), r.stderr
+    assert re.search(r"func\.func (private )?@proj\(%\w+: tensor<3x128xf32> \{coreai.name = \"x\"\}\)", aten.read_text())
+    coreai = convert(aten, tmp_path / "m.coreai.mlir")
+    for name in ("proj", "proj_1"):
+        body = coreai.split(f"noinline @{name}(")[1].split("\n  }")[0]
+        assert re.search(r"= coreai\.constant dense<\"0x[0-9A-F]+\"> : tensor<136x128xui4>\n", body), body
+        assert re.search(r"= coreai\.constant dense<\"0x[0-9A-F]+\"> : tensor<136x136xsi4>\n", body), body
+        assert re.search(r"coreai\.lut_to_dense %\w+, %\w+, %\w+ : \(tensor<136x128xui4>", body), body
+        assert re.search(r"coreai\.blockwise_shift_scale %\w+, %\w+, %\w+, %\w+ : \(tensor<136x136xsi4>", body), body
+    assert "xui8>" not in coreai and "xsi8>" not in coreai, "no byte-wide copy of the weights"
+    want = load(tmp_path / "exp.npz")
+    assert_close(run(tmp_path / "m.coreai.mlir", tmp_path), want)
+    assert_close(run_coreai_core(coreai, load(tmp_path / "in.npz"), tmp_path), want)

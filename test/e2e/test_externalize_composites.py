@@ -171,6 +171,54 @@ class MoE(nn.Module):
         return (y.squeeze(-2) * weights[..., None]).sum(2)
 
 
+class PalettizedMoE(MoE):
+    """The up-projection experts 4-bit palettized (coreai-torch's
+    PalettizeModule; decompressed larger than core-optimize folds)."""
+    def __init__(self):
+        super().__init__(hidden=144)
+        import coreai_torch._compression.custom_layers as cl
+        g = torch.Generator().manual_seed(0)
+        self.w_up_q = cl.PalettizeModule(torch.randint(0, 16, (4, 32, 144), dtype=torch.uint8, generator=g),
+                                         torch.randn(1, 1, 1, 16, 1, generator=g) * 0.1)
+
+    def forward(self, x):
+        weights, idx = torch.topk(torch.softmax(self.router(x), -1), self.k, dim=-1)
+        h = x[:, :, None, None, :] @ self.w_up_q()[idx]
+        y = torch.nn.functional.silu(h) @ self.w_down[idx]
+        return (y.squeeze(-2) * weights[..., None]).sum(2)
+
+
+class Attn(nn.Module):
+    """softmax(q kᵀ/√d + m) v, the mask built in forward: the causal
+    triangle lower-right (query = the trailing tokens, coreai-torch's
+    is_causal) or upper-left (PyTorch's), or passed in."""
+    def __init__(self, geometry):
+        super().__init__()
+        self.geometry = geometry
+
+    def forward(self, q, k, v, m=None):
+        tq, tk = q.shape[-2], k.shape[-2]
+        if m is None:
+            diagonal = tk - tq if self.geometry == "lower_right" else 0
+            keep = torch.ones(tq, tk, dtype=torch.bool).tril(diagonal=diagonal)
+            m = torch.zeros(tq, tk).masked_fill(~keep, float("-inf"))
+        return torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + m, -1) @ v
+
+
+class InterleavedRope(nn.Module):
+    """RoPE pairing (x0, x1), (x2, x3), ... with half-width tables, over
+    the first rd dims (all when None), as coreai-torch's RoPE(interleaved=True)."""
+    def __init__(self, rd=None):
+        super().__init__()
+        self.rd = rd
+
+    def forward(self, x, cos, sin):
+        d = self.rd or x.shape[-1]
+        x1, x2 = x[..., 0:d:2], x[..., 1:d:2]
+        y = torch.stack((x1 * cos - x2 * sin, x1 * sin + x2 * cos), -1).flatten(-2)
+        return y if d == x.shape[-1] else torch.cat((y, x[..., d:]), -1)
+
+
 def make(model, shape):
     torch.manual_seed(0)
     return model.eval(), (torch.randn(*shape) * 3,)
@@ -210,6 +258,42 @@ def moe():
     return make(MoE(), (2, 5, 32))
 
 
+def moe_palettized():
+    return make(PalettizedMoE(), (2, 5, 32))
+
+
+def attention_inputs(tq, tk, mask=False):
+    torch.manual_seed(0)
+    q, k, v = torch.randn(2, 2, tq, 8) * 3, torch.randn(2, 2, tk, 8) * 3, torch.randn(2, 2, tk, 8) * 3
+    return (q, k, v, torch.randn(tq, tk)) if mask else (q, k, v)
+
+
+def causal_lower_right():
+    return Attn("lower_right").eval(), attention_inputs(3, 7)
+
+
+def causal_upper_left():
+    return Attn("upper_left").eval(), attention_inputs(3, 7)
+
+
+def padding_mask():
+    return Attn("none").eval(), attention_inputs(5, 5, mask=True)
+
+
+def rope_inputs(width):
+    torch.manual_seed(0)
+    ang = torch.outer(torch.arange(6).float(), 1.0 / (10000 ** (torch.arange(0, width, 2).float() / width)))
+    return torch.randn(2, 4, 6, 8) * 3, ang.cos(), ang.sin()
+
+
+def rope_interleaved():
+    return InterleavedRope().eval(), rope_inputs(8)
+
+
+def rope_interleaved_partial():
+    return InterleavedRope(4).eval(), rope_inputs(4)
+
+
 def no_rope():
     m = nn.Sequential(nn.Linear(32, 32), RMSNorm(32))
     return make(m, (2, 32))
@@ -225,6 +309,33 @@ EXPECTED = {
     "partial": {"rms_norm": 2, "rope": 2, "scaled_dot_product_attention": 1},
     "vit": {"layer_norm": 2, "scaled_dot_product_attention": 1},
     "moe": {"gather_mm": 2},
+    "moe_palettized": {"gather_mm": 2},
+    "causal_lower_right": {"scaled_dot_product_attention": 1},
+    "causal_upper_left": {"scaled_dot_product_attention": 1},
+    "padding_mask": {"scaled_dot_product_attention": 1},
+    "rope_interleaved": {"rope": 1},
+    "rope_interleaved_partial": {"rope": 1},
+}
+
+# The declarations these blocks must get (input names and op_attrs).
+DECLARED = {
+    # A causal triangle proved from constants: is_causal, no mask input.
+    "llama": '{input_names = ["query", "key", "value"], op_attrs = {is_causal = true, version = 1 : si64, '
+             'window_size = 0 : si64}',
+    "qwen": '{input_names = ["query", "key", "value"], op_attrs = {is_causal = true, version = 1 : si64, '
+            'window_size = 0 : si64}',
+    "causal_lower_right": '{input_names = ["query", "key", "value"], op_attrs = {is_causal = true, '
+                          'version = 1 : si64, window_size = 0 : si64}',
+    # PyTorch's upper-left triangle with T_q < T_k is not coreai-torch's
+    # is_causal (lower-right): the mask stays an input.
+    "causal_upper_left": '{input_names = ["query", "key", "value", "attn_mask"], op_attrs = {is_causal = false, '
+                         'version = 1 : si64, window_size = 0 : si64}',
+    "padding_mask": '{input_names = ["query", "key", "value", "attn_mask"], op_attrs = {is_causal = false, '
+                    'version = 1 : si64, window_size = 0 : si64}',
+    "rope_interleaved": '{input_names = ["input", "cos", "sin"], op_attrs = {base = 1.000000e+04 : f32, '
+                        'interleaved = true, scale = 1.000000e+00 : f32, version = 1 : si64}',
+    "rope_interleaved_partial": '{input_names = ["input", "cos", "sin"], op_attrs = {base = 1.000000e+04 : f32, '
+                                'dims = 4 : si64, interleaved = true, scale = 1.000000e+00 : f32, version = 1 : si64}',
 }
 
 
@@ -267,6 +378,8 @@ def test_each_call_site_is_one_composite_and_the_numbers_hold(tmp_path, name):
         if k in hand_written:
             assert len(re.findall(rf"coreai\.invoke @{k}(_\d+)?\(", after)) == n
 
+    if name in DECLARED:
+        assert DECLARED[name] in after, after
     for stage, text in (("before", before), ("after", after), ("pipeline", pipeline)):
         assert_close(run(tmp_path / f"{stage}.mlir", tmp_path), want, f"coreai-run {stage}")
         assert_close(run_coreai_core(text, inputs, tmp_path / stage), want, f"coreai-core {stage}")
@@ -285,7 +398,8 @@ class Block(nn.Module):
         self.weight = nn.Parameter(torch.rand(d) + 0.5)
         self.norm = RMSNormImpl(eps=1e-6)
         self.rope = RoPE()
-        self.sdpa = SDPA()
+        self.sdpa = SDPA(is_causal=True)
+        self.rope_i = RoPE(interleaved=True)
         self.gmm = GatherMM()
         self.experts = nn.Parameter(torch.randn(4, 8, 6))
         self.q = nn.Linear(d, d, bias=False)
@@ -298,8 +412,8 @@ class Block(nn.Module):
         q = self.q(h).view(b, t, self.nh, self.hd).transpose(1, 2)
         k = self.k(h).view(b, t, self.nkv, self.hd).transpose(1, 2)
         v = self.v(h).view(b, t, self.nkv, self.hd).transpose(1, 2)
-        o = self.sdpa(self.rope(q, cos, sin), self.rope(k, cos, sin), v, mask)
-        return o, self.gmm(o[:, :, :, None, None, :], self.experts, rhs_indices=idx)
+        o = self.sdpa(self.rope(q, cos, sin), self.rope(k, cos, sin), v)
+        return o, self.rope_i(q, cos, sin), self.gmm(o[:, :, :, None, None, :], self.experts, rhs_indices=idx)
 '''
 
 
@@ -312,9 +426,11 @@ def declarations(text):
 
 
 def test_declarations_are_coreai_torchs(tmp_path):
-    """The hand-written GQA and MoE blocks' declarations equal, as text, those
-    coreai-torch prints for the same block written with its module classes
-    (Apple's ExternalizeSpec attribute lists, guide §8.5)."""
+    """The hand-written GQA (causal), MoE and interleaved-RoPE blocks'
+    declarations equal, as text, those coreai-torch prints for the same
+    computations written with its module classes (SDPA(is_causal=True),
+    RoPE(interleaved=True); Apple's ExternalizeSpec attribute lists, guide
+    §8.5)."""
     warnings.filterwarnings("ignore")
     import coreai_torch
     import torch
@@ -341,8 +457,10 @@ def test_declarations_are_coreai_torchs(tmp_path):
 
     aten = export_source(tmp_path, BLOCKS, factory="qwen")
     ours = declarations(lower(aten, tmp_path / "after.mlir", AFTER))
-    aten = export_source(tmp_path, BLOCKS, factory="moe")
-    ours.update(declarations(lower(aten, tmp_path / "moe.mlir", AFTER)))
+    for other in ("moe", "rope_interleaved"):
+        aten = export_source(tmp_path, BLOCKS, factory=other)
+        for name, decls in declarations(lower(aten, tmp_path / f"{other}.mlir", AFTER)).items():
+            ours.setdefault(name, set()).update(decls)
     assert set(theirs) == {"rms_norm", "rope", "scaled_dot_product_attention", "gather_mm"}
     for name in theirs:
         assert ours[name] == theirs[name], name
@@ -397,3 +515,15 @@ def test_require_without_any_candidate(tmp_path):
     r = coreai_opt(aten, f"--pass-pipeline=builtin.module({AFTER.replace('composites', 'composites{require=rms_norm}')})",
                    "-o", out)
     assert r.returncode == 0, r.stderr
+
+
+def test_compressed_expert_weights_keep_their_sub_byte_type(tmp_path):
+    """Guide §8.7c on the IR pass: outlining gather_mm leaves the 4-bit
+    palettized experts' decompression in front of the call, reading the ui4
+    indices (no byte-wide copy appears), through the whole pipeline."""
+    aten = export_source(tmp_path, BLOCKS, factory="moe_palettized")
+    for stage, pipeline in (("after", AFTER), ("pipeline", "coreai-pipeline")):
+        text = lower(aten, tmp_path / f"{stage}.mlir", pipeline)
+        assert re.search(r"= coreai\.constant dense<\"0x[0-9A-F]+\"> : tensor<4x32x144xui4>\n", text), stage
+        assert len(re.findall(r"coreai\.lut_to_dense %\w+, %\w+, %\w+ : \(tensor<4x32x144xui4>", text)) == 1, stage
+        assert "xui8>" not in text, stage

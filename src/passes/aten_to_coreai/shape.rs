@@ -1045,10 +1045,22 @@ fn ones_of_result<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 // aten.arange.{default,start,start_step}() {start = 0, end, step = 1}
 //   → coreai.constant dense<[start, start+step, ...]>
+// aten.operator "aten::arange.start_step"(%start, %end) {step}   (symbolic bounds: a dynamic length)
+//   → coreai.range (cast %start), (cast %end), (constant step) : tensor<?x<dtype>>
 //
-// The result length is static; each element is `start + i·step` computed in
-// f64 (integers exactly) and converted to the result dtype, as PyTorch does.
+// A static result length: each element is `start + i·step` computed in f64
+// (integers exactly) and converted to the result dtype, as PyTorch does. A
+// dynamic one (a bound is a symbolic size, as in coreai-torch's lower-right
+// causal mask over a dynamic key length): `coreai.range` on the bounds in
+// the result dtype (exact for integer dtypes).
 fn arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let symbolic = ["start", "end", "step"]
+        .iter()
+        .map(|n| crate::schema::named_operand(cx, n).map(|v| v.is_some()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if symbolic.contains(&true) || dims(cx.result_tensor(0)?).contains(&DYNAMIC) {
+        return dynamic_arange(cx);
+    }
     let out = result_dims(cx, 0)?;
     let element = cx.result_tensor(0)?.element();
     let optional = |name: &str| match cx.op().attribute(name) {
@@ -1074,6 +1086,34 @@ fn arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let ty = cx.result_type(0)?;
     let attr = cx.parse_attribute(&format!("dense<[{}]> : {ty}", literals.join(", ")))?;
     Ok(vec![constant(cx, ty, attr)?])
+}
+
+/// `arange` with a symbolic bound: `coreai.range` on its bounds, each an
+/// operand (a symbolic size, rank 0) or an attribute, in the result dtype.
+fn dynamic_arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let ty = cx.result_type(0)?;
+    let element = cx.result_tensor(0)?.element();
+    let scalar_ty = tensor_type(&[], element);
+    let bound = |name: &str, default: i64| -> Result<Value<'c, 'a>, Decline> {
+        if let Some(v) = crate::schema::named_operand(cx, name)? {
+            if !dims(crate::schema::tensor_of(v)?).is_empty() {
+                return Err(format!("arange's {name} is not a scalar"));
+            }
+            return cast_to(cx, v, element);
+        }
+        let value = match cx.op().attribute(name) {
+            Ok(_) => cx.scalar(name)?,
+            Err(_) => Scalar::Int(default),
+        };
+        splat(cx, value, scalar_ty)
+    };
+    let (start, end, step) = (bound("start", 0)?, bound("end", 0)?, bound("step", 1)?);
+    Ok(vec![cx.build_value(
+        "coreai.range",
+        &[start, end, step],
+        ty,
+        &[],
+    )?])
 }
 
 fn as_f64(s: Scalar) -> f64 {

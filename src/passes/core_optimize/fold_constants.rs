@@ -108,3 +108,60 @@ fn static_bytes(ty: MlirType) -> Option<u64> {
         Some(n as u64 * bits.div_ceil(8))
     }
 }
+
+/// The value of `v` when it derives from constants only, computed with the
+/// installed evaluator op by op (at most `depth` ops deep, static tensors
+/// of at most [`MAX_EVALUATED_BYTES`]): a dense elements attribute, or
+/// `None` (a non-constant leaf, a call or effect, no evaluator, a kernel
+/// error). Nothing is rewritten: the recognizers read proved values with
+/// it (a causal mask).
+pub fn evaluate(v: Value<'_, '_>, depth: usize) -> Option<MlirAttribute> {
+    let mut memo = std::collections::HashMap::new();
+    evaluate_raw(v.to_raw(), depth, &mut memo)
+}
+
+/// The largest value [`evaluate`] computes.
+pub const MAX_EVALUATED_BYTES: u64 = 16 << 20;
+
+fn evaluate_raw(
+    v: mlir_sys::MlirValue,
+    depth: usize,
+    memo: &mut std::collections::HashMap<*const std::ffi::c_void, Option<MlirAttribute>>,
+) -> Option<MlirAttribute> {
+    if let Some(&known) = memo.get(&(v.ptr as *const _)) {
+        return known;
+    }
+    let value = (|| {
+        if let Some(attr) = super::constant_attr(v) {
+            return Some(attr);
+        }
+        if depth == 0 || !unsafe { mlir_sys::mlirValueIsAOpResult(v) } {
+            return None;
+        }
+        let op = unsafe { mlir_sys::mlirOpResultGetOwner(v) };
+        let name = op_name(op);
+        if NEVER.contains(&name.as_str()) || unsafe { mlir_sys::mlirOperationGetNumRegions(op) } > 0
+        {
+            return None;
+        }
+        let n = unsafe { mlir_sys::mlirOperationGetNumOperands(op) };
+        let mut operands = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let operand = unsafe { mlir_sys::mlirOperationGetOperand(op, i) };
+            operands.push(evaluate_raw(operand, depth - 1, memo)?);
+        }
+        let results = unsafe { mlir_sys::mlirOperationGetNumResults(op) };
+        for i in 0..results {
+            let ty = unsafe { mlir_sys::mlirValueGetType(mlir_sys::mlirOperationGetResult(op, i)) };
+            if static_bytes(ty)? > MAX_EVALUATED_BYTES {
+                return None;
+            }
+        }
+        let evaluate = EVALUATOR.get()?;
+        let values = evaluate(op, &operands).ok()?;
+        let index = unsafe { mlir_sys::mlirOpResultGetResultNumber(v) } as usize;
+        values.get(index).copied()
+    })();
+    memo.insert(v.ptr as *const _, value);
+    value
+}

@@ -15,9 +15,17 @@
 //! two axes. As the composite wants, key and value are passed with their
 //! own head count (`[B, N_kv, T, D]`): the head repetition
 //! (`reshape [B, N_kv, 1, T, D] → broadcast on axis 2 → reshape [B, N_q,
-//! T, D]`) is outlined with the rest. Causality stays in the mask, which is
-//! an input, so both causal geometries (upper-left and lower-right) are
-//! exact: `is_causal = false`, `window_size = 0`. `scale` is left out when
+//! T, D]`) is outlined with the rest. A mask computed from constants only
+//! (evaluated with the executor's kernels, when they are installed, as in
+//! `coreai-opt` and `coreai-compile`) that is coreai-torch's causal triangle
+//! (lower-right: query `i` attends key `j ≤ i + T_k − T_q`; the same as
+//! PyTorch's upper-left one when `T_q = T_k`), additive (0 / ≤ −1e4) or
+//! boolean, of at most 2²⁰ elements, gives `is_causal = true` and no `attn_mask` input, as
+//! `SDPA(is_causal=True)` declares: the body reads the proved mask as a
+//! constant and computes what the matched ops did. Any other mask (an
+//! input, an upper-left triangle with `T_q < T_k`, a padding mask) stays
+//! the `attn_mask` input with `is_causal = false`, exact in both
+//! geometries. `window_size = 0`. `scale` is left out when
 //! it equals `1/√d` in f32 (the composite's default), as coreai-torch
 //! leaves it out for `SDPA()`.
 //!
@@ -193,10 +201,14 @@ fn fits(m: Value<'_, '_>, s: Value<'_, '_>) -> bool {
     }
 }
 
+/// A mask: the value and whether it is boolean (true = attend) rather
+/// than additive.
+type Mask<'c, 'a> = (Value<'c, 'a>, bool);
+
 /// The masked scores: the unmasked scores, the mask (if any), the ops.
 fn masked<'c: 'a, 'a>(
     s: Value<'c, 'a>,
-) -> Result<(Scores<'c, 'a>, Option<Value<'c, 'a>>, Ops<'c, 'a>), NearMiss> {
+) -> Result<(Scores<'c, 'a>, Option<Mask<'c, 'a>>, Ops<'c, 'a>), NearMiss> {
     if let Some(add) = defined_by(s, "b.add") {
         let (a, b) = (
             add.operand(0).map_err(|_| miss(2, "no operand"))?,
@@ -205,7 +217,7 @@ fn masked<'c: 'a, 'a>(
         let mut last = miss(2, "neither side of the addition is the scores");
         for (x, m) in [(a, b), (b, a)] {
             match scores(x) {
-                Ok(sc) if fits(m, x) => return Ok((sc, Some(m), vec![add])),
+                Ok(sc) if fits(m, x) => return Ok((sc, Some((m, false)), vec![add])),
                 Ok(_) => last = miss(2, "the additive mask widens the scores"),
                 Err(e) if e.stage > last.stage => last = e,
                 Err(_) => {}
@@ -233,7 +245,7 @@ fn masked<'c: 'a, 'a>(
             return Err(miss(2, "the boolean mask widens the scores"));
         }
         let sc = scores(t)?;
-        return Ok((sc, Some(c), vec![w]));
+        return Ok((sc, Some((c, true)), vec![w]));
     }
     Ok((scores(s)?, None, Vec::new()))
 }
@@ -263,8 +275,10 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
     let (v, v_ops) = native(vr, heads)?;
     ops.extend(k_ops);
     ops.extend(v_ops);
+    let scores_shape = shape(s).map_err(|e| miss(2, e))?;
+    let causal = mask.and_then(|(m, boolean)| Some((m, causal_mask(m, &scores_shape, boolean)?)));
     let mut attrs = vec![
-        ("is_causal", OpAttr::Bool(false)),
+        ("is_causal", OpAttr::Bool(causal.is_some())),
         ("window_size", OpAttr::Int(0)),
     ];
     let d = sq[3] as f64;
@@ -276,8 +290,11 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         attrs.push(("scale", OpAttr::Float(1.0)));
     }
     let mut inputs = vec![("query", sc.q), ("key", k), ("value", v)];
-    if let Some(m) = mask {
-        inputs.push(("attn_mask", m));
+    let mut baked = Vec::new();
+    match (mask, causal) {
+        (_, Some(proved)) => baked.push(proved),
+        (Some((m, _)), None) => inputs.push(("attn_mask", m)),
+        (None, None) => {}
     }
     Ok(Outline {
         decl: "scaled_dot_product_attention",
@@ -285,5 +302,65 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         attrs,
         ops,
         substitutes: Vec::new(),
+        baked,
     })
+}
+
+/// The largest mask [`causal_mask`] reads, in elements.
+const MAX_MASK_ELEMENTS: i64 = 1 << 20;
+
+/// The value of `m` when it is coreai-torch's causal mask (lower-right:
+/// query `i` attends key `j` iff `j ≤ i + T_k − T_q`, `T_k ≥ T_q`) for
+/// scores of shape `scores` (`[..., T_q, T_k]`), the same for every leading
+/// index: additive 0 where attended and ≤ −1e4 (or −inf) elsewhere, or
+/// boolean true where attended. `m` must derive from constants only (it is
+/// evaluated with the executor's kernels); `None` otherwise.
+fn causal_mask(m: Value<'_, '_>, scores: &[i64], boolean: bool) -> Option<mlir_sys::MlirAttribute> {
+    let sm = shape(m).ok()?;
+    let (r, rs) = (sm.len(), scores.len());
+    if r < 2 || rs < 2 || sm[r - 2..] != scores[rs - 2..] {
+        return None;
+    }
+    let (tq, tk) = (sm[r - 2], sm[r - 1]);
+    let n: i64 = sm.iter().product();
+    if tq <= 0 || tk < tq || n > MAX_MASK_ELEMENTS {
+        return None;
+    }
+    let attr = crate::passes::core_optimize::evaluate(m, 64)?;
+    unsafe {
+        if !mlir_sys::mlirAttributeIsADenseElements(attr)
+            || mlir_sys::mlirElementsAttrGetNumElements(attr) != n
+            || (mlir_sys::mlirDenseElementsAttrIsSplat(attr) && tk > 1)
+        {
+            return None;
+        }
+        let mut index = vec![0u64; r];
+        for linear in 0..n {
+            let mut rest = linear;
+            for d in (0..r).rev() {
+                index[d] = (rest % sm[d]) as u64;
+                rest /= sm[d];
+            }
+            let (i, j) = (index[r - 2] as i64, index[r - 1] as i64);
+            let attended = j <= i + tk - tq;
+            let e = mlir_sys::mlirElementsAttrGetValue(attr, r as isize, index.as_mut_ptr());
+            let ok = if boolean {
+                mlir_sys::mlirAttributeIsAInteger(e)
+                    && (mlir_sys::mlirIntegerAttrGetValueInt(e) != 0) == attended
+            } else if mlir_sys::mlirAttributeIsAFloat(e) {
+                let x = mlir_sys::mlirFloatAttrGetValueDouble(e);
+                if attended {
+                    x == 0.0
+                } else {
+                    x <= -1e4
+                }
+            } else {
+                false
+            };
+            if !ok {
+                return None;
+            }
+        }
+    }
+    Some(attr)
 }

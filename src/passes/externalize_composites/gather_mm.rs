@@ -127,5 +127,6 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         attrs: vec![("num_batch_axes", OpAttr::Int(0))],
         ops,
         substitutes: Vec::new(),
+        baked: Vec::new(),
     })
 }

@@ -59,6 +59,9 @@ pub struct Outline<'c, 'a> {
     /// Inputs passed in another form than the matched ops read them
     /// (RoPE's cos/sin, passed at half width and widened in the body).
     pub substitutes: Vec<Substitute>,
+    /// Values the body reads as constants of these (proved) values instead
+    /// of inputs (a causal mask computed from constants).
+    pub baked: Vec<(Value<'c, 'a>, mlir_sys::MlirAttribute)>,
 }
 
 /// A builder of one value from another, in front of the context's op.
@@ -122,7 +125,13 @@ fn body_ops<'c, 'a>(
     let root = cx.op();
     let block = unsafe { mlir_sys::mlirOperationGetBlock(root.to_raw()) };
     let matched: HashSet<_> = outline.ops.iter().map(|o| o.to_raw().ptr).collect();
-    let inputs: HashSet<_> = outline.inputs.iter().map(|(_, v)| v.to_raw().ptr).collect();
+    let inputs: HashSet<_> = outline
+        .inputs
+        .iter()
+        .map(|(_, v)| v)
+        .chain(outline.baked.iter().map(|(v, _)| v))
+        .map(|v| v.to_raw().ptr)
+        .collect();
     let mut constants: Vec<MlirOperation> = Vec::new();
     for op in &outline.ops {
         if unsafe { mlir_sys::mlirOperationGetBlock(op.to_raw()) }.ptr != block.ptr {
@@ -254,6 +263,12 @@ fn fill_body<'c, 'a>(
             Some(s) => (s.widen)(&at_output, arg)?,
             None => arg,
         };
+        map.insert(v.to_raw().ptr, inside.to_raw());
+    }
+    for (v, attr) in &outline.baked {
+        let inside = crate::emit::constant(&at_output, v.r#type(), unsafe {
+            Attribute::from_raw(*attr)
+        })?;
         map.insert(v.to_raw().ptr, inside.to_raw());
     }
     for &op in ops {

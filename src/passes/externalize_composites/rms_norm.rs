@@ -295,5 +295,6 @@ fn found<'c, 'a>(
         attrs: vec![("axes", OpAttr::Int(-1)), ("eps", OpAttr::Float(eps))],
         ops,
         substitutes: Vec::new(),
+        baked: Vec::new(),
     }
 }

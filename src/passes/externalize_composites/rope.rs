@@ -28,11 +28,25 @@
 //! the matched ops did. `base` is coreai-torch's default (10000: it has
 //! no effect when cos/sin are inputs) and `scale` 1.
 //!
+//! The interleaved pairing (`interleaved = true`: `(x₀, x₁)`, `(x₂, x₃)`,
+//! ... rotate together), as coreai-torch's `RoPE(interleaved=True)`
+//! computes it, with half-width tables passed as they are:
+//!
+//! ```text
+//! x₁ = x[..., 0:d:2], x₂ = x[..., 1:d:2]
+//! y = reshape(cat(unsqueeze(c·x₁ − s·x₂, -1), unsqueeze(s·x₁ + c·x₂, -1), -1), [..., d])
+//! y = cat(y, x[..., d:])                               (partial: dims = d)
+//!   → coreai.invoke @rope(x, c, s)   {interleaved = true}
+//! ```
+//!
 //! Declines: a rotation with the wrong sign (`cat(x₂, −x₁)` or no
-//! negation), slices that do not split the rotated width in two halves,
-//! tables whose halves are not provably equal (pass them computed in the
-//! model, or use half-width tables), tables that widen the input, the
-//! interleaved pairing (`x[..., ::2]`, not recognised yet).
+//! negation; interleaved: `c·x₁ + s·x₂` or `c·x₂ − s·x₁`), slices that do
+//! not split the rotated width in two halves (interleaved: not the even and
+//! odd elements, or odd first), tables whose halves are not provably equal
+//! (pass them computed in the model, or use half-width tables), tables
+//! that widen the input, and the interleaved pairing written as
+//! `x·cos + rotate_every_two(x)·sin` with full-width repeated tables (not
+//! recognised).
 
 use super::{
     outline::{OpAttr, Outline, Substitute},
@@ -356,9 +370,258 @@ fn rotation<'c: 'a, 'a>(
     Err(last)
 }
 
-/// Recognises RoPE rooted at the final sum (full rotary) or at the concat
-/// of the rotated and passed-through parts (partial rotary).
+const INTERLEAVED_STAGES: &[&str] = &[
+    "interleave (reshape of a concat of the two unsqueezed parts)",
+    "rotation (c·x₁ − s·x₂, s·x₁ + c·x₂)",
+    "even/odd slices of the input",
+    "cos/sin tables",
+];
+
+fn imiss(stage: usize, reason: impl Into<String>) -> NearMiss {
+    NearMiss {
+        composite: "rope",
+        stage,
+        matched: &INTERLEAVED_STAGES[..stage],
+        failed: INTERLEAVED_STAGES[stage],
+        reason: reason.into(),
+    }
+}
+
+/// `x[..., begin:end:stride]` on the last axis only (`end` clamped to the
+/// width): the sliced value, begin, end and stride.
+fn strided_last_axis_slice<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, i64, i64, i64)> {
+    let op = defined_by(v, "slice")?;
+    let x = op.operand(0).ok()?;
+    let sx = shape(x).ok()?;
+    let r = sx.len();
+    let begin = int_values(op.operand(1).ok()?)?;
+    let end = int_values(op.operand(2).ok()?)?;
+    let stride = int_values(op.operand(3).ok()?)?;
+    if r == 0 || begin.len() != r || end.len() != r || stride.len() != r {
+        return None;
+    }
+    for i in 0..r - 1 {
+        if begin[i] != 0 || stride[i] != 1 || (end[i] < sx[i] && end[i] != INT32_MAX) {
+            return None;
+        }
+    }
+    Some((x, begin[r - 1], end[r - 1].min(sx[r - 1]), stride[r - 1]))
+}
+
+/// The operands of a product, in order.
+fn factors<'c: 'a, 'a>(
+    v: Value<'c, 'a>,
+) -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
+    let m = defined_by(v, "b.mul")?;
+    Some((m, m.operand(0).ok()?, m.operand(1).ok()?))
+}
+
+/// A product `t · x` where `x` is the even (`begin = 0`) or odd
+/// (`begin = 1`) stride-2 slice: the op, the table, the slice.
+fn product_of_slice<'c: 'a, 'a>(
+    v: Value<'c, 'a>,
+    begin: i64,
+) -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
+    let (m, a, b) = factors(v)?;
+    let is = |x: Value<'c, 'a>| {
+        strided_last_axis_slice(x).is_some_and(|(_, b0, _, s)| b0 == begin && s == 2)
+    };
+    if is(b) && !is(a) {
+        Some((m, a, b))
+    } else if is(a) && !is(b) {
+        Some((m, b, a))
+    } else {
+        None
+    }
+}
+
+/// The rotated part of an interleaved RoPE, rooted at its final reshape:
+/// `reshape(cat(unsq(c·x₁ − s·x₂), unsq(s·x₁ + c·x₂)), [..., d])` with
+/// `x₁ = x[..., 0:d:2]`, `x₂ = x[..., 1:d:2]`: x, c, s, the rotated width
+/// `d` and the ops.
+#[allow(clippy::type_complexity)]
+fn interleaved_rotation<'c: 'a, 'a>(
+    root: OperationRef<'c, 'a>,
+) -> Result<
+    (
+        Value<'c, 'a>,
+        Value<'c, 'a>,
+        Value<'c, 'a>,
+        i64,
+        Ops<'c, 'a>,
+    ),
+    NearMiss,
+> {
+    let out: Value = root.result(0).map_err(|_| imiss(0, "no result"))?.into();
+    let input = root.operand(0).map_err(|_| imiss(0, "no operand"))?;
+    let cat = defined_by(input, "concat").ok_or_else(|| imiss(0, "not a reshape of a concat"))?;
+    let (Ok(sc), Ok(so)) = (shape(input), shape(out)) else {
+        return Err(imiss(0, "unranked"));
+    };
+    let r = sc.len();
+    if r < 2
+        || cat.operand_count() != 3
+        || !concat_on_last(&cat, r)
+        || sc[r - 1] != 2
+        || so.len() != r - 1
+        || so[..r - 2] != sc[..r - 2]
+        || so[r - 2] != 2 * sc[r - 2]
+    {
+        return Err(imiss(0, "not pairs [..., h, 2] flattened to [..., 2h]"));
+    }
+    let unsqueezed = |i: usize| -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>)> {
+        let u = defined_by(cat.operand(i).ok()?, "reshape")?;
+        let y = u.operand(0).ok()?;
+        (shape(y).ok()? == sc[..r - 1]).then_some((u, y))
+    };
+    let (Some((u1, y1)), Some((u2, y2))) = (unsqueezed(1), unsqueezed(2)) else {
+        return Err(imiss(
+            0,
+            "the concatenated parts are not unsqueezed [..., h] values",
+        ));
+    };
+    let Some(sub) = defined_by(y1, "b.sub") else {
+        return Err(imiss(
+            1,
+            "the first part is not a difference (a rotation with the wrong sign)",
+        ));
+    };
+    let Some(add) = defined_by(y2, "b.add") else {
+        return Err(imiss(
+            1,
+            "the second part is not a sum (a rotation with the wrong sign)",
+        ));
+    };
+    let operand = |op: OperationRef<'c, 'a>, i| op.operand(i).map_err(|_| imiss(1, "no operand"));
+    let (Some((p, c, x1)), Some((q, s, x2))) = (
+        product_of_slice(operand(sub, 0)?, 0),
+        product_of_slice(operand(sub, 1)?, 1),
+    ) else {
+        return Err(imiss(
+            1,
+            "the first part is not c·x[..., 0::2] − s·x[..., 1::2] (a rotation with the wrong sign or pairing)",
+        ));
+    };
+    let (a0, a1) = (operand(add, 0)?, operand(add, 1)?);
+    let second = |u, w| {
+        let (m1, t1, z1) = product_of_slice(u, 0)?;
+        let (m2, t2, z2) = product_of_slice(w, 1)?;
+        (t1 == s && z1 == x1 && t2 == c && z2 == x2).then_some((m1, m2))
+    };
+    let Some((m1, m2)) = second(a0, a1).or_else(|| second(a1, a0)) else {
+        return Err(imiss(
+            1,
+            "the second part is not s·x[..., 0::2] + c·x[..., 1::2] with the first part's tables",
+        ));
+    };
+    let (Some((x, b1, e1, _)), Some((xb, b2, e2, _))) =
+        (strided_last_axis_slice(x1), strided_last_axis_slice(x2))
+    else {
+        return Err(imiss(2, "the parts are not slices of the last axis"));
+    };
+    let h = sc[r - 2];
+    let d = 2 * h;
+    let w = shape(x)
+        .map_err(|e| imiss(2, e))?
+        .last()
+        .copied()
+        .unwrap_or(0);
+    // x[..., 0:d:2] and x[..., 1:d:2]: the clamped ends are d or d - 1.
+    if x != xb
+        || b1 != 0
+        || b2 != 1
+        || !(d - 1..=d).contains(&e1)
+        || !(d - 1..=d).contains(&e2)
+        || d > w
+    {
+        return Err(imiss(
+            2,
+            format!("the slices [{b1}:{e1}:2] and [{b2}:{e2}:2] do not pair the first {d} of a width {w}"),
+        ));
+    }
+    if !fits(x1, c) || !fits(x1, s) {
+        return Err(imiss(
+            3,
+            "the tables do not broadcast to the half-width slices",
+        ));
+    }
+    let ops = vec![
+        root,
+        cat,
+        u1,
+        u2,
+        sub,
+        add,
+        p,
+        q,
+        m1,
+        m2,
+        producer(x1).unwrap(),
+        producer(x2).unwrap(),
+    ];
+    Ok((x, c, s, d, ops))
+}
+
+/// Interleaved RoPE: full (rooted at the reshape) or partial (rooted at
+/// the concat of the rotated part and `x[..., d:]`).
+fn interleaved<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    rotated: OperationRef<'c, 'a>,
+    pass: Option<Value<'c, 'a>>,
+) -> Result<Outline<'c, 'a>, NearMiss> {
+    let (x, c, s, d, mut ops) = interleaved_rotation(rotated)?;
+    let w = shape(x)
+        .map_err(|e| imiss(2, e))?
+        .last()
+        .copied()
+        .unwrap_or(0);
+    let dims = match pass {
+        None if d == w => None,
+        None => {
+            return Err(imiss(
+                2,
+                "a partial rotary: the concat after it is the root",
+            ))
+        }
+        Some(pass) => {
+            let Some((x2, b2, e2)) = last_axis_slice(pass) else {
+                return Err(imiss(2, "the passed part is not a slice of the input"));
+            };
+            if x2 != x || b2 != d || e2 != w {
+                return Err(imiss(
+                    2,
+                    format!("the parts [0:{d}] and [{b2}:{e2}] do not split a width {w}"),
+                ));
+            }
+            ops.extend([root, producer(pass).unwrap()]);
+            Some(d)
+        }
+    };
+    let mut attrs = vec![
+        ("base", OpAttr::Float(10000.0)),
+        ("interleaved", OpAttr::Bool(true)),
+        ("scale", OpAttr::Float(1.0)),
+    ];
+    if let Some(d) = dims {
+        attrs.push(("dims", OpAttr::Int(d)));
+    }
+    Ok(Outline {
+        decl: "rope",
+        inputs: vec![("input", x), ("cos", c), ("sin", s)],
+        attrs,
+        ops,
+        substitutes: Vec::new(),
+        baked: Vec::new(),
+    })
+}
+
+/// Recognises RoPE rooted at the final sum (full rotary), at the concat
+/// of the rotated and passed-through parts (partial rotary), or at the
+/// reshape that interleaves the rotated pairs (interleaved).
 pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, NearMiss> {
+    if op_name(&root) == "coreai.reshape" {
+        return interleaved(root, root, None);
+    }
     let (add, partial) = if op_name(&root) == "coreai.concat" {
         let rank = root
             .result(0)
@@ -370,6 +633,9 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         };
         if root.operand_count() != 3 || !concat_on_last(&root, rank) {
             return Err(miss(0, "not a concat of two parts on the last axis"));
+        }
+        if let Some(reshape) = defined_by(rot, "reshape") {
+            return interleaved(root, reshape, Some(pass));
         }
         let add = defined_by(rot, "b.add").ok_or_else(|| miss(0, "the first part is not a sum"))?;
         (add, Some(pass))
@@ -439,6 +705,7 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         attrs,
         ops,
         substitutes: vec![substitute(1), substitute(2)],
+        baked: Vec::new(),
     })
 }
 

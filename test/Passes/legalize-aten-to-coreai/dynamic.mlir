@@ -116,3 +116,24 @@ func.func @conv_dynamic_batch(%x: tensor<?x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) 
   %0 = aten.convolution.default %x, %w {stride = [1, 1], padding = [0, 0], dilation = [1, 1], transposed = false, output_padding = [0, 0], groups = 1 : i64} : (tensor<?x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<?x3x3x3xf32>
   return %0 : tensor<?x3x3x3xf32>
 }
+
+// -----
+
+// arange with symbolic bounds (coreai-torch's lower-right causal mask over a
+// dynamic key length): coreai.range on the bounds, for a static length
+// (arange(T_k - 3, T_k)) and a dynamic one (arange(T_k)).
+// CHECK-LABEL: coreai.graph @arange_symbolic(
+// CHECK:         %[[T:.*]] = coreai.cast %{{.*}} : tensor<ui32> to tensor<si64>
+// CHECK:         %[[START:.*]] = coreai.decomposable.broadcasting_sub %[[T]], %{{.*}} : (tensor<si64>, tensor<si64>) -> tensor<si64>
+// CHECK:         %[[ONE:.*]] = coreai.constant dense<1> : tensor<si64>
+// CHECK:         coreai.range %[[START]], %[[T]], %[[ONE]] : (tensor<si64>, tensor<si64>, tensor<si64>) -> tensor<3xsi64>
+// CHECK:         %[[ZERO:.*]] = coreai.constant dense<0> : tensor<si64>
+// CHECK:         coreai.range %[[ZERO]], %[[T]], %{{.*}} : (tensor<si64>, tensor<si64>, tensor<si64>) -> tensor<?xsi64>
+func.func @arange_symbolic(%k: tensor<1x2x?x8xf32> {coreai.dims = [1, 2, "s0", 8]}) -> (tensor<3xi64>, tensor<?xi64>) {
+  %t = aten.sym_size.int %k {dim = 2 : i64} : (tensor<1x2x?x8xf32>) -> i64
+  %c3 = arith.constant 3 : i64
+  %s = aten.sub %t, %c3 : (i64, i64) -> i64
+  %a = aten.operator "aten::arange.start_step"(%s, %t) {step = 1 : i64, operand_args = ["start", "end"], operand_groups = array<i64: 1, 1>} : (i64, i64) -> tensor<3xi64>
+  %b = aten.operator "aten::arange.start_step"(%t) {start = 0 : i64, step = 1 : i64, operand_args = ["end"], operand_groups = array<i64: 1>} : (i64) -> tensor<?xi64>
+  return %a, %b : tensor<3xi64>, tensor<?xi64>
+}

@@ -1,0 +1,469 @@
+//! The `aicode` serialization coreai-core 1.0.0b3 writes in `main.mlirb`
+//! and its runtime loads (docs/aicode-format.md): one dialect, `aicode`,
+//! with version entry `varint 2` (the encoding), whose top-level op is
+//! `aicode.serialization.asset`.
+//!
+//! [`Program`] interns the aicode types and attributes in their custom
+//! encoding (§2.4 of the spec) on a [`Writer`], and builds regions whose
+//! values carry their tensor types ([`Body`]), so the decompositions in
+//! [`ops`] can compute the shapes of what they insert. [`Program::finish`]
+//! wraps the graphs in the asset op, stamped with the largest version date
+//! of the ops used, and writes the file.
+
+pub mod ops;
+
+use crate::bytecode::writer::{apint, svarint, varint, Op, Region, Writer};
+
+/// The aicode encoding version (the dialect's version entry).
+pub const ENCODING_VERSION: u64 = 2;
+
+/// The producer string (coreai-core's MLIR writes `MLIR22.0.0git`; the
+/// loader does not check it).
+pub const PRODUCER: &str = "coreai";
+
+/// Element types (`!aicode.*_v1`) with their type codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Elt {
+    Bool,
+    F64,
+    F32,
+    F16,
+    BF16,
+    SI64,
+    SI32,
+    SI16,
+    SI8,
+    UI64,
+    UI32,
+    UI16,
+    UI8,
+}
+
+impl Elt {
+    pub fn code(self) -> u64 {
+        match self {
+            Elt::Bool => 4,
+            Elt::F64 => 5,
+            Elt::F32 => 6,
+            Elt::F16 => 7,
+            Elt::BF16 => 8,
+            Elt::SI64 => 17,
+            Elt::SI32 => 18,
+            Elt::SI16 => 19,
+            Elt::SI8 => 20,
+            Elt::UI64 => 23,
+            Elt::UI32 => 24,
+            Elt::UI16 => 25,
+            Elt::UI8 => 26,
+        }
+    }
+
+    /// Bytes per element in a dense attribute's data (a bool: one byte).
+    pub fn size(self) -> usize {
+        match self {
+            Elt::Bool | Elt::SI8 | Elt::UI8 => 1,
+            Elt::F16 | Elt::BF16 | Elt::SI16 | Elt::UI16 => 2,
+            Elt::F32 | Elt::SI32 | Elt::UI32 => 4,
+            Elt::F64 | Elt::SI64 | Elt::UI64 => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Elt::F64 | Elt::F32 | Elt::F16 | Elt::BF16)
+    }
+}
+
+/// A ranked tensor type; a dynamic dimension is [`DYNAMIC`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TensorType {
+    pub dims: Vec<i64>,
+    pub elt: Elt,
+}
+
+/// How aicode stores a dynamic dimension.
+pub const DYNAMIC: i64 = i64::MIN;
+
+impl TensorType {
+    pub fn new(dims: &[i64], elt: Elt) -> Self {
+        Self {
+            dims: dims.to_vec(),
+            elt,
+        }
+    }
+
+    pub fn is_static(&self) -> bool {
+        self.dims.iter().all(|&d| d >= 0)
+    }
+
+    pub fn num_elements(&self) -> i64 {
+        self.dims.iter().product()
+    }
+}
+
+/// A value number inside a [`Body`].
+pub type Value = u64;
+
+/// One isolated single-block region under construction.
+pub struct Body {
+    region: Region,
+    types: Vec<TensorType>,
+}
+
+impl Body {
+    pub fn ty(&self, v: Value) -> &TensorType {
+        &self.types[v as usize]
+    }
+
+    pub fn arg(&self, i: usize) -> Value {
+        debug_assert!(i < self.region.args.len());
+        i as Value
+    }
+}
+
+/// Attributes and types of an aicode program, and its graphs.
+pub struct Program {
+    w: Writer,
+    d: u64,
+    loc: Option<u64>,
+    graphs: Vec<Op>,
+    version: u32,
+}
+
+impl Default for Program {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A dense constant's data: its raw little-endian bytes, one element when
+/// `splat`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dense {
+    pub splat: bool,
+    pub data: Vec<u8>,
+}
+
+impl Dense {
+    /// `data` as a splat when every element has the same bytes (as MLIR's
+    /// `DenseElementsAttr::get` stores it).
+    pub fn new(data: Vec<u8>, elt_size: usize) -> Self {
+        let first = &data[..elt_size.min(data.len())];
+        if !data.is_empty() && data.chunks(elt_size).all(|c| c == first) {
+            Self {
+                splat: true,
+                data: first.to_vec(),
+            }
+        } else {
+            Self { splat: false, data }
+        }
+    }
+
+    pub fn u32s(values: &[u32]) -> Self {
+        Self::new(values.iter().flat_map(|v| v.to_le_bytes()).collect(), 4)
+    }
+
+    pub fn i32s(values: &[i32]) -> Self {
+        Self::new(values.iter().flat_map(|v| v.to_le_bytes()).collect(), 4)
+    }
+}
+
+impl Program {
+    pub fn new() -> Self {
+        let mut w = Writer::new();
+        let mut version = Vec::new();
+        varint(&mut version, ENCODING_VERSION);
+        let d = w.dialect("aicode", Some(version));
+        Self {
+            w,
+            d,
+            loc: None,
+            graphs: Vec::new(),
+            version: 0,
+        }
+    }
+
+    fn code(code: u64) -> Vec<u8> {
+        let mut v = Vec::new();
+        varint(&mut v, code);
+        v
+    }
+
+    fn attr(&mut self, bytes: Vec<u8>) -> u64 {
+        self.w.attr(self.d, bytes)
+    }
+
+    fn type_(&mut self, bytes: Vec<u8>) -> u64 {
+        self.w.type_(self.d, bytes)
+    }
+
+    // --- types ---------------------------------------------------------
+
+    pub fn scalar_type(&mut self, elt: Elt) -> u64 {
+        self.type_(Self::code(elt.code()))
+    }
+
+    pub fn tensor_type(&mut self, t: &TensorType) -> u64 {
+        let elt = self.scalar_type(t.elt);
+        let mut b = Self::code(2);
+        varint(&mut b, t.dims.len() as u64);
+        for &d in &t.dims {
+            svarint(&mut b, d);
+        }
+        varint(&mut b, elt);
+        self.type_(b)
+    }
+
+    /// `function_v1`: results first, then operands.
+    pub fn function_type(&mut self, inputs: &[TensorType], results: &[TensorType]) -> u64 {
+        let ins: Vec<u64> = inputs.iter().map(|t| self.tensor_type(t)).collect();
+        let outs: Vec<u64> = results.iter().map(|t| self.tensor_type(t)).collect();
+        let mut b = Self::code(30);
+        for list in [&outs, &ins] {
+            varint(&mut b, list.len() as u64);
+            for &t in list {
+                varint(&mut b, t);
+            }
+        }
+        self.type_(b)
+    }
+
+    // --- attributes ----------------------------------------------------
+
+    pub fn string(&mut self, s: &str) -> u64 {
+        let mut b = Self::code(1);
+        let s = self.w.string(s);
+        varint(&mut b, s);
+        self.attr(b)
+    }
+
+    /// `serialization.integer<(width bit signed|unsigned) bits>`.
+    pub fn integer(&mut self, width: u32, unsigned: bool, bits: u64) -> u64 {
+        let mut b = Self::code(2);
+        varint(&mut b, width as u64);
+        b.push(unsigned as u8);
+        apint(&mut b, width, bits);
+        self.attr(b)
+    }
+
+    pub fn type_attr(&mut self, ty: u64) -> u64 {
+        let mut b = Self::code(4);
+        varint(&mut b, ty);
+        self.attr(b)
+    }
+
+    pub fn array(&mut self, items: &[u64]) -> u64 {
+        let mut b = Self::code(5);
+        varint(&mut b, items.len() as u64);
+        for &a in items {
+            varint(&mut b, a);
+        }
+        self.attr(b)
+    }
+
+    pub fn dense_elements(&mut self, dense: &Dense) -> u64 {
+        let mut b = Self::code(6);
+        b.push(dense.splat as u8);
+        varint(&mut b, dense.data.len() as u64);
+        b.extend_from_slice(&dense.data);
+        self.attr(b)
+    }
+
+    /// `serialization.dense_resource<key>`, its blob in the aicode
+    /// resource group (alignment 16).
+    pub fn dense_resource(&mut self, key: &str, data: Vec<u8>) -> u64 {
+        let handle = self.w.resource(self.d, key, 16, data);
+        let mut b = Self::code(7);
+        varint(&mut b, handle);
+        self.attr(b)
+    }
+
+    /// `serialization.opaque<"name" = [values]>`.
+    pub fn opaque(&mut self, name: &str, values: &[u64]) -> u64 {
+        let s = self.w.string(name);
+        let mut b = Self::code(9);
+        varint(&mut b, s);
+        varint(&mut b, values.len() as u64);
+        for &a in values {
+            varint(&mut b, a);
+        }
+        self.attr(b)
+    }
+
+    /// `padding_mode_v1`: circular 0, constant 1, reflect 2, replicate 3,
+    /// symmetric 4.
+    pub fn padding_mode(&mut self, mode: u64) -> u64 {
+        let mut b = Self::code(17);
+        varint(&mut b, mode);
+        self.attr(b)
+    }
+
+    /// `approximate_v1`: none 0, tanh 1.
+    pub fn approximate(&mut self, mode: u64) -> u64 {
+        let mut b = Self::code(19);
+        varint(&mut b, mode);
+        self.attr(b)
+    }
+
+    pub fn unit(&mut self) -> u64 {
+        self.attr(Self::code(46))
+    }
+
+    /// `debuginfo.location_v1` of an unknown location: file `"-"`, line 0,
+    /// scope `unit_v1`.
+    pub fn unknown_location(&mut self) -> u64 {
+        if let Some(l) = self.loc {
+            return l;
+        }
+        let unit = self.unit();
+        let mut file = Self::code(30);
+        for s in ["-", "", ""] {
+            let s = self.w.string(s);
+            varint(&mut file, s);
+        }
+        let file = self.attr(file);
+        let mut src = Self::code(31);
+        varint(&mut src, file);
+        for _ in 0..4 {
+            varint(&mut src, 0);
+        }
+        let src = self.attr(src);
+        let mut loc = Self::code(40);
+        varint(&mut loc, src);
+        varint(&mut loc, unit);
+        varint(&mut loc, 0);
+        varint(&mut loc, 0);
+        let loc = self.attr(loc);
+        self.loc = Some(loc);
+        loc
+    }
+
+    // --- regions and ops ---------------------------------------------
+
+    pub fn body(&mut self, args: &[TensorType]) -> Body {
+        let loc = self.unknown_location();
+        let region = Region {
+            args: args.iter().map(|t| (self.tensor_type(t), loc)).collect(),
+            ops: Vec::new(),
+        };
+        Body {
+            region,
+            types: args.to_vec(),
+        }
+    }
+
+    /// Appends the op `name` (without `aicode.`) to `body`; returns its
+    /// results. `version` is the op's version date.
+    pub fn op(
+        &mut self,
+        body: &mut Body,
+        name: &str,
+        version: u32,
+        properties: Option<Vec<u8>>,
+        operands: &[Value],
+        results: &[TensorType],
+        regions: Vec<Region>,
+    ) -> Vec<Value> {
+        self.version = self.version.max(version);
+        let loc = self.unknown_location();
+        let result_types = results.iter().map(|t| self.tensor_type(t)).collect();
+        body.region.ops.push(Op {
+            name: format!("aicode.{name}"),
+            loc,
+            properties,
+            results: result_types,
+            operands: operands.to_vec(),
+            regions,
+        });
+        let first = body.types.len() as Value;
+        body.types.extend(results.iter().cloned());
+        (first..body.types.len() as Value).collect()
+    }
+
+    /// The region of a finished body.
+    pub fn region(body: Body) -> Region {
+        body.region
+    }
+
+    /// Adds `graph_v1 @name` with the body `body` (ended by the caller
+    /// with `dataflow.output_v1`).
+    pub fn graph(
+        &mut self,
+        name: &str,
+        inputs: &[(String, TensorType)],
+        results: &[(String, TensorType)],
+        body: Body,
+    ) {
+        let names = |p: &mut Program, list: &[(String, TensorType)]| {
+            let entries: Vec<u64> = list
+                .iter()
+                .map(|(n, _)| {
+                    let s = p.string(n);
+                    let o = p.opaque("aicode.name", &[s]);
+                    p.array(&[o])
+                })
+                .collect();
+            entries
+        };
+        let args = names(self, inputs);
+        let arg_attrs = self.array(&args);
+        let res = names(self, results);
+        let res_attrs = self.array(&res);
+        let no = self.integer(1, true, 0);
+        let ins: Vec<TensorType> = inputs.iter().map(|(_, t)| t.clone()).collect();
+        let outs: Vec<TensorType> = results.iter().map(|(_, t)| t.clone()).collect();
+        let fty = self.function_type(&ins, &outs);
+        let fty = self.type_attr(fty);
+        let name = self.string(name);
+        let params = self.array(&[]);
+        // argAttrs, compositeDecl?, externalize, functionType, isPrivate,
+        // name, noInline, paramDecls, resAttrs.
+        let mut props = Vec::new();
+        varint(&mut props, arg_attrs);
+        varint(&mut props, 0);
+        for a in [no, fty, no, name, no, params, res_attrs] {
+            varint(&mut props, a);
+        }
+        let loc = self.unknown_location();
+        self.version = self.version.max(versions::GRAPH);
+        self.graphs.push(Op {
+            name: "aicode.dataflow.graph_v1".into(),
+            loc,
+            properties: Some(props),
+            results: vec![],
+            operands: vec![],
+            regions: vec![body.region],
+        });
+    }
+
+    /// The version date of the asset: the largest of its ops'.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The `main.mlirb` bytes.
+    pub fn finish(mut self) -> Vec<u8> {
+        let version = self.integer(32, true, self.version as u64);
+        let loc = self.unknown_location();
+        let mut props = Vec::new();
+        varint(&mut props, 0); // the unnamed optional property: absent
+        varint(&mut props, (version << 1) | 1);
+        let asset = Op {
+            name: "aicode.serialization.asset".into(),
+            loc,
+            properties: Some(props),
+            results: vec![],
+            operands: vec![],
+            regions: vec![Region {
+                args: vec![],
+                ops: std::mem::take(&mut self.graphs),
+            }],
+        };
+        self.w.finish(PRODUCER, &asset)
+    }
+}
+
+/// Version dates of aicode ops (`convert-to-versioned` of one-op programs
+/// with coreai-core 1.0.0b3; the asset's version is the largest used).
+pub mod versions {
+    pub const GRAPH: u32 = 20250429;
+}

@@ -1,0 +1,396 @@
+//! The compiled coreai program as coreai-core's `aicode` serialization:
+//! the `main.mlirb` coreai-core's runtime loads (docs/aicode-format.md).
+//!
+//! Each `coreai.graph` becomes `aicode.dataflow.graph_v1` (its argument and
+//! result names as `aicode.name`), each op of its body the aicode op or
+//! composite that `convert-to-versioned{target-version=20260409}` writes
+//! ([`coreai_asset::aicode::ops`]), constants keep their form (`dense` →
+//! `dense_elements`, `dense_resource` → `dense_resource` with the blob in
+//! the `aicode` resource group). Every location is written as unknown.
+//!
+//! An op outside the covered subset, a composite with a dynamic dimension,
+//! or a graph with attributes the writer does not know gives one error
+//! naming the op and its location; nothing is written then.
+
+use coreai::ffi::{printed, string_ref, string_ref_bytes};
+use coreai_asset::aicode::{ops, Body, Dense, Elt, Program, TensorType, Value};
+use mlir_sys::*;
+use std::collections::HashMap;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AicodeError {
+    #[error("'{0}': the compiled program does not parse")]
+    Parse(String),
+    #[error("{location}: '{op}' {message}")]
+    Op {
+        location: String,
+        op: String,
+        message: String,
+    },
+}
+
+const NOT_YET: &str = "is not yet supported by the aicode writer";
+
+fn op_name(op: MlirOperation) -> String {
+    unsafe {
+        let id = mlirOperationGetName(op);
+        String::from_utf8_lossy(&string_ref_bytes(mlirIdentifierStr(id))).into_owned()
+    }
+}
+
+fn location(op: MlirOperation) -> String {
+    let text = printed(|cb, ud| unsafe { mlirLocationPrint(mlirOperationGetLocation(op), cb, ud) });
+    text.strip_prefix("loc(")
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap_or(&text)
+        .to_string()
+}
+
+fn error(op: MlirOperation, message: impl Into<String>) -> AicodeError {
+    AicodeError::Op {
+        location: location(op),
+        op: op_name(op),
+        message: message.into(),
+    }
+}
+
+fn attr_text(a: MlirAttribute) -> String {
+    printed(|cb, ud| unsafe { mlirAttributePrint(a, cb, ud) })
+}
+
+fn type_text(t: MlirType) -> String {
+    printed(|cb, ud| unsafe { mlirTypePrint(t, cb, ud) })
+}
+
+fn element(t: MlirType) -> Option<Elt> {
+    unsafe {
+        if mlirTypeIsAF32(t) {
+            return Some(Elt::F32);
+        }
+        if mlirTypeIsAF16(t) {
+            return Some(Elt::F16);
+        }
+        if mlirTypeIsAF64(t) {
+            return Some(Elt::F64);
+        }
+        if mlirTypeIsABF16(t) {
+            return Some(Elt::BF16);
+        }
+        if mlirTypeIsAInteger(t) {
+            let w = mlirIntegerTypeGetWidth(t);
+            let signed = mlirIntegerTypeIsSigned(t);
+            let unsigned = mlirIntegerTypeIsUnsigned(t);
+            return Some(match (w, signed, unsigned) {
+                (1, false, false) => Elt::Bool,
+                (64, true, _) => Elt::SI64,
+                (32, true, _) => Elt::SI32,
+                (16, true, _) => Elt::SI16,
+                (8, true, _) => Elt::SI8,
+                (64, _, true) => Elt::UI64,
+                (32, _, true) => Elt::UI32,
+                (16, _, true) => Elt::UI16,
+                (8, _, true) => Elt::UI8,
+                _ => return None,
+            });
+        }
+        None
+    }
+}
+
+fn tensor_type(t: MlirType) -> Option<TensorType> {
+    unsafe {
+        if !mlirTypeIsARankedTensor(t) {
+            return None;
+        }
+        let rank = mlirShapedTypeGetRank(t);
+        let dims = (0..rank)
+            .map(|i| {
+                if mlirShapedTypeIsDynamicDim(t, i as isize) {
+                    coreai_asset::aicode::DYNAMIC
+                } else {
+                    mlirShapedTypeGetDimSize(t, i as isize)
+                }
+            })
+            .collect::<Vec<_>>();
+        Some(TensorType::new(
+            &dims,
+            element(mlirShapedTypeGetElementType(t))?,
+        ))
+    }
+}
+
+fn value_type(op: MlirOperation, v: MlirValue) -> Result<TensorType, AicodeError> {
+    let t = unsafe { mlirValueGetType(v) };
+    tensor_type(t).ok_or_else(|| error(op, format!("of type {} {NOT_YET}", type_text(t))))
+}
+
+/// The attributes of `op`, by name.
+fn attributes(op: MlirOperation) -> Vec<(String, MlirAttribute)> {
+    unsafe {
+        (0..mlirOperationGetNumAttributes(op))
+            .map(|i| {
+                let a = mlirOperationGetAttribute(op, i);
+                let name = string_ref_bytes(mlirIdentifierStr(a.name));
+                (String::from_utf8_lossy(&name).into_owned(), a.attribute)
+            })
+            .collect()
+    }
+}
+
+fn children(block: MlirBlock) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            out.push(op);
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    out
+}
+
+/// The `coreai.name` of each entry of the array attribute `attr` of `op`.
+fn names(op: MlirOperation, attr: &str, count: usize, prefix: &str) -> Vec<String> {
+    unsafe {
+        let a = mlirOperationGetAttributeByName(op, string_ref(attr));
+        (0..count)
+            .map(|i| {
+                let fallback = format!("{prefix}{i}");
+                if a.ptr.is_null() || !mlirAttributeIsAArray(a) {
+                    return fallback;
+                }
+                let d = mlirArrayAttrGetElement(a, i as isize);
+                if d.ptr.is_null() || !mlirAttributeIsADictionary(d) {
+                    return fallback;
+                }
+                let n = mlirDictionaryAttrGetElementByName(d, string_ref("coreai.name"));
+                if n.ptr.is_null() || !mlirAttributeIsAString(n) {
+                    return fallback;
+                }
+                String::from_utf8_lossy(&string_ref_bytes(mlirStringAttrGetValue(n))).into_owned()
+            })
+            .collect()
+    }
+}
+
+/// The aicode `main.mlirb` of the program in `path` (coreai MLIR bytecode
+/// or text).
+pub fn write(context: &melior::Context, path: &std::path::Path) -> Result<Vec<u8>, AicodeError> {
+    let text = path.to_string_lossy();
+    let module = unsafe { mlirModuleCreateParseFromFile(context.to_raw(), string_ref(&text)) };
+    if module.ptr.is_null() {
+        return Err(AicodeError::Parse(text.into_owned()));
+    }
+    let result = convert(module);
+    unsafe { mlirModuleDestroy(module) };
+    result
+}
+
+fn convert(module: MlirModule) -> Result<Vec<u8>, AicodeError> {
+    let mut p = Program::new();
+    for graph in children(unsafe { mlirModuleGetBody(module) }) {
+        if op_name(graph) != "coreai.graph" {
+            return Err(error(graph, format!("at the top level {NOT_YET}")));
+        }
+        convert_graph(&mut p, graph)?;
+    }
+    Ok(p.finish())
+}
+
+const GRAPH_ATTRS: &[&str] = &[
+    "arg_attrs",
+    "res_attrs",
+    "function_type",
+    "param_decls",
+    "sym_name",
+    "__coreai_pure__",
+];
+
+fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeError> {
+    for (name, a) in attributes(graph) {
+        let empty_params = name == "param_decls" && attr_text(a).contains("<[]>");
+        if !GRAPH_ATTRS.contains(&name.as_str()) || (name == "param_decls" && !empty_params) {
+            return Err(error(
+                graph,
+                format!("with attribute '{name}' ({}) {NOT_YET}", attr_text(a)),
+            ));
+        }
+    }
+    let sym = unsafe { mlirOperationGetAttributeByName(graph, string_ref("sym_name")) };
+    let symbol = String::from_utf8_lossy(&unsafe { string_ref_bytes(mlirStringAttrGetValue(sym)) })
+        .into_owned();
+    let block = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(graph, 0)) };
+    let nargs = unsafe { mlirBlockGetNumArguments(block) } as usize;
+    let mut inputs = Vec::new();
+    let mut values: HashMap<usize, Value> = HashMap::new();
+    let arg_names = names(graph, "arg_attrs", nargs, "arg");
+    for (i, name) in arg_names.into_iter().enumerate() {
+        let v = unsafe { mlirBlockGetArgument(block, i as isize) };
+        inputs.push((name, value_type(graph, v)?));
+        values.insert(v.ptr as usize, i as Value);
+    }
+    let arg_types: Vec<TensorType> = inputs.iter().map(|(_, t)| t.clone()).collect();
+    let mut body = p.body(&arg_types);
+    let mut results = Vec::new();
+    for op in children(block) {
+        let name = op_name(op);
+        if name == "coreai.output" {
+            let operands = operand_values(op, &values)?;
+            let count = operands.len();
+            let result_names = names(graph, "res_attrs", count, "output");
+            for (n, &v) in result_names.into_iter().zip(&operands) {
+                results.push((n, body.ty(v).clone()));
+            }
+            ops::output(p, &mut body, &operands);
+            continue;
+        }
+        let v = convert_op(p, &mut body, op, &name, &values)?;
+        let r = unsafe { mlirOperationGetResult(op, 0) };
+        values.insert(r.ptr as usize, v);
+    }
+    p.graph(&symbol, &inputs, &results, body);
+    Ok(())
+}
+
+fn operand_values(
+    op: MlirOperation,
+    values: &HashMap<usize, Value>,
+) -> Result<Vec<Value>, AicodeError> {
+    (0..unsafe { mlirOperationGetNumOperands(op) })
+        .map(|i| {
+            let v = unsafe { mlirOperationGetOperand(op, i) };
+            values.get(&(v.ptr as usize)).copied().ok_or_else(|| {
+                error(
+                    op,
+                    format!("using a value from outside its graph {NOT_YET}"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// One coreai op (with one result) as aicode; returns its result.
+fn convert_op(
+    p: &mut Program,
+    body: &mut Body,
+    op: MlirOperation,
+    name: &str,
+    values: &HashMap<usize, Value>,
+) -> Result<Value, AicodeError> {
+    let short = name.strip_prefix("coreai.").unwrap_or(name);
+    if !name.starts_with("coreai.")
+        || unsafe { mlirOperationGetNumResults(op) } != 1
+        || unsafe { mlirOperationGetNumRegions(op) } != 0
+    {
+        return Err(error(op, NOT_YET));
+    }
+    let result = value_type(op, unsafe { mlirOperationGetResult(op, 0) })?;
+    let attrs = attributes(op);
+    let allowed: &[&str] = match short {
+        "constant" => &["value"],
+        "pad" => &["padding_mode"],
+        "gelu" => &["approximate"],
+        _ => &[],
+    };
+    if let Some((n, a)) = attrs.iter().find(|(n, _)| !allowed.contains(&n.as_str())) {
+        return Err(error(
+            op,
+            format!("with attribute '{n}' ({}) {NOT_YET}", attr_text(*a)),
+        ));
+    }
+    if short == "constant" {
+        return constant(p, body, op, &attrs[0].1, &result);
+    }
+    let operands = operand_values(op, values)?;
+    let unsupported = |e: ops::Unsupported| error(op, e.0);
+    if let Some(bin) = short.strip_prefix("decomposable.broadcasting_") {
+        if bin == "batch_matmul" {
+            return ops::batch_matmul(p, body, operands[0], operands[1], &result)
+                .map_err(unsupported);
+        }
+        let Some((composite, primitive)) = ops::broadcasting_names(bin) else {
+            return Err(error(op, NOT_YET));
+        };
+        return ops::broadcasting(p, body, composite, primitive, &operands, &result)
+            .map_err(unsupported);
+    }
+    if ops::UNARY_PRIMITIVES.contains(&short) {
+        let prim = format!("primitive.{short}_v1");
+        return Ok(ops::simple(p, body, &prim, None, &operands, &result));
+    }
+    if let Some(prim) = ops::operand_primitive(short) {
+        return Ok(ops::simple(p, body, prim, None, &operands, &result));
+    }
+    match short {
+        "relu" => ops::relu(p, body, operands[0], &result).map_err(unsupported),
+        "sigmoid" => ops::sigmoid(p, body, operands[0], &result).map_err(unsupported),
+        "silu" => ops::silu(p, body, operands[0], &result).map_err(unsupported),
+        "softmax" => ops::softmax(p, body, operands[0], operands[1], &result).map_err(unsupported),
+        "gelu" => {
+            let tanh = attrs.iter().any(|(_, a)| attr_text(*a).contains("tanh"));
+            Ok(ops::gelu(p, body, operands[0], tanh, &result))
+        }
+        "pad" => {
+            let text = attrs
+                .first()
+                .map(|(_, a)| attr_text(*a))
+                .unwrap_or_default();
+            let mode = ["circular", "constant", "reflect", "replicate", "symmetric"]
+                .iter()
+                .position(|m| text.contains(&format!("<{m}>")))
+                .ok_or_else(|| error(op, format!("with padding mode {text} {NOT_YET}")))?;
+            Ok(ops::pad(p, body, &operands, mode as u64, &result))
+        }
+        _ => Err(error(op, NOT_YET)),
+    }
+}
+
+/// `coreai.constant`: `dense` → `dense_elements` (raw bytes, one element
+/// when splat), `dense_resource` → `dense_resource` (the blob moved to the
+/// aicode resource group under its key).
+fn constant(
+    p: &mut Program,
+    body: &mut Body,
+    op: MlirOperation,
+    value: &MlirAttribute,
+    result: &TensorType,
+) -> Result<Value, AicodeError> {
+    let a = *value;
+    unsafe {
+        if mlirAttributeIsADenseResourceElements(a) {
+            let mut size = 0usize;
+            let data = coreai::ffi::coreaiDenseResourceElementsGetData(a, &mut size);
+            if data.is_null() {
+                return Err(error(op, "has a dense_resource without its blob"));
+            }
+            let bytes = std::slice::from_raw_parts(data as *const u8, size).to_vec();
+            let text = attr_text(a);
+            let key = text
+                .strip_prefix("dense_resource<")
+                .and_then(|t| t.split_once('>'))
+                .map(|(k, _)| k.to_string())
+                .unwrap_or_else(|| "resource".into());
+            let attr = p.dense_resource(&key, bytes);
+            return Ok(ops::constant_attr(p, body, attr, result));
+        }
+        if !mlirAttributeIsADenseElements(a) {
+            return Err(error(op, format!("with value {} {NOT_YET}", attr_text(a))));
+        }
+        let splat = mlirDenseElementsAttrIsSplat(a);
+        let data = if result.elt == Elt::Bool {
+            if !splat {
+                return Err(error(op, format!("of non-splat i1 elements {NOT_YET}")));
+            }
+            vec![mlirDenseElementsAttrGetBoolSplatValue(a) as u8]
+        } else {
+            let n = if splat {
+                1
+            } else {
+                result.num_elements() as usize
+            };
+            let raw = mlirDenseElementsAttrGetRawData(a) as *const u8;
+            std::slice::from_raw_parts(raw, n * result.elt.size()).to_vec()
+        };
+        Ok(ops::constant(p, body, &Dense { splat, data }, result))
+    }
+}

@@ -15,7 +15,7 @@
 use coreai::ffi::{printed, string_ref, string_ref_bytes};
 use coreai_asset::aicode::{ops, Body, Dense, Elt, Program, TensorType, Value};
 use mlir_sys::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AicodeError {
@@ -28,6 +28,22 @@ pub enum AicodeError {
         message: String,
     },
 }
+
+/// coreai ops (and their `decomposable.broadcasting_` forms) whose
+/// operands commute.
+const COMMUTATIVE: &[&str] = &[
+    "add",
+    "mul",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "and",
+    "or",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+];
 
 const NOT_YET: &str = "is not yet supported by the aicode writer";
 
@@ -232,6 +248,7 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
     let arg_types: Vec<TensorType> = inputs.iter().map(|(_, t)| t.clone()).collect();
     let mut body = p.body(&arg_types);
     let mut results = Vec::new();
+    let mut constants: HashSet<Value> = HashSet::new();
     for op in children(block) {
         let name = op_name(op);
         if name == "coreai.output" {
@@ -244,7 +261,10 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
             ops::output(p, &mut body, &operands);
             continue;
         }
-        let v = convert_op(p, &mut body, op, &name, &values)?;
+        let v = convert_op(p, &mut body, op, &name, &values, &constants)?;
+        if name == "coreai.constant" {
+            constants.insert(v);
+        }
         let r = unsafe { mlirOperationGetResult(op, 0) };
         values.insert(r.ptr as usize, v);
     }
@@ -276,6 +296,7 @@ fn convert_op(
     op: MlirOperation,
     name: &str,
     values: &HashMap<usize, Value>,
+    constants: &HashSet<Value>,
 ) -> Result<Value, AicodeError> {
     let short = name.strip_prefix("coreai.").unwrap_or(name);
     if !name.starts_with("coreai.")
@@ -301,7 +322,19 @@ fn convert_op(
     if short == "constant" {
         return constant(p, body, op, &attrs[0].1, &result);
     }
-    let operands = operand_values(op, values)?;
+    let mut operands = operand_values(op, values)?;
+    // coreai-core's conversion folds commutative ops, which moves a
+    // constant operand to the right (MLIR's `Commutative` fold).
+    let base = short
+        .strip_prefix("decomposable.broadcasting_")
+        .unwrap_or(short);
+    if COMMUTATIVE.contains(&base)
+        && operands.len() == 2
+        && constants.contains(&operands[0])
+        && !constants.contains(&operands[1])
+    {
+        operands.swap(0, 1);
+    }
     let unsupported = |e: ops::Unsupported| error(op, e.0);
     if let Some(bin) = short.strip_prefix("decomposable.broadcasting_") {
         if bin == "batch_matmul" {

@@ -191,6 +191,9 @@ pub fn broadcasting(
         &types.iter().chain([result]).collect::<Vec<_>>(),
     )?;
     let prim = format!("primitive.{primitive}_v1");
+    if name == "where" && types[0].dims != result.dims {
+        return where_condition_broadcast(p, b, operands, &types, result);
+    }
     Ok(composite(
         p,
         b,
@@ -202,6 +205,57 @@ pub fn broadcasting(
                 .map(|i| broadcast(p, inner, inner.arg(i), &result.dims))
                 .collect();
             simple(p, inner, &prim, None, &args, result)
+        },
+    ))
+}
+
+/// `broadcasting_where_v1` whose condition alone is broadcast: coreai-core
+/// broadcasts it with `broadcast_to_v1` to `broadcast_shapes_v1` of the
+/// two values' shapes (ui32 constants). Values of another shape than the
+/// result are refused: that form was not observed.
+fn where_condition_broadcast(
+    p: &mut Program,
+    b: &mut Body,
+    operands: &[Value],
+    types: &[TensorType],
+    result: &TensorType,
+) -> Result<Value, Unsupported> {
+    if types[1].dims != result.dims || types[2].dims != result.dims {
+        return Err(Unsupported(
+            "'broadcasting_where_v1' broadcasting both its condition and its values is not yet supported by the aicode writer".into(),
+        ));
+    }
+    Ok(composite(
+        p,
+        b,
+        "broadcasting_where_v1",
+        operands,
+        result,
+        |p, inner| {
+            let rank = [result.dims.len() as i64];
+            let shape: Vec<u32> = result.dims.iter().map(|&d| d as u32).collect();
+            let shape_ty = TensorType::new(&rank, Elt::UI32);
+            let s1 = constant(p, inner, &Dense::u32s(&shape), &shape_ty);
+            let s2 = constant(p, inner, &Dense::u32s(&shape), &shape_ty);
+            let s = simple(
+                p,
+                inner,
+                "primitive.broadcast_shapes_v1",
+                None,
+                &[s1, s2],
+                &shape_ty,
+            );
+            let cond_ty = TensorType::new(&result.dims, types[0].elt);
+            let c = simple(
+                p,
+                inner,
+                "primitive.broadcast_to_v1",
+                None,
+                &[inner.arg(0), s],
+                &cond_ty,
+            );
+            let (x, y) = (inner.arg(1), inner.arg(2));
+            simple(p, inner, "primitive.where_v1", None, &[c, x, y], result)
         },
     ))
 }
@@ -219,6 +273,16 @@ pub fn broadcasting_names(coreai: &str) -> Option<(&'static str, &'static str)> 
         "pow" => ("pow", "pow"),
         "greater" => ("greater", "greater"),
         "where" => ("where", "where"),
+        "equal" => ("equal", "equal"),
+        "not_equal" => ("not_equal", "not_equal"),
+        "modulo" => ("modulo", "modulo"),
+        "floor_divide" => ("floor_divide", "floor_divide"),
+        "bitwise_and" => ("bitwise_and", "bitwise_and"),
+        "bitwise_or" => ("bitwise_or", "bitwise_or"),
+        "bitwise_xor" => ("bitwise_xor", "bitwise_xor"),
+        "and" => ("logical_and", "logical_and"),
+        "or" => ("logical_or", "logical_or"),
+        "xor" => ("logical_xor", "logical_xor"),
         _ => return None,
     })
 }
@@ -240,6 +304,29 @@ pub fn operand_primitive(coreai: &str) -> Option<&'static str> {
         "conv2d" => "primitive.conv2d_v1",
         "max_pool_2d" => "primitive.max_pool_2d_v1",
         "sum_pool_2d" => "primitive.sum_pool_2d_v1",
+        "sum_pool_3d" => "primitive.sum_pool_3d_v1",
+        "conv3d" => "primitive.conv3d_v1",
+        "conv_transpose2d" => "primitive.conv_transpose2d_v1",
+        "batch_matmul" => "primitive.batch_matmul_v1",
+        "broadcast_in_dims" => "primitive.broadcast_in_dims_v1",
+        "broadcast_to" => "primitive.broadcast_to_v1",
+        "cast" => "primitive.cast_v1",
+        "gather_along_axis" => "primitive.gather_along_axis_v1",
+        "gather_nd" => "primitive.gather_nd_v1",
+        "reverse" => "primitive.reverse_v1",
+        "shrink_dims" => "primitive.shrink_dims_v1",
+        "where" => "primitive.where_v1",
+        // Same-shape elementwise binaries.
+        "add" => "primitive.add_v1",
+        "sub" => "primitive.sub_v1",
+        "mul" => "primitive.mul_v1",
+        "divide" => "primitive.divide_v1",
+        "maximum" => "primitive.maximum_v1",
+        "minimum" => "primitive.minimum_v1",
+        "pow" => "primitive.pow_v1",
+        "greater" => "primitive.greater_v1",
+        "equal" => "primitive.equal_v1",
+        "not_equal" => "primitive.not_equal_v1",
         _ => return None,
     })
 }

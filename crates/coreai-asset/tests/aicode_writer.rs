@@ -122,7 +122,7 @@ fn a_program_with_a_composite_and_a_blob() {
         .iter()
         .flat_map(|f| f.to_le_bytes())
         .collect();
-    let w = p.dense_resource("bias", blob.clone());
+    let w = p.dense_resource("bias", 16, blob.clone());
     let c = ops::constant_attr(&mut p, &mut body, w, &bias);
     let x = body.arg(0);
     let r = ops::broadcasting(&mut p, &mut body, "add", "add", &[x, c], &t).unwrap();

@@ -5,8 +5,8 @@
 //! result names as `aicode.name`), each op of its body the aicode op or
 //! composite that `convert-to-versioned{target-version=20260409}` writes
 //! ([`coreai_asset::aicode::ops`]), constants keep their form (`dense` →
-//! `dense_elements`, `dense_resource` → `dense_resource` with the blob in
-//! the `aicode` resource group). Every location is written as unknown.
+//! `dense_elements`, `dense_resource` → `dense_resource` with the blob, and its
+//! alignment, in the `aicode` resource group). Every location is written as unknown.
 //!
 //! An op outside the covered subset, a composite with a dynamic dimension,
 //! or a graph with attributes the writer does not know gives one error
@@ -403,7 +403,8 @@ fn constant(
                 .and_then(|t| t.split_once('>'))
                 .map(|(k, _)| k.to_string())
                 .unwrap_or_else(|| "resource".into());
-            let attr = p.dense_resource(&key, bytes);
+            let alignment = coreai::ffi::coreaiDenseResourceElementsGetAlignment(a).max(1) as u64;
+            let attr = p.dense_resource(&key, alignment, bytes);
             return Ok(ops::constant_attr(p, body, attr, result));
         }
         if !mlirAttributeIsADenseElements(a) {
@@ -422,7 +423,12 @@ fn constant(
                 result.num_elements() as usize
             };
             let raw = mlirDenseElementsAttrGetRawData(a) as *const u8;
-            std::slice::from_raw_parts(raw, n * result.elt.size()).to_vec()
+            let len = n * result.elt.size();
+            if len == 0 || raw.is_null() {
+                Vec::new()
+            } else {
+                std::slice::from_raw_parts(raw, len).to_vec()
+            }
         };
         Ok(ops::constant(p, body, &Dense { splat, data }, result))
     }

@@ -269,9 +269,10 @@ impl Program {
     }
 
     /// `serialization.dense_resource<key>`, its blob in the aicode
-    /// resource group (alignment 16).
-    pub fn dense_resource(&mut self, key: &str, data: Vec<u8>) -> u64 {
-        let handle = self.w.resource(self.d, key, 16, data);
+    /// resource group with the blob's own alignment (coreai-core keeps the
+    /// coreai blob's: 16 from its own constants, 4 from ours).
+    pub fn dense_resource(&mut self, key: &str, alignment: u64, data: Vec<u8>) -> u64 {
+        let handle = self.w.resource(self.d, key, alignment, data);
         let mut b = Self::code(7);
         varint(&mut b, handle);
         self.attr(b)

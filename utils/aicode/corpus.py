@@ -12,6 +12,7 @@ is a whole `coreai-compile --format aicode` process given the compiled coreai
 IR (start-up, parsing, the pipeline re-run on optimized IR, the aicode
 conversion, the asset write); `save_asset` is coreai-core's in-process
 `save_asset` of that IR (parsing, convert-to-versioned, write).
+"""
 
 import subprocess
 import sys

@@ -56,7 +56,7 @@ fn the_writer_reproduces_emit_add_byte_for_byte() {
     let name_main = w.attr(d, v(&[1, main]));
     let ftype = w.attr(d, v(&[4, fn_]));
     let empty = w.attr(d, v(&[5, 0]));
-    let mut io = |w: &mut Writer, n: &str| {
+    let io = |w: &mut Writer, n: &str| {
         let s = w.string(n);
         let s = w.attr(d, v(&[1, s]));
         let key = w.string("aicode.name");

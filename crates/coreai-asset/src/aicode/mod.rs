@@ -354,6 +354,7 @@ impl Program {
 
     /// Appends the op `name` (without `aicode.`) to `body`; returns its
     /// results. `version` is the op's version date.
+    #[allow(clippy::too_many_arguments)]
     pub fn op(
         &mut self,
         body: &mut Body,

@@ -296,7 +296,7 @@ impl Writer {
                 let start = blobs.len();
                 varint(&mut blobs, *align);
                 varint(&mut blobs, data.len() as u64);
-                while blobs.len() as u64 % align != 0 {
+                while !(blobs.len() as u64).is_multiple_of(*align) {
                     blobs.push(PADDING);
                 }
                 blobs.extend_from_slice(data);
@@ -310,7 +310,7 @@ impl Writer {
         out.push(RESOURCE | 0x80);
         varint(out, blobs.len() as u64);
         varint(out, max_align);
-        while out.len() as u64 % max_align != 0 {
+        while !(out.len() as u64).is_multiple_of(max_align) {
             out.push(PADDING);
         }
         out.extend_from_slice(&blobs);

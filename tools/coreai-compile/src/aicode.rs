@@ -13,7 +13,7 @@
 //! naming the op and its location; nothing is written then.
 
 use coreai::ffi::{printed, string_ref, string_ref_bytes};
-use coreai_asset::aicode::{ops, Body, Dense, Elt, Program, TensorType, Value};
+use coreai_asset::aicode::{ops, Body, Dense, Elt, Graph, Program, TensorType, Value};
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 
@@ -165,28 +165,121 @@ fn children(block: MlirBlock) -> Vec<MlirOperation> {
     out
 }
 
-/// The `coreai.name` of each entry of the array attribute `attr` of `op`.
-fn names(op: MlirOperation, attr: &str, count: usize, prefix: &str) -> Vec<String> {
+/// The `coreai.name` of each entry of the array attribute `attr` of `op`
+/// (`None` without the attribute).
+fn names(op: MlirOperation, attr: &str, count: usize) -> Option<Vec<Option<String>>> {
     unsafe {
         let a = mlirOperationGetAttributeByName(op, string_ref(attr));
-        (0..count)
+        if a.ptr.is_null() || !mlirAttributeIsAArray(a) {
+            return None;
+        }
+        Some(
+            (0..count)
+                .map(|i| {
+                    if i as isize >= mlirArrayAttrGetNumElements(a) {
+                        return None;
+                    }
+                    let d = mlirArrayAttrGetElement(a, i as isize);
+                    if d.ptr.is_null() || !mlirAttributeIsADictionary(d) {
+                        return None;
+                    }
+                    let n = mlirDictionaryAttrGetElementByName(d, string_ref("coreai.name"));
+                    if n.ptr.is_null() || !mlirAttributeIsAString(n) {
+                        return None;
+                    }
+                    Some(
+                        String::from_utf8_lossy(&string_ref_bytes(mlirStringAttrGetValue(n)))
+                            .into_owned(),
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+fn string_value(a: MlirAttribute) -> String {
+    String::from_utf8_lossy(&unsafe { string_ref_bytes(mlirStringAttrGetValue(a)) }).into_owned()
+}
+
+/// A builtin attribute as a `serialization.*` attribute: strings, integers
+/// and bools (`integer`, signed unless the type is unsigned), f32/f64
+/// (`float`), arrays, dictionaries (of `opaque` entries). `None` for
+/// anything else.
+fn serialize(p: &mut Program, a: MlirAttribute) -> Option<u64> {
+    unsafe {
+        if mlirAttributeIsAString(a) {
+            return Some(p.string(&string_value(a)));
+        }
+        if mlirAttributeIsAInteger(a) || mlirAttributeIsABool(a) {
+            let t = mlirAttributeGetType(a);
+            let width = mlirIntegerTypeGetWidth(t);
+            let unsigned = mlirIntegerTypeIsUnsigned(t);
+            let value = if mlirAttributeIsABool(a) {
+                mlirBoolAttrGetValue(a) as u64
+            } else {
+                mlirIntegerAttrGetValueInt(a) as u64
+            };
+            let bits = if width >= 64 {
+                value
+            } else {
+                value & ((1u64 << width) - 1)
+            };
+            return Some(p.integer(width, unsigned, bits));
+        }
+        if mlirAttributeIsAFloat(a) {
+            let t = mlirAttributeGetType(a);
+            let v = mlirFloatAttrGetValueDouble(a);
+            if mlirTypeIsAF32(t) {
+                return Some(p.float(32, (v as f32).to_bits() as u64));
+            }
+            if mlirTypeIsAF64(t) {
+                return Some(p.float(64, v.to_bits()));
+            }
+            return None;
+        }
+        if mlirAttributeIsAArray(a) {
+            let items = (0..mlirArrayAttrGetNumElements(a))
+                .map(|i| serialize(p, mlirArrayAttrGetElement(a, i)))
+                .collect::<Option<Vec<_>>>()?;
+            return Some(p.array(&items));
+        }
+        if mlirAttributeIsADictionary(a) {
+            let entries = dictionary_entries(p, a)?;
+            return Some(p.dictionary(&entries));
+        }
+        None
+    }
+}
+
+/// The entries of a dictionary attribute as `opaque<"key" = [value]>`.
+fn dictionary_entries(p: &mut Program, a: MlirAttribute) -> Option<Vec<u64>> {
+    unsafe {
+        (0..mlirDictionaryAttrGetNumElements(a))
             .map(|i| {
-                let fallback = format!("{prefix}{i}");
-                if a.ptr.is_null() || !mlirAttributeIsAArray(a) {
-                    return fallback;
-                }
-                let d = mlirArrayAttrGetElement(a, i as isize);
-                if d.ptr.is_null() || !mlirAttributeIsADictionary(d) {
-                    return fallback;
-                }
-                let n = mlirDictionaryAttrGetElementByName(d, string_ref("coreai.name"));
-                if n.ptr.is_null() || !mlirAttributeIsAString(n) {
-                    return fallback;
-                }
-                String::from_utf8_lossy(&string_ref_bytes(mlirStringAttrGetValue(n))).into_owned()
+                let e = mlirDictionaryAttrGetElement(a, i);
+                let key = String::from_utf8_lossy(&string_ref_bytes(mlirIdentifierStr(e.name)))
+                    .into_owned();
+                let v = serialize(p, e.attribute)?;
+                Some(p.opaque(&key, &[v]))
             })
             .collect()
     }
+}
+
+/// `#coreai.composite_declaration<"name" = {dict}>` as `graph_v1`'s
+/// `compositeDecl`: `opaque<"name" = [opaque<"key" = [value]>...]>`.
+fn composite_decl(p: &mut Program, graph: MlirOperation, a: MlirAttribute) -> Option<u64> {
+    let text = attr_text(a);
+    let rest = text.strip_prefix("#coreai.composite_declaration<\"")?;
+    let (name, rest) = rest.split_once('"')?;
+    let dict = rest.trim_start().strip_prefix('=')?.trim().strip_suffix('>')?;
+    let context = unsafe { mlirOperationGetContext(graph) };
+    let d = unsafe { mlirAttributeParseGet(context, string_ref(dict)) };
+    if d.ptr.is_null() || !unsafe { mlirAttributeIsADictionary(d) } {
+        return None;
+    }
+    let entries = dictionary_entries(p, d)?;
+    Some(p.opaque(name, &entries))
 }
 
 /// The aicode `main.mlirb` of the program in `path` (coreai MLIR bytecode
@@ -220,9 +313,15 @@ const GRAPH_ATTRS: &[&str] = &[
     "param_decls",
     "sym_name",
     "__coreai_pure__",
+    "priv",
+    "no_inline",
+    "externalize",
+    "composite_decl",
+    "template_op",
 ];
 
 fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeError> {
+    let mut spec = Graph::default();
     for (name, a) in attributes(graph) {
         let empty_params = name == "param_decls" && attr_text(a).contains("<[]>");
         if !GRAPH_ATTRS.contains(&name.as_str()) || (name == "param_decls" && !empty_params) {
@@ -231,44 +330,52 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
                 format!("with attribute '{name}' ({}) {NOT_YET}", attr_text(a)),
             ));
         }
+        match name.as_str() {
+            "sym_name" => spec.name = string_value(a),
+            "priv" => spec.private = true,
+            "no_inline" => spec.noinline = true,
+            "externalize" => spec.externalize = true,
+            "composite_decl" => {
+                spec.composite_decl = Some(composite_decl(p, graph, a).ok_or_else(|| {
+                    error(
+                        graph,
+                        format!("with composite declaration {} {NOT_YET}", attr_text(a)),
+                    )
+                })?)
+            }
+            _ => {}
+        }
     }
-    let sym = unsafe { mlirOperationGetAttributeByName(graph, string_ref("sym_name")) };
-    let symbol = String::from_utf8_lossy(&unsafe { string_ref_bytes(mlirStringAttrGetValue(sym)) })
-        .into_owned();
     let block = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(graph, 0)) };
     let nargs = unsafe { mlirBlockGetNumArguments(block) } as usize;
-    let mut inputs = Vec::new();
     let mut values: HashMap<usize, Value> = HashMap::new();
-    let arg_names = names(graph, "arg_attrs", nargs, "arg");
-    for (i, name) in arg_names.into_iter().enumerate() {
+    spec.arg_names = names(graph, "arg_attrs", nargs);
+    for i in 0..nargs {
         let v = unsafe { mlirBlockGetArgument(block, i as isize) };
-        inputs.push((name, value_type(graph, v)?));
+        spec.inputs.push(value_type(graph, v)?);
         values.insert(v.ptr as usize, i as Value);
     }
-    let arg_types: Vec<TensorType> = inputs.iter().map(|(_, t)| t.clone()).collect();
-    let mut body = p.body(&arg_types);
-    let mut results = Vec::new();
+    let mut body = p.body(&spec.inputs);
     let mut constants: HashSet<Value> = HashSet::new();
     for op in children(block) {
         let name = op_name(op);
         if name == "coreai.output" {
             let operands = operand_values(op, &values)?;
-            let count = operands.len();
-            let result_names = names(graph, "res_attrs", count, "output");
-            for (n, &v) in result_names.into_iter().zip(&operands) {
-                results.push((n, body.ty(v).clone()));
-            }
+            spec.result_names = names(graph, "res_attrs", operands.len());
+            spec.results = operands.iter().map(|&v| body.ty(v).clone()).collect();
             ops::output(p, &mut body, &operands);
             continue;
         }
-        let v = convert_op(p, &mut body, op, &name, &values, &constants)?;
+        let results = convert_op(p, &mut body, op, &name, &values, &constants)?;
         if name == "coreai.constant" {
-            constants.insert(v);
+            constants.insert(results[0]);
         }
-        let r = unsafe { mlirOperationGetResult(op, 0) };
-        values.insert(r.ptr as usize, v);
+        for (i, v) in results.into_iter().enumerate() {
+            let r = unsafe { mlirOperationGetResult(op, i as isize) };
+            values.insert(r.ptr as usize, v);
+        }
     }
-    p.graph(&symbol, &inputs, &results, body);
+    p.graph(&spec, body);
     Ok(())
 }
 
@@ -289,7 +396,7 @@ fn operand_values(
         .collect()
 }
 
-/// One coreai op (with one result) as aicode; returns its result.
+/// One coreai op as aicode; returns its results.
 fn convert_op(
     p: &mut Program,
     body: &mut Body,
@@ -297,16 +404,60 @@ fn convert_op(
     name: &str,
     values: &HashMap<usize, Value>,
     constants: &HashSet<Value>,
-) -> Result<Value, AicodeError> {
+) -> Result<Vec<Value>, AicodeError> {
     let short = name.strip_prefix("coreai.").unwrap_or(name);
-    if !name.starts_with("coreai.")
-        || unsafe { mlirOperationGetNumResults(op) } != 1
-        || unsafe { mlirOperationGetNumRegions(op) } != 0
-    {
+    if !name.starts_with("coreai.") || unsafe { mlirOperationGetNumRegions(op) } != 0 {
         return Err(error(op, NOT_YET));
     }
-    let result = value_type(op, unsafe { mlirOperationGetResult(op, 0) })?;
+    let results = (0..unsafe { mlirOperationGetNumResults(op) })
+        .map(|i| value_type(op, unsafe { mlirOperationGetResult(op, i) }))
+        .collect::<Result<Vec<_>, _>>()?;
     let attrs = attributes(op);
+    if short == "invoke" {
+        let callee = attrs
+            .iter()
+            .find(|(n, _)| n == "callee")
+            .map(|(_, a)| attr_text(*a))
+            .unwrap_or_default();
+        // `#param.constant<@name> : !param.symbol`, or `@name`.
+        let callee = callee
+            .split_once('@')
+            .map(|(_, rest)| {
+                rest.split(['>', ' ', ':'])
+                    .next()
+                    .unwrap_or_default()
+                    .trim_matches('"')
+                    .to_string()
+            })
+            .unwrap_or_default();
+        if let Some((n, a)) = attrs.iter().find(|(n, _)| n != "callee") {
+            return Err(error(
+                op,
+                format!("with attribute '{n}' ({}) {NOT_YET}", attr_text(*a)),
+            ));
+        }
+        let operands = operand_values(op, values)?;
+        return Ok(ops::invoke(p, body, &callee, &operands, &results));
+    }
+    if results.len() != 1 {
+        return Err(error(op, format!("with {} results {NOT_YET}", results.len())));
+    }
+    single_result(p, body, op, short, &attrs, values, constants, &results[0]).map(|v| vec![v])
+}
+
+/// A coreai op with one result.
+#[allow(clippy::too_many_arguments)]
+fn single_result(
+    p: &mut Program,
+    body: &mut Body,
+    op: MlirOperation,
+    short: &str,
+    attrs: &[(String, MlirAttribute)],
+    values: &HashMap<usize, Value>,
+    constants: &HashSet<Value>,
+    result: &TensorType,
+) -> Result<Value, AicodeError> {
+    let result = result.clone();
     let allowed: &[&str] = match short {
         "constant" => &["value"],
         "pad" => &["padding_mode"],
@@ -359,6 +510,14 @@ fn convert_op(
         "sigmoid" => ops::sigmoid(p, body, operands[0], &result).map_err(unsupported),
         "silu" => ops::silu(p, body, operands[0], &result).map_err(unsupported),
         "softmax" => ops::softmax(p, body, operands[0], operands[1], &result).map_err(unsupported),
+        "reduce_mean" => {
+            ops::reduce_mean(p, body, operands[0], operands[1], &result).map_err(unsupported)
+        }
+        "argmax" => ops::argmax(p, body, operands[0], operands[1], &result).map_err(unsupported),
+        r if ops::Reduce::from_coreai(r).is_some() => {
+            let kind = ops::Reduce::from_coreai(r).expect("a reduction");
+            ops::reduce(p, body, kind, operands[0], operands[1], &result).map_err(unsupported)
+        }
         "gelu" => {
             let tanh = attrs.iter().any(|(_, a)| attr_text(*a).contains("tanh"));
             Ok(ops::gelu(p, body, operands[0], tanh, &result))
@@ -412,10 +571,13 @@ fn constant(
         }
         let splat = mlirDenseElementsAttrIsSplat(a);
         let data = if result.elt == Elt::Bool {
-            if !splat {
-                return Err(error(op, format!("of non-splat i1 elements {NOT_YET}")));
+            if splat {
+                vec![mlirDenseElementsAttrGetBoolSplatValue(a) as u8]
+            } else {
+                (0..result.num_elements())
+                    .map(|i| mlirDenseElementsAttrGetBoolValue(a, i as isize) as u8)
+                    .collect()
             }
-            vec![mlirDenseElementsAttrGetBoolSplatValue(a) as u8]
         } else {
             let n = if splat {
                 1

@@ -120,6 +120,23 @@ impl Body {
     }
 }
 
+/// A graph's signature and flags (`graph_v1`'s properties).
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    pub name: String,
+    pub inputs: Vec<TensorType>,
+    pub results: Vec<TensorType>,
+    /// The `aicode.name` of each argument; `None` when the graph has no
+    /// argument attributes (written as an empty array).
+    pub arg_names: Option<Vec<Option<String>>>,
+    pub result_names: Option<Vec<Option<String>>>,
+    pub private: bool,
+    pub noinline: bool,
+    pub externalize: bool,
+    /// The `compositeDecl` opaque ([`Program::opaque`]).
+    pub composite_decl: Option<u64>,
+}
+
 /// Attributes and types of an aicode program, and its graphs.
 pub struct Program {
     w: Writer,
@@ -305,6 +322,40 @@ impl Program {
         self.attr(b)
     }
 
+    /// `serialization.float<(width bit) bits>`.
+    pub fn float(&mut self, width: u32, bits: u64) -> u64 {
+        let mut b = Self::code(3);
+        varint(&mut b, width as u64);
+        apint(&mut b, width, bits);
+        self.attr(b)
+    }
+
+    /// `serialization.dictionary<{entries}>`, the entries
+    /// `serialization.opaque<"key" = [value]>`.
+    pub fn dictionary(&mut self, entries: &[u64]) -> u64 {
+        let mut b = Self::code(45);
+        varint(&mut b, entries.len() as u64);
+        for &a in entries {
+            varint(&mut b, a);
+        }
+        self.attr(b)
+    }
+
+    /// `param.constant_v1<binding{ symbol_ref_v1<name> : param.symbol_v1 }>`
+    /// (`invoke_v1`'s callee).
+    pub fn symbol_binding(&mut self, name: &str) -> u64 {
+        let s = self.w.string(name);
+        let mut r = Self::code(14);
+        varint(&mut r, 1);
+        varint(&mut r, s);
+        let r = self.attr(r);
+        let t = self.type_(Self::code(33));
+        let mut b = Self::code(16);
+        varint(&mut b, r);
+        varint(&mut b, t);
+        self.attr(b)
+    }
+
     pub fn unit(&mut self) -> u64 {
         self.attr(Self::code(46))
     }
@@ -386,43 +437,41 @@ impl Program {
         body.region
     }
 
-    /// Adds `graph_v1 @name` with the body `body` (ended by the caller
+    /// Adds `graph_v1` `spec` with the body `body` (ended by the caller
     /// with `dataflow.output_v1`).
-    pub fn graph(
-        &mut self,
-        name: &str,
-        inputs: &[(String, TensorType)],
-        results: &[(String, TensorType)],
-        body: Body,
-    ) {
-        let names = |p: &mut Program, list: &[(String, TensorType)]| {
-            let entries: Vec<u64> = list
-                .iter()
-                .map(|(n, _)| {
-                    let s = p.string(n);
-                    let o = p.opaque("aicode.name", &[s]);
-                    p.array(&[o])
-                })
-                .collect();
-            entries
+    pub fn graph(&mut self, spec: &Graph, body: Body) {
+        let names = |p: &mut Program, list: &Option<Vec<Option<String>>>| {
+            let entries: Vec<u64> = match list {
+                Some(list) if list.iter().any(Option::is_some) => list
+                    .iter()
+                    .map(|n| match n {
+                        Some(n) => {
+                            let s = p.string(n);
+                            let o = p.opaque("aicode.name", &[s]);
+                            p.array(&[o])
+                        }
+                        None => p.array(&[]),
+                    })
+                    .collect(),
+                _ => vec![],
+            };
+            p.array(&entries)
         };
-        let args = names(self, inputs);
-        let arg_attrs = self.array(&args);
-        let res = names(self, results);
-        let res_attrs = self.array(&res);
-        let no = self.integer(1, true, 0);
-        let ins: Vec<TensorType> = inputs.iter().map(|(_, t)| t.clone()).collect();
-        let outs: Vec<TensorType> = results.iter().map(|(_, t)| t.clone()).collect();
-        let fty = self.function_type(&ins, &outs);
+        let arg_attrs = names(self, &spec.arg_names);
+        let res_attrs = names(self, &spec.result_names);
+        let fty = self.function_type(&spec.inputs, &spec.results);
         let fty = self.type_attr(fty);
-        let name = self.string(name);
+        let externalize = self.integer(1, true, spec.externalize as u64);
+        let private = self.integer(1, true, spec.private as u64);
+        let noinline = self.integer(1, true, spec.noinline as u64);
+        let name = self.string(&spec.name);
         let params = self.array(&[]);
         // argAttrs, compositeDecl?, externalize, functionType, isPrivate,
         // name, noInline, paramDecls, resAttrs.
         let mut props = Vec::new();
         varint(&mut props, arg_attrs);
-        varint(&mut props, 0);
-        for a in [no, fty, no, name, no, params, res_attrs] {
+        varint(&mut props, spec.composite_decl.map_or(0, |d| (d << 1) | 1));
+        for a in [externalize, fty, private, name, noinline, params, res_attrs] {
             varint(&mut props, a);
         }
         let loc = self.unknown_location();

@@ -34,6 +34,13 @@ pub fn version(name: &str) -> u32 {
         "primitive.constant_v1" => 20250410,
         "primitive.reshape_v2" => 20260204,
         "primitive.get_shape_v2" => 20260317,
+        "reduce_sum_v1" | "reduce_product_v1" => 20250926,
+        "any_v1" | "all_v1" => 20251017,
+        "reduce_max_v1" | "reduce_min_v1" => 20251023,
+        "argmax_v1" => 20251028,
+        "broadcasting_where_v1" => 20251024,
+        "primitive.broadcast_to_v1" => 20250911,
+        "primitive.broadcast_in_dims_v1" => 20250826,
         n if n.starts_with("primitive.") || n.starts_with("dataflow.") => versions::GRAPH,
         _ => 20250827,
     }
@@ -191,8 +198,8 @@ pub fn broadcasting(
         &types.iter().chain([result]).collect::<Vec<_>>(),
     )?;
     let prim = format!("primitive.{primitive}_v1");
-    if name == "where" && types[0].dims != result.dims {
-        return where_condition_broadcast(p, b, operands, &types, result);
+    if name == "where" {
+        return Ok(broadcasting_where(p, b, operands, &types, result));
     }
     Ok(composite(
         p,
@@ -209,55 +216,112 @@ pub fn broadcasting(
     ))
 }
 
-/// `broadcasting_where_v1` whose condition alone is broadcast: coreai-core
-/// broadcasts it with `broadcast_to_v1` to `broadcast_shapes_v1` of the
-/// two values' shapes (ui32 constants). Values of another shape than the
-/// result are refused: that form was not observed.
-fn where_condition_broadcast(
+/// The static broadcast of two shapes.
+fn broadcast_dims(a: &[i64], b: &[i64]) -> Vec<i64> {
+    let rank = a.len().max(b.len());
+    let at = |s: &[i64], i: usize| {
+        let pad = rank - s.len();
+        if i < pad {
+            1
+        } else {
+            s[i - pad]
+        }
+    };
+    (0..rank)
+        .map(|i| {
+            let (x, y) = (at(a, i), at(b, i));
+            if x == 1 {
+                y
+            } else {
+                x
+            }
+        })
+        .collect()
+}
+
+/// `broadcasting_where_v1`, as coreai-core writes it (measured on every
+/// combination of the shapes `[]`, `[3]`, `[1,3]`, `[2,1]`, `[2,3]`): the
+/// target shape from the operands of rank > 0 (one: its ui32 shape
+/// constant; two: `broadcast_shapes_v1` of their constants; three: of the
+/// folded broadcast of the condition's and the first value's shapes and
+/// the second value's, that one created first), then `broadcast_to_v1` of
+/// each operand whose shape is not the result's, then `where_v1`.
+fn broadcasting_where(
     p: &mut Program,
     b: &mut Body,
     operands: &[Value],
     types: &[TensorType],
     result: &TensorType,
-) -> Result<Value, Unsupported> {
-    if types[1].dims != result.dims || types[2].dims != result.dims {
-        return Err(Unsupported(
-            "'broadcasting_where_v1' broadcasting both its condition and its values is not yet supported by the aicode writer".into(),
-        ));
-    }
-    Ok(composite(
+) -> Value {
+    composite(
         p,
         b,
         "broadcasting_where_v1",
         operands,
         result,
         |p, inner| {
-            let rank = [result.dims.len() as i64];
-            let shape: Vec<u32> = result.dims.iter().map(|&d| d as u32).collect();
-            let shape_ty = TensorType::new(&rank, Elt::UI32);
-            let s1 = constant(p, inner, &Dense::u32s(&shape), &shape_ty);
-            let s2 = constant(p, inner, &Dense::u32s(&shape), &shape_ty);
-            let s = simple(
-                p,
-                inner,
-                "primitive.broadcast_shapes_v1",
-                None,
-                &[s1, s2],
-                &shape_ty,
-            );
-            let cond_ty = TensorType::new(&result.dims, types[0].elt);
-            let c = simple(
-                p,
-                inner,
-                "primitive.broadcast_to_v1",
-                None,
-                &[inner.arg(0), s],
-                &cond_ty,
-            );
-            let (x, y) = (inner.arg(1), inner.arg(2));
-            simple(p, inner, "primitive.where_v1", None, &[c, x, y], result)
+            let mut args: Vec<Value> = (0..3).map(|i| inner.arg(i)).collect();
+            if types.iter().all(|t| t.dims == result.dims) {
+                return simple(p, inner, "primitive.where_v1", None, &args, result);
+            }
+            let shape_constant = |p: &mut Program, inner: &mut Body, dims: &[i64]| {
+                let v: Vec<u32> = dims.iter().map(|&d| d as u32).collect();
+                constant(
+                    p,
+                    inner,
+                    &Dense::u32s(&v),
+                    &TensorType::new(&[dims.len() as i64], Elt::UI32),
+                )
+            };
+            let shape_ty = TensorType::new(&[result.dims.len() as i64], Elt::UI32);
+            let rank = |t: &TensorType| !t.dims.is_empty();
+            // The condition's and the first value's shapes, folded.
+            let (first, folded) = match (rank(&types[0]), rank(&types[1])) {
+                (true, true) => (
+                    Some(broadcast_dims(&types[0].dims, &types[1].dims)),
+                    true,
+                ),
+                (true, false) => (Some(types[0].dims.clone()), false),
+                (false, true) => (Some(types[1].dims.clone()), false),
+                (false, false) => (None, false),
+            };
+            let shape = match (first, rank(&types[2])) {
+                (None, _) => shape_constant(p, inner, &types[2].dims),
+                (Some(f), false) => shape_constant(p, inner, &f),
+                (Some(f), true) => {
+                    let (x, y) = if folded {
+                        let y = shape_constant(p, inner, &types[2].dims);
+                        (shape_constant(p, inner, &f), y)
+                    } else {
+                        let x = shape_constant(p, inner, &f);
+                        (x, shape_constant(p, inner, &types[2].dims))
+                    };
+                    simple(
+                        p,
+                        inner,
+                        "primitive.broadcast_shapes_v1",
+                        None,
+                        &[x, y],
+                        &shape_ty,
+                    )
+                }
+            };
+            for (i, t) in types.iter().enumerate() {
+                if t.dims != result.dims {
+                    let ty = TensorType::new(&result.dims, t.elt);
+                    args[i] = simple(
+                        p,
+                        inner,
+                        "primitive.broadcast_to_v1",
+                        None,
+                        &[args[i], shape],
+                        &ty,
+                    );
+                }
+            }
+            simple(p, inner, "primitive.where_v1", None, &args, result)
         },
-    ))
+    )
 }
 
 /// The broadcasting binary op of coreai `decomposable.broadcasting_<name>`:
@@ -453,35 +517,434 @@ pub fn softmax(
             let axes = simple(p, inner, "primitive.reshape_v2", None, &[ax, shape], &one);
             let e = simple(p, inner, "primitive.exp_v1", None, &[a], result);
             let sum = composite(p, inner, "reduce_sum_v1", &[e, axes], result, |p, r| {
-                let init = scalar_constant(p, r, result.elt, &[], 0.0);
-                let scalar = TensorType::new(&[], result.elt);
-                let mut combiner = p.body(&[scalar.clone(), scalar.clone()]);
-                let lhs_rhs = [combiner.arg(0), combiner.arg(1)];
-                let s = simple(
-                    p,
-                    &mut combiner,
-                    "primitive.add_v1",
-                    None,
-                    &lhs_rhs,
-                    &scalar,
-                );
-                yield_(p, &mut combiner, s);
-                let region = Program::region(combiner);
-                let dynamic = TensorType::new(&vec![DYNAMIC; result.dims.len()], result.elt);
                 let (input, axes) = (r.arg(0), r.arg(1));
-                p.op(
-                    r,
-                    "primitive.reduce_v1",
-                    version("primitive.reduce_v1"),
-                    None,
-                    &[input, axes, init],
-                    &[dynamic],
-                    vec![region],
-                )[0]
+                reduce_body(p, r, Reduce::Sum, input, axes)
             });
             broadcasting(p, inner, "divide", "divide", &[e, sum], result).expect("static")
         },
     ))
+}
+
+/// The reductions of `primitive.reduce_v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduce {
+    Sum,
+    Product,
+    Max,
+    Min,
+    Any,
+    All,
+}
+
+impl Reduce {
+    /// The coreai op (`reduce_sum`, ..., `any`, `all`).
+    pub fn from_coreai(name: &str) -> Option<Self> {
+        Some(match name {
+            "reduce_sum" => Reduce::Sum,
+            "reduce_product" => Reduce::Product,
+            "reduce_max" => Reduce::Max,
+            "reduce_min" => Reduce::Min,
+            "any" => Reduce::Any,
+            "all" => Reduce::All,
+            _ => return None,
+        })
+    }
+
+    fn composite(self) -> &'static str {
+        match self {
+            Reduce::Sum => "reduce_sum_v1",
+            Reduce::Product => "reduce_product_v1",
+            Reduce::Max => "reduce_max_v1",
+            Reduce::Min => "reduce_min_v1",
+            Reduce::Any => "any_v1",
+            Reduce::All => "all_v1",
+        }
+    }
+
+    fn combiner(self) -> &'static str {
+        match self {
+            Reduce::Sum => "primitive.add_v1",
+            Reduce::Product => "primitive.mul_v1",
+            Reduce::Max => "primitive.maximum_v1",
+            Reduce::Min => "primitive.minimum_v1",
+            Reduce::Any => "primitive.bitwise_or_v1",
+            Reduce::All => "primitive.bitwise_and_v1",
+        }
+    }
+}
+
+/// The element type sums and products accumulate in: 64-bit integers,
+/// f32 for the 16-bit floats.
+fn accumulator(elt: Elt) -> Elt {
+    match elt {
+        Elt::SI8 | Elt::SI16 | Elt::SI32 => Elt::SI64,
+        Elt::UI8 | Elt::UI16 | Elt::UI32 => Elt::UI64,
+        Elt::F16 | Elt::BF16 => Elt::F32,
+        e => e,
+    }
+}
+
+/// The little-endian bytes of one element: `0` or `1` (as the type's
+/// value), or its lowest / highest finite value.
+#[derive(Clone, Copy)]
+enum Scalar {
+    Zero,
+    One,
+    Lowest,
+    Highest,
+}
+
+fn scalar_bytes(elt: Elt, s: Scalar) -> Vec<u8> {
+    use Scalar::*;
+    match (elt, s) {
+        (Elt::Bool, Zero) => vec![0],
+        (Elt::Bool, One) => vec![1],
+        (Elt::F64, _) => match s {
+            Zero => 0f64,
+            One => 1f64,
+            Lowest => f64::MIN,
+            Highest => f64::MAX,
+        }
+        .to_le_bytes()
+        .to_vec(),
+        (Elt::F32, _) => match s {
+            Zero => 0f32,
+            One => 1f32,
+            Lowest => f32::MIN,
+            Highest => f32::MAX,
+        }
+        .to_le_bytes()
+        .to_vec(),
+        (Elt::F16, _) => match s {
+            Zero => 0u16,
+            One => 0x3c00,
+            Lowest => 0xfbff,
+            Highest => 0x7bff,
+        }
+        .to_le_bytes()
+        .to_vec(),
+        (Elt::BF16, _) => match s {
+            Zero => 0u16,
+            One => 0x3f80,
+            Lowest => 0xff7f,
+            Highest => 0x7f7f,
+        }
+        .to_le_bytes()
+        .to_vec(),
+        (e, _) => {
+            let bits = (e.size() * 8) as u32;
+            let signed = matches!(e, Elt::SI8 | Elt::SI16 | Elt::SI32 | Elt::SI64);
+            let v: u64 = match (s, signed) {
+                (Zero, _) => 0,
+                (One, _) => 1,
+                (Lowest, true) => 1u64 << (bits - 1),
+                (Lowest, false) => 0,
+                (Highest, true) => (1u64 << (bits - 1)) - 1,
+                (Highest, false) => u64::MAX >> (64 - bits),
+            };
+            v.to_le_bytes()[..e.size()].to_vec()
+        }
+    }
+}
+
+fn scalar(p: &mut Program, b: &mut Body, elt: Elt, s: Scalar) -> Value {
+    let bytes = scalar_bytes(elt, s);
+    let size = bytes.len();
+    constant(p, b, &Dense::new(bytes, size), &TensorType::new(&[], elt))
+}
+
+/// `primitive.reduce_v1(input, axes, init) { combiner }` as the region of
+/// a reduction composite writes it: sums and products of narrow types
+/// accumulate in [`accumulator`] (the init a constant of that type, or for
+/// the unsigned and bf16 types a constant of the input's type cast to it;
+/// the combiner casts each element), the result is the input's rank with
+/// every dimension dynamic.
+fn reduce_body(p: &mut Program, b: &mut Body, kind: Reduce, input: Value, axes: Value) -> Value {
+    let t = b.ty(input).clone();
+    let acc = match kind {
+        Reduce::Sum | Reduce::Product => accumulator(t.elt),
+        _ => t.elt,
+    };
+    let init_value = match kind {
+        Reduce::Sum | Reduce::Any => Scalar::Zero,
+        Reduce::Product | Reduce::All => Scalar::One,
+        Reduce::Max => Scalar::Lowest,
+        Reduce::Min => Scalar::Highest,
+    };
+    let cast_init = acc != t.elt
+        && matches!(t.elt, Elt::UI8 | Elt::UI16 | Elt::UI32 | Elt::BF16);
+    let init = if cast_init {
+        let c = scalar(p, b, t.elt, init_value);
+        simple(
+            p,
+            b,
+            "primitive.cast_v1",
+            None,
+            &[c],
+            &TensorType::new(&[], acc),
+        )
+    } else {
+        scalar(p, b, acc, init_value)
+    };
+    let acc_ty = TensorType::new(&[], acc);
+    let elt_ty = TensorType::new(&[], t.elt);
+    let mut combiner = p.body(&[acc_ty.clone(), elt_ty.clone()]);
+    let (l, mut r) = (combiner.arg(0), combiner.arg(1));
+    if acc != t.elt {
+        r = simple(p, &mut combiner, "primitive.cast_v1", None, &[r], &acc_ty);
+    }
+    let s = simple(p, &mut combiner, kind.combiner(), None, &[l, r], &acc_ty);
+    yield_(p, &mut combiner, s);
+    let dynamic = TensorType::new(&vec![DYNAMIC; t.dims.len()], t.elt);
+    p.op(
+        b,
+        "primitive.reduce_v1",
+        version("primitive.reduce_v1"),
+        None,
+        &[input, axes, init],
+        &[dynamic],
+        vec![Program::region(combiner)],
+    )[0]
+}
+
+fn check_reduction(
+    name: &str,
+    input: &TensorType,
+    axes: &TensorType,
+    result: &TensorType,
+) -> Result<(), Unsupported> {
+    require_static(name, &[input, result])?;
+    if axes.dims.len() != 1 || axes.elt != Elt::SI32 || input.dims.len() != result.dims.len() {
+        return Err(Unsupported(format!(
+            "'{name}' with axes {axes:?} from rank {} to rank {} is not yet supported by the aicode writer",
+            input.dims.len(),
+            result.dims.len()
+        )));
+    }
+    Ok(())
+}
+
+/// `reduce_{sum,product,max,min}_v1`, `any_v1`, `all_v1` over si32 `axes`
+/// (dims kept).
+pub fn reduce(
+    p: &mut Program,
+    b: &mut Body,
+    kind: Reduce,
+    x: Value,
+    axes: Value,
+    result: &TensorType,
+) -> Result<Value, Unsupported> {
+    check_reduction(kind.composite(), b.ty(x), b.ty(axes), result)?;
+    Ok(composite(p, b, kind.composite(), &[x, axes], result, |p, r| {
+        let (input, axes) = (r.arg(0), r.arg(1));
+        reduce_body(p, r, kind, input, axes)
+    }))
+}
+
+/// `reduce_mean_v1`: the sum (in f32 for the 16-bit floats, cast back at
+/// the end) divided by the product of the reduced dims, which coreai-core
+/// computes from the static input shape (`gather_nd` of the axes,
+/// `reduce_product_v1` in ui64, cast), the division a
+/// `broadcasting_divide_v1` of the dynamic-shaped sum.
+pub fn reduce_mean(
+    p: &mut Program,
+    b: &mut Body,
+    x: Value,
+    axes: Value,
+    result: &TensorType,
+) -> Result<Value, Unsupported> {
+    let (t, at) = (b.ty(x).clone(), b.ty(axes).clone());
+    check_reduction("reduce_mean_v1", &t, &at, result)?;
+    float_elt("reduce_mean_v1", &t)?;
+    let acc = accumulator(t.elt);
+    let rank = t.dims.len();
+    let dynamic = TensorType::new(&vec![DYNAMIC; rank], acc);
+    Ok(composite(
+        p,
+        b,
+        "reduce_mean_v1",
+        &[x, axes],
+        result,
+        |p, r| {
+            let (mut input, axes) = (r.arg(0), r.arg(1));
+            if acc != t.elt {
+                input = simple(
+                    p,
+                    r,
+                    "primitive.cast_v1",
+                    None,
+                    &[input],
+                    &TensorType::new(&t.dims, acc),
+                );
+            }
+            let sum = composite(p, r, "reduce_sum_v1", &[input, axes], &dynamic, |p, s| {
+                let (i, a) = (s.arg(0), s.arg(1));
+                reduce_body(p, s, Reduce::Sum, i, a)
+            });
+            let n = at.dims[0];
+            let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
+            let shape = constant(
+                p,
+                r,
+                &Dense::u32s(&dims),
+                &TensorType::new(&[rank as i64], Elt::UI32),
+            );
+            let idx_shape = constant(
+                p,
+                r,
+                &Dense::i32s(&[n as i32, 1]),
+                &TensorType::new(&[2], Elt::SI32),
+            );
+            let idx = simple(
+                p,
+                r,
+                "primitive.reshape_v2",
+                None,
+                &[axes, idx_shape],
+                &TensorType::new(&[n, 1], Elt::SI32),
+            );
+            let sizes = simple(
+                p,
+                r,
+                "primitive.gather_nd_v1",
+                None,
+                &[shape, idx],
+                &TensorType::new(&[n], Elt::UI32),
+            );
+            let zero = constant(
+                p,
+                r,
+                &Dense::i32s(&[0]),
+                &TensorType::new(&[1], Elt::SI32),
+            );
+            let sizes = simple(
+                p,
+                r,
+                "primitive.cast_v1",
+                None,
+                &[sizes],
+                &TensorType::new(&[n], Elt::UI64),
+            );
+            let count_ty = TensorType::new(&[1], Elt::UI64);
+            let count = composite(p, r, "reduce_product_v1", &[sizes, zero], &count_ty, |p, s| {
+                let (i, a) = (s.arg(0), s.arg(1));
+                reduce_body(p, s, Reduce::Product, i, a)
+            });
+            let count = simple(
+                p,
+                r,
+                "primitive.cast_v1",
+                None,
+                &[count],
+                &TensorType::new(&[1], acc),
+            );
+            let mean = dynamic_broadcasting(p, r, "divide", &[sum, count], &dynamic);
+            if acc != t.elt {
+                let back = TensorType::new(&vec![DYNAMIC; rank], t.elt);
+                simple(p, r, "primitive.cast_v1", None, &[mean], &back)
+            } else {
+                mean
+            }
+        },
+    ))
+}
+
+/// `broadcasting_<name>_v1` with a dynamic-shaped operand, as coreai-core
+/// writes it: the operands' shapes (`get_shape_v2` of a dynamic one, a ui32
+/// constant of a static one) joined by `broadcast_shapes_v1`, each operand
+/// `broadcast_to_v1` that shape, then `primitive.<name>_v1`.
+fn dynamic_broadcasting(
+    p: &mut Program,
+    b: &mut Body,
+    name: &str,
+    operands: &[Value],
+    result: &TensorType,
+) -> Value {
+    let composite_name = format!("broadcasting_{name}_v1");
+    let prim = format!("primitive.{name}_v1");
+    composite(p, b, &composite_name, operands, result, |p, r| {
+        let rank = result.dims.len() as i64;
+        let shapes: Vec<Value> = (0..operands.len())
+            .map(|i| {
+                let t = r.ty(r.arg(i)).clone();
+                let ty = TensorType::new(&[t.dims.len() as i64], Elt::UI32);
+                if t.is_static() {
+                    let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
+                    constant(p, r, &Dense::u32s(&dims), &ty)
+                } else {
+                    let a = r.arg(i);
+                    simple(p, r, "primitive.get_shape_v2", None, &[a], &ty)
+                }
+            })
+            .collect();
+        let shape_ty = TensorType::new(&[rank], Elt::UI32);
+        let mut shape = shapes[0];
+        for &s in &shapes[1..] {
+            shape = simple(
+                p,
+                r,
+                "primitive.broadcast_shapes_v1",
+                None,
+                &[shape, s],
+                &shape_ty,
+            );
+        }
+        let args: Vec<Value> = (0..operands.len())
+            .map(|i| {
+                let a = r.arg(i);
+                let elt = r.ty(a).elt;
+                let ty = TensorType::new(&vec![DYNAMIC; rank as usize], elt);
+                simple(p, r, "primitive.broadcast_to_v1", None, &[a, shape], &ty)
+            })
+            .collect();
+        simple(p, r, &prim, None, &args, result)
+    })
+}
+
+/// `argmax_v1(x, axis)`, `axis` a rank-0 si32 tensor: `reduce_index_v1`
+/// from the lowest value and index 0, the combiner `greater(new, best)`.
+pub fn argmax(
+    p: &mut Program,
+    b: &mut Body,
+    x: Value,
+    axis: Value,
+    result: &TensorType,
+) -> Result<Value, Unsupported> {
+    let (t, at) = (b.ty(x).clone(), b.ty(axis).clone());
+    require_static("argmax_v1", &[&t, result])?;
+    if !at.dims.is_empty() || at.elt != Elt::SI32 || result.elt != Elt::UI32 || t.elt == Elt::Bool {
+        return Err(Unsupported(format!(
+            "'argmax_v1' of {:?} along {at:?} to {:?} is not yet supported by the aicode writer",
+            t.elt, result.elt
+        )));
+    }
+    Ok(composite(p, b, "argmax_v1", &[x, axis], result, |p, r| {
+        let (input, axis) = (r.arg(0), r.arg(1));
+        let init = scalar(p, r, t.elt, Scalar::Lowest);
+        let index = scalar(p, r, Elt::UI32, Scalar::Zero);
+        let s = TensorType::new(&[], t.elt);
+        let mut combiner = p.body(&[s.clone(), s]);
+        let (best, new) = (combiner.arg(0), combiner.arg(1));
+        let g = simple(
+            p,
+            &mut combiner,
+            "primitive.greater_v1",
+            None,
+            &[new, best],
+            &TensorType::new(&[], Elt::Bool),
+        );
+        yield_(p, &mut combiner, g);
+        let dynamic = TensorType::new(&vec![DYNAMIC; t.dims.len()], Elt::UI32);
+        p.op(
+            r,
+            "primitive.reduce_index_v1",
+            version("primitive.reduce_index_v1"),
+            None,
+            &[input, axis, init, index],
+            &[dynamic],
+            vec![Program::region(combiner)],
+        )[0]
+    }))
 }
 
 /// `primitive.gelu_v1` with `approximate` (none 0, tanh 1).
@@ -542,6 +1005,28 @@ pub fn batch_matmul(
             simple(p, inner, "primitive.batch_matmul_v1", None, &[a, c], result)
         },
     ))
+}
+
+/// `dataflow.invoke_v1 @callee(operands)` (no argument or result
+/// attributes).
+pub fn invoke(
+    p: &mut Program,
+    b: &mut Body,
+    callee: &str,
+    operands: &[Value],
+    results: &[TensorType],
+) -> Vec<Value> {
+    let empty = p.array(&[]);
+    let c = p.symbol_binding(callee);
+    p.op(
+        b,
+        "dataflow.invoke_v1",
+        versions::GRAPH,
+        Some(props(&[empty, c, empty])),
+        operands,
+        results,
+        vec![],
+    )
 }
 
 /// `dataflow.output_v1` of `values`.

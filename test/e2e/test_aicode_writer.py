@@ -32,7 +32,7 @@ import report  # noqa: E402
 
 aicode_codec.install(mlirbc)
 
-MODELS = ["mlp", "convnet", "elementwise"]
+MODELS = ["mlp", "convnet", "elementwise", "reductions", "composites"]
 SUMMARY = ["is_valid", "_compatibility_version", "function_names", "compute_types", "storage_types",
            "operation_distribution"]
 
@@ -151,13 +151,13 @@ def test_the_add_program_matches_emit_add_and_runs(tmp_path):
 
 
 def test_an_op_outside_the_subset_is_one_error_and_writes_nothing(tmp_path):
-    module, _, _ = report.export("summed", "aicode:summed", tmp_path, decompositions="coreai")
+    module, _, _ = report.export("cond_branch", "control:cond_branch", tmp_path)
     out = tmp_path / "m.aimodel"
     before = sorted(p.name for p in tmp_path.iterdir())
     r = compile_(module, "-o", out, "--format", "aicode", check=False)
     assert r.returncode == 1, r.stderr
     errors = [line for line in r.stderr.splitlines() if "error" in line]
     assert len(errors) == 1 and "panicked" not in r.stderr, r.stderr
-    assert "'coreai.reduce_sum' is not yet supported by the aicode writer" in errors[0]
-    assert 'aicode.py":' in errors[0]  # the location of the op
+    assert "'coreai.if' is not yet supported by the aicode writer" in errors[0]
+    assert 'control.py":' in errors[0]  # the location of the op
     assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -50,13 +50,38 @@ def elementwise():
     return Elementwise(), (torch.randn(4, 6), torch.randn(4, 6))
 
 
-class Summed(nn.Module):
-    """Uses reduce_sum, which the aicode writer does not cover yet."""
+class Reductions(nn.Module):
+    def forward(self, x, n):
+        m = x > 0
+        return (x.sum((0, 2), keepdim=True), x.mean(-1), x.amax(1), x.amin((0, 2)), x.prod(2),
+                m.any(1), m.all(0), x.argmax(-1), x.argmin(1), n.sum(0), n.amax(1), x.var(1),
+                torch.logsumexp(x, 2))
 
-    def forward(self, x):
-        return torch.relu(x).sum(1)
+
+def reductions():
+    torch.manual_seed(35)
+    return Reductions(), (torch.randn(2, 3, 4), torch.randint(-50, 50, (5, 3)))
 
 
-def summed():
-    torch.manual_seed(34)
-    return Summed(), (torch.randn(4, 6),)
+class Composites(nn.Module):
+    """Layer, group, batch and RMS norms, attention with a mask, average
+    pooling: composite graphs and invokes."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln, self.gn = nn.LayerNorm(8), nn.GroupNorm(2, 4)
+        self.bn = nn.BatchNorm2d(4).eval()
+        self.bn.running_mean.uniform_(-1, 1)
+        self.bn.running_var.uniform_(0.5, 2)
+        self.rms = nn.RMSNorm(8)
+
+    def forward(self, x, q, mask):
+        y = self.gn(x) + self.bn(x)
+        y = F.avg_pool2d(y, 2) + self.ln(x)[:, :, ::2, ::2]
+        a = F.scaled_dot_product_attention(q, q * 2, q, attn_mask=mask)
+        return y, self.rms(a)
+
+
+def composites():
+    torch.manual_seed(36)
+    return Composites(), (torch.randn(2, 4, 8, 8), torch.randn(1, 2, 5, 8), torch.rand(5, 5) > 0.3)

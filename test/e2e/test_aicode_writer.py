@@ -32,7 +32,7 @@ import report  # noqa: E402
 
 aicode_codec.install(mlirbc)
 
-MODELS = ["mlp", "convnet", "elementwise", "reductions", "composites"]
+MODELS = ["mlp", "convnet", "elementwise", "reductions", "composites", "shapes_indexing"]
 SUMMARY = ["is_valid", "_compatibility_version", "function_names", "compute_types", "storage_types",
            "operation_distribution"]
 

@@ -85,3 +85,31 @@ class Composites(nn.Module):
 def composites():
     torch.manual_seed(36)
     return Composites(), (torch.randn(2, 4, 8, 8), torch.randn(1, 2, 5, 8), torch.rand(5, 5) > 0.3)
+
+
+class ShapesIndexing(nn.Module):
+    """Multi-result split, sort/top-k (argsort), tile, expand_dims (conv1d),
+    scatter along an axis and scatter_nd (index_put), interpolation, and
+    cumulative sums and products (scan)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 4, 3, padding=1)
+
+    def forward(self, x, idx, upd, img, seq):
+        a, b, c = torch.split(x, [1, 2, 3], dim=1)
+        v, i = torch.topk(x, 3, dim=-1)
+        s = torch.sort(x, dim=0)[0]
+        t = x[:, :2].repeat(2, 3)
+        sc = x.scatter(1, idx, upd) + x.scatter_add(1, idx, upd)
+        put = x.index_put((torch.tensor([3, 0]),), upd[:2].repeat(1, 2))
+        up = F.interpolate(img, scale_factor=2, mode="nearest") + F.interpolate(img, scale_factor=2,
+                                                                               mode="bilinear")
+        return (torch.cat([c, a, b], 1), v, i, s, t, sc, put, up, self.conv(seq), x.cumsum(1),
+                x.cumprod(0))
+
+
+def shapes_indexing():
+    torch.manual_seed(37)
+    return ShapesIndexing(), (torch.randn(4, 6), torch.randint(0, 6, (4, 3)), torch.randn(4, 3),
+                              torch.randn(1, 2, 4, 5), torch.randn(2, 3, 10))

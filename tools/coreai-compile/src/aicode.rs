@@ -379,6 +379,44 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
     Ok(())
 }
 
+/// A single-block region of scalar-tensor arguments whose ops are in the
+/// writer's subset, ended by `coreai.yield` (a combiner: `scatter_nd`'s
+/// update function).
+fn convert_region(
+    p: &mut Program,
+    parent: MlirOperation,
+    region: MlirRegion,
+) -> Result<coreai_asset::bytecode::writer::Region, AicodeError> {
+    let block = unsafe { mlirRegionGetFirstBlock(region) };
+    let nargs = unsafe { mlirBlockGetNumArguments(block) } as usize;
+    let mut values: HashMap<usize, Value> = HashMap::new();
+    let mut types = Vec::new();
+    for i in 0..nargs {
+        let v = unsafe { mlirBlockGetArgument(block, i as isize) };
+        types.push(value_type(parent, v)?);
+        values.insert(v.ptr as usize, i as Value);
+    }
+    let mut body = p.body(&types);
+    let constants = HashSet::new();
+    for op in children(block) {
+        let name = op_name(op);
+        if name == "coreai.yield" {
+            let operands = operand_values(op, &values)?;
+            if operands.len() != 1 {
+                return Err(error(op, format!("with {} values {NOT_YET}", operands.len())));
+            }
+            ops::yield_(p, &mut body, operands[0]);
+            continue;
+        }
+        let results = convert_op(p, &mut body, op, &name, &values, &constants)?;
+        for (i, v) in results.into_iter().enumerate() {
+            let r = unsafe { mlirOperationGetResult(op, i as isize) };
+            values.insert(r.ptr as usize, v);
+        }
+    }
+    Ok(Program::region(body))
+}
+
 fn operand_values(
     op: MlirOperation,
     values: &HashMap<usize, Value>,
@@ -406,13 +444,45 @@ fn convert_op(
     constants: &HashSet<Value>,
 ) -> Result<Vec<Value>, AicodeError> {
     let short = name.strip_prefix("coreai.").unwrap_or(name);
-    if !name.starts_with("coreai.") || unsafe { mlirOperationGetNumRegions(op) } != 0 {
+    let regions = unsafe { mlirOperationGetNumRegions(op) };
+    if !name.starts_with("coreai.") || (regions != 0 && short != "scatter_nd") {
         return Err(error(op, NOT_YET));
     }
     let results = (0..unsafe { mlirOperationGetNumResults(op) })
         .map(|i| value_type(op, unsafe { mlirOperationGetResult(op, i) }))
         .collect::<Result<Vec<_>, _>>()?;
     let attrs = attributes(op);
+    if short == "scatter_nd" {
+        if let Some((n, a)) = attrs.first() {
+            return Err(error(
+                op,
+                format!("with attribute '{n}' ({}) {NOT_YET}", attr_text(*a)),
+            ));
+        }
+        let operands = operand_values(op, values)?;
+        let region = convert_region(p, op, unsafe { mlirOperationGetRegion(op, 0) })?;
+        return Ok(p.op(
+            body,
+            "primitive.scatter_nd_v1",
+            ops::version("primitive.scatter_nd_v1"),
+            None,
+            &operands,
+            &results,
+            vec![region],
+        ));
+    }
+    if short == "split" && attrs.is_empty() {
+        let operands = operand_values(op, values)?;
+        return Ok(p.op(
+            body,
+            "primitive.split_v1",
+            ops::version("primitive.split_v1"),
+            None,
+            &operands,
+            &results,
+            vec![],
+        ));
+    }
     if short == "invoke" {
         let callee = attrs
             .iter()
@@ -462,6 +532,9 @@ fn single_result(
         "constant" => &["value"],
         "pad" => &["padding_mode"],
         "gelu" => &["approximate"],
+        "scatter_along_axis" => &["scatter_mode"],
+        "interpolate" => &["interpolation_mode"],
+        "scan" => &["scan_op"],
         _ => &[],
     };
     if let Some((n, a)) = attrs.iter().find(|(n, _)| !allowed.contains(&n.as_str())) {
@@ -517,6 +590,52 @@ fn single_result(
         r if ops::Reduce::from_coreai(r).is_some() => {
             let kind = ops::Reduce::from_coreai(r).expect("a reduction");
             ops::reduce(p, body, kind, operands[0], operands[1], &result).map_err(unsupported)
+        }
+        "tile" => ops::tile(p, body, operands[0], operands[1], &result).map_err(unsupported),
+        "sort" => Ok(ops::sort(p, body, &operands, &result)),
+        "scatter_along_axis" | "interpolate" | "scan" => {
+            // Enum properties: (aicode op, property code, coreai keywords in
+            // value order); a missing scatter mode is `update`.
+            let (prim, code, keywords): (&str, u64, &[&str]) = match short {
+                "scatter_along_axis" => (
+                    "primitive.scatter_along_axis_v1",
+                    20,
+                    &["update", "add", "sub", "mul", "div", "max", "min"],
+                ),
+                "interpolate" => (
+                    "primitive.interpolate_v1",
+                    43,
+                    &["linear", "nearest_neighbor"],
+                ),
+                _ => ("primitive.scan_v1", 25, &["sum", "product", "min", "max"]),
+            };
+            let value = match attrs.first() {
+                None if short == "scatter_along_axis" => 0,
+                None => return Err(error(op, format!("without its mode {NOT_YET}"))),
+                Some((_, a)) if short == "scan" => {
+                    let v = unsafe { mlirIntegerAttrGetValueInt(*a) };
+                    if !(0..keywords.len() as i64).contains(&v) {
+                        return Err(error(op, format!("with combiner {v} {NOT_YET}")));
+                    }
+                    v as usize
+                }
+                Some((_, a)) => {
+                    let text = attr_text(*a);
+                    keywords
+                        .iter()
+                        .position(|k| text.ends_with(&format!("<{k}>")))
+                        .ok_or_else(|| error(op, format!("with mode {text} {NOT_YET}")))?
+                }
+            };
+            let e = p.enum_attr(code, value as u64);
+            Ok(ops::simple(
+                p,
+                body,
+                prim,
+                Some(ops::props(&[e])),
+                &operands,
+                &result,
+            ))
         }
         "gelu" => {
             let tanh = attrs.iter().any(|(_, a)| attr_text(*a).contains("tanh"));

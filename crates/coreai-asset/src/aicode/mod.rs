@@ -356,6 +356,14 @@ impl Program {
         self.attr(b)
     }
 
+    /// An enum attribute: `code` (`scatter_mode_v1` 20, `scan_combiner_v1`
+    /// 25, `interpolation_mode_v1` 43, ...) and its value.
+    pub fn enum_attr(&mut self, code: u64, value: u64) -> u64 {
+        let mut b = Self::code(code);
+        varint(&mut b, value);
+        self.attr(b)
+    }
+
     pub fn unit(&mut self) -> u64 {
         self.attr(Self::code(46))
     }

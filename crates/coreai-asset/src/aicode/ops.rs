@@ -38,6 +38,8 @@ pub fn version(name: &str) -> u32 {
         "any_v1" | "all_v1" => 20251017,
         "reduce_max_v1" | "reduce_min_v1" => 20251023,
         "argmax_v1" => 20251028,
+        "tile_v2" => 20260219,
+        "primitive.interpolate_v1" => 20260127,
         "broadcasting_where_v1" => 20251024,
         "primitive.broadcast_to_v1" => 20250911,
         "primitive.broadcast_in_dims_v1" => 20250826,
@@ -46,7 +48,7 @@ pub fn version(name: &str) -> u32 {
     }
 }
 
-fn props(attrs: &[u64]) -> Vec<u8> {
+pub fn props(attrs: &[u64]) -> Vec<u8> {
     let mut v = Vec::new();
     for &a in attrs {
         varint(&mut v, a);
@@ -91,7 +93,7 @@ pub fn constant(p: &mut Program, b: &mut Body, dense: &Dense, ty: &TensorType) -
     constant_attr(p, b, a, ty)
 }
 
-fn yield_(p: &mut Program, b: &mut Body, v: Value) {
+pub fn yield_(p: &mut Program, b: &mut Body, v: Value) {
     p.op(
         b,
         "dataflow.yield_v1",
@@ -380,6 +382,8 @@ pub fn operand_primitive(coreai: &str) -> Option<&'static str> {
         "reverse" => "primitive.reverse_v1",
         "shrink_dims" => "primitive.shrink_dims_v1",
         "where" => "primitive.where_v1",
+        "expand_dims" => "primitive.expand_dims_v1",
+        "argsort" => "primitive.argsort_v1",
         // Same-shape elementwise binaries.
         "add" => "primitive.add_v1",
         "sub" => "primitive.sub_v1",
@@ -1005,6 +1009,106 @@ pub fn batch_matmul(
             simple(p, inner, "primitive.batch_matmul_v1", None, &[a, c], result)
         },
     ))
+}
+
+/// `tile_v2(x, reps)`, `reps` a ui32 vector: coreai-core's region expands
+/// `x` with a unit dim before each dim (`expand_dims_v1` at 0, 2, ...),
+/// broadcasts those to `reps` (`concat_v1` of an empty shape and `reps`,
+/// `broadcast_in_dims_v1`) and reshapes to the shape times `reps`.
+pub fn tile(
+    p: &mut Program,
+    b: &mut Body,
+    x: Value,
+    reps: Value,
+    result: &TensorType,
+) -> Result<Value, Unsupported> {
+    let (t, rt) = (b.ty(x).clone(), b.ty(reps).clone());
+    require_static("tile_v2", &[&t, result])?;
+    let rank = t.dims.len();
+    if rt.dims != [rank as i64] || rt.elt != Elt::UI32 {
+        return Err(Unsupported(format!(
+            "'tile_v2' with repeats {rt:?} is not yet supported by the aicode writer"
+        )));
+    }
+    Ok(composite(p, b, "tile_v2", &[x, reps], result, |p, r| {
+        let (input, reps) = (r.arg(0), r.arg(1));
+        let n = [rank as i64];
+        let axes: Vec<i32> = (0..rank as i32).map(|i| 2 * i).collect();
+        let axes = constant(p, r, &Dense::i32s(&axes), &TensorType::new(&n, Elt::SI32));
+        let expanded_dims: Vec<i64> = t.dims.iter().flat_map(|&d| [1, d]).collect();
+        let expanded = simple(
+            p,
+            r,
+            "primitive.expand_dims_v1",
+            None,
+            &[input, axes],
+            &TensorType::new(&expanded_dims, t.elt),
+        );
+        let empty = constant(
+            p,
+            r,
+            &Dense {
+                splat: false,
+                data: vec![],
+            },
+            &TensorType::new(&[0], Elt::UI32),
+        );
+        let axis = constant(p, r, &Dense::i32s(&[0]), &TensorType::new(&[], Elt::SI32));
+        let shape_ty = TensorType::new(&n, Elt::UI32);
+        let sizes = simple(
+            p,
+            r,
+            "primitive.concat_v1",
+            None,
+            &[axis, empty, reps],
+            &shape_ty,
+        );
+        let broadcast_dims: Vec<i64> = t.dims.iter().flat_map(|&d| [DYNAMIC, d]).collect();
+        let broadcast = simple(
+            p,
+            r,
+            "primitive.broadcast_in_dims_v1",
+            None,
+            &[expanded, sizes, axes],
+            &TensorType::new(&broadcast_dims, t.elt),
+        );
+        let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
+        let shape = constant(p, r, &Dense::u32s(&dims), &shape_ty);
+        let out_shape = simple(
+            p,
+            r,
+            "primitive.mul_v1",
+            None,
+            &[shape, sizes],
+            &shape_ty,
+        );
+        simple(
+            p,
+            r,
+            "primitive.reshape_v2",
+            None,
+            &[broadcast, out_shape],
+            &TensorType::new(&vec![DYNAMIC; rank], t.elt),
+        )
+    }))
+}
+
+/// `sort_v1(x, axis, descending, stable)`: `argsort_v1` then
+/// `gather_along_axis_v1`.
+pub fn sort(p: &mut Program, b: &mut Body, operands: &[Value], result: &TensorType) -> Value {
+    composite(p, b, "sort_v1", operands, result, |p, r| {
+        let args: Vec<Value> = (0..4).map(|i| r.arg(i)).collect();
+        let idx_ty = TensorType::new(&result.dims, Elt::SI32);
+        let idx = simple(p, r, "primitive.argsort_v1", None, &args, &idx_ty);
+        simple(
+            p,
+            r,
+            "primitive.gather_along_axis_v1",
+            None,
+            &[args[0], idx, args[1]],
+            result,
+        )
+    })
 }
 
 /// `dataflow.invoke_v1 @callee(operands)` (no argument or result

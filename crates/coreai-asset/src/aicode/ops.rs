@@ -38,6 +38,7 @@ pub fn version(name: &str) -> u32 {
         "any_v1" | "all_v1" => 20251017,
         "reduce_max_v1" | "reduce_min_v1" => 20251023,
         "argmax_v1" => 20251028,
+        "broadcasting_batch_matmul_v1" => 20251202,
         "tile_v2" => 20260219,
         "primitive.interpolate_v1" => 20260127,
         "broadcasting_where_v1" => 20251024,
@@ -977,9 +978,13 @@ pub fn pad(
     )
 }
 
-/// `broadcasting_batch_matmul_v1` when no batch dimension broadcasts (both
-/// of rank 2, or of one rank with equal batch dims): its region is the one
-/// `primitive.batch_matmul_v1`.
+/// `broadcasting_batch_matmul_v1`. Without batch broadcasting (both of
+/// rank 2, or equal batch dims) its region is the one
+/// `primitive.batch_matmul_v1`; otherwise coreai-core slices each operand's
+/// ui32 shape constant into batch dims and matrix dims (`slice_v1`),
+/// joins the batch dims (`broadcast_shapes_v1`), and `broadcast_to_v1`s
+/// each operand whose batch dims are not the result's to that shape
+/// `concat_v1` its matrix dims.
 pub fn batch_matmul(
     p: &mut Program,
     b: &mut Body,
@@ -989,15 +994,16 @@ pub fn batch_matmul(
 ) -> Result<Value, Unsupported> {
     let (l, r) = (b.ty(lhs).clone(), b.ty(rhs).clone());
     require_static("broadcasting_batch_matmul_v1", &[&l, &r, result])?;
-    let same_batch = l.dims.len() == r.dims.len()
-        && l.dims.len() >= 2
-        && l.dims[..l.dims.len() - 2] == r.dims[..r.dims.len() - 2];
-    if !same_batch {
+    let rank = result.dims.len();
+    if l.dims.len() < 2 || r.dims.len() < 2 || rank < l.dims.len().max(r.dims.len()) {
         return Err(Unsupported(format!(
-            "'broadcasting_batch_matmul_v1' of {:?} and {:?} (broadcast batch dims) is not yet supported by the aicode writer",
+            "'broadcasting_batch_matmul_v1' of {:?} and {:?} is not yet supported by the aicode writer",
             l.dims, r.dims
         )));
     }
+    let batch = &result.dims[..rank - 2];
+    let needs = |t: &TensorType| t.dims.len() != rank || &t.dims[..rank - 2] != batch;
+    let (bl, br) = (needs(&l), needs(&r));
     Ok(composite(
         p,
         b,
@@ -1005,7 +1011,104 @@ pub fn batch_matmul(
         &[lhs, rhs],
         result,
         |p, inner| {
-            let (a, c) = (inner.arg(0), inner.arg(1));
+            let (mut a, mut c) = (inner.arg(0), inner.arg(1));
+            if bl || br {
+                let one = TensorType::new(&[1], Elt::SI32);
+                let axis = constant(p, inner, &Dense::i32s(&[0]), &TensorType::new(&[], Elt::SI32));
+                let start = constant(p, inner, &Dense::i32s(&[0]), &one);
+                let stride = constant(p, inner, &Dense::i32s(&[1]), &one);
+                // Per operand: (batch end, matrix end) constants.
+                let mut ends = Vec::new();
+                for (t, broadcast) in [(&l, bl), (&r, br)] {
+                    let n = t.dims.len() as i32;
+                    let batch_end =
+                        (n > 2).then(|| constant(p, inner, &Dense::i32s(&[n - 2]), &one));
+                    let mat_end = (broadcast && n > 2)
+                        .then(|| constant(p, inner, &Dense::i32s(&[n]), &one));
+                    ends.push((batch_end, mat_end));
+                }
+                let shapes: Vec<Value> = [&l, &r]
+                    .iter()
+                    .map(|t| {
+                        let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
+                        let ty = TensorType::new(&[dims.len() as i64], Elt::UI32);
+                        constant(p, inner, &Dense::u32s(&dims), &ty)
+                    })
+                    .collect();
+                let mut batches = Vec::new();
+                let mut mats = Vec::new();
+                for (i, t) in [&l, &r].iter().enumerate() {
+                    let n = t.dims.len() as i64;
+                    let (batch_end, mat_end) = ends[i];
+                    let batch_dims = batch_end.map(|e| {
+                        simple(
+                            p,
+                            inner,
+                            "primitive.slice_v1",
+                            None,
+                            &[shapes[i], start, e, stride],
+                            &TensorType::new(&[n - 2], Elt::UI32),
+                        )
+                    });
+                    batches.extend(batch_dims);
+                    let mat = match (batch_end, mat_end) {
+                        (Some(e), Some(m)) => simple(
+                            p,
+                            inner,
+                            "primitive.slice_v1",
+                            None,
+                            &[shapes[i], e, m, stride],
+                            &TensorType::new(&[2], Elt::UI32),
+                        ),
+                        _ => shapes[i],
+                    };
+                    mats.push(mat);
+                }
+                let batch_ty = TensorType::new(&[(rank - 2) as i64], Elt::UI32);
+                let batch_shape = if batches.len() == 2 {
+                    simple(
+                        p,
+                        inner,
+                        "primitive.broadcast_shapes_v1",
+                        None,
+                        &batches,
+                        &batch_ty,
+                    )
+                } else {
+                    batches[0]
+                };
+                let shape_ty = TensorType::new(&[rank as i64], Elt::UI32);
+                let mut targets = Vec::new();
+                for (i, broadcast) in [bl, br].into_iter().enumerate() {
+                    if broadcast {
+                        targets.push(simple(
+                            p,
+                            inner,
+                            "primitive.concat_v1",
+                            None,
+                            &[axis, batch_shape, mats[i]],
+                            &shape_ty,
+                        ));
+                    }
+                }
+                let mut targets = targets.into_iter();
+                for (t, v, broadcast) in [(&l, &mut a, bl), (&r, &mut c, br)] {
+                    if broadcast {
+                        let n = t.dims.len();
+                        let dims: Vec<i64> =
+                            batch.iter().chain(&t.dims[n - 2..]).copied().collect();
+                        let target = targets.next().expect("one per broadcast operand");
+                        *v = simple(
+                            p,
+                            inner,
+                            "primitive.broadcast_to_v1",
+                            None,
+                            &[*v, target],
+                            &TensorType::new(&dims, t.elt),
+                        );
+                    }
+                }
+            }
             simple(p, inner, "primitive.batch_matmul_v1", None, &[a, c], result)
         },
     ))

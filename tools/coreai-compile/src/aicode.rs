@@ -165,35 +165,52 @@ fn children(block: MlirBlock) -> Vec<MlirOperation> {
     out
 }
 
-/// The `coreai.name` of each entry of the array attribute `attr` of `op`
-/// (`None` without the attribute).
-fn names(op: MlirOperation, attr: &str, count: usize) -> Option<Vec<Option<String>>> {
+/// The entries of the array-of-dictionaries attribute `attr` of `op`
+/// (argument or result attributes) as `opaque<"key" = [value]>`, `coreai.`
+/// keys renamed `aicode.` (`None` without the attribute).
+fn arg_attrs(
+    p: &mut Program,
+    op: MlirOperation,
+    attr: &str,
+    count: usize,
+) -> Result<Option<Vec<Vec<u64>>>, AicodeError> {
     unsafe {
         let a = mlirOperationGetAttributeByName(op, string_ref(attr));
         if a.ptr.is_null() || !mlirAttributeIsAArray(a) {
-            return None;
+            return Ok(None);
         }
-        Some(
-            (0..count)
-                .map(|i| {
-                    if i as isize >= mlirArrayAttrGetNumElements(a) {
-                        return None;
+        let mut out = Vec::new();
+        for i in 0..count {
+            let mut entries = Vec::new();
+            if (i as isize) < mlirArrayAttrGetNumElements(a) {
+                let d = mlirArrayAttrGetElement(a, i as isize);
+                if mlirAttributeIsADictionary(d) {
+                    for j in 0..mlirDictionaryAttrGetNumElements(d) {
+                        let e = mlirDictionaryAttrGetElement(d, j);
+                        let key = String::from_utf8_lossy(&string_ref_bytes(mlirIdentifierStr(
+                            e.name,
+                        )))
+                        .into_owned();
+                        let key = match key.strip_prefix("coreai.") {
+                            Some(rest) => format!("aicode.{rest}"),
+                            None => key,
+                        };
+                        let v = serialize(p, e.attribute).ok_or_else(|| {
+                            error(
+                                op,
+                                format!(
+                                    "with {attr} entry '{key}' ({}) {NOT_YET}",
+                                    attr_text(e.attribute)
+                                ),
+                            )
+                        })?;
+                        entries.push(p.opaque(&key, &[v]));
                     }
-                    let d = mlirArrayAttrGetElement(a, i as isize);
-                    if d.ptr.is_null() || !mlirAttributeIsADictionary(d) {
-                        return None;
-                    }
-                    let n = mlirDictionaryAttrGetElementByName(d, string_ref("coreai.name"));
-                    if n.ptr.is_null() || !mlirAttributeIsAString(n) {
-                        return None;
-                    }
-                    Some(
-                        String::from_utf8_lossy(&string_ref_bytes(mlirStringAttrGetValue(n)))
-                            .into_owned(),
-                    )
-                })
-                .collect(),
-        )
+                }
+            }
+            out.push(entries);
+        }
+        Ok(Some(out))
     }
 }
 
@@ -349,7 +366,7 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
     let block = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(graph, 0)) };
     let nargs = unsafe { mlirBlockGetNumArguments(block) } as usize;
     let mut values: HashMap<usize, Value> = HashMap::new();
-    spec.arg_names = names(graph, "arg_attrs", nargs);
+    spec.arg_attrs = arg_attrs(p, graph, "arg_attrs", nargs)?;
     for i in 0..nargs {
         let v = unsafe { mlirBlockGetArgument(block, i as isize) };
         spec.inputs.push(value_type(graph, v)?);
@@ -361,7 +378,7 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
         let name = op_name(op);
         if name == "coreai.output" {
             let operands = operand_values(op, &values)?;
-            spec.result_names = names(graph, "res_attrs", operands.len());
+            spec.result_attrs = arg_attrs(p, graph, "res_attrs", operands.len())?;
             spec.results = operands.iter().map(|&v| body.ty(v).clone()).collect();
             ops::output(p, &mut body, &operands);
             continue;

@@ -126,10 +126,10 @@ pub struct Graph {
     pub name: String,
     pub inputs: Vec<TensorType>,
     pub results: Vec<TensorType>,
-    /// The `aicode.name` of each argument; `None` when the graph has no
-    /// argument attributes (written as an empty array).
-    pub arg_names: Option<Vec<Option<String>>>,
-    pub result_names: Option<Vec<Option<String>>>,
+    /// The attributes of each argument (`opaque<"aicode.name" = [..]>`,
+    /// ...); `None` when the graph has none (written as an empty array).
+    pub arg_attrs: Option<Vec<Vec<u64>>>,
+    pub result_attrs: Option<Vec<Vec<u64>>>,
     pub private: bool,
     pub noinline: bool,
     pub externalize: bool,
@@ -448,25 +448,17 @@ impl Program {
     /// Adds `graph_v1` `spec` with the body `body` (ended by the caller
     /// with `dataflow.output_v1`).
     pub fn graph(&mut self, spec: &Graph, body: Body) {
-        let names = |p: &mut Program, list: &Option<Vec<Option<String>>>| {
+        let lists = |p: &mut Program, list: &Option<Vec<Vec<u64>>>| {
             let entries: Vec<u64> = match list {
-                Some(list) if list.iter().any(Option::is_some) => list
-                    .iter()
-                    .map(|n| match n {
-                        Some(n) => {
-                            let s = p.string(n);
-                            let o = p.opaque("aicode.name", &[s]);
-                            p.array(&[o])
-                        }
-                        None => p.array(&[]),
-                    })
-                    .collect(),
+                Some(list) if list.iter().any(|l| !l.is_empty()) => {
+                    list.iter().map(|l| p.array(l)).collect()
+                }
                 _ => vec![],
             };
             p.array(&entries)
         };
-        let arg_attrs = names(self, &spec.arg_names);
-        let res_attrs = names(self, &spec.result_names);
+        let arg_attrs = lists(self, &spec.arg_attrs);
+        let res_attrs = lists(self, &spec.result_attrs);
         let fty = self.function_type(&spec.inputs, &spec.results);
         let fty = self.type_attr(fty);
         let externalize = self.integer(1, true, spec.externalize as u64);

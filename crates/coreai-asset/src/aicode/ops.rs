@@ -196,6 +196,9 @@ pub fn broadcasting(
 ) -> Result<Value, Unsupported> {
     let composite_name = format!("broadcasting_{name}_v1");
     let types: Vec<TensorType> = operands.iter().map(|&v| b.ty(v).clone()).collect();
+    if name != "where" && !types.iter().chain([result]).all(TensorType::is_static) {
+        return Ok(dynamic_broadcasting(p, b, primitive, operands, result, &composite_name));
+    }
     require_static(
         &composite_name,
         &types.iter().chain([result]).collect::<Vec<_>>(),
@@ -446,7 +449,6 @@ pub fn relu(
     x: Value,
     result: &TensorType,
 ) -> Result<Value, Unsupported> {
-    require_static("relu_v1", &[result])?;
     float_elt("relu_v1", result)?;
     Ok(composite(p, b, "relu_v1", &[x], result, |p, inner| {
         let zero = scalar_constant(p, inner, result.elt, &[], 0.0);
@@ -718,7 +720,7 @@ fn check_reduction(
     axes: &TensorType,
     result: &TensorType,
 ) -> Result<(), Unsupported> {
-    require_static(name, &[input, result])?;
+    require_static(name, &[result])?;
     if axes.dims.len() != 1 || axes.elt != Elt::SI32 || input.dims.len() != result.dims.len() {
         return Err(Unsupported(format!(
             "'{name}' with axes {axes:?} from rank {} to rank {} is not yet supported by the aicode writer",
@@ -787,13 +789,14 @@ pub fn reduce_mean(
                 reduce_body(p, s, Reduce::Sum, i, a)
             });
             let n = at.dims[0];
-            let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
-            let shape = constant(
-                p,
-                r,
-                &Dense::u32s(&dims),
-                &TensorType::new(&[rank as i64], Elt::UI32),
-            );
+            let shape_ty = TensorType::new(&[rank as i64], Elt::UI32);
+            let shape = if t.is_static() {
+                let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
+                constant(p, r, &Dense::u32s(&dims), &shape_ty)
+            } else {
+                let x = r.arg(0);
+                simple(p, r, "primitive.get_shape_v2", None, &[x], &shape_ty)
+            };
             let idx_shape = constant(
                 p,
                 r,
@@ -843,7 +846,14 @@ pub fn reduce_mean(
                 &[count],
                 &TensorType::new(&[1], acc),
             );
-            let mean = dynamic_broadcasting(p, r, "divide", &[sum, count], &dynamic);
+            let mean = dynamic_broadcasting(
+                p,
+                r,
+                "divide",
+                &[sum, count],
+                &dynamic,
+                "broadcasting_divide_v1",
+            );
             if acc != t.elt {
                 let back = TensorType::new(&vec![DYNAMIC; rank], t.elt);
                 simple(p, r, "primitive.cast_v1", None, &[mean], &back)
@@ -854,22 +864,28 @@ pub fn reduce_mean(
     ))
 }
 
-/// `broadcasting_<name>_v1` with a dynamic-shaped operand, as coreai-core
-/// writes it: the operands' shapes (`get_shape_v2` of a dynamic one, a ui32
-/// constant of a static one) joined by `broadcast_shapes_v1`, each operand
-/// `broadcast_to_v1` that shape, then `primitive.<name>_v1`.
+/// `broadcasting_<name>_v1` with a dynamic-shaped operand or result, as
+/// coreai-core writes it: the shapes of the operands of rank > 0
+/// (`get_shape_v2` of a dynamic one, a ui32 constant of a static one)
+/// joined left to right by `broadcast_shapes_v1`, every operand
+/// `broadcast_to_v1` that shape (typed with the result's dims), then
+/// `primitive.<primitive>_v1`.
 fn dynamic_broadcasting(
     p: &mut Program,
     b: &mut Body,
-    name: &str,
+    primitive: &str,
     operands: &[Value],
     result: &TensorType,
+    composite_name: &str,
 ) -> Value {
-    let composite_name = format!("broadcasting_{name}_v1");
-    let prim = format!("primitive.{name}_v1");
-    composite(p, b, &composite_name, operands, result, |p, r| {
+    let prim = format!("primitive.{primitive}_v1");
+    composite(p, b, composite_name, operands, result, |p, r| {
         let rank = result.dims.len() as i64;
-        let shapes: Vec<Value> = (0..operands.len())
+        let ranked: Vec<usize> = (0..operands.len())
+            .filter(|&i| !r.ty(r.arg(i)).dims.is_empty())
+            .collect();
+        let shapes: Vec<Value> = ranked
+            .into_iter()
             .map(|i| {
                 let t = r.ty(r.arg(i)).clone();
                 let ty = TensorType::new(&[t.dims.len() as i64], Elt::UI32);
@@ -898,7 +914,7 @@ fn dynamic_broadcasting(
             .map(|i| {
                 let a = r.arg(i);
                 let elt = r.ty(a).elt;
-                let ty = TensorType::new(&vec![DYNAMIC; rank as usize], elt);
+                let ty = TensorType::new(&result.dims, elt);
                 simple(p, r, "primitive.broadcast_to_v1", None, &[a, shape], &ty)
             })
             .collect();
@@ -993,7 +1009,9 @@ pub fn batch_matmul(
     result: &TensorType,
 ) -> Result<Value, Unsupported> {
     let (l, r) = (b.ty(lhs).clone(), b.ty(rhs).clone());
-    require_static("broadcasting_batch_matmul_v1", &[&l, &r, result])?;
+    if !(l.dims.len() == 2 && r.dims.len() == 2) {
+        require_static("broadcasting_batch_matmul_v1", &[&l, &r, result])?;
+    }
     let rank = result.dims.len();
     if l.dims.len() < 2 || r.dims.len() < 2 || rank < l.dims.len().max(r.dims.len()) {
         return Err(Unsupported(format!(

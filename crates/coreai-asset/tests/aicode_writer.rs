@@ -3,7 +3,7 @@
 //! runtime loads and runs (test/e2e/test_aicode_writer.py runs this file's
 //! twin, written by `Program`, through it).
 
-use coreai_asset::aicode::{ops, Elt, Program, TensorType};
+use coreai_asset::aicode::{ops, Elt, Graph, Program, TensorType};
 use coreai_asset::bytecode::writer::{svarint, varint, Op, Region, Writer};
 
 /// `python3 utils/aicode/emit_add.py hand.mlirb`.
@@ -88,6 +88,7 @@ fn the_writer_reproduces_emit_add_byte_for_byte() {
             ),
             op("aicode.dataflow.output_v1", None, vec![], vec![2], vec![]),
         ],
+        isolated: true,
     };
     let graph_props = v(&[
         arg_attrs, 0, false1, ftype, false1, name_main, false1, empty, res_attrs,
@@ -107,6 +108,7 @@ fn the_writer_reproduces_emit_add_byte_for_byte() {
         vec![Region {
             args: vec![],
             ops: vec![graph],
+            isolated: true,
         }],
     );
     assert_eq!(w.finish("hand-written", &asset), hex(EMIT_ADD));
@@ -127,7 +129,13 @@ fn a_program_with_a_composite_and_a_blob() {
     let x = body.arg(0);
     let r = ops::broadcasting(&mut p, &mut body, "add", "add", &[x, c], &t).unwrap();
     ops::output(&mut p, &mut body, &[r]);
-    p.graph("main", &[("x".into(), t.clone())], &[("y".into(), t)], body);
+    let spec = Graph {
+        name: "main".into(),
+        inputs: vec![t.clone()],
+        results: vec![t],
+        ..Graph::default()
+    };
+    p.graph(&spec, body);
     assert_eq!(p.version(), 20260204); // reshape_v2 of the bias to [1, 3]
     let bytes = p.finish();
     // The blob is 16-byte aligned in the file.

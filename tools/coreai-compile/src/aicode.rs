@@ -396,6 +396,55 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
     Ok(())
 }
 
+/// A region of `coreai.if`/`coreai.while` (not isolated: its ops may use
+/// the values of `parent`), ended by `coreai.yield` (`dataflow.yield_v1`)
+/// or `coreai.condition` (`controlflow.condition_v1`).
+fn convert_nested(
+    p: &mut Program,
+    parent: &Body,
+    region: MlirRegion,
+    values: &HashMap<usize, Value>,
+    constants: &HashSet<Value>,
+) -> Result<coreai_asset::bytecode::writer::Region, AicodeError> {
+    let block = unsafe { mlirRegionGetFirstBlock(region) };
+    let owner = unsafe { mlirBlockGetParentOperation(block) };
+    let nargs = unsafe { mlirBlockGetNumArguments(block) } as usize;
+    let mut types = Vec::new();
+    for i in 0..nargs {
+        let v = unsafe { mlirBlockGetArgument(block, i as isize) };
+        types.push(value_type(owner, v)?);
+    }
+    let mut inner = p.nested_body(parent, &types);
+    let mut values = values.clone();
+    for i in 0..nargs {
+        let v = unsafe { mlirBlockGetArgument(block, i as isize) };
+        values.insert(v.ptr as usize, inner.arg(i));
+    }
+    let mut constants = constants.clone();
+    for op in children(block) {
+        let name = op_name(op);
+        let terminator = match name.as_str() {
+            "coreai.yield" => Some("dataflow.yield_v1"),
+            "coreai.condition" => Some("controlflow.condition_v1"),
+            _ => None,
+        };
+        if let Some(t) = terminator {
+            let operands = operand_values(op, &values)?;
+            p.op(&mut inner, t, ops::version(t), None, &operands, &[], vec![]);
+            continue;
+        }
+        let results = convert_op(p, &mut inner, op, &name, &values, &constants)?;
+        if name == "coreai.constant" {
+            constants.insert(results[0]);
+        }
+        for (i, v) in results.into_iter().enumerate() {
+            let r = unsafe { mlirOperationGetResult(op, i as isize) };
+            values.insert(r.ptr as usize, v);
+        }
+    }
+    Ok(Program::region(inner))
+}
+
 /// A single-block region of scalar-tensor arguments whose ops are in the
 /// writer's subset, ended by `coreai.yield` (a combiner: `scatter_nd`'s
 /// update function).
@@ -462,13 +511,38 @@ fn convert_op(
 ) -> Result<Vec<Value>, AicodeError> {
     let short = name.strip_prefix("coreai.").unwrap_or(name);
     let regions = unsafe { mlirOperationGetNumRegions(op) };
-    if !name.starts_with("coreai.") || (regions != 0 && short != "scatter_nd") {
+    let with_regions = ["scatter_nd", "if", "while"];
+    if !name.starts_with("coreai.") || (regions != 0 && !with_regions.contains(&short)) {
         return Err(error(op, NOT_YET));
     }
     let results = (0..unsafe { mlirOperationGetNumResults(op) })
         .map(|i| value_type(op, unsafe { mlirOperationGetResult(op, i) }))
         .collect::<Result<Vec<_>, _>>()?;
     let attrs = attributes(op);
+    if short == "if" || short == "while" {
+        if let Some((n, a)) = attrs.first() {
+            return Err(error(
+                op,
+                format!("with attribute '{n}' ({}) {NOT_YET}", attr_text(*a)),
+            ));
+        }
+        let operands = operand_values(op, values)?;
+        let mut converted = Vec::new();
+        for i in 0..regions {
+            let region = unsafe { mlirOperationGetRegion(op, i) };
+            converted.push(convert_nested(p, body, region, values, constants)?);
+        }
+        let aicode = format!("controlflow.{short}_v1");
+        return Ok(p.op(
+            body,
+            &aicode,
+            ops::version(&aicode),
+            None,
+            &operands,
+            &results,
+            converted,
+        ));
+    }
     if short == "scatter_nd" {
         if let Some((n, a)) = attrs.first() {
             return Err(error(

@@ -12,7 +12,7 @@
 
 pub mod ops;
 
-use crate::bytecode::writer::{apint, svarint, varint, Op, Region, Writer};
+use crate::bytecode::writer::{apint, svarint, varint, Op, Region, Writer, LEVEL_SHIFT};
 
 /// The aicode encoding version (the dialect's version entry).
 pub const ENCODING_VERSION: u64 = 2;
@@ -103,20 +103,36 @@ impl TensorType {
 /// A value number inside a [`Body`].
 pub type Value = u64;
 
-/// One isolated single-block region under construction.
+/// One single-block region under construction: isolated ([`Program::body`])
+/// or nested in another body without isolation ([`Program::nested_body`]),
+/// whose values then carry their nesting level (`bytecode::writer::Region`).
 pub struct Body {
     region: Region,
     types: Vec<TensorType>,
+    /// The nesting level (0: an isolated region).
+    level: u32,
+    /// The value types of the enclosing levels, outermost first.
+    outer: Vec<Vec<TensorType>>,
 }
 
 impl Body {
     pub fn ty(&self, v: Value) -> &TensorType {
-        &self.types[v as usize]
+        let level = (v >> LEVEL_SHIFT) as u32;
+        let k = (v & ((1u64 << LEVEL_SHIFT) - 1)) as usize;
+        if level == self.level {
+            &self.types[k]
+        } else {
+            &self.outer[level as usize][k]
+        }
+    }
+
+    fn value(&self, k: usize) -> Value {
+        ((self.level as u64) << LEVEL_SHIFT) | k as u64
     }
 
     pub fn arg(&self, i: usize) -> Value {
         debug_assert!(i < self.region.args.len());
-        i as Value
+        self.value(i)
     }
 }
 
@@ -404,10 +420,33 @@ impl Program {
         let region = Region {
             args: args.iter().map(|t| (self.tensor_type(t), loc)).collect(),
             ops: Vec::new(),
+            isolated: true,
         };
         Body {
             region,
             types: args.to_vec(),
+            level: 0,
+            outer: Vec::new(),
+        }
+    }
+
+    /// A region nested in `parent` without isolation (`controlflow.if_v1`,
+    /// `while_v1`): its ops may use `parent`'s values (and those of its
+    /// enclosing non-isolated bodies).
+    pub fn nested_body(&mut self, parent: &Body, args: &[TensorType]) -> Body {
+        let loc = self.unknown_location();
+        let region = Region {
+            args: args.iter().map(|t| (self.tensor_type(t), loc)).collect(),
+            ops: Vec::new(),
+            isolated: false,
+        };
+        let mut outer = parent.outer.clone();
+        outer.push(parent.types.clone());
+        Body {
+            region,
+            types: args.to_vec(),
+            level: parent.level + 1,
+            outer,
         }
     }
 
@@ -435,9 +474,9 @@ impl Program {
             operands: operands.to_vec(),
             regions,
         });
-        let first = body.types.len() as Value;
+        let first = body.types.len();
         body.types.extend(results.iter().cloned());
-        (first..body.types.len() as Value).collect()
+        (first..body.types.len()).map(|k| body.value(k)).collect()
     }
 
     /// The region of a finished body.
@@ -507,6 +546,7 @@ impl Program {
             regions: vec![Region {
                 args: vec![],
                 ops: std::mem::take(&mut self.graphs),
+                isolated: true,
             }],
         };
         self.w.finish(PRODUCER, &asset)

@@ -107,10 +107,34 @@ pub struct Op {
 }
 
 /// A single-block region: its arguments (type, location) and ops.
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// An isolated region (the default) numbers its values from 0 and is
+/// written as a nested IR section. A region that is not isolated (the
+/// regions of an op share the flag of its first) is written inline; its
+/// values are numbered after every value of the enclosing region, as
+/// MLIR's reader scopes them (sibling regions reuse the same numbers). Its
+/// ops name the values of an enclosing non-isolated level `L` (the
+/// isolated scope being level 0) as `(L << LEVEL_SHIFT) | k`, `k` the
+/// value's number within that level's region; the writer turns those into
+/// file numbers.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Region {
     pub args: Vec<(u64, u64)>,
     pub ops: Vec<Op>,
+    pub isolated: bool,
+}
+
+/// Where the nesting level of a value number starts (see [`Region`]).
+pub const LEVEL_SHIFT: u32 = 40;
+
+impl Default for Region {
+    fn default() -> Self {
+        Self {
+            args: Vec::new(),
+            ops: Vec::new(),
+            isolated: true,
+        }
+    }
 }
 
 impl Region {
@@ -199,7 +223,7 @@ impl Writer {
         let mut props: Table<Vec<u8>> = Table::default();
         let mut ir = Vec::new();
         varint(&mut ir, 1 << 1); // one op, no arguments
-        write_op(top, &op_index, &mut props, &mut ir);
+        write_op(top, &op_index, &mut props, &mut ir, &[0], 0);
 
         let mut dialect_sec = Vec::new();
         varint(&mut dialect_sec, self.dialects.len() as u64);
@@ -333,7 +357,24 @@ fn collect_names(op: &Op, names: &mut Vec<(u64, String)>, dialects: &[(String, O
     }
 }
 
-fn write_op(op: &Op, names: &HashMap<String, u64>, props: &mut Table<Vec<u8>>, out: &mut Vec<u8>) {
+/// The file number of the value `v` (see [`Region`]) given the first
+/// number of each non-isolated level of the current isolated scope.
+fn value_number(v: u64, bases: &[u64]) -> u64 {
+    let level = (v >> LEVEL_SHIFT) as usize;
+    bases[level] + (v & ((1u64 << LEVEL_SHIFT) - 1))
+}
+
+/// Writes `op`; `bases` are the first value numbers of the levels of the
+/// current isolated scope (`[0]` at its top), `next` the number after the
+/// values of the region holding `op`.
+fn write_op(
+    op: &Op,
+    names: &HashMap<String, u64>,
+    props: &mut Table<Vec<u8>>,
+    out: &mut Vec<u8>,
+    bases: &[u64],
+    next: u64,
+) {
     varint(out, names[&op.name]);
     let mut mask = 0;
     if op.properties.is_some() {
@@ -354,18 +395,29 @@ fn write_op(op: &Op, names: &HashMap<String, u64>, props: &mut Table<Vec<u8>>, o
         let i = props.add(p.clone());
         varint(out, i);
     }
-    for list in [&op.results, &op.operands] {
-        if !list.is_empty() {
-            varint(out, list.len() as u64);
-            for &x in list.iter() {
-                varint(out, x);
-            }
+    if !op.results.is_empty() {
+        varint(out, op.results.len() as u64);
+        for &x in &op.results {
+            varint(out, x);
+        }
+    }
+    if !op.operands.is_empty() {
+        varint(out, op.operands.len() as u64);
+        for &x in &op.operands {
+            varint(out, value_number(x, bases));
         }
     }
     if !op.regions.is_empty() {
-        varint(out, ((op.regions.len() as u64) << 1) | 1); // isolated
+        let isolated = op.regions[0].isolated;
+        varint(out, ((op.regions.len() as u64) << 1) | isolated as u64);
         for region in &op.regions {
             let mut body = Vec::new();
+            let inner: Vec<u64> = if isolated {
+                vec![0]
+            } else {
+                bases.iter().copied().chain([next]).collect()
+            };
+            let inner_next = inner[inner.len() - 1] + region.num_values();
             varint(&mut body, 1); // one block
             varint(&mut body, region.num_values());
             let has_args = !region.args.is_empty();
@@ -382,9 +434,13 @@ fn write_op(op: &Op, names: &HashMap<String, u64>, props: &mut Table<Vec<u8>>, o
                 body.push(0); // no use-list orders
             }
             for o in &region.ops {
-                write_op(o, names, props, &mut body);
+                write_op(o, names, props, &mut body, &inner, inner_next);
             }
-            section(out, IR, &body);
+            if isolated {
+                section(out, IR, &body);
+            } else {
+                out.extend_from_slice(&body);
+            }
         }
     }
 }

@@ -32,7 +32,8 @@ from compare import core_save_asset, decoded_ir  # noqa: E402
 MODELS = [(n, f"aicode:{n}") for n in ["mlp", "convnet", "elementwise", "reductions", "composites",
                                         "shapes_indexing"]] + [
     ("dynamic_batch_mlp", "dynamic:dynamic_batch_mlp"), ("llama_block", "transformer:llama_block"),
-    ("cond_branch", "control:cond_branch"), ("while_loop_counter", "control:while_loop_counter")]
+    ("cond_branch", "control:cond_branch"), ("while_loop_counter", "control:while_loop_counter"),
+    ("stateful_buffer", "control:stateful_buffer")]
 SUMMARY = ["is_valid", "_compatibility_version", "function_names", "compute_types", "storage_types",
            "operation_distribution"]
 

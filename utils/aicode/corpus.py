@@ -6,7 +6,10 @@ time of our asset against coreai-core's save_asset of the same IR.
     PYTHONPATH=importer:test/e2e .venv/bin/python utils/aicode/corpus.py [--slow] [NAME ...]
 
 One line per model: `ok`, `wrong` (runs, outside the corpus tolerance), the
-runtime's failure, or the compiler's error (the first op it does not cover).
+runtime's failure, or the compiler's error (the first op it does not cover);
+then `ir=same` when the decoded IR of our main.mlirb equals that of
+coreai-core's save_asset of the same IR (utils/aicode/compare.py), else
+`ir=differs`.
 Timings (one run, for a report, not a benchmark): `coreai-compile(IR→asset)`
 is a whole `coreai-compile --format aicode` process given the compiled coreai
 IR (start-up, parsing, the pipeline re-run on optimized IR, the aicode
@@ -24,7 +27,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "utils" / "coreai-report"))
 sys.path.insert(0, str(REPO / "test" / "e2e"))
+sys.path.insert(0, str(REPO / "utils" / "aicode"))
 import report  # noqa: E402
+from compare import decoded_ir  # noqa: E402
 from models import CORPUS  # noqa: E402
 
 COMPILE = REPO / "target" / "debug" / "coreai-compile"
@@ -55,9 +60,12 @@ def one(name, spec, work):
     if r.returncode:
         return "writer: " + report.first_error(r.stderr), None
     start = time.perf_counter()
+    same = ""
     try:
         core_save_asset(ir.read_text(), work / "core.aimodel")
         core = time.perf_counter() - start
+        same = " ir=" + ("same" if decoded_ir(asset / "main.mlirb") == decoded_ir(work / "core.aimodel" / "main.mlirb")
+                         else "differs")
     except Exception as e:  # noqa: BLE001
         core = f"failed: {str(e)[:80]}"
     out = work / "out.npz"
@@ -65,10 +73,11 @@ def one(name, spec, work):
                        capture_output=True, text=True)
     if r.returncode:
         lines = [l for l in r.stderr.splitlines() if l.strip()]
-        return "runtime: " + (lines[-1][:160] if lines else f"exit {r.returncode}"), (ours, core)
+        return "runtime: " + (lines[-1][:160] if lines else f"exit {r.returncode}") + f" (exit {r.returncode})" + same, \
+            (ours, core)
     factor = report.TOLERANCE.get(name, (None,))[0]
     verdict = report.compare(report.load(out), report.load(expected), factor)
-    return ("ok" if verdict["ok"] else "wrong: " + verdict["message"]), (ours, core)
+    return ("ok" if verdict["ok"] else "wrong: " + verdict["message"]) + same, (ours, core)
 
 
 def main(argv):

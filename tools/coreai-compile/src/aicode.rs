@@ -187,10 +187,9 @@ fn arg_attrs(
                 if mlirAttributeIsADictionary(d) {
                     for j in 0..mlirDictionaryAttrGetNumElements(d) {
                         let e = mlirDictionaryAttrGetElement(d, j);
-                        let key = String::from_utf8_lossy(&string_ref_bytes(mlirIdentifierStr(
-                            e.name,
-                        )))
-                        .into_owned();
+                        let key =
+                            String::from_utf8_lossy(&string_ref_bytes(mlirIdentifierStr(e.name)))
+                                .into_owned();
                         let key = match key.strip_prefix("coreai.") {
                             Some(rest) => format!("aicode.{rest}"),
                             None => key,
@@ -214,11 +213,30 @@ fn arg_attrs(
     }
 }
 
+/// Whether an entry of the argument or result attributes `attr` of `graph`
+/// has `coreai.state`.
+fn has_state(graph: MlirOperation, attr: &str) -> bool {
+    unsafe {
+        let a = mlirOperationGetAttributeByName(graph, string_ref(attr));
+        if a.ptr.is_null() || !mlirAttributeIsAArray(a) {
+            return false;
+        }
+        (0..mlirArrayAttrGetNumElements(a)).any(|i| {
+            let d = mlirArrayAttrGetElement(a, i);
+            mlirAttributeIsADictionary(d)
+                && !mlirDictionaryAttrGetElementByName(d, string_ref("coreai.state"))
+                    .ptr
+                    .is_null()
+        })
+    }
+}
+
 fn string_value(a: MlirAttribute) -> String {
     String::from_utf8_lossy(&unsafe { string_ref_bytes(mlirStringAttrGetValue(a)) }).into_owned()
 }
 
-/// A builtin attribute as a `serialization.*` attribute: strings, integers
+/// A builtin attribute as a `serialization.*` attribute: strings, units
+/// (`unit_v1`), integers
 /// and bools (`integer`, signed unless the type is unsigned), f32/f64
 /// (`float`), arrays, dictionaries (of `opaque` entries). `None` for
 /// anything else.
@@ -226,6 +244,9 @@ fn serialize(p: &mut Program, a: MlirAttribute) -> Option<u64> {
     unsafe {
         if mlirAttributeIsAString(a) {
             return Some(p.string(&string_value(a)));
+        }
+        if mlirAttributeIsAUnit(a) {
+            return Some(p.unit());
         }
         if mlirAttributeIsAInteger(a) || mlirAttributeIsABool(a) {
             let t = mlirAttributeGetType(a);
@@ -289,7 +310,11 @@ fn composite_decl(p: &mut Program, graph: MlirOperation, a: MlirAttribute) -> Op
     let text = attr_text(a);
     let rest = text.strip_prefix("#coreai.composite_declaration<\"")?;
     let (name, rest) = rest.split_once('"')?;
-    let dict = rest.trim_start().strip_prefix('=')?.trim().strip_suffix('>')?;
+    let dict = rest
+        .trim_start()
+        .strip_prefix('=')?
+        .trim()
+        .strip_suffix('>')?;
     let context = unsafe { mlirOperationGetContext(graph) };
     let d = unsafe { mlirAttributeParseGet(context, string_ref(dict)) };
     if d.ptr.is_null() || !unsafe { mlirAttributeIsADictionary(d) } {
@@ -367,6 +392,7 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
     let nargs = unsafe { mlirBlockGetNumArguments(block) } as usize;
     let mut values: HashMap<usize, Value> = HashMap::new();
     spec.arg_attrs = arg_attrs(p, graph, "arg_attrs", nargs)?;
+    spec.stateful = has_state(graph, "arg_attrs");
     for i in 0..nargs {
         let v = unsafe { mlirBlockGetArgument(block, i as isize) };
         spec.inputs.push(value_type(graph, v)?);
@@ -379,6 +405,7 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
         if name == "coreai.output" {
             let operands = operand_values(op, &values)?;
             spec.result_attrs = arg_attrs(p, graph, "res_attrs", operands.len())?;
+            spec.stateful |= has_state(graph, "res_attrs");
             spec.results = operands.iter().map(|&v| body.ty(v).clone()).collect();
             ops::output(p, &mut body, &operands);
             continue;
@@ -469,7 +496,10 @@ fn convert_region(
         if name == "coreai.yield" {
             let operands = operand_values(op, &values)?;
             if operands.len() != 1 {
-                return Err(error(op, format!("with {} values {NOT_YET}", operands.len())));
+                return Err(error(
+                    op,
+                    format!("with {} values {NOT_YET}", operands.len()),
+                ));
             }
             ops::yield_(p, &mut body, operands[0]);
             continue;
@@ -601,7 +631,10 @@ fn convert_op(
         return Ok(ops::invoke(p, body, &callee, &operands, &results));
     }
     if results.len() != 1 {
-        return Err(error(op, format!("with {} results {NOT_YET}", results.len())));
+        return Err(error(
+            op,
+            format!("with {} results {NOT_YET}", results.len()),
+        ));
     }
     single_result(p, body, op, short, &attrs, values, constants, &results[0]).map(|v| vec![v])
 }

@@ -151,6 +151,9 @@ pub struct Graph {
     pub externalize: bool,
     /// The `compositeDecl` opaque ([`Program::opaque`]).
     pub composite_decl: Option<u64>,
+    /// Whether an argument or result is a state (`aicode.state`), which
+    /// dates the asset [`versions::STATE`].
+    pub stateful: bool,
 }
 
 /// Attributes and types of an aicode program, and its graphs.
@@ -515,6 +518,9 @@ impl Program {
         }
         let loc = self.unknown_location();
         self.version = self.version.max(versions::GRAPH);
+        if spec.stateful {
+            self.version = self.version.max(versions::STATE);
+        }
         self.graphs.push(Op {
             name: "aicode.dataflow.graph_v1".into(),
             loc,
@@ -557,4 +563,6 @@ impl Program {
 /// with coreai-core 1.0.0b3; the asset's version is the largest used).
 pub mod versions {
     pub const GRAPH: u32 = 20250429;
+    /// A graph with a `coreai.state` argument or result.
+    pub const STATE: u32 = 20260313;
 }

@@ -197,7 +197,14 @@ pub fn broadcasting(
     let composite_name = format!("broadcasting_{name}_v1");
     let types: Vec<TensorType> = operands.iter().map(|&v| b.ty(v).clone()).collect();
     if name != "where" && !types.iter().chain([result]).all(TensorType::is_static) {
-        return Ok(dynamic_broadcasting(p, b, primitive, operands, result, &composite_name));
+        return Ok(dynamic_broadcasting(
+            p,
+            b,
+            primitive,
+            operands,
+            result,
+            &composite_name,
+        ));
     }
     require_static(
         &composite_name,
@@ -283,10 +290,7 @@ fn broadcasting_where(
             let rank = |t: &TensorType| !t.dims.is_empty();
             // The condition's and the first value's shapes, folded.
             let (first, folded) = match (rank(&types[0]), rank(&types[1])) {
-                (true, true) => (
-                    Some(broadcast_dims(&types[0].dims, &types[1].dims)),
-                    true,
-                ),
+                (true, true) => (Some(broadcast_dims(&types[0].dims, &types[1].dims)), true),
                 (true, false) => (Some(types[0].dims.clone()), false),
                 (false, true) => (Some(types[1].dims.clone()), false),
                 (false, false) => (None, false),
@@ -678,8 +682,7 @@ fn reduce_body(p: &mut Program, b: &mut Body, kind: Reduce, input: Value, axes: 
         Reduce::Max => Scalar::Lowest,
         Reduce::Min => Scalar::Highest,
     };
-    let cast_init = acc != t.elt
-        && matches!(t.elt, Elt::UI8 | Elt::UI16 | Elt::UI32 | Elt::BF16);
+    let cast_init = acc != t.elt && matches!(t.elt, Elt::UI8 | Elt::UI16 | Elt::UI32 | Elt::BF16);
     let init = if cast_init {
         let c = scalar(p, b, t.elt, init_value);
         simple(
@@ -742,10 +745,17 @@ pub fn reduce(
     result: &TensorType,
 ) -> Result<Value, Unsupported> {
     check_reduction(kind.composite(), b.ty(x), b.ty(axes), result)?;
-    Ok(composite(p, b, kind.composite(), &[x, axes], result, |p, r| {
-        let (input, axes) = (r.arg(0), r.arg(1));
-        reduce_body(p, r, kind, input, axes)
-    }))
+    Ok(composite(
+        p,
+        b,
+        kind.composite(),
+        &[x, axes],
+        result,
+        |p, r| {
+            let (input, axes) = (r.arg(0), r.arg(1));
+            reduce_body(p, r, kind, input, axes)
+        },
+    ))
 }
 
 /// `reduce_mean_v1`: the sum (in f32 for the 16-bit floats, cast back at
@@ -819,12 +829,7 @@ pub fn reduce_mean(
                 &[shape, idx],
                 &TensorType::new(&[n], Elt::UI32),
             );
-            let zero = constant(
-                p,
-                r,
-                &Dense::i32s(&[0]),
-                &TensorType::new(&[1], Elt::SI32),
-            );
+            let zero = constant(p, r, &Dense::i32s(&[0]), &TensorType::new(&[1], Elt::SI32));
             let sizes = simple(
                 p,
                 r,
@@ -834,10 +839,17 @@ pub fn reduce_mean(
                 &TensorType::new(&[n], Elt::UI64),
             );
             let count_ty = TensorType::new(&[1], Elt::UI64);
-            let count = composite(p, r, "reduce_product_v1", &[sizes, zero], &count_ty, |p, s| {
-                let (i, a) = (s.arg(0), s.arg(1));
-                reduce_body(p, s, Reduce::Product, i, a)
-            });
+            let count = composite(
+                p,
+                r,
+                "reduce_product_v1",
+                &[sizes, zero],
+                &count_ty,
+                |p, s| {
+                    let (i, a) = (s.arg(0), s.arg(1));
+                    reduce_body(p, s, Reduce::Product, i, a)
+                },
+            );
             let count = simple(
                 p,
                 r,
@@ -1032,7 +1044,12 @@ pub fn batch_matmul(
             let (mut a, mut c) = (inner.arg(0), inner.arg(1));
             if bl || br {
                 let one = TensorType::new(&[1], Elt::SI32);
-                let axis = constant(p, inner, &Dense::i32s(&[0]), &TensorType::new(&[], Elt::SI32));
+                let axis = constant(
+                    p,
+                    inner,
+                    &Dense::i32s(&[0]),
+                    &TensorType::new(&[], Elt::SI32),
+                );
                 let start = constant(p, inner, &Dense::i32s(&[0]), &one);
                 let stride = constant(p, inner, &Dense::i32s(&[1]), &one);
                 // Per operand: (batch end, matrix end) constants.
@@ -1041,8 +1058,8 @@ pub fn batch_matmul(
                     let n = t.dims.len() as i32;
                     let batch_end =
                         (n > 2).then(|| constant(p, inner, &Dense::i32s(&[n - 2]), &one));
-                    let mat_end = (broadcast && n > 2)
-                        .then(|| constant(p, inner, &Dense::i32s(&[n]), &one));
+                    let mat_end =
+                        (broadcast && n > 2).then(|| constant(p, inner, &Dense::i32s(&[n]), &one));
                     ends.push((batch_end, mat_end));
                 }
                 let shapes: Vec<Value> = [&l, &r]
@@ -1195,14 +1212,7 @@ pub fn tile(
         );
         let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
         let shape = constant(p, r, &Dense::u32s(&dims), &shape_ty);
-        let out_shape = simple(
-            p,
-            r,
-            "primitive.mul_v1",
-            None,
-            &[shape, sizes],
-            &shape_ty,
-        );
+        let out_shape = simple(p, r, "primitive.mul_v1", None, &[shape, sizes], &shape_ty);
         simple(
             p,
             r,

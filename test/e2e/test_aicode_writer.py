@@ -145,3 +145,31 @@ def test_an_op_outside_the_subset_is_one_error_and_writes_nothing(tmp_path):
     assert "'coreai.non_zero' is not yet supported by the aicode writer" in errors[0]
     assert '"model.py":7:3' in errors[0]  # the location of the op
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_multi_function_asset_runs_each_function_like_pytorch(tmp_path):
+    """`--entry prefill=A --entry decode=B --format aicode`: both functions
+    (and their private composite graphs) in one asset whose decoded IR equals
+    coreai-core's save_asset of the same linked program; each function runs
+    like eager PyTorch."""
+    parts = {"prefill": ("sdpa_plain", "attention:sdpa_plain"),
+             "decode": ("conv_gn_block", "convblocks:conv_gn_block")}
+    exported = {fn: report.export(name, spec, tmp_path / fn, decompositions="coreai")
+                for fn, (name, spec) in parts.items()}
+    entries = [a for fn, (module, _, _) in exported.items() for a in ("--entry", f"{fn}={module}")]
+    ours, plain, theirs = tmp_path / "ours.aimodel", tmp_path / "plain.aimodel", tmp_path / "theirs.aimodel"
+    compile_(*entries, "-o", ours, "--format", "aicode")
+    compile_(*entries, "-o", plain)
+    linked = subprocess.run([str(REPO / "target" / "debug" / "coreai-opt"), str(plain)], capture_output=True,
+                            text=True, check=True).stdout  # the program of the coreai-format asset, as written
+    core_save_asset(linked, theirs)
+    assert decoded_ir(ours / "main.mlirb") == decoded_ir(theirs / "main.mlirb")
+    for fn, (_, inputs, expected) in exported.items():
+        args = [sys.executable, str(RUNASSET), str(ours), "--function", fn, "--inputs", str(inputs),
+                "--outputs", str(tmp_path / f"{fn}.npz")]
+        r = subprocess.run(args, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-2000:]
+        summary = json.loads(r.stdout.strip().splitlines()[0])
+        assert summary["function_names"] == ["prefill", "decode"] and summary["is_valid"], summary
+        verdict = report.compare(report.load(tmp_path / f"{fn}.npz"), report.load(expected))
+        assert verdict["ok"], (fn, verdict)

@@ -59,6 +59,14 @@ def one(name, spec, work):
     ours = time.perf_counter() - start
     if r.returncode:
         return "writer: " + report.first_error(r.stderr), None
+    # The asset run and compared: compiled from the module, so that it holds
+    # exactly the IR in ir.mlir (compiling ir.mlir again re-runs the
+    # pipeline, which moves constants).
+    asset = work / "module.aimodel"
+    r = subprocess.run([str(COMPILE), str(module), "-o", str(asset), "--format", "aicode"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        return "writer: " + report.first_error(r.stderr), None
     start = time.perf_counter()
     same = ""
     try:

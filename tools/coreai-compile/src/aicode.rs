@@ -541,7 +541,7 @@ fn convert_op(
 ) -> Result<Vec<Value>, AicodeError> {
     let short = name.strip_prefix("coreai.").unwrap_or(name);
     let regions = unsafe { mlirOperationGetNumRegions(op) };
-    let with_regions = ["scatter_nd", "if", "while"];
+    let with_regions = ["scatter_nd", "reduce", "reduce_index", "if", "while"];
     if !name.starts_with("coreai.") || (regions != 0 && !with_regions.contains(&short)) {
         return Err(error(op, NOT_YET));
     }
@@ -573,7 +573,7 @@ fn convert_op(
             converted,
         ));
     }
-    if short == "scatter_nd" {
+    if matches!(short, "scatter_nd" | "reduce" | "reduce_index") {
         if let Some((n, a)) = attrs.first() {
             return Err(error(
                 op,
@@ -582,10 +582,11 @@ fn convert_op(
         }
         let operands = operand_values(op, values)?;
         let region = convert_region(p, op, unsafe { mlirOperationGetRegion(op, 0) })?;
+        let aicode = format!("primitive.{short}_v1");
         return Ok(p.op(
             body,
-            "primitive.scatter_nd_v1",
-            ops::version("primitive.scatter_nd_v1"),
+            &aicode,
+            ops::version(&aicode),
             None,
             &operands,
             &results,

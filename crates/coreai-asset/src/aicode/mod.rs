@@ -562,7 +562,8 @@ impl Program {
 /// Version dates of aicode ops (`convert-to-versioned` of one-op programs
 /// with coreai-core 1.0.0b3; the asset's version is the largest used).
 pub mod versions {
-    pub const GRAPH: u32 = 20250429;
+    /// A graph holding nothing but its output (`graph_v1`, `output_v1`).
+    pub const GRAPH: u32 = 20250707;
     /// A graph with a `coreai.state` argument or result.
     pub const STATE: u32 = 20260313;
 }

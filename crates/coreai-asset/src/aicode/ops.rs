@@ -24,28 +24,61 @@ use crate::bytecode::writer::varint;
 #[error("{0}")]
 pub struct Unsupported(pub String);
 
-/// Version date of an aicode op (`convert-to-versioned`, coreai-core
-/// 1.0.0b3). Measured: `primitive.constant_v1`, `primitive.add_v1`,
-/// `broadcasting_add_v1`, `primitive.reshape_v2`; the others take the date
-/// of their family's measured op (a lower bound of the real date, which
-/// only the asset's `version` property shows).
+/// Version date of an aicode op: the asset version coreai-core 1.0.0b3's
+/// `convert-to-versioned` gives a program of that one op over graph
+/// arguments (docs/aicode-format.md §5.3). Ops not measured take the date
+/// of a graph holding nothing but its output ([`versions::GRAPH`]) when
+/// primitive, that of the broadcasting composites otherwise.
 pub fn version(name: &str) -> u32 {
-    match name {
-        "primitive.constant_v1" => 20250410,
-        "primitive.reshape_v2" => 20260204,
-        "primitive.get_shape_v2" => 20260317,
-        "reduce_sum_v1" | "reduce_product_v1" => 20250926,
-        "any_v1" | "all_v1" => 20251017,
-        "reduce_max_v1" | "reduce_min_v1" => 20251023,
-        "argmax_v1" => 20251028,
-        "broadcasting_batch_matmul_v1" => 20251202,
-        "tile_v2" => 20260219,
-        "primitive.interpolate_v1" => 20260127,
-        "broadcasting_where_v1" => 20251024,
-        "primitive.broadcast_to_v1" => 20250911,
-        "primitive.broadcast_in_dims_v1" => 20250826,
-        n if n.starts_with("primitive.") || n.starts_with("dataflow.") => versions::GRAPH,
-        _ => 20250827,
+    let Some(prim) = name.strip_prefix("primitive.") else {
+        return match name {
+            "reduce_sum_v1" | "reduce_product_v1" => 20250926,
+            "any_v1" | "all_v1" => 20251017,
+            "reduce_max_v1" | "reduce_min_v1" => 20251023,
+            "broadcasting_where_v1" => 20251024,
+            "argmax_v1" => 20251028,
+            "sort_v1" => 20251101,
+            "broadcasting_batch_matmul_v1" => 20251202,
+            "tile_v2" => 20260219,
+            n if n.starts_with("dataflow.") => versions::GRAPH,
+            _ => 20250827,
+        };
+    };
+    match prim.strip_suffix("_v1").unwrap_or(prim) {
+        "constant" => 20250410,
+        "divide" | "mul" | "sqrt" | "sub" => 20250717,
+        "cast" | "gather_nd" | "batch_matmul" => 20250723,
+        "transpose" => 20250811,
+        "abs" => 20250814,
+        "exp" => 20250819,
+        "broadcast_in_dims" => 20250826,
+        "concat" => 20250903,
+        "split" => 20250904,
+        "conv2d" => 20250905,
+        "broadcast_to" | "broadcast_shapes" => 20250911,
+        "slice" | "slice_update" => 20250922,
+        "equal" | "not" => 20250923,
+        "expand_dims" | "pad" => 20250924,
+        "acos" | "acosh" | "asin" | "asinh" | "atan" | "atanh" | "cos" | "cosh" | "sin"
+        | "sinh" | "tan" | "tanh" | "erf" | "log" | "rsqrt" | "pow" | "maximum" | "minimum"
+        | "modulo" | "floor_divide" | "bitwise_and" | "bitwise_or" | "bitwise_xor" => 20250928,
+        "round" => 20251001,
+        "shrink_dims" => 20251002,
+        "not_equal" => 20251003,
+        "greater" | "logical_and" | "logical_or" | "logical_xor" => 20251013,
+        "max_pool_3d" | "range" | "sum_pool_2d" | "sum_pool_3d" => 20251017,
+        "conv3d" | "max_pool_2d" | "where" => 20251023,
+        "gelu" => 20251024,
+        "argsort" | "gather_along_axis" => 20251028,
+        "scatter_along_axis" => 20251030,
+        "conv_transpose2d" | "conv_transpose3d" | "non_zero" => 20251031,
+        "scatter_nd" => 20251027,
+        "reverse" => 20251101,
+        "scan" => 20251114,
+        "interpolate" | "interpolate_coordinates" => 20260127,
+        "reshape_v2" => 20260204,
+        "get_shape_v2" => 20260317,
+        _ => versions::GRAPH,
     }
 }
 
@@ -391,6 +424,10 @@ pub fn operand_primitive(coreai: &str) -> Option<&'static str> {
         "shrink_dims" => "primitive.shrink_dims_v1",
         "where" => "primitive.where_v1",
         "expand_dims" => "primitive.expand_dims_v1",
+        "slice_update" => "primitive.slice_update_v1",
+        "non_zero" => "primitive.non_zero_v1",
+        "range" => "primitive.range_v1",
+        "get_shape" => "primitive.get_shape_v2",
         "argsort" => "primitive.argsort_v1",
         // Same-shape elementwise binaries.
         "add" => "primitive.add_v1",

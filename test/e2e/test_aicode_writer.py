@@ -126,28 +126,27 @@ def test_the_add_program_matches_emit_add_and_runs(tmp_path):
     assert np.array_equal(got["add"], x + y)
 
 
-COMPLEX = """module {
-  coreai.graph @main(%x: tensor<2x3xf32> {coreai.name = "x"}, %y: tensor<2x3xf32> {coreai.name = "y"})
-      -> (tensor<2x3xf32> {coreai.name = "r"}) {
-    %0 = coreai.create_complex %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xcomplex<f32>> loc("model.py":7:3)
-    %1 = coreai.real_part %0 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>
-    coreai.output %1 : tensor<2x3xf32>
+QUANTIZE = """module {
+  coreai.graph @main(%x: tensor<2x3xf32> {coreai.name = "x"}, %s: tensor<f32> {coreai.name = "s"},
+      %z: tensor<ui8> {coreai.name = "z"}, %d: tensor<f32> {coreai.name = "d"}, %a: tensor<si32> {coreai.name = "a"})
+      -> (tensor<2x3xui8> {coreai.name = "q"}) {
+    %0 = coreai.quantize %x, %s, %z, %d, %a : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<si32>) -> tensor<2x3xui8> loc("model.py":7:3)
+    coreai.output %0 : tensor<2x3xui8>
   }
 }
 """
 
 
 def test_an_op_outside_the_subset_is_one_error_and_writes_nothing(tmp_path):
-    src = tmp_path / "cx.mlir"
-    src.write_text(COMPLEX)
+    src = tmp_path / "q.mlir"
+    src.write_text(QUANTIZE)
     out = tmp_path / "m.aimodel"
     before = sorted(p.name for p in tmp_path.iterdir())
     r = compile_(src, "-o", out, "--format", "aicode", check=False)
     assert r.returncode == 1, r.stderr
     errors = [line for line in r.stderr.splitlines() if "error" in line]
     assert len(errors) == 1 and "panicked" not in r.stderr, r.stderr
-    assert "'coreai.create_complex' of type tensor<2x3xcomplex<f32>> is not yet supported by the aicode writer" \
-        in errors[0]
+    assert "'coreai.quantize' is not yet supported by the aicode writer" in errors[0]
     assert '"model.py":7:3' in errors[0]  # the location of the op
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
@@ -182,8 +181,7 @@ def test_a_multi_function_asset_runs_each_function_like_pytorch(tmp_path):
 
 GOLDEN = sorted((REPO / "test" / "golden").glob("*.mlir"))
 # Golden programs with types or ops the writer does not cover (one error each).
-NOT_COVERED = {"complex": "create_complex", "complex_more": "create_complex",
-               "handbuilt_images_encodings": "coreai.image", "handbuilt_lut_matmul_index": "ui2",
+NOT_COVERED = {"handbuilt_images_encodings": "coreai.image", "handbuilt_lut_matmul_index": "ui2",
                "handbuilt_scan_tokens": "coreai.handle", "state_handle": "coreai.handle",
                "handbuilt_target_delegate": "coreai.target_spec"}
 

@@ -92,6 +92,18 @@ fn element(t: MlirType) -> Option<Elt> {
         if mlirTypeIsABF16(t) {
             return Some(Elt::BF16);
         }
+        if mlirTypeIsAComplex(t) {
+            let e = mlirComplexTypeGetElementType(t);
+            return if mlirTypeIsAF32(e) {
+                Some(Elt::CF32)
+            } else if mlirTypeIsAF64(e) {
+                Some(Elt::CF64)
+            } else if mlirTypeIsAF16(e) {
+                Some(Elt::CF16)
+            } else {
+                None
+            };
+        }
         if mlirTypeIsAInteger(t) {
             let w = mlirIntegerTypeGetWidth(t);
             let signed = mlirIntegerTypeIsSigned(t);

@@ -37,6 +37,10 @@ pub enum Elt {
     UI32,
     UI16,
     UI8,
+    /// `complex<f64>`, `complex<f32>`, `complex<f16>`.
+    CF64,
+    CF32,
+    CF16,
 }
 
 impl Elt {
@@ -55,6 +59,9 @@ impl Elt {
             Elt::UI32 => 24,
             Elt::UI16 => 25,
             Elt::UI8 => 26,
+            Elt::CF64 => 11,
+            Elt::CF32 => 12,
+            Elt::CF16 => 13,
         }
     }
 
@@ -64,7 +71,9 @@ impl Elt {
             Elt::Bool | Elt::SI8 | Elt::UI8 => 1,
             Elt::F16 | Elt::BF16 | Elt::SI16 | Elt::UI16 => 2,
             Elt::F32 | Elt::SI32 | Elt::UI32 => 4,
-            Elt::F64 | Elt::SI64 | Elt::UI64 => 8,
+            Elt::F64 | Elt::SI64 | Elt::UI64 | Elt::CF32 => 8,
+            Elt::CF16 => 4,
+            Elt::CF64 => 16,
         }
     }
 

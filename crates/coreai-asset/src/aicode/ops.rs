@@ -427,6 +427,9 @@ pub fn operand_primitive(coreai: &str) -> Option<&'static str> {
         "slice_update" => "primitive.slice_update_v1",
         "non_zero" => "primitive.non_zero_v1",
         "range" => "primitive.range_v1",
+        "create_complex" => "primitive.create_complex_v1",
+        "real_part" => "primitive.real_part_v1",
+        "imaginary_part" => "primitive.imaginary_part_v1",
         "get_shape" => "primitive.get_shape_v2",
         "argsort" => "primitive.argsort_v1",
         // Same-shape elementwise binaries.

@@ -14,6 +14,7 @@
 
 use coreai::ffi::{printed, string_ref, string_ref_bytes};
 use coreai_asset::aicode::{ops, Body, Dense, Elt, Graph, Program, TensorType, Value};
+
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 
@@ -149,7 +150,25 @@ fn tensor_type(t: MlirType) -> Option<TensorType> {
 
 fn value_type(op: MlirOperation, v: MlirValue) -> Result<TensorType, AicodeError> {
     let t = unsafe { mlirValueGetType(v) };
-    tensor_type(t).ok_or_else(|| error(op, format!("of type {} {NOT_YET}", type_text(t))))
+    tensor_type(t)
+        .or_else(|| token_or_handle(t))
+        .ok_or_else(|| error(op, format!("of type {} {NOT_YET}", type_text(t))))
+}
+
+/// `!coreai.token`, or `!coreai.handle<tensor<...>>` (by their text: the
+/// C API has no accessors for them).
+fn token_or_handle(t: MlirType) -> Option<TensorType> {
+    let text = type_text(t);
+    if text == "!coreai.token" {
+        return Some(TensorType::token());
+    }
+    let inner = text.strip_prefix("!coreai.handle<")?.strip_suffix('>')?;
+    let context = unsafe { mlirTypeGetContext(t) };
+    let inner = unsafe { mlirTypeParseGet(context, string_ref(inner)) };
+    if inner.ptr.is_null() {
+        return None;
+    }
+    Some(TensorType::handle(&tensor_type(inner)?))
 }
 
 /// The attributes of `op`, by name.
@@ -603,6 +622,23 @@ fn convert_op(
             &operands,
             &results,
             vec![region],
+        ));
+    }
+    let dataflow = match short {
+        "create_token" | "join_token" | "read_handle" | "write_handle" => Some(short),
+        _ => None,
+    };
+    if let (Some(d), true) = (dataflow, attrs.is_empty()) {
+        let operands = operand_values(op, values)?;
+        let aicode = format!("dataflow.{d}_v1");
+        return Ok(p.op(
+            body,
+            &aicode,
+            ops::version(&aicode),
+            None,
+            &operands,
+            &results,
+            vec![],
         ));
     }
     if short == "split" && attrs.is_empty() {

@@ -82,11 +82,22 @@ impl Elt {
     }
 }
 
-/// A ranked tensor type; a dynamic dimension is [`DYNAMIC`].
+/// A value's type: a ranked tensor (a dynamic dimension is [`DYNAMIC`]),
+/// a handle to a tensor of `dims` and `elt` (`handle_v1`), or a token
+/// (`token_v1`, its `dims` empty).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TensorType {
     pub dims: Vec<i64>,
     pub elt: Elt,
+    pub kind: Kind,
+}
+
+/// What a [`TensorType`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Tensor,
+    Handle,
+    Token,
 }
 
 /// How aicode stores a dynamic dimension.
@@ -97,6 +108,24 @@ impl TensorType {
         Self {
             dims: dims.to_vec(),
             elt,
+            kind: Kind::Tensor,
+        }
+    }
+
+    /// `handle_v1<inner>`.
+    pub fn handle(inner: &TensorType) -> Self {
+        Self {
+            kind: Kind::Handle,
+            ..inner.clone()
+        }
+    }
+
+    /// `token_v1`.
+    pub fn token() -> Self {
+        Self {
+            dims: vec![],
+            elt: Elt::Bool,
+            kind: Kind::Token,
         }
     }
 
@@ -248,6 +277,16 @@ impl Program {
     }
 
     pub fn tensor_type(&mut self, t: &TensorType) -> u64 {
+        match t.kind {
+            Kind::Token => return self.type_(Self::code(32)),
+            Kind::Handle => {
+                let inner = self.tensor_type(&TensorType::new(&t.dims, t.elt));
+                let mut b = Self::code(31);
+                varint(&mut b, inner);
+                return self.type_(b);
+            }
+            Kind::Tensor => {}
+        }
         let elt = self.scalar_type(t.elt);
         let mut b = Self::code(2);
         varint(&mut b, t.dims.len() as u64);

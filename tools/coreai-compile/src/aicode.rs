@@ -1,16 +1,20 @@
 //! The compiled coreai program as coreai-core's `aicode` serialization:
-//! the `main.mlirb` coreai-core's runtime loads (docs/aicode-format.md).
+//! the `main.mlirb` coreai-core's runtime loads (docs/aicode-format.md §5).
 //!
 //! Each `coreai.graph` becomes `aicode.dataflow.graph_v1` (its argument and
-//! result names as `aicode.name`), each op of its body the aicode op or
-//! composite that `convert-to-versioned{target-version=20260409}` writes
-//! ([`coreai_asset::aicode::ops`]), constants keep their form (`dense` →
-//! `dense_elements`, `dense_resource` → `dense_resource` with the blob, and its
-//! alignment, in the `aicode` resource group). Every location is written as unknown.
+//! result attributes with `coreai.` keys renamed `aicode.`, its composite
+//! declaration, `private`/`noinline`/`externalize`), each op of its body the
+//! aicode op or composite that `convert-to-versioned{target-version=20260409}`
+//! writes ([`coreai_asset::aicode::ops`]); `coreai.invoke` becomes
+//! `invoke_v1`, the regions of `if`/`while`/`scatter_nd`/`reduce` are
+//! converted with the same table, constants keep their form (`dense` →
+//! `dense_elements`, `dense_resource` → `dense_resource` with the blob, and
+//! its alignment, in the `aicode` resource group). Every location is written
+//! as unknown.
 //!
-//! An op outside the covered subset, a composite with a dynamic dimension,
-//! or a graph with attributes the writer does not know gives one error
-//! naming the op and its location; nothing is written then.
+//! An op outside the covered subset (or a shape form of a composite not
+//! measured), or a graph with attributes the writer does not know gives one
+//! error naming the op and its location; nothing is written then.
 
 use coreai::ffi::{printed, string_ref, string_ref_bytes};
 use coreai_asset::aicode::{ops, Body, Dense, Elt, Graph, Program, TensorType, Value};

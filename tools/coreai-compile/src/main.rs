@@ -57,8 +57,8 @@ struct Cli {
 
     /// What `main.mlirb` holds: `coreai`, the coreai dialect (what
     /// coreai-opt and coreai-run read), or `aicode`, coreai-core's versioned
-    /// serialization (what coreai-core's runtime loads; a subset of the ops
-    /// so far, docs/aicode-format.md).
+    /// serialization (what coreai-core's runtime loads; every corpus model,
+    /// docs/aicode-format.md §5).
     #[arg(long, value_enum, default_value_t = Format::Coreai)]
     format: Format,
 

@@ -1,20 +1,22 @@
 //! aicode ops and the decomposition regions of composites, as coreai-core
-//! 1.0.0b3's `convert-to-versioned` writes them for static shapes
-//! (docs/aicode-format.md §3).
+//! 1.0.0b3's `convert-to-versioned` writes them (docs/aicode-format.md §5.2,
+//! each form checked against coreai-core's conversion with
+//! `utils/aicode/compare.py`).
 //!
 //! - Primitives (`primitive.<name>_vN`) map 1:1, parameters as operands.
-//! - `broadcasting_<name>_v1` holds: each operand of lower rank reshaped
-//!   to the result's rank with leading 1s (`reshape_v2` by an si32 shape),
-//!   then `broadcast_in_dims_v1` (sizes ui32, dims si32) over the dims it
-//!   differs from the result in, then `primitive.<name>_v1`.
-//! - `relu_v1`: `broadcasting_maximum_v1(x, 0)`. `sigmoid_v1`:
-//!   `1 / (1 + exp(0 - x))` with `[1]`-shaped constants; `silu_v1`: `x *`
-//!   that. `softmax_v1`: `exp(x) / reduce_sum_v1(exp(x), [axis])`
-//!   (keep dims), `reduce_sum_v1` holding `reduce_v1` with an `add_v1`
-//!   combiner and a dynamic-shaped result.
+//! - `broadcasting_<name>_v1` holds, for static shapes: each operand of lower
+//!   rank reshaped to the result's rank with leading 1s (`reshape_v2` by an
+//!   si32 shape), then `broadcast_in_dims_v1` (sizes ui32, dims si32) over
+//!   the dims it differs from the result in, then `primitive.<name>_v1`; with
+//!   a dynamic shape, `get_shape_v2`/`broadcast_shapes_v1`/`broadcast_to_v1`.
+//!   `where` and batch-broadcasting matmuls have their own forms.
+//! - Reductions hold `reduce_v1`/`reduce_index_v1` with a combiner region,
+//!   their accumulator type and init value by element type; `reduce_mean_v1`
+//!   divides a `reduce_sum_v1` by the product of the reduced dims.
+//! - `relu_v1`, `sigmoid_v1`, `silu_v1`, `softmax_v1`, `tile_v2`, `sort_v1`.
 //!
-//! A composite with a dynamic dimension is refused ([`Unsupported`]): its
-//! regions compute shapes at run time, which this writer does not emit.
+//! A shape form not measured (a dynamic `where`, `softmax`, `tile`, ...) is
+//! refused ([`Unsupported`]).
 
 use super::{versions, Body, Dense, Elt, Program, TensorType, Value, DYNAMIC};
 use crate::bytecode::writer::varint;

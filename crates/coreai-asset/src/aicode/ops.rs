@@ -231,7 +231,7 @@ pub fn broadcasting(
 ) -> Result<Value, Unsupported> {
     let composite_name = format!("broadcasting_{name}_v1");
     let types: Vec<TensorType> = operands.iter().map(|&v| b.ty(v).clone()).collect();
-    if name != "where" && !types.iter().chain([result]).all(TensorType::is_static) {
+    if !types.iter().chain([result]).all(TensorType::is_static) {
         return Ok(dynamic_broadcasting(
             p,
             b,
@@ -519,7 +519,6 @@ pub fn sigmoid(
     x: Value,
     result: &TensorType,
 ) -> Result<Value, Unsupported> {
-    require_static("sigmoid_v1", &[result])?;
     float_elt("sigmoid_v1", result)?;
     Ok(composite(p, b, "sigmoid_v1", &[x], result, |p, inner| {
         let a = inner.arg(0);
@@ -533,7 +532,6 @@ pub fn silu(
     x: Value,
     result: &TensorType,
 ) -> Result<Value, Unsupported> {
-    require_static("silu_v1", &[result])?;
     float_elt("silu_v1", result)?;
     Ok(composite(p, b, "silu_v1", &[x], result, |p, inner| {
         let a = inner.arg(0);
@@ -550,7 +548,6 @@ pub fn softmax(
     axis: Value,
     result: &TensorType,
 ) -> Result<Value, Unsupported> {
-    require_static("softmax_v1", &[result])?;
     float_elt("softmax_v1", result)?;
     if b.ty(axis).dims.as_slice() != [] as [i64; 0] || b.ty(axis).elt != Elt::SI32 {
         return Err(Unsupported(
@@ -765,7 +762,6 @@ fn check_reduction(
     axes: &TensorType,
     result: &TensorType,
 ) -> Result<(), Unsupported> {
-    require_static(name, &[result])?;
     if axes.dims.len() != 1 || axes.elt != Elt::SI32 || input.dims.len() != result.dims.len() {
         return Err(Unsupported(format!(
             "'{name}' with axes {axes:?} from rank {} to rank {} is not yet supported by the aicode writer",
@@ -986,7 +982,6 @@ pub fn argmax(
     result: &TensorType,
 ) -> Result<Value, Unsupported> {
     let (t, at) = (b.ty(x).clone(), b.ty(axis).clone());
-    require_static("argmax_v1", &[&t, result])?;
     if !at.dims.is_empty() || at.elt != Elt::SI32 || result.elt != Elt::UI32 || t.elt == Elt::Bool {
         return Err(Unsupported(format!(
             "'argmax_v1' of {:?} along {at:?} to {:?} is not yet supported by the aicode writer",
@@ -1063,9 +1058,6 @@ pub fn batch_matmul(
     result: &TensorType,
 ) -> Result<Value, Unsupported> {
     let (l, r) = (b.ty(lhs).clone(), b.ty(rhs).clone());
-    if !(l.dims.len() == 2 && r.dims.len() == 2) {
-        require_static("broadcasting_batch_matmul_v1", &[&l, &r, result])?;
-    }
     let rank = result.dims.len();
     if l.dims.len() < 2 || r.dims.len() < 2 || rank < l.dims.len().max(r.dims.len()) {
         return Err(Unsupported(format!(
@@ -1074,7 +1066,11 @@ pub fn batch_matmul(
         )));
     }
     let batch = &result.dims[..rank - 2];
-    let needs = |t: &TensorType| t.dims.len() != rank || &t.dims[..rank - 2] != batch;
+    // An operand is broadcast when it has batch dims to match and they (or
+    // any of its dims) are not statically the result's.
+    let needs = |t: &TensorType| {
+        rank > 2 && (t.dims.len() != rank || &t.dims[..rank - 2] != batch || !t.is_static())
+    };
     let (bl, br) = (needs(&l), needs(&r));
     Ok(composite(
         p,
@@ -1104,14 +1100,17 @@ pub fn batch_matmul(
                         (broadcast && n > 2).then(|| constant(p, inner, &Dense::i32s(&[n]), &one));
                     ends.push((batch_end, mat_end));
                 }
-                let shapes: Vec<Value> = [&l, &r]
-                    .iter()
-                    .map(|t| {
+                let mut shapes = Vec::new();
+                for (i, t) in [&l, &r].iter().enumerate() {
+                    let ty = TensorType::new(&[t.dims.len() as i64], Elt::UI32);
+                    shapes.push(if t.is_static() {
                         let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
-                        let ty = TensorType::new(&[dims.len() as i64], Elt::UI32);
                         constant(p, inner, &Dense::u32s(&dims), &ty)
-                    })
-                    .collect();
+                    } else {
+                        let v = inner.arg(i);
+                        simple(p, inner, "primitive.get_shape_v2", None, &[v], &ty)
+                    });
+                }
                 let mut batches = Vec::new();
                 let mut mats = Vec::new();
                 for (i, t) in [&l, &r].iter().enumerate() {

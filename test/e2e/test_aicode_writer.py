@@ -45,15 +45,21 @@ def compile_(*args, check=True):
     return r
 
 
-def runtime(asset, inputs=None, outputs=None, returncode=0):
-    """coreai-core's runtime on `asset`, in a child process: (summary, outputs)."""
+def runtime(asset, inputs=None, outputs=None, returncode=0, also=None):
+    """coreai-core's runtime on `asset`, in a child process: (summary,
+    outputs), or with `also` (summary, also's summary, outputs)."""
     args = [sys.executable, str(RUNASSET), str(asset)]
     if inputs:
         args += ["--inputs", str(inputs), "--outputs", str(outputs)]
+    if also:
+        args += ["--also", str(also)]
     r = subprocess.run(args, capture_output=True, text=True)
     assert r.returncode == returncode, r.stderr[-2000:]
-    summary = json.loads(r.stdout.strip().splitlines()[0])
-    return summary, (report.load(outputs) if inputs and returncode == 0 else None)
+    lines = r.stdout.strip().splitlines()
+    got = report.load(outputs) if inputs and returncode == 0 else None
+    if also:
+        return json.loads(lines[0]), json.loads(lines[1]), got
+    return json.loads(lines[0]), got
 
 
 # Models coreai-core's Linux runtime loads but cannot run, its own asset of
@@ -73,8 +79,8 @@ def test_our_aicode_asset_runs_in_coreai_core_like_pytorch_and_like_its_own(name
     if name in RUNTIME_ABORTS:
         code = RUNTIME_ABORTS[name]
         runtime(theirs, inputs, tmp_path / "core.npz", returncode=code)
-    summary, got = runtime(ours, inputs, tmp_path / "out.npz", returncode=RUNTIME_ABORTS.get(name, 0))
-    core_summary, _ = runtime(theirs)
+    summary, core_summary, got = runtime(ours, inputs, tmp_path / "out.npz", RUNTIME_ABORTS.get(name, 0),
+                                         also=theirs)
     assert summary["is_valid"] and summary["_compatibility_version"] == "27.0", summary
     assert {k: summary[k] for k in SUMMARY} == {k: core_summary[k] for k in SUMMARY}
     if name not in RUNTIME_ABORTS:

@@ -2,11 +2,12 @@
 """Loads an .aimodel in coreai-core's runtime, prints its summary as JSON and,
 with --inputs, runs a function and saves its outputs.
 
-    runasset.py ASSET [--function main] [--inputs IN.npz --outputs OUT.npz]
+    runasset.py ASSET [--function main] [--inputs IN.npz --outputs OUT.npz] [--also OTHER]
 
 Run it in a child process: a file the loader rejects can abort the process
 (std::bad_cast, LLVM ERROR). The summary JSON holds is_valid and every field
-of AIModelAssetSummary (lists as lists, the rest as strings).
+of AIModelAssetSummary (lists as lists, the rest as strings); with --also,
+a second line holds OTHER's (printed before running ASSET).
 """
 import argparse
 import asyncio
@@ -47,10 +48,13 @@ def main(argv=None):
     p.add_argument("--function", default="main")
     p.add_argument("--inputs")
     p.add_argument("--outputs")
+    p.add_argument("--also")
     args = p.parse_args(argv)
     warnings.simplefilter("ignore")
     asset, info = summary(args.asset)
     print(json.dumps(info))
+    if args.also:
+        print(json.dumps(summary(args.also)[1]), flush=True)
     if args.inputs:
         with np.load(args.inputs) as z:
             inputs = {k: z[k] for k in z.files}

@@ -195,8 +195,9 @@ NOT_COVERED = {"handbuilt_images_encodings": "coreai.image", "handbuilt_lut_matm
 @pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
 def test_golden_programs_decode_like_coreai_cores_own_conversion(path, tmp_path):
     """coreai-torch's programs of test/golden/ (printed by coreai-core): our
-    asset's decoded IR equals coreai-core's save_asset of the same compiled
-    IR, or, for the few outside the writer's subset, one error naming it."""
+    asset's decoded IR, locations included, equals coreai-core's save_asset
+    of the same compiled IR, or, for the few outside the writer's subset, one
+    error naming it."""
     ours = tmp_path / "ours.aimodel"
     r = compile_(path, "-o", ours, "--format", "aicode", check=False)
     if path.stem in NOT_COVERED:
@@ -205,8 +206,10 @@ def test_golden_programs_decode_like_coreai_cores_own_conversion(path, tmp_path)
         assert NOT_COVERED[path.stem] in errors[0] and not ours.exists()
         return
     assert r.returncode == 0, r.stderr
-    core_save_asset(compile_(path, "--compile-to", "target").stdout, tmp_path / "core.aimodel")
-    assert decoded_ir(ours / "main.mlirb") == decoded_ir(tmp_path / "core.aimodel" / "main.mlirb")
+    # With locations: the program's file/line/column, as coreai-core writes them.
+    ir = compile_(path, "--compile-to", "target", "--mlir-print-debuginfo").stdout
+    core_save_asset(ir, tmp_path / "core.aimodel")
+    assert decoded_ir(ours / "main.mlirb", locs=True) == decoded_ir(tmp_path / "core.aimodel" / "main.mlirb", locs=True)
 
 
 DYNAMIC = [("mlp", "aicode:mlp"), ("composites", "aicode:composites"), ("reductions", "aicode:reductions"),

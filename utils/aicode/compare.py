@@ -32,12 +32,13 @@ COMPILE = REPO / "target" / "debug" / "coreai-compile"
 OPTIONAL = {"aicode.serialization.asset": {0, 1}, "aicode.dataflow.graph_v1": {1}}
 
 
-def decoded_ir(path):
+def decoded_ir(path, locs=False):
     """(IR lines with attributes decoded, resources, dialect names) of an
-    aicode bytecode file."""
+    aicode bytecode file; with `locs`, every op's and block argument's
+    location too."""
     bc = mlirbc.Bytecode(Path(path).read_bytes())
     out = io.StringIO()
-    bc.dump_ir(out)
+    bc.dump_ir(out, show_locs=locs)
     lines, op = [], None
     for line in out.getvalue().splitlines():
         m = re.match(r"\s*(aicode\.[\w.]+) mask", line)

@@ -9,15 +9,16 @@
 //! `invoke_v1`, the regions of `if`/`while`/`scatter_nd`/`reduce` are
 //! converted with the same table, constants keep their form (`dense` →
 //! `dense_elements`, `dense_resource` → `dense_resource` with the blob, and
-//! its alignment, in the `aicode` resource group). Every location is written
-//! as unknown.
+//! its alignment, in the `aicode` resource group). Locations are written as
+//! `debuginfo.location_v1` (file, line and column; fused parts as
+//! `fusedWith`; a named or call-site location as its child or callee).
 //!
 //! An op outside the covered subset (or a shape form of a composite not
 //! measured), or a graph with attributes the writer does not know gives one
 //! error naming the op and its location; nothing is written then.
 
 use coreai::ffi::{printed, string_ref, string_ref_bytes};
-use coreai_asset::aicode::{ops, Body, Dense, Elt, Graph, Program, TensorType, Value};
+use coreai_asset::aicode::{ops, Body, Dense, Elt, Graph, Loc, Program, TensorType, Value};
 
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
@@ -65,6 +66,62 @@ fn location(op: MlirOperation) -> String {
         .and_then(|t| t.strip_suffix(')'))
         .unwrap_or(&text)
         .to_string()
+}
+
+/// An MLIR location as a [`Loc`]: file/line/column ranges as they are, a
+/// fused location's parts, a named or call-site location as its child or
+/// callee (coreai-core rejects those kinds; their source position is
+/// kept), anything else unknown.
+fn source_location(l: MlirLocation) -> Loc {
+    unsafe {
+        if mlirLocationIsAFileLineColRange(l) {
+            let file = string_ref_bytes(mlirIdentifierStr(
+                mlirLocationFileLineColRangeGetFilename(l),
+            ));
+            let n = |x: i32| x.max(0) as u32;
+            return Loc::File {
+                file: String::from_utf8_lossy(&file).into_owned(),
+                start: (
+                    n(mlirLocationFileLineColRangeGetStartLine(l)),
+                    n(mlirLocationFileLineColRangeGetStartColumn(l)),
+                ),
+                end: (
+                    n(mlirLocationFileLineColRangeGetEndLine(l)),
+                    n(mlirLocationFileLineColRangeGetEndColumn(l)),
+                ),
+            };
+        }
+        if mlirLocationIsAName(l) {
+            return source_location(mlirLocationNameGetChildLoc(l));
+        }
+        if mlirLocationIsACallSite(l) {
+            return source_location(mlirLocationCallSiteGetCallee(l));
+        }
+        if mlirLocationIsAFused(l) {
+            let n = mlirLocationFusedGetNumLocations(l) as usize;
+            let mut parts = vec![mlirLocationUnknownGet(mlirLocationGetContext(l)); n];
+            mlirLocationFusedGetLocations(l, parts.as_mut_ptr());
+            let parts: Vec<Loc> = parts
+                .into_iter()
+                .map(source_location)
+                .filter(|p| *p != Loc::Unknown)
+                .collect();
+            return match parts.len() {
+                0 => Loc::Unknown,
+                1 => parts.into_iter().next().expect("one"),
+                _ => Loc::Fused(parts),
+            };
+        }
+        Loc::Unknown
+    }
+}
+
+fn op_location(p: &mut Program, op: MlirOperation) -> u64 {
+    p.location(&source_location(unsafe { mlirOperationGetLocation(op) }))
+}
+
+fn value_location(p: &mut Program, v: MlirValue) -> u64 {
+    p.location(&source_location(unsafe { mlirValueGetLocation(v) }))
 }
 
 fn error(op: MlirOperation, message: impl Into<String>) -> AicodeError {
@@ -374,6 +431,8 @@ pub fn write(context: &melior::Context, path: &std::path::Path) -> Result<Vec<u8
 
 fn convert(module: MlirModule) -> Result<Vec<u8>, AicodeError> {
     let mut p = Program::new();
+    let l = op_location(&mut p, unsafe { mlirModuleGetOperation(module) });
+    p.set_asset_location(l);
     for graph in children(unsafe { mlirModuleGetBody(module) }) {
         if op_name(graph) != "coreai.graph" {
             return Err(error(graph, format!("at the top level {NOT_YET}")));
@@ -428,15 +487,20 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
     let mut values: HashMap<usize, Value> = HashMap::new();
     spec.arg_attrs = arg_attrs(p, graph, "arg_attrs", nargs)?;
     spec.stateful = has_state(graph, "arg_attrs");
+    let mut locs = Vec::new();
     for i in 0..nargs {
         let v = unsafe { mlirBlockGetArgument(block, i as isize) };
         spec.inputs.push(value_type(graph, v)?);
+        locs.push(value_location(p, v));
         values.insert(v.ptr as usize, i as Value);
     }
-    let mut body = p.body(&spec.inputs);
+    spec.loc = Some(op_location(p, graph));
+    let mut body = p.body_at(&spec.inputs, &locs);
     let mut constants: HashSet<Value> = HashSet::new();
     for op in children(block) {
         let name = op_name(op);
+        let l = op_location(p, op);
+        p.set_location(l);
         if name == "coreai.output" {
             let operands = operand_values(op, &values)?;
             spec.result_attrs = arg_attrs(p, graph, "res_attrs", operands.len())?;
@@ -472,11 +536,13 @@ fn convert_nested(
     let owner = unsafe { mlirBlockGetParentOperation(block) };
     let nargs = unsafe { mlirBlockGetNumArguments(block) } as usize;
     let mut types = Vec::new();
+    let mut locs = Vec::new();
     for i in 0..nargs {
         let v = unsafe { mlirBlockGetArgument(block, i as isize) };
         types.push(value_type(owner, v)?);
+        locs.push(value_location(p, v));
     }
-    let mut inner = p.nested_body(parent, &types);
+    let mut inner = p.nested_body(parent, &types, &locs);
     let mut values = values.clone();
     for i in 0..nargs {
         let v = unsafe { mlirBlockGetArgument(block, i as isize) };
@@ -485,6 +551,8 @@ fn convert_nested(
     let mut constants = constants.clone();
     for op in children(block) {
         let name = op_name(op);
+        let l = op_location(p, op);
+        p.set_location(l);
         let terminator = match name.as_str() {
             "coreai.yield" => Some("dataflow.yield_v1"),
             "coreai.condition" => Some("controlflow.condition_v1"),
@@ -519,15 +587,19 @@ fn convert_region(
     let nargs = unsafe { mlirBlockGetNumArguments(block) } as usize;
     let mut values: HashMap<usize, Value> = HashMap::new();
     let mut types = Vec::new();
+    let mut locs = Vec::new();
     for i in 0..nargs {
         let v = unsafe { mlirBlockGetArgument(block, i as isize) };
         types.push(value_type(parent, v)?);
+        locs.push(value_location(p, v));
         values.insert(v.ptr as usize, i as Value);
     }
-    let mut body = p.body(&types);
+    let mut body = p.body_at(&types, &locs);
     let constants = HashSet::new();
     for op in children(block) {
         let name = op_name(op);
+        let l = op_location(p, op);
+        p.set_location(l);
         if name == "coreai.yield" {
             let operands = operand_values(op, &values)?;
             if operands.len() != 1 {
@@ -598,6 +670,8 @@ fn convert_op(
             converted.push(convert_nested(p, body, region, values, constants)?);
         }
         let aicode = format!("controlflow.{short}_v1");
+        let l = op_location(p, op);
+        p.set_location(l);
         return Ok(p.op(
             body,
             &aicode,
@@ -618,6 +692,8 @@ fn convert_op(
         let operands = operand_values(op, values)?;
         let region = convert_region(p, op, unsafe { mlirOperationGetRegion(op, 0) })?;
         let aicode = format!("primitive.{short}_v1");
+        let l = op_location(p, op);
+        p.set_location(l);
         return Ok(p.op(
             body,
             &aicode,

@@ -138,6 +138,21 @@ impl TensorType {
     }
 }
 
+/// A source location, as `debuginfo.location_v1` writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Loc {
+    /// File `"-"`, line 0 (what coreai-core writes for an unknown location).
+    Unknown,
+    /// A file, line and column range (`FileLineColLoc`).
+    File {
+        file: String,
+        start: (u32, u32),
+        end: (u32, u32),
+    },
+    /// The first location, the others as `fusedWith`.
+    Fused(Vec<Loc>),
+}
+
 /// A value number inside a [`Body`].
 pub type Value = u64;
 
@@ -147,10 +162,14 @@ pub type Value = u64;
 pub struct Body {
     region: Region,
     types: Vec<TensorType>,
+    /// The location attribute of each value of this level.
+    locs: Vec<u64>,
     /// The nesting level (0: an isolated region).
     level: u32,
     /// The value types of the enclosing levels, outermost first.
     outer: Vec<Vec<TensorType>>,
+    /// The value locations of the enclosing levels.
+    outer_locs: Vec<Vec<u64>>,
 }
 
 impl Body {
@@ -161,6 +180,18 @@ impl Body {
             &self.types[k]
         } else {
             &self.outer[level as usize][k]
+        }
+    }
+
+    /// The location of a value (its block argument's, or its defining
+    /// op's).
+    pub fn loc(&self, v: Value) -> u64 {
+        let level = (v >> LEVEL_SHIFT) as u32;
+        let k = (v & ((1u64 << LEVEL_SHIFT) - 1)) as usize;
+        if level == self.level {
+            self.locs[k]
+        } else {
+            self.outer_locs[level as usize][k]
         }
     }
 
@@ -192,6 +223,8 @@ pub struct Graph {
     /// Whether an argument or result is a state (`aicode.state`), which
     /// dates the asset [`versions::STATE`].
     pub stateful: bool,
+    /// The graph op's location attribute ([`Program::location`]).
+    pub loc: Option<u64>,
 }
 
 /// Attributes and types of an aicode program, and its graphs.
@@ -199,6 +232,10 @@ pub struct Program {
     w: Writer,
     d: u64,
     loc: Option<u64>,
+    /// The location of the ops being created ([`Program::set_location`]).
+    current: Option<u64>,
+    /// The asset op's location (the module's).
+    asset_loc: Option<u64>,
     graphs: Vec<Op>,
     version: u32,
 }
@@ -251,6 +288,8 @@ impl Program {
             w,
             d,
             loc: None,
+            current: None,
+            asset_loc: None,
             graphs: Vec::new(),
             version: 0,
         }
@@ -464,40 +503,125 @@ impl Program {
         loc
     }
 
+    /// `debuginfo.location_v1` of `loc` (scope `unit_v1`).
+    pub fn location(&mut self, loc: &Loc) -> u64 {
+        match loc {
+            Loc::Unknown => self.unknown_location(),
+            Loc::File { file, start, end } => self.file_location(file, *start, *end, &[]),
+            Loc::Fused(list) => match list.split_first() {
+                None => self.unknown_location(),
+                Some((Loc::File { file, start, end }, rest)) => {
+                    let fused: Vec<u64> = rest.iter().map(|l| self.location(l)).collect();
+                    self.file_location(file, *start, *end, &fused)
+                }
+                Some((first, _)) => self.location(first),
+            },
+        }
+    }
+
+    fn file_location(
+        &mut self,
+        name: &str,
+        start: (u32, u32),
+        end: (u32, u32),
+        fused: &[u64],
+    ) -> u64 {
+        let unit = self.unit();
+        let mut file = Self::code(30);
+        for s in [name, "", ""] {
+            let s = self.w.string(s);
+            varint(&mut file, s);
+        }
+        let file = self.attr(file);
+        let mut src = Self::code(31);
+        varint(&mut src, file);
+        for x in [start.0, start.1, end.0, end.1] {
+            varint(&mut src, x as u64);
+        }
+        let src = self.attr(src);
+        let mut loc = Self::code(40);
+        varint(&mut loc, src);
+        varint(&mut loc, unit);
+        varint(&mut loc, fused.len() as u64);
+        for &f in fused {
+            varint(&mut loc, f);
+        }
+        varint(&mut loc, 0);
+        self.attr(loc)
+    }
+
+    /// The location of the ops created from now on (and of the ops of their
+    /// regions): a composite's decomposition carries the coreai op's.
+    pub fn set_location(&mut self, loc: u64) {
+        self.current = Some(loc);
+    }
+
+    /// The location of the asset op (the module's).
+    pub fn set_asset_location(&mut self, loc: u64) {
+        self.asset_loc = Some(loc);
+    }
+
+    /// The location of the ops being created (unknown until set).
+    pub fn current_location(&mut self) -> u64 {
+        match self.current {
+            Some(l) => l,
+            None => self.unknown_location(),
+        }
+    }
+
     // --- regions and ops ---------------------------------------------
 
+    /// An isolated body whose arguments are at the current location.
     pub fn body(&mut self, args: &[TensorType]) -> Body {
-        let loc = self.unknown_location();
+        let loc = self.current_location();
+        self.body_at(args, &vec![loc; args.len()])
+    }
+
+    /// An isolated body whose arguments are at `locs`.
+    pub fn body_at(&mut self, args: &[TensorType], locs: &[u64]) -> Body {
         let region = Region {
-            args: args.iter().map(|t| (self.tensor_type(t), loc)).collect(),
+            args: args
+                .iter()
+                .zip(locs)
+                .map(|(t, &l)| (self.tensor_type(t), l))
+                .collect(),
             ops: Vec::new(),
             isolated: true,
         };
         Body {
             region,
             types: args.to_vec(),
+            locs: locs.to_vec(),
             level: 0,
             outer: Vec::new(),
+            outer_locs: Vec::new(),
         }
     }
 
     /// A region nested in `parent` without isolation (`controlflow.if_v1`,
     /// `while_v1`): its ops may use `parent`'s values (and those of its
     /// enclosing non-isolated bodies).
-    pub fn nested_body(&mut self, parent: &Body, args: &[TensorType]) -> Body {
-        let loc = self.unknown_location();
+    pub fn nested_body(&mut self, parent: &Body, args: &[TensorType], locs: &[u64]) -> Body {
         let region = Region {
-            args: args.iter().map(|t| (self.tensor_type(t), loc)).collect(),
+            args: args
+                .iter()
+                .zip(locs)
+                .map(|(t, &l)| (self.tensor_type(t), l))
+                .collect(),
             ops: Vec::new(),
             isolated: false,
         };
         let mut outer = parent.outer.clone();
         outer.push(parent.types.clone());
+        let mut outer_locs = parent.outer_locs.clone();
+        outer_locs.push(parent.locs.clone());
         Body {
             region,
             types: args.to_vec(),
+            locs: locs.to_vec(),
             level: parent.level + 1,
             outer,
+            outer_locs,
         }
     }
 
@@ -515,7 +639,7 @@ impl Program {
         regions: Vec<Region>,
     ) -> Vec<Value> {
         self.version = self.version.max(version);
-        let loc = self.unknown_location();
+        let loc = self.current_location();
         let result_types = results.iter().map(|t| self.tensor_type(t)).collect();
         body.region.ops.push(Op {
             name: format!("aicode.{name}"),
@@ -527,6 +651,7 @@ impl Program {
         });
         let first = body.types.len();
         body.types.extend(results.iter().cloned());
+        body.locs.extend(std::iter::repeat_n(loc, results.len()));
         (first..body.types.len()).map(|k| body.value(k)).collect()
     }
 
@@ -564,7 +689,10 @@ impl Program {
         for a in [externalize, fty, private, name, noinline, params, res_attrs] {
             varint(&mut props, a);
         }
-        let loc = self.unknown_location();
+        let loc = match spec.loc {
+            Some(l) => l,
+            None => self.unknown_location(),
+        };
         self.version = self.version.max(versions::GRAPH);
         if spec.stateful {
             self.version = self.version.max(versions::STATE);
@@ -587,7 +715,10 @@ impl Program {
     /// The `main.mlirb` bytes.
     pub fn finish(mut self) -> Vec<u8> {
         let version = self.integer(32, true, self.version as u64);
-        let loc = self.unknown_location();
+        let loc = match self.asset_loc {
+            Some(l) => l,
+            None => self.unknown_location(),
+        };
         let mut props = Vec::new();
         varint(&mut props, 0); // the unnamed optional property: absent
         varint(&mut props, (version << 1) | 1);

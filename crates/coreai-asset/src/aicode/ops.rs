@@ -151,6 +151,32 @@ fn require_static(name: &str, types: &[&TensorType]) -> Result<(), Unsupported> 
     }
 }
 
+/// [`composite`] whose region arguments are at `locs`.
+fn composite_at(
+    p: &mut Program,
+    b: &mut Body,
+    name: &str,
+    operands: &[Value],
+    locs: &[u64],
+    result: &TensorType,
+    build: impl FnOnce(&mut Program, &mut Body) -> Value,
+) -> Value {
+    let arg_types: Vec<TensorType> = operands.iter().map(|&v| b.ty(v).clone()).collect();
+    let mut inner = p.body_at(&arg_types, locs);
+    let r = build(p, &mut inner);
+    yield_(p, &mut inner, r);
+    let region = Program::region(inner);
+    p.op(
+        b,
+        name,
+        version(name),
+        None,
+        operands,
+        std::slice::from_ref(result),
+        vec![region],
+    )[0]
+}
+
 /// A composite `name` over `operands` whose region `build` fills.
 pub fn composite(
     p: &mut Program,
@@ -161,7 +187,9 @@ pub fn composite(
     build: impl FnOnce(&mut Program, &mut Body) -> Value,
 ) -> Value {
     let arg_types: Vec<TensorType> = operands.iter().map(|&v| b.ty(v).clone()).collect();
-    let mut inner = p.body(&arg_types);
+    // The region's arguments are at the operands' locations.
+    let locs: Vec<u64> = operands.iter().map(|&v| b.loc(v)).collect();
+    let mut inner = p.body_at(&arg_types, &locs);
     let r = build(p, &mut inner);
     yield_(p, &mut inner, r);
     let region = Program::region(inner);
@@ -832,10 +860,21 @@ pub fn reduce_mean(
                     &TensorType::new(&t.dims, acc),
                 );
             }
-            let sum = composite(p, r, "reduce_sum_v1", &[input, axes], &dynamic, |p, s| {
-                let (i, a) = (s.arg(0), s.arg(1));
-                reduce_body(p, s, Reduce::Sum, i, a)
-            });
+            // coreai-core's sum takes a value of its own (at the op's
+            // location) even when no cast is needed.
+            let locs = [p.current_location(), r.loc(axes)];
+            let sum = composite_at(
+                p,
+                r,
+                "reduce_sum_v1",
+                &[input, axes],
+                &locs,
+                &dynamic,
+                |p, s| {
+                    let (i, a) = (s.arg(0), s.arg(1));
+                    reduce_body(p, s, Reduce::Sum, i, a)
+                },
+            );
             let n = at.dims[0];
             let shape_ty = TensorType::new(&[rank as i64], Elt::UI32);
             let shape = if t.is_static() {

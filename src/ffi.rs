@@ -43,6 +43,7 @@ unsafe extern "C" {
         attr: mlir_sys::MlirAttribute,
         size: *mut usize,
     ) -> *const c_void;
+    pub fn coreaiDenseResourceElementsGetAlignment(attr: mlir_sys::MlirAttribute) -> usize;
     pub fn mlirGetDialectHandle__aten__() -> MlirDialectHandle;
     pub fn mlirGetDialectHandle__coreai__() -> MlirDialectHandle;
     pub fn mlirGetDialectHandle__param__() -> MlirDialectHandle;

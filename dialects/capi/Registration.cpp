@@ -98,6 +98,15 @@ const void *coreaiDenseResourceElementsGetData(MlirAttribute attr,
   return data.data();
 }
 
+size_t coreaiDenseResourceElementsGetAlignment(MlirAttribute attr) {
+  auto resource =
+      llvm::dyn_cast<mlir::DenseResourceElementsAttr>(unwrap(attr));
+  if (!resource)
+    return 0;
+  mlir::AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  return blob ? blob->getDataAlignment() : 0;
+}
+
 namespace {
 /// What is wrong with `type` or a type inside it, or empty.
 std::string typeProblem(mlir::Type type) {

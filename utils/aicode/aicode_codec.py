@@ -42,6 +42,8 @@ def decode(bc, r, is_attr):
             shape = [r.svarint() for _ in range(rank)]
             et = T()
             return f"!tensor_v1<{shape} : {et}>" if rank else f"!tensor_v1<{et}>"
+        if code == 31:
+            return f"!handle_v1<{T()}>"
         if code == 30:
             res = [T() for _ in range(r.varint())]
             ops = [T() for _ in range(r.varint())]

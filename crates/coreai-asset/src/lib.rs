@@ -11,6 +11,7 @@
 //! metadata, the hash, the bytecode header) and gives one error naming the
 //! first problem.
 
+pub mod aicode;
 pub mod bytecode;
 pub mod metadata;
 

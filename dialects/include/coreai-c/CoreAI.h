@@ -43,6 +43,11 @@ MLIR_CAPI_EXPORTED MlirModule coreaiParseModule(MlirContext context,
 MLIR_CAPI_EXPORTED const void *
 coreaiDenseResourceElementsGetData(MlirAttribute attr, size_t *size);
 
+/// The alignment of a `dense_resource` elements attribute's blob, or 0 when
+/// `attr` is not one or its blob is gone.
+MLIR_CAPI_EXPORTED size_t
+coreaiDenseResourceElementsGetAlignment(MlirAttribute attr);
+
 /// Emits one error at `location` with `numNotes` notes attached, note i at
 /// `noteLocations[i]` saying `noteMessages[i]`.
 MLIR_CAPI_EXPORTED void coreaiEmitErrorWithNotes(

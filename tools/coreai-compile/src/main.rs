@@ -7,6 +7,7 @@
 //! `metadata.json` and `main.hash`. `--compile-to STAGE` stops after a stage
 //! and prints the IR instead. A failure writes nothing and replaces nothing.
 
+mod aicode;
 mod link;
 mod pipeline;
 
@@ -62,6 +63,13 @@ struct Cli {
     #[arg(long, value_enum, value_name = "STAGE")]
     compile_to: Option<Stage>,
 
+    /// What `main.mlirb` holds: `coreai`, the coreai dialect (what
+    /// coreai-opt and coreai-run read), or `aicode`, coreai-core's versioned
+    /// serialization (what coreai-core's runtime loads; every corpus model,
+    /// docs/aicode-format.md §5).
+    #[arg(long, value_enum, default_value_t = Format::Coreai)]
+    format: Format,
+
     /// `KEY=VALUE` for metadata.json: `author`, `license`, `description`, or
     /// any other key (stored under `creatorDefinedMetadata`). Repeatable.
     #[arg(long, value_name = "KEY=VALUE")]
@@ -71,8 +79,16 @@ struct Cli {
     mlir: MlirFlags,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Coreai,
+    Aicode,
+}
+
 #[derive(Debug, thiserror::Error)]
 enum CompileError {
+    #[error(transparent)]
+    Aicode(#[from] aicode::AicodeError),
     #[error(transparent)]
     Opt(#[from] OptError),
     #[error(transparent)]
@@ -196,6 +212,17 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
             .map(|((name, _), s)| (name.clone(), s.0.as_path()))
             .collect();
         link::link(&context, &named, coreai_asset::bytecode::VERSION as i64)?
+    };
+    let program = match cli.format {
+        Format::Coreai => program,
+        Format::Aicode => {
+            let scratch = Scratch::beside(&target, "coreai");
+            std::fs::write(&scratch.0, &program).map_err(|source| CompileError::Read {
+                path: scratch.0.display().to_string(),
+                source,
+            })?;
+            aicode::write(&coreai::context::create_context(), &scratch.0)?
+        }
     };
     coreai_asset::write(&target, &program, &metadata)?;
     Ok(())

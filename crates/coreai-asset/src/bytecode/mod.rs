@@ -249,3 +249,5 @@ mod tests {
         assert_eq!(r.varint("x").unwrap(), 300);
     }
 }
+
+pub mod writer;

@@ -120,6 +120,15 @@ pub struct Declined {
     pub reason: Decline,
 }
 
+/// A rewrite that states why it applies: its name, the op it rewrites,
+/// the rewrite, and the reason `remarks=true` prints.
+pub struct ExplainedPattern {
+    pub name: &'static str,
+    pub root: &'static str,
+    pub rewrite: RewriteFn,
+    pub reason: &'static str,
+}
+
 /// An application: a pattern that rewrote an op (for remarks).
 pub struct Applied {
     pub location: MlirLocation,
@@ -204,6 +213,37 @@ impl Rewriter {
                 reason(&a.pattern)
             );
         }
+    }
+
+    /// One sweep of `patterns` (each tried on the ops it names) over
+    /// `root`; with `remarks`, one stderr line per application with the
+    /// pattern's reason ([`Self::print_applications`]). Returns the number
+    /// of applications. The body of a pass whose rewrites explain
+    /// themselves (`target-gpu`, `target-ane`).
+    pub fn run_explained(
+        &mut self,
+        root: OperationRef<'_, '_>,
+        patterns: &[ExplainedPattern],
+        remarks: bool,
+    ) -> Result<usize, PassFailed> {
+        let applied = self.run_once(root, |op| {
+            let name = op.name();
+            let name = name.as_string_ref().as_str().unwrap_or_default();
+            patterns
+                .iter()
+                .filter(|p| p.root == name)
+                .map(|p| Pattern::new(p.name, p.rewrite))
+                .collect()
+        })?;
+        if remarks {
+            self.print_applications(|pattern| {
+                patterns
+                    .iter()
+                    .find(|p| p.name == pattern)
+                    .map_or("", |p| p.reason)
+            });
+        }
+        Ok(applied)
     }
 
     /// One sweep: collects the targets under `root` and rewrites them.

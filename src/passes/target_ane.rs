@@ -33,34 +33,34 @@
 mod layout;
 
 use crate::{
-    passes::fp16_stabilize::pattern::op_name,
     registry::{Pass, PassInfo, PassOption, PassResult},
-    rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
+    rewrite::{ExplainedPattern, Policy, RewriteOptions, Rewriter},
 };
 use melior::ir::operation::OperationRef;
 
 const MATMUL_REASON: &str = "2-D matmul operands diverge on the Neural Engine in fp16 (guide §9.5); operands lifted to rank 4 (1×1×M×N)";
 
-/// The rewrites: name, root op, function and the reason `remarks` gives.
-static PATTERNS: &[(&str, &str, RewriteFn, &str)] = &[
-    (
-        "matmul-rank4",
-        "coreai.decomposable.broadcasting_batch_matmul",
-        layout::matmul_rank4,
-        MATMUL_REASON,
-    ),
-    (
-        "matmul-rank4",
-        "coreai.batch_matmul",
-        layout::matmul_rank4,
-        MATMUL_REASON,
-    ),
-    (
-        "embedding-v1d",
-        "coreai.gather_nd",
-        layout::embedding_v1d,
-        "Neural Engine embedding tables are (V, 1, D) for BC1S-compatible rows (guide §8.6)",
-    ),
+/// The rewrites, each with the reason `remarks` gives.
+static PATTERNS: &[ExplainedPattern] = &[
+    ExplainedPattern {
+        name: "matmul-rank4",
+        root: "coreai.decomposable.broadcasting_batch_matmul",
+        rewrite: layout::matmul_rank4,
+        reason: MATMUL_REASON,
+    },
+    ExplainedPattern {
+        name: "matmul-rank4",
+        root: "coreai.batch_matmul",
+        rewrite: layout::matmul_rank4,
+        reason: MATMUL_REASON,
+    },
+    ExplainedPattern {
+        name: "embedding-v1d",
+        root: "coreai.gather_nd",
+        rewrite: layout::embedding_v1d,
+        reason:
+            "Neural Engine embedding tables are (V, 1, D) for BC1S-compatible rows (guide §8.6)",
+    },
 ];
 
 pub const INFO: PassInfo = PassInfo {
@@ -90,22 +90,7 @@ impl Pass for TargetAne {
 
     fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
-        let applied = rewriter.run_once(root, |op| {
-            let name = op_name(op);
-            PATTERNS
-                .iter()
-                .filter(|(_, on, _, _)| *on == name)
-                .map(|(pattern, _, f, _)| Pattern::new(*pattern, *f))
-                .collect()
-        })?;
-        if self.remarks {
-            rewriter.print_applications(|pattern| {
-                PATTERNS
-                    .iter()
-                    .find(|(p, ..)| *p == pattern)
-                    .map_or("", |(.., reason)| reason)
-            });
-        }
+        let applied = rewriter.run_explained(root, PATTERNS, self.remarks)?;
         tracing::debug!(applied, "target-ane rewrites");
         Ok(())
     }

@@ -42,32 +42,31 @@
 mod rounding;
 
 use crate::{
-    passes::fp16_stabilize::pattern::op_name,
     registry::{Pass, PassInfo, PassOption, PassResult},
-    rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
+    rewrite::{ExplainedPattern, Policy, RewriteOptions, Rewriter},
 };
 use melior::ir::operation::OperationRef;
 
-/// The rewrites: name, root op, function and the reason `remarks` gives.
-static PATTERNS: &[(&str, &str, RewriteFn, &str)] = &[
-    (
-        "floor-by-two",
-        "coreai.decomposable.broadcasting_floor_divide",
-        rounding::floor_divide_by_one,
-        FLOOR_REASON,
-    ),
-    (
-        "floor-by-two",
-        "coreai.floor_divide",
-        rounding::floor_divide_by_one,
-        FLOOR_REASON,
-    ),
-    (
-        "round-half-even",
-        "coreai.round",
-        rounding::round_half_even,
-        "the GPU delegate rounds ties away from zero, PyTorch to even (guide §9.7 #7); ties-to-even from (2|x|) // 2",
-    ),
+/// The rewrites, each with the reason `remarks` gives.
+static PATTERNS: &[ExplainedPattern] = &[
+    ExplainedPattern {
+        name: "floor-by-two",
+        root: "coreai.decomposable.broadcasting_floor_divide",
+        rewrite: rounding::floor_divide_by_one,
+        reason: FLOOR_REASON,
+    },
+    ExplainedPattern {
+        name: "floor-by-two",
+        root: "coreai.floor_divide",
+        rewrite: rounding::floor_divide_by_one,
+        reason: FLOOR_REASON,
+    },
+    ExplainedPattern {
+        name: "round-half-even",
+        root: "coreai.round",
+        rewrite: rounding::round_half_even,
+        reason: "the GPU delegate rounds ties away from zero, PyTorch to even (guide §9.7 #7); ties-to-even from (2|x|) // 2",
+    },
 ];
 
 const FLOOR_REASON: &str = "the GPU delegate executes float x // 1 (floor, ceil, trunc) as the identity (guide §9.7 #7); x // 1 → (2x) // 2";
@@ -99,22 +98,7 @@ impl Pass for TargetGpu {
 
     fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
         let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
-        let applied = rewriter.run_once(root, |op| {
-            let name = op_name(op);
-            PATTERNS
-                .iter()
-                .filter(|(_, on, _, _)| *on == name)
-                .map(|(pattern, _, f, _)| Pattern::new(*pattern, *f))
-                .collect()
-        })?;
-        if self.remarks {
-            rewriter.print_applications(|pattern| {
-                PATTERNS
-                    .iter()
-                    .find(|(p, ..)| *p == pattern)
-                    .map_or("", |(.., reason)| reason)
-            });
-        }
+        let applied = rewriter.run_explained(root, PATTERNS, self.remarks)?;
         tracing::debug!(applied, "target-gpu rewrites");
         Ok(())
     }

@@ -236,7 +236,7 @@ LogicalResult parseRunPrint(raw_ostream &os,
   ParserConfig parseConfig(&context, config.shouldVerifyOnParsing(),
                            &fallbackResourceMap);
   TimingScope parserTiming = timing.nest("Parser");
-  // Some malformed bytecode keeps MLIR's reader busy for hours (a nested
+  // Some malformed bytecode keeps MLIR's reader busy for minutes (a nested
   // array attribute in BuiltinDialectBytecodeInterface::readAttribute):
   // the reading is bounded, the passes are not.
   if (readTimeoutSeconds)

@@ -161,7 +161,7 @@ fn run(cli: &Cli) -> Result<(), OptError> {
         coreai::crash_handler::arm_timeout("coreai-opt", &cli.input, cli.timeout);
     } else {
         // Without --timeout only the reading is bounded (some malformed
-        // bytecode keeps MLIR's reader busy for hours).
+        // bytecode keeps MLIR's reader busy for minutes).
         let bytes = std::fs::metadata(&cli.input).map_or(0, |m| m.len());
         job.read_timeout = coreai::crash_handler::arm_read_timeout(
             "coreai-opt",

@@ -168,7 +168,7 @@ fn run(args: &Args) -> Result<bool, InterpError> {
     // An asset's program is its checked main.mlirb.
     let file = coreai_asset::program_file(file).map_err(|e| InterpError::Parse(e.to_string()))?;
     // Reading is bounded (some malformed bytecode keeps MLIR's reader busy
-    // for hours); running is not.
+    // for minutes); running is not.
     let program = coreai::crash_handler::bounded_read("coreai-run", &file, || {
         Program::parse_file(&context, &file)
     })?;

@@ -27,6 +27,9 @@ step() {
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test" cargo test --workspace --quiet --no-fail-fast
+# fuzz/ is a workspace of its own (nightly flags); its mutator has no
+# dependencies, so its unit tests build with plain rustc.
+step "fuzz mutator unit tests" bash -c 'rustc --edition 2021 --test fuzz/src/mutator.rs -o target/fuzz-mutator-test && target/fuzz-mutator-test -q'
 step "lit test/" .venv/bin/lit -sv test
 step "pytest test/interop (coreai-core parity)" .venv/bin/python -m pytest -q -n auto test/interop
 step "pytest test/interp (executor vs PyTorch and coreai-core)" .venv/bin/python -m pytest -q -n auto test/interp

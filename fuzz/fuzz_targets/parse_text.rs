@@ -1,7 +1,7 @@
 //! Text parse + verify, as coreai-opt and coreai-run load a module: the
 //! input check, MLIR's parser, the loaded-IR check, the verifier.
 
-use libfuzzer_sys::fuzz_target;
+use libfuzzer_sys::{fuzz_mutator, fuzz_target};
 
 thread_local! {
     static COMPILER: coreai::Compiler = coreai::Compiler::new();
@@ -14,6 +14,11 @@ fuzz_target!(|data: &[u8]| {
     COMPILER.with(|compiler| {
         let _ = compiler.parse(text, "fuzz.mlir");
     });
+});
+
+// Grammar-aware edits keep most mutants past the parser (src/mutator.rs).
+fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    coreai_fuzz::mutator::mutate(data, size, max_size, seed, libfuzzer_sys::fuzzer_mutate)
 });
 
 fn main() {

@@ -1,7 +1,7 @@
 //! Text parse + `coreai-pipeline` (decompose, legalize-aten-to-coreai,
 //! canonicalize, cse): the project's passes on any module that loads.
 
-use libfuzzer_sys::fuzz_target;
+use libfuzzer_sys::{fuzz_mutator, fuzz_target};
 
 thread_local! {
     static COMPILER: coreai::Compiler = coreai::Compiler::new();
@@ -16,6 +16,11 @@ fuzz_target!(|data: &[u8]| {
             let _ = compiler.run_pipeline(&mut module, "builtin.module(coreai-pipeline)");
         }
     });
+});
+
+// Grammar-aware edits keep most mutants past the parser (src/mutator.rs).
+fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    coreai_fuzz::mutator::mutate(data, size, max_size, seed, libfuzzer_sys::fuzzer_mutate)
 });
 
 fn main() {

@@ -10,6 +10,8 @@
 //! [`run`], which hands the process arguments to `LLVMFuzzerRunDriver`
 //! with the `LLVMFuzzerTestOneInput` of `libfuzzer_sys::fuzz_target!`.
 
+pub mod mutator;
+
 use std::ffi::{c_char, c_int, CString};
 
 extern "C" {

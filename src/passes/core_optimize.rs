@@ -23,8 +23,8 @@
 //!     one calls;
 //!   - `dedup`: equal constants (`dense_resource` blobs compared by their
 //!     bytes) in one block, and private graphs that are identical but for
-//!     their name, except composite graphs: each call site keeps its own
-//!     (Apple's rewrite merges those too).
+//!     their name, composite graphs with the same declaration included
+//!     (what coreai-torch's `to_coreai()` ships).
 //!
 //! Guarantee: with `exact=true` every value the module computes is
 //! bit-identical, for every input, to what it computed before (NaN, ±0,
@@ -37,7 +37,8 @@
 //!
 //! Composites: a `noinline` graph (one with a `composite_decl`) is never
 //! inlined or rewritten across its boundary; its body is optimized like any
-//! graph, and a call whose result is unused is dead like any op.
+//! graph, a call whose result is unused is dead like any op, and call sites
+//! of identical composite graphs share one graph.
 //!
 //! Constant folding needs the executor's kernels, which live in the
 //! `coreai-interp` crate (it depends on this one): `coreai-opt` installs

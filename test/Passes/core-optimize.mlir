@@ -308,12 +308,15 @@ coreai.graph @dedup() -> (tensor<2xf32>, tensor<2xf32>) {
 
 // -----
 
-// Does not fire: identical composite graphs keep one graph per call site.
+// Fires: identical composite graphs (same declaration, same body) share one
+// graph, as in coreai-torch's to_coreai() output; the body is not inlined.
 // CHECK-LABEL: coreai.graph private noinline @c(
-// CHECK-LABEL: coreai.graph private noinline @c_1(
+// CHECK-SAME:    composite_decl
+// CHECK:         coreai.abs
+// CHECK-NOT:   @c_1(
 // CHECK-LABEL: coreai.graph @two_composites(
 // CHECK:         coreai.invoke @c(
-// CHECK:         coreai.invoke @c_1(
+// CHECK:         coreai.invoke @c(
 coreai.graph private noinline @c(%x: tensor<2xf32>) -> tensor<2xf32> attributes {composite_decl = #coreai.composite_declaration<"rms_norm" = {input_names = ["x"], op_attrs = {version = 1 : si64}, output_names = ["y"]}>} {
   %0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>
   coreai.output %0 : tensor<2xf32>
@@ -325,6 +328,29 @@ coreai.graph private noinline @c_1(%x: tensor<2xf32>) -> tensor<2xf32> attribute
 coreai.graph @two_composites(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = coreai.invoke @c(%x) : (tensor<2xf32>) -> tensor<2xf32>
   %1 = coreai.invoke @c_1(%0) : (tensor<2xf32>) -> tensor<2xf32>
+  coreai.output %1 : tensor<2xf32>
+}
+
+// -----
+
+// Does not fire: composite graphs with the same body but different
+// declarations (op_attrs) are different contracts and stay apart.
+// CHECK-LABEL: coreai.graph private noinline @d(
+// CHECK-LABEL: coreai.graph private noinline @d_1(
+// CHECK-LABEL: coreai.graph @two_contracts(
+// CHECK:         coreai.invoke @d(
+// CHECK:         coreai.invoke @d_1(
+coreai.graph private noinline @d(%x: tensor<2xf32>) -> tensor<2xf32> attributes {composite_decl = #coreai.composite_declaration<"rms_norm" = {input_names = ["x"], op_attrs = {eps = 1.000000e-06 : f32}, output_names = ["y"]}>} {
+  %0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+coreai.graph private noinline @d_1(%x: tensor<2xf32>) -> tensor<2xf32> attributes {composite_decl = #coreai.composite_declaration<"rms_norm" = {input_names = ["x"], op_attrs = {eps = 1.000000e-05 : f32}, output_names = ["y"]}>} {
+  %0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>
+  coreai.output %0 : tensor<2xf32>
+}
+coreai.graph @two_contracts(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = coreai.invoke @d(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = coreai.invoke @d_1(%0) : (tensor<2xf32>) -> tensor<2xf32>
   coreai.output %1 : tensor<2xf32>
 }
 

@@ -348,6 +348,18 @@ def composites(path):
     return json.loads(r.stdout)["programs"][0]["composites"]
 
 
+def call_sites(text):
+    """Calls of each composite by name: the pipeline's core-optimize lets
+    call sites of identical composite graphs share one graph (as
+    coreai-torch's to_coreai() does), so graphs may be fewer than calls."""
+    graphs = dict(re.findall(r'coreai\.graph private noinline @(\w+)\(.*?composite_declaration<"(\w+)"', text))
+    counts = {}
+    for callee in re.findall(r"coreai\.invoke @(\w+)\(", text):
+        if callee in graphs:
+            counts[graphs[callee]] = counts.get(graphs[callee], 0) + 1
+    return counts
+
+
 def assert_close(got, want, what):
     for k, ref in want.items():
         err = np.abs(got[k].astype(np.float64) - ref).max()
@@ -371,7 +383,8 @@ def test_each_call_site_is_one_composite_and_the_numbers_hold(tmp_path, name):
     pipeline = lower(aten, tmp_path / "pipeline.mlir", "coreai-pipeline")
 
     assert composites(tmp_path / "after.mlir") == EXPECTED[name]
-    assert composites(tmp_path / "pipeline.mlir") == EXPECTED[name], "the pipeline keeps them"
+    assert call_sites(pipeline) == EXPECTED[name], "the pipeline keeps every call site"
+    assert set(composites(tmp_path / "pipeline.mlir")) == set(EXPECTED[name])
     hand_written = {"rms_norm", "rope", "scaled_dot_product_attention", "gather_mm"}
     assert not hand_written & set(composites(tmp_path / "before.mlir"))
     for k, n in EXPECTED[name].items():

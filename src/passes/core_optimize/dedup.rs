@@ -9,8 +9,14 @@
 //! for `dense_resource` blobs, when their types and bytes are; only
 //! constants of one block merge (the first dominates the others). Graphs
 //! merge when they are private and print the same once their names are
-//! set aside: Apple's rewrite does the same with the one graph per call
-//! site coreai-torch emits for composites.
+//! set aside, composite graphs included: their declarations (name, input
+//! and output names, attributes) are part of what prints, so only calls of
+//! the same contract share a graph. This is what coreai-torch ships: its
+//! converter emits a graph per call site and `to_coreai()` (Apple's
+//! `coreai-pre-compilation-rewrite`) leaves one graph for the identical
+//! ones (coreai-torch 0.4.3: two `RMSNormImpl(eps=1e-6)` call sites of one
+//! shape are two `coreai.invoke` of one `noinline` graph). Merging neither
+//! inlines a composite nor changes its body.
 
 use super::dead_code::{graph_symbol, top_level_ops};
 use super::op_name;
@@ -101,10 +107,6 @@ fn body_text(op: MlirOperation, name: &str) -> String {
 /// Points the calls of private graphs that print the same as an earlier
 /// one, but for their names, to the earlier one (the others, now dead, go
 /// with `erase_dead_graphs`). Returns how many calls were renamed.
-///
-/// Declines composite graphs (`composite_decl`): each call site keeps its
-/// own graph, as coreai-torch emits them, since a composite is a contract
-/// with the Core AI compiler, not an ordinary function.
 pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
     let mut first_by_body: HashMap<String, String> = HashMap::new();
     let mut renamed: HashMap<String, String> = HashMap::new();
@@ -112,9 +114,6 @@ pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
         let Some((name, true)) = graph_symbol(op) else {
             continue;
         };
-        if is_composite(op) {
-            continue;
-        }
         match first_by_body.entry(body_text(op, &name)) {
             std::collections::hash_map::Entry::Occupied(first) => {
                 renamed.insert(name, first.get().clone());
@@ -150,13 +149,4 @@ pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
         WalkResult::Advance
     });
     calls
-}
-
-/// Whether the graph carries a `composite_decl`.
-fn is_composite(op: MlirOperation) -> bool {
-    unsafe {
-        !mlir_sys::mlirOperationGetAttributeByName(op, crate::ffi::string_ref("composite_decl"))
-            .ptr
-            .is_null()
-    }
 }

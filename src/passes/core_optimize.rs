@@ -63,6 +63,7 @@ mod dead_code;
 mod dedup;
 mod fold_constants;
 mod identities;
+mod linear;
 mod shape_chains;
 
 pub use fold_constants::{evaluate, install_evaluator, Evaluator};
@@ -117,6 +118,11 @@ static PATTERNS: &[(&str, &str, Pattern)] = &[
         "coreai.reshape",
         "reshape-of-reshape",
         shape_chains::reshape_of_reshape,
+    ),
+    (
+        "coreai.reshape",
+        "unflatten-linear",
+        linear::unflatten_linear,
     ),
     (
         "coreai.expand_dims",
@@ -338,6 +344,19 @@ pub(crate) fn op_name(op: MlirOperation) -> String {
 /// The op defining `value`, if it is an op result.
 pub(crate) fn defining_op(value: MlirValue) -> Option<MlirOperation> {
     unsafe { mlir_sys::mlirValueIsAOpResult(value).then(|| mlir_sys::mlirOpResultGetOwner(value)) }
+}
+
+/// The op defining `v` when `v` has exactly one use.
+pub(crate) fn single_use_producer(v: Value<'_, '_>) -> Option<MlirOperation> {
+    let single = unsafe {
+        let first = mlir_sys::mlirValueGetFirstUse(v.to_raw());
+        !first.ptr.is_null() && mlir_sys::mlirOpOperandGetNextUse(first).ptr.is_null()
+    };
+    if single {
+        defining_op(v.to_raw())
+    } else {
+        None
+    }
 }
 
 /// The `value` attribute of the `coreai.constant` defining `value`.

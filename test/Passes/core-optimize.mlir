@@ -452,3 +452,106 @@ coreai.graph @numbered(%x: tensor<6x4xf32>) -> (tensor<2x12xf32>, tensor<6x4xf32
   %2 = coreai.decomposable.broadcasting_mul %x, %one : (tensor<6x4xf32>, tensor<f32>) -> tensor<6x4xf32> loc("mul")
   coreai.output %1, %2 : tensor<2x12xf32>, tensor<6x4xf32>
 }
+
+// -----
+
+// Fires: a linear layer on a rank-3 input drops its flattening reshapes;
+// the matmul takes x at rank 3 and the bias adds to its rows.
+// CHECK-LABEL: coreai.graph @linear_rank3(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<2x3x4xf32>, %[[W:[^:]+]]: tensor<4x5xf32>, %[[B:[^:]+]]: tensor<5xf32>
+// CHECK-NOT:     coreai.reshape
+// CHECK:         %[[M:.+]] = coreai.decomposable.broadcasting_batch_matmul %[[X]], %[[W]] : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+// CHECK:         %[[Y:.+]] = coreai.decomposable.broadcasting_add %[[M]], %[[B]] : (tensor<2x3x5xf32>, tensor<5xf32>) -> tensor<2x3x5xf32>
+// CHECK-NOT:     coreai.reshape
+// CHECK:         coreai.output %[[Y]]
+coreai.graph @linear_rank3(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<5xf32>) -> tensor<2x3x5xf32> {
+  %s1 = coreai.constant dense<[6, 4]> : tensor<2xui32>
+  %f = coreai.reshape %x, %s1 : (tensor<2x3x4xf32>, tensor<2xui32>) -> tensor<6x4xf32>
+  %m = coreai.decomposable.broadcasting_batch_matmul %f, %w : (tensor<6x4xf32>, tensor<4x5xf32>) -> tensor<6x5xf32>
+  %a = coreai.decomposable.broadcasting_add %m, %b : (tensor<6x5xf32>, tensor<5xf32>) -> tensor<6x5xf32>
+  %s2 = coreai.constant dense<[2, 3, 5]> : tensor<3xui32>
+  %y = coreai.reshape %a, %s2 : (tensor<6x5xf32>, tensor<3xui32>) -> tensor<2x3x5xf32>
+  coreai.output %y : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Fires without a bias; the reshape after the matmul becomes the one
+// shape the result needs.
+// CHECK-LABEL: coreai.graph @linear_no_bias(
+// CHECK:         %[[M:.+]] = coreai.decomposable.broadcasting_batch_matmul %{{.+}}, %{{.+}} : (tensor<2x3x4xf32>, tensor<4x6xf32>) -> tensor<2x3x6xf32>
+// CHECK:         coreai.reshape %[[M]], %{{.+}} : (tensor<2x3x6xf32>, tensor<4xui32>) -> tensor<2x3x2x3xf32>
+// CHECK-NOT:     coreai.reshape
+coreai.graph @linear_no_bias(%x: tensor<2x3x4xf32>, %w: tensor<4x6xf32>) -> tensor<2x3x2x3xf32> {
+  %s1 = coreai.constant dense<[6, 4]> : tensor<2xui32>
+  %f = coreai.reshape %x, %s1 : (tensor<2x3x4xf32>, tensor<2xui32>) -> tensor<6x4xf32>
+  %m = coreai.decomposable.broadcasting_batch_matmul %f, %w : (tensor<6x4xf32>, tensor<4x6xf32>) -> tensor<6x6xf32>
+  %s2 = coreai.constant dense<[2, 3, 2, 3]> : tensor<4xui32>
+  %y = coreai.reshape %m, %s2 : (tensor<6x6xf32>, tensor<4xui32>) -> tensor<2x3x2x3xf32>
+  coreai.output %y : tensor<2x3x2x3xf32>
+}
+
+// -----
+
+// Does not fire: the flattening reshape moves elements across rows (x's
+// last dim is not the matmul's K).
+// CHECK-LABEL: coreai.graph @not_rows(
+// CHECK:         coreai.reshape %{{.+}} -> tensor<3x4xf32>
+// CHECK:         coreai.decomposable.broadcasting_batch_matmul %{{.+}} : (tensor<3x4xf32>, tensor<4x5xf32>)
+coreai.graph @not_rows(%x: tensor<2x3x2xf32>, %w: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %s1 = coreai.constant dense<[3, 4]> : tensor<2xui32>
+  %f = coreai.reshape %x, %s1 : (tensor<2x3x2xf32>, tensor<2xui32>) -> tensor<3x4xf32>
+  %m = coreai.decomposable.broadcasting_batch_matmul %f, %w : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  %s2 = coreai.constant dense<[3, 1, 5]> : tensor<3xui32>
+  %y = coreai.reshape %m, %s2 : (tensor<3x5xf32>, tensor<3xui32>) -> tensor<3x1x5xf32>
+  %t = coreai.constant dense<[1, 0, 2]> : tensor<3xui32>
+  %z = coreai.transpose %y, %t : (tensor<3x1x5xf32>, tensor<3xui32>) -> tensor<1x3x5xf32>
+  %s3 = coreai.constant dense<[2, 3, 5]> : tensor<3xui32>
+  %o = coreai.broadcast_to %z, %s3 : (tensor<1x3x5xf32>, tensor<3xui32>) -> tensor<2x3x5xf32>
+  coreai.output %o : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Does not fire: the rank-2 product has another use, so both forms would
+// be computed; nor when the bias is a whole [M, N] matrix.
+// CHECK-LABEL: coreai.graph @linear_shared(
+// CHECK:         coreai.reshape %{{.+}} -> tensor<6x4xf32>
+// CHECK-LABEL: coreai.graph @linear_matrix_bias(
+// CHECK:         coreai.reshape %{{.+}} -> tensor<6x4xf32>
+coreai.graph @linear_shared(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>) -> (tensor<2x3x5xf32>, tensor<6x5xf32>) {
+  %s1 = coreai.constant dense<[6, 4]> : tensor<2xui32>
+  %f = coreai.reshape %x, %s1 : (tensor<2x3x4xf32>, tensor<2xui32>) -> tensor<6x4xf32>
+  %m = coreai.decomposable.broadcasting_batch_matmul %f, %w : (tensor<6x4xf32>, tensor<4x5xf32>) -> tensor<6x5xf32>
+  %s2 = coreai.constant dense<[2, 3, 5]> : tensor<3xui32>
+  %y = coreai.reshape %m, %s2 : (tensor<6x5xf32>, tensor<3xui32>) -> tensor<2x3x5xf32>
+  coreai.output %y, %m : tensor<2x3x5xf32>, tensor<6x5xf32>
+}
+coreai.graph @linear_matrix_bias(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<6x5xf32>) -> tensor<2x3x5xf32> {
+  %s1 = coreai.constant dense<[6, 4]> : tensor<2xui32>
+  %f = coreai.reshape %x, %s1 : (tensor<2x3x4xf32>, tensor<2xui32>) -> tensor<6x4xf32>
+  %m = coreai.decomposable.broadcasting_batch_matmul %f, %w : (tensor<6x4xf32>, tensor<4x5xf32>) -> tensor<6x5xf32>
+  %a = coreai.decomposable.broadcasting_add %m, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xf32>
+  %s2 = coreai.constant dense<[2, 3, 5]> : tensor<3xui32>
+  %y = coreai.reshape %a, %s2 : (tensor<6x5xf32>, tensor<3xui32>) -> tensor<2x3x5xf32>
+  coreai.output %y : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Fires on a transposed input (as in attention blocks: x is a strided view
+// in the executor, the rank-2 form reads a copy; the bits are the same).
+// CHECK-LABEL: coreai.graph @linear_transposed_input(
+// CHECK:         coreai.transpose
+// CHECK-NEXT:    coreai.decomposable.broadcasting_batch_matmul %{{.+}} : (tensor<5x3x8xf32>, tensor<8x7xf32>) -> tensor<5x3x7xf32>
+coreai.graph @linear_transposed_input(%x: tensor<3x5x8xf32>, %w: tensor<8x7xf32>, %b: tensor<1x7xf32>) -> tensor<5x3x7xf32> {
+  %p = coreai.constant dense<[1, 0, 2]> : tensor<3xui32>
+  %t = coreai.transpose %x, %p : (tensor<3x5x8xf32>, tensor<3xui32>) -> tensor<5x3x8xf32>
+  %s1 = coreai.constant dense<[15, 8]> : tensor<2xui32>
+  %f = coreai.reshape %t, %s1 : (tensor<5x3x8xf32>, tensor<2xui32>) -> tensor<15x8xf32>
+  %m = coreai.decomposable.broadcasting_batch_matmul %f, %w : (tensor<15x8xf32>, tensor<8x7xf32>) -> tensor<15x7xf32>
+  %a = coreai.decomposable.broadcasting_add %m, %b : (tensor<15x7xf32>, tensor<1x7xf32>) -> tensor<15x7xf32>
+  %s2 = coreai.constant dense<[5, 3, 7]> : tensor<3xui32>
+  %y = coreai.reshape %a, %s2 : (tensor<15x7xf32>, tensor<3xui32>) -> tensor<5x3x7xf32>
+  coreai.output %y : tensor<5x3x7xf32>
+}

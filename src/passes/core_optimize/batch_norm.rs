@@ -29,7 +29,7 @@
 //! match eager PyTorch within the corpus tolerance (1e-4 × max|eager|,
 //! `test/e2e/test_convert_corpus.py`).
 
-use super::{constant_attr, defining_op, op_name, static_shape, Options};
+use super::{constant_attr, op_name, single_use_producer, static_shape, Options};
 use crate::emit::broadcasting;
 use crate::emit::constant;
 use crate::lowering::{Decline, LoweringCx};
@@ -282,17 +282,4 @@ fn scale_convolution<'c, 'a>(
         Value::from_raw(mlir_sys::mlirOperationGetResult(copy, 0))
     };
     Ok(Some((copy, bias)))
-}
-
-/// The op defining `v` when `v` has exactly one use.
-fn single_use_producer(v: Value<'_, '_>) -> Option<MlirOperation> {
-    let single = unsafe {
-        let first = mlir_sys::mlirValueGetFirstUse(v.to_raw());
-        !first.ptr.is_null() && mlir_sys::mlirOpOperandGetNextUse(first).ptr.is_null()
-    };
-    if single {
-        defining_op(v.to_raw())
-    } else {
-        None
-    }
 }

@@ -2,7 +2,7 @@
 """core-optimize against Apple's optimizer, per corpus model: op counts and
 (with --timing) pass time.
 
-    .venv/bin/python bench/optimize.py [MODEL ...] [--no-slow] [--keep DIR] [--timing N] [--markdown]
+    .venv/bin/python bench/optimize.py [MODEL ...] [--no-slow] [--keep DIR] [--timing N] [--executor N] [--markdown]
 
 For each model: import (`--decompositions none`), convert with
 `decompose,legalize-aten-to-coreai,fp16-stabilize,canonicalize,cse`
@@ -16,7 +16,11 @@ For each model: import (`--decompositions none`), convert with
 `--timing N`: also the in-process time of core-optimize (`--mlir-timing`,
 the median of N runs of `core-optimize` alone on the base module) against
 the wall time of Apple's `PassManager.run` call on the same IR (median of N),
-and their ratio. A benchmark, not a test: it asserts nothing.
+and their ratio. `--executor N`: also the executor's run time on the
+module before and after core-optimize (`coreai-run --bench N`, the median
+of N runs after a first, on the model's inputs) and their ratio; set
+COREAI_BUILD_DIR=target/release for a release coreai-run. A benchmark,
+not a test: it asserts nothing.
 """
 
 import argparse
@@ -87,10 +91,23 @@ def pass_seconds(timing_text, name="core-optimize"):
     raise RuntimeError(f"no '{name}' line in --mlir-timing output")
 
 
-def measure(name, spec, work, repeat):
+BENCH_RE = re.compile(r"bench: median ([\d.]+) ms")
+
+
+def run_ms(module, inputs, n):
+    """coreai-run's median time per run of `module` on `inputs` (ms)."""
+    r = subprocess.run([str(report.COREAI_RUN), str(module), "--inputs", str(inputs), "--bench", str(n)],
+                       capture_output=True, text=True)
+    m = BENCH_RE.search(r.stderr)
+    if r.returncode != 0 or not m:
+        raise RuntimeError(report.first_error(r.stderr))
+    return float(m.group(1))
+
+
+def measure(name, spec, work, repeat, executor=0):
     if name in report.USER_LOWERINGS:
         return None
-    module, _, _ = report.export(name, spec, work)
+    module, inputs, _ = report.export(name, spec, work)
     base = work / f"{name}.base.mlir"
     opt(module, BASE, base)
     base_text = base.read_text()
@@ -104,6 +121,8 @@ def measure(name, spec, work, repeat):
         runs = [pass_seconds(opt(base, "builtin.module(core-optimize)", work / "t.mlir", True))
                 for _ in range(repeat)]
         row["ours_s"], row["apple_s"] = statistics.median(runs), apple_s
+    if executor:
+        row["run_base_ms"], row["run_ours_ms"] = run_ms(base, inputs, executor), run_ms(ours, inputs, executor)
     return row
 
 
@@ -113,6 +132,7 @@ def main(argv=None):
     ap.add_argument("--no-slow", action="store_true")
     ap.add_argument("--keep", type=Path, help="keep the modules in DIR")
     ap.add_argument("--timing", type=int, default=0, metavar="N")
+    ap.add_argument("--executor", type=int, default=0, metavar="N")
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
     corpus_list, _ = report.corpus()
@@ -124,7 +144,7 @@ def main(argv=None):
     rows = []
     for name in names:
         try:
-            row = measure(name, corpus[name], work, args.timing)
+            row = measure(name, corpus[name], work, args.timing, args.executor)
         except Exception as e:  # noqa: BLE001 - a benchmark reports and goes on
             print(f"{name}: {e}", file=sys.stderr)
             continue
@@ -134,18 +154,25 @@ def main(argv=None):
         timing = ""
         if args.timing:
             timing = f" {row['ours_s'] * 1e3:9.2f} {row['apple_s'] * 1e3:9.2f} {row['apple_s'] / row['ours_s']:7.1f}x"
+        if args.executor:
+            timing += f" {row['run_base_ms']:9.2f} {row['run_ours_ms']:9.2f} {row['run_base_ms'] / row['run_ours_ms']:6.2f}x"
         if not args.markdown:
             print(f"{name:28} {row['base']:6} {row['apple']:6} {row['ours']:6}{timing}", flush=True)
     total = {k: sum(r[k] for r in rows) for k in ("base", "apple", "ours")}
     if args.markdown:
         head = "| model | before | Apple rewrite + symbol-dce | core-optimize |"
-        print(head + (" core-optimize ms | Apple ms | ratio |" if args.timing else ""))
-        print("|---|---|---|---|" + ("---|---|---|" if args.timing else ""))
+        head += " core-optimize ms | Apple ms | ratio |" if args.timing else ""
+        head += " coreai-run before, ms | after, ms | speed-up |" if args.executor else ""
+        print(head)
+        print("|" + "---|" * (head.count("|") - 1))
         for r in rows:
             t = f" {r['ours_s'] * 1e3:.2f} | {r['apple_s'] * 1e3:.2f} | {r['apple_s'] / r['ours_s']:.1f}x |" \
                 if args.timing else ""
+            if args.executor:
+                t += f" {r['run_base_ms']:.2f} | {r['run_ours_ms']:.2f} | {r['run_base_ms'] / r['run_ours_ms']:.2f}x |"
             print(f"| {r['model']} | {r['base']} | {r['apple']} | {r['ours']} |{t}")
-        print(f"| **total** | {total['base']} | {total['apple']} | {total['ours']} |" + (" | | |" if args.timing else ""))
+        blanks = 3 * (bool(args.timing) + bool(args.executor))
+        print(f"| **total** | {total['base']} | {total['apple']} | {total['ours']} |" + " |" * blanks)
     else:
         print(f"{'total':28} {total['base']:6} {total['apple']:6} {total['ours']:6}")
     worse = [r["model"] for r in rows if r["ours"] > r["apple"]]

@@ -115,24 +115,30 @@ fn to_attribute(t: &Tensor, ty: MlirType) -> Result<MlirAttribute, String> {
 
 /// Row-major little-endian bytes of a non-bool tensor.
 fn raw_bytes(t: &Tensor) -> Vec<u8> {
-    macro_rules! bytes {
-        ($a:expr) => {
-            $a.iter().flat_map(|v| v.to_le_bytes()).collect()
-        };
-    }
     match t {
-        Tensor::I8(a) => bytes!(a),
-        Tensor::I16(a) => bytes!(a),
-        Tensor::I32(a) => bytes!(a),
-        Tensor::I64(a) => bytes!(a),
-        Tensor::U8(a) => bytes!(a),
-        Tensor::U16(a) => bytes!(a),
-        Tensor::U32(a) => bytes!(a),
-        Tensor::U64(a) => bytes!(a),
-        Tensor::F16(a) => bytes!(a),
-        Tensor::BF16(a) => bytes!(a),
-        Tensor::F32(a) => bytes!(a),
-        Tensor::F64(a) => bytes!(a),
+        Tensor::I8(a) => le_bytes(a, i8::to_le_bytes),
+        Tensor::I16(a) => le_bytes(a, i16::to_le_bytes),
+        Tensor::I32(a) => le_bytes(a, i32::to_le_bytes),
+        Tensor::I64(a) => le_bytes(a, i64::to_le_bytes),
+        Tensor::U8(a) => le_bytes(a, u8::to_le_bytes),
+        Tensor::U16(a) => le_bytes(a, u16::to_le_bytes),
+        Tensor::U32(a) => le_bytes(a, u32::to_le_bytes),
+        Tensor::U64(a) => le_bytes(a, u64::to_le_bytes),
+        Tensor::F16(a) => le_bytes(a, half::f16::to_le_bytes),
+        Tensor::BF16(a) => le_bytes(a, half::bf16::to_le_bytes),
+        Tensor::F32(a) => le_bytes(a, f32::to_le_bytes),
+        Tensor::F64(a) => le_bytes(a, f64::to_le_bytes),
         Tensor::Bool(_) | Tensor::C64(_) => Vec::new(),
     }
+}
+
+/// The elements' bytes in row-major order: a loop over a sized buffer, not
+/// `flat_map` (a folded weight has millions of elements, and a per-byte
+/// iterator does not vectorize).
+fn le_bytes<T: Copy, const N: usize>(a: &ndarray::ArrayD<T>, to_le: fn(T) -> [u8; N]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(a.len() * N);
+    for v in a.iter() {
+        out.extend_from_slice(&to_le(*v));
+    }
+    out
 }

@@ -24,32 +24,38 @@ use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use mlir_sys::{MlirAttribute, MlirBlock, MlirOperation};
 use std::collections::HashMap;
 
-/// Content key of a constant: its type and its attribute, or its bytes for
-/// a blob.
+/// What identifies a constant's value without reading it: its attribute
+/// (MLIR uniques attributes), or for a blob its type and byte length; blobs
+/// with the same type and length are then compared byte for byte.
 #[derive(Hash, PartialEq, Eq)]
 enum Key {
     Attribute(usize),
-    Blob(usize, Vec<u8>),
+    Blob(usize, usize),
 }
 
-fn key(attr: MlirAttribute) -> Key {
+/// The key of a constant's value, and a blob's bytes.
+fn key<'b>(attr: MlirAttribute) -> (Key, Option<&'b [u8]>) {
     unsafe {
         if mlir_sys::mlirAttributeIsADenseResourceElements(attr) {
             let mut size = 0usize;
             let data = crate::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
             if !data.is_null() {
-                let bytes = std::slice::from_raw_parts(data as *const u8, size).to_vec();
-                return Key::Blob(mlir_sys::mlirAttributeGetType(attr).ptr as usize, bytes);
+                // The blob lives as long as its attribute, which the
+                // caller's walk neither changes nor erases.
+                let bytes = std::slice::from_raw_parts(data as *const u8, size);
+                let ty = mlir_sys::mlirAttributeGetType(attr).ptr as usize;
+                return (Key::Blob(ty, size), Some(bytes));
             }
         }
     }
-    Key::Attribute(attr.ptr as usize)
+    (Key::Attribute(attr.ptr as usize), None)
 }
 
 /// Replaces every constant equal to an earlier one of its block by that
-/// one. Returns how many were replaced.
+/// one. Returns how many were replaced. Blobs are neither copied nor
+/// hashed: only those of one type and length are compared (`memcmp`).
 pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
-    let mut seen: HashMap<(usize, Key), MlirOperation> = HashMap::new();
+    let mut seen: HashMap<(usize, Key), Vec<(Option<&[u8]>, MlirOperation)>> = HashMap::new();
     let mut duplicates: Vec<(MlirOperation, MlirOperation)> = Vec::new();
     root.walk(WalkOrder::PreOrder, |op| {
         let raw = op.to_raw();
@@ -59,13 +65,11 @@ pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
                     mlir_sys::mlirOperationGetAttributeByName(raw, crate::ffi::string_ref("value"));
                 let block: MlirBlock = mlir_sys::mlirOperationGetBlock(raw);
                 if !attr.ptr.is_null() {
-                    match seen.entry((block.ptr as usize, key(attr))) {
-                        std::collections::hash_map::Entry::Occupied(first) => {
-                            duplicates.push((raw, *first.get()))
-                        }
-                        std::collections::hash_map::Entry::Vacant(slot) => {
-                            slot.insert(raw);
-                        }
+                    let (key, bytes) = key(attr);
+                    let firsts = seen.entry((block.ptr as usize, key)).or_default();
+                    match firsts.iter().find(|(b, _)| *b == bytes) {
+                        Some((_, first)) => duplicates.push((raw, *first)),
+                        None => firsts.push((bytes, raw)),
                     }
                 }
             }

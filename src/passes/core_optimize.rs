@@ -13,6 +13,8 @@
 //!     the op computes, bit for bit, in the executor);
 //!   - `shape_chains`: reshape of reshape, transpose of transpose, identity
 //!     reshape/transpose/broadcast/slice/concat;
+//!   - `linear`: a linear layer on a rank-3+ input without the reshapes
+//!     that flatten it to rank 2 and back;
 //!   - `identities`: `x*1`, `x+(-0.0)`, `x-0.0`, `x/1` (true division),
 //!     integer `x+0`/`x-0`, cast to the same type, widen-then-narrow cast
 //!     pairs;

@@ -682,7 +682,12 @@ fn causal_masked<'c, 'a>(
         };
         let ty = tensor_type(&[n], cx.parse_type("si32")?);
         let r = cx.build_value("coreai.range", &[si32(0)?, end, si32(1)?], ty, &[])?;
-        crate::emit::expand_dim(cx, r, unit)
+        if n == DYNAMIC {
+            return crate::emit::expand_dim(cx, r, unit);
+        }
+        let mut to = vec![n, n];
+        to[unit] = 1;
+        reshape(cx, r, &to)
     };
     let (rows, cols) = (positions(l, 0, 1)?, positions(s, 1, 0)?);
     predicate(cx, "greater", cols, rows)

@@ -2,7 +2,8 @@
 dims: index.Tensor (one index, `x[:, j]`, two indices of one shape),
 index_select and index_put (one and two indices, values broadcast at run
 time) with dynamic data and index lengths; upsample_nearest2d /
-upsample_bilinear2d with a dynamic batch and channel count; scalar_tensor
+upsample_bilinear2d with a dynamic batch and channel count, and with
+dynamic spatial dims under power-of-two scale factors; masked_scatter; scalar_tensor
 of a symbolic size, views with two symbolic sizes, expand of a unit dim to
 a symbolic size, and argmax / argmin over every dim of a dynamic shape.
 Each module is exported with dynamic dims (`--dynamic-dims`), converted
@@ -36,15 +37,25 @@ def factory():
     "upsample": ('''
 F = torch.nn.functional
 class M(torch.nn.Module):
-    def forward(self, x):
+    def forward(self, x, y):
         return (F.interpolate(x, scale_factor=2, mode="nearest"), F.interpolate(x, size=(6, 7), mode="nearest"),
                 F.interpolate(x, scale_factor=2, mode="bilinear"),
-                F.interpolate(x, size=(7, 9), mode="bilinear", align_corners=True))
+                F.interpolate(x, size=(7, 9), mode="bilinear", align_corners=True),
+                F.interpolate(y, scale_factor=2, mode="nearest"), F.interpolate(y, scale_factor=(4, 2), mode="bilinear"))
 def factory():
-    return M(), (torch.randn(2, 3, 4, 5),)
-''', "x:0=1:16,x:1=1:8", lambda n, rng: {
+    return M(), (torch.randn(2, 3, 4, 5), torch.randn(1, 2, 3, 4))
+''', "x:0=1:16,x:1=1:8,y:2=1:32,y:3=1:32", lambda n, rng: {
         "x": rng.normal(size=(n, 3 if n < 5 else 2, 4, 5)).astype(np.float32),
+        "y": rng.normal(size=(1, 2, n, 2 * n + 1)).astype(np.float32),
     }, 1e-5),
+    # masked_scatter with a dynamic shape (mask and source of x's shape).
+    "masked": ('''
+class M(torch.nn.Module):
+    def forward(self, x):
+        return x.masked_scatter(x > 0, x * 2 + 1), x.masked_scatter(x < 0.5, -x)
+def factory():
+    return M(), (torch.randn(4, 3),)
+''', "x:0=1:16", lambda n, rng: {"x": rng.normal(size=(n, 3)).astype(np.float32)}, 0),
     # x: [n, m, 6] with n and m independent.
     "symbolic": ('''
 class M(torch.nn.Module):

@@ -962,12 +962,34 @@ fn masked_fill<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // takes source.flatten()[k]
 //   → flat = where(mask, gather_along_axis(source.flatten(), max(cumsum(mask) - 1, 0), 0), x.flatten())
 //     (coreai.scan <sum> for the cumsum), reshaped back.
+//
+// Dynamic shapes: the flat views infer their length (-1) and the result is
+// reshaped to x's runtime shape; the mask must then have x's shape (its
+// broadcast would need sizes).
 fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let xd = static_dims(cx, 0)?;
-    let n: i64 = xd.iter().product();
-    let sn: i64 = static_dims(cx, 2)?.iter().product();
+    let xd = type_dims(cx.operand(0)?.r#type())?;
+    let sd = type_dims(cx.operand(2)?.r#type())?;
+    let flat = |d: &[i64]| match d.contains(&DYNAMIC) {
+        true => DYNAMIC,
+        false => d.iter().product(),
+    };
+    let (n, sn) = (flat(&xd), flat(&sd));
     let x = reshape(cx, cx.operand(0)?, &[n])?;
-    let mask = reshape(cx, broadcast(cx, cx.operand(1)?, &xd)?, &[n])?;
+    let mask = cx.operand(1)?;
+    let mask = if n == DYNAMIC {
+        let md = type_dims(mask.r#type())?;
+        if md != xd {
+            return Err(format!(
+                "the mask {} is broadcast to the dynamic shape {}; this lowering needs the mask of that shape",
+                mask.r#type(),
+                cx.operand(0)?.r#type()
+            ));
+        }
+        mask
+    } else {
+        broadcast(cx, mask, &xd)?
+    };
+    let mask = reshape(cx, mask, &[n])?;
     let source = cast_to(cx, cx.operand(2)?, element_type(x)?)?;
     let source = reshape(cx, source, &[sn])?;
     let si32 = cx.parse_type("si32")?;
@@ -993,7 +1015,8 @@ fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         &[],
     )?;
     let flat = select_to(cx, mask, picked, x, x.r#type())?;
-    Ok(vec![reshape(cx, flat, &xd)?])
+    let extents = crate::emit::extents_of(cx.operand(0)?)?;
+    Ok(vec![crate::emit::reshape_to(cx, flat, &xd, &extents)?])
 }
 
 /// `coreai.non_zero %x`: the `[n, rank]` si32 coordinates of the non-zero

@@ -1333,7 +1333,6 @@ fn interpolate<'c, 'a>(
     offset: [f64; 2],
     mode: &str,
 ) -> Lowered<'c, 'a> {
-    let f32 = cx.parse_type("f32")?;
     let x = cx.operand(0)?;
     let extents: Vec<crate::emit::Extent> = out
         .iter()
@@ -1343,9 +1342,22 @@ fn interpolate<'c, 'a>(
             n => crate::emit::Extent::Static(n),
         })
         .collect();
+    let shape = crate::emit::runtime_shape(cx, &extents, "si32")?;
+    interpolate_to(cx, shape, scale, offset, mode)
+}
+
+/// `coreai.interpolate %x, %shape, scale, offset {mode}`.
+fn interpolate_to<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    shape: Value<'c, 'a>,
+    scale: [f64; 2],
+    offset: [f64; 2],
+    mode: &str,
+) -> Lowered<'c, 'a> {
+    let f32 = cx.parse_type("f32")?;
     let operands = [
-        x,
-        crate::emit::runtime_shape(cx, &extents, "si32")?,
+        cx.operand(0)?,
+        shape,
         float_constant(cx, &[4], &[1.0, 1.0, scale[0], scale[1]], f32)?,
         float_constant(cx, &[4], &[0.0, 0.0, offset[0], offset[1]], f32)?,
     ];
@@ -1362,6 +1374,9 @@ fn interpolate<'c, 'a>(
 //   → coreai.interpolate %x, [N, C, H', W'], [1, 1, sh, sw], [0, 0, oh, ow] {linear}
 //   half-pixel: s = scale, o = 0; align_corners: s = (out-1)/(in-1), o = (1-s)/2
 pub fn upsample_bilinear2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if let Some(lowered) = upsample_dynamic_spatial(cx, "linear")? {
+        return Ok(lowered);
+    }
     let (out, mut scale) = upsample_geometry(cx)?;
     let mut offset = [0.0, 0.0];
     if bool_attr(cx, "align_corners")? {
@@ -1377,6 +1392,51 @@ pub fn upsample_bilinear2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         }
     }
     interpolate(cx, &out, scale, offset, "linear")
+}
+
+/// An upsample of an input with a dynamic spatial dim (`None` when every
+/// spatial dim is static):
+///   coreai.interpolate %x, (cast (coreai.get_shape %x) to si32) · [1, 1, kh, kw], [1, 1, kh, kw], [0, 0, 0, 0]
+/// Only for power-of-two integer scale factors without align_corners: the
+/// output size is then in·k exactly, PyTorch's source coordinate
+/// (o + 0.5)/k - 0.5 (bilinear) and floor(o/k) (nearest, 1/k exact in f32)
+/// are coreai's with offset 0 at every size; any other form depends on the
+/// sizes and declines naming the dim.
+fn upsample_dynamic_spatial<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    mode: &str,
+) -> Result<Option<Vec<Value<'c, 'a>>>, Decline> {
+    let ty = cx.operand_tensor(0)?;
+    let d = crate::schema::dims(ty);
+    let Some(dim) = (2..d.len()).find(|&i| d[i] == DYNAMIC) else {
+        return Ok(None);
+    };
+    let refuse = |why: &str| {
+        Err(format!(
+            "spatial dim {dim} of the input ({ty}) is dynamic; {why} (only power-of-two integer scale factors without align_corners give the output size and source indices at every size)"
+        ))
+    };
+    if d.len() != 4 {
+        return Err(format!("upsample takes an NCHW input, got {ty}"));
+    }
+    let factors = match opt_float_list(cx, "scale_factors")? {
+        Some(f) if f.len() == 2 => f,
+        _ => return refuse("upsampling it to a fixed output_size is not lowered"),
+    };
+    let power_of_two = |f: f64| f >= 1.0 && f.fract() == 0.0 && (f as i64).count_ones() == 1;
+    if !factors.iter().all(|&f| power_of_two(f)) {
+        return refuse(&format!("scale factors {factors:?} are not powers of two"));
+    }
+    if cx.op().attribute("align_corners").is_ok() && bool_attr(cx, "align_corners")? {
+        return refuse("align_corners scales by (out - 1)/(in - 1)");
+    }
+    let x = cx.operand(0)?;
+    let si32 = cx.parse_type("si32")?;
+    let shape = cast_to(cx, crate::emit::get_shape(cx, x)?, si32)?;
+    let k = [1, 1, factors[0] as i64, factors[1] as i64];
+    let shape = broadcasting(cx, "mul", shape, crate::emit::int_vector(cx, &k, "si32")?)?;
+    let scale = [factors[0], factors[1]];
+    interpolate_to(cx, shape, scale, [0.0, 0.0], mode).map(Some)
 }
 
 /// PyTorch's nearest source index of output `o` (`upsample_nearest2d`):
@@ -1425,6 +1485,9 @@ fn nearest_offset(input: i64, output: i64, scale: f64, factor: Option<f64>) -> O
 //   so the offset is chosen (and verified for every output index) to make
 //   the two agree.
 pub fn upsample_nearest2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if let Some(lowered) = upsample_dynamic_spatial(cx, "nearest_neighbor")? {
+        return Ok(lowered);
+    }
     let (out, scale) = upsample_geometry(cx)?;
     let d = upsample_dims(cx)?;
     let factors = opt_float_list(cx, "scale_factors")?;

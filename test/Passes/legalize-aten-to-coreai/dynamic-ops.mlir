@@ -159,3 +159,33 @@ func.func @scalar_tensor_symbolic(%x: tensor<?x4xf32>) -> tensor<f32> {
   %0 = aten.operator "aten::scalar_tensor.default"(%n) {device = "cpu", pin_memory = false, operand_args = ["s"], operand_groups = array<i64: 1>} : (i64) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// A dynamic spatial dim under power-of-two scale factors: the output shape
+// is the input's runtime shape times [1, 1, kh, kw], the offsets 0.
+// CHECK-LABEL: coreai.graph @upsample_dynamic_spatial(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<1x2x?x?xf32>)
+// CHECK:         %[[SH:.*]] = coreai.get_shape %[[X]] : tensor<1x2x?x?xf32> -> tensor<4xui32>
+// CHECK:         %[[SI:.*]] = coreai.cast %[[SH]] : tensor<4xui32> to tensor<4xsi32>
+// CHECK:         %[[K:.*]] = coreai.constant dense<[1, 1, 4, 2]> : tensor<4xsi32>
+// CHECK:         %[[OUT:.*]] = coreai.decomposable.broadcasting_mul %[[SI]], %[[K]]
+// CHECK:         coreai.interpolate %[[X]], %[[OUT]], {{.*}} -> tensor<1x2x?x?xf32>
+func.func @upsample_dynamic_spatial(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32> {
+  %0 = aten.upsample_bilinear2d.vec %x {scale_factors = [4.0, 2.0], align_corners = false} : (tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
+  return %0 : tensor<1x2x?x?xf32>
+}
+
+// -----
+
+// masked_scatter of a dynamic shape: flat views of inferred length, the
+// result reshaped to x's runtime shape.
+// CHECK-LABEL: coreai.graph @masked_scatter_dynamic(
+// CHECK:         coreai.reshape {{.*}} -> tensor<?xf32>
+// CHECK:         coreai.scan
+// CHECK:         coreai.gather_along_axis
+// CHECK:         coreai.reshape {{.*}} -> tensor<?x3xf32>
+func.func @masked_scatter_dynamic(%x: tensor<?x3xf32>, %m: tensor<?x3xi1>, %s: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %0 = aten.masked_scatter.default %x, %m, %s : (tensor<?x3xf32>, tensor<?x3xi1>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}

@@ -189,8 +189,11 @@ fn opt_int_list(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Option<Vec<i64>>,
 /// The static dims of result `index`.
 fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
     let d = crate::schema::dims(cx.result_tensor(index)?);
-    if d.contains(&crate::schema::DYNAMIC) {
-        return Err(format!("result #{index} has a dynamic shape"));
+    if let Some(i) = d.iter().position(|&n| n == crate::schema::DYNAMIC) {
+        return Err(format!(
+            "dim {i} of result #{index} ({}) is dynamic; this lowering needs its size",
+            cx.result_type(index)?
+        ));
     }
     Ok(d)
 }

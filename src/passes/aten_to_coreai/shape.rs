@@ -130,9 +130,9 @@ type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
     let ty = cx.result_tensor(index)?;
     let d = dims(ty);
-    if d.contains(&DYNAMIC) {
+    if let Some(i) = d.iter().position(|&n| n == DYNAMIC) {
         return Err(format!(
-            "the result type {ty} is dynamic; this lowering needs a static shape"
+            "dim {i} of the result type {ty} is dynamic; this lowering needs a static shape"
         ));
     }
     Ok(d)

@@ -424,6 +424,32 @@ pub fn get_shape<'c, 'a>(
     cx.build_value("coreai.get_shape", &[x], tensor_type(&[rank], ui32), &[])
 }
 
+/// Dim `d` of `x` as a rank-0 tensor of `element`: its static size as a
+/// constant, or read at run time (a slice of `coreai.get_shape`, reshaped
+/// to rank 0 and cast).
+pub fn dim_scalar<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    d: usize,
+    element: &str,
+) -> Result<Value<'c, 'a>, Decline> {
+    let n = *shape_of(x)?
+        .get(d)
+        .ok_or_else(|| format!("{} has no dim {d}", x.r#type()))?;
+    let ty = cx.parse_type(element)?;
+    if n != DYNAMIC {
+        return splat(cx, Scalar::Int(n), tensor_type(&[], ty));
+    }
+    let s = get_shape(cx, x)?;
+    let one = slice(
+        cx,
+        s,
+        &[(d as i64, d as i64 + 1, 1)],
+        tensor_type(&[1], element_type(s)?),
+    )?;
+    cast_to(cx, reshape(cx, one, &[])?, ty)
+}
+
 /// One entry of a shape built at run time by [`runtime_shape`].
 #[derive(Clone, Copy)]
 pub enum Extent<'c, 'a> {
@@ -523,9 +549,8 @@ pub fn reshape_to<'c, 'a>(
         return reshape(cx, x, to);
     }
     let result = tensor_type(to, element_type(x)?);
-    if x.r#type() == result {
-        return Ok(x);
-    }
+    // Two dynamic dims of one type may still differ (x.reshape(m, n) of an
+    // [n, m] x): the shape is always built.
     let infers = extents.iter().any(|e| matches!(e, Extent::Static(-1)));
     let s = runtime_shape(cx, extents, if infers { "si32" } else { "ui32" })?;
     cx.build_value("coreai.reshape", &[x, s], result, &[])

@@ -108,9 +108,9 @@ pub fn type_dims(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
 /// The dims of `ty`, declining a dynamic one.
 pub fn static_type_dims(ty: Type<'_>) -> Result<Vec<i64>, Decline> {
     let d = type_dims(ty)?;
-    if d.contains(&DYNAMIC) {
+    if let Some(i) = d.iter().position(|&n| n == DYNAMIC) {
         return Err(format!(
-            "{ty} is dynamic; this lowering needs static shapes"
+            "dim {i} of {ty} is dynamic; this lowering needs static shapes"
         ));
     }
     Ok(d)
@@ -125,9 +125,9 @@ pub fn shape_of(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
 pub fn static_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
     let ty = cx.operand_tensor(index)?;
     let d = dims(ty);
-    if d.contains(&DYNAMIC) {
+    if let Some(i) = d.iter().position(|&n| n == DYNAMIC) {
         return Err(format!(
-            "operand #{index} has the dynamic shape {ty}; this lowering needs static shapes"
+            "dim {i} of operand #{index} ({ty}) is dynamic; this lowering needs static shapes"
         ));
     }
     Ok(d)

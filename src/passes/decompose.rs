@@ -31,7 +31,8 @@
 //! Interactions: run before `legalize-aten-to-coreai` with the same table
 //! (pipeline `coreai-pipeline`). `aten.sym_size.int` is in PyTorch's table
 //! but torch.export never decomposes it (it reads a symbolic size); it is
-//! not decomposed, as are the exporter's assertion ops.
+//! not decomposed, as are the exporter's assertion ops; `arange.default`
+//! and `arange.start` are kept too (lowered as `arange.start_step`).
 
 mod aten_builders;
 mod math;
@@ -80,8 +81,11 @@ pub const INFO: PassInfo = PassInfo {
 pub type DecomposeFn = RewriteFn;
 
 /// Ops in the table that are kept on purpose: torch.export does not
-/// decompose them either.
-const KEPT: &[&str] = &["sym_size.int"];
+/// decompose sym_size.int either; PyTorch decomposes arange.default and
+/// arange.start into arange.start_step with start 0 and step 1, which is
+/// how the legalizer lowers them (a symbolic `end`, `torch.arange(s)` over
+/// a dynamic length, included).
+const KEPT: &[&str] = &["arange.default", "arange.start", "sym_size.int"];
 
 /// Every decomposition, by ATen overload.
 fn rules() -> impl Iterator<Item = &'static (&'static str, DecomposeFn)> {

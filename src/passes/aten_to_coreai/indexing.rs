@@ -6,11 +6,16 @@
 //! PyTorch does; where a lowering computes a linear index itself it wraps
 //! explicitly.
 //!
-//! Index tensors must be static; the indexed tensor may have dynamic dims
-//! where the index and the input agree (gather, scatter, embedding), and
-//! index_select / `x[:, i]` on dynamic tensors go through a transpose and
-//! gather_nd. index_put and masked_scatter need static shapes. A boolean
-//! mask is supported as the only index, over leading dims.
+//! Dynamic dims: the indexed tensor may have dynamic dims where the index
+//! and the input agree (gather, scatter, embedding); index_select and
+//! index.Tensor with one index tensor (`x[i]`, `x[:, i]`) take dynamic data
+//! and a dynamic index (a transpose and gather_nd, the index column a
+//! coreai.expand_dims); several index tensors may be dynamic when they have
+//! one shape and no un-indexed dim precedes them; index_put then
+//! broadcasts its values to the update shape read at run time
+//! (coreai.get_shape). index_put with accumulate and masked_scatter need
+//! static shapes (they flatten with static strides). A boolean mask is
+//! supported as the only index, over leading dims.
 
 use crate::emit::{
     bool_scalar, cast_to, int_scalar, int_vector, leading_block, reshape, shape, slice,
@@ -161,7 +166,20 @@ fn fit_other_dims<'c, 'a>(
 fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let xd = type_dims(cx.operand(0)?.r#type())?;
     let dim = normalize_dim(int_attr(cx, "dim")?, xd.len())?;
-    let n: i64 = static_dims(cx, 1)?.iter().product();
+    let id = type_dims(cx.operand(1)?.r#type())?;
+    if id.contains(&DYNAMIC) {
+        // A 1-D index of runtime length: gathered as it is.
+        if xd.is_empty() || id.len() != 1 {
+            return Err(format!(
+                "index_select with the dynamic index {} of a rank-{} input is not lowered",
+                cx.operand(1)?.r#type(),
+                xd.len()
+            ));
+        }
+        let idx = index_si32(cx, cx.operand(1)?)?;
+        return Ok(vec![gather_at_dim(cx, cx.operand(0)?, idx, dim)?]);
+    }
+    let n: i64 = id.iter().product();
     if xd.contains(&DYNAMIC) {
         return index_select_dynamic(cx, dim, n);
     }
@@ -213,7 +231,8 @@ fn index_select_dynamic<'c, 'a>(cx: &LoweringCx<'c, 'a>, dim: usize, n: i64) -> 
 /// `x` indexed along `dim` by the si32 tensor `idx` (any shape B), the
 /// result `x.shape[:dim] + B + x.shape[dim+1:]`: coreai.gather_nd of x with
 /// `dim` moved first at `idx[..., None]`, the B dims moved back to `dim`.
-/// Transposes keep dynamic dims, so x may be dynamic (B is static).
+/// Transposes keep dynamic dims, so x may be dynamic, and so may B (the
+/// index column is then a `coreai.expand_dims`).
 fn gather_at_dim<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
@@ -221,7 +240,7 @@ fn gather_at_dim<'c, 'a>(
     dim: usize,
 ) -> Result<Value<'c, 'a>, Decline> {
     let xd = type_dims(x.r#type())?;
-    let b = static_type_dims(idx.r#type())?;
+    let b = type_dims(idx.r#type())?;
     let mut perm: Vec<usize> = vec![dim];
     perm.extend((0..xd.len()).filter(|&i| i != dim));
     let front = if dim == 0 {
@@ -229,9 +248,7 @@ fn gather_at_dim<'c, 'a>(
     } else {
         transpose(cx, x, &perm)?
     };
-    let mut column = b.clone();
-    column.push(1);
-    let idx = reshape(cx, idx, &column)?;
+    let idx = unit_last(cx, idx)?;
     let mut gd = b.clone();
     gd.extend(perm[1..].iter().map(|&i| xd[i]));
     let ty = tensor_type(&gd, element_type(front)?);
@@ -245,6 +262,64 @@ fn gather_at_dim<'c, 'a>(
         .chain(nb + dim..gd.len())
         .collect();
     transpose(cx, g, &back)
+}
+
+/// `v` with a trailing unit dim: a reshape when `v` is static, otherwise a
+/// `coreai.expand_dims` (which keeps the dynamic dims).
+fn unit_last<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let mut d = type_dims(v.r#type())?;
+    d.push(1);
+    if !d.contains(&DYNAMIC) {
+        return reshape(cx, v, &d);
+    }
+    let a = int_vector(cx, &[d.len() as i64 - 1], "si32")?;
+    let ty = tensor_type(&d, element_type(v)?);
+    cx.build_value("coreai.expand_dims", &[v, a], ty, &[])
+}
+
+/// `x` broadcast to `to` (dynamic dims as `DYNAMIC`, their runtime sizes
+/// in `extents`), of rank at most `to`'s: [`broadcast`] when both are
+/// static, otherwise leading unit dims added with `coreai.expand_dims` and
+/// a `coreai.broadcast_to` of the runtime shape.
+fn broadcast_runtime<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    to: &[i64],
+    extents: &[crate::emit::Extent<'c, 'a>],
+) -> Result<Value<'c, 'a>, Decline> {
+    let d = type_dims(x.r#type())?;
+    if !d.contains(&DYNAMIC) && !to.contains(&DYNAMIC) {
+        return broadcast(cx, x, to);
+    }
+    if d.len() > to.len() {
+        return Err(format!(
+            "cannot broadcast {} to rank {}",
+            x.r#type(),
+            to.len()
+        ));
+    }
+    let element = element_type(x)?;
+    let mut x = x;
+    if d.len() < to.len() {
+        let lead = to.len() - d.len();
+        let axes: Vec<i64> = (0..lead as i64).collect();
+        let mut padded = vec![1; lead];
+        padded.extend(&d);
+        let a = int_vector(cx, &axes, "si32")?;
+        x = cx.build_value(
+            "coreai.expand_dims",
+            &[x, a],
+            tensor_type(&padded, element),
+            &[],
+        )?;
+    }
+    let s = crate::emit::runtime_shape(cx, extents, "ui32")?;
+    cx.build_value(
+        "coreai.broadcast_to",
+        &[x, s],
+        tensor_type(to, element),
+        &[],
+    )
 }
 
 // aten.embedding(%weight, %indices) → coreai.gather_nd %weight at (reshape (si32 %indices) to [..., 1])
@@ -529,9 +604,27 @@ fn stack_indices<'c, 'a>(
     let contiguous = last - first + 1 == indexed.len();
     let shapes: Vec<Vec<i64>> = indexed
         .iter()
-        .map(|&i| static_type_dims(slots[i].expect("indexed").r#type()))
+        .map(|&i| type_dims(slots[i].expect("indexed").r#type()))
         .collect::<Result<_, _>>()?;
-    let b = broadcast_shapes(&shapes.iter().map(Vec::as_slice).collect::<Vec<_>>())?;
+    // Dynamic index shapes: all the same (torch.export checks that they
+    // broadcast; the same symbolic size is not told apart from another, so
+    // only identical shapes with the dynamic dims in the same places pass).
+    let dynamic = shapes.iter().any(|s| s.contains(&DYNAMIC));
+    let b = if dynamic {
+        if shapes.iter().any(|s| s != &shapes[0]) {
+            let types: Vec<String> = indexed
+                .iter()
+                .map(|&i| slots[i].expect("indexed").r#type().to_string())
+                .collect();
+            return Err(format!(
+                "index tensors of different shapes with a dynamic dim ({}) need a broadcast of unknown sizes; this lowering needs them of one shape",
+                types.join(", ")
+            ));
+        }
+        shapes[0].clone()
+    } else {
+        broadcast_shapes(&shapes.iter().map(Vec::as_slice).collect::<Vec<_>>())?
+    };
     let (base, inverse, lead) = if contiguous {
         (x, None, first)
     } else {
@@ -546,9 +639,15 @@ fn stack_indices<'c, 'a>(
         (transpose(cx, x, &perm)?, Some(inv), 0)
     };
     // Leading un-indexed dims get aranges shaped [n, 1, ..., 1].
-    if xd[..lead].contains(&DYNAMIC) {
+    if let Some(d) = xd[..lead].iter().position(|&n| n == DYNAMIC) {
         return Err(format!(
-            "indexing after the dynamic leading dims of {} needs their sizes",
+            "dim {d} of {} is dynamic; indexing after it needs its size",
+            x.r#type()
+        ));
+    }
+    if dynamic && lead > 0 {
+        return Err(format!(
+            "index tensors with a dynamic dim after {lead} un-indexed leading dims of {} are not lowered",
             x.r#type()
         ));
     }
@@ -566,7 +665,10 @@ fn stack_indices<'c, 'a>(
     let columns: Vec<Value> = slots
         .iter()
         .flatten()
-        .map(|&v| broadcast(cx, v, &full).and_then(|v| reshape(cx, v, &column_shape)))
+        .map(|&v| match dynamic {
+            true => unit_last(cx, v),
+            false => broadcast(cx, v, &full).and_then(|v| reshape(cx, v, &column_shape)),
+        })
         .collect::<Result<_, _>>()?;
     let indices = if columns.len() == 1 {
         columns[0]
@@ -619,7 +721,11 @@ fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         .iter()
         .take(present.iter().position(|&p| p).unwrap_or(0))
         .any(|&d| d == DYNAMIC);
-    if let ([t], true) = (&tensors[..], leading_dynamic) {
+    let index_dynamic = match tensors.first() {
+        Some(t) => type_dims(t.r#type())?.contains(&DYNAMIC),
+        None => false,
+    };
+    if let ([t], true) = (&tensors[..], leading_dynamic || index_dynamic) {
         let dim = present.iter().position(|&p| p).unwrap_or(0);
         let idx = index_si32(cx, *t)?;
         return Ok(vec![gather_at_dim(cx, cx.operand(0)?, idx, dim)?]);
@@ -651,12 +757,23 @@ fn index_put<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![masked_put(cx, x, mask, values)?]);
     }
     let s = stack_indices(cx, x, &tensors, &present)?;
-    let bd = static_type_dims(s.base.r#type())?;
-    let id = static_type_dims(s.indices.r#type())?;
+    let bd = type_dims(s.base.r#type())?;
+    let id = type_dims(s.indices.r#type())?;
     let k = id[id.len() - 1] as usize;
     let mut ud = id[..id.len() - 1].to_vec();
     ud.extend(&bd[k..]);
-    let values = broadcast(cx, cast_to(cx, values, element_type(x)?)?, &ud)?;
+    // The runtime sizes of the update shape: the index's batch dims, then
+    // the base's un-indexed ones.
+    let extents: Vec<crate::emit::Extent> = (0..id.len() - 1)
+        .map(|i| (s.indices, i, id[i]))
+        .chain((k..bd.len()).map(|i| (s.base, i, bd[i])))
+        .map(|(v, i, n)| match n {
+            DYNAMIC => crate::emit::Extent::DimOf(v, i),
+            n => crate::emit::Extent::Static(n),
+        })
+        .collect();
+    let values = cast_to(cx, values, element_type(x)?)?;
+    let values = broadcast_runtime(cx, values, &ud, &extents)?;
     let out = if bool_attr(cx, "accumulate")? {
         accumulate_linear(cx, s.base, s.indices, values)?
     } else {
@@ -845,12 +962,34 @@ fn masked_fill<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // takes source.flatten()[k]
 //   → flat = where(mask, gather_along_axis(source.flatten(), max(cumsum(mask) - 1, 0), 0), x.flatten())
 //     (coreai.scan <sum> for the cumsum), reshaped back.
+//
+// Dynamic shapes: the flat views infer their length (-1) and the result is
+// reshaped to x's runtime shape; the mask must then have x's shape (its
+// broadcast would need sizes).
 fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    let xd = static_dims(cx, 0)?;
-    let n: i64 = xd.iter().product();
-    let sn: i64 = static_dims(cx, 2)?.iter().product();
+    let xd = type_dims(cx.operand(0)?.r#type())?;
+    let sd = type_dims(cx.operand(2)?.r#type())?;
+    let flat = |d: &[i64]| match d.contains(&DYNAMIC) {
+        true => DYNAMIC,
+        false => d.iter().product(),
+    };
+    let (n, sn) = (flat(&xd), flat(&sd));
     let x = reshape(cx, cx.operand(0)?, &[n])?;
-    let mask = reshape(cx, broadcast(cx, cx.operand(1)?, &xd)?, &[n])?;
+    let mask = cx.operand(1)?;
+    let mask = if n == DYNAMIC {
+        let md = type_dims(mask.r#type())?;
+        if md != xd {
+            return Err(format!(
+                "the mask {} is broadcast to the dynamic shape {}; this lowering needs the mask of that shape",
+                mask.r#type(),
+                cx.operand(0)?.r#type()
+            ));
+        }
+        mask
+    } else {
+        broadcast(cx, mask, &xd)?
+    };
+    let mask = reshape(cx, mask, &[n])?;
     let source = cast_to(cx, cx.operand(2)?, element_type(x)?)?;
     let source = reshape(cx, source, &[sn])?;
     let si32 = cx.parse_type("si32")?;
@@ -876,7 +1015,8 @@ fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         &[],
     )?;
     let flat = select_to(cx, mask, picked, x, x.r#type())?;
-    Ok(vec![reshape(cx, flat, &xd)?])
+    let extents = crate::emit::extents_of(cx.operand(0)?)?;
+    Ok(vec![crate::emit::reshape_to(cx, flat, &xd, &extents)?])
 }
 
 /// `coreai.non_zero %x`: the `[n, rank]` si32 coordinates of the non-zero

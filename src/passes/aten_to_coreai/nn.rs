@@ -26,7 +26,7 @@ use crate::schema::arg_operand;
 use crate::schema::is_bool;
 use crate::schema::{
     bool_attr, element_type, int_attr, int_list_attr, opt_int_attr, segment_operand, shape_of,
-    static_dims, tensor_type, DYNAMIC,
+    tensor_type, DYNAMIC,
 };
 use melior::ir::{
     attribute::{ArrayAttribute, FloatAttribute, IntegerAttribute},
@@ -189,8 +189,11 @@ fn opt_int_list(cx: &LoweringCx<'_, '_>, name: &str) -> Result<Option<Vec<i64>>,
 /// The static dims of result `index`.
 fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
     let d = crate::schema::dims(cx.result_tensor(index)?);
-    if d.contains(&crate::schema::DYNAMIC) {
-        return Err(format!("result #{index} has a dynamic shape"));
+    if let Some(i) = d.iter().position(|&n| n == crate::schema::DYNAMIC) {
+        return Err(format!(
+            "dim {i} of result #{index} ({}) is dynamic; this lowering needs its size",
+            cx.result_type(index)?
+        ));
     }
     Ok(d)
 }
@@ -558,16 +561,14 @@ pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let scores = broadcasting(cx, "mul", scores, float_scalar(cx, scale, element)?)?;
     // Masks broadcast against [..., Hq, L, S]: apply them in that view.
     let grouped_shape = shape_of(scores)?;
-    let mut flat_shape = qd[..rank - 1].to_vec();
-    flat_shape.push(s);
     let scores = if groups.is_some() {
-        reshape(cx, scores, &flat_shape)?
+        merge_heads(cx, scores)?
     } else {
         scores
     };
     let scores = apply_mask(cx, scores, l, s, element)?;
     let scores = if groups.is_some() {
-        reshape(cx, scores, &grouped_shape)?
+        split_heads(cx, scores, grouped_shape[rank - 3], grouped_shape[rank - 2])?
     } else {
         scores
     };
@@ -577,27 +578,24 @@ pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if out.r#type() == cx.result_type(0)? {
         return Ok(vec![out]);
     }
+    if groups.is_some() {
+        return Ok(vec![merge_heads(cx, out)?]);
+    }
     Ok(vec![reshape(cx, out, &result_dims(cx, 0)?)?])
 }
 
 /// The static shapes of query and key, checked against value's rank.
 /// The shapes of query and key, checked against value's rank. Sizes may be
 /// dynamic except the query's embedding size (the default scale) and, for
-/// GQA and the causal mask, everything (they reshape and build positions).
+/// GQA, the head counts (it splits the query heads into groups); the causal
+/// mask reads a dynamic L or S at run time.
 fn qk_dims(cx: &LoweringCx<'_, '_>) -> Result<(Vec<i64>, Vec<i64>), Decline> {
-    let all = |_: usize| true;
-    let static_needed = bool_attr(cx, "is_causal")? || bool_attr(cx, "enable_gqa")?;
+    let gqa = bool_attr(cx, "enable_gqa")?;
     let rank = cx.operand_tensor(0)?.rank();
-    let qd = if static_needed {
-        dims_static_at(cx, 0, all)?
-    } else {
-        dims_static_at(cx, 0, |i| i + 1 == rank)?
-    };
-    let kd = if static_needed {
-        dims_static_at(cx, 1, all)?
-    } else {
-        crate::schema::dims(cx.operand_tensor(1)?)
-    };
+    // GQA compares and splits the head counts (the dim before L).
+    let heads = |i: usize| gqa && i + 3 == rank;
+    let qd = dims_static_at(cx, 0, |i| i + 1 == rank || heads(i))?;
+    let kd = dims_static_at(cx, 1, heads)?;
     let vd = crate::schema::dims(cx.operand_tensor(2)?);
     if qd.len() < 2 || kd.len() != qd.len() || vd.len() != qd.len() {
         return Err(format!(
@@ -639,7 +637,29 @@ fn split_heads<'c, 'a>(
     let mut to = d[..r - 3].to_vec();
     to.extend([heads, group]);
     to.extend(&d[r - 2..]);
-    reshape(cx, x, &to)
+    let all = extents_of(x)?;
+    let mut extents = all[..r - 3].to_vec();
+    extents.extend([Extent::Static(heads), Extent::Static(group)]);
+    extents.extend(&all[r - 2..]);
+    reshape_to(cx, x, &to, &extents)
+}
+
+/// `x` (`[..., heads, group, A, B]`) viewed as `[..., heads·group, A, B]`
+/// (the inverse of [`split_heads`]).
+fn merge_heads<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let d = shape_of(x)?;
+    let r = d.len();
+    let mut to = d[..r - 4].to_vec();
+    to.push(d[r - 4] * d[r - 3]);
+    to.extend(&d[r - 2..]);
+    let all = extents_of(x)?;
+    let mut extents = all[..r - 4].to_vec();
+    extents.push(Extent::Static(d[r - 4] * d[r - 3]));
+    extents.extend(&all[r - 2..]);
+    reshape_to(cx, x, &to, &extents)
 }
 
 /// Adds the attention mask (operand #3, or the causal one) to `scores`
@@ -648,19 +668,31 @@ fn split_heads<'c, 'a>(
 /// attend keys j ≤ i (PyTorch's upper-left alignment when L ≠ S).
 /// PyTorch's upper-left causal mask as the positions to mask: `[L, S]`,
 /// true where key j > query i, from two coreai.range (as coreai-torch
-/// builds it: no L×S constant in the IR).
+/// builds it: no L×S constant in the IR). A dynamic L or S is read from
+/// the query's or key's runtime shape (`coreai.get_shape`).
 fn causal_masked<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     l: i64,
     s: i64,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let positions = |n: i64, to: [i64; 2]| -> Result<Value<'c, 'a>, Decline> {
+    let positions = |n: i64, of: usize, unit: usize| -> Result<Value<'c, 'a>, Decline> {
         let si32 = |v: i64| crate::emit::int_scalar(cx, v, "si32");
+        let end = if n == DYNAMIC {
+            let x = cx.operand(of)?;
+            crate::emit::dim_scalar(cx, x, shape_of(x)?.len() - 2, "si32")?
+        } else {
+            si32(n)?
+        };
         let ty = tensor_type(&[n], cx.parse_type("si32")?);
-        let r = cx.build_value("coreai.range", &[si32(0)?, si32(n)?, si32(1)?], ty, &[])?;
+        let r = cx.build_value("coreai.range", &[si32(0)?, end, si32(1)?], ty, &[])?;
+        if n == DYNAMIC {
+            return crate::emit::expand_dim(cx, r, unit);
+        }
+        let mut to = vec![n, n];
+        to[unit] = 1;
         reshape(cx, r, &to)
     };
-    let (rows, cols) = (positions(l, [l, 1])?, positions(s, [1, s])?);
+    let (rows, cols) = (positions(l, 0, 1)?, positions(s, 1, 0)?);
     predicate(cx, "greater", cols, rows)
 }
 
@@ -1255,9 +1287,18 @@ fn adaptive_max_indices<'c, 'a>(
 /// Output size and per-dim coordinate scale (input = output / scale) of an
 /// upsample: PyTorch maps with 1/scale_factor when scale factors are given,
 /// and with in/out when the output size is.
+///
+/// The batch and channel dims may be dynamic (the output shape then reads
+/// them at run time); the spatial ones must be static.
 fn upsample_geometry(cx: &LoweringCx<'_, '_>) -> Result<(Vec<i64>, [f64; 2]), Decline> {
-    let d = static_dims(cx, 0)?;
-    let out = result_dims(cx, 0)?;
+    let d = upsample_dims(cx)?;
+    let out = crate::schema::dims(cx.result_tensor(0)?);
+    if out.len() == 4 && out[2..].contains(&DYNAMIC) {
+        return Err(format!(
+            "the result {} has a dynamic spatial dim",
+            cx.result_type(0)?
+        ));
+    }
     if d.len() != 4 {
         return Err(format!("upsample takes an NCHW input, got {d:?}"));
     }
@@ -1272,7 +1313,22 @@ fn upsample_geometry(cx: &LoweringCx<'_, '_>) -> Result<(Vec<i64>, [f64; 2]), De
     Ok((out, scales))
 }
 
-/// `coreai.interpolate %x, output_shape, scale, offset {mode}`.
+/// The input dims of an upsample, declining a dynamic spatial dim (the
+/// output size and the nearest offsets are computed from it).
+fn upsample_dims(cx: &LoweringCx<'_, '_>) -> Result<Vec<i64>, Decline> {
+    let ty = cx.operand_tensor(0)?;
+    let d = crate::schema::dims(ty);
+    if let Some(i) = (2..d.len()).find(|&i| d[i] == crate::schema::DYNAMIC) {
+        return Err(format!(
+            "spatial dim {i} of the input ({ty}) is dynamic; upsampling needs static spatial sizes (only the batch and channel dims may be dynamic)"
+        ));
+    }
+    Ok(d)
+}
+
+/// `coreai.interpolate %x, output_shape, scale, offset {mode}`; a dynamic
+/// batch or channel dim of `out` is read from the input with
+/// `coreai.get_shape`.
 fn interpolate<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     out: &[i64],
@@ -1280,10 +1336,31 @@ fn interpolate<'c, 'a>(
     offset: [f64; 2],
     mode: &str,
 ) -> Lowered<'c, 'a> {
+    let x = cx.operand(0)?;
+    let extents: Vec<crate::emit::Extent> = out
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| match n {
+            crate::schema::DYNAMIC => crate::emit::Extent::DimOf(x, i),
+            n => crate::emit::Extent::Static(n),
+        })
+        .collect();
+    let shape = crate::emit::runtime_shape(cx, &extents, "si32")?;
+    interpolate_to(cx, shape, scale, offset, mode)
+}
+
+/// `coreai.interpolate %x, %shape, scale, offset {mode}`.
+fn interpolate_to<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    shape: Value<'c, 'a>,
+    scale: [f64; 2],
+    offset: [f64; 2],
+    mode: &str,
+) -> Lowered<'c, 'a> {
     let f32 = cx.parse_type("f32")?;
     let operands = [
         cx.operand(0)?,
-        crate::emit::int_vector(cx, out, "si32")?,
+        shape,
         float_constant(cx, &[4], &[1.0, 1.0, scale[0], scale[1]], f32)?,
         float_constant(cx, &[4], &[0.0, 0.0, offset[0], offset[1]], f32)?,
     ];
@@ -1300,10 +1377,13 @@ fn interpolate<'c, 'a>(
 //   → coreai.interpolate %x, [N, C, H', W'], [1, 1, sh, sw], [0, 0, oh, ow] {linear}
 //   half-pixel: s = scale, o = 0; align_corners: s = (out-1)/(in-1), o = (1-s)/2
 pub fn upsample_bilinear2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if let Some(lowered) = upsample_dynamic_spatial(cx, "linear")? {
+        return Ok(lowered);
+    }
     let (out, mut scale) = upsample_geometry(cx)?;
     let mut offset = [0.0, 0.0];
     if bool_attr(cx, "align_corners")? {
-        let d = static_dims(cx, 0)?;
+        let d = upsample_dims(cx)?;
         for i in 0..2 {
             let (input, output) = (d[i + 2] as f64, out[i + 2] as f64);
             scale[i] = if input > 1.0 && output > 1.0 {
@@ -1315,6 +1395,51 @@ pub fn upsample_bilinear2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         }
     }
     interpolate(cx, &out, scale, offset, "linear")
+}
+
+/// An upsample of an input with a dynamic spatial dim (`None` when every
+/// spatial dim is static):
+///   coreai.interpolate %x, (cast (coreai.get_shape %x) to si32) · [1, 1, kh, kw], [1, 1, kh, kw], [0, 0, 0, 0]
+/// Only for power-of-two integer scale factors without align_corners: the
+/// output size is then in·k exactly, PyTorch's source coordinate
+/// (o + 0.5)/k - 0.5 (bilinear) and floor(o/k) (nearest, 1/k exact in f32)
+/// are coreai's with offset 0 at every size; any other form depends on the
+/// sizes and declines naming the dim.
+fn upsample_dynamic_spatial<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    mode: &str,
+) -> Result<Option<Vec<Value<'c, 'a>>>, Decline> {
+    let ty = cx.operand_tensor(0)?;
+    let d = crate::schema::dims(ty);
+    let Some(dim) = (2..d.len()).find(|&i| d[i] == DYNAMIC) else {
+        return Ok(None);
+    };
+    let refuse = |why: &str| {
+        Err(format!(
+            "spatial dim {dim} of the input ({ty}) is dynamic; {why} (only power-of-two integer scale factors without align_corners give the output size and source indices at every size)"
+        ))
+    };
+    if d.len() != 4 {
+        return Err(format!("upsample takes an NCHW input, got {ty}"));
+    }
+    let factors = match opt_float_list(cx, "scale_factors")? {
+        Some(f) if f.len() == 2 => f,
+        _ => return refuse("upsampling it to a fixed output_size is not lowered"),
+    };
+    let power_of_two = |f: f64| f >= 1.0 && f.fract() == 0.0 && (f as i64).count_ones() == 1;
+    if !factors.iter().all(|&f| power_of_two(f)) {
+        return refuse(&format!("scale factors {factors:?} are not powers of two"));
+    }
+    if cx.op().attribute("align_corners").is_ok() && bool_attr(cx, "align_corners")? {
+        return refuse("align_corners scales by (out - 1)/(in - 1)");
+    }
+    let x = cx.operand(0)?;
+    let si32 = cx.parse_type("si32")?;
+    let shape = cast_to(cx, crate::emit::get_shape(cx, x)?, si32)?;
+    let k = [1, 1, factors[0] as i64, factors[1] as i64];
+    let shape = broadcasting(cx, "mul", shape, crate::emit::int_vector(cx, &k, "si32")?)?;
+    let scale = [factors[0], factors[1]];
+    interpolate_to(cx, shape, scale, [0.0, 0.0], mode).map(Some)
 }
 
 /// PyTorch's nearest source index of output `o` (`upsample_nearest2d`):
@@ -1363,8 +1488,11 @@ fn nearest_offset(input: i64, output: i64, scale: f64, factor: Option<f64>) -> O
 //   so the offset is chosen (and verified for every output index) to make
 //   the two agree.
 pub fn upsample_nearest2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if let Some(lowered) = upsample_dynamic_spatial(cx, "nearest_neighbor")? {
+        return Ok(lowered);
+    }
     let (out, scale) = upsample_geometry(cx)?;
-    let d = static_dims(cx, 0)?;
+    let d = upsample_dims(cx)?;
     let factors = opt_float_list(cx, "scale_factors")?;
     let mut offset = [0.0; 2];
     for i in 0..2 {

@@ -513,12 +513,13 @@ fn arg_reduce<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c, 'a> {
     let axis = match opt_int_attr(cx, "dim")? {
         Some(d) if !shape.is_empty() => normalize_dim(d, shape.len())?,
         _ => {
-            if shape.contains(&DYNAMIC) {
-                return Err(
-                    "argmax/argmin over every dim of a dynamic shape is not lowered".into(),
-                );
-            }
-            x = reshape(cx, x, &[shape.iter().product()])?;
+            // Flattened (row-major, so the flat index is PyTorch's); a
+            // dynamic shape flattens to one inferred dim.
+            let flat = match shape.contains(&DYNAMIC) {
+                true => DYNAMIC,
+                false => shape.iter().product(),
+            };
+            x = reshape(cx, x, &[flat])?;
             0
         }
     };
@@ -549,15 +550,40 @@ fn variance_keep<'c, 'a>(
         ));
     }
     let shape = dims(tensor_of(x)?);
-    if axes.iter().any(|&a| shape[a] == DYNAMIC) {
-        return Err("var/std over a dynamic dim is not lowered (N must be static)".into());
-    }
-    let n: i64 = axes.iter().map(|&a| shape[a]).product();
+    let n: i64 = axes
+        .iter()
+        .map(|&a| shape[a])
+        .filter(|&d| d != DYNAMIC)
+        .product();
     let mean = reduce_keep(cx, "coreai.reduce_mean", x, axes)?;
     let d = binary(cx, "sub", x, mean, element)?;
     let sq = binary(cx, "mul", d, d, element)?;
     let s = reduce_keep(cx, "coreai.reduce_sum", sq, axes)?;
-    let divisor = float_scalar(cx, (n as f64 - correction).max(0.0), element)?;
+    let dynamic: Vec<usize> = axes
+        .iter()
+        .copied()
+        .filter(|&a| shape[a] == DYNAMIC)
+        .collect();
+    let divisor = if dynamic.is_empty() {
+        float_scalar(cx, (n as f64 - correction).max(0.0), element)?
+    } else {
+        // N read at run time: the static sizes' product times each dynamic
+        // size (exact in the float type while N fits its significand).
+        let mut count = float_scalar(cx, n as f64, element)?;
+        for a in dynamic {
+            let size = crate::emit::dim_scalar(cx, x, a, &type_text(element))?;
+            count = binary(cx, "mul", count, size, element)?;
+        }
+        let c = float_scalar(cx, correction, element)?;
+        let zero = float_scalar(cx, 0.0, element)?;
+        binary(
+            cx,
+            "maximum",
+            binary(cx, "sub", count, c, element)?,
+            zero,
+            element,
+        )?
+    };
     let s_ty = s.r#type();
     let var = broadcasting(cx, "divide", s, divisor, s_ty)?;
     Ok((var, mean))
@@ -764,10 +790,15 @@ fn positions<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let shape = dims(tensor_of(x)?);
     let n = shape[axis];
-    if n == DYNAMIC {
-        return Err("cummax/cummin along a dynamic dim is not lowered".into());
-    }
-    let iota = int_vector(cx, &(0..n).collect::<Vec<_>>(), "si32")?;
+    let iota = if n == DYNAMIC {
+        // coreai.range to the runtime size.
+        let (zero, one) = (int_scalar(cx, 0, "si32")?, int_scalar(cx, 1, "si32")?);
+        let end = crate::emit::dim_scalar(cx, x, axis, "si32")?;
+        let ty = tensor_type(&[DYNAMIC], cx.parse_type("si32")?);
+        cx.build_value("coreai.range", &[zero, end, one], ty, &[])?
+    } else {
+        int_vector(cx, &(0..n).collect::<Vec<_>>(), "si32")?
+    };
     let mut to = vec![1; shape.len()];
     to[axis] = n;
     reshape(cx, iota, &to)
@@ -895,9 +926,9 @@ fn logcumsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Err(format!("logcumsumexp to {element} is not lowered"));
     }
     let shape = dims(tensor_of(x)?);
-    if shape.contains(&DYNAMIC) {
-        return Err("logcumsumexp with a dynamic shape is not lowered".into());
-    }
+    // Dynamic dims: the unit dims are added with coreai.expand_dims and
+    // removed with coreai.shrink_dims, the positions reach the runtime size.
+    let dynamic = shape.contains(&DYNAMIC);
     if shape.is_empty() {
         return Ok(vec![fit(cx, x, cx.result_type(0)?, &[])?]);
     }
@@ -905,13 +936,16 @@ fn logcumsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let n = shape[axis];
     let (before, after) = (&shape[..axis], &shape[axis + 1..]);
     let with = |mid: &[i64]| -> Vec<i64> { [before, mid, after].concat() };
-    let row = reshape(cx, x, &with(&[1, n]))?;
+    let row = match dynamic {
+        true => crate::emit::expand_dim(cx, x, axis)?,
+        false => reshape(cx, x, &with(&[1, n]))?,
+    };
     let si32 = cx.parse_type("si32")?;
     let positions = |to: &[i64]| -> Result<Value<'c, 'a>, Decline> {
         let ty = tensor_type(&[n], si32);
         let (zero, end, one) = (
             int_scalar(cx, 0, "si32")?,
-            int_scalar(cx, n, "si32")?,
+            crate::emit::dim_scalar(cx, x, axis, "si32")?,
             int_scalar(cx, 1, "si32")?,
         );
         let r = cx.build_value("coreai.range", &[zero, end, one], ty, &[])?;
@@ -951,7 +985,13 @@ fn logcumsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         shift,
         element,
     )?;
-    let r = reshape(cx, r, &shape)?;
+    let r = if dynamic {
+        let a = int_vector(cx, &[axis as i64 + 1], "si32")?;
+        let ty = tensor_type(&shape, element);
+        cx.build_value("coreai.shrink_dims", &[r, a], ty, &[])?
+    } else {
+        reshape(cx, r, &shape)?
+    };
     Ok(vec![fit(cx, r, cx.result_type(0)?, &[])?])
 }
 
@@ -1195,6 +1235,12 @@ fn median_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
     let axis = sort_axis(cx, x)?;
     let n = dims(tensor_of(x)?)[axis];
+    if n == DYNAMIC {
+        return Err(format!(
+            "dim {axis} of {} is dynamic; median along it needs its size (the middle position)",
+            x.r#type()
+        ));
+    }
     let (values, index) = order_statistic(cx, x, axis, (n - 1) / 2, true)?;
     values_and_index(cx, values, index, axis)
 }
@@ -1235,8 +1281,11 @@ fn values_and_index<'c, 'a>(
 fn median_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
     let shape = dims(tensor_of(x)?);
-    if shape.contains(&DYNAMIC) {
-        return Err("median of every element of a dynamic shape is not lowered".into());
+    if let Some(d) = shape.iter().position(|&n| n == DYNAMIC) {
+        return Err(format!(
+            "dim {d} of {} is dynamic; the median of every element needs the element count (the middle position)",
+            x.r#type()
+        ));
     }
     let n: i64 = shape.iter().product();
     let flat = reshape(cx, x, &[n])?;
@@ -1254,9 +1303,11 @@ fn order_statistic<'c, 'a>(
     position: i64,
     nan_wins: bool,
 ) -> Result<(Value<'c, 'a>, Value<'c, 'a>), Decline> {
+    // A dynamic dim: the sort and the slice at the static `position` read
+    // no size (kthvalue; torch.export checks k against the dim's range).
     let n = dims(tensor_of(x)?)[axis];
-    if n == DYNAMIC || n == 0 {
-        return Err("median/kthvalue along a dynamic or empty dim is not lowered".into());
+    if n == 0 {
+        return Err("median/kthvalue along an empty dim is not lowered".into());
     }
     let perm = sort_permutation(cx, x, axis, false)?;
     let mut index = take_range(cx, perm, axis, position, 1)?;

@@ -130,9 +130,9 @@ type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 fn result_dims(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Vec<i64>, Decline> {
     let ty = cx.result_tensor(index)?;
     let d = dims(ty);
-    if d.contains(&DYNAMIC) {
+    if let Some(i) = d.iter().position(|&n| n == DYNAMIC) {
         return Err(format!(
-            "the result type {ty} is dynamic; this lowering needs a static shape"
+            "dim {i} of the result type {ty} is dynamic; this lowering needs a static shape"
         ));
     }
     Ok(d)
@@ -200,7 +200,45 @@ fn identity<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // (`aten.operator "aten::view.default"(%x, %s0, ...)`, dynamic shapes) needs
 // no sizes when the result has one dynamic dim: -1 infers it.
 fn view<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let out = dims(cx.result_tensor(0)?);
+    if out.iter().filter(|&&d| d == DYNAMIC).count() > 1 {
+        return Ok(vec![symbolic_view(cx, &out)?]);
+    }
     Ok(vec![reshape_to_result(cx, cx.operand(0)?)?])
+}
+
+// aten.operator "aten::view.default"(%x, %s0, ..., %sk)  (two or more symbolic sizes)
+//   → coreai.reshape %x, (coreai.concat of the sizes, cast to si32)
+//
+// One size operand per result dim (rank-0: a symbolic size, or a constant
+// that may be -1, which coreai.reshape infers from a si32 shape as view
+// does); a static result dim is taken from the type.
+fn symbolic_view<'c, 'a>(cx: &LoweringCx<'c, 'a>, out: &[i64]) -> Result<Value<'c, 'a>, Decline> {
+    let n = cx.op().operand_count();
+    let sized = n == out.len() + 1
+        && (1..n).all(|i| cx.operand_tensor(i).map(|t| t.rank()).ok() == Some(0));
+    if !sized {
+        return Err(format!(
+            "the result {} has {} dynamic dims and the view carries no symbolic size of them",
+            cx.result_type(0)?,
+            out.iter().filter(|&&d| d == DYNAMIC).count()
+        ));
+    }
+    let extents: Vec<Extent> = (0..out.len())
+        .map(|d| {
+            Ok(match out[d] {
+                DYNAMIC => Extent::Scalar(cx.operand(d + 1)?),
+                n => Extent::Static(n),
+            })
+        })
+        .collect::<Result<_, Decline>>()?;
+    let s = crate::emit::runtime_shape(cx, &extents, "si32")?;
+    cx.build_value(
+        "coreai.reshape",
+        &[cx.operand(0)?, s],
+        cx.result_type(0)?,
+        &[],
+    )
 }
 
 // aten.permute(%x) {dims} → coreai.transpose %x, <dims : ui32>
@@ -312,6 +350,13 @@ fn expand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     } else if lead > 0 {
         x = reshape(cx, x, &padded)?;
     }
+    let symbolic = padded
+        .iter()
+        .zip(&out)
+        .any(|(&from, &to)| from == 1 && to == DYNAMIC);
+    if symbolic {
+        return Ok(vec![expand_symbolic(cx, x, &padded, &out)?]);
+    }
     let (mut ax, mut sizes) = (Vec::new(), Vec::new());
     for (i, (&from, &to)) in padded.iter().zip(&out).enumerate() {
         if from == to {
@@ -344,6 +389,32 @@ fn expand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         cx.result_type(0)?,
         &[],
     )?])
+}
+
+// aten.operator "aten::expand.default"(%x, %s0, ..., %sk)  (a unit dim expanded to a symbolic size)
+//   → coreai.broadcast_to %x', <runtime shape: the size operands there, the
+//     input's own sizes elsewhere> : ui32
+fn expand_symbolic<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    padded: &[i64],
+    out: &[i64],
+) -> Result<Value<'c, 'a>, Decline> {
+    let n = cx.op().operand_count();
+    let sized = n == out.len() + 1
+        && (1..n).all(|i| cx.operand_tensor(i).map(|t| t.rank()).ok() == Some(0));
+    let extents: Vec<Extent> = (0..out.len())
+        .map(|i| match (padded[i], out[i]) {
+            (_, to) if to != DYNAMIC => Ok(Extent::Static(to)),
+            (DYNAMIC, _) => Ok(Extent::DimOf(x, i)),
+            _ if sized => Ok(Extent::Scalar(cx.operand(i + 1)?)),
+            _ => Err(format!(
+                "dim {i} expands from 1 to a dynamic size the op does not carry (no symbolic size operand)"
+            )),
+        })
+        .collect::<Result<_, Decline>>()?;
+    let s = crate::emit::runtime_shape(cx, &extents, "ui32")?;
+    cx.build_value("coreai.broadcast_to", &[x, s], cx.result_type(0)?, &[])
 }
 
 // aten.copy(%self, %src) → coreai.broadcast_to (coreai.cast %src), <self shape : ui32>
@@ -1024,7 +1095,15 @@ fn created<'c, 'a>(cx: &LoweringCx<'c, 'a>, value: Scalar) -> Lowered<'c, 'a> {
 }
 
 // aten.scalar_tensor() {s} → coreai.constant dense<s> : tensor<dtype>
+// aten.operator "aten::scalar_tensor.default"(%s)   (a symbolic size or number)
+//   → coreai.cast %s : tensor<...> to tensor<dtype>
 fn scalar_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if let Some(v) = crate::schema::named_operand(cx, "s")? {
+        if !dims(crate::schema::tensor_of(v)?).is_empty() {
+            return Err(format!("scalar_tensor's s is not a scalar: {}", v.r#type()));
+        }
+        return Ok(vec![cast_to(cx, v, cx.result_tensor(0)?.element())?]);
+    }
     Ok(vec![splat(cx, cx.scalar("s")?, cx.result_type(0)?)?])
 }
 

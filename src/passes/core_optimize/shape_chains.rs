@@ -26,11 +26,21 @@ fn same_type_operand<'c, 'a>(
 }
 
 // reshape(x : T, s) : T → x
+//   (T with at most one dynamic dim: it is the one the element count fixes;
+//   with two, `s` may exchange their sizes, as x.reshape(m, n) does)
 pub fn reshape_identity<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     _: Options,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
-    Ok(vec![same_type_operand(cx, 0)?])
+    let x = same_type_operand(cx, 0)?;
+    let dynamic = crate::schema::type_dims(x.r#type())?
+        .iter()
+        .filter(|&&d| d == crate::schema::DYNAMIC)
+        .count();
+    if dynamic > 1 {
+        return Err("two or more dynamic dims: the shape operand may change them".into());
+    }
+    Ok(vec![x])
 }
 
 /// Ops that only change the shape (row-major order kept).

@@ -67,9 +67,9 @@ pub fn norm_dim(dim: i64, rank: usize) -> Result<usize, Decline> {
 }
 
 fn static_dims(shape: &[i64], what: &str) -> Result<(), Decline> {
-    if shape.iter().any(|d| *d < 0) {
+    if let Some(i) = shape.iter().position(|d| *d < 0) {
         return Err(format!(
-            "{what} needs a static shape, got a dynamic dimension"
+            "{what} needs a static shape, got the dynamic dim {i}"
         ));
     }
     Ok(())

@@ -6,7 +6,8 @@
 //! one symbolic entry, that entry is what `view` infers from the element
 //! count, so the op is `aten.view.default %x {size = [-1, 2, 2]}`: exact for
 //! every input the program accepts. The `aten.sym_size.int` and constants left
-//! without uses are erased. Views with two or more symbolic entries are kept.
+//! without uses are erased. Views with two or more symbolic entries are kept
+//! (the legalizer reshapes them to the runtime sizes).
 
 use super::aten_builders::*;
 use crate::lowering::{Decline, LoweringCx};
@@ -74,7 +75,7 @@ fn inferred_view<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decli
         size.push(constant_int(*v).unwrap_or(-1));
     }
     if size.iter().filter(|d| **d == -1).count() != 1 {
-        return Err("a view needs exactly one symbolic size to infer it".into());
+        return Err("not one symbolic size (two or more are reshaped by the legalizer)".into());
     }
     aten(
         cx,

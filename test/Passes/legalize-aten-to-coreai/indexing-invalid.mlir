@@ -43,7 +43,7 @@ func.func @bool_mask_put_many_values(%x: tensor<5x3xf32>, %m: tensor<5x3xi1>, %v
 // -----
 
 func.func @two_indices_after_dynamic_dim(%y: tensor<?x4x6xf32>, %j: tensor<2xi64>) -> tensor<?x2xf32> {
-  // expected-error @+1 {{cannot lower 'aten::index.Tensor': indexing after the dynamic leading dims of tensor<?x4x6xf32> needs their sizes}}
+  // expected-error @+1 {{cannot lower 'aten::index.Tensor': dim 0 of tensor<?x4x6xf32> is dynamic; indexing after it needs its size}}
   %0 = aten.index.Tensor %y, %j, %j {indices_present = array<i1: false, true, true>} : (tensor<?x4x6xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x2xf32>
   return %0 : tensor<?x2xf32>
 }

@@ -58,8 +58,9 @@ func.func @batch_norm_dynamic_channels(%x: tensor<2x?x4xf32>, %m: tensor<?xf32>,
 
 // -----
 
-func.func @sdpa_causal_dynamic(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
-  // expected-error @+1 {{cannot lower 'aten::scaled_dot_product_attention.default': dim 2 of operand #0 (tensor<1x2x?x8xf32>) must be static for this lowering}}
-  %0 = aten.scaled_dot_product_attention.default %q, %q, %q {dropout_p = 0.0 : f64, is_causal = true, enable_gqa = false} : (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
-  return %0 : tensor<1x2x?x8xf32>
+// GQA splits the query heads into groups: a dynamic head count declines.
+func.func @sdpa_gqa_dynamic_heads(%q: tensor<1x?x5x8xf32>, %k: tensor<1x2x5x8xf32>) -> tensor<1x?x5x8xf32> {
+  // expected-error @+1 {{cannot lower 'aten::scaled_dot_product_attention.default': dim 1 of operand #0 (tensor<1x?x5x8xf32>) must be static for this lowering}}
+  %0 = aten.scaled_dot_product_attention.default %q, %k, %k {dropout_p = 0.0 : f64, is_causal = true, enable_gqa = true} : (tensor<1x?x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>) -> tensor<1x?x5x8xf32>
+  return %0 : tensor<1x?x5x8xf32>
 }

@@ -3,16 +3,18 @@
 // Shape and layout lowerings that decline, with the reason.
 
 func.func @expand_unit_to_dynamic(%x: tensor<1x3xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{cannot lower 'aten::expand.default': cannot expand size 1 to ? in dim 0}}
+  // expected-error @+1 {{cannot lower 'aten::expand.default': dim 0 expands from 1 to a dynamic size the op does not carry (no symbolic size operand)}}
   %0 = aten.expand.default %x {size = [-1, 3], implicit = false} : (tensor<1x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
 
 // -----
 
-func.func @view_two_dynamic_dims(%x: tensor<?x4xf32>, %n: i64, %m: i64) -> tensor<?x?xf32> {
-  // expected-error @+1 {{cannot lower 'aten::view.default': cannot reshape to tensor<?x?xf32>: more than one dynamic dim}}
-  %0 = aten.operator "aten::view.default"(%x, %n, %m) {operand_args = ["self", "size"], operand_groups = array<i64: 1, 2>} : (tensor<?x4xf32>, i64, i64) -> tensor<?x?xf32>
+// Two dynamic dims need their sizes as operands (the generic form with
+// symbolic sizes); the typed form's size attribute holds none.
+func.func @view_two_dynamic_dims(%x: tensor<?x4xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{cannot lower 'aten::view.default': the result tensor<?x?xf32> has 2 dynamic dims and the view carries no symbolic size of them}}
+  %0 = aten.view.default %x {size = [-1, 2]} : (tensor<?x4xf32>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
 

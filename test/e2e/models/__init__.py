@@ -41,7 +41,9 @@ CORPUS = [
     ("resnet18", "whole:resnet18", True),
     ("mobilenet_v3_small", "whole:mobilenet_v3_small", True),
     ("vit_tiny", "whole:vit_tiny", True),
+    ("vit_tiny_dynamic_seq", "whole:vit_tiny_dynamic_seq", False),
     ("llama_block", "transformer:llama_block", False),
+    ("llama_block_dynamic_seq", "transformer:llama_block_dynamic_seq", False),
     ("moe_topk", "transformer:moe_topk", False),
     ("conv_gn_block", "convblocks:conv_gn_block", False),
     ("pixel_shuffle_reflect", "convblocks:pixel_shuffle_reflect", False),
@@ -56,4 +58,7 @@ CORPUS = [
 # Extra flags of the exporter per model (e.g. dynamic dims).
 EXPORT_FLAGS = {
     "dynamic_batch_mlp": ["--dynamic-dims", "x:0=1:64"],
+    # Dynamic sequence length (test_dynamic_corpus.py runs them at others).
+    "llama_block_dynamic_seq": ["--dynamic-dims", "x:1=1:64"],
+    "vit_tiny_dynamic_seq": ["--dynamic-dims", "tokens:1=1:64"],
 }

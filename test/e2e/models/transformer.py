@@ -77,3 +77,30 @@ class MoE(torch.nn.Module):
 def moe_topk():
     torch.manual_seed(36)
     return MoE(), (torch.randn(10, 32),)
+
+
+class LlamaBlockDynamicSeq(LlamaBlock):
+    """The decoder block for any sequence length (exported with a dynamic
+    one): the RoPE angles come from arange(s) rather than a slice of a
+    fixed-length table."""
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2).float() / self.hd))
+        ang = torch.arange(s).float()[:, None] * inv[None, :]
+        emb = torch.cat([ang, ang], -1)
+        cos, sin = emb.cos(), emb.sin()
+        h = self.n1(x)
+        q = self.q(h).view(b, s, self.h, self.hd).transpose(1, 2)
+        k = self.k(h).view(b, s, self.kv, self.hd).transpose(1, 2)
+        v = self.v(h).view(b, s, self.kv, self.hd).transpose(1, 2)
+        q, k = rope(q, cos, sin), rope(k, cos, sin)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        x = x + self.o(a.transpose(1, 2).reshape(b, s, -1))
+        h = self.n2(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+def llama_block_dynamic_seq():
+    torch.manual_seed(35)
+    return LlamaBlockDynamicSeq().eval(), (torch.randn(2, 11, 64),)

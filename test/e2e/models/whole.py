@@ -39,3 +39,26 @@ def vit_tiny():
     torch.nn.init.normal_(m.heads.head.weight, std=0.5)
     torch.nn.init.normal_(m.heads.head.bias, std=0.5)
     return m.eval(), (torch.randn(2, 3, 32, 32),)
+
+
+class VitEncoderDynamicSeq(torch.nn.Module):
+    """vit_tiny's encoder and head over a token sequence of any length
+    (exported with a dynamic one): the class token is prepended to the
+    given patch embeddings, the encoder layers run without the fixed-length
+    position embedding."""
+
+    def __init__(self, vit):
+        super().__init__()
+        self.class_token = vit.class_token
+        self.layers, self.ln, self.heads = vit.encoder.layers, vit.encoder.ln, vit.heads
+
+    def forward(self, tokens):
+        x = torch.cat([self.class_token.expand(tokens.shape[0], -1, -1), tokens], 1)
+        x = self.ln(self.layers(x))
+        return self.heads(x[:, 0]), x
+
+
+def vit_tiny_dynamic_seq():
+    vit, _ = vit_tiny()
+    torch.manual_seed(37)
+    return VitEncoderDynamicSeq(vit).eval(), (torch.randn(2, 16, 32),)

@@ -230,7 +230,7 @@ What to do: make torch.export.export(model, example_inputs) succeed on its own f
     torch._higher_order_ops.while_loop, or move the decision out of the model;
   - data-dependent shapes (nonzero, item(), boolean masks): bound them with
     torch._check / torch._check_is_size, or compute with masks of static shape;
-  - unsupported Python (prints of tensors, numpy calls, in-place on inputs):
+  - unsupported Python (prints of tensors, numpy calls):
     rewrite that code in torch operations;
   - dynamic-shape constraint violations: change --dynamic-dims / --dynamic-shapes
     to the ranges (or the shared and derived dims) torch suggests above.

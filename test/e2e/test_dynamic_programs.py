@@ -144,8 +144,9 @@ def test_mutated_inputs_are_states_carried_over_calls(case, tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# 2. `.item()` values as slice / narrow / select / slice_scatter / arange
-# bounds, with PyTorch's clamping of negative and oversized bounds.
+# 2. `.item()` values (and size arithmetic) as slice / narrow / select /
+# slice_scatter / arange bounds and behind a view, with PyTorch's clamping
+# of negative and oversized bounds.
 
 ITEM_BOUNDS = '''
 class M(torch.nn.Module):
@@ -158,7 +159,8 @@ class M(torch.nn.Module):
         # (coreai-core's runtime aborts on arithmetic with an empty tensor:
         # the slices that may be empty are outputs as they are)
         return (x[:, c:c + 2], x[:, c:] * 2, x[:, :c], x[c - 8:], x[:, c - 100:c + 100],
-                x.select(1, c), y, torch.arange(c + 8) * 1.5, x[c - 3:x.shape[0] - 1])
+                x.select(1, c), y, torch.arange(c + 8) * 1.5, x[c - 3:x.shape[0] - 1],
+                x[:, :c + 3].reshape(-1) + 1, x.view(-1)[c:c * 2 + 4], torch.arange(c, c + 4) + x.shape[0])
 def factory():
     return M(), (torch.randn(5, 6), torch.tensor([2]))
 '''
@@ -174,24 +176,40 @@ def factory():
     return M(), (torch.randn(4, 7), torch.tensor([1]))
 '''
 
+# Without torch._check, narrow's end becomes torch.sym_ite arithmetic (the
+# start may be negative) and torch.export adds run-time checks.
+ITEM_NARROW_UNCHECKED = '''
+class M(torch.nn.Module):
+    def forward(self, x, col):
+        return x.narrow(1, col.item(), 2) * 3
+def factory():
+    return M(), (torch.randn(4, 6), torch.tensor([1]))
+'''
+
 
 @pytest.fixture(scope="module")
 def item_programs(tmp_path_factory):
-    out = {}
-    for name, source in (("bounds", ITEM_BOUNDS), ("narrow", ITEM_NARROW)):
+    out, aten = {}, {}
+    for name, source in (("bounds", ITEM_BOUNDS), ("unchecked", ITEM_NARROW_UNCHECKED), ("narrow", ITEM_NARROW)):
         tmp = tmp_path_factory.mktemp(f"item_{name}")
         out[name] = (source, *convert(tmp, source, "--dynamic-dims", "x:0=2:16")[:2])
+        aten[name] = (tmp / "aten.mlir").read_text()
+    # torch._check(c >= 0), torch._check(c + 3 <= 7): no run-time check is
+    # imported, the unbacked symbol's range is a constraint of the function
+    assert '"u0" = [0, 4]' in aten["narrow"] and "assert" not in aten["narrow"]
+    assert '"torch::sym_ite"' in aten["unchecked"] and "assert" not in aten["unchecked"]
     return out
 
 
 @pytest.mark.parametrize("name,rows,col", [
     ("bounds", 5, 2), ("bounds", 9, -2), ("bounds", 2, 5), ("bounds", 3, -6), ("bounds", 12, 0),
     ("narrow", 4, 1), ("narrow", 7, 4), ("narrow", 2, 0),
+    ("unchecked", 5, 1), ("unchecked", 3, -3), ("unchecked", 8, 4),
 ])
 def test_item_values_bound_slices_as_in_eager(item_programs, name, rows, col, tmp_path):
     source, core, text = item_programs[name]
     assert "coreai.slice" in text
-    width = 6 if name == "bounds" else 7
+    width = 7 if name == "narrow" else 6
     x = np.random.default_rng(rows).normal(size=(rows, width)).astype(np.float32)
     # a one-element column index: coreai-core's runtime aborts on rank-0
     # input arrays (SIGILL in NDArray+View.swift), whatever the program

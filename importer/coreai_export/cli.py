@@ -11,7 +11,7 @@ USAGE = """\
 python -m coreai_export (--model pkg.module:factory | --module-file path/to/file.py:factory |
                          --exported-program m.pt2 --inputs in.npz)
                         -o model.mlir [--inputs-out in.npz] [--expected-out expected.npz]
-                        [--decompositions coreai|default|none] [--dynamic-dims SPEC] [--entry NAME]
+                        [--decompositions coreai|default|none] [--dynamic-dims SPEC | --dynamic-shapes JSON] [--entry NAME]
                         [--externalize CLASS[=COMPOSITE[:ATTR,...]] ...]"""
 
 
@@ -39,6 +39,10 @@ def build_parser():
     p.add_argument("--dynamic-dims", metavar="SPEC", default="",
                    help="ARG:DIM[=MIN:MAX],... dims exported as dynamic (ARG: forward() "
                    "parameter name or index)")
+    p.add_argument("--dynamic-shapes", metavar="JSON", default="",
+                   help='torch.export dynamic_shapes as JSON (or @FILE): {"dims": {"s": [2, 64]}, '
+                   '"shapes": {"x": {"1": "s"}, "y": {"0": "2*s"}, "z": {"0": "AUTO"}}}; a dim '
+                   "name used twice is one shared Dim")
     p.add_argument("--entry", default="main", help="name of the entry function (default main)")
     p.add_argument("--externalize", action="append", default=[], metavar="CLASS[=COMPOSITE[:ATTR,...]]",
                    help="keep each call of a submodule of class CLASS as a call of its own noinline "
@@ -112,6 +116,7 @@ def run(ns):
 
     from .exporting import (
         ExportFailure, call_factory, decompose, export_module, load_factory, parse_dynamic_dims,
+        parse_dynamic_shapes,
     )
     from .externalize import Externalize, externalized
     from .importer import ImportError_, import_program
@@ -140,7 +145,13 @@ def run(ns):
     else:
         factory = load_factory(ns.model or ns.module_file, from_file=bool(ns.module_file))
         model, inputs = call_factory(factory)
-        shapes = parse_dynamic_dims(ns.dynamic_dims, model, inputs) if ns.dynamic_dims else None
+        if ns.dynamic_dims and ns.dynamic_shapes:
+            raise ExportFailure("--dynamic-dims and --dynamic-shapes say the same thing: give one")
+        shapes = None
+        if ns.dynamic_dims:
+            shapes = parse_dynamic_dims(ns.dynamic_dims, model, inputs)
+        elif ns.dynamic_shapes:
+            shapes = parse_dynamic_shapes(ns.dynamic_shapes, model, inputs)
         eager_model = copy.deepcopy(model) if ns.expected_out else None
         specs = [Externalize.parse(t) for t in ns.externalize]
         with externalized(model, specs, inputs) as marked:
@@ -160,26 +171,37 @@ def run(ns):
     _write_atomic(ns.output, write_text)
 
     sig = ep.graph_signature
-    n_user_in = len(sig.user_inputs)
+    # user inputs by placeholder name (mutated ones are states, after the
+    # mutated buffers), buffers by their target
+    tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+    user_index = {name: i for i, name in enumerate(sig.user_inputs)}
+    mutated_inputs = set(sig.user_inputs_to_mutate.values())
+    n_plain = len(sig.user_inputs) - len(mutated_inputs)
+
+    def initial(pos, name):
+        if pos < n_plain or name in mutated_inputs:
+            return tensors[user_index[name]]
+        return ep.state_dict[name]
+
     if ns.inputs_out:
-        arrays = [_to_numpy(t) for t in inputs if isinstance(t, torch.Tensor)]
-        for name in prog.arg_names[n_user_in:]:  # states: their initial values
-            arrays.append(_to_numpy(ep.state_dict[name]))
+        arrays = [_to_numpy(initial(i, name)) for i, name in enumerate(prog.arg_names)]
         _save_checked(ns.inputs_out, prog.arg_names, arrays)
     if ns.expected_out:
-        if model is None:
-            runner = ep.module()
-            buffers = dict(runner.named_buffers())
-        else:
-            runner = eager_model
-            buffers = None
+        runner = ep.module() if model is None else eager_model
+        # the call mutates its inputs in place: give it copies, whose new
+        # values are the mutated inputs' expected states
+        called = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
         with torch.no_grad():
-            out = runner(*inputs)
+            out = runner(*called)
+        called_tensors = [t for t in called if isinstance(t, torch.Tensor)]
         flat, _ = tree_flatten(out)
         arrays = [_to_numpy(t) if isinstance(t, torch.Tensor) else np.asarray(t) for t in flat]
         bufs = dict(runner.named_buffers())
         for name in prog.result_names[len(arrays):]:
-            arrays.append(_to_numpy(bufs[name]))
+            if name in mutated_inputs:
+                arrays.append(_to_numpy(called_tensors[user_index[name]]))
+            else:
+                arrays.append(_to_numpy(bufs[name]))
         _save_checked(ns.expected_out, prog.result_names, arrays)
     return prog, ep
 

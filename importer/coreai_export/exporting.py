@@ -4,6 +4,7 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 
 import torch
@@ -102,16 +103,137 @@ def parse_dynamic_dims(spec: str, model: torch.nn.Module, inputs: tuple):
     return tuple(shapes)
 
 
+_DERIVED = re.compile(
+    r"^\s*(?:(\d+)\s*\*\s*)?([A-Za-z_]\w*)\s*(?:\*\s*(\d+)\s*)?(?:([+-])\s*(\d+)\s*)?$"
+)
+_HINTS = {"AUTO": "AUTO", "STATIC": "STATIC", "DYNAMIC": "DYNAMIC"}
+
+
+def parse_dynamic_shapes(text: str, model: torch.nn.Module, inputs: tuple):
+    """The JSON form of torch.export's `dynamic_shapes` -> that argument.
+
+        {"dims": {"s": [2, 64], "b": {"min": 1, "max": 8}, "t": null},
+         "shapes": {"x": {"0": "b", "1": "s"}, "y": [null, "2*s+1"], "z": {"0": "AUTO"}}}
+
+    `dims` declares the named dims (`Dim(name, min=, max=)`; `null`: no
+    range); a name used in several places is one shared `Dim`. `shapes` maps
+    forward() parameter names (or is a list in argument order) to a tensor's
+    dims: an object keyed by dim index or a list with an entry per dim; an
+    entry is `null` (static), a declared name, a derived dim `A*name+B`
+    (`2*s`, `s+1`, `2*s-1`), or `"AUTO"` / `"STATIC"` / `"DYNAMIC"`
+    (`Dim.AUTO` ...). `@FILE` reads the JSON from FILE."""
+    import json
+
+    where = "--dynamic-shapes"
+    if text.startswith("@"):
+        try:
+            with open(text[1:]) as f:
+                text = f.read()
+        except OSError as e:
+            raise ExportFailure(f"{where} {text}: cannot read: {e.strerror}") from None
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ExportFailure(f"{where}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    if not isinstance(spec, dict) or "shapes" not in spec or set(spec) - {"dims", "shapes"}:
+        raise ExportFailure(f'{where}: expected an object {{"dims": {{...}}, "shapes": {{...}}}}')
+    Dim = torch.export.Dim
+    dims = {}
+    for name, rng in (spec.get("dims") or {}).items():
+        if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in _HINTS:
+            raise ExportFailure(f"{where}: dim name {name!r} is not an identifier (or is a hint name)")
+        if rng is None:
+            kw = {}
+        elif isinstance(rng, list) and len(rng) == 2 and all(type(v) is int for v in rng):
+            kw = {"min": rng[0], "max": rng[1]}
+        elif isinstance(rng, dict) and set(rng) <= {"min", "max"} and all(type(v) is int for v in rng.values()):
+            kw = dict(rng)
+        else:
+            raise ExportFailure(
+                f"{where}: dim {name!r}: expected null, [MIN, MAX] or {{\"min\": MIN, \"max\": MAX}}, got {rng!r}"
+            )
+        try:
+            dims[name] = Dim(name, **kw)
+        except Exception as e:
+            raise ExportFailure(f"{where}: dim {name!r}: {e}") from None
+
+    def entry(v, at):
+        if v is None:
+            return Dim.STATIC
+        if not isinstance(v, str):
+            raise ExportFailure(f"{where}: {at}: expected null or a string, got {v!r}")
+        if v in _HINTS:
+            return getattr(Dim, v)
+        m = _DERIVED.match(v)
+        if not m:
+            raise ExportFailure(f"{where}: {at}: {v!r} is not a dim name, A*name+B, AUTO, STATIC or DYNAMIC")
+        a1, name, a2, sign, b = m.groups()
+        if name not in dims:
+            raise ExportFailure(f"{where}: {at}: dim {name!r} is not declared in \"dims\" ({sorted(dims)})")
+        d = dims[name]
+        coeff = int(a1 or 1) * int(a2 or 1)
+        if coeff != 1:
+            d = coeff * d
+        if b and int(b):
+            d = d + int(b) if sign == "+" else d - int(b)
+        return d
+
+    params = [
+        p.name
+        for p in inspect.signature(model.forward).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    shapes = spec["shapes"]
+    if isinstance(shapes, list):
+        if len(shapes) != len(inputs):
+            raise ExportFailure(f"{where}: \"shapes\" has {len(shapes)} entries for {len(inputs)} inputs")
+        per_arg = dict(enumerate(shapes))
+    elif isinstance(shapes, dict):
+        per_arg = {}
+        for arg, v in shapes.items():
+            if arg not in params[: len(inputs)]:
+                raise ExportFailure(f"{where}: no input {arg!r} (forward() takes {params[:len(inputs)]})")
+            per_arg[params.index(arg)] = v
+    else:
+        raise ExportFailure(f'{where}: "shapes" must be an object keyed by input name or a list')
+    out = [None] * len(inputs)
+    for idx, v in per_arg.items():
+        arg = params[idx] if idx < len(params) else f"arg{idx}"
+        if v is None:
+            continue
+        t = inputs[idx]
+        if not isinstance(t, torch.Tensor):
+            raise ExportFailure(f"{where}: input {arg!r} is not a tensor")
+        if isinstance(v, list):
+            if len(v) != t.dim():
+                raise ExportFailure(f"{where}: input {arg!r} has rank {t.dim()}, its list has {len(v)} entries")
+            out[idx] = [entry(e, f"{arg}[{i}]") for i, e in enumerate(v)]
+        elif isinstance(v, dict):
+            one = {}
+            for k, e in v.items():
+                try:
+                    d = int(k)
+                except ValueError:
+                    raise ExportFailure(f"{where}: input {arg!r}: dim key {k!r} is not an integer") from None
+                if not -t.dim() <= d < t.dim():
+                    raise ExportFailure(f"{where}: input {arg!r} has rank {t.dim()}, no dim {d}")
+                one[d % t.dim()] = entry(e, f"{arg}[{k}]")
+            out[idx] = one
+        else:
+            raise ExportFailure(f"{where}: input {arg!r}: expected an object, a list or null")
+    return tuple(out)
+
+
 EXPORT_ADVICE = """\
 What to do: make torch.export.export(model, example_inputs) succeed on its own first.
   - data-dependent control flow (if/while on tensor values): use torch.cond or
     torch._higher_order_ops.while_loop, or move the decision out of the model;
   - data-dependent shapes (nonzero, item(), boolean masks): bound them with
     torch._check / torch._check_is_size, or compute with masks of static shape;
-  - unsupported Python (prints of tensors, numpy calls, in-place on inputs):
+  - unsupported Python (prints of tensors, numpy calls):
     rewrite that code in torch operations;
-  - dynamic-shape constraint violations: change --dynamic-dims to the ranges
-    torch suggests above.
+  - dynamic-shape constraint violations: change --dynamic-dims / --dynamic-shapes
+    to the ranges (or the shared and derived dims) torch suggests above.
 See https://pytorch.org/docs/stable/export.html for the export programming model."""
 
 

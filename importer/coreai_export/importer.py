@@ -335,8 +335,9 @@ class _Emitter:
 
     # graph -------------------------------------------------------------
     def graph_body(self, gm, env, lines, indent, terminator):
+        dropped = runtime_checks(gm)
         for node in gm.graph.nodes:
-            if node.op == "placeholder":
+            if node.op == "placeholder" or node in dropped:
                 continue
             if node.op == "get_attr":
                 obj = getattr(gm, node.target)
@@ -712,13 +713,26 @@ class _Emitter:
             for spec in sig.output_specs
             if spec.kind == OutputKind.BUFFER_MUTATION
         }
+        # A mutated user input (`x.mul_(2)`) is a state as in coreai-torch:
+        # named after its placeholder, after the mutated buffers.
+        mutated_inputs = {
+            spec.target
+            for spec in sig.output_specs
+            if spec.kind == OutputKind.USER_INPUT_MUTATION
+        }
         env, lines = {}, []
         self.env = env
         indent = "    "
-        user_args, state_args = [], []
+        user_args, state_args, input_states = [], [], []
         for ph, spec in zip(placeholders, sig.input_specs):
             nm = self.ssa(ph)
-            if spec.kind == InputKind.USER_INPUT:
+            if spec.kind == InputKind.USER_INPUT and spec.arg.name in mutated_inputs:
+                val = ph.meta.get("val")
+                if not isinstance(val, torch.Tensor):
+                    raise ImportError_(f"mutated input {ph.name} is not a tensor")
+                input_states.append((nm, spec.arg.name, mlir_type_of(val), val))
+                env[ph] = f"%{nm}"
+            elif spec.kind == InputKind.USER_INPUT:
                 val = ph.meta.get("val")
                 if not isinstance(val, torch.Tensor):
                     raise ImportError_(
@@ -758,12 +772,13 @@ class _Emitter:
 
         self.graph_body(gm, env, lines, indent, term)
         outs = results["outs"]
-        user_res, state_res = [], []
+        state_args += input_states
+        user_res, state_new = [], {}
         n_user = sum(1 for s in sig.output_specs if s.kind == OutputKind.USER_OUTPUT)
         ui = 0
         for o, spec in zip(outs, sig.output_specs):
-            if spec.kind == OutputKind.BUFFER_MUTATION:
-                state_res.append((o, spec.target))
+            if spec.kind in (OutputKind.BUFFER_MUTATION, OutputKind.USER_INPUT_MUTATION):
+                state_new[spec.target] = o
             elif spec.kind == OutputKind.USER_OUTPUT:
                 name = "output" if n_user == 1 else f"output_{ui}"
                 ui += 1
@@ -771,8 +786,10 @@ class _Emitter:
             else:
                 raise ImportError_(
                     f"output of kind {spec.kind.name} cannot be imported "
-                    "(only user outputs and buffer mutations)"
+                    "(only user outputs, buffer and input mutations)"
                 )
+        # each state's new value, in the order of the state arguments
+        state_res = [(state_new[label], label) for _, label, _, _ in state_args]
         res_refs, res_types, res_names = [], [], []
         for o, name in user_res + state_res:
             if isinstance(o, torch.fx.Node):
@@ -801,7 +818,9 @@ class _Emitter:
         visibility = ""
         if function is not None:
             if state_args:
-                raise ImportError_(f"externalized {function.path} mutates a buffer: not supported")
+                raise ImportError_(
+                    f"externalized {function.path} mutates a buffer or an input: not supported"
+                )
             fattrs = "coreai.noinline"
             if function.spec.composite_op_name:
                 from .externalize import declaration
@@ -838,6 +857,41 @@ class _Emitter:
         if not items:
             return ""
         return "coreai.range_constraints = {" + ", ".join(sorted(items)) + "}"
+
+
+# torch.export's run-time checks of symbolic sizes (`torch._check`, the
+# guards of unbacked `.item()` values): nothing to compute, their ranges are
+# in `coreai.range_constraints`.
+CHECK_TARGETS = {
+    "aten._assert_scalar.default", "aten._assert_async.msg", "aten._assert_async.default",
+    "aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default",
+}
+
+
+def runtime_checks(gm):
+    """The nodes that only check symbolic sizes: the checks, and the scalar
+    computations (sizes, storage offsets, comparisons) nothing else reads."""
+    def target_name(n):
+        t = n.target
+        if isinstance(t, torch._ops.OpOverload):
+            return f"{t.namespace}.{t._opname}.{t._overloadname}"
+        return ""
+
+    dropped = {n for n in gm.graph.nodes if n.op == "call_function" and target_name(n) in CHECK_TARGETS}
+    changed = bool(dropped)
+    while changed:
+        changed = False
+        for n in reversed(gm.graph.nodes):
+            if n in dropped or n.op != "call_function" or not n.users:
+                continue
+            if isinstance(n.target, torch._ops.HigherOrderOperator):
+                continue
+            val = n.meta.get("val")
+            scalar = isinstance(val, (bool, int, float, torch.SymInt, torch.SymBool, torch.SymFloat))
+            if scalar and all(u in dropped for u in n.users):
+                dropped.add(n)
+                changed = True
+    return dropped
 
 
 def _finite(v) -> bool:

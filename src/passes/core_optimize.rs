@@ -12,7 +12,9 @@
 //!     constant, computed with the reference executor's kernels (the value
 //!     the op computes, bit for bit, in the executor);
 //!   - `shape_chains`: reshape of reshape, transpose of transpose, identity
-//!     reshape/transpose/broadcast/slice/concat;
+//!     reshape/transpose/broadcast/slice/concat (a same-type broadcast or
+//!     tile only when static, a reshape with at most one dynamic dim, a
+//!     slice taking each dynamic dim whole by constant bounds);
 //!   - `linear`: a linear layer on a rank-3+ input without the reshapes
 //!     that flatten it to rank 2 and back;
 //!   - `identities`: `x*1`, `x+(-0.0)`, `x-0.0`, `x/1` (true division),

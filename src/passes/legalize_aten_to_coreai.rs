@@ -303,9 +303,10 @@ fn resolve(context: mlir_sys::MlirContext, namespace: &str, key: &str) -> Patter
 const COMPRESSION_NAMESPACES: &[&str] = &["coreai", "coreaix"];
 
 /// Namespaces of Python callables torch.export records (`builtins::round`,
-/// `operator::mul`, `math::ceil`): coreai-torch sees no namespace on them
-/// and looks their bare name up in the ATen resolver (rung 3).
-const PYTHON_NAMESPACES: &[&str] = &["builtins", "operator", "math"];
+/// `operator::mul`, `math::ceil`, `torch::sym_ite`): coreai-torch sees no
+/// namespace on them and looks their bare name up in the ATen resolver
+/// (rung 3).
+const PYTHON_NAMESPACES: &[&str] = &["builtins", "operator", "math", "torch"];
 
 /// The built-in rungs of the dispatch ladder (conversion guide §7.4), after
 /// user lowerings: the ATen resolver keyed by the exact overload (rung 3,

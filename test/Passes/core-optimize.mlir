@@ -251,6 +251,31 @@ coreai.graph @shape_identities(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf3
 
 // -----
 
+// With dynamic dims the same type is not the same shape: a slice by
+// run-time bounds, a broadcast or tile of `?x4`, a reshape `?x?` → `?x?`
+// are kept; a slice taking the dynamic dim whole by constants is x.
+// CHECK-LABEL: coreai.graph @dynamic_same_type(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<?x4xf32>
+// CHECK:         %[[S:.*]] = coreai.slice %[[X]], %arg2
+// CHECK:         %[[B:.*]] = coreai.broadcast_to %[[X]]
+// CHECK:         %[[T:.*]] = coreai.tile %[[X]]
+// CHECK:         %[[R:.*]] = coreai.reshape %arg1
+// CHECK:         coreai.output %[[S]], %[[X]], %[[B]], %[[T]], %[[R]]
+coreai.graph @dynamic_same_type(%x: tensor<?x4xf32>, %y: tensor<?x?xf32>, %b: tensor<2xsi32>, %shape: tensor<2xui32>, %ys: tensor<2xsi32>) -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x?xf32>) {
+  %zero = coreai.constant dense<0> : tensor<2xsi32>
+  %end = coreai.constant dense<2147483647> : tensor<2xsi32>
+  %one = coreai.constant dense<1> : tensor<2xsi32>
+  %reps = coreai.constant dense<[2, 1]> : tensor<2xui32>
+  %0 = coreai.slice %x, %b, %end, %one : (tensor<?x4xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<?x4xf32>
+  %1 = coreai.slice %x, %zero, %end, %one : (tensor<?x4xf32>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<?x4xf32>
+  %2 = coreai.broadcast_to %x, %shape : (tensor<?x4xf32>, tensor<2xui32>) -> tensor<?x4xf32>
+  %3 = coreai.tile %x, %reps : (tensor<?x4xf32>, tensor<2xui32>) -> tensor<?x4xf32>
+  %4 = coreai.reshape %y, %ys : (tensor<?x?xf32>, tensor<2xsi32>) -> tensor<?x?xf32>
+  coreai.output %0, %1, %2, %3, %4 : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x?xf32>
+}
+
+// -----
+
 // Dead ops and private graphs no one calls are erased; a public graph and
 // a called private one stay.
 // CHECK-NOT:   @unused

@@ -17,15 +17,17 @@
 //! needs a dynamic size (a split or roll along it, expand of a unit dim to
 //! it, a crop of it) declines with a reason.
 
+use super::formulas::floor_div;
 use crate::emit::constant;
+use crate::emit::{arith, extents_of, fill, Extent};
 use crate::emit::{
     axes, cast_to, fill_literal, int_scalar, reshape, shape, slice, slice_update, splat, transpose,
     TO_END,
 };
-use crate::emit::{extents_of, fill, Extent};
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use crate::schema::{
-    dims, int_attr, int_list_attr, normalize_dim, opt_int_attr, str_attr, tensor_type, DYNAMIC,
+    dims, element_type, int_attr, int_list_attr, named_operand, normalize_dim, opt_int_attr,
+    shape_of, str_attr, tensor_type, DYNAMIC,
 };
 use melior::ir::{
     operation::OperationLike,
@@ -442,35 +444,118 @@ fn copy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 // aten.slice.Tensor(%x) {dim, start, end, step}
 //   → coreai.slice %x, <starts>, <ends>, <steps>  (si32; 0 / 2^31-1 / 1 on other dims)
+// aten.operator "aten::slice.Tensor"(%x, %start?, %end?) {dim, step} (symbolic or `.item()` bounds)
+//   → coreai.slice %x, (coreai.concat of the constants and each bound clamped to ±(2^31-1), cast to si32), ...
 fn slice_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank();
-    let range = slice_range(cx, 1)?;
+    let range = slice_range(cx)?;
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
-    let bounds = one_dim_bounds(rank, dim, range);
-    Ok(vec![slice(
+    Ok(vec![slice_along(
         cx,
         cx.operand(0)?,
-        &bounds,
+        None,
+        dim,
+        range,
         cx.result_type(0)?,
     )?])
 }
 
-/// `(start, end, step)` of slice.Tensor / slice_scatter, as coreai bounds.
-///
-/// `tensors` is the op's tensor operand count: more operands are symbolic
-/// bounds (`aten.operator`, dynamic shapes), which an absent attribute must
-/// not silently read as "None".
-fn slice_range(cx: &LoweringCx<'_, '_>, tensors: usize) -> Result<(i64, i64, i64), Decline> {
-    if cx.op().operand_count() > tensors {
-        return Err("symbolic slice bounds (dynamic shapes) are not supported".into());
+/// A slice bound along one dim: known when the op is built, or a rank-0
+/// integer tensor computed at run time (a symbolic size, an `.item()`).
+#[derive(Clone, Copy)]
+enum Bound<'c, 'a> {
+    Known(i64),
+    Runtime(Value<'c, 'a>),
+}
+
+/// Schema argument `name` of slice.Tensor / slice_scatter: its operand
+/// (symbolic), else its attribute, else `default` (PyTorch's `None`).
+fn bound<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    name: &str,
+    default: i64,
+) -> Result<Bound<'c, 'a>, Decline> {
+    if let Some(v) = named_operand(cx, name)? {
+        return Ok(Bound::Runtime(v));
     }
-    let start = opt_int_attr(cx, "start")?.unwrap_or(0);
-    let end = opt_int_attr(cx, "end")?.unwrap_or(i64::MAX);
+    Ok(Bound::Known(clamp_bound(
+        opt_int_attr(cx, name)?.unwrap_or(default),
+    )))
+}
+
+/// `(start, end, step)` of slice.Tensor / slice_scatter; the step must be
+/// known.
+fn slice_range<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+) -> Result<(Bound<'c, 'a>, Bound<'c, 'a>, i64), Decline> {
+    if named_operand(cx, "step")?.is_some() {
+        return Err("a symbolic slice step is not supported (start and end may be)".into());
+    }
     let step = int_attr(cx, "step")?;
     if step <= 0 {
         return Err(format!("slice step must be positive, got {step}"));
     }
-    Ok((clamp_bound(start), clamp_bound(end), step.min(TO_END)))
+    Ok((
+        bound(cx, "start", 0)?,
+        bound(cx, "end", i64::MAX)?,
+        step.min(TO_END),
+    ))
+}
+
+/// A run-time bound as a 32-bit coreai bound: clamped to ±(2^31-1) in
+/// 64 bits first, so a huge value keeps its meaning (coreai wraps a negative
+/// bound once and clamps to the dim, as PyTorch does).
+fn runtime_bound<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    v: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let v = cast_to(cx, v, cx.parse_type("si64")?)?;
+    let lo = int_scalar(cx, -TO_END, "si64")?;
+    let hi = int_scalar(cx, TO_END, "si64")?;
+    arith(cx, "minimum", arith(cx, "maximum", v, lo)?, hi)
+}
+
+/// `coreai.slice %x` (or `coreai.slice_update %x with update`) taking
+/// `(start, end, step)` along `dim` and every other dim whole; run-time
+/// bounds join the constant ones in a `coreai.concat`.
+fn slice_along<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    update: Option<Value<'c, 'a>>,
+    dim: usize,
+    (start, end, step): (Bound<'c, 'a>, Bound<'c, 'a>, i64),
+    result: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let rank = shape_of(x)?.len();
+    if let (Bound::Known(a), Bound::Known(b)) = (start, end) {
+        let bounds = one_dim_bounds(rank, dim, (a, b, step));
+        return match update {
+            Some(u) => slice_update(cx, x, u, &bounds, result),
+            None => slice(cx, x, &bounds, result),
+        };
+    }
+    let vector = |b: Bound<'c, 'a>, other: i64| -> Result<Value<'c, 'a>, Decline> {
+        let mut extents = vec![Extent::Static(other); rank];
+        extents[dim] = match b {
+            Bound::Known(v) => Extent::Static(v),
+            Bound::Runtime(v) => Extent::Scalar(runtime_bound(cx, v)?),
+        };
+        crate::emit::runtime_shape(cx, &extents, "si32")
+    };
+    let starts = vector(start, 0)?;
+    let ends = vector(end, TO_END)?;
+    let mut steps = vec![1; rank];
+    steps[dim] = step;
+    let steps = axes(cx, &steps)?;
+    match update {
+        Some(u) => cx.build_value(
+            "coreai.slice_update",
+            &[x, starts, ends, steps, u],
+            result,
+            &[],
+        ),
+        None => cx.build_value("coreai.slice", &[x, starts, ends, steps], result, &[]),
+    }
 }
 
 /// `[index, index + 1)` along a dim, for select: -1 is "to the end", other
@@ -480,26 +565,65 @@ fn select_range(index: i64) -> (i64, i64, i64) {
     (clamp_bound(index), clamp_bound(end), 1)
 }
 
+/// select's index as `[start, end)` bounds: a known index by
+/// [`select_range`]; a run-time one wrapped into `[0, n)` first (`i - n *
+/// floor(i / n)`, exact for the indices PyTorch accepts, `-n <= i < n`).
+fn select_bounds<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    dim: usize,
+) -> Result<(Bound<'c, 'a>, Bound<'c, 'a>, i64), Decline> {
+    let Some(i) = named_operand(cx, "index")? else {
+        let (a, b, s) = select_range(int_attr(cx, "index")?);
+        return Ok((Bound::Known(a), Bound::Known(b), s));
+    };
+    let si64 = cx.parse_type("si64")?;
+    let i = cast_to(cx, i, si64)?;
+    let n = match shape_of(x)?[dim] {
+        DYNAMIC => {
+            let s = crate::emit::get_shape(cx, x)?;
+            let ui32 = element_type(s)?;
+            let one = slice(
+                cx,
+                s,
+                &[(dim as i64, dim as i64 + 1, 1)],
+                tensor_type(&[1], ui32),
+            )?;
+            cast_to(cx, reshape(cx, one, &[])?, si64)?
+        }
+        n => int_scalar(cx, n, "si64")?,
+    };
+    let wrapped = arith(cx, "sub", i, arith(cx, "mul", n, floor_div(cx, i, n)?)?)?;
+    let next = arith(cx, "add", wrapped, int_scalar(cx, 1, "si64")?)?;
+    Ok((Bound::Runtime(wrapped), Bound::Runtime(next), 1))
+}
+
 // aten.select.int(%x) {dim, index} → coreai.slice (index : index+1 on dim), then
 //   coreai.reshape to the result (static) / coreai.shrink_dims <[dim]> (dynamic)
+// aten.operator "aten::select.int"(%x, %index) {dim} (a symbolic or `.item()` index)
+//   → the same with the index wrapped at run time (see `select_bounds`)
 fn select_int<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let in_ty = cx.operand_tensor(0)?;
     let rank = in_ty.rank();
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
-    let index = int_attr(cx, "index")?;
     let mut kept = dims(in_ty);
-    if kept[dim] != DYNAMIC && (index >= kept[dim] || index < -kept[dim]) {
-        return Err(format!(
-            "index {index} is out of range for dim {dim} of size {}",
-            kept[dim]
-        ));
+    if named_operand(cx, "index")?.is_none() {
+        let index = int_attr(cx, "index")?;
+        if kept[dim] != DYNAMIC && (index >= kept[dim] || index < -kept[dim]) {
+            return Err(format!(
+                "index {index} is out of range for dim {dim} of size {}",
+                kept[dim]
+            ));
+        }
     }
+    let range = select_bounds(cx, cx.operand(0)?, dim)?;
     kept[dim] = 1;
-    let bounds = one_dim_bounds(rank, dim, select_range(index));
-    let sliced = slice(
+    let sliced = slice_along(
         cx,
         cx.operand(0)?,
-        &bounds,
+        None,
+        dim,
+        range,
         tensor_type(&kept, in_ty.element()),
     )?;
     if !dims(cx.result_tensor(0)?).contains(&DYNAMIC) {
@@ -516,16 +640,19 @@ fn select_int<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 // aten.slice_scatter(%x, %src) {dim, start, end, step}
 //   → coreai.slice_update %x with %src at (<starts>, <ends>, <steps>)
+//   (symbolic start / end: run-time bounds as in slice.Tensor)
 fn slice_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let rank = cx.operand_tensor(0)?.rank();
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)?;
-    let bounds = one_dim_bounds(rank, dim, slice_range(cx, 2)?);
-    let src = cast_to(cx, cx.operand(1)?, cx.result_tensor(0)?.element())?;
-    Ok(vec![slice_update(
+    let range = slice_range(cx)?;
+    let src = named_operand(cx, "src")?.map_or_else(|| cx.operand(1), Ok)?;
+    let src = cast_to(cx, src, cx.result_tensor(0)?.element())?;
+    Ok(vec![slice_along(
         cx,
         cx.operand(0)?,
-        src,
-        &bounds,
+        Some(src),
+        dim,
+        range,
         cx.result_type(0)?,
     )?])
 }
@@ -535,16 +662,18 @@ fn slice_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn select_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let mut d = dims(cx.operand_tensor(0)?);
     let dim = normalize_dim(int_attr(cx, "dim")?, d.len())?;
-    let index = int_attr(cx, "index")?;
+    let x = cx.operand(0)?;
+    let src = named_operand(cx, "src")?.map_or_else(|| cx.operand(1), Ok)?;
+    let range = select_bounds(cx, x, dim)?;
     d[dim] = 1;
-    let src = cast_to(cx, cx.operand(1)?, cx.result_tensor(0)?.element())?;
+    let src = cast_to(cx, src, cx.result_tensor(0)?.element())?;
     let src = reshape(cx, src, &d)?;
-    let bounds = one_dim_bounds(d.len(), dim, select_range(index));
-    Ok(vec![slice_update(
+    Ok(vec![slice_along(
         cx,
-        cx.operand(0)?,
-        src,
-        &bounds,
+        x,
+        Some(src),
+        dim,
+        range,
         cx.result_type(0)?,
     )?])
 }

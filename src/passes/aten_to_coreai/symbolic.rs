@@ -1,6 +1,8 @@
 //! Symbolic sizes and the Python operators torch.export records on them
 //! (`aten.sym_size.int`, `aten.add`, `aten.floordiv`, `aten.sym_float` ...)
-//! and `aten._local_scalar_dense` → coreai.
+//! and `aten._local_scalar_dense` → coreai; `operator.and_` / `or_` on
+//! symbolic bools and `torch.sym_ite` (what `narrow` with a data-dependent
+//! start decomposes to) are the elementwise logical ops and a select.
 //!
 //! A symbolic size is a scalar (`i64`, `f64`, `i1`) in the aten dialect; the
 //! legalizer gives it a rank-0 coreai tensor (`tensor<si64>`, `tensor<f64>`,
@@ -16,11 +18,13 @@
 
 use super::formulas::{floor_div, trunc_float};
 use super::promotion::constant_like;
-use crate::emit::{arith, unary};
+use crate::emit::{arith, select, unary};
 use crate::emit::{cast_to, reshape, slice, splat};
 use crate::lowering::{Decline, LoweringCx, Scalar};
 use crate::schema::is_float;
-use crate::schema::{dims, element_type, int_attr, normalize_dim, tensor_type, DYNAMIC};
+use crate::schema::{
+    dims, element_type, int_attr, named_operand, normalize_dim, tensor_type, DYNAMIC,
+};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value, ValueLike};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
@@ -28,6 +32,7 @@ type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 pub static LOWERINGS: super::Family = &[
     ("_local_scalar_dense.default", local_scalar_dense),
     ("add", |cx| arithmetic(cx, "add")),
+    ("and_", |cx| delegate(cx, "logical_and.default")),
     ("ceil", |cx| to_int(cx, Rounding::Ceil)),
     ("eq", |cx| delegate(cx, "eq.Tensor")),
     ("floor", |cx| to_int(cx, Rounding::Floor)),
@@ -40,11 +45,13 @@ pub static LOWERINGS: super::Family = &[
     ("mul", |cx| arithmetic(cx, "mul")),
     ("ne", |cx| delegate(cx, "ne.Tensor")),
     ("neg", |cx| delegate(cx, "neg.default")),
+    ("or_", |cx| delegate(cx, "logical_or.default")),
     ("pow", |cx| arithmetic(cx, "pow")),
     ("round", python_round),
     ("sub", |cx| arithmetic(cx, "sub")),
     ("sym_float", sym_float),
     ("sym_int", |cx| to_int(cx, Rounding::Trunc)),
+    ("sym_ite", sym_ite),
     ("sym_max", |cx| arithmetic(cx, "maximum")),
     ("sym_min", |cx| arithmetic(cx, "minimum")),
     ("sym_not", |cx| delegate(cx, "logical_not.default")),
@@ -185,4 +192,20 @@ fn local_scalar_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     }
     let x = reshape(cx, x, &[])?;
     Ok(vec![cast_to(cx, x, result_element(cx)?)?])
+}
+
+// aten.operator "torch::sym_ite"(%c) {arg1, arg2} (or either as an operand)
+//   → coreai.decomposable.broadcasting_where %c, a, b on rank-0 tensors of the result dtype
+fn sym_ite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let cond = named_operand(cx, "arg0")?.ok_or("sym_ite without its condition operand")?;
+    let element = result_element(cx)?;
+    let scalar = tensor_type(&[], element);
+    let pick = |name: &str| -> Result<Value<'c, 'a>, Decline> {
+        match named_operand(cx, name)? {
+            Some(v) => cast_to(cx, v, element),
+            None => splat(cx, cx.scalar(name)?, scalar),
+        }
+    };
+    let (a, b) = (pick("arg1")?, pick("arg2")?);
+    Ok(vec![select(cx, cond, a, b)?])
 }

@@ -51,11 +51,14 @@ fn key<'b>(attr: MlirAttribute) -> (Key, Option<&'b [u8]>) {
     (Key::Attribute(attr.ptr as usize), None)
 }
 
+/// The first constant of each value seen (with a blob's bytes).
+type Firsts<'b> = Vec<(Option<&'b [u8]>, MlirOperation)>;
+
 /// Replaces every constant equal to an earlier one of its block by that
 /// one. Returns how many were replaced. Blobs are neither copied nor
 /// hashed: only those of one type and length are compared (`memcmp`).
 pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
-    let mut seen: HashMap<(usize, Key), Vec<(Option<&[u8]>, MlirOperation)>> = HashMap::new();
+    let mut seen: HashMap<(usize, Key), Firsts> = HashMap::new();
     let mut duplicates: Vec<(MlirOperation, MlirOperation)> = Vec::new();
     root.walk(WalkOrder::PreOrder, |op| {
         let raw = op.to_raw();

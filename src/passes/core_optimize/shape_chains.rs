@@ -25,20 +25,25 @@ fn same_type_operand<'c, 'a>(
     Ok(x)
 }
 
-// reshape(x : T, s) : T → x
-//   (T with at most one dynamic dim: it is the one the element count fixes;
-//   with two, `s` may exchange their sizes, as x.reshape(m, n) does)
+/// The dims of `v`'s ranked tensor type, `None` for a dynamic one.
+fn dims_of(v: Value<'_, '_>) -> Result<Vec<Option<i64>>, Decline> {
+    let ty = melior::ir::r#type::RankedTensorType::try_from(v.r#type())
+        .map_err(|_| "not a ranked tensor")?;
+    Ok(crate::schema::dims(ty)
+        .into_iter()
+        .map(|d| (d != crate::schema::DYNAMIC).then_some(d))
+        .collect())
+}
+
+// reshape(x : T, s) : T → x   (T with at most one dynamic dim: the element
+// count then fixes it; `?x?` to `?x?` may swap the sizes)
 pub fn reshape_identity<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     _: Options,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let x = same_type_operand(cx, 0)?;
-    let dynamic = crate::schema::type_dims(x.r#type())?
-        .iter()
-        .filter(|&&d| d == crate::schema::DYNAMIC)
-        .count();
-    if dynamic > 1 {
-        return Err("two or more dynamic dims: the shape operand may change them".into());
+    if dims_of(x)?.iter().filter(|d| d.is_none()).count() > 1 {
+        return Err("two dynamic dims: the same type does not mean the same shape".into());
     }
     Ok(vec![x])
 }
@@ -116,15 +121,22 @@ pub fn transpose_of_transpose<'c, 'a>(
     )?])
 }
 
-// broadcast_to(x : T, s) : T → x   (also broadcast_in_dims, tile)
+// broadcast_to(x : T, s) : T → x   (also broadcast_in_dims, tile; T static:
+// a dynamic dim of size 1 may be broadcast or tiled to more)
 pub fn same_type_identity<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     _: Options,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
-    Ok(vec![same_type_operand(cx, 0)?])
+    let x = same_type_operand(cx, 0)?;
+    if dims_of(x)?.contains(&None) {
+        return Err("a dynamic dim: the same type does not mean the same shape".into());
+    }
+    Ok(vec![x])
 }
 
-// slice(x : T, b, e, [1, ..., 1]) : T → x
+// slice(x : T, b, e, [1, ..., 1]) : T → x   (a dynamic dim of T only when
+// its bounds are the constants 0 and "to the end": a run-time or partial
+// bound may shrink it)
 pub fn slice_identity<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     _: Options,
@@ -133,7 +145,22 @@ pub fn slice_identity<'c, 'a>(
     if strides.iter().any(|s| *s != 1) {
         return Err("a stride is not 1 (a full-size slice with stride -1 reverses)".into());
     }
-    Ok(vec![same_type_operand(cx, 0)?])
+    let x = same_type_operand(cx, 0)?;
+    let dims = dims_of(x)?;
+    if dims.contains(&None) {
+        let starts = constant_ints(cx.operand(1)?.to_raw());
+        let ends = constant_ints(cx.operand(2)?.to_raw());
+        let (Some(starts), Some(ends)) = (starts, ends) else {
+            return Err("a dynamic dim with run-time bounds".into());
+        };
+        let whole = |d: usize| {
+            starts.get(d) == Some(&0) && ends.get(d).is_some_and(|&e| e >= i64::from(i32::MAX))
+        };
+        if (0..dims.len()).any(|d| dims[d].is_none() && !whole(d)) {
+            return Err("a dynamic dim is not taken whole".into());
+        }
+    }
+    Ok(vec![x])
 }
 
 // concat(axis, x : T) : T → x

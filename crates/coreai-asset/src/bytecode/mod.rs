@@ -250,4 +250,5 @@ mod tests {
     }
 }
 
+pub mod reader;
 pub mod writer;

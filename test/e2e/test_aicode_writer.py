@@ -169,7 +169,7 @@ def test_a_multi_function_asset_runs_each_function_like_pytorch(tmp_path):
     entries = [a for fn, (module, _, _) in exported.items() for a in ("--entry", f"{fn}={module}")]
     ours, plain, theirs = tmp_path / "ours.aimodel", tmp_path / "plain.aimodel", tmp_path / "theirs.aimodel"
     compile_(*entries, "-o", ours, "--format", "aicode")
-    compile_(*entries, "-o", plain)
+    compile_(*entries, "-o", plain, "--format", "coreai")
     linked = subprocess.run([str(REPO / "target" / "debug" / "coreai-opt"), str(plain)], capture_output=True,
                             text=True, check=True).stdout  # the program of the coreai-format asset, as written
     core_save_asset(linked, theirs)

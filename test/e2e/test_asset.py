@@ -112,10 +112,11 @@ def test_container_matches_coreai_core_file_by_file(llama, tmp_path):
         program = (asset / "main.mlirb").read_bytes()
         assert (asset / "main.hash").read_bytes() == hashlib.sha256(program).digest()
         assert AIModelAsset.is_valid(asset)
-    # Bytecode version 6 both; the producer is each MLIR's version string
-    # (coreai-core's MLIR is 22.0.0git, the system's LLVM 22 a release).
+    # Bytecode version 6 both; the producer is each writer's (coreai-core's
+    # MLIR is 22.0.0git; ours names this project: the loader does not check
+    # it, docs/aicode-format.md §2.3).
     (v1, p1), (v2, p2) = (header((a / "main.mlirb").read_bytes()) for a in (ours, theirs))
-    assert v1 == v2 == 6 and p1.startswith("MLIR22.") and p2 == "MLIR22.0.0git"
+    assert v1 == v2 == 6 and p1 == "coreai" and p2 == "MLIR22.0.0git"
 
     mine, core = (json.loads((a / "metadata.json").read_text()) for a in (ours, theirs))
     assert set(mine) == set(core) == {"creationDate", "producer", "assetVersion"}

@@ -831,7 +831,10 @@ impl<'f> Reader<'f> {
             .strip_prefix("aicode.")
             .ok_or_else(|| ReadError::Unsupported(format!("op '{}'", op.name)))?;
         let (coreai, keep_regions) = coreai_name(short)
-            .filter(|(n, _)| n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.'))
+            .filter(|(n, _)| {
+                n.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
+            })
             .ok_or_else(|| ReadError::Unsupported(format!("op '{}'", op.name)))?;
         let mut props: Vec<String> = Vec::new();
         let prop_attrs = match &op.properties {

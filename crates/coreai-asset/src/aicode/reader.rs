@@ -1143,7 +1143,7 @@ mod tests {
 
     #[test]
     fn names_invert_the_writers() {
-        let n = |s: &str| coreai_name(s).map(|(n, r)| (n, r));
+        let n = coreai_name;
         assert_eq!(
             n("primitive.reshape_v2"),
             Some(("coreai.reshape".into(), false))

@@ -157,7 +157,8 @@ pub struct Asset {
 impl Asset {
     /// Reads and checks the asset at `path`: `metadata.json` parses with
     /// the required keys, `main.hash` is the SHA-256 of `main.mlirb`, and
-    /// `main.mlirb` is bytecode version 6 of a dialect MLIR can read here.
+    /// `main.mlirb` is bytecode version 6 (the coreai dialect, or aicode,
+    /// which [`program_file`] reads back).
     pub fn open(path: &Path) -> Result<Self, AssetError> {
         let meta = std::fs::metadata(path).map_err(io(path))?;
         if !meta.is_dir() {

@@ -1,15 +1,10 @@
-"""The coreai-core half of `make demo`: runs the program of an asset written
-by coreai-compile in coreai-core 1.0.0b3's runtime and compares the outputs
-with eager PyTorch's (expected.npz).
+"""The coreai-core half of `make demo`: loads an asset written by
+coreai-compile (main.mlirb in coreai-core's versioned `aicode`
+serialization, the default `--format aicode`) in coreai-core 1.0.0b3's
+runtime as it is, runs `main` and compares the outputs with eager PyTorch's
+(expected.npz).
 
-coreai-core's runtime reads only its own versioned serialization of a program
-(dialect `aicode`), which coreai-compile does not write yet. So the asset's
-main.mlirb is parsed by coreai-core's MLIR, printed without locations (its
-serializer rejects the importer's named call-site locations: "location type
-not allowed in translateLocation"), re-parsed, saved by coreai-core's
-`save_asset`, and that asset is loaded and run.
-
-usage: demo-coreai-core.py ASSET INPUTS.npz EXPECTED.npz WORKDIR
+usage: demo-coreai-core.py ASSET INPUTS.npz EXPECTED.npz
 """
 
 import asyncio
@@ -20,24 +15,19 @@ from pathlib import Path
 import numpy as np
 
 
-def main(asset, inputs, expected, work):
+def main(asset_path, inputs, expected):
     warnings.simplefilter("ignore")
-    from coreai._compiler import ir
-    from coreai.authoring.asset import AIModelAsset, AIProgram
-    from coreai.authoring.context import Context
+    from coreai.authoring.asset import AIModelAsset
     from coreai.runtime import NDArray
 
-    resaved = Path(work) / "coreai-core.aimodel"
-    with Context() as c:
-        text = str(ir.Module.parse((Path(asset) / "main.mlirb").read_bytes(), c._mlir_context))
-    with Context() as c:
-        module = ir.Module.parse(text, c._mlir_context)
-        AIProgram._from_mlir_module(module).save_asset(resaved)  # noqa: SLF001
+    asset = AIModelAsset.load(Path(asset_path))
+    print(f"coreai-core: loaded {asset_path}: functions {asset.summary().function_names}, "
+          f"compatibility {asset.summary()._compatibility_version}")  # noqa: SLF001
     with np.load(inputs) as z:
         feeds = {k: NDArray(np.ascontiguousarray(z[k])) for k in z.files}
 
     async def run():
-        async with AIModelAsset.load(resaved).executable() as model:
+        async with asset.executable() as model:
             fn = model.load_function("main")
             if asyncio.iscoroutine(fn):
                 fn = await fn
@@ -56,4 +46,4 @@ def main(asset, inputs, expected, work):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:5]))
+    sys.exit(main(*sys.argv[1:4]))

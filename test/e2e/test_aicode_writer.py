@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from models import CORPUS
+
 REPO = Path(__file__).resolve().parents[2]
 COMPILE = REPO / "target" / "debug" / "coreai-compile"
 RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
@@ -169,7 +171,7 @@ def test_a_multi_function_asset_runs_each_function_like_pytorch(tmp_path):
     entries = [a for fn, (module, _, _) in exported.items() for a in ("--entry", f"{fn}={module}")]
     ours, plain, theirs = tmp_path / "ours.aimodel", tmp_path / "plain.aimodel", tmp_path / "theirs.aimodel"
     compile_(*entries, "-o", ours, "--format", "aicode")
-    compile_(*entries, "-o", plain)
+    compile_(*entries, "-o", plain, "--format", "coreai")
     linked = subprocess.run([str(REPO / "target" / "debug" / "coreai-opt"), str(plain)], capture_output=True,
                             text=True, check=True).stdout  # the program of the coreai-format asset, as written
     core_save_asset(linked, theirs)
@@ -262,3 +264,22 @@ def test_a_dynamic_batch_asset_runs_another_batch_size_like_pytorch(tmp_path):
     assert out.shape == (5, 4)
     verdict = report.compare(got, {key: want})
     assert verdict["ok"], verdict
+
+
+# --target ane / gpu assets (issue 16): the target's program through the
+# aicode writer, loaded and run as it is in coreai-core's runtime and in
+# coreai-run (utils/aicode/target_assets.py; ane within 3e-2 x max|eager|,
+# gpu within the f32 tolerance, integers exactly).
+# The whole corpus: `utils/aicode/target_assets.py --slow`.
+TARGET_QUICK = {"llama_block", "int_floor_mod"}
+TARGET_SLOW = {"resnet18", "mobilenet_v3_small", "vit_tiny", "fp16_conv", "dynamic_batch_mlp", "stateful_buffer"}
+TARGET_CASES = [pytest.param(n, s, t, marks=[] if n in TARGET_QUICK else [pytest.mark.slow], id=f"{n}-{t}")
+                for n, s, _ in CORPUS if n in TARGET_QUICK | TARGET_SLOW
+                for t in ("ane", "gpu")]
+
+
+@pytest.mark.parametrize("name,spec,target", TARGET_CASES)
+def test_target_assets_run_in_coreai_core_like_pytorch(name, spec, target, tmp_path):
+    import target_assets
+
+    assert target_assets.check(name, spec, tmp_path, target) == ("ok", "ok")

@@ -58,11 +58,11 @@ pub enum AssetError {
         bytecode::VERSION
     )]
     BytecodeVersion { path: PathBuf, version: u64 },
-    #[error(
-        "'{0}': the program is in coreai-core's versioned serialization (dialect 'aicode'), \
-         which this project does not read; give the coreai IR (.mlir or .mlirb) instead"
-    )]
-    VersionedSerialization(PathBuf),
+    #[error("'{path}': {source}")]
+    Aicode {
+        path: PathBuf,
+        source: aicode::reader::ReadError,
+    },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AssetError + '_ {
@@ -157,7 +157,8 @@ pub struct Asset {
 impl Asset {
     /// Reads and checks the asset at `path`: `metadata.json` parses with
     /// the required keys, `main.hash` is the SHA-256 of `main.mlirb`, and
-    /// `main.mlirb` is bytecode version 6 of a dialect MLIR can read here.
+    /// `main.mlirb` is bytecode version 6 (the coreai dialect, or aicode,
+    /// which [`program_file`] reads back).
     pub fn open(path: &Path) -> Result<Self, AssetError> {
         let meta = std::fs::metadata(path).map_err(io(path))?;
         if !meta.is_dir() {
@@ -191,9 +192,6 @@ impl Asset {
                 version: summary.version,
             });
         }
-        if summary.dialects.iter().any(|(name, _)| name == "aicode") {
-            return Err(AssetError::VersionedSerialization(path.to_path_buf()));
-        }
         Ok(Self {
             path: path.to_path_buf(),
             metadata,
@@ -207,12 +205,98 @@ impl Asset {
     }
 }
 
-/// The file MLIR should parse for `input`: an asset's checked `main.mlirb`,
-/// or `input` itself (text or bytecode; MLIR tells them apart).
-pub fn program_file(input: &Path) -> Result<PathBuf, AssetError> {
-    if looks_like_asset(input) || input.extension().is_some_and(|e| e == EXTENSION) {
-        Ok(Asset::open(input)?.program_path())
-    } else {
-        Ok(input.to_path_buf())
+/// The file MLIR should parse for an input: a path, and a temporary file
+/// (removed when this is dropped) holding the coreai IR read back from an
+/// aicode program.
+#[derive(Debug)]
+pub struct ProgramFile {
+    path: PathBuf,
+    temporary: bool,
+}
+
+impl ProgramFile {
+    pub fn path(&self) -> &Path {
+        &self.path
     }
+}
+
+impl std::ops::Deref for ProgramFile {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for ProgramFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ProgramFile {
+    fn drop(&mut self) {
+        if self.temporary {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The coreai IR (MLIR text) of the program of `input`, an asset or a
+/// bytecode file, when it is in coreai-core's `aicode` serialization;
+/// `None` for anything else (coreai bytecode or text, which MLIR reads).
+pub fn aicode_program(input: &Path) -> Result<Option<String>, AssetError> {
+    let file = if looks_like_asset(input) || input.extension().is_some_and(|e| e == EXTENSION) {
+        Asset::open(input)?.program_path()
+    } else {
+        input.to_path_buf()
+    };
+    aicode_text(file)
+}
+
+fn aicode_text(file: PathBuf) -> Result<Option<String>, AssetError> {
+    if !file.is_file() {
+        return Ok(None);
+    }
+    let mut head = [0u8; 4];
+    {
+        use std::io::Read;
+        let mut f = std::fs::File::open(&file).map_err(io(&file))?;
+        if f.read_exact(&mut head).is_err() || &head != bytecode::MAGIC {
+            return Ok(None);
+        }
+    }
+    let data = std::fs::read(&file).map_err(io(&file))?;
+    if !aicode::reader::is_aicode(&data) {
+        return Ok(None);
+    }
+    aicode::reader::to_coreai(&data)
+        .map(Some)
+        .map_err(|source| AssetError::Aicode { path: file, source })
+}
+
+/// The file MLIR should parse for `input`: an asset's checked `main.mlirb`,
+/// or `input` itself (text or bytecode; MLIR tells them apart); a program in
+/// coreai-core's `aicode` serialization (an asset's or a `.mlirb` file's) is
+/// read back into coreai IR ([`aicode::reader`]), written to a temporary
+/// file.
+pub fn program_file(input: &Path) -> Result<ProgramFile, AssetError> {
+    let path = if looks_like_asset(input) || input.extension().is_some_and(|e| e == EXTENSION) {
+        Asset::open(input)?.program_path()
+    } else {
+        input.to_path_buf()
+    };
+    let Some(text) = aicode_text(path.clone())? else {
+        return Ok(ProgramFile {
+            path,
+            temporary: false,
+        });
+    };
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = std::env::temp_dir().join(format!("coreai-aicode-{}-{n}.mlir", std::process::id()));
+    std::fs::write(&temp, text).map_err(io(&temp))?;
+    Ok(ProgramFile {
+        path: temp,
+        temporary: true,
+    })
 }

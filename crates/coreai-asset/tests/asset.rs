@@ -138,11 +138,12 @@ fn damage_is_one_error_naming_it() {
 }
 
 #[test]
-fn names_coreai_cores_versioned_serialization() {
+fn reads_coreai_cores_versioned_serialization_and_names_a_damaged_one() {
     let dir = scratch("aicode");
     let path = dir.join("m.aimodel");
-    // The header and dialect section coreai-core writes: one dialect,
-    // `aicode`, with a version entry.
+    // The header and dialect section coreai-core writes (one dialect,
+    // `aicode`, with a version entry) and nothing else: the asset opens, its
+    // program is aicode, and reading it back is one error.
     let mut v = bytecode::MAGIC.to_vec();
     v.push((6 << 1) | 1);
     v.extend_from_slice(b"MLIR22.0.0git\0");
@@ -150,9 +151,8 @@ fn names_coreai_cores_versioned_serialization() {
     v.extend_from_slice(b"aicode\0");
     v.extend_from_slice(&[1, (5 << 1) | 1, 3, 3, 7, 3, 5]);
     write(&path, &v, &metadata()).unwrap();
-    let err = Asset::open(&path).unwrap_err();
-    assert!(
-        matches!(err, AssetError::VersionedSerialization(_)),
-        "{err}"
-    );
+    assert!(Asset::open(&path).is_ok());
+    let err = coreai_asset::program_file(&path).unwrap_err();
+    assert!(matches!(err, AssetError::Aicode { .. }), "{err}");
+    assert!(err.to_string().contains("main.mlirb"), "{err}");
 }

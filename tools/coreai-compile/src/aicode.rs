@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 pub enum AicodeError {
     #[error("'{0}': the compiled program does not parse")]
     Parse(String),
-    #[error("{location}: '{op}' {message}")]
+    #[error("{location}: '{op}' {message} (--format coreai writes any coreai program, for this project's tools)")]
     Op {
         location: String,
         op: String,

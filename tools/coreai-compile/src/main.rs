@@ -63,11 +63,12 @@ struct Cli {
     #[arg(long, value_enum, value_name = "STAGE")]
     compile_to: Option<Stage>,
 
-    /// What `main.mlirb` holds: `coreai`, the coreai dialect (what
-    /// coreai-opt and coreai-run read), or `aicode`, coreai-core's versioned
-    /// serialization (what coreai-core's runtime loads; every corpus model,
-    /// docs/aicode-format.md §5).
-    #[arg(long, value_enum, default_value_t = Format::Coreai)]
+    /// What `main.mlirb` holds: `aicode`, coreai-core's versioned
+    /// serialization (what coreai-core's runtime loads, and coreai-opt,
+    /// coreai-run, coreai-freqop and coreai-graphdiff read back; every
+    /// corpus model, docs/aicode-format.md §5), or `coreai`, the coreai
+    /// dialect's bytecode (any coreai program; our tools only).
+    #[arg(long, value_enum, default_value_t = Format::Aicode)]
     format: Format,
 
     /// `KEY=VALUE` for metadata.json: `author`, `license`, `description`, or

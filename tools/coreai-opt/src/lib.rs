@@ -323,12 +323,16 @@ pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
         return Err(OptError::MlirOption(mlir_args[1..].join(" ")));
     }
 
-    let input_path = if job.input == "-" {
-        job.input.clone()
+    // An aicode program read back into coreai IR lives in a temporary file
+    // as long as `program`.
+    let program = if job.input == "-" {
+        None
     } else {
-        coreai_asset::program_file(Path::new(&job.input))?
-            .to_string_lossy()
-            .into_owned()
+        Some(coreai_asset::program_file(Path::new(&job.input))?)
+    };
+    let input_path = match &program {
+        None => job.input.clone(),
+        Some(p) => p.to_string_lossy().into_owned(),
     };
     let input = open_input(&input_path)?;
     let output = match Output::open(&job.output) {

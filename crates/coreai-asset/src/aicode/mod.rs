@@ -11,6 +11,7 @@
 //! of the ops used, and writes the file.
 
 pub mod ops;
+pub mod reader;
 
 use crate::bytecode::writer::{apint, svarint, varint, Op, Region, Writer, LEVEL_SHIFT};
 

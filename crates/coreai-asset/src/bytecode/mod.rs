@@ -6,9 +6,9 @@
 //! it re-serializes the program into one versioned dialect, `aicode` (version
 //! entry `0x05` for OS 27, op names such as `dataflow.graph_v1` and
 //! `primitive.add_v1`, attributes and types in its own binary encoding).
-//! Upstream MLIR cannot read that form, so the reader names it instead of
-//! letting the parser fail with "dialect 'aicode' does not implement the
-//! bytecode interface".
+//! Upstream MLIR cannot read that form ("dialect 'aicode' does not implement
+//! the bytecode interface"): [`reader`] and `aicode::reader` read it back
+//! into coreai IR instead.
 
 /// MLIR bytecode magic number: `ML\xefR`.
 pub const MAGIC: &[u8; 4] = b"ML\xefR";
@@ -250,4 +250,5 @@ mod tests {
     }
 }
 
+pub mod reader;
 pub mod writer;

@@ -8,9 +8,8 @@ ranges in coreai-run and in coreai-core's interpreter, compared with eager
 PyTorch."""
 
 import numpy as np
-import pytest
 
-from test_lower_complex_symbolic import check_both, convert, eager, export
+from test_lower_complex_symbolic import family_tests
 
 # name → (module source, --dynamic-dims spec, inputs(n, rng), tolerance).
 FAMILIES = {
@@ -56,19 +55,4 @@ def factory():
 }
 
 
-@pytest.fixture(scope="module", params=sorted(FAMILIES))
-def converted(request, tmp_path_factory):
-    name = request.param
-    source, dynamic, _, _ = FAMILIES[name]
-    tmp = tmp_path_factory.mktemp(f"dyn_{name}")
-    aten = export(tmp, source, dynamic)
-    assert "?x" in aten.read_text()
-    return (name, *convert(tmp, aten))
-
-
-@pytest.mark.parametrize("n", [1, 4, 9])
-def test_dynamic_family_matches_eager_in_both_executors(converted, n, tmp_path):
-    name, core, text = converted
-    source, _, inputs_of, tol = FAMILIES[name]
-    inputs = inputs_of(n, np.random.default_rng(n))
-    check_both(tmp_path, core, text, inputs, eager(source, inputs), tol)
+converted, test_dynamic_family_matches_eager_in_both_executors = family_tests(FAMILIES)

@@ -251,3 +251,29 @@ def test_python_operators_on_a_size_match_python(python_operators, n, tmp_path):
     core, text = python_operators
     x = np.random.default_rng(n).normal(size=(n, 3)).astype(np.float32)
     check_both(tmp_path, core, text, {"x": x}, python_operators_expected(n, x), 0)
+
+
+def family_tests(families):
+    """The fixture and the test of a table of dynamic-shape families,
+    name → (module source, --dynamic-dims spec, inputs(n, rng), tolerance):
+    each module is exported once with its dynamic dims and converted, then
+    run at sizes 1, 4 and 9 in both executors against eager PyTorch. A test
+    module binds them: `converted, test_... = family_tests(FAMILIES)`."""
+
+    @pytest.fixture(scope="module", params=sorted(families))
+    def converted(request, tmp_path_factory):
+        name = request.param
+        source, dynamic, _, _ = families[name]
+        tmp = tmp_path_factory.mktemp(f"dyn_{name}")
+        aten = export(tmp, source, dynamic)
+        assert "?x" in aten.read_text(), "no dynamic dim was exported"
+        return (name, *convert(tmp, aten))
+
+    @pytest.mark.parametrize("n", [1, 4, 9])
+    def test(converted, n, tmp_path):
+        name, core, text = converted
+        source, _, inputs_of, tol = families[name]
+        inputs = inputs_of(n, np.random.default_rng(n))
+        check_both(tmp_path, core, text, inputs, eager(source, inputs), tol)
+
+    return converted, test

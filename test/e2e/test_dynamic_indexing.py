@@ -5,7 +5,9 @@ time) with dynamic data and index lengths; upsample_nearest2d /
 upsample_bilinear2d with a dynamic batch and channel count, and with
 dynamic spatial dims under power-of-two scale factors; masked_scatter; scalar_tensor
 of a symbolic size, views with two symbolic sizes, expand of a unit dim to
-a symbolic size, and argmax / argmin over every dim of a dynamic shape.
+a symbolic size, argmax / argmin over every dim of a dynamic shape, and
+constant_pad_nd, pixel_shuffle / pixel_unshuffle (dynamic batch) and repeat
+along dynamic dims.
 Each module is exported with dynamic dims (`--dynamic-dims`), converted
 with coreai-pipeline and run at three sizes within the dims' ranges in
 coreai-run and in coreai-core's interpreter, compared with eager PyTorch."""
@@ -55,6 +57,22 @@ class M(torch.nn.Module):
 def factory():
     return M(), (torch.randn(4, 3),)
 ''', "x:0=1:16", lambda n, rng: {"x": rng.normal(size=(n, 3)).astype(np.float32)}, 0),
+    # Padding, pixel shuffle and repeat: x is [n, 8, 3, 4] (pixel shuffle
+    # needs static spatial dims, and says so), y is [3, m] with m
+    # independent of n; repeat also along the dynamic dims.
+    "pad_shuffle_repeat": ('''
+F = torch.nn.functional
+class M(torch.nn.Module):
+    def forward(self, x, y):
+        return (F.pad(x, (1, 2, 0, 1), value=-3.5), F.pad(y, (2, 0)), F.pad(y, (1, 1, 1, 0), value=7.0),
+                F.pixel_shuffle(x, 2), F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2),
+                x.repeat(2, 1, 1, 3), y.repeat(1, 3), y.repeat(2, 2, 1))
+def factory():
+    return M(), (torch.randn(2, 8, 3, 4), torch.randn(3, 5))
+''', "x:0=1:16,y:1=1:16", lambda n, rng: {
+        "x": rng.normal(size=(n, 8, 3, 4)).astype(np.float32),
+        "y": rng.normal(size=(3, n % 4 + 1)).astype(np.float32),
+    }, 0),
     # x: [n, m, 6] with n and m independent.
     "symbolic": ('''
 class M(torch.nn.Module):

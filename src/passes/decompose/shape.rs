@@ -67,8 +67,13 @@ fn split_tensor<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let s = shape(x)?;
     let dim = norm_dim(get_int_or(cx, "dim", 0)?, s.len())?;
     let (n, size) = (s[dim], int_attr(cx, "split_size")?);
-    if n < 0 || size <= 0 {
-        return Err("split needs a static dimension and a positive split_size".into());
+    if n < 0 {
+        return Err(format!(
+            "dim {dim} of the input is dynamic; split needs its size"
+        ));
+    }
+    if size <= 0 {
+        return Err("split needs a positive split_size".into());
     }
     (0..cx.op().result_count() as i64)
         .map(|i| slice(cx, x, dim, i * size, ((i + 1) * size).min(n)))
@@ -165,8 +170,13 @@ fn roll<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     for (shift, dim) in shifts.iter().zip(&dims) {
         let d = norm_dim(*dim, s.len())?;
         let n = s[d];
-        if n <= 0 {
-            return Err("roll needs a static, non-empty dimension".into());
+        if n < 0 {
+            return Err(format!(
+                "dim {d} of the input is dynamic; roll needs its size"
+            ));
+        }
+        if n == 0 {
+            return Err(format!("roll along the empty dim {d} is not decomposed"));
         }
         let k = shift.rem_euclid(n);
         if k == 0 {
@@ -229,8 +239,13 @@ fn pixel_unshuffle<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     let x = cx.operand(0)?;
     let s = shape(x)?;
     let r = int_attr(cx, "downscale_factor")?;
+    if let Some(d) = (1..s.len()).find(|&d| s[d] < 0) {
+        return Err(format!(
+            "dim {d} of the input is dynamic; pixel_unshuffle needs its size"
+        ));
+    }
     if s.len() != 4 || r <= 0 || s[2] % r != 0 || s[3] % r != 0 {
-        return Err("pixel_unshuffle needs a static [N, C, H·r, W·r] input".into());
+        return Err("pixel_unshuffle needs an [N, C, H·r, W·r] input".into());
     }
     let (n, c, h, w) = (s[0], s[1], s[2] / r, s[3] / r);
     let split = view(cx, x, &[n, c, h, r, w, r])?;

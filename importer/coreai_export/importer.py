@@ -859,25 +859,47 @@ class _Emitter:
         return "coreai.range_constraints = {" + ", ".join(sorted(items)) + "}"
 
 
-# torch.export's run-time checks of symbolic sizes (`torch._check`, the
-# guards of unbacked `.item()` values): nothing to compute, their ranges are
-# in `coreai.range_constraints`.
-CHECK_TARGETS = {
-    "aten._assert_scalar.default", "aten._assert_async.msg", "aten._assert_async.default",
-    "aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default",
-}
+# torch.export's run-time checks of symbolic sizes. The range constraints
+# (`sym_constrain_range*`) compute nothing: their ranges are in
+# `coreai.range_constraints`. An assertion (`torch._check`, the guard of an
+# unbacked `.item()` value) is kept, so the aten-level executor fails where
+# eager PyTorch fails, unless it reads the memory layout (storage offset,
+# strides), which a value-semantics IR does not have.
+CONSTRAINTS = {"aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default",
+               "aten._assert_async.default"}
+ASSERTIONS = {"aten._assert_scalar.default", "aten._assert_async.msg"}
+LAYOUT_QUERIES = {"aten.sym_storage_offset.default", "aten.sym_stride.int", "aten.sym_is_contiguous.default"}
+_SCALARS = (bool, int, float, torch.SymInt, torch.SymBool, torch.SymFloat)
+
+
+def _target_name(n):
+    t = n.target
+    if isinstance(t, torch._ops.OpOverload):
+        return f"{t.namespace}.{t._opname}.{t._overloadname}"
+    return ""
+
+
+def _reads_layout(node):
+    """Whether `node`'s scalar inputs reach a layout query."""
+    seen, todo = set(), list(node.all_input_nodes)
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if _target_name(n) in LAYOUT_QUERIES:
+            return True
+        if n.op == "call_function" and isinstance(n.meta.get("val"), _SCALARS):
+            todo.extend(n.all_input_nodes)
+    return False
 
 
 def runtime_checks(gm):
-    """The nodes that only check symbolic sizes: the checks, and the scalar
-    computations (sizes, storage offsets, comparisons) nothing else reads."""
-    def target_name(n):
-        t = n.target
-        if isinstance(t, torch._ops.OpOverload):
-            return f"{t.namespace}.{t._opname}.{t._overloadname}"
-        return ""
-
-    dropped = {n for n in gm.graph.nodes if n.op == "call_function" and target_name(n) in CHECK_TARGETS}
+    """The nodes not imported: the range constraints, the assertions on the
+    memory layout, and the scalar computations (sizes, storage offsets,
+    comparisons) only they read."""
+    dropped = {n for n in gm.graph.nodes if n.op == "call_function"
+               and (_target_name(n) in CONSTRAINTS or (_target_name(n) in ASSERTIONS and _reads_layout(n)))}
     changed = bool(dropped)
     while changed:
         changed = False
@@ -886,9 +908,7 @@ def runtime_checks(gm):
                 continue
             if isinstance(n.target, torch._ops.HigherOrderOperator):
                 continue
-            val = n.meta.get("val")
-            scalar = isinstance(val, (bool, int, float, torch.SymInt, torch.SymBool, torch.SymFloat))
-            if scalar and all(u in dropped for u in n.users):
+            if isinstance(n.meta.get("val"), _SCALARS) and all(u in dropped for u in n.users):
                 dropped.add(n)
                 changed = True
     return dropped

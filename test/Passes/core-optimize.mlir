@@ -580,3 +580,22 @@ coreai.graph @linear_transposed_input(%x: tensor<3x5x8xf32>, %w: tensor<8x7xf32>
   %y = coreai.reshape %a, %s2 : (tensor<15x7xf32>, tensor<3xui32>) -> tensor<5x3x7xf32>
   coreai.output %y : tensor<5x3x7xf32>
 }
+
+// -----
+
+// Fires with one dynamic dim in the result (a -1 entry the reshape infers);
+// declines with two, whose sizes a shape constant cannot hold.
+// CHECK-LABEL: coreai.graph @dynamic_reshape_chain(
+// CHECK-NEXT:    %[[S:.+]] = coreai.constant dense<[-1, 2, 3, 32]> : tensor<4xsi32>
+// CHECK-NEXT:    %[[R:.+]] = coreai.reshape %arg0, %[[S]] : (tensor<?x96xf32>, tensor<4xsi32>) -> tensor<?x2x3x32xf32>
+// CHECK-NEXT:    coreai.reshape %arg1, %{{.+}} : (tensor<?x?xf32>, tensor<3xsi32>) -> tensor<?x?x1xf32>
+// CHECK-NEXT:    coreai.reshape %{{.+}} : (tensor<?x?x1xf32>, tensor<2xsi32>) -> tensor<?x?xf32>
+coreai.graph @dynamic_reshape_chain(%x: tensor<?x96xf32>, %y: tensor<?x?xf32>, %s3: tensor<3xsi32>, %s2: tensor<2xsi32>) -> (tensor<?x2x3x32xf32>, tensor<?x?xf32>) {
+  %a = coreai.constant dense<[-1, 2, 96]> : tensor<3xsi32>
+  %b = coreai.constant dense<[-1, 2, 3, 32]> : tensor<4xsi32>
+  %0 = coreai.reshape %x, %a : (tensor<?x96xf32>, tensor<3xsi32>) -> tensor<?x2x96xf32>
+  %1 = coreai.reshape %0, %b : (tensor<?x2x96xf32>, tensor<4xsi32>) -> tensor<?x2x3x32xf32>
+  %2 = coreai.reshape %y, %s3 : (tensor<?x?xf32>, tensor<3xsi32>) -> tensor<?x?x1xf32>
+  %3 = coreai.reshape %2, %s2 : (tensor<?x?x1xf32>, tensor<2xsi32>) -> tensor<?x?xf32>
+  coreai.output %1, %3 : tensor<?x2x3x32xf32>, tensor<?x?xf32>
+}

@@ -34,8 +34,11 @@ PRESERVED = {
     "replication_pad1d.default", "replication_pad2d.default", "replication_pad3d.default",
     "scaled_dot_product_attention.default", "silu.default",
 }
-# In PyTorch's table, but torch.export keeps it too (it reads a symbolic size).
-KEPT = {"sym_size.int"}
+# In PyTorch's table, but kept (src/passes/decompose.rs, KEPT): torch.export
+# keeps sym_size.int too (it reads a symbolic size), and arange.default /
+# arange.start are lowered as arange.start_step with start 0 and step 1,
+# which is PyTorch's decomposition (a symbolic `end` stays an operand).
+KEPT = {"sym_size.int", "arange.default", "arange.start"}
 OP_RE = re.compile(r'^\s*(?:%[^=]+= )?aten\.([\w.]+)(?: "aten::([^"]+)")?')
 
 

@@ -53,7 +53,8 @@ const RESHAPES: &[&str] = &["coreai.reshape", "coreai.expand_dims", "coreai.shri
 
 // reshape(reshape(x, s1), s2) → reshape(x, s2)
 // (any of reshape, expand_dims, shrink_dims, inner or outer; the new shape
-// is the outer result's static shape)
+// is the outer result's, with its one dynamic dim, if any, as -1; declines
+// two dynamic dims)
 pub fn reshape_of_reshape<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     _: Options,
@@ -63,16 +64,13 @@ pub fn reshape_of_reshape<'c, 'a>(
         return Err("the operand is not a reshape, expand_dims or shrink_dims".into());
     }
     let x = unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(inner, 0)) };
-    let ty = cx.result_type(0)?;
-    let shape = super::static_shape(ty.to_raw()).ok_or("the result shape is not static")?;
-    let (shape_ty, shape_attr) = cx.int_tensor(&[shape.len() as i64], &shape, "ui32")?;
-    let shape = constant(cx, shape_ty, shape_attr)?;
-    Ok(vec![cx.build_value(
-        "coreai.reshape",
-        &[x, shape],
-        ty,
-        &[],
-    )?])
+    let to = crate::schema::type_dims(cx.result_type(0)?)?;
+    // One dynamic dim is inferred from the element count (a -1 entry);
+    // with two the sizes would be lost.
+    if to.iter().filter(|&&d| d == crate::schema::DYNAMIC).count() > 1 {
+        return Err("the result has two or more dynamic dims".into());
+    }
+    Ok(vec![crate::emit::reshape(cx, x, &to)?])
 }
 
 // transpose(x, [0, 1, ..., n-1]) → x

@@ -121,9 +121,14 @@ impl Ctx<'_> {
     pub fn i64_or(&self, name: &str, default: i64) -> KResult<i64> {
         Ok(self.opt_i64(name)?.unwrap_or(default))
     }
+    /// A number attribute, or with dynamic shapes the one scalar operand
+    /// of schema argument `name` (`arange(s)`'s `end`).
     pub fn opt_f64(&self, name: &str) -> KResult<Option<f64>> {
         match self.attr(name) {
-            None => Ok(None),
+            None => Ok(self.operand_group(name).and_then(|ts| match ts.as_slice() {
+                [t] if t.len() == 1 => t.to_f64().iter().next().copied(),
+                _ => None,
+            })),
             Some(a) if a.is_unit() => Ok(None),
             Some(a) => match a.as_f64() {
                 Some(v) => Ok(Some(v)),

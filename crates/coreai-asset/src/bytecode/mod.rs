@@ -36,8 +36,18 @@ pub enum BytecodeError {
     Malformed(&'static str),
 }
 
-const STRING_SECTION: u8 = 0;
-const DIALECT_SECTION: u8 = 1;
+/// Section ids of MLIR bytecode (`bytecode::Section::ID`).
+pub(crate) mod section {
+    pub(crate) const STRING: u8 = 0;
+    pub(crate) const DIALECT: u8 = 1;
+    pub(crate) const ATTR_TYPE: u8 = 2;
+    pub(crate) const ATTR_TYPE_OFFSET: u8 = 3;
+    pub(crate) const IR: u8 = 4;
+    pub(crate) const RESOURCE: u8 = 5;
+    pub(crate) const RESOURCE_OFFSET: u8 = 6;
+    pub(crate) const DIALECT_VERSION: u8 = 7;
+    pub(crate) const PROPERTIES: u8 = 8;
+}
 
 struct Reader<'a> {
     data: &'a [u8],
@@ -124,8 +134,8 @@ pub fn summarize(data: &[u8]) -> Result<Summary, BytecodeError> {
     while r.pos < data.len() {
         let (id, contents) = r.section()?;
         match id {
-            STRING_SECTION => strings = Some(contents),
-            DIALECT_SECTION => dialect = Some(contents),
+            section::STRING => strings = Some(contents),
+            section::DIALECT => dialect = Some(contents),
             _ => {}
         }
     }
@@ -212,14 +222,14 @@ mod tests {
             b"aicode\0x\0",
         ]
         .concat();
-        v.push(STRING_SECTION);
+        v.push(section::STRING);
         v.push(((strings.len() as u8) << 1) | 1);
         v.extend_from_slice(&strings);
         // dialect section: count 1; name index 0 flagged "has version"
         // (0 << 1 | 1 = 1); the version section: id 7, 1 byte, 0x05.
         // Each varint v is written as (v << 1) | 1.
         let dialect = [3, 3, 7, 3, 5];
-        v.push(DIALECT_SECTION);
+        v.push(section::DIALECT);
         v.push(((dialect.len() as u8) << 1) | 1);
         v.extend_from_slice(&dialect);
         v

@@ -17,15 +17,7 @@
 
 use std::collections::HashMap;
 
-const STRING: u8 = 0;
-const DIALECT: u8 = 1;
-const ATTR_TYPE: u8 = 2;
-const ATTR_TYPE_OFFSET: u8 = 3;
-const IR: u8 = 4;
-const RESOURCE: u8 = 5;
-const RESOURCE_OFFSET: u8 = 6;
-const DIALECT_VERSION: u8 = 7;
-const PROPERTIES: u8 = 8;
+use super::section::*;
 
 /// Op encoding mask bits (`bytecode::OpEncodingMask`).
 const HAS_RESULTS: u8 = 0x02;

@@ -17,6 +17,7 @@ use mlir_sys::{
     mlirIntegerTypeGetWidth, mlirOperationGetResult, mlirTypeIsAInteger, mlirValueGetType,
     MlirAttribute, MlirOperation, MlirType,
 };
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// Hands [`fold_op`] to `core-optimize`. Idempotent.
@@ -113,8 +114,10 @@ fn to_attribute(t: &Tensor, ty: MlirType) -> Result<MlirAttribute, String> {
     Ok(attr)
 }
 
-/// Row-major little-endian bytes of a non-bool tensor.
-fn raw_bytes(t: &Tensor) -> Vec<u8> {
+/// Row-major little-endian bytes of a non-bool tensor: the array's own
+/// memory when it is one standard-layout slice on a little-endian host (no
+/// copy: a folded weight has millions of elements), else a copy.
+fn raw_bytes(t: &Tensor) -> Cow<'_, [u8]> {
     match t {
         Tensor::I8(a) => le_bytes(a, i8::to_le_bytes),
         Tensor::I16(a) => le_bytes(a, i16::to_le_bytes),
@@ -128,17 +131,48 @@ fn raw_bytes(t: &Tensor) -> Vec<u8> {
         Tensor::BF16(a) => le_bytes(a, half::bf16::to_le_bytes),
         Tensor::F32(a) => le_bytes(a, f32::to_le_bytes),
         Tensor::F64(a) => le_bytes(a, f64::to_le_bytes),
-        Tensor::Bool(_) | Tensor::C64(_) => Vec::new(),
+        Tensor::Bool(_) | Tensor::C64(_) => Cow::Borrowed(&[]),
     }
 }
 
-/// The elements' bytes in row-major order: a loop over a sized buffer, not
-/// `flat_map` (a folded weight has millions of elements, and a per-byte
-/// iterator does not vectorize).
-fn le_bytes<T: Copy, const N: usize>(a: &ndarray::ArrayD<T>, to_le: fn(T) -> [u8; N]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(a.len() * N);
-    for v in a.iter() {
-        out.extend_from_slice(&to_le(*v));
+/// Element types whose in-memory form is exactly their `N` little-endian
+/// bytes on a little-endian host: no padding, every bit pattern valid.
+trait Plain: Copy {}
+impl Plain for i8 {}
+impl Plain for i16 {}
+impl Plain for i32 {}
+impl Plain for i64 {}
+impl Plain for u8 {}
+impl Plain for u16 {}
+impl Plain for u32 {}
+impl Plain for u64 {}
+impl Plain for half::f16 {}
+impl Plain for half::bf16 {}
+impl Plain for f32 {}
+impl Plain for f64 {}
+
+fn le_bytes<T: Plain, const N: usize>(
+    a: &ndarray::ArrayD<T>,
+    to_le: impl Fn(T) -> [u8; N],
+) -> Cow<'_, [u8]> {
+    match a.as_slice() {
+        Some(values) if cfg!(target_endian = "little") => {
+            // SAFETY: `T: Plain` has no padding and is `N` bytes; on a
+            // little-endian host its memory is its `to_le_bytes`. The
+            // borrow keeps `values` alive for the returned slice.
+            Cow::Borrowed(unsafe {
+                std::slice::from_raw_parts(
+                    values.as_ptr().cast::<u8>(),
+                    std::mem::size_of_val(values),
+                )
+            })
+        }
+        _ => {
+            // A loop into a sized buffer, not `flat_map`: a per-byte
+            // iterator does not vectorize.
+            let mut out = Vec::with_capacity(a.len() * N);
+            a.iter().for_each(|v| out.extend_from_slice(&to_le(*v)));
+            Cow::Owned(out)
+        }
     }
-    out
 }

@@ -2,8 +2,10 @@
 after `cargo build`): fuzz/corpus/parse_bytecode gets every test module that
 coreai-opt reads, as bytecode without its magic number; fuzz/corpus/run_module
 gets every test module with a `@main` whose arguments are static tensors,
-packed with `.npz` inputs of matching dtype and shape. parse_text and pipeline
-read test/ directly (see README.md, "Fuzzing").
+packed with `.npz` inputs of matching dtype and shape; fuzz/corpus/read_asset
+gets the `main.mlirb` (without its magic number) of the asset coreai-compile
+writes for every test module it compiles. parse_text and pipeline read test/
+directly (see README.md, "Fuzzing").
 
 usage: .venv/bin/python fuzz/seed.py [BUILD_DIR]"""
 
@@ -11,9 +13,11 @@ import io
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -44,11 +48,19 @@ def array(type_text):
 def main():
     out_bc = os.path.join(REPO, "fuzz", "corpus", "parse_bytecode")
     out_run = os.path.join(REPO, "fuzz", "corpus", "run_module")
-    os.makedirs(out_bc, exist_ok=True)
-    os.makedirs(out_run, exist_ok=True)
-    n_bc = n_run = 0
+    out_asset = os.path.join(REPO, "fuzz", "corpus", "read_asset")
+    for d in (out_bc, out_run, out_asset):
+        os.makedirs(d, exist_ok=True)
+    n_bc = n_run = n_asset = 0
+    work = tempfile.mkdtemp()
     for path in modules():
         stem = os.path.relpath(path, REPO).replace(os.sep, "_")
+        asset = os.path.join(work, stem + ".aimodel")
+        r = subprocess.run([os.path.join(BUILD, "coreai-compile"), path, "-o", asset], capture_output=True)
+        if r.returncode == 0:
+            with open(os.path.join(asset, "main.mlirb"), "rb") as f:
+                open(os.path.join(out_asset, stem + ".bc"), "wb").write(f.read()[4:])
+            n_asset += 1
         r = subprocess.run([os.path.join(BUILD, "coreai-opt"), path, "--emit-bytecode"],
                            capture_output=True)
         if r.returncode == 0:
@@ -68,7 +80,8 @@ def main():
         open(os.path.join(out_run, stem + ".run"), "wb").write(
             struct.pack("<I", len(text)) + text + npz.getvalue())
         n_run += 1
-    print(f"parse_bytecode: {n_bc} seeds, run_module: {n_run} seeds")
+    shutil.rmtree(work)
+    print(f"parse_bytecode: {n_bc} seeds, run_module: {n_run} seeds, read_asset: {n_asset} seeds")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ coreai-pipeline, on every corpus model, must be found to the exact pass and
 rewrite, with a reproducer of at most a quarter of the model's ops, in at
 most ceil(log2 n) + 1 executor runs for n rewrites of the guilty pass.
 
-    .venv/bin/python bench/bisect_sweep.py [MODEL ...] [--slow] [--ops N] [--markdown]
+    .venv/bin/python bench/bisect_sweep.py [MODEL ...] [--slow] [--ops N] [--markdown] [--keep DIR]
 
 For each model (import, then `decompose,legalize-aten-to-coreai`: the
 model's op count, the reproducer's yardstick as in test/e2e/test_bisect.py)
@@ -48,10 +48,16 @@ POSITIONS = {"after legalize": 2, "after externalize": 3, "after cse": 6, "end":
 TOL = ["--atol", "1e-4", "--rtol", "1e-4"]
 RUN_SECONDS = 30
 OP_RE = re.compile(r'^\s*(?:%[^=]+= )?"?([a-z_]+\.[\w.]+)"?[ (<{]', re.M)
+# Not counted, as in bench/optimize.py's count_ops (and core-optimize's
+# figures): constants, graph outputs and the structural ops (graphs,
+# functions, region terminators). The same rule for the model and the
+# reproducer: a reproducer of one op is 1, whatever it needs around it.
+NOT_COUNTED = {"coreai.constant", "arith.constant", "coreai.output", "func.return", "coreai.graph",
+               "func.func", "coreai.yield", "coreai.condition", "builtin.module"}
 
 
 def op_count(path):
-    return len(OP_RE.findall(Path(path).read_text().split("{-#")[0]))
+    return sum(op not in NOT_COUNTED for op in OP_RE.findall(Path(path).read_text().split("{-#")[0]))
 
 
 def opt(module, passes, out, *extra):
@@ -60,12 +66,14 @@ def opt(module, passes, out, *extra):
     return r
 
 
-def matches(prefix_out, candidates):
+def matches(aten, prefix, candidates):
     """{op: [location name of each plant match, in order]} in the module
-    after the prefix."""
+    after the passes `prefix`, run with the plant in one coreai-opt (as
+    coreai-bisect runs them: no `--mlir-print-debuginfo`, whose global
+    printing flag changes what core-optimize's graph de-duplication merges)."""
     found = {}
     for op in candidates:
-        r = opt(prefix_out, [f"test-plant-miscompile{{op={op} nth=1000000000 trace-rewrites=true}}"], "/dev/null")
+        r = opt(aten, prefix + [f"test-plant-miscompile{{op={op} nth=1000000000 trace-rewrites=true}}"], "/dev/null")
         names = [m.group(1) if m else None for m in
                  (re.search(r' at loc\("([^"]+)"', line) for line in r.stderr.splitlines()
                   if line.startswith("rewrite "))]
@@ -84,7 +92,7 @@ def plant_for(op, k, names):
     return f"test-plant-miscompile{{op={op} nth={k}}}", "nth"
 
 
-def sweep(name, n_ops, work):
+def sweep(name, n_ops, work, keep=None):
     aten, inputs, _ = export_corpus_model(name, work / name)
     legal = work / f"{name}.legal.mlir"
     r = opt(aten, PASSES[:2], legal)
@@ -103,13 +111,13 @@ def sweep(name, n_ops, work):
     rows = []
     for where, before in POSITIONS.items():
         prefix_out = work / f"{name}.{before}.mlir"
-        if opt(aten, PASSES[:before], prefix_out, "--mlir-print-debuginfo").returncode:
+        if opt(aten, PASSES[:before], prefix_out).returncode:
             continue
         text = prefix_out.read_text().split("{-#")[0]
         ranked = [op for op, _ in Counter(OP_RE.findall(text)).most_common()
                   if op.startswith("coreai.") and op not in ("coreai.constant", "coreai.output",
                                                               "coreai.graph", "coreai.invoke")]
-        found = matches(prefix_out, ranked[:3 * n_ops])
+        found = matches(aten, PASSES[:before], ranked[:3 * n_ops])
         for op in list(found)[:n_ops]:
             n = len(found[op])
             for k in sorted({1, n}):
@@ -145,6 +153,14 @@ def sweep(name, n_ops, work):
                            repro_ops=op_count(repro / "repro.mlir") if (repro / "repro.mlir").exists() else None)
                 if not row["found"]:
                     row["why"] = result[0] if result else (r.stdout + r.stderr).strip()[-200:]
+                elif row["repro_ops"] is None or row["repro_ops"] > model_ops / 4:
+                    row["why"] = f"reproducer of {row['repro_ops']} ops, over a quarter of {model_ops}"
+                if keep and "why" in row:
+                    dest = keep / f"{name}.{before}.{op}.{k}"
+                    subprocess.run(["rm", "-rf", str(dest)])
+                    subprocess.run(["cp", "-r", str(repro), str(dest)], capture_output=True)
+                    dest.mkdir(parents=True, exist_ok=True)
+                    (dest / "bisect.log").write_text(r.stdout + r.stderr)
                 rows.append(row)
     return {"model_ops": model_ops, "rows": rows}
 
@@ -155,7 +171,10 @@ def main():
     ap.add_argument("--slow", action="store_true", help="include the slow corpus models")
     ap.add_argument("--ops", type=int, default=1, help="planted ops per position (most frequent first)")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--keep", type=Path, help="copy the reproducer (and the log) of each miss here")
     args = ap.parse_args()
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
     from models import CORPUS
     names = args.models or [n for n, _, slow in CORPUS if args.slow or not slow]
     totals = Counter()
@@ -164,15 +183,14 @@ def main():
              "|---|---|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            res = sweep(name, args.ops, Path(tmp))
+            res = sweep(name, args.ops, Path(tmp), args.keep)
             if "error" in res:
                 print(f"{name}: not swept: {res['error']}", flush=True)
                 continue
             rows, ops = res["rows"], res["model_ops"]
             b = [r for r in rows if r["status"] == "bisected"]
             for r in rows:
-                if r["status"] in ("pipeline failed", "planted module hangs") or \
-                        (r["status"] == "bisected" and not r["found"]):
+                if r["status"] in ("pipeline failed", "planted module hangs") or "why" in r:
                     print(f"{name}: {r['where']}: {r['op']} #{r['k']}/{r['n']} ({r['keyed']}): "
                           f"{r.get('why', r['status'])}", flush=True)
             found = sum(r["found"] for r in b)

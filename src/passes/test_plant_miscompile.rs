@@ -27,6 +27,11 @@
 //! itself rather than through `Rewriter`: the driver erases every op it
 //! rewrites, and all but one application here must leave the op in place.
 //!
+//! Re-keying (for `coreai-bisect`'s reduction): `rekey` gives match `nth`
+//! the location `loc("NAME"(<its location>))`, so that `loc=NAME` plants the
+//! same op as `nth` did on that module, and keeps planting it in a reduced
+//! module that lost the earlier matches (which `nth` counts).
+//!
 //! Interactions: `canonicalize` later erases the skipped op if it has no
 //! other uses. Never part of a product pipeline.
 
@@ -137,6 +142,38 @@ impl Pass for PlantMiscompile {
             }
         }
         Ok(())
+    }
+}
+
+/// Gives match `nth` of op `op` in `root` (numbered as `nth=` numbers
+/// them) the location `loc("name"(<its location>))`; returns that location
+/// as printed, or None when there are fewer than `nth` matches.
+pub fn rekey(root: OperationRef<'_, '_>, op: &str, nth: usize, name: &str) -> Option<String> {
+    let plant = PlantMiscompile {
+        op: op.to_string(),
+        nth,
+        loc_prefix: None,
+    };
+    let mut matches: Vec<MlirOperation> = Vec::new();
+    root.walk(WalkOrder::PreOrder, |o| {
+        if o.to_raw().ptr != root.to_raw().ptr && plant.is_match(&o) {
+            matches.push(o.to_raw());
+        }
+        WalkResult::Advance
+    });
+    let raw = *matches.get(nth.checked_sub(1)?)?;
+    unsafe {
+        let name = mlir_sys::MlirStringRef {
+            data: name.as_ptr().cast(),
+            length: name.len(),
+        };
+        let context = mlir_sys::mlirOperationGetContext(raw);
+        let child = mlir_sys::mlirOperationGetLocation(raw);
+        mlir_sys::mlirOperationSetLocation(
+            raw,
+            mlir_sys::mlirLocationNameGet(context, name, child),
+        );
+        Some(OperationRef::from_raw(raw).location().to_string())
     }
 }
 

@@ -83,7 +83,15 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(found) => ExitCode::from(u8::from(found)),
         Err(e) => {
-            eprintln!("coreai-bisect: error: {e}");
+            // One message, on one line (MLIR's diagnostics span several).
+            let mut line = String::new();
+            for l in e.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                if !line.is_empty() {
+                    line += if line.ends_with(':') { " " } else { "; " };
+                }
+                line += l;
+            }
+            eprintln!("coreai-bisect: error: {line}");
             ExitCode::from(2)
         }
     }
@@ -197,6 +205,16 @@ fn run(args: &Args) -> Result<bool, String> {
     coreai::pipeline::check_pass_names(&args.pass_pipeline, &coreai::registry::all_pass_names())
         .map_err(|e| e.to_string())?;
     let passes = pipeline::passes(&args.pass_pipeline)?;
+    // Every pass and its options, before anything runs: a bad option of the
+    // last pass is an input error, not a failure after the others ran.
+    for (i, pass) in passes.iter().enumerate() {
+        let manager = melior::pass::PassManager::new(compiler.context());
+        melior::utility::parse_pass_pipeline(
+            manager.as_operation_pass_manager(),
+            &format!("builtin.module({pass})"),
+        )
+        .map_err(|e| format!("pass #{} {pass}: {e}", i + 1))?;
+    }
     let mut exec = Executor::new();
     let (text, inputs, reference) = load(args, &compiler, &mut exec)?;
     if let Some(rows) = Some(compare(
@@ -262,18 +280,25 @@ fn run(args: &Args) -> Result<bool, String> {
         tests: 0,
         max_tests: 2000,
     };
-    let repro = reduce::reduce(
-        &mut oracle,
-        before,
-        &inputs,
-        rewrite.as_ref().map(|r| r.location.as_str()),
-    )?;
+    let mut hint = rewrite.as_ref().map(|r| r.location.clone());
+    let mut before = before.clone();
+    if let Some((rekeyed, pass, location)) = hint
+        .is_some()
+        .then(|| reduce::rekey_plant(&mut oracle, &before, &inputs))
+        .flatten()
+    {
+        println!("coreai-bisect: step 3: {} counts matches; reducing with the same op planted by location: {pass}", f.pass);
+        before = rekeyed;
+        hint = Some(location);
+    }
+    let repro = reduce::reduce(&mut oracle, &before, &inputs, hint.as_deref())?;
     let (repro, shrunk) = shrink::shrink(&mut oracle, repro);
     let tests = oracle.tests;
-    reduce::write_repro(&args.output, &repro, &f.pass, args.atol, args.rtol)?;
+    let pass = oracle.pass.clone();
+    reduce::write_repro(&args.output, &repro, &pass, args.atol, args.rtol)?;
     let (small, big) = (
         reduce::op_count(&compiler, &repro.text),
-        reduce::op_count(&compiler, before),
+        reduce::op_count(&compiler, &before),
     );
     println!("coreai-bisect: step 3: reproducer of {small} ops (the pass input has {big}) after {tests} tests; {} constants made splats, argument elements {} -> {} ({} arguments made constants): {}", shrunk.constants, shrunk.elements_before, shrunk.elements_shrunk, shrunk.arguments, args.output.display());
     println!(

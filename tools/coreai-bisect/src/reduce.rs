@@ -2,10 +2,20 @@
 //! miscompiles it, and write the reproducer.
 //!
 //! The test of a candidate: it parses, the pass runs on it, and `main`
-//! before and after the pass give different outputs on seeded random inputs
-//! (beyond the tolerance). First the op the rewrite search named is tried
-//! alone; then delta debugging (ddmin) over the ops of `main`, with removed
+//! before and after the pass give different outputs (beyond the tolerance)
+//! on the values its arguments take in the model on the model's inputs
+//! (each argument stands for a value of the pass input; those are computed
+//! once), else on seeded random inputs. Real values keep what the model
+//! guarantees (nonzero integer divisors, indices in range) where random
+//! ones break it. First the op the rewrite search named is tried alone, in
+//! the innermost region holding it (a branch body) and then in its graph;
+//! then delta debugging (ddmin) over the ops of that graph, with removed
 //! ops' values turned into arguments (see `slice`).
+//!
+//! A plant keyed by number (`test-plant-miscompile{op=OP nth=K}`) counts
+//! the matches before the bad one, so no reduction could remove them; it is
+//! re-keyed first (`rekey_plant`): the same op, planted by a location of its
+//! own, which the reproducer's pipeline names.
 
 use crate::exec::{compare, Executor};
 use crate::inputs::random_inputs;
@@ -59,6 +69,9 @@ impl Oracle<'_> {
         text: &str,
         inputs: Option<&BTreeMap<String, Tensor>>,
     ) -> Option<BTreeMap<String, Tensor>> {
+        if inputs.is_some_and(|i| !fits(text, i)) {
+            return None;
+        }
         self.tests += 1;
         let after = self.apply(text)?;
         let drawn;
@@ -70,11 +83,95 @@ impl Oracle<'_> {
             }
         };
         let want = self.exec.run(text, inputs).ok()?;
-        let got = self.exec.run(&after, inputs).ok()?;
-        let diverges = compare(&got, &want, self.atol, self.rtol)
-            .iter()
-            .any(|r| !r.ok());
+        // A module that no longer runs after the pass (an index out of
+        // range) diverges too, as in step 1.
+        let diverges = match self.exec.run(&after, inputs) {
+            Ok(got) => compare(&got, &want, self.atol, self.rtol)
+                .iter()
+                .any(|r| !r.ok()),
+            Err(_) => true,
+        };
         diverges.then(|| inputs.clone())
+    }
+}
+
+/// Whether `inputs` give every argument of `main` in `text` a tensor of
+/// its element type and static shape.
+fn fits(text: &str, inputs: &BTreeMap<String, Tensor>) -> bool {
+    let ctx = coreai_interp::project_context();
+    let Ok(program) = Program::parse(&ctx, text) else {
+        return false;
+    };
+    let Ok((ports, _)) = program.signature("main") else {
+        return false;
+    };
+    ports.iter().all(|p| {
+        inputs.get(&p.name).is_some_and(|t| {
+            p.dtype == Some(t.dtype())
+                && p.shape.as_ref().is_some_and(|s| {
+                    s.len() == t.shape().len()
+                        && s.iter()
+                            .zip(t.shape())
+                            .all(|(d, n)| d.is_none_or(|d| d == n))
+                })
+        })
+    })
+}
+
+/// The value of every result of `main`'s ops on the model's inputs
+/// (by value name), when `slices` slices `main`.
+fn real_values(
+    oracle: &mut Oracle,
+    slices: &Sliceable,
+    before: &str,
+    inputs: &BTreeMap<String, Tensor>,
+) -> Option<BTreeMap<String, Tensor>> {
+    let (text, names) = slices.values_module()?;
+    let ctx = coreai_interp::project_context();
+    let program = Program::parse(&ctx, before).ok()?;
+    let (ports, _) = program.signature("main").ok()?;
+    let feed: BTreeMap<String, Tensor> = ports
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Some((format!("in{i}"), inputs.get(&p.name)?.clone())))
+        .collect::<Option<_>>()?;
+    let out = oracle.exec.run(&text, &feed).ok()?;
+    let mut values = BTreeMap::new();
+    for ((name, _), port) in slices.main_args.as_ref()?.iter().zip(&ports) {
+        values.insert(name.clone(), inputs.get(&port.name)?.clone());
+    }
+    for (name, t) in out {
+        let j: usize = name.strip_prefix("out")?.parse().ok()?;
+        values.insert(names.get(j)?.clone(), t);
+    }
+    Some(values)
+}
+
+/// A sliceable graph and the real values of its values, when known.
+struct Space {
+    slices: Sliceable,
+    values: Option<BTreeMap<String, Tensor>>,
+}
+
+impl Space {
+    /// The reproducer of the ops `keep` when the pass miscompiles it: on
+    /// the values its arguments take in the model, else on drawn inputs.
+    fn test(&self, oracle: &mut Oracle, keep: &[usize]) -> Option<Repro> {
+        if oracle.tests >= oracle.max_tests {
+            return None;
+        }
+        let (text, args) = self.slices.build_args(keep)?;
+        let real: Option<BTreeMap<String, Tensor>> = self.values.as_ref().and_then(|v| {
+            args.iter()
+                .enumerate()
+                .map(|(i, a)| Some((format!("in{i}"), v.get(a)?.clone())))
+                .collect()
+        });
+        if let Some(inputs) = real.and_then(|r| oracle.fails(&text, Some(&r))) {
+            return Some(Repro { text, inputs });
+        }
+        let inputs = oracle.fails(&text, None)?;
+        Some(Repro { text, inputs })
     }
 }
 
@@ -90,44 +187,106 @@ pub fn reduce(
     let module = compiler
         .parse(before, "input.mlir")
         .map_err(|e| e.to_string())?;
-    let slices = Sliceable::new(&module, hint)?;
+    let top = Sliceable::new(&module, hint, false)?;
+    let values = real_values(oracle, &top, before, inputs);
+    let mut spaces = Vec::new();
+    if let Some(inner) = hint
+        .and_then(|_| Sliceable::new(&module, hint, true).ok())
+        .filter(|s| s.nested)
+    {
+        spaces.push(Space {
+            slices: inner,
+            values: None,
+        });
+    }
+    spaces.push(Space {
+        slices: top,
+        values,
+    });
     let whole = Repro {
         text: before.to_string(),
         inputs: inputs.clone(),
     };
     if let Some(h) = hint {
-        for i in slices
-            .candidates()
-            .into_iter()
-            .filter(|&i| slices.ops[i].location == h)
-        {
-            if let Some(text) = slices.build(&[i]) {
-                if let Some(inputs) = oracle.fails(&text, None) {
-                    return Ok(Repro { text, inputs });
+        for space in &spaces {
+            let at: Vec<usize> = space
+                .slices
+                .candidates()
+                .into_iter()
+                .filter(|&i| space.slices.ops[i].location == h)
+                .collect();
+            for i in at {
+                if let Some(r) = space.test(oracle, &[i]) {
+                    return Ok(r);
                 }
             }
         }
     }
-    let all = slices.candidates();
-    let Some(full) = slices.build(&all) else {
-        return Ok(whole);
-    };
-    if oracle.fails(&full, None).is_none() {
-        return Ok(whole);
+    for space in &spaces {
+        let all = space.slices.candidates();
+        if space.test(oracle, &all).is_none() {
+            continue;
+        }
+        let keep = ddmin(all, |subset| space.test(oracle, subset).is_some());
+        oracle.max_tests = oracle.max_tests.max(oracle.tests + 2);
+        return space
+            .test(oracle, &keep)
+            .ok_or_else(|| "the reduced module no longer fails".to_string());
     }
-    let keep = ddmin(all, |subset| {
-        oracle.tests < oracle.max_tests
-            && slices
-                .build(subset)
-                .is_some_and(|t| oracle.fails(&t, None).is_some())
+    Ok(whole)
+}
+
+/// A plant keyed by number, `test-plant-miscompile{op=OP nth=K}` (or
+/// without `nth`, K = 1), re-keyed by location: `before` with match K at
+/// `loc("bisect.matchK"(<its location>))`, the pass
+/// `test-plant-miscompile{op=OP loc=bisect.matchK}` and that location.
+/// None for any other pass, or when the re-keyed pass does not compute
+/// exactly what the original does on `inputs`.
+pub fn rekey_plant(
+    oracle: &mut Oracle,
+    before: &str,
+    inputs: &BTreeMap<String, Tensor>,
+) -> Option<(String, String, String)> {
+    let pass = oracle.pass.clone();
+    if crate::pipeline::pass_name(&pass) != "test-plant-miscompile" {
+        return None;
+    }
+    let options = pass.split_once('{')?.1.strip_suffix('}')?;
+    let mut op = None;
+    let mut nth = 1usize;
+    for item in options.split_whitespace() {
+        match item.split_once('=')? {
+            ("op", v) => op = Some(v.to_string()),
+            ("nth", v) => nth = v.parse().ok()?,
+            ("loc", _) => return None,
+            _ => {}
+        }
+    }
+    let op = op?;
+    let name = format!("bisect.match{nth}");
+    let module = oracle.compiler.parse(before, "input.mlir").ok()?;
+    let location =
+        coreai::passes::test_plant_miscompile::rekey(module.as_operation(), &op, nth, &name)?;
+    let rekeyed = crate::exec::module_text(&module);
+    let new_pass = format!("test-plant-miscompile{{op={op} loc={name}}}");
+    let original = oracle.apply(before)?;
+    oracle.pass = new_pass.clone();
+    // The same outputs, or both fail to run.
+    let same = oracle.apply(&rekeyed).map(|after| {
+        match (
+            oracle.exec.run(&original, inputs),
+            oracle.exec.run(&after, inputs),
+        ) {
+            (Ok(want), Ok(got)) => compare(&got, &want, 0.0, 0.0).iter().all(|r| r.ok()),
+            (Err(_), Err(_)) => true,
+            _ => false,
+        }
     });
-    let text = slices
-        .build(&keep)
-        .ok_or("reduction lost the module's results")?;
-    let inputs = oracle
-        .fails(&text, None)
-        .ok_or("the reduced module no longer fails")?;
-    Ok(Repro { text, inputs })
+    if same != Some(true) {
+        oracle.pass = pass;
+        return None;
+    }
+    Some((rekeyed, new_pass, location))
 }
 
 /// Delta debugging (Zeller's ddmin): a 1-minimal subset of `items` for which
@@ -172,18 +331,36 @@ fn ddmin(mut items: Vec<usize>, mut test: impl FnMut(&[usize]) -> bool) -> Vec<u
     items
 }
 
-/// The number of ops nested in the module of `text` (the module excluded).
+/// Ops not counted, as in the project's op counts (bench/optimize.py,
+/// core-optimize's figures): constants, graph outputs and the structural
+/// ops (the module, graphs, functions, region terminators).
+const NOT_COUNTED: &[&str] = &[
+    "builtin.module",
+    "coreai.constant",
+    "arith.constant",
+    "coreai.output",
+    "func.return",
+    "coreai.graph",
+    "func.func",
+    "coreai.yield",
+    "coreai.condition",
+];
+
+/// The number of ops in the module of `text`, but constants, outputs and
+/// structural ops: a reproducer of one op counts 1.
 pub fn op_count(compiler: &coreai::Compiler, text: &str) -> usize {
     let Ok(m) = compiler.parse(text, "count.mlir") else {
         return 0;
     };
     let mut n = 0usize;
     m.as_operation()
-        .walk(melior::ir::operation::WalkOrder::PreOrder, |_| {
-            n += 1;
+        .walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+            let name = op.name();
+            let name = name.as_string_ref().as_str().unwrap_or("");
+            n += usize::from(!NOT_COUNTED.contains(&name));
             melior::ir::operation::WalkResult::Advance
         });
-    n.saturating_sub(1)
+    n
 }
 
 /// Writes REPRO_DIR: `repro.mlir` (a lit test: the pass must not change

@@ -32,6 +32,12 @@ pub struct SliceOp {
 pub struct Sliceable {
     pub graph_kind: String,
     pub ops: Vec<SliceOp>,
+    /// The arguments of `main` (name, type), in order, when the ops sliced
+    /// are those of `main` itself (not of a composite or a nested region):
+    /// then the model's inputs give every value a real value.
+    pub main_args: Option<Vec<(String, String)>>,
+    /// Whether the ops sliced are those of a region nested in an op.
+    pub nested: bool,
     /// Other top-level symbols: name → (text, callees).
     symbols: BTreeMap<String, (String, Vec<String>)>,
     /// `dense_resource` blobs: name → `name: "0x..."` line.
@@ -137,6 +143,43 @@ fn children<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     out
 }
 
+/// The ops of the innermost block below `op` that holds an op at `loc`
+/// directly (`op`'s own body when nothing nests), and whether it nests.
+fn block_holding<'c, 'a>(op: OperationRef<'c, 'a>, loc: &str) -> (Vec<OperationRef<'c, 'a>>, bool) {
+    let top = children(op);
+    let mut ops = top.clone();
+    let mut nested = false;
+    'descend: loop {
+        if ops.iter().any(|o| o.location().to_string() == loc) {
+            return (ops, nested);
+        }
+        let Some(inner) = ops.iter().copied().find(|o| holds(o, loc)) else {
+            return (top, false);
+        };
+        for region in inner.regions() {
+            let mut b = region.first_block();
+            while let Some(block) = b {
+                let mut list = Vec::new();
+                let mut c = block.first_operation();
+                while let Some(o) = c {
+                    list.push(o);
+                    c = o.next_in_block();
+                }
+                if list
+                    .iter()
+                    .any(|o| o.location().to_string() == loc || holds(o, loc))
+                {
+                    ops = list;
+                    nested = true;
+                    continue 'descend;
+                }
+                b = block.next_in_region();
+            }
+        }
+        return (top, false);
+    }
+}
+
 /// Whether an op nested in `op` is at location `loc`.
 fn holds(op: &OperationRef, loc: &str) -> bool {
     let mut found = false;
@@ -167,8 +210,9 @@ fn resources(printed: &str) -> BTreeMap<String, String> {
 impl Sliceable {
     /// `module`'s `main` (a `func.func` or `coreai.graph`), ready to slice;
     /// with `hint`, the graph holding an op at that location instead (a
-    /// composite body), sliced into a `main` of its own.
-    pub fn new(module: &Module, hint: Option<&str>) -> Result<Self, String> {
+    /// composite body), sliced into a `main` of its own; with `nested` too,
+    /// the innermost region block holding that op (a branch or loop body).
+    pub fn new(module: &Module, hint: Option<&str>, nested: bool) -> Result<Self, String> {
         let top = module.as_operation();
         let flags = unsafe { mlir_sys::mlirOpPrintingFlagsCreate() };
         unsafe { mlir_sys::mlirOpPrintingFlagsPrintGenericOpForm(flags) };
@@ -201,12 +245,30 @@ impl Sliceable {
         let result = match main {
             None => Err("the module has no @main".to_string()),
             Some(main) => {
-                let mut ops: Vec<SliceOp> = children(main)
-                    .into_iter()
-                    .map(|o| slice_op(o, state))
-                    .collect();
+                let (body, inner) = match hint.filter(|_| nested) {
+                    Some(h) => block_holding(main, h),
+                    None => (children(main), false),
+                };
+                let mut ops: Vec<SliceOp> = body.into_iter().map(|o| slice_op(o, state)).collect();
                 ops.pop(); // the terminator
+                let is_main = holder.is_none_or(|h| {
+                    h.attribute("sym_name")
+                        .is_ok_and(|a| a.to_string().trim_matches('"') == "main")
+                });
+                let main_args = (is_main && !inner).then(|| {
+                    let mut args = Vec::new();
+                    if let Some(block) = main.region(0).ok().and_then(|r| r.first_block()) {
+                        for i in 0..block.argument_count() {
+                            if let Ok(a) = block.argument(i) {
+                                args.push((print_value(a.to_raw(), state), a.r#type().to_string()));
+                            }
+                        }
+                    }
+                    args
+                });
                 Ok(Self {
+                    main_args,
+                    nested: inner,
                     graph_kind: main
                         .name()
                         .as_string_ref()
@@ -233,9 +295,29 @@ impl Sliceable {
             .collect()
     }
 
+    /// A module of every op of `main` whose results are all its outputs,
+    /// with `main`'s arguments in order (`in0`, `in1`, ...), and the value
+    /// of each output (`out0`, `out1`, ...); None unless slicing `main`.
+    pub fn values_module(&self) -> Option<(String, Vec<String>)> {
+        let args = self.main_args.as_ref()?;
+        let kept: Vec<usize> = (0..self.ops.len()).collect();
+        let outputs: Vec<&(String, String)> = self
+            .ops
+            .iter()
+            .filter(|o| !o.is_const)
+            .flat_map(|o| o.defs.iter())
+            .collect();
+        if outputs.is_empty() {
+            return None;
+        }
+        let names = outputs.iter().map(|o| o.0.clone()).collect();
+        Some((self.render(&kept, args, &outputs), names))
+    }
+
     /// The module of the ops `keep` (indices into `ops`), or None when it
-    /// would have no result.
-    pub fn build(&self, keep: &[usize]) -> Option<String> {
+    /// would have no result; with the value each argument of the module
+    /// stands for (`in0`, `in1`, ...), in order.
+    pub fn build_args(&self, keep: &[usize]) -> Option<(String, Vec<String>)> {
         let keep_set: HashSet<usize> = keep.iter().copied().collect();
         let used_names: HashSet<&str> = keep
             .iter()
@@ -272,7 +354,8 @@ impl Sliceable {
         if outputs.is_empty() {
             return None;
         }
-        Some(self.render(&kept, &args, &outputs))
+        let names = args.iter().map(|a| a.0.clone()).collect();
+        Some((self.render(&kept, &args, &outputs), names))
     }
 
     fn render(

@@ -39,6 +39,11 @@ def convert(name, tmp_path):
 
 def coreai_torch_text(name):
     """coreai-torch's to_coreai() program for the corpus model, as text."""
+    return str(coreai_torch_program(name))
+
+
+def coreai_torch_program(name):
+    """coreai-torch's to_coreai() program for the corpus model."""
     warnings.filterwarnings("ignore")
     import importlib
 
@@ -50,7 +55,7 @@ def coreai_torch_text(name):
     conv = coreai_torch.TorchConverter()
     conv.add_pytorch_module(
         model.eval(), export_fn=lambda m: torch.export.export(m, inputs).run_decompositions(coreai_torch.get_decomp_table()))
-    return str(conv.to_coreai())
+    return conv.to_coreai()
 
 
 def load_asset_program(text, path):
@@ -189,16 +194,16 @@ def nx_graph(op):
     return g
 
 
-def oracle_isomorphic(a, b, entry="main"):
+def oracle_isomorphic(a, b, entry="main", target_entry=None):
     from networkx.algorithms import isomorphism
 
-    def graph(program):
+    def graph(program, entry):
         for op in mlir_module(program).body.operations:
             if op.name == "coreai.graph" and op.sym_name.value == entry:
                 return nx_graph(op)
         raise AssertionError(entry)
     m = isomorphism.DiGraphMatcher(
-        graph(a), graph(b),
+        graph(a, entry), graph(b, target_entry or entry),
         node_match=lambda x, y: x.get("type") == y.get("type") and x.get("op_name") == y.get("op_name"),
         edge_match=lambda x, y: x.get("edge_type") == y.get("edge_type"))
     return m.is_isomorphic()
@@ -232,6 +237,58 @@ def test_graphdiff_ours_vs_coreai_torchs_program(name, tmp_path):
     assert (tmp_path / "report.html").read_text().startswith("<!DOCTYPE html>")
     for n in names:
         assert f"target: @{n}_0123abcd" in r.stdout
+
+
+def graphdiff_sections(out):
+    """{(source graph, target graph): isomorphic} from graphdiff's report,
+    and the graphs it found no counterpart for."""
+    pairs, unmatched = {}, []
+    for section in out.split("GRAPH: ")[1:]:
+        head = section.splitlines()[0]
+        if head.startswith(("REMOVED", "ADDED")):
+            unmatched.append(head)
+            continue
+        m = re.match(r"\S+ \(source: @(\S+), target: @(\S+)\)", head)
+        key = (m.group(1), m.group(2)) if m else (head.strip(), head.strip())
+        assert ("Graphs are ISOMORPHIC" in section) != ("Graphs are NOT isomorphic" in section), section
+        pairs[key] = "Graphs are ISOMORPHIC" in section
+    return pairs, unmatched
+
+
+@pytest.mark.parametrize("name", ["where_clamp", "sdpa_plain", "batch_layer_norm"])
+def test_graphdiff_on_coreai_torchs_asset_and_ours(name, tmp_path):
+    """The asset coreai-torch writes (`to_coreai().save_asset`) and the one
+    coreai-compile writes for the same model, both read by graphdiff and
+    freqop as they are: every graph pair graphdiff reports has the verdict
+    coreai-torch's graph rule gives on the programs coreai-core loads from
+    the two assets, and the counts are coreai-torch's. where_clamp converts
+    to the same program both ways (isomorphic, exit 0); sdpa_plain's main
+    is the same but its composites are decomposed differently (and ours
+    shares one graph between two identical call sites); batch_layer_norm's
+    main differs."""
+    from coreai.authoring.asset import AIModelAsset
+
+    theirs, ours = tmp_path / "theirs.aimodel", tmp_path / "ours.aimodel"
+    coreai_torch_program(name).save_asset(theirs)
+    r = subprocess.run([os.path.join(BUILD, "coreai-compile"), str(convert(name, tmp_path)), "-o", str(ours)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    a, b = AIModelAsset.load(theirs).program, AIModelAsset.load(ours).program
+    r = graphdiff(theirs, ours)
+    assert r.returncode in (0, 1), r.stderr
+    pairs, unmatched = graphdiff_sections(r.stdout)
+    assert ("main", "main") in pairs, r.stdout[-3000:]
+    for (source, target), isomorphic in pairs.items():
+        assert isomorphic == oracle_isomorphic(a, b, source, target), (source, target, r.stdout[-3000:])
+    assert r.returncode == (0 if all(pairs.values()) and not unmatched else 1), r.stdout[-3000:]
+    r = graphdiff("--entry-point", "main", theirs, ours)
+    assert r.returncode == (0 if oracle_isomorphic(a, b) else 1), r.stdout[-3000:]
+    if name == "where_clamp":
+        assert "ALL GRAPHS ARE ISOMORPHIC" in graphdiff(theirs, ours).stdout
+    for asset, program in ((theirs, a), (ours, b)):
+        counts, composites = oracle_counts(program)
+        got = freqop_json(asset)["programs"][0]
+        assert (got["ops"], got["composites"]) == (counts, composites), asset
 
 
 def test_graphdiff_finds_a_changed_op_and_bad_input(tmp_path):

@@ -2,7 +2,9 @@
 
 import importlib
 import importlib.util
+import contextlib
 import inspect
+import io
 import os
 import re
 import sys
@@ -40,6 +42,11 @@ def load_factory(spec: str, from_file: bool):
     factory = getattr(module, attr, None)
     if factory is None or not callable(factory):
         raise ExportFailure(f"{target} has no callable {attr!r}")
+    # Custom Metal kernels defined at the module's top level (TorchMetalKernel
+    # objects) are known to the importer without registration.
+    from .metal import register_module_kernels
+
+    register_module_kernels(vars(module))
     return factory
 
 
@@ -237,10 +244,23 @@ What to do: make torch.export.export(model, example_inputs) succeed on its own f
 See https://pytorch.org/docs/stable/export.html for the export programming model."""
 
 
+@contextlib.contextmanager
+def _stderr_held():
+    """When torch.export fails it first writes to stderr what its exception
+    says again: a warning on the guard it could not decide and the partial
+    graph, dozens of lines. Hold what is written to stderr during the export:
+    dropped when it fails (the one error says it), written out when it
+    succeeds."""
+    held = io.StringIO()
+    with contextlib.redirect_stderr(held):
+        yield
+    sys.stderr.write(held.getvalue())
+
+
 def export_module(model, inputs, decompositions="coreai", dynamic_shapes=None):
     """torch.export the module and run the decomposition setting on it."""
     try:
-        with torch.no_grad():
+        with torch.no_grad(), _stderr_held():
             ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)
     except Exception as e:
         raise ExportFailure(

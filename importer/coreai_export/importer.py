@@ -29,6 +29,7 @@ import numpy as np
 import torch
 import torch.fx
 
+from . import metal
 from ._aten_ops import OPS
 
 DTYPES = {
@@ -335,7 +336,7 @@ class _Emitter:
 
     # graph -------------------------------------------------------------
     def graph_body(self, gm, env, lines, indent, terminator):
-        dropped = runtime_checks(gm)
+        dropped = runtime_checks(gm) | getattr(self, "metal_dispatch", set())
         for node in gm.graph.nodes:
             if node.op == "placeholder" or node in dropped:
                 continue
@@ -400,6 +401,8 @@ class _Emitter:
         if isinstance(target, torch._ops.OpOverload):
             ns = target.namespace
             key = f"{target._opname}.{target._overloadname}"
+            if ns == metal.NAMESPACE:
+                return self.metal_kernel(node, f"{ns}::{key}", env, lines, indent, loc)
             if ns == "aten" and key in OPS:
                 try:
                     return self.typed(node, key, env, lines, indent, loc)
@@ -596,6 +599,17 @@ class _Emitter:
         res_types = [mlir_type_of(v) for v in res]
         self.emit(node, None, operands, types, attrs, res_types, env, lines, indent, loc, generic_name=qual)
 
+    def metal_kernel(self, node, qual, env, lines, indent, loc):
+        """A custom Metal kernel call (coreai_export.metal): aten.operator
+        with its tensor inputs as operands and the kernel in `metal_kernel`."""
+        self.stats["generic"] += 1
+        self.generic_targets.add(qual)
+        _, operands, attr = metal.attribute(node, metal.placeholder_constants(self.ep), node.name)
+        refs = [self.operand_value(a, lines, indent, env) for a in operands]
+        res_types = [mlir_type_of(v) for v in self.results_of(node)]
+        self.emit(node, None, [r for r, _ in refs], [t for _, t in refs], [attr], res_types, env, lines,
+                  indent, loc, generic_name=qual)
+
     # higher-order ops --------------------------------------------------
     def region(self, gm, arg_nodes_types, indent):
         """Region text of subgraph `gm` taking values of `arg_nodes_types`."""
@@ -722,10 +736,15 @@ class _Emitter:
         }
         env, lines = {}, []
         self.env = env
+        # The constants only a Metal kernel's dispatch arguments read become
+        # its attributes, not values.
+        self.metal_dispatch = metal.dispatch_nodes(gm, metal.placeholder_constants(ep))
         indent = "    "
         user_args, state_args, input_states = [], [], []
         for ph, spec in zip(placeholders, sig.input_specs):
             nm = self.ssa(ph)
+            if ph in self.metal_dispatch:
+                continue
             if spec.kind == InputKind.USER_INPUT and spec.arg.name in mutated_inputs:
                 val = ph.meta.get("val")
                 if not isinstance(val, torch.Tensor):

@@ -23,7 +23,9 @@
 //!      `aten`, or a Python callable's: `builtins::round` looks up `round`),
 //!      then the compression resolver for `coreai::`/`coreaix::` ops keyed
 //!      variantless (`coreai::quantize.default` and `coreai::quantize` are
-//!      `quantize`; see `aten_to_coreai::compression`). A lowering that
+//!      `quantize`; see `aten_to_coreai::compression`), and every
+//!      `coreai_metal_kernels::` op (a custom Metal kernel) to
+//!      `coreai.metal4_kernel` (`aten_to_coreai::metal_kernel`). A lowering that
 //!      declines is an error at the op's location, with its reason.
 //!      With `composites=graph` (the default) the ATen-derived composites
 //!      (norms, log_softmax, SDPA, avg-pool, hardsigmoid, vector norm,
@@ -302,6 +304,11 @@ fn resolve(context: mlir_sys::MlirContext, namespace: &str, key: &str) -> Patter
 /// Namespaces whose ops the compression resolver lowers (rung 4).
 const COMPRESSION_NAMESPACES: &[&str] = &["coreai", "coreaix"];
 
+/// The namespace of custom Metal kernels (coreai-torch's `TorchMetalKernel`,
+/// `coreai_export.metal`): every op of it lowers to `coreai.metal4_kernel`
+/// (`aten_to_coreai/metal_kernel.rs`), after user lowerings.
+const METAL_KERNELS_NAMESPACE: &str = "coreai_metal_kernels";
+
 /// Namespaces of Python callables torch.export records (`builtins::round`,
 /// `operator::mul`, `math::ceil`, `torch::sym_ite`): coreai-torch sees no
 /// namespace on them and looks their bare name up in the ATen resolver
@@ -318,6 +325,8 @@ fn builtin_lowering(namespace: &str, key: &str) -> Option<aten_to_coreai::LowerF
         aten_to_coreai::lookup(key)
     } else if COMPRESSION_NAMESPACES.contains(&namespace) {
         aten_to_coreai::compression::lookup(key)
+    } else if namespace == METAL_KERNELS_NAMESPACE {
+        Some(aten_to_coreai::metal_kernel::lower)
     } else {
         None
     }

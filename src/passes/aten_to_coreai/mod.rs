@@ -15,6 +15,7 @@ mod elementwise;
 mod formulas;
 mod indexing;
 mod linalg;
+pub mod metal_kernel;
 mod nn;
 mod promotion;
 mod reduce;

@@ -433,7 +433,12 @@ fn convert(module: MlirModule) -> Result<Vec<u8>, AicodeError> {
     let mut p = Program::new();
     let l = op_location(&mut p, unsafe { mlirModuleGetOperation(module) });
     p.set_asset_location(l);
-    for graph in children(unsafe { mlirModuleGetBody(module) }) {
+    let graphs = children(unsafe { mlirModuleGetBody(module) });
+    if graphs.is_empty() {
+        let op = unsafe { mlirModuleGetOperation(module) };
+        return Err(error(op, "defines no coreai.graph: an asset needs an entry point"));
+    }
+    for graph in graphs {
         if op_name(graph) != "coreai.graph" {
             return Err(error(graph, format!("at the top level {NOT_YET}")));
         }

@@ -436,7 +436,10 @@ fn convert(module: MlirModule) -> Result<Vec<u8>, AicodeError> {
     let graphs = children(unsafe { mlirModuleGetBody(module) });
     if graphs.is_empty() {
         let op = unsafe { mlirModuleGetOperation(module) };
-        return Err(error(op, "defines no coreai.graph: an asset needs an entry point"));
+        return Err(error(
+            op,
+            "defines no coreai.graph: an asset needs an entry point",
+        ));
     }
     for graph in graphs {
         if op_name(graph) != "coreai.graph" {

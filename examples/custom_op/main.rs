@@ -9,8 +9,11 @@
 //! ```
 //!
 //! Without the registration, `legalize-aten-to-coreai` stops with
-//! "unsupported ops: coreai_test::scaled_add.default".
+//! "unsupported ops: coreai_test::scaled_add.default". With `--metal` the op
+//! is lowered as a custom Metal kernel registered from Rust instead
+//! (`coreai.metal4_kernel`, `metal.rs`).
 
+mod metal;
 mod scaled_add;
 #[cfg(test)]
 mod tests;
@@ -22,14 +25,16 @@ const OP: &str = "coreai_test::scaled_add.default";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let metal = args.iter().any(|a| a == "--metal");
+    let args: Vec<&String> = args.iter().filter(|a| *a != "--metal").collect();
     let (input, output) = match args.as_slice() {
-        [input, flag, output] if flag == "-o" => (input, output),
+        [input, flag, output] if *flag == "-o" => (*input, *output),
         _ => {
-            eprintln!("usage: custom_op INPUT.mlir -o OUTPUT.mlir");
+            eprintln!("usage: custom_op INPUT.mlir -o OUTPUT.mlir [--metal]");
             return ExitCode::from(2);
         }
     };
-    match convert(input) {
+    match convert(input, metal) {
         Ok(text) => match std::fs::write(output, text) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -45,12 +50,17 @@ fn main() -> ExitCode {
 }
 
 /// `input` through `coreai-pipeline`, with the lowering of `OP` registered.
-fn convert(input: &str) -> Result<String, String> {
+fn convert(input: &str, metal: bool) -> Result<String, String> {
     let source =
         std::fs::read_to_string(input).map_err(|e| format!("error: cannot read {input}: {e}"))?;
     let compiler = Compiler::new();
+    let lowering = if metal {
+        metal::scaled_add()
+    } else {
+        scaled_add::scaled_add()
+    };
     compiler
-        .register_lowering(OP, false, scaled_add::scaled_add())
+        .register_lowering(OP, false, lowering)
         .map_err(|e| format!("error: {e}"))?;
     let mut module = compiler.parse(&source, input).map_err(|e| e.to_string())?;
     compiler

@@ -7,6 +7,8 @@ import os
 import sys
 import tempfile
 
+from . import metal
+
 USAGE = """\
 python -m coreai_export (--model pkg.module:factory | --module-file path/to/file.py:factory |
                          --exported-program m.pt2 --inputs in.npz)
@@ -152,7 +154,8 @@ def run(ns):
             shapes = parse_dynamic_dims(ns.dynamic_dims, model, inputs)
         elif ns.dynamic_shapes:
             shapes = parse_dynamic_shapes(ns.dynamic_shapes, model, inputs)
-        eager_model = copy.deepcopy(model) if ns.expected_out else None
+        # Kernel objects (custom Metal kernels) are shared, not copied.
+        eager_model = copy.deepcopy(model, metal.shared()) if ns.expected_out else None
         specs = [Externalize.parse(t) for t in ns.externalize]
         with externalized(model, specs, inputs) as marked:
             ep = export_module(model, inputs, ns.decompositions, shapes)

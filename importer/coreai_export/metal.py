@@ -107,6 +107,9 @@ class MetalKernel:
         self.torch_custom_op = self._custom_op(torch_defn, sig)
         _KERNELS[name] = self
 
+    def __deepcopy__(self, memo):
+        return self
+
     @property
     def result_shape_params(self):
         return [f"result_shape_{n}" for n in self.result_names]
@@ -143,6 +146,12 @@ class MetalKernel:
         u32 = lambda v: torch.tensor(list(v), dtype=torch.uint32)  # noqa: E731
         return self.torch_custom_op(*args, u32(threads_per_grid), u32(threads_per_thread_group),
                                     *[u32(s) for s in result_shapes])
+
+
+def shared():
+    """A `copy.deepcopy` memo that keeps the known kernels (their ops cannot
+    be copied; a model holding one is copied with it shared)."""
+    return {id(k): k for k in _KERNELS.values()}
 
 
 def is_kernel(obj) -> bool:

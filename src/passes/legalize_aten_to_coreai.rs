@@ -23,10 +23,10 @@
 //!      `aten`, or a Python callable's: `builtins::round` looks up `round`),
 //!      then the compression resolver for `coreai::`/`coreaix::` ops keyed
 //!      variantless (`coreai::quantize.default` and `coreai::quantize` are
-//!      `quantize`; see `aten_to_coreai::compression`), and every
-//!      `coreai_metal_kernels::` op (a custom Metal kernel) to
-//!      `coreai.metal4_kernel` (`aten_to_coreai::metal_kernel`). A lowering that
-//!      declines is an error at the op's location, with its reason.
+//!      `quantize`; see `aten_to_coreai::compression`); every
+//!      `coreai_metal_kernels::` op (a custom Metal kernel) lowers to
+//!      `coreai.metal4_kernel` (`aten_to_coreai::metal_kernel`). A lowering
+//!      that declines is an error at the op's location, with its reason.
 //!      With `composites=graph` (the default) the ATen-derived composites
 //!      (norms, log_softmax, SDPA, avg-pool, hardsigmoid, vector norm,
 //!      pixel_shuffle) become private `noinline` graphs with coreai-torch's

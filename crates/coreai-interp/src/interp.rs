@@ -189,6 +189,21 @@ impl<'c> Program<'c> {
         self.user_kernels.insert(qualified.to_string(), kernel);
     }
 
+    /// Registers `kernel` as the CPU implementation of the custom Metal
+    /// kernel `name` (a `TorchMetalKernel`'s name, `my_add`): it runs
+    /// `coreai.metal4_kernel` ops whose `kernel_name` is `name` and the 8
+    /// letters coreai-torch appends, and the imported call `aten.operator
+    /// "coreai_metal_kernels::name.default"`. The kernel sees the kernel's
+    /// inputs in order (a scalar input as a rank-0 tensor: f32 for a
+    /// float, si32 for an int, ui8 for a bool), then, for the metal4_kernel
+    /// op, `threads_per_grid`, `threads_per_thread_group` and the result
+    /// shapes (ui32); it returns the results (`Ctx::out_dtype`/`out_shape`
+    /// give their types).
+    pub fn register_metal_kernel(&mut self, name: &str, kernel: crate::ops::Kernel) {
+        self.user_kernels
+            .insert(crate::ops::metal::key(name), kernel);
+    }
+
     /// Turns per-op timing on (from an empty record) or off. Only kernels
     /// are timed: control flow and calls are the ops they run.
     pub fn set_profiling(&self, on: bool) {
@@ -506,6 +521,7 @@ impl Exec<'_, '_> {
             // the rest (additional inputs) are passed unchanged each step.
             "aten.while_loop" => self.run_while_loop(op, vals, env)?,
             _ => {
+                let mut vals = vals;
                 let (key, table_key, found) = match name {
                     "aten.operator" => {
                         let q = op.attr("name").and_then(|a| a.as_str()).unwrap_or_default();
@@ -515,7 +531,29 @@ impl Exec<'_, '_> {
                         };
                         let f = self.program.table.get(key.as_str()).copied();
                         let f = f.or_else(|| self.program.user_kernels.get(&q).copied());
+                        if let Some(attr) = op.attr("metal_kernel") {
+                            vals = crate::ops::metal::kernel_inputs(attr, vals)
+                                .map_err(|e| op_error(op, e))?;
+                        }
                         (q, key, f)
+                    }
+                    "coreai.metal4_kernel" => {
+                        let kernel_name = op
+                            .attr("kernel_name")
+                            .and_then(|a| a.as_str())
+                            .unwrap_or_default();
+                        let base = crate::ops::metal::base_name(&kernel_name);
+                        let f = [kernel_name.as_str(), base]
+                            .iter()
+                            .find_map(|n| self.program.user_kernels.get(&crate::ops::metal::key(n)))
+                            .copied();
+                        let key = match f {
+                            Some(_) => format!("coreai.metal4_kernel '{base}'"),
+                            None => format!(
+                                "coreai.metal4_kernel '{base}' (kernel_name {kernel_name}): no CPU kernel is registered for this Metal kernel (Program::register_metal_kernel)"
+                            ),
+                        };
+                        (key, name.to_string(), f)
                     }
                     _ => (
                         name.to_string(),

@@ -452,6 +452,9 @@ pub fn lower_call<'c, 'a>(
         }
     }
 
+    // A bad scalar is reported before anything is built (coreai-torch bakes
+    // the body first).
+    call.body()?;
     // Kernel inputs: the operands, and the scalars as rank-0 constants.
     let mut host: Vec<Value<'c, 'a>> = Vec::new();
     let mut params: Vec<Param<'_>> = Vec::new();
@@ -485,9 +488,6 @@ pub fn lower_call<'c, 'a>(
             host.push(v);
         }
     }
-    // Keep the order of coreai-torch: the body was baked first, so a bad
-    // scalar is reported before anything is built.
-    call.body()?;
     let mut result_types = Vec::new();
     let mut results: Vec<Param<'_>> = Vec::new();
     for (i, name) in call.result_names.iter().enumerate() {
@@ -546,6 +546,38 @@ pub fn lower_call<'c, 'a>(
             )
         })
         .collect()
+}
+
+/// A user lowering (for [`crate::Compiler::register_lowering`]) that lowers
+/// a custom op (`my_lib::op.default`, any namespace) as the Metal kernel
+/// `kernel`, registered from Rust instead of described by the importer:
+/// `kernel.scalars` is ignored; an input whose name is an attribute of the op
+/// (a bool, int or float schema argument) is a scalar input, the others are
+/// the op's operands in order; the dispatch and result shapes are
+/// `kernel`'s.
+pub fn user_lowering(kernel: MetalKernelCall) -> crate::lowering::UserLowering {
+    std::sync::Arc::new(move |cx: &LoweringCx<'_, '_>| {
+        let mut call = kernel.clone();
+        call.scalars.clear();
+        for name in &kernel.input_names {
+            let Ok(a) = cx.op().attribute(name) else {
+                continue;
+            };
+            let v = if let Ok(b) = BoolAttribute::try_from(a) {
+                MetalScalar::Bool(b.value())
+            } else if let Ok(i) = IntegerAttribute::try_from(a) {
+                MetalScalar::Int(i.value())
+            } else if let Ok(f) = FloatAttribute::try_from(a) {
+                MetalScalar::Float(f.value())
+            } else {
+                return Err(format!(
+                    "the scalar input '{name}' is not a bool, int or float: {a}"
+                ));
+            };
+            call.scalars.push((name.clone(), v));
+        }
+        lower_call(cx, &call)
+    })
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 mod aten;
 mod coreai;
 mod custom;
+pub mod metal;
 
 use crate::error::{kerr, KResult};
 use crate::interp::Value;

@@ -187,8 +187,9 @@ pub fn reduce(
     let module = compiler
         .parse(before, "input.mlir")
         .map_err(|e| e.to_string())?;
+    // Where to cut, innermost first: the region block holding the bad op,
+    // the graph holding it, `main` (where the model's values are known).
     let top = Sliceable::new(&module, hint, false)?;
-    let values = real_values(oracle, &top, before, inputs);
     let mut spaces = Vec::new();
     if let Some(inner) = hint
         .and_then(|_| Sliceable::new(&module, hint, true).ok())
@@ -199,10 +200,20 @@ pub fn reduce(
             values: None,
         });
     }
+    let in_main = top.main_args.is_some();
+    let values = real_values(oracle, &top, before, inputs);
     spaces.push(Space {
         slices: top,
         values,
     });
+    if !in_main {
+        let main = Sliceable::new(&module, None, false)?;
+        let values = real_values(oracle, &main, before, inputs);
+        spaces.push(Space {
+            slices: main,
+            values,
+        });
+    }
     let whole = Repro {
         text: before.to_string(),
         inputs: inputs.clone(),

@@ -57,6 +57,27 @@ fn print_value(v: MlirValue, state: MlirAsmState) -> String {
     String::from_utf8_lossy(&buf).into_owned()
 }
 
+/// A whole graph (a callee), with its ops' locations: a pattern may fail
+/// because of where an op came from, and a plant keyed by location must
+/// still find its op.
+fn print_symbol(op: &OperationRef) -> String {
+    let mut buf = Vec::new();
+    unsafe {
+        let flags = mlir_sys::mlirOpPrintingFlagsCreate();
+        mlir_sys::mlirOpPrintingFlagsPrintGenericOpForm(flags);
+        mlir_sys::mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+        mlir_sys::mlirOpPrintingFlagsUseLocalScope(flags);
+        mlir_sys::mlirOperationPrintWithFlags(
+            op.to_raw(),
+            flags,
+            Some(append),
+            &mut buf as *mut _ as *mut c_void,
+        );
+        mlir_sys::mlirOpPrintingFlagsDestroy(flags);
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
 fn print_op(op: &OperationRef, state: MlirAsmState) -> String {
     let mut buf = Vec::new();
     unsafe {
@@ -237,7 +258,7 @@ impl Sliceable {
                         callees.extend(callee_of(&o));
                         WalkResult::Advance
                     });
-                    symbols.insert(s.to_string(), (print_op(&op, state), callees));
+                    symbols.insert(s.to_string(), (print_symbol(&op), callees));
                 }
                 None => {}
             }

@@ -26,8 +26,9 @@
 //! and region arguments keep their types; casts sit inside the bodies),
 //! other ops with regions (`reduce` combiners: left as they are), the ops
 //! and operands coreai defines on f32 only (`interpolate_coordinates`,
-//! `interpolate`'s scale and offset),
-//! handle/state access, ops named in `keep-f32`, ops `calibration=` flags,
+//! `interpolate`'s scale and offset), custom Metal kernels
+//! (`coreai.metal4_kernel` and its MTLBuffer copies: the kernel source is
+//! written for its types), handle/state access, ops named in `keep-f32`, ops `calibration=` flags,
 //! and with `islands=auto` (the default):
 //!   - accumulating reductions (`reduce_sum`, `reduce_mean`,
 //!     `reduce_product`, `scan`: cumulative sum/product) over `max-f16-reduction` (default 32) or more
@@ -506,6 +507,16 @@ impl CastToF16 {
         }
         if F32_ONLY.contains(&name) {
             return Some(Err("coreai accepts only f32 for it".into()));
+        }
+        if matches!(
+            name,
+            "coreai.metal4_kernel"
+                | "coreaix.copy_with_constraints"
+                | "coreaix.copy_discarding_constraints"
+        ) {
+            return Some(Err(
+                "a custom Metal kernel: its source is written for its types".into(),
+            ));
         }
         if name.contains("handle") || name.contains("state") {
             return Some(Err("reads or writes state".into()));

@@ -266,3 +266,17 @@ def test_metal_kernel_registered_from_rust(tmp_path):
     with np.load(got_path) as got, np.load(tmp_path / "expected.npz") as want:
         for k in want.files:
             np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+def test_f16_targets_keep_the_kernels_types(converted):
+    """`--target ane` computes in f16 (cast-to-f16), but a kernel's source
+    is written for its types: its arguments and results stay as lowered."""
+    work, out = converted
+
+    def signatures(text):
+        return re.findall(r"coreai\.metal4_kernel .*?\} : (\(.*)$", text, re.M)
+
+    r = subprocess.run([str(COMPILE), str(out["model"][0]), "--target", "ane", "--compile-to", "target"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert signatures(r.stdout) == signatures(out["model"][1]) and len(signatures(r.stdout)) == 4

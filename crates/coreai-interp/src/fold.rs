@@ -13,11 +13,14 @@ use crate::ir::{Attr, Op, Ty};
 use crate::ops::{table, Ctx, Table};
 use crate::tensor::{DType, Tensor};
 use mlir_sys::{
-    mlirAttributeGetType, mlirDenseElementsAttrBoolGet, mlirDenseElementsAttrRawBufferGet,
-    mlirIntegerTypeGetWidth, mlirOperationGetResult, mlirTypeIsAInteger, mlirValueGetType,
-    MlirAttribute, MlirOperation, MlirType,
+    mlirAttributeGetType, mlirAttributeIsADenseResourceElements, mlirDenseElementsAttrBoolGet,
+    mlirDenseElementsAttrRawBufferGet, mlirIntegerTypeGetWidth, mlirOperationGetResult,
+    mlirTypeIsAInteger, mlirUnmanagedDenseResourceElementsAttrGet, mlirValueGetType, MlirAttribute,
+    MlirOperation, MlirStringRef, MlirType,
 };
 use std::borrow::Cow;
+use std::ffi::c_void;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 /// Hands [`fold_op`] to `core-optimize`. Idempotent.
@@ -58,22 +61,46 @@ pub fn fold_op(
     let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernel(&ctx)))
         .map_err(|_| format!("the kernel of '{name}' failed"))?
         .map_err(|e| e.to_string())?;
+    let blob_name = blob_name(operands);
     results
         .into_iter()
         .enumerate()
         .map(|(i, v)| {
             let ty = unsafe { mlirValueGetType(mlirOperationGetResult(op.0, i as isize)) };
             match v {
-                Value::Tensor(t) => to_attribute(&t, ty),
+                Value::Tensor(t) => to_attribute(t, ty, &blob_name),
                 _ => Err(format!("result #{i} of '{name}' is not a tensor")),
             }
         })
         .collect()
 }
 
+/// Folded values of at least this many bytes (and not one repeated
+/// element, which a dense attribute stores once) become `dense_resource`
+/// blobs, the form the importer gives weights and Apple's rewrite gives its
+/// folded ones: the blob takes over the executor's array (no copy), and
+/// MLIR does not hash its contents to unique it.
+const BLOB_MIN_BYTES: usize = 1024;
+
+/// The name a folded blob gets: its first `dense_resource` operand's, with
+/// `.folded` (`layer1.0.conv1.weight.folded` after a batch norm folds into
+/// that convolution), else `folded`. MLIR numbers repeated names in the
+/// order blobs are made (`_1`, `_2`, ...), so names are deterministic.
+fn blob_name(operands: &[MlirAttribute]) -> String {
+    operands
+        .iter()
+        .filter(|a| unsafe { mlirAttributeIsADenseResourceElements(**a) })
+        .find_map(|a| {
+            let text = Attr(*a).to_text();
+            let name = text.strip_prefix("dense_resource<")?.split('>').next()?;
+            Some(format!("{}.folded", name.trim_matches('"')))
+        })
+        .unwrap_or_else(|| "folded".into())
+}
+
 /// `t` as a dense elements attribute of `ty` (its dtype and shape must be
 /// `ty`'s): raw little-endian storage, i1 through MLIR's bool constructor.
-fn to_attribute(t: &Tensor, ty: MlirType) -> Result<MlirAttribute, String> {
+fn to_attribute(t: Rc<Tensor>, ty: MlirType, blob_name: &str) -> Result<MlirAttribute, String> {
     let want = Ty(ty).dtype().map_err(|e| e.to_string())?;
     let shape = Ty(ty).static_shape().map_err(|e| e.to_string())?;
     if t.dtype() != want || t.shape() != shape {
@@ -97,14 +124,22 @@ fn to_attribute(t: &Tensor, ty: MlirType) -> Result<MlirAttribute, String> {
         ));
     }
     let attr = unsafe {
-        match t {
+        match &*t {
             Tensor::Bool(a) => {
                 let v: Vec<i32> = a.iter().map(|b| *b as i32).collect();
                 mlirDenseElementsAttrBoolGet(ty, v.len() as isize, v.as_ptr())
             }
             _ => {
-                let bytes = raw_bytes(t);
-                mlirDenseElementsAttrRawBufferGet(ty, bytes.len(), bytes.as_ptr().cast())
+                let bytes = raw_bytes(&t);
+                if bytes.len() >= BLOB_MIN_BYTES
+                    && cfg!(target_endian = "little")
+                    && !is_splat(&bytes, t.dtype().size_of())
+                {
+                    drop(bytes);
+                    blob_attribute(t, ty, blob_name)
+                } else {
+                    mlirDenseElementsAttrRawBufferGet(ty, bytes.len(), bytes.as_ptr().cast())
+                }
             }
         }
     };
@@ -112,6 +147,55 @@ fn to_attribute(t: &Tensor, ty: MlirType) -> Result<MlirAttribute, String> {
         return Err("MLIR rejected the folded value".into());
     }
     Ok(attr)
+}
+
+/// Whether every `width`-byte element of `bytes` equals the first.
+fn is_splat(bytes: &[u8], width: usize) -> bool {
+    let first = &bytes[..width.min(bytes.len())];
+    bytes.chunks_exact(width).all(|c| c == first)
+}
+
+/// `t` (standard layout on a little-endian host: its memory is the blob)
+/// as a `dense_resource` of `ty` named `name`; MLIR owns the array from
+/// then on and frees it through [`drop_blob`].
+fn blob_attribute(t: Rc<Tensor>, ty: MlirType, name: &str) -> MlirAttribute {
+    let owned = Rc::try_unwrap(t).unwrap_or_else(|shared| (*shared).clone());
+    let owned = crate::map_tensor!(owned, a => if a.is_standard_layout() {
+        a
+    } else {
+        a.as_standard_layout().into_owned()
+    });
+    let width = owned.dtype().size_of();
+    let boxed = Box::new(owned);
+    let (data, len) = crate::each_tensor!(&*boxed, a => (
+        a.as_ptr() as *mut c_void,
+        a.len() * std::mem::size_of_val(&a.as_slice().expect("standard layout")[0])
+    ));
+    let name_ref = MlirStringRef {
+        data: name.as_ptr().cast(),
+        length: name.len(),
+    };
+    // SAFETY: `data` points at `len` bytes inside `*boxed`, aligned to the
+    // element width (a `Vec<T>`'s allocation), alive until MLIR calls
+    // `drop_blob` with the box; MLIR copies `name`.
+    unsafe {
+        mlirUnmanagedDenseResourceElementsAttrGet(
+            ty,
+            name_ref,
+            data,
+            len,
+            width,
+            false,
+            Some(drop_blob),
+            Box::into_raw(boxed).cast(),
+        )
+    }
+}
+
+/// Frees the array behind a blob [`blob_attribute`] made.
+unsafe extern "C" fn drop_blob(user: *mut c_void, _: *const c_void, _: usize, _: usize) {
+    // SAFETY: `user` is the `Box<Tensor>` `blob_attribute` leaked, freed once.
+    drop(unsafe { Box::from_raw(user.cast::<Tensor>()) });
 }
 
 /// Row-major little-endian bytes of a non-bool tensor: the array's own

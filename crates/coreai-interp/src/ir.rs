@@ -479,10 +479,27 @@ impl Attr {
                 let bytes = std::slice::from_raw_parts(data as *const u8, size);
                 macro_rules! blob {
                     ($t:ty, $v:ident) => {{
-                        let v: Vec<$t> = bytes
-                            .chunks_exact(width)
-                            .map(|c| <$t>::from_le_bytes(c.try_into().expect("width")))
-                            .collect();
+                        debug_assert_eq!(width, std::mem::size_of::<$t>());
+                        let v: Vec<$t> = if cfg!(target_endian = "little") {
+                            // One memcpy: a weight has millions of elements.
+                            let mut v = Vec::<$t>::with_capacity(n);
+                            // SAFETY: `size` = n elements of `$t` (checked
+                            // above), a plain number type every bit pattern
+                            // of which is a value, stored little-endian as
+                            // on this host.
+                            std::ptr::copy_nonoverlapping(
+                                bytes.as_ptr(),
+                                v.as_mut_ptr().cast::<u8>(),
+                                size,
+                            );
+                            v.set_len(n);
+                            v
+                        } else {
+                            bytes
+                                .chunks_exact(std::mem::size_of::<$t>())
+                                .map(|c| <$t>::from_le_bytes(c.try_into().expect("width")))
+                                .collect()
+                        };
                         Tensor::$v(ArrayD::from_shape_vec(sh, v).expect("sizes agree"))
                     }};
                 }

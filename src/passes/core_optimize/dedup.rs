@@ -98,17 +98,29 @@ pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
 }
 
 /// `op` printed (generic form, local value numbers, no locations) with
-/// its symbol name blanked.
-fn body_text(op: MlirOperation, name: &str) -> String {
+/// its symbol name blanked; `None` when the printed text cannot stand for
+/// the graph.
+///
+/// Flags made by `mlirOpPrintingFlagsCreate` start from the command line's
+/// printing options (`--mlir-print-debuginfo`, `--mlir-elide-elementsattrs-
+/// if-larger`, `--mlir-print-skip-regions`), and with those two graphs that
+/// differ could print the same. Every option that changes the text is set
+/// here; skipping regions cannot be unset through the C API, so a text
+/// without the body's terminator is not compared at all.
+fn body_text(op: MlirOperation, name: &str) -> Option<String> {
     let text = crate::ffi::printed(|callback, data| unsafe {
         let flags = mlir_sys::mlirOpPrintingFlagsCreate();
         mlir_sys::mlirOpPrintingFlagsPrintGenericOpForm(flags);
         // Value numbers from the graph itself, not from the module.
         mlir_sys::mlirOpPrintingFlagsUseLocalScope(flags);
+        mlir_sys::mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
+        mlir_sys::mlirOpPrintingFlagsElideLargeElementsAttrs(flags, isize::MAX);
+        mlir_sys::mlirOpPrintingFlagsElideLargeResourceString(flags, isize::MAX);
         mlir_sys::mlirOperationPrintWithFlags(op, flags, callback, data);
         mlir_sys::mlirOpPrintingFlagsDestroy(flags);
     });
-    text.replacen(&format!("sym_name = \"{name}\""), "sym_name = \"\"", 1)
+    text.contains("\"coreai.output\"")
+        .then(|| text.replacen(&format!("sym_name = \"{name}\""), "sym_name = \"\"", 1))
 }
 
 /// Points the calls of private graphs that print the same as an earlier
@@ -121,7 +133,10 @@ pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
         let Some((name, true)) = graph_symbol(op) else {
             continue;
         };
-        match first_by_body.entry(body_text(op, &name)) {
+        let Some(body) = body_text(op, &name) else {
+            continue;
+        };
+        match first_by_body.entry(body) {
             std::collections::hash_map::Entry::Occupied(first) => {
                 renamed.insert(name, first.get().clone());
             }

@@ -187,7 +187,7 @@ fn tokenize(text: &str) -> Vec<(Kind, usize, usize)> {
                 i += 1;
             }
             tokens.push((Kind::Value, start, i));
-        } else if text[i..].starts_with("tensor<") {
+        } else if bytes[i..].starts_with(b"tensor<") {
             // A balanced `<...>`; an unbalanced one is left alone.
             let mut depth = 0usize;
             while i < bytes.len() {
@@ -289,6 +289,27 @@ mod tests {
             changed > 100,
             "only {changed} of 200 token mutations changed the module"
         );
+    }
+
+    /// Non-ASCII text (comments, strings) is walked byte by byte without
+    /// slicing inside a character: `i` may sit inside one.
+    #[test]
+    fn non_ascii_text_tokenizes_and_mutates() {
+        let text = "// A float \u{2192} int \u{2192} float round trip\n%0 = coreai.abs %x : tensor<2xf32> -> tensor<2xf32>\n\u{e9}\u{2192}\"";
+        let kinds: Vec<&str> = tokenize(text)
+            .into_iter()
+            .map(|(_, s, e)| &text[s..e])
+            .collect();
+        assert!(
+            kinds.contains(&"tensor<2xf32>") && kinds.contains(&"coreai.abs"),
+            "{kinds:?}"
+        );
+        for seed in 0..200u64 {
+            let mut rng = Lcg(seed);
+            if let Some(m) = mutate_token(text, &mut rng) {
+                assert!(std::str::from_utf8(m.as_bytes()).is_ok());
+            }
+        }
     }
 
     #[test]

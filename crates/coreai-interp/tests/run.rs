@@ -215,3 +215,31 @@ fn nul_byte_in_module_text_does_not_panic() {
         Err(InterpError::Parse(_))
     ));
 }
+
+/// Found by the run_module fuzzer: split sizes that do not add up to the
+/// dim made the kernel panic (caught, as "internal error in the kernel").
+#[test]
+fn split_sizes_that_do_not_add_up_are_an_error_not_a_panic() {
+    let context = project_context();
+    let module = r#"coreai.graph @main(%x: tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<3x3xf32>) {
+  %sizes = coreai.constant dense<[5, 3]> : tensor<2xui32>
+  %axis = coreai.constant dense<1> : tensor<si32>
+  %0:2 = coreai.split %x, %sizes, %axis : (tensor<3x4xf32>, tensor<2xui32>, tensor<si32>) -> (tensor<3x1xf32>, tensor<3x3xf32>)
+  coreai.output %0#0, %0#1 : tensor<3x1xf32>, tensor<3x3xf32>
+}"#;
+    let p = Program::parse(&context, module).unwrap();
+    let msg = p
+        .run(
+            "main",
+            vec![f32t(&[3, 4], vec![0.0; 12])],
+            Options::default(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains(
+            ":4:10: coreai.split: split sizes [5, 3] add up to 8, but dim 1 has 4 elements"
+        ) && !msg.contains("internal error"),
+        "{msg}"
+    );
+}

@@ -178,6 +178,12 @@ fn split(c: &Ctx) -> KResult<Vec<Value>> {
             .map(|&v| v.max(0) as usize)
             .collect()
     };
+    let total: usize = sizes.iter().sum();
+    if total != n {
+        return kerr(format!(
+            "split sizes {sizes:?} add up to {total}, but dim {d} has {n} elements"
+        ));
+    }
     let mut start = 0;
     let mut out = Vec::new();
     for s in sizes {

@@ -364,18 +364,7 @@ impl MetalKernelCall {
                 continue;
             }
             let a = unsafe { Attribute::from_raw(raw) };
-            let v = if let Ok(b) = BoolAttribute::try_from(a) {
-                MetalScalar::Bool(b.value())
-            } else if let Ok(i) = IntegerAttribute::try_from(a) {
-                MetalScalar::Int(i.value())
-            } else if let Ok(f) = FloatAttribute::try_from(a) {
-                MetalScalar::Float(f.value())
-            } else {
-                return Err(format!(
-                    "the scalar '{name}' is not a bool, int or float: {a}"
-                ));
-            };
-            scalars.push((name.clone(), v));
+            scalars.push((name.clone(), scalar(a, "the scalar", name)?));
         }
         Ok(Self {
             name: string(field(dict, "name")?, "name")?,
@@ -563,21 +552,25 @@ pub fn user_lowering(kernel: MetalKernelCall) -> crate::lowering::UserLowering {
             let Ok(a) = cx.op().attribute(name) else {
                 continue;
             };
-            let v = if let Ok(b) = BoolAttribute::try_from(a) {
-                MetalScalar::Bool(b.value())
-            } else if let Ok(i) = IntegerAttribute::try_from(a) {
-                MetalScalar::Int(i.value())
-            } else if let Ok(f) = FloatAttribute::try_from(a) {
-                MetalScalar::Float(f.value())
-            } else {
-                return Err(format!(
-                    "the scalar input '{name}' is not a bool, int or float: {a}"
-                ));
-            };
-            call.scalars.push((name.clone(), v));
+            call.scalars
+                .push((name.clone(), scalar(a, "the scalar input", name)?));
         }
         lower_call(cx, &call)
     })
+}
+
+/// A kernel's scalar argument from its attribute (`what` and `name` for the
+/// message when it is not a bool, an integer or a float).
+fn scalar(a: Attribute<'_>, what: &str, name: &str) -> Result<MetalScalar, String> {
+    if let Ok(b) = BoolAttribute::try_from(a) {
+        Ok(MetalScalar::Bool(b.value()))
+    } else if let Ok(i) = IntegerAttribute::try_from(a) {
+        Ok(MetalScalar::Int(i.value()))
+    } else if let Ok(f) = FloatAttribute::try_from(a) {
+        Ok(MetalScalar::Float(f.value()))
+    } else {
+        Err(format!("{what} '{name}' is not a bool, int or float: {a}"))
+    }
 }
 
 #[cfg(test)]

@@ -10,9 +10,9 @@
 
 use coreai_interp::{
     error::{kerr, KResult},
-    npz::{read_npz, write_npz},
+    npz::run_npz,
     ops::{one, Ctx},
-    project_context, Options, Program, Tensor, Value,
+    project_context, Program, Tensor, Value,
 };
 use std::{path::Path, process::ExitCode};
 
@@ -56,24 +56,5 @@ fn run(module: &str, inputs: &str, outputs: &str) -> Result<(), coreai_interp::I
     let context = project_context();
     let mut program = Program::parse_file(&context, Path::new(module))?;
     program.register_kernel("coreai_test::scaled_add.default", scaled_add);
-    let (args, results) = program.signature("main")?;
-    let mut named = read_npz(Path::new(inputs))?;
-    let values = args
-        .iter()
-        .map(|p| {
-            named.remove(&p.name).map(Value::tensor).ok_or_else(|| {
-                coreai_interp::InterpError::Input {
-                    name: p.name.clone(),
-                    msg: "missing from the inputs".into(),
-                }
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let out = program.run("main", values, Options::default())?;
-    let arrays: Vec<(String, Tensor)> = results
-        .iter()
-        .zip(out)
-        .filter_map(|(p, v)| v.as_tensor().cloned().map(|t| (p.name.clone(), t)))
-        .collect();
-    write_npz(Path::new(outputs), &arrays)
+    run_npz(&program, "main", Path::new(inputs), Path::new(outputs))
 }

@@ -120,6 +120,39 @@ pub fn write_npz(path: &Path, arrays: &[(String, Tensor)]) -> Result<(), InterpE
     Ok(())
 }
 
+/// Runs `entry` of `program` on the arrays of `inputs` (matched to its
+/// arguments by name) and writes its results to `outputs`, named as the
+/// entry names them: what a program with user kernels needs to be run
+/// like `coreai-run --inputs --outputs`.
+pub fn run_npz(
+    program: &crate::Program,
+    entry: &str,
+    inputs: &Path,
+    outputs: &Path,
+) -> Result<(), InterpError> {
+    let (args, results) = program.signature(entry)?;
+    let mut named = read_npz(inputs)?;
+    let values = args
+        .iter()
+        .map(|p| {
+            named
+                .remove(&p.name)
+                .map(crate::Value::tensor)
+                .ok_or_else(|| InterpError::Input {
+                    name: p.name.clone(),
+                    msg: "missing from the inputs".into(),
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let out = program.run(entry, values, crate::Options::default())?;
+    let arrays: Vec<(String, Tensor)> = results
+        .iter()
+        .zip(out)
+        .filter_map(|(p, v)| v.as_tensor().cloned().map(|t| (p.name.clone(), t)))
+        .collect();
+    write_npz(outputs, &arrays)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

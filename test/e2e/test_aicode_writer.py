@@ -283,3 +283,93 @@ def test_target_assets_run_in_coreai_core_like_pytorch(name, spec, target, tmp_p
     import target_assets
 
     assert target_assets.check(name, spec, tmp_path, target) == ("ok", "ok")
+
+
+# Hardware-constraint copies around ordinary ops (issue 16's Neural Engine
+# configurations, guide §7.7): an embedding table in the (V, 1, D) form copied
+# to IOSurface `alignments [1,1,1,1], interleave [8,1,1]`, an argument to the
+# RoPE-cache IOSurface form `alignments [1,1,32,1], interleave [1,1,1]`, the
+# sum to a Heap allocation; each copied back before use. The copies are
+# identities.
+HW_TABLE = (np.arange(16 * 8, dtype=np.float32).reshape(16, 1, 8) - 60.5) * 0.75
+HW_EMBED = "#coreaix.hw_constraints<IOSurface, alignments: [1x1x1x1], interleave: [8x1x1]>"
+HW_ROPE = "#coreaix.hw_constraints<IOSurface, alignments: [1x1x32x1], interleave: [1x1x1]>"
+HW_HEAP = "#coreaix.hw_constraints<Heap, alignments: [1x1x1x1], interleave: [1x1x1]>"
+HW_COPIES = f"""module {{
+  coreai.graph @main(%ids: tensor<2x5x1xsi32> {{coreai.name = "ids"}} loc("hw.py":1:1),
+      %x: tensor<2x5x8xf32> {{coreai.name = "x"}} loc("hw.py":1:2)) -> (tensor<2x5x8xf32> {{coreai.name = "y"}}) {{
+    %table = coreai.constant dense<"0x{HW_TABLE.tobytes().hex().upper()}"> : tensor<16x1x8xf32> loc("hw.py":2:1)
+    %t = coreaix.copy_with_constraints(%table) : (tensor<16x1x8xf32>) -> tensor<16x1x8xf32, {HW_EMBED}> loc("hw.py":3:1)
+    %u = coreaix.copy_discarding_constraints(%t) : (tensor<16x1x8xf32, {HW_EMBED}>) -> tensor<16x1x8xf32> loc("hw.py":4:1)
+    %g = coreai.gather_nd %u at %ids : (tensor<16x1x8xf32>, tensor<2x5x1xsi32>) to tensor<2x5x1x8xf32> loc("hw.py":5:1)
+    %shape = coreai.constant dense<[2, 5, 8]> : tensor<3xui32> loc("hw.py":6:1)
+    %e = coreai.reshape %g, %shape : (tensor<2x5x1x8xf32>, tensor<3xui32>) -> tensor<2x5x8xf32> loc("hw.py":7:1)
+    %xc = coreaix.copy_with_constraints(%x) : (tensor<2x5x8xf32>) -> tensor<2x5x8xf32, {HW_ROPE}> loc("hw.py":8:1)
+    %xd = coreaix.copy_discarding_constraints(%xc) : (tensor<2x5x8xf32, {HW_ROPE}>) -> tensor<2x5x8xf32> loc("hw.py":9:1)
+    %s = coreai.add %e, %xd : (tensor<2x5x8xf32>, tensor<2x5x8xf32>) -> tensor<2x5x8xf32> loc("hw.py":10:1)
+    %h = coreaix.copy_with_constraints(%s) : (tensor<2x5x8xf32>) -> tensor<2x5x8xf32, {HW_HEAP}> loc("hw.py":11:1)
+    %y = coreaix.copy_discarding_constraints(%h) : (tensor<2x5x8xf32, {HW_HEAP}>) -> tensor<2x5x8xf32> loc("hw.py":12:1)
+    coreai.output %y : tensor<2x5x8xf32> loc("hw.py":13:1)
+  }} loc("hw.py":1:3)
+}} loc("hw.py":1:4)
+"""
+
+
+def test_hw_constraint_copies_decode_like_coreai_core_and_run_as_identities(tmp_path):
+    """The IOSurface and Heap copies of HW_COPIES: our asset's decoded IR,
+    locations included, equals coreai-core's save_asset of the same IR; the
+    asset runs in coreai-core's runtime and in coreai-run (through our
+    reader) exactly like the NumPy reference (table[ids] + x); the IR read
+    back from it is the program written."""
+    src = tmp_path / "hw.mlir"
+    src.write_text(HW_COPIES)
+    ir = compile_(src, "--compile-to", "target", "--mlir-print-debuginfo").stdout
+    assert ir.count("coreaix.copy_with_constraints") == 3 and "IOSurface" in ir and "Heap" in ir
+    ours, theirs = tmp_path / "ours.aimodel", tmp_path / "theirs.aimodel"
+    compile_(src, "-o", ours)
+    core_save_asset(ir, theirs)
+    assert decoded_ir(ours / "main.mlirb", locs=True) == decoded_ir(theirs / "main.mlirb", locs=True)
+
+    rng = np.random.default_rng(11)
+    ids = rng.integers(0, 16, size=(2, 5, 1), dtype=np.int32)
+    x = (rng.standard_normal((2, 5, 8)) * 20).astype(np.float32)
+    x[0, 0, :3] = [-0.0, np.inf, -1e30]
+    np.savez(tmp_path / "in.npz", ids=ids, x=x)
+    want = HW_TABLE[ids[..., 0], 0, :] + x
+    summary, core_summary, got = runtime(ours, tmp_path / "in.npz", tmp_path / "core.npz", also=theirs)
+    assert summary["is_valid"] and summary["_compatibility_version"] == "27.0", summary
+    assert {k: summary[k] for k in SUMMARY} == {k: core_summary[k] for k in SUMMARY}
+    np.testing.assert_array_equal(got["y"], want)
+
+    run = subprocess.run([str(REPO / "target" / "debug" / "coreai-run"), str(ours), "--inputs", str(tmp_path / "in.npz"),
+                          "--outputs", str(tmp_path / "run.npz")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    with np.load(tmp_path / "run.npz") as ran:
+        np.testing.assert_array_equal(ran["y"], want)
+    # Read back (locations included): the program written, as the coreai-format asset holds it.
+    import roundtrip
+
+    want_ir, read_ir = roundtrip.roundtrip(src, tmp_path, debuginfo=True)
+    assert read_ir == want_ir and "IOSurface, alignments: [1x1x32x1]" in read_ir
+
+
+def test_an_encoded_tensor_outside_the_copies_and_kernels_is_one_error(tmp_path):
+    """An ordinary op on a hw_constraints tensor (coreai-core's form of it
+    is not measured): one error at the op, nothing written."""
+    heap = "#coreaix.hw_constraints<Heap, alignments: [1x1x1], interleave: [1x1]>"
+    src = tmp_path / "enc.mlir"
+    src.write_text(f"""module {{
+  coreai.graph @main(%x: tensor<2x3xf32> {{coreai.name = "x"}}) -> (tensor<2x3xf32, {heap}> {{coreai.name = "y"}}) {{
+    %0 = coreaix.copy_with_constraints(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32, {heap}>
+    %1 = coreai.add %0, %0 : (tensor<2x3xf32, {heap}>, tensor<2x3xf32, {heap}>) -> tensor<2x3xf32, {heap}> loc("m.py":3:5)
+    coreai.output %1 : tensor<2x3xf32, {heap}>
+  }}
+}}
+""")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = compile_(src, "-o", tmp_path / "m.aimodel", check=False)
+    errors = [line for line in r.stderr.splitlines() if "error" in line]
+    assert r.returncode == 1 and len(errors) == 1 and "panicked" not in r.stderr, r.stderr
+    assert ('"m.py":3:5: \'coreai.add\' on a #coreaix.hw_constraints<Heap, ...> tensor is not yet supported by the '
+            "aicode writer") in errors[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -7,9 +7,12 @@ ATTR_NAMES = {}
 
 # Types observed (code: name)
 TYPES = {
-    2: "tensor_v1", 4: "bool_v1", 6: "float32_v1", 18: "sint32_v1", 24: "uint32_v1",
-    30: "function_v1",
+    2: "tensor_v1", 3: "tensor_v1", 4: "bool_v1", 5: "float64_v1", 6: "float32_v1", 7: "float16_v1",
+    8: "bfloat16_v1", 17: "sint64_v1", 18: "sint32_v1", 19: "sint16_v1", 20: "sint8_v1", 23: "uint64_v1",
+    24: "uint32_v1", 25: "uint16_v1", 26: "uint8_v1", 30: "function_v1",
 }
+# `ax.hw_constraints_v1`'s backing (coreaix's AllocationType + 1).
+BACKINGS = {1: "AXIOSurface", 2: "AXMTLBuffer", 3: "AXHeap"}
 ATTRS = {
     1: "serialization.string", 2: "serialization.integer", 3: "serialization.float",
     4: "serialization.type", 5: "serialization.array", 6: "serialization.dense_elements",
@@ -37,10 +40,13 @@ def decode(bc, r, is_attr):
     T = lambda: bc.type(r.varint())
     S = lambda: bc.strings[r.varint()]
     if not is_attr:
-        if code == 2:
+        if code in (2, 3):
+            # 3: a tensor with an encoding (`#ax.hw_constraints_v1`) after its element type.
             rank = r.varint()
             shape = [r.svarint() for _ in range(rank)]
             et = T()
+            if code == 3:
+                et += f", {A()}"
             return f"!tensor_v1<{shape} : {et}>" if rank else f"!tensor_v1<{et}>"
         if code == 31:
             return f"!handle_v1<{T()}>"
@@ -72,6 +78,12 @@ def decode(bc, r, is_attr):
     if code == 9:
         name = S(); vals = [A() for _ in range(r.varint())]
         return f"opaque<{name!r} = [{', '.join(vals)}]>"
+    if code == 12:
+        alignments = [r.svarint() for _ in range(r.varint())]
+        interleave = [r.svarint() for _ in range(r.varint())]
+        backing = r.varint()
+        return (f"#ax.hw_constraints_v1<{BACKINGS.get(backing, backing)}, alignments: {alignments}, "
+                f"interleave: {interleave}>")
     if code == 14:
         return "@" + "::".join(S() for _ in range(r.varint()))
     if code == 45:

@@ -12,13 +12,20 @@
 //! its alignment, in the `aicode` resource group). Locations are written as
 //! `debuginfo.location_v1` (file, line and column; fused parts as
 //! `fusedWith`; a named or call-site location as its child or callee).
+//! `coreaix.copy_with_constraints`/`copy_discarding_constraints` and
+//! `coreai.metal4_kernel` become `ax.copy_*_constraints_v1` and
+//! `metal.metal4_kernel_v1`, tensors with `#coreaix.hw_constraints` the
+//! encoded `tensor_v1` (docs/aicode-format.md §5.6); an encoded tensor on
+//! any other op is refused (coreai-core's form of that is not measured).
 //!
 //! An op outside the covered subset (or a shape form of a composite not
 //! measured), or a graph with attributes the writer does not know gives one
 //! error naming the op and its location; nothing is written then.
 
 use coreai::ffi::{printed, string_ref, string_ref_bytes};
-use coreai_asset::aicode::{ops, Body, Dense, Elt, Graph, Loc, Program, TensorType, Value};
+use coreai_asset::aicode::{
+    ops, Backing, Body, Dense, Elt, Graph, HwConstraints, Loc, Program, TensorType, Value,
+};
 
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
@@ -202,11 +209,53 @@ fn tensor_type(t: MlirType) -> Option<TensorType> {
                 }
             })
             .collect::<Vec<_>>();
-        Some(TensorType::new(
-            &dims,
-            element(mlirShapedTypeGetElementType(t))?,
-        ))
+        let ty = TensorType::new(&dims, element(mlirShapedTypeGetElementType(t))?);
+        let encoding = mlirRankedTensorTypeGetEncoding(t);
+        if encoding.ptr.is_null() {
+            return Some(ty);
+        }
+        Some(ty.with_encoding(hw_constraints(&attr_text(encoding))?))
     }
+}
+
+/// `#coreaix.hw_constraints<backing, alignments: [AxB..], interleave:
+/// [..]>` (by its text: the C API has no accessors for it); `None` for any
+/// other encoding.
+fn hw_constraints(text: &str) -> Option<HwConstraints> {
+    let inner = text
+        .strip_prefix("#coreaix.hw_constraints<")?
+        .strip_suffix('>')?;
+    let mut parts = inner.split(',').map(str::trim);
+    let backing = Backing::from_keyword(parts.next()?)?;
+    let mut list = |key: &str| -> Option<Vec<i64>> {
+        let dims = parts
+            .next()?
+            .strip_prefix(key)?
+            .trim_start()
+            .strip_prefix(':')?
+            .trim()
+            .strip_prefix('[')?
+            .strip_suffix(']')?;
+        if dims.is_empty() {
+            return Some(Vec::new());
+        }
+        dims.split('x')
+            .map(|d| match d.trim() {
+                "?" => Some(coreai_asset::aicode::DYNAMIC),
+                d => d.parse().ok(),
+            })
+            .collect()
+    };
+    let alignments = list("alignments")?;
+    let interleave = list("interleave")?;
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(HwConstraints {
+        backing,
+        alignments,
+        interleave,
+    })
 }
 
 fn value_type(op: MlirOperation, v: MlirValue) -> Result<TensorType, AicodeError> {
@@ -229,7 +278,8 @@ fn token_or_handle(t: MlirType) -> Option<TensorType> {
     if inner.ptr.is_null() {
         return None;
     }
-    Some(TensorType::handle(&tensor_type(inner)?))
+    let inner = tensor_type(inner).filter(|t| t.encoding.is_none())?;
+    Some(TensorType::handle(&inner))
 }
 
 /// The attributes of `op`, by name.
@@ -657,13 +707,37 @@ fn convert_op(
     let short = name.strip_prefix("coreai.").unwrap_or(name);
     let regions = unsafe { mlirOperationGetNumRegions(op) };
     let with_regions = ["scatter_nd", "reduce", "reduce_index", "if", "while"];
-    if !name.starts_with("coreai.") || (regions != 0 && !with_regions.contains(&short)) {
+    let copy = matches!(
+        name,
+        "coreaix.copy_with_constraints" | "coreaix.copy_discarding_constraints"
+    );
+    if !(name.starts_with("coreai.") || copy) || (regions != 0 && !with_regions.contains(&short)) {
         return Err(error(op, NOT_YET));
     }
     let results = (0..unsafe { mlirOperationGetNumResults(op) })
         .map(|i| value_type(op, unsafe { mlirOperationGetResult(op, i) }))
         .collect::<Result<Vec<_>, _>>()?;
     let attrs = attributes(op);
+    if copy || short == "metal4_kernel" {
+        return hardware_op(p, body, op, name, &attrs, values, &results);
+    }
+    // Encoded tensors are written only where coreai-core's form was
+    // measured: the copies, metal4_kernel, graph arguments and results.
+    let inputs = operand_values(op, values)?;
+    if let Some(t) = results
+        .iter()
+        .chain(inputs.iter().map(|&v| body.ty(v)))
+        .find(|t| t.encoding.is_some())
+    {
+        let e = t.encoding.as_ref().expect("an encoding");
+        return Err(error(
+            op,
+            format!(
+                "on a #coreaix.hw_constraints<{}, ...> tensor {NOT_YET}",
+                e.backing.keyword()
+            ),
+        ));
+    }
     if short == "if" || short == "while" {
         if let Some((n, a)) = attrs.first() {
             return Err(error(
@@ -774,6 +848,59 @@ fn convert_op(
         ));
     }
     single_result(p, body, op, short, &attrs, values, constants, &results[0]).map(|v| vec![v])
+}
+
+/// `coreaix.copy_with_constraints`, `copy_discarding_constraints` (no
+/// attributes) and `coreai.metal4_kernel` (`kernel_name`,
+/// `kernel_source`; its operand segments follow from the number of
+/// results).
+fn hardware_op(
+    p: &mut Program,
+    body: &mut Body,
+    op: MlirOperation,
+    name: &str,
+    attrs: &[(String, MlirAttribute)],
+    values: &HashMap<usize, Value>,
+    results: &[TensorType],
+) -> Result<Vec<Value>, AicodeError> {
+    let operands = operand_values(op, values)?;
+    if name == "coreai.metal4_kernel" {
+        let known = ["kernel_name", "kernel_source", "operandSegmentSizes"];
+        if let Some((n, a)) = attrs.iter().find(|(n, _)| !known.contains(&n.as_str())) {
+            return Err(error(
+                op,
+                format!("with attribute '{n}' ({}) {NOT_YET}", attr_text(*a)),
+            ));
+        }
+        let string = |key: &str| {
+            attrs
+                .iter()
+                .find(|(n, a)| n == key && unsafe { mlirAttributeIsAString(*a) })
+                .map(|(_, a)| string_value(*a))
+                .ok_or_else(|| error(op, format!("without its string '{key}'")))
+        };
+        let (kernel, source) = (string("kernel_name")?, string("kernel_source")?);
+        return Ok(ops::metal4_kernel(
+            p, body, &kernel, &source, &operands, results,
+        ));
+    }
+    if let Some((n, a)) = attrs.first() {
+        return Err(error(
+            op,
+            format!("with attribute '{n}' ({}) {NOT_YET}", attr_text(*a)),
+        ));
+    }
+    let to_encoding = name == "coreaix.copy_with_constraints";
+    let ([x], [result]) = (operands.as_slice(), results) else {
+        return Err(error(op, "without one operand and one result"));
+    };
+    Ok(vec![ops::copy_constraints(
+        p,
+        body,
+        to_encoding,
+        *x,
+        result,
+    )])
 }
 
 /// A coreai op with one result.

@@ -84,13 +84,66 @@ impl Elt {
 }
 
 /// A value's type: a ranked tensor (a dynamic dimension is [`DYNAMIC`]),
-/// a handle to a tensor of `dims` and `elt` (`handle_v1`), or a token
-/// (`token_v1`, its `dims` empty).
+/// possibly with a hardware-constraints encoding, a handle to a tensor of
+/// `dims` and `elt` (`handle_v1`), or a token (`token_v1`, its `dims`
+/// empty).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TensorType {
     pub dims: Vec<i64>,
     pub elt: Elt,
     pub kind: Kind,
+    /// `#coreaix.hw_constraints<...>` on a tensor (type code 3).
+    pub encoding: Option<HwConstraints>,
+}
+
+/// The backing allocation of `#coreaix.hw_constraints`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Backing {
+    IOSurface,
+    MTLBuffer,
+    Heap,
+}
+
+impl Backing {
+    /// The coreai keyword (`IOSurface`, `MTLBuffer`, `Heap`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Backing::IOSurface => "IOSurface",
+            Backing::MTLBuffer => "MTLBuffer",
+            Backing::Heap => "Heap",
+        }
+    }
+
+    pub fn from_keyword(k: &str) -> Option<Self> {
+        [Backing::IOSurface, Backing::MTLBuffer, Backing::Heap]
+            .into_iter()
+            .find(|b| b.keyword() == k)
+    }
+
+    /// The aicode value (`AXIOSurface` 1, `AXMTLBuffer` 2, `AXHeap` 3).
+    pub fn code(self) -> u64 {
+        match self {
+            Backing::IOSurface => 1,
+            Backing::MTLBuffer => 2,
+            Backing::Heap => 3,
+        }
+    }
+
+    pub fn from_code(code: u64) -> Option<Self> {
+        [Backing::IOSurface, Backing::MTLBuffer, Backing::Heap]
+            .into_iter()
+            .find(|b| b.code() == code)
+    }
+}
+
+/// `#coreaix.hw_constraints<backing, alignments: [..], interleave: [..]>`
+/// (aicode `ax.hw_constraints_v1`, attribute code 12); a dynamic entry is
+/// [`DYNAMIC`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HwConstraints {
+    pub backing: Backing,
+    pub alignments: Vec<i64>,
+    pub interleave: Vec<i64>,
 }
 
 /// What a [`TensorType`] is.
@@ -110,6 +163,15 @@ impl TensorType {
             dims: dims.to_vec(),
             elt,
             kind: Kind::Tensor,
+            encoding: None,
+        }
+    }
+
+    /// The same tensor with the hardware-constraints encoding `encoding`.
+    pub fn with_encoding(&self, encoding: HwConstraints) -> Self {
+        Self {
+            encoding: Some(encoding),
+            ..self.clone()
         }
     }
 
@@ -127,6 +189,7 @@ impl TensorType {
             dims: vec![],
             elt: Elt::Bool,
             kind: Kind::Token,
+            encoding: None,
         }
     }
 
@@ -328,13 +391,33 @@ impl Program {
             Kind::Tensor => {}
         }
         let elt = self.scalar_type(t.elt);
-        let mut b = Self::code(2);
+        let encoding = t.encoding.as_ref().map(|e| self.hw_constraints(e));
+        // `tensor_v1` (2), or with an encoding (3): dims, element type, then
+        // the encoding.
+        let mut b = Self::code(if encoding.is_some() { 3 } else { 2 });
         varint(&mut b, t.dims.len() as u64);
         for &d in &t.dims {
             svarint(&mut b, d);
         }
         varint(&mut b, elt);
+        if let Some(e) = encoding {
+            varint(&mut b, e);
+        }
         self.type_(b)
+    }
+
+    /// `ax.hw_constraints_v1` (12): the alignments and the interleave
+    /// factors (signed varints), then the backing.
+    pub fn hw_constraints(&mut self, e: &HwConstraints) -> u64 {
+        let mut b = Self::code(12);
+        for list in [&e.alignments, &e.interleave] {
+            varint(&mut b, list.len() as u64);
+            for &x in list.iter() {
+                svarint(&mut b, x);
+            }
+        }
+        varint(&mut b, e.backing.code());
+        self.attr(b)
     }
 
     /// `function_v1`: results first, then operands.

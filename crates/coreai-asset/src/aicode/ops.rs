@@ -14,6 +14,10 @@
 //!   their accumulator type and init value by element type; `reduce_mean_v1`
 //!   divides a `reduce_sum_v1` by the product of the reduced dims.
 //! - `relu_v1`, `sigmoid_v1`, `silu_v1`, `softmax_v1`, `tile_v2`, `sort_v1`.
+//! - `coreaix.copy_with_constraints`/`copy_discarding_constraints` are
+//!   `ax.copy_with_constraints_v1`/`ax.copy_discarding_constraints_v1`, and
+//!   `coreai.metal4_kernel` is `metal.metal4_kernel_v1`: the same operands,
+//!   no regions.
 //!
 //! A shape form not measured (a dynamic `where`, `softmax`, `tile`, ...) is
 //! refused ([`Unsupported`]).
@@ -42,6 +46,9 @@ pub fn version(name: &str) -> u32 {
             "sort_v1" => 20251101,
             "broadcasting_batch_matmul_v1" => 20251202,
             "tile_v2" => 20260219,
+            "ax.copy_with_constraints_v1" => 20250903,
+            "ax.copy_discarding_constraints_v1" => 20250906,
+            "metal.metal4_kernel_v1" => 20260409,
             n if n.starts_with("dataflow.") => versions::GRAPH,
             _ => 20250827,
         };
@@ -1355,4 +1362,50 @@ pub fn output(p: &mut Program, b: &mut Body, values: &[Value]) {
         &[],
         vec![],
     );
+}
+
+/// `coreaix.copy_with_constraints` (`to_encoding`) or
+/// `copy_discarding_constraints` (otherwise) of `x`: the
+/// `ax.copy_*_constraints_v1` op, typed `result` (a tensor with or without
+/// its `hw_constraints` encoding).
+pub fn copy_constraints(
+    p: &mut Program,
+    b: &mut Body,
+    to_encoding: bool,
+    x: Value,
+    result: &TensorType,
+) -> Value {
+    let name = if to_encoding {
+        "ax.copy_with_constraints_v1"
+    } else {
+        "ax.copy_discarding_constraints_v1"
+    };
+    simple(p, b, name, None, &[x], result)
+}
+
+/// `coreai.metal4_kernel` as `metal.metal4_kernel_v1`: the operands in
+/// coreai's order (the kernel arguments, `threads_per_grid`,
+/// `threads_per_thread_group`, one result shape per result) without
+/// segment sizes (the reader splits them by the number of results), the
+/// properties `kernel_name`, `kernel_source`.
+pub fn metal4_kernel(
+    p: &mut Program,
+    b: &mut Body,
+    kernel_name: &str,
+    kernel_source: &str,
+    operands: &[Value],
+    results: &[TensorType],
+) -> Vec<Value> {
+    let name = p.string(kernel_name);
+    let source = p.string(kernel_source);
+    let op = "metal.metal4_kernel_v1";
+    p.op(
+        b,
+        op,
+        version(op),
+        Some(props(&[name, source])),
+        operands,
+        results,
+        vec![],
+    )
 }

@@ -10,7 +10,11 @@
 //! composite (`broadcasting_<name>_v1`, `relu_v1`, `reduce_sum_v1`, ...) →
 //! its coreai op with its decomposition region dropped (coreai-core's own
 //! `convert-from-versioned` drops it too), the regions of
-//! `reduce_v1`/`reduce_index_v1`/`scatter_nd_v1`/`if_v1`/`while_v1` kept.
+//! `reduce_v1`/`reduce_index_v1`/`scatter_nd_v1`/`if_v1`/`while_v1` kept;
+//! `ax.copy_{with,discarding}_constraints_v1` → `coreaix.copy_*`,
+//! `metal.metal4_kernel_v1` → `coreai.metal4_kernel` (its operand segments
+//! from the number of results), tensors with `ax.hw_constraints_v1` →
+//! `tensor<..., #coreaix.hw_constraints<...>>`.
 //! Enum properties become the coreai attributes, constants `dense` (the raw
 //! bytes as hex, exact) or `dense_resource` (the blob in the `builtin`
 //! resource group with its alignment), locations `debuginfo.location_v1`
@@ -82,6 +86,9 @@ enum A {
     },
     Dict(Vec<usize>),
     Unit,
+    /// `ax.hw_constraints_v1`: `#coreaix.hw_constraints` (a tensor
+    /// encoding).
+    HwConstraints(super::HwConstraints),
     /// A kind this reader does not interpret (debug-info scopes, metadata,
     /// delegate pieces): an error only where it is used.
     Other,
@@ -90,7 +97,8 @@ enum A {
 /// An aicode type entry.
 #[derive(Debug, Clone)]
 enum T {
-    Tensor(Vec<i64>, usize),
+    /// Dimensions, element type, and the encoding attribute (code 3).
+    Tensor(Vec<i64>, usize, Option<usize>),
     Scalar(u64),
     Function(Vec<usize>, Vec<usize>),
     Handle(usize),
@@ -194,6 +202,24 @@ fn decode_attr(f: &File, bytes: &[u8]) -> Result<A, ReadError> {
             list(&mut r, na, "location metadata")?;
             A::Loc { src, fused }
         }
+        12 => {
+            let mut lists = [Vec::new(), Vec::new()];
+            for (l, what) in lists.iter_mut().zip(["alignments", "interleave"]) {
+                let n = r.count(what)?;
+                *l = (0..n)
+                    .map(|_| r.svarint(what))
+                    .collect::<Result<Vec<_>, _>>()?;
+            }
+            let code = r.varint("hw_constraints backing")?;
+            let backing = super::Backing::from_code(code)
+                .ok_or_else(|| bad(format!("hw_constraints backing {code}")))?;
+            let [alignments, interleave] = lists;
+            A::HwConstraints(super::HwConstraints {
+                backing,
+                alignments,
+                interleave,
+            })
+        }
         45 => A::Dict(list(&mut r, na, "dictionary")?),
         46 => A::Unit,
         _ => return Ok(A::Other),
@@ -209,12 +235,19 @@ fn decode_type(f: &File, bytes: &[u8]) -> Result<T, ReadError> {
     let mut r = entry_cursor(bytes);
     let code = r.varint("type code")?;
     let t = match code {
-        2 => {
+        // 3: with an encoding after the element type.
+        2 | 3 => {
             let rank = r.count("rank")?;
             let dims = (0..rank)
                 .map(|_| r.svarint("dimension"))
                 .collect::<Result<Vec<_>, _>>()?;
-            T::Tensor(dims, r.index(nt, "element type")?)
+            let elt = r.index(nt, "element type")?;
+            let encoding = if code == 3 {
+                Some(r.index(f.attrs.len(), "tensor encoding")?)
+            } else {
+                None
+            };
+            T::Tensor(dims, elt, encoding)
         }
         30 => {
             let results = list(&mut r, nt, "function results")?;
@@ -423,7 +456,7 @@ impl<'f> Reader<'f> {
             return Err(bad("types nested too deep"));
         }
         Ok(match self.ty(i)?.clone() {
-            T::Tensor(dims, elt) => {
+            T::Tensor(dims, elt, encoding) => {
                 let elt = match self.ty(elt)? {
                     T::Scalar(c) => scalar_text(*c).expect("a scalar code"),
                     _ => return Err(bad("tensor element type is not a scalar")),
@@ -439,6 +472,20 @@ impl<'f> Reader<'f> {
                     }
                 }
                 s.push_str(elt);
+                if let Some(e) = encoding {
+                    let A::HwConstraints(h) = self.attr(e)? else {
+                        return Err(ReadError::Unsupported(
+                            "a tensor encoding other than hw_constraints".into(),
+                        ));
+                    };
+                    let _ = write!(
+                        s,
+                        ", #coreaix.hw_constraints<{}, alignments: [{}], interleave: [{}]>",
+                        h.backing.keyword(),
+                        dim_list(&h.alignments),
+                        dim_list(&h.interleave)
+                    );
+                }
                 s.push('>');
                 s
             }
@@ -890,6 +937,28 @@ impl<'f> Reader<'f> {
                     .join("::");
                 props.push(format!("callee = #param.constant<{sym}> : !param.symbol"));
             }
+            "metal.metal4_kernel_v1" => {
+                let [name, source] = prop_attrs.as_slice() else {
+                    return Err(bad("a metal4_kernel without its two properties"));
+                };
+                let (A::Str(name), A::Str(source)) = (self.attr(*name)?, self.attr(*source)?)
+                else {
+                    return Err(bad("a metal4_kernel name or source that is not a string"));
+                };
+                // The operands: the kernel arguments, threads_per_grid,
+                // threads_per_thread_group, one result shape per result.
+                let args = op
+                    .operands
+                    .len()
+                    .checked_sub(2 + op.results.len())
+                    .ok_or_else(|| bad("a metal4_kernel with too few operands"))?;
+                props.push(format!("kernel_name = {}", quoted(name)));
+                props.push(format!("kernel_source = {}", quoted(source)));
+                props.push(format!(
+                    "operandSegmentSizes = array<i32: {args}, 1, 1, {}>",
+                    op.results.len()
+                ));
+            }
             _ => {
                 if !prop_attrs.is_empty() {
                     let a = one_prop("an enum")?;
@@ -954,7 +1023,7 @@ impl<'f> Reader<'f> {
     fn constant(&mut self, a: usize, t: usize) -> Result<String, ReadError> {
         let ty = self.type_str(t)?;
         let (dims, elt) = match self.ty(t)? {
-            T::Tensor(d, e) => (d.clone(), *e),
+            T::Tensor(d, e, _) => (d.clone(), *e),
             _ => return Err(bad("a constant that is not a tensor")),
         };
         let code = match self.ty(elt)? {
@@ -1074,6 +1143,20 @@ fn enum_attr(op: &str, code: u64, v: u64) -> Result<String, ReadError> {
     })
 }
 
+/// A `hw_constraints` list as coreaix prints it: `1x1x32`, `?` dynamic.
+fn dim_list(dims: &[i64]) -> String {
+    dims.iter()
+        .map(|&d| {
+            if d == super::DYNAMIC {
+                "?".to_string()
+            } else {
+                d.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
 /// The coreai op of an aicode op (without `aicode.`), and whether its
 /// regions are kept (`false`: a composite's decomposition, dropped).
 fn coreai_name(short: &str) -> Option<(String, bool)> {
@@ -1105,6 +1188,16 @@ fn coreai_name(short: &str) -> Option<(String, bool)> {
         let base = strip(rest)?;
         return matches!(base.as_str(), "if" | "while" | "condition")
             .then(|| (format!("coreai.{base}"), true));
+    }
+    match short {
+        "ax.copy_with_constraints_v1" => {
+            return Some(("coreaix.copy_with_constraints".into(), false))
+        }
+        "ax.copy_discarding_constraints_v1" => {
+            return Some(("coreaix.copy_discarding_constraints".into(), false))
+        }
+        "metal.metal4_kernel_v1" => return Some(("coreai.metal4_kernel".into(), false)),
+        _ => {}
     }
     if short.contains('.') {
         return None;
@@ -1160,6 +1253,55 @@ mod tests {
         assert_eq!(n("controlflow.if_v1"), Some(("coreai.if".into(), true)));
         assert_eq!(n("dataflow.graph_v1"), None);
         assert_eq!(n("primitive.add"), None);
+        assert_eq!(
+            n("ax.copy_with_constraints_v1"),
+            Some(("coreaix.copy_with_constraints".into(), false))
+        );
+        assert_eq!(
+            n("metal.metal4_kernel_v1"),
+            Some(("coreai.metal4_kernel".into(), false))
+        );
+        assert_eq!(n("ax.view_v1"), None);
+    }
+
+    /// A kernel over a copied argument, written by [`super::super::Program`]
+    /// and read back: the encodings (a dynamic alignment included), both
+    /// copies and the kernel's operand segments.
+    #[test]
+    fn hw_constraints_and_metal_kernels_read_back() {
+        use super::super::{ops, Backing, Graph, HwConstraints, Program, TensorType};
+        let mut p = Program::new();
+        let x = TensorType::new(&[8, 4], Elt::F32);
+        let mtl = x.with_encoding(HwConstraints {
+            backing: Backing::MTLBuffer,
+            alignments: vec![1, super::super::DYNAMIC, 16],
+            interleave: vec![8, 1],
+        });
+        let shape = TensorType::new(&[3], Elt::UI32);
+        let mut b = p.body(&[x.clone(), shape.clone()]);
+        let (a, g) = (b.arg(0), b.arg(1));
+        let c = ops::copy_constraints(&mut p, &mut b, true, a, &mtl);
+        let k = ops::metal4_kernel(&mut p, &mut b, "k", "src\n", &[c, g, g, g], &[mtl]);
+        let y = ops::copy_constraints(&mut p, &mut b, false, k[0], &x);
+        ops::output(&mut p, &mut b, &[y]);
+        let spec = Graph {
+            name: "main".into(),
+            inputs: vec![x.clone(), shape],
+            results: vec![x],
+            ..Graph::default()
+        };
+        p.graph(&spec, b);
+        assert_eq!(p.version(), 20260409);
+        let text = to_coreai(&p.finish()).expect("reads back");
+        let enc = "#coreaix.hw_constraints<MTLBuffer, alignments: [1x?x16], interleave: [8x1]>";
+        assert!(text.contains(&format!(
+            "\"coreaix.copy_with_constraints\"(%v0) : (tensor<8x4xf32>) -> tensor<8x4xf32, {enc}>"
+        )));
+        assert!(text.contains(
+            "\"coreai.metal4_kernel\"(%v2, %v1, %v1, %v1) <{kernel_name = \"k\", \
+             kernel_source = \"src\\0A\", operandSegmentSizes = array<i32: 1, 1, 1, 1>}>"
+        ));
+        assert!(text.contains("\"coreaix.copy_discarding_constraints\"(%v3)"));
     }
 
     #[test]

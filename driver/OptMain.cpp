@@ -241,8 +241,15 @@ LogicalResult parseRunPrint(raw_ostream &os,
   // the reading is bounded, the passes are not.
   if (readTimeoutSeconds)
     ::alarm(readTimeoutSeconds);
-  OwningOpRef<Operation *> op = parseSourceFileForTool(
-      sourceMgr, parseConfig, !config.shouldUseExplicitModule());
+  // A C++ exception thrown inside MLIR's reader ends the process here, with
+  // the crash handler's message alone (coreaiAbortOnCxxException).
+  OwningOpRef<Operation *> op;
+  auto parse = [&] {
+    op = parseSourceFileForTool(sourceMgr, parseConfig,
+                                !config.shouldUseExplicitModule());
+  };
+  coreaiAbortOnCxxException(
+      [](void *data) { (*static_cast<decltype(parse) *>(data))(); }, &parse);
   if (readTimeoutSeconds)
     ::alarm(0);
   parserTiming.stop();

@@ -8,6 +8,10 @@
 //! with [`set_temporary_output`], and exit with status 1. [`arm_timeout`]
 //! does the same for a run that exceeds its time limit (SIGALRM).
 //!
+//! LLVM's fatal errors (`report_fatal_error`, e.g. "SmallVector unable to
+//! grow" on a size read from a malformed file) end the same way, with LLVM's
+//! reason in the one message: `... please report (REASON)`.
+//!
 //! The handlers only call async-signal-safe functions (`write`, `unlink`,
 //! `_exit`) on data prepared before the fault. They run on the alternate
 //! signal stack Rust's runtime sets up for the main thread, so a stack
@@ -53,6 +57,14 @@ pub fn install(tool: &str, phase: &str, input: &str) {
     for signal in FATAL_SIGNALS {
         set_handler(signal, on_fatal_signal);
     }
+    // SAFETY: installs a handler that never returns; LLVM keeps the pointer.
+    unsafe { LLVMInstallFatalErrorHandler(on_llvm_fatal_error) };
+}
+
+unsafe extern "C" {
+    /// `llvm-c/ErrorHandling.h`: the handler `report_fatal_error` calls
+    /// instead of printing `LLVM ERROR: REASON` and exiting.
+    fn LLVMInstallFatalErrorHandler(handler: extern "C" fn(*const libc::c_char));
 }
 
 /// Ends the process with a message after `seconds` (0: never).
@@ -151,6 +163,24 @@ fn die(message: &AtomicPtr<u8>, len: &AtomicUsize) -> ! {
         }
         libc::_exit(1)
     }
+}
+
+/// LLVM's fatal error: the fault message with LLVM's reason before the
+/// newline, then as [`die`].
+extern "C" fn on_llvm_fatal_error(reason: *const libc::c_char) {
+    // SAFETY: leaked static data and LLVM's NUL-terminated reason.
+    unsafe {
+        let text = FAULT_MESSAGE.load(Ordering::SeqCst);
+        let len = FAULT_MESSAGE_LEN.load(Ordering::SeqCst);
+        if !text.is_null() && len > 0 && !reason.is_null() {
+            libc::write(2, text as *const libc::c_void, len - 1);
+            libc::write(2, c" (".as_ptr() as *const libc::c_void, 2);
+            libc::write(2, reason as *const libc::c_void, libc::strlen(reason));
+            libc::write(2, c")\n".as_ptr() as *const libc::c_void, 2);
+            FAULT_MESSAGE.store(std::ptr::null_mut(), Ordering::SeqCst);
+        }
+    }
+    die(&FAULT_MESSAGE, &FAULT_MESSAGE_LEN)
 }
 
 extern "C" fn on_fatal_signal(_: libc::c_int) {

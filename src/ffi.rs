@@ -54,6 +54,7 @@ unsafe extern "C" {
         source: MlirStringRef,
         buffer_name: MlirStringRef,
     ) -> MlirModule;
+    pub fn coreaiParseModuleFile(context: MlirContext, path: MlirStringRef) -> MlirModule;
     pub fn coreaiEmitErrorWithNotes(
         location: MlirLocation,
         message: MlirStringRef,

@@ -15,11 +15,14 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <mutex>
 
@@ -74,13 +77,44 @@ bool coreaiDescribeRegisteredPass(MlirStringRef argument,
   return true;
 }
 
+/// Runs `parse` under coreaiAbortOnCxxException.
+template <typename Parse>
+static MlirModule parseAbortingOnException(Parse parse) {
+  MlirModule result{nullptr};
+  auto call = [&] { result = MlirModule{parse().release().getOperation()}; };
+  coreaiAbortOnCxxException(
+      [](void *data) { (*static_cast<decltype(call) *>(data))(); }, &call);
+  return result;
+}
+
 MlirModule coreaiParseModule(MlirContext context, MlirStringRef source,
                              MlirStringRef bufferName) {
   mlir::ParserConfig config(unwrap(context));
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(unwrap(source), config,
-                                              unwrap(bufferName));
-  return MlirModule{module.release().getOperation()};
+  llvm::StringRef text = unwrap(source);
+  if (mlir::isBytecode(llvm::MemoryBufferRef(text, unwrap(bufferName))))
+    return parseAbortingOnException([&] {
+      return mlir::parseSourceString<mlir::ModuleOp>(text, config,
+                                                     unwrap(bufferName));
+    });
+  // MLIR's lexer finds the end of the text at the NUL that follows a memory
+  // buffer (parseSourceString does not add one). A string ref need not be
+  // followed by one (a Rust slice is not), and the lexer then reads on past
+  // its end, into whatever follows in memory. The text is copied into a
+  // buffer that has it.
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, unwrap(bufferName)),
+      llvm::SMLoc());
+  return parseAbortingOnException([&] {
+    return mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);
+  });
+}
+
+MlirModule coreaiParseModuleFile(MlirContext context, MlirStringRef path) {
+  mlir::ParserConfig config(unwrap(context));
+  return parseAbortingOnException([&] {
+    return mlir::parseSourceFile<mlir::ModuleOp>(unwrap(path), config);
+  });
 }
 
 const void *coreaiDenseResourceElementsGetData(MlirAttribute attr,

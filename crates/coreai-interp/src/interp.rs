@@ -144,14 +144,10 @@ impl<'c> Program<'c> {
         drop(bytes);
         let module = with_diagnostics(context, || {
             // SAFETY: the module is created in `context`, which outlives it.
+            // A C++ exception inside MLIR's reader aborts here, leaving the
+            // crash handler's message alone.
             let raw = unsafe {
-                mlir_sys::mlirModuleCreateParseFromFile(
-                    context.to_raw(),
-                    mlir_sys::MlirStringRef {
-                        data: name.as_ptr() as *const _,
-                        length: name.len(),
-                    },
-                )
+                coreai::ffi::coreaiParseModuleFile(context.to_raw(), coreai::ffi::string_ref(&name))
             };
             if raw.ptr.is_null() {
                 return None;

@@ -216,6 +216,26 @@ fn nul_byte_in_module_text_does_not_panic() {
     ));
 }
 
+/// Found by the run_module fuzzer: MLIR's lexer ends text at the NUL after
+/// its buffer, and the parse was given the bare slice, so it read on past
+/// the slice's end (there, into the `.npz` bytes after the module text: a
+/// run of `[` that overflowed the stack in the attribute parser). Only the
+/// slice counts: `coreai.` alone is an unknown op.
+#[test]
+fn the_parse_stops_at_the_end_of_the_text() {
+    let context = project_context();
+    let buffer = format!("coreai.constant{}", "[".repeat(1 << 20));
+    match Program::parse(&context, &buffer[..7]) {
+        Err(InterpError::Parse(message)) => {
+            assert!(message.contains("'coreai.' is unknown"), "{message}")
+        }
+        other => panic!("expected a parse error, got {:?}", other.map(|_| ())),
+    }
+    let module = "func.func @main() { return }";
+    let buffer = format!("{module}\n}} trailing garbage");
+    assert!(Program::parse(&context, &buffer[..module.len()]).is_ok());
+}
+
 /// Found by the run_module fuzzer: split sizes that do not add up to the
 /// dim made the kernel panic (caught, as "internal error in the kernel").
 #[test]

@@ -30,11 +30,27 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(CoreAIX, coreaix);
 /// programs use (builtin, func, arith), into `registry`.
 MLIR_CAPI_EXPORTED void coreaiRegisterAllDialects(MlirDialectRegistry registry);
 
-/// Parses `source` as a module; diagnostics cite `bufferName` as the file.
-/// Returns a null module (after emitting diagnostics) on failure.
+/// Parses `source` (text or bytecode) as a module; diagnostics cite
+/// `bufferName` as the file. `source` need not be followed by a NUL byte
+/// (text is copied into a buffer that is; MLIR's lexer needs one). Returns a
+/// null module (after emitting diagnostics) on failure.
 MLIR_CAPI_EXPORTED MlirModule coreaiParseModule(MlirContext context,
                                                 MlirStringRef source,
                                                 MlirStringRef bufferName);
+
+/// Parses the file at `path` (text or bytecode) as a module; diagnostics
+/// cite `path`. Returns a null module (after emitting diagnostics) on
+/// failure. A C++ exception thrown while parsing aborts the process (see
+/// coreaiAbortOnCxxException).
+MLIR_CAPI_EXPORTED MlirModule coreaiParseModuleFile(MlirContext context,
+                                                    MlirStringRef path);
+
+/// Calls `body(userData)`; a C++ exception thrown inside it aborts the
+/// process at once (MLIR is built without exception handling, and an
+/// exception unwinding into a Rust caller makes Rust's runtime abort with a
+/// message of its own). `body` must be C or C++, never Rust.
+MLIR_CAPI_EXPORTED void coreaiAbortOnCxxException(void (*body)(void *),
+                                                  void *userData);
 
 /// The bytes of a `dense_resource` elements attribute of any element type
 /// (the upstream C API has typed getters for integers, f32 and f64 only), or

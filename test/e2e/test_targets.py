@@ -10,6 +10,13 @@
 - The deformable-attention case: a bilinear sampler whose `floor` of the
   sampling position feeds a gather index is exact on the gpu target (the
   indices equal eager PyTorch's, the samples within f32 rounding).
+- Integer-comparison masks on the gpu target (target-gpu, guide §9.7 #8):
+  a sampler with int64 corner indices whose bounds masks feed a float
+  multiply and a `where` equals eager PyTorch bit for bit in both executors,
+  on positions at every edge (negative, ±0, W - 1, W, just below integers,
+  magnitudes beyond 2^24 up to 9e18), and no integer comparison reaches a
+  float cast or a float `where` in the target's IR (the cpu target's has
+  them: the check sees them).
 - A few corpus models per target against eager PyTorch (utils/coreai-report/
   targets.py): ane within 3e-2 x max|eager| with no rank-2 matmul operand and
   at least 70% of the float ops in f16; gpu within the f32 tolerance with no
@@ -17,6 +24,7 @@
 """
 
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
@@ -156,6 +164,81 @@ def test_floor_feeding_an_index_is_exact_on_the_gpu_target(tmp_path):
         np.testing.assert_allclose(outputs[samples], want[samples], rtol=1e-6, atol=1e-6, err_msg=oracle)
 
 
+INDEX_SAMPLER = """
+import torch
+
+H, W = 5, 7
+
+class IndexSampler(torch.nn.Module):
+    # Bilinear sampling with int64 corner indices (deformable attention,
+    # guide §9.7 #7 and #8): the bounds masks of the floor-derived indices
+    # feed a float multiply and a where; the gather takes the clamped index.
+    def forward(self, value, loc):
+        x, y = loc[:, 0], loc[:, 1]
+        x0, y0 = torch.floor(x), torch.floor(y)
+        fx, fy = x - x0, y - y0
+        out, masks, kept = 0.0, [], []
+        for dx, dy, w in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)),
+                          (0, 1, (1 - fx) * fy), (1, 1, fx * fy)]:
+            xi, yi = (x0 + dx).long(), (y0 + dy).long()
+            valid = (xi >= 0) & (xi < W) & (yi >= 0) & (yi < H)
+            idx = yi.clamp(0, H - 1) * W + xi.clamp(0, W - 1)
+            m = valid.to(value.dtype)
+            out = out + value[idx] * (w * m)[:, None]
+            masks.append(m)
+            kept.append(torch.where(valid, w, 0.0))
+        return out, torch.stack(masks, 1), torch.stack(kept, 1)
+
+# negative, ±0, the last valid index and the first invalid one of both axes,
+# just below integers, magnitudes beyond 2^24 up to 9e18 (< 2^63)
+EDGES = [-3.5, -1.0, -0.5, -1e-7, -0.0, 0.0, 0.25, 1.0, 4.0, 4.9999995, 5.0, 5.9999995, 6.0, 6.9999995, 7.0,
+         7.5, 2.0 ** 24 + 2, -(2.0 ** 24 + 2), 3e7, -5e9, 2.0 ** 40, -(2.0 ** 50), 1e15, 9e18, -9e18]
+
+def factory():
+    g = torch.Generator().manual_seed(11)
+    e = torch.tensor(EDGES)
+    xs, ys = torch.meshgrid(e, e, indexing="ij")
+    grid = torch.stack([xs.reshape(-1), ys.reshape(-1)], 1)
+    spread = torch.rand(200, 2, generator=g) * torch.tensor([W + 4.0, H + 4.0]) - 2.0
+    return IndexSampler(), (torch.randn(H * W, 3, generator=g), torch.cat([grid, spread]))
+"""
+
+INT_COMPARE = re.compile(r"(%\w+) = coreai\.decomposable\.broadcasting_(?:greater|equal|not_equal) .*: \(tensor<[^>]*[su]i\d+>")
+LOGICAL = re.compile(r"(%\w+) = coreai\.(?:decomposable\.broadcasting_)?(?:and|or|xor|bitwise_and|bitwise_or|bitwise_xor|not) (.*?) :")
+TO_FLOAT = [re.compile(r"coreai\.cast (%\w+) : tensor<[^>]*i1> to tensor<[^>]*f\d+>"),
+            re.compile(r"broadcasting_where (%\w+), .*-> tensor<[^>]*f\d+>")]
+
+
+def integer_masks_to_floats(text):
+    """The bools built from integer comparisons (through and/or/xor/not)
+    that a float cast or a float `where` reads."""
+    masks = set()
+    for line in text.splitlines():
+        if m := INT_COMPARE.search(line):
+            masks.add(m[1])
+        elif (m := LOGICAL.search(line)) and masks.intersection(re.findall(r"%\w+", m[2])):
+            masks.add(m[1])
+    return [m[1] for r in TO_FLOAT for m in r.finditer(text) if m[1] in masks]
+
+
+def test_integer_comparison_masks_are_float_arithmetic_on_the_gpu_target(tmp_path):
+    module = export_source(tmp_path, INDEX_SAMPLER)
+    cpu, gpu = tmp_path / "cpu.mlir", tmp_path / "gpu.mlir"
+    for target, out in [("cpu", cpu), ("gpu", gpu)]:
+        r = targets.compile_target(module, out, target)
+        assert r.returncode == 0, r.stderr
+    # four casts and four wheres of masks on cpu; none on gpu
+    assert len(integer_masks_to_floats(cpu.read_text())) == 8
+    assert integer_masks_to_floats(gpu.read_text()) == []
+    want = load(tmp_path / "expected.npz")
+    for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
+        outputs, message = runner(gpu, tmp_path / "in.npz", tmp_path)
+        assert outputs is not None, f"{oracle}: {message}"
+        for name in want:
+            ok = same_bits(outputs[name], want[name])
+            assert ok.all(), f"{oracle} {name}: {np.count_nonzero(~ok)} differ from eager PyTorch"
+
+
 def test_explain_lists_each_rewrite_with_its_reason(tmp_path):
     module = export_source(tmp_path, ROUNDING.format(n=4, dtype="float32"))
     r = targets.compile_target(module, tmp_path / "gpu.mlir", "gpu", "--explain")
@@ -164,6 +247,29 @@ def test_explain_lists_each_rewrite_with_its_reason(tmp_path):
     # floor, ceil, trunc: one x // 1 each; round: one coreai.round
     assert sum("floor-by-two: " in l and "§9.7 #7" in l for l in lines) == 3, r.stderr
     assert sum("'coreai.round' round-half-even: " in l for l in lines) == 1, r.stderr
+
+
+def test_explain_lists_mask_rewrites_and_declines(tmp_path):
+    # i + 1 computed in int64 is declined (it rounds in floats beyond 2^24);
+    # the mask of i itself is rewritten.
+    source = """
+import torch
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        i = torch.floor(x).long()
+        return ((i >= 0) & (i < 7)).float(), ((i + 1) < 7).float()
+
+def factory():
+    return M(), (torch.linspace(-3, 9, 8),)
+"""
+    module = export_source(tmp_path, source)
+    r = targets.compile_target(module, tmp_path / "gpu.mlir", "gpu", "--explain")
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stderr.splitlines() if l.startswith("target-gpu: ")]
+    assert sum("'coreai.cast' mask-arithmetic: " in l and "§9.7 #8" in l for l in lines) == 1, r.stderr
+    declined = [l for l in lines if "mask-arithmetic declined: " in l]
+    assert len(declined) == 1 and "broadcasting_add" in declined[0], r.stderr
 
 
 SPEC = {name: spec for name, spec, _ in CORPUS}

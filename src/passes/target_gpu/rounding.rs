@@ -14,29 +14,12 @@
 //! keeps a subset of `|x|`'s fraction bits; `f + 1` and `2 · (f // 2)` are
 //! integers below 2^p.
 
+use super::integral_from;
 use crate::emit::{arith, float_scalar, predicate, select, unary};
 use crate::lowering::{Decline, LoweringCx};
 use crate::passes::fp16_stabilize::pattern::splat;
 use crate::schema::element_type;
-use melior::ir::{Type, TypeLike, Value, ValueLike};
-
-/// The exponent `p` from which every float of `element` is an integer.
-fn integral_from(element: Type<'_>) -> Option<i32> {
-    unsafe {
-        let raw = element.to_raw();
-        if mlir_sys::mlirTypeIsAF32(raw) {
-            Some(23)
-        } else if mlir_sys::mlirTypeIsAF16(raw) {
-            Some(10)
-        } else if mlir_sys::mlirTypeIsABF16(raw) {
-            Some(7)
-        } else if mlir_sys::mlirTypeIsAF64(raw) {
-            Some(52)
-        } else {
-            None
-        }
-    }
-}
+use melior::ir::{Value, ValueLike};
 
 /// The rounding operand `x` (operand 0) of the root and the `p` of its
 /// element; declines integers and results `x` does not have the type of.

@@ -876,7 +876,13 @@ fn windows(
                 dilation: dilation[i],
                 output: out[i + 2],
             };
-            if w.kernel < 1 || w.stride < 1 || w.dilation < 1 || w.pad < 0 || 2 * w.pad > w.kernel {
+            // Below 2^31 every product and sum of the window arithmetic
+            // fits in i64 (the fuzzer found overflows with larger values).
+            let fields = [w.input, w.kernel, w.stride, w.pad, w.dilation, w.output];
+            if fields.iter().any(|v| !(0..1 << 31).contains(v)) {
+                return Err(format!("pooling window {w:?} has a value outside [0, 2^31)"));
+            }
+            if w.kernel < 1 || w.stride < 1 || w.dilation < 1 || 2 * w.pad > w.kernel {
                 return Err(format!("bad pooling window {w:?} (pad must be ≤ kernel/2)"));
             }
             Ok(w)
@@ -926,6 +932,11 @@ pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     Ok(results)
 }
 
+/// The most taps (kernel elements) and index-table entries (output
+/// positions × taps) the max-pool indices are built for.
+const MAX_POOL_INDEX_TAPS: i64 = 4096;
+const MAX_POOL_INDEX_ENTRIES: i64 = 1 << 26;
+
 /// PyTorch's max-pool indices: for each window, the flat index `h·W + w` in
 /// the unpadded input plane of its first maximum. The taps of every window
 /// are sliced out of the padded input (`[N, C, Ho, Wo]` each) and stacked
@@ -939,13 +950,24 @@ fn max_pool_indices<'c, 'a>(
     ws: &[Window],
 ) -> Result<Value<'c, 'a>, Decline> {
     let (h, w) = (ws[0], ws[1]);
+    // One slice per tap and a constant of Ho·Wo·K indices: bounded, so a
+    // module claiming huge windows is declined instead of allocating
+    // gigabytes (found by the pipeline fuzz target).
+    let k = h.kernel * w.kernel;
+    let entries = h.output.saturating_mul(w.output).saturating_mul(k);
+    if k > MAX_POOL_INDEX_TAPS || entries > MAX_POOL_INDEX_ENTRIES {
+        return Err(format!(
+            "max-pool indices of {}x{} windows of {}x{} taps: more than {MAX_POOL_INDEX_TAPS} taps or \
+             {MAX_POOL_INDEX_ENTRIES} table entries",
+            h.output, w.output, h.kernel, w.kernel
+        ));
+    }
     let p = shape_of(padded)?;
     let (n, c) = (p[0], p[1]);
     let element = element_type(padded)?;
     let taps: Vec<(i64, i64)> = (0..h.kernel)
         .flat_map(|a| (0..w.kernel).map(move |b| (a * h.dilation, b * w.dilation)))
         .collect();
-    let k = taps.len() as i64;
     let mut operands = vec![crate::emit::int_scalar(cx, 4, "si32")?];
     for &(dy, dx) in &taps {
         let begin = [0, 0, dy, dx];
@@ -981,7 +1003,10 @@ fn max_pool_indices<'c, 'a>(
         for ox in 0..w.output {
             for &(dy, dx) in &taps {
                 let (iy, ix) = (oy * h.stride + dy - h.pad, ox * w.stride + dx - w.pad);
-                table.push(iy * w.input + ix);
+                let index = i128::from(iy) * i128::from(w.input) + i128::from(ix);
+                table.push(i64::try_from(index).map_err(|_| {
+                    format!("max-pool index {index} does not fit in 64 bits (windows {ws:?})")
+                })?);
             }
         }
     }

@@ -10,5 +10,6 @@ pub mod fold_idempotent_unary;
 pub mod fp16_stabilize;
 pub mod legalize_aten_to_coreai;
 pub mod target_ane;
+pub mod target_cpu;
 pub mod target_gpu;
 pub mod test_plant_miscompile;

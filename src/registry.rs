@@ -139,6 +139,7 @@ pub static PASSES: &[PassInfo] = &[
     crate::passes::fp16_stabilize::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
     crate::passes::target_ane::INFO,
+    crate::passes::target_cpu::INFO,
     crate::passes::target_gpu::INFO,
     crate::passes::test_plant_miscompile::INFO,
 ];

@@ -122,6 +122,7 @@ pub struct Declined {
 
 /// A rewrite that states why it applies: its name, the op it rewrites,
 /// the rewrite, and the reason `remarks=true` prints.
+#[derive(Clone, Copy)]
 pub struct ExplainedPattern {
     pub name: &'static str,
     pub root: &'static str,

@@ -65,7 +65,7 @@
 //! removed, the constants it creates and the masks built twice for a cast
 //! and a `where` of one bool merged).
 
-mod masks;
+pub(crate) mod masks;
 mod rounding;
 
 use crate::{
@@ -94,11 +94,18 @@ static PATTERNS: &[ExplainedPattern] = &[
         rewrite: rounding::round_half_even,
         reason: "the GPU delegate rounds ties away from zero, PyTorch to even (guide §9.7 #7); ties-to-even from (2|x|) // 2",
     },
+    MASK_PATTERNS[0],
+    MASK_PATTERNS[1],
+];
+
+/// The mask patterns, which `target-cpu` runs too: the defect is on the CPU
+/// delegate as well.
+pub(crate) const MASK_PATTERNS: [ExplainedPattern; 2] = [
     ExplainedPattern {
         name: "mask-arithmetic",
         root: "coreai.cast",
         rewrite: masks::cast_of_mask,
-        reason: MASK_REASON,
+        reason: "an integer comparison → bool → float chain corrupts an unrelated live tensor on the CPU and GPU delegates (guide §9.7 #8); the mask in float arithmetic",
     },
     ExplainedPattern {
         name: "mask-select",
@@ -108,10 +115,21 @@ static PATTERNS: &[ExplainedPattern] = &[
     },
 ];
 
-/// The patterns whose declines `remarks` lists.
-const MASK_PATTERNS: &[&str] = &["mask-arithmetic", "mask-select"];
-
-const MASK_REASON: &str = "an integer comparison → bool → float chain corrupts an unrelated live tensor on the CPU and GPU delegates (guide §9.7 #8); the mask in float arithmetic";
+/// Prints one line per mask the mask patterns declined (`remarks`):
+/// `PASS: <location>: <pattern> declined: <reason>`.
+pub(crate) fn print_mask_declines(pass: &str, rewriter: &Rewriter) {
+    for declined in rewriter.declines() {
+        if MASK_PATTERNS.iter().any(|p| p.name == declined.pattern)
+            && !declined.reason.starts_with(masks::NOT_A_MASK)
+        {
+            let location = unsafe { melior::ir::Location::from_raw(declined.location) };
+            eprintln!(
+                "{pass}: {location}: {} declined: {}",
+                declined.pattern, declined.reason
+            );
+        }
+    }
+}
 
 const FLOOR_REASON: &str = "the GPU delegate executes float x // 1 (floor, ceil, trunc) as the identity (guide §9.7 #7); x // 1 → (2x) // 2";
 
@@ -145,17 +163,7 @@ impl Pass for TargetGpu {
         let applied = rewriter.run_explained(root, PATTERNS, self.remarks)?;
         tracing::debug!(applied, "target-gpu rewrites");
         if self.remarks {
-            for declined in rewriter.declines() {
-                if MASK_PATTERNS.contains(&declined.pattern.as_str())
-                    && !declined.reason.starts_with(masks::NOT_A_MASK)
-                {
-                    let location = unsafe { melior::ir::Location::from_raw(declined.location) };
-                    eprintln!(
-                        "{}: {location}: {} declined: {}",
-                        INFO.name, declined.pattern, declined.reason
-                    );
-                }
-            }
+            print_mask_declines(INFO.name, &rewriter);
         }
         Ok(())
     }

@@ -10,13 +10,14 @@
 - The deformable-attention case: a bilinear sampler whose `floor` of the
   sampling position feeds a gather index is exact on the gpu target (the
   indices equal eager PyTorch's, the samples within f32 rounding).
-- Integer-comparison masks on the gpu target (target-gpu, guide §9.7 #8):
-  a sampler with int64 corner indices whose bounds masks feed a float
-  multiply and a `where` equals eager PyTorch bit for bit in both executors,
-  on positions at every edge (negative, ±0, W - 1, W, just below integers,
-  magnitudes beyond 2^24 up to 9e18), and no integer comparison reaches a
-  float cast or a float `where` in the target's IR (the cpu target's has
-  them: the check sees them).
+- Integer-comparison masks on the cpu and gpu targets (target-cpu,
+  target-gpu, guide §9.7 #8): a sampler with int64 corner indices whose
+  bounds masks feed a float multiply and a `where` equals eager PyTorch bit
+  for bit in both executors, on positions at every edge (negative, ±0,
+  W - 1, W, just below integers, magnitudes beyond 2^24 up to 9e18), and no
+  integer comparison reaches a float cast or a float `where` in the target's
+  IR (the optimized stage before the target passes has them: the check sees
+  them).
 - A few corpus models per target against eager PyTorch (utils/coreai-report/
   targets.py): ane within 3e-2 x max|eager| with no rank-2 matmul operand and
   at least 70% of the float ops in f16; gpu within the f32 tolerance with no
@@ -25,6 +26,7 @@
 
 import importlib.util
 import re
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -221,18 +223,21 @@ def integer_masks_to_floats(text):
     return [m[1] for r in TO_FLOAT for m in r.finditer(text) if m[1] in masks]
 
 
-def test_integer_comparison_masks_are_float_arithmetic_on_the_gpu_target(tmp_path):
+@pytest.mark.parametrize("target", ["cpu", "gpu"])
+def test_integer_comparison_masks_are_float_arithmetic_on_the_target(target, tmp_path):
     module = export_source(tmp_path, INDEX_SAMPLER)
-    cpu, gpu = tmp_path / "cpu.mlir", tmp_path / "gpu.mlir"
-    for target, out in [("cpu", cpu), ("gpu", gpu)]:
-        r = targets.compile_target(module, out, target)
-        assert r.returncode == 0, r.stderr
-    # four casts and four wheres of masks on cpu; none on gpu
-    assert len(integer_masks_to_floats(cpu.read_text())) == 8
-    assert integer_masks_to_floats(gpu.read_text()) == []
+    optimized, out = tmp_path / "optimized.mlir", tmp_path / f"{target}.mlir"
+    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", target, "--compile-to", "optimized",
+                        "-o", str(optimized)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = targets.compile_target(module, out, target)
+    assert r.returncode == 0, r.stderr
+    # four casts and four wheres of masks before the target's passes; none after
+    assert len(integer_masks_to_floats(optimized.read_text())) == 8
+    assert integer_masks_to_floats(out.read_text()) == []
     want = load(tmp_path / "expected.npz")
     for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
-        outputs, message = runner(gpu, tmp_path / "in.npz", tmp_path)
+        outputs, message = runner(out, tmp_path / "in.npz", tmp_path)
         assert outputs is not None, f"{oracle}: {message}"
         for name in want:
             ok = same_bits(outputs[name], want[name])

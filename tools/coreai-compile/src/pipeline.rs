@@ -19,7 +19,8 @@ pub enum Stage {
     /// `canonicalize`, `cse`, `core-optimize`), then with `--precision f16`
     /// cast to f16 compute (`cast-to-f16`).
     Optimized,
-    /// After the target's passes: none for `cpu`; `target-gpu` (then
+    /// After the target's passes: `target-cpu` (then `canonicalize`, `cse`)
+    /// for `cpu`; `target-gpu` (then
     /// `canonicalize`, `cse`) for `gpu`; `target-ane` (then `canonicalize`,
     /// `cse`, `core-optimize`) for `ane`.
     Target,
@@ -59,7 +60,7 @@ const F16_PASSES: &[&str] = &["cast-to-f16"];
 /// up after it.
 fn target_passes(target: Target) -> &'static [&'static str] {
     match target {
-        Target::Cpu => &[],
+        Target::Cpu => &["target-cpu", "canonicalize", "cse"],
         Target::Gpu => &["target-gpu", "canonicalize", "cse"],
         Target::Ane => &["target-ane", "canonicalize", "cse", "core-optimize"],
     }
@@ -121,12 +122,12 @@ mod tests {
         assert_eq!(
             p(Stage::Target),
             "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
-             fp16-stabilize,canonicalize,cse,core-optimize)"
+             fp16-stabilize,canonicalize,cse,core-optimize,target-cpu,canonicalize,cse)"
         );
         assert_eq!(
             pipeline(Stage::Target, Target::Cpu, Precision::F16, false),
             "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
-             fp16-stabilize,canonicalize,cse,core-optimize,cast-to-f16)"
+             fp16-stabilize,canonicalize,cse,core-optimize,cast-to-f16,target-cpu,canonicalize,cse)"
         );
         assert_eq!(
             pipeline(Stage::Coreai, Target::Cpu, Precision::F16, false),

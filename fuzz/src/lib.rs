@@ -23,7 +23,26 @@ extern "C" {
     fn LLVMFuzzerTestOneInput(data: *const u8, size: usize) -> c_int;
 }
 
+/// `COREAI_FUZZ_LAST_INPUT=DIR`: each input is written to `DIR/last-input.PID`
+/// before it runs. A stack overflow kills a worker before libFuzzer's own
+/// crash handler can save the input (the handler needs the exhausted
+/// stack); this file still holds it.
+static LAST_INPUT: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+
 extern "C" fn test_one_input(data: *const u8, size: usize) -> c_int {
+    let last = LAST_INPUT.get_or_init(|| {
+        std::env::var_os("COREAI_FUZZ_LAST_INPUT")
+            .map(|d| std::path::PathBuf::from(d).join(format!("last-input.{}", std::process::id())))
+    });
+    if let Some(path) = last {
+        let bytes = if size == 0 {
+            &[][..]
+        } else {
+            // SAFETY: libFuzzer passes `size` readable bytes at `data`.
+            unsafe { std::slice::from_raw_parts(data, size) }
+        };
+        let _ = std::fs::write(path, bytes);
+    }
     unsafe { LLVMFuzzerTestOneInput(data, size) }
 }
 

@@ -371,7 +371,14 @@ pub fn pad_spatial<'c, 'a>(
     let mut padded = shape_of(x)?;
     let mut amounts = vec![0, 0, 0, 0];
     for (i, &(before, after)) in sides.iter().enumerate() {
-        padded[i + 2] += before + after;
+        let dim = &mut padded[i + 2];
+        if *dim != crate::schema::DYNAMIC {
+            *dim = dim
+                .checked_add(before)
+                .and_then(|d| d.checked_add(after))
+                .filter(|d| *d >= 0)
+                .ok_or_else(|| format!("padding dim {dim} by {before} and {after} overflows"))?;
+        }
         amounts.extend([before, after]);
     }
     let element = element_type(x)?;

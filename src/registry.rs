@@ -487,13 +487,56 @@ unsafe extern "C" fn cb_set_options(
     }
 }
 
+thread_local! {
+    /// Set while a pass runs on this thread: the panic hook then records
+    /// where a panic happened instead of printing it (the pass reports it
+    /// as one error diagnostic).
+    static IN_PASS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The source line of the last panic inside a pass.
+    static PANIC_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    /// The location of the op the rewrite driver is rewriting, if any: a
+    /// panic's error is reported there rather than at the pass's root.
+    static REWRITING: std::cell::Cell<Option<mlir_sys::MlirLocation>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Records (or, with `None`, forgets) the location of the op being
+/// rewritten, for the error of a panic inside its pattern.
+pub(crate) fn set_rewriting(location: Option<mlir_sys::MlirLocation>) {
+    REWRITING.with(|r| r.set(location));
+}
+
+/// Chains a panic hook, once per process, that stays silent for panics
+/// inside a pass (cb_run reports them) and defers to the previous hook for
+/// every other panic.
+fn quiet_panics_in_passes() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if IN_PASS.with(|p| p.get()) {
+                let at = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
+                PANIC_AT.with(|p| *p.borrow_mut() = at);
+            } else {
+                previous(info)
+            }
+        }));
+    });
+}
+
 unsafe extern "C" fn cb_run(state: *mut c_void, op: MlirOperation) -> bool {
     let instance = unsafe { &mut *(state as *mut Instance) };
     let op = unsafe { OperationRef::from_raw(op) };
     let _span = tracing::debug_span!("pass", name = instance.info.name).entered();
-    match catch_unwind(AssertUnwindSafe(|| {
+    quiet_panics_in_passes();
+    let was_in_pass = IN_PASS.with(|p| p.replace(true));
+    let result = catch_unwind(AssertUnwindSafe(|| {
         instance.pass.run(op, &instance.rewrites)
-    })) {
+    }));
+    IN_PASS.with(|p| p.set(was_in_pass));
+    match result {
         Ok(result) => result.is_ok(),
         Err(payload) => {
             let what = payload
@@ -501,10 +544,20 @@ unsafe extern "C" fn cb_run(state: *mut c_void, op: MlirOperation) -> bool {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            emit_error(
-                op,
-                &format!("internal error in pass '{}': {what}", instance.info.name),
+            let at = PANIC_AT
+                .with(|p| p.borrow_mut().take())
+                .map_or(String::new(), |at| format!(" at {at}"));
+            let message = format!(
+                "internal error in pass '{}'{at}: {what} (please report)",
+                instance.info.name
             );
+            match REWRITING.with(|r| r.take()) {
+                Some(location) => {
+                    let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+                    unsafe { mlir_sys::mlirEmitError(location, message.as_ptr()) };
+                }
+                None => emit_error(op, &message),
+            }
             false
         }
     }

@@ -297,10 +297,13 @@ impl Rewriter {
         let op = unsafe { OperationRef::from_raw(raw) };
         for pattern in patterns {
             let cx = LoweringCx::with_options(op, self.lowering);
+            // A panic inside the pattern is reported at this op.
+            crate::registry::set_rewriting(Some(op.location().to_raw()));
             let result = match &pattern.rule {
                 Rule::Fn(f) => f(&cx),
                 Rule::Shared(f) => f(&cx),
             };
+            crate::registry::set_rewriting(None);
             match result {
                 Ok(values) => return self.replace(op, pattern, &values),
                 Err(reason) => match self.policy {

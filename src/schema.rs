@@ -244,7 +244,10 @@ pub fn named_operand<'c, 'a>(
             }
             return cx.operand(start).map(Some);
         }
-        start += size as usize;
+        start = usize::try_from(size)
+            .ok()
+            .and_then(|size| start.checked_add(size))
+            .ok_or_else(|| format!("operand_groups entry {size} is not an operand count"))?;
     }
     Ok(None)
 }

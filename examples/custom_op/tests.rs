@@ -119,3 +119,29 @@ fn an_override_replaces_the_builtin_lowering() {
     assert!(text.contains("broadcasting_mul"), "{text}");
     assert!(!text.contains("broadcasting_add"), "{text}");
 }
+
+/// A lowering that panics is one error at the op it was lowering, naming
+/// the pass and the panic's source line, and nothing is printed besides
+/// (the panic hook stays silent inside a pass).
+#[test]
+fn a_panicking_lowering_is_one_error_at_its_op() {
+    let compiler = Compiler::new();
+    let panics: coreai::lowering::UserLowering = Arc::new(|_: &LoweringCx<'_, '_>| {
+        panic!("scaled_add lowering gave up");
+    });
+    compiler
+        .register_lowering("my_lib::scaled_add.default", false, panics)
+        .unwrap();
+    let mut module = compiler.parse(SCALED_ADD, "m.mlir").unwrap();
+    let err = compiler
+        .run_pipeline(&mut module, "builtin.module(legalize-aten-to-coreai)")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("m.mlir:3:8: error: internal error in pass 'legalize-aten-to-coreai' at ")
+            && err.contains("tests.rs:")
+            && err.contains(": scaled_add lowering gave up (please report)"),
+        "{err}"
+    );
+    assert_eq!(err.matches("internal error").count(), 1, "{err}");
+}

@@ -109,7 +109,20 @@ fn conv2d_padding<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
                 return Err("padding='same' needs stride 1".into());
             }
             let kernel = &shape(cx.operand(1)?)?[2..];
-            let total: Vec<i64> = (0..n).map(|i| dilation[i] * (kernel[i] - 1)).collect();
+            let total = (0..n)
+                .map(|i| {
+                    kernel[i]
+                        .checked_sub(1)
+                        .and_then(|k| k.checked_mul(dilation[i]))
+                        .filter(|t| *t >= 0)
+                        .ok_or_else(|| {
+                            format!(
+                                "dilation {} of a kernel of {} overflows",
+                                dilation[i], kernel[i]
+                            )
+                        })
+                })
+                .collect::<Result<Vec<i64>, _>>()?;
             if total.iter().any(|t| t % 2 == 1) {
                 // constant_pad_nd lists (left, right) pairs from the last dim.
                 let mut pad = Vec::new();

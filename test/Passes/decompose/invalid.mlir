@@ -48,3 +48,13 @@ func.func @conv_unbatched(%x: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> ten
   %0 = aten.conv2d.default %x, %w {stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1 : i64} : (tensor<3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<4x6x6xf32>
   return %0 : tensor<4x6x6xf32>
 }
+
+// -----
+
+// Found by the pipeline fuzz target: dilation · (kernel - 1) overflows (an
+// arithmetic overflow panic before).
+func.func @conv2d_same_dilation_overflows(%x: tensor<1x3x6x7xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<1x4x6x7xf32> {
+  // expected-error @below {{cannot decompose 'aten.conv2d.padding': dilation 9223372036854775807 of a kernel of 3 overflows}}
+  %0 = aten.conv2d.padding %x, %w {stride = [1, 1], padding = "same", dilation = [9223372036854775807, 3], groups = 1 : i64} : (tensor<1x3x6x7xf32>, tensor<4x3x3x2xf32>) -> tensor<1x4x6x7xf32>
+  return %0 : tensor<1x4x6x7xf32>
+}

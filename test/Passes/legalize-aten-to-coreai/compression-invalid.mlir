@@ -68,3 +68,13 @@ func.func @sparse_count_mismatch(%v: tensor<2xf32>) -> tensor<2x2xf32> {
   %0 = aten.operator "coreai::sparse_to_dense.default"(%v, %m) {operand_args = ["nonzero_data", "mask"], operand_groups = array<i64: 1, 1>} : (tensor<2xf32>, tensor<2x2xi1>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }
+
+// -----
+
+// Found by the pipeline fuzz target: a negative operand group size (an
+// arithmetic overflow panic before).
+func.func @sparse_to_dense_negative_group(%v: tensor<3xf32>, %m: tensor<2x3xi1>) -> tensor<2x3xf32> {
+  // expected-error @below {{cannot lower 'coreai::sparse_to_dense.default': operand_groups entry -1 is not an operand count}}
+  %0 = aten.operator "coreai::sparse_to_dense.default"(%v, %m) {operand_args = ["nonzeroOdata", "mask"], operand_groups = array<i64: 1, -1>} : (tensor<3xf32>, tensor<2x3xi1>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -90,3 +90,13 @@ func.func @max_pool_indices_of_too_many_taps(%x: tensor<1x1x4x5xf32>) -> (tensor
   %0:2 = aten.max_pool2d_with_indices.default %x {kernel_size = [100000, 2], stride = [2, 2], padding = [0, 0], dilation = [1, 1], ceil_mode = false} : (tensor<1x1x4x5xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
   return %0#0, %0#1 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>
 }
+
+// -----
+
+// Found by the pipeline fuzz target: padding amounts that overflow the
+// padded dim (an arithmetic overflow panic before).
+func.func @conv1d_padding_overflows(%x: tensor<2x4x10xf32>, %w: tensor<6x4x3xf32>) -> tensor<2x6x10xf32> {
+  // expected-error @below {{cannot lower 'aten::convolution.default': padding dim 10 by 9223372036854775807 and 9223372036854775807 overflows}}
+  %0 = aten.convolution.default %x, %w {stride = [1], padding = [9223372036854775807], dilation = [1], transposed = false, output_padding = [0], groups = 1 : i64} : (tensor<2x4x10xf32>, tensor<6x4x3xf32>) -> tensor<2x6x10xf32>
+  return %0 : tensor<2x6x10xf32>
+}

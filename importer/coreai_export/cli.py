@@ -14,14 +14,17 @@ python -m coreai_export (--model pkg.module:factory | --module-file path/to/file
                          --exported-program m.pt2 --inputs in.npz)
                         -o model.mlir [--inputs-out in.npz] [--expected-out expected.npz]
                         [--decompositions coreai|default|none] [--dynamic-dims SPEC | --dynamic-shapes JSON] [--entry NAME]
-                        [--externalize CLASS[=COMPOSITE[:ATTR,...]] ...]"""
+                        [--externalize CLASS[=COMPOSITE[:ATTR,...]] ...]
+       python -m coreai_export ... -o model.aimodel [--static-shapes KEY:INPUT=DxD[,INPUT=DxD...] ...]
+                        [--target cpu|gpu|ane] [--precision f32|f16]"""
 
 
 def build_parser():
     p = argparse.ArgumentParser(
         prog="coreai_export",
         usage=USAGE,
-        description="Export a PyTorch model with torch.export and write it as aten-dialect MLIR.",
+        description="Export a PyTorch model with torch.export and write it as aten-dialect MLIR "
+        "(or, with -o NAME.aimodel, compile it to an asset with coreai-compile).",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="PKG.MODULE:FACTORY",
@@ -30,7 +33,8 @@ def build_parser():
     src.add_argument("--exported-program", metavar="M.PT2", help="a torch.export.save()d program")
     p.add_argument("--inputs", metavar="IN.NPZ",
                    help="example inputs of --exported-program, in argument order")
-    p.add_argument("-o", "--output", required=True, metavar="MODEL.MLIR")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.MLIR",
+                   help="the aten MLIR to write, or NAME.aimodel: the asset coreai-compile makes of it")
     p.add_argument("--inputs-out", metavar="IN.NPZ",
                    help="write the example inputs under the entry's argument names")
     p.add_argument("--expected-out", metavar="EXPECTED.NPZ",
@@ -50,6 +54,14 @@ def build_parser():
                    help="keep each call of a submodule of class CLASS as a call of its own noinline "
                    "function; with COMPOSITE, a private composite op whose declaration lists the "
                    "module attributes ATTR (repeatable)")
+    p.add_argument("--static-shapes", action="append", default=[], metavar="KEY:INPUT=DxD[,INPUT=DxD...]",
+                   help="with -o NAME.aimodel: one statically shaped function ENTRY_KEY per configuration "
+                   "(repeat for each; e.g. b1:x=1x128), coreai-core's set_static_shape_config; inputs a "
+                   "configuration does not name keep their example shape and dynamic dims")
+    p.add_argument("--target", choices=["cpu", "gpu", "ane"],
+                   help="with -o NAME.aimodel: coreai-compile --target (default cpu)")
+    p.add_argument("--precision", choices=["f32", "f16"],
+                   help="with -o NAME.aimodel: coreai-compile --precision (default: its own)")
     return p
 
 
@@ -107,8 +119,18 @@ def check_outputs(ns):
         d = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(d):
             raise ExportFailure(f"{flag} {path}: directory {os.path.dirname(path) or '.'} does not exist")
-        if os.path.isdir(path):
+        if os.path.isdir(path) and not (flag == "-o" and _is_asset(path)):
             raise ExportFailure(f"{flag} {path}: is a directory")
+    if ns.static_shapes and not _is_asset(ns.output):
+        raise ExportFailure("--static-shapes makes several functions: give -o NAME.aimodel (an asset)")
+    if _is_asset(ns.output) and (ns.inputs_out or ns.expected_out):
+        raise ExportFailure("--inputs-out and --expected-out go with an .mlir output, not an .aimodel")
+    if not _is_asset(ns.output) and (ns.target or ns.precision):
+        raise ExportFailure("--target and --precision are coreai-compile's: give -o NAME.aimodel")
+
+
+def _is_asset(path):
+    return path.endswith(".aimodel") or path.endswith(".aimodel/")
 
 
 def run(ns):
@@ -116,44 +138,20 @@ def run(ns):
     import torch
     from torch.utils._pytree import tree_flatten
 
-    from .exporting import (
-        ExportFailure, call_factory, decompose, export_module, load_factory, parse_dynamic_dims,
-        parse_dynamic_shapes,
-    )
+    from .exporting import ExportFailure, call_factory, decompose, export_module, load_factory
     from .externalize import Externalize, externalized
     from .importer import ImportError_, import_program
 
+    if _is_asset(ns.output):
+        return run_asset(ns)
     model, functions = None, None
     if ns.exported_program:
-        if not ns.inputs:
-            raise ExportFailure("--exported-program needs --inputs IN.NPZ (its example inputs)")
-        # torch logs a warning with a whole traceback before raising; the
-        # error below says it in one line.
-        export_log = logging.getLogger("torch.export")
-        level = export_log.level
-        export_log.setLevel(logging.ERROR)
-        try:
-            ep = torch.export.load(ns.exported_program)
-        except Exception as e:
-            raise ExportFailure(f"{ns.exported_program}: cannot load: {_one_line(e)}") from e
-        finally:
-            export_log.setLevel(level)
-        try:
-            with np.load(ns.inputs) as z:
-                inputs = tuple(torch.from_numpy(z[k]) for k in z.files)
-        except Exception as e:
-            raise ExportFailure(f"{ns.inputs}: cannot read the inputs: {_one_line(e)}") from e
+        ep, inputs = _load_exported(ns)
         ep = decompose(ep, ns.decompositions)
     else:
         factory = load_factory(ns.model or ns.module_file, from_file=bool(ns.module_file))
         model, inputs = call_factory(factory)
-        if ns.dynamic_dims and ns.dynamic_shapes:
-            raise ExportFailure("--dynamic-dims and --dynamic-shapes say the same thing: give one")
-        shapes = None
-        if ns.dynamic_dims:
-            shapes = parse_dynamic_dims(ns.dynamic_dims, model, inputs)
-        elif ns.dynamic_shapes:
-            shapes = parse_dynamic_shapes(ns.dynamic_shapes, model, inputs)
+        shapes = _dynamic_shapes(ns, model, inputs)
         # Kernel objects (custom Metal kernels) are shared, not copied.
         eager_model = copy.deepcopy(model, metal.shared()) if ns.expected_out else None
         specs = [Externalize.parse(t) for t in ns.externalize]
@@ -207,6 +205,86 @@ def run(ns):
                 arrays.append(_to_numpy(bufs[name]))
         _save_checked(ns.expected_out, prog.result_names, arrays)
     return prog, ep
+
+
+def _load_exported(ns):
+    """--exported-program and --inputs -> (ExportedProgram, example inputs)."""
+    import numpy as np
+    import torch
+
+    from .exporting import ExportFailure
+
+    if not ns.inputs:
+        raise ExportFailure("--exported-program needs --inputs IN.NPZ (its example inputs)")
+    # torch logs a warning with a whole traceback before raising; the
+    # error below says it in one line.
+    export_log = logging.getLogger("torch.export")
+    level = export_log.level
+    export_log.setLevel(logging.ERROR)
+    try:
+        ep = torch.export.load(ns.exported_program)
+    except Exception as e:
+        raise ExportFailure(f"{ns.exported_program}: cannot load: {_one_line(e)}") from e
+    finally:
+        export_log.setLevel(level)
+    try:
+        with np.load(ns.inputs) as z:
+            inputs = tuple(torch.from_numpy(z[k]) for k in z.files)
+    except Exception as e:
+        raise ExportFailure(f"{ns.inputs}: cannot read the inputs: {_one_line(e)}") from e
+    return ep, inputs
+
+
+def _dynamic_shapes(ns, model, inputs):
+    from .exporting import ExportFailure, parse_dynamic_dims, parse_dynamic_shapes
+
+    if ns.dynamic_dims and ns.dynamic_shapes:
+        raise ExportFailure("--dynamic-dims and --dynamic-shapes say the same thing: give one")
+    if ns.dynamic_dims:
+        return parse_dynamic_dims(ns.dynamic_dims, model, inputs)
+    if ns.dynamic_shapes:
+        return parse_dynamic_shapes(ns.dynamic_shapes, model, inputs)
+    return None
+
+
+def run_asset(ns):
+    """-o NAME.aimodel: the program(s) compiled by coreai-compile; with
+    --static-shapes, one function ENTRY_KEY per configuration. An
+    --exported-program is imported as it is, or with --static-shapes
+    re-exported from its module (`ExportedProgram.module()`) per
+    configuration. Returns [(function name, ImportedProgram)]."""
+    from .convert import CompileFailure, compile_asset, import_model, parse_static_shapes, specialized
+    from .exporting import ExportFailure, call_factory, decompose, load_factory
+    from .externalize import Externalize
+    from .importer import ImportError_, import_program
+
+    static = parse_static_shapes(ns.static_shapes) if ns.static_shapes else None
+    specs = [Externalize.parse(t) for t in ns.externalize]
+    if ns.exported_program:
+        if specs:
+            raise ExportFailure("--externalize needs the model (--model or --module-file)")
+        ep, inputs = _load_exported(ns)
+        model = ep.module() if static else None
+    else:
+        factory = load_factory(ns.model or ns.module_file, from_file=bool(ns.module_file))
+        model, inputs = call_factory(factory)
+    try:
+        if static:
+            programs = specialized(model, inputs, static, decompositions=ns.decompositions,
+                                   dynamic_shapes=_dynamic_shapes(ns, model, inputs), externalize=specs,
+                                   entry=ns.entry)
+        elif model is None:
+            programs = [(ns.entry, import_program(decompose(ep, ns.decompositions), "main"))]
+        else:
+            programs = [(ns.entry, import_model(model, inputs, ns.decompositions, _dynamic_shapes(ns, model, inputs),
+                                            specs))]
+    except ImportError_ as e:
+        raise ExportFailure(f"import failed: {e}") from e
+    try:
+        compile_asset(programs, ns.output, target=ns.target or "cpu", precision=ns.precision)
+    except CompileFailure as e:
+        raise ExportFailure(str(e).removeprefix("coreai-compile: error: ")) from e
+    return programs
 
 
 def _save_checked(path, names, arrays):

@@ -8,17 +8,25 @@ aten MLIR, then the `coreai-compile` binary on it: the compiler's pipeline
 and asset writer. The binary is `compiler=` if given, else
 `$COREAI_COMPILE`, else `coreai-compile` on PATH, else the repository's
 target/release or target/debug build.
+
+Enumerated static shapes (`static_shapes={key: {input: shape}}`, coreai-core's
+`AIProgram.set_static_shape_config`): one statically shaped entry point
+`main_<key>` per configuration. The specialization happens at export: each
+configuration is exported with example inputs of its shapes (the inputs it
+does not name keep their example and their `dynamic_shapes`), imported, and
+the programs are linked into one asset by `coreai-compile --entry`.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-from .exporting import export_module
+from .exporting import ExportFailure, export_module
 from .externalize import Externalize, externalized
-from .importer import import_program
+from .importer import ImportError_, import_program
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,24 +44,193 @@ def find_compiler():
 
 
 def convert(model, example_inputs, output, *, target="cpu", precision="f32", decompositions="none",
-            dynamic_shapes=None, externalize=(), metadata=None, compiler=None):
+            dynamic_shapes=None, static_shapes=None, externalize=(), metadata=None, compiler=None):
     """Exports `model` on `example_inputs` and compiles it to the asset
     `output` (NAME.aimodel); returns its path. `externalize`: Externalize
     specs, their command-line strings (`RMSNorm=rms_norm:eps`), classes,
-    or coreai-torch's ExternalizeSpec objects."""
+    or coreai-torch's ExternalizeSpec objects. `static_shapes`:
+    `{key: {input_name: shape}}`, one static entry point `main_<key>` per
+    key instead of `main` (an input a key does not name keeps its example
+    shape and its `dynamic_shapes`); a bad configuration raises
+    ExportFailure before anything is written."""
     specs = [Externalize.of(s) for s in externalize]
-    with externalized(model, specs, example_inputs) as marked:
-        ep = export_module(model, example_inputs, decompositions, dynamic_shapes)
+    if static_shapes is None:
+        programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs))]
+    else:
+        programs = specialized(model, example_inputs, static_shapes, decompositions=decompositions,
+                               dynamic_shapes=dynamic_shapes, externalize=specs)
+    return compile_asset(programs, output, target=target, precision=precision, metadata=metadata,
+                         compiler=compiler)
+
+
+def import_model(model, inputs, decompositions, dynamic_shapes, specs):
+    """The imported program (`@main`) of `model` exported on `inputs`."""
+    with externalized(model, specs, inputs) as marked:
+        ep = export_module(model, inputs, decompositions, dynamic_shapes)
         functions = marked.functions(ep, decompositions)
-    text = import_program(ep, "main", functions).text
+    return import_program(ep, "main", functions)
+
+
+def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=None, compiler=None):
+    """`coreai-compile` on imported programs [(function name, ImportedProgram
+    of `@main`)]: one named main is the asset's `main`, others are linked
+    with `--entry NAME=FILE`."""
     command = [compiler or find_compiler()]
     with tempfile.TemporaryDirectory() as tmp:
-        source = Path(tmp) / "model.mlir"
-        source.write_text(text)
-        command += [str(source), "-o", str(output), "--target", target, "--precision", precision]
+        files = []
+        for i, (name, prog) in enumerate(programs):
+            source = Path(tmp) / f"program{i}.mlir"
+            source.write_text(prog.text)
+            files.append((name, source))
+        if len(files) == 1 and files[0][0] == "main":
+            command.append(str(files[0][1]))
+        else:
+            for name, source in files:
+                command += ["--entry", f"{name}={source}"]
+        command += ["-o", str(output), "--target", target]
+        if precision is not None:
+            command += ["--precision", precision]
         for key, value in (metadata or {}).items():
             command += ["--metadata", f"{key}={value}"]
         r = subprocess.run(command, capture_output=True, text=True)
     if r.returncode != 0:
         raise CompileFailure(r.stderr.strip())
     return Path(output)
+
+
+# ---- enumerated static shapes ----------------------------------------------
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def tensor_inputs(model, inputs):
+    """{forward() parameter name: position} of the tensor example inputs:
+    the names the importer gives their arguments (`coreai.name`)."""
+    import inspect
+
+    import torch
+
+    params = [p.name for p in inspect.signature(model.forward).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return {name: i for i, name in enumerate(params[: len(inputs)]) if isinstance(inputs[i], torch.Tensor)}
+
+
+def check_static_shapes(static_shapes, model, inputs, entry="main"):
+    """Validates `{key: {input_name: shape}}` against the example inputs
+    (coreai-core's rules: every dim > 0, the input's rank) and returns
+    `{key: {position: shape tuple}}`; a bad entry is one ExportFailure."""
+    where = "static shapes"
+    if not isinstance(static_shapes, dict) or not static_shapes:
+        raise ExportFailure(f"{where}: expected a non-empty {{key: {{input: shape}}}}, got {static_shapes!r}")
+    names = tensor_inputs(model, inputs)
+    out = {}
+    for key, config in static_shapes.items():
+        if not isinstance(key, str) or not _KEY.fullmatch(key):
+            raise ExportFailure(f"{where}: key {key!r} is not an identifier ({entry}_KEY names the function)")
+        if not isinstance(config, dict):
+            raise ExportFailure(f"{where}: {key}: expected {{input: shape}}, got {config!r}")
+        one = {}
+        for name, shape in config.items():
+            if name not in names:
+                raise ExportFailure(f"{where}: {key}: no tensor input {name!r} (forward() takes {list(names)})")
+            example = inputs[names[name]]
+            if isinstance(shape, (int, str)) or not all(_is_int(d) for d in _iterable(shape)):
+                raise ExportFailure(f"{where}: {key}: {name}: expected a shape (a sequence of ints), got {shape!r}")
+            shape = tuple(int(d) for d in shape)
+            if len(shape) != example.dim():
+                raise ExportFailure(f"{where}: {key}: {name}: shape {list(shape)} has rank {len(shape)}, "
+                                    f"the input has rank {example.dim()} (example {list(example.shape)})")
+            if not all(d > 0 for d in shape):
+                raise ExportFailure(f"{where}: {key}: {name}: shape {list(shape)}: every dim must be > 0")
+            one[names[name]] = shape
+        out[key] = one
+    return out
+
+
+def _is_int(d):
+    import operator
+
+    try:
+        return not isinstance(d, bool) and operator.index(d) == d
+    except TypeError:
+        return False
+
+
+def _iterable(v):
+    try:
+        return list(v)
+    except TypeError:
+        return [None]
+
+
+def _static_inputs(inputs, config):
+    """The example inputs with each configured one replaced by zeros of its
+    shape (torch.export traces shapes, not values)."""
+    import torch
+
+    return tuple(torch.zeros(config[i], dtype=t.dtype, device=t.device) if i in config else t
+                 for i, t in enumerate(inputs))
+
+
+def _static_dynamic_shapes(dynamic_shapes, names, config):
+    """`dynamic_shapes` with the configured inputs made static."""
+    if dynamic_shapes is None:
+        return None
+    if isinstance(dynamic_shapes, dict):
+        fixed = {names[i] for i in config}
+        return {k: (None if k in fixed else v) for k, v in dynamic_shapes.items()}
+    return type(dynamic_shapes)(None if i in config else v for i, v in enumerate(dynamic_shapes))
+
+
+def specialized(model, inputs, static_shapes, *, decompositions="none", dynamic_shapes=None, externalize=(),
+                entry="main"):
+    """[(`<entry>_<key>`, ImportedProgram)] in key order: the model exported
+    and imported once per configuration of `static_shapes` (see
+    check_static_shapes)."""
+    configs = check_static_shapes(static_shapes, model, inputs, entry)
+    names = {i: n for n, i in tensor_inputs(model, inputs).items()}
+    programs = []
+    # In key order, as coreai-core orders the functions (its configuration is
+    # a dictionary attribute, whose keys MLIR sorts).
+    for key, config in sorted(configs.items()):
+        shaped = ", ".join(f"{names[i]}={'x'.join(map(str, s))}" for i, s in config.items())
+        try:
+            prog = import_model(model, _static_inputs(inputs, config), decompositions,
+                            _static_dynamic_shapes(dynamic_shapes, names, config), externalize)
+        except (ExportFailure, ImportError_) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ExportFailure(f"static shapes: {key} ({shaped}): {first}") from e
+        missing = [names[i] for i in config if names[i] not in prog.arg_names]
+        if missing:
+            raise ExportFailure(f"static shapes: {key}: the program has no argument named {missing[0]!r} "
+                                f"(its arguments: {prog.arg_names})")
+        programs.append((f"{entry}_{key}", prog))
+    return programs
+
+
+def parse_static_shapes(items):
+    """Command-line configurations, one per item: `KEY:INPUT=DxD[,INPUT=DxD...]`
+    (`b1:x=1x128`, `b4:x=4x128,mask=4x128`) -> `{key: {input: shape}}`."""
+    out = {}
+    for item in items:
+        key, sep, rest = item.partition(":")
+        if not sep or not key:
+            raise ExportFailure(f"--static-shapes {item!r}: expected KEY:INPUT=DxD[,INPUT=DxD...]")
+        if key in out:
+            raise ExportFailure(f"--static-shapes {item!r}: configuration {key!r} is given twice")
+        config = {}
+        for part in filter(None, (p.strip() for p in rest.split(","))):
+            name, eq, dims = part.partition("=")
+            try:
+                if not eq or not name:
+                    raise ValueError
+                shape = tuple(int(d) for d in dims.split("x"))
+            except ValueError:
+                raise ExportFailure(f"--static-shapes {item!r}: {part!r} is not INPUT=DxD (e.g. x=1x128)") from None
+            if name in config:
+                raise ExportFailure(f"--static-shapes {item!r}: input {name!r} is given twice")
+            config[name] = shape
+        if not config:
+            raise ExportFailure(f"--static-shapes {item!r}: no INPUT=DxD")
+        out[key] = config
+    return out

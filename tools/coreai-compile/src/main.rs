@@ -71,6 +71,12 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = Format::Aicode)]
     format: Format,
 
+    /// Enumerated static shapes are specialized when the PyTorch program is
+    /// exported, one export per configuration: this flag only says so (use
+    /// `coreai-export ... -o NAME.aimodel --static-shapes KEY:INPUT=DxD`).
+    #[arg(long, value_name = "KEY:INPUT=DxD")]
+    static_shapes: Vec<String>,
+
     /// `KEY=VALUE` for metadata.json: `author`, `license`, `description`, or
     /// any other key (stored under `creatorDefinedMetadata`). Repeatable.
     #[arg(long, value_name = "KEY=VALUE")]
@@ -100,6 +106,12 @@ enum CompileError {
     Entry(String),
     #[error("--metadata '{0}': expected KEY=VALUE")]
     Metadata(String),
+    #[error(
+        "--static-shapes needs the PyTorch program (one export per configuration): use \
+         `coreai-export ... -o NAME.aimodel --static-shapes KEY:INPUT=DxD` or \
+         `coreai_export.convert(..., static_shapes=...)`"
+    )]
+    StaticShapes,
     #[error("no output: give -o NAME.aimodel (or --compile-to STAGE to print IR)")]
     NoOutput,
     #[error("'{0}': an asset's name must end in .aimodel")]
@@ -156,6 +168,9 @@ fn entries(cli: &Cli) -> Result<Vec<(String, String)>, CompileError> {
 }
 
 fn run(cli: &Cli) -> Result<(), CompileError> {
+    if !cli.static_shapes.is_empty() {
+        return Err(CompileError::StaticShapes);
+    }
     coreai::registry::register_all();
     let entries = entries(cli)?;
     let inputs: Vec<&str> = match &cli.input {

@@ -84,9 +84,9 @@ def test_the_asset_summarizes_like_coreai_cores_own_specialization(assets):
     assert {k: got[k] for k in SUMMARY} == {k: want[k] for k in SUMMARY}
 
 
-@pytest.mark.xfail(strict=True, reason="coreai-compile --entry links each program's weights as their own "
-                   "dense_resource blobs (l1.bias, l1.bias_1, ...): the asset stores them once per "
-                   "configuration, coreai-core's specialization once")
+# The linker shares blobs of equal type and bytes (tools/coreai-compile/
+# src/link.rs): before, each configuration stored its own copy of every
+# weight (l1.bias, l1.bias_1, ...).
 def test_the_asset_stores_the_weights_once_like_coreai_core(assets):
     ours, theirs = assets
     assert summary(ours)["storage_types"] == summary(theirs)["storage_types"]

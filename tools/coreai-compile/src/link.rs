@@ -6,22 +6,34 @@
 //! it, then it becomes `@sym_NAME` (`_2`, `_3`, ... appended until unique),
 //! with every use in its program renamed. Weights (`dense_resource` blobs)
 //! of equal names are told apart by MLIR's parser, which renames a blob that
-//! a program of the same context already declared.
+//! a program of the same context already declared; then every blob whose
+//! type and bytes equal an earlier one's is replaced by that one
+//! ([`share_equal_blobs`]), so programs that hold the same weights (the
+//! configurations of `--static-shapes`, prefill and decode) store them
+//! once, as coreai-core's own multi-function assets do.
 
 use coreai::ffi::string_ref;
 use melior::{
-    ir::{operation::OperationLike, Location, Module},
+    ir::{operation::OperationLike, Location, Module, Type},
     Context,
 };
 use mlir_sys::{
-    mlirBlockAppendOwnedOperation, mlirBlockGetFirstOperation, mlirBytecodeWriterConfigCreate,
-    mlirBytecodeWriterConfigDesiredEmitVersion, mlirBytecodeWriterConfigDestroy,
-    mlirModuleCreateParseFromFile, mlirModuleGetBody, mlirOperationGetAttributeByName,
-    mlirOperationGetNextInBlock, mlirOperationRemoveFromParent, mlirOperationSetAttributeByName,
-    mlirOperationWriteBytecodeWithConfig, mlirStringAttrGet, mlirStringAttrGetValue,
-    mlirSymbolTableGetSymbolAttributeName, mlirSymbolTableReplaceAllSymbolUses, MlirOperation,
+    mlirAttributeEqual, mlirAttributeGetType, mlirBlockAppendOwnedOperation,
+    mlirBlockGetFirstOperation, mlirBlockGetNextInRegion, mlirBytecodeWriterConfigCreate,
+    mlirBytecodeWriterConfigDesiredEmitVersion, mlirBytecodeWriterConfigDestroy, mlirIdentifierStr,
+    mlirModuleCreateParseFromFile, mlirModuleGetBody, mlirOperationGetAttribute,
+    mlirOperationGetAttributeByName, mlirOperationGetNextInBlock, mlirOperationGetNumAttributes,
+    mlirOperationGetNumRegions, mlirOperationGetRegion, mlirOperationRemoveFromParent,
+    mlirOperationSetAttributeByName, mlirOperationWriteBytecodeWithConfig, mlirRegionGetFirstBlock,
+    mlirStringAttrGet, mlirStringAttrGetValue, mlirSymbolTableGetSymbolAttributeName,
+    mlirSymbolTableReplaceAllSymbolUses, MlirAttribute, MlirOperation,
 };
-use std::{collections::BTreeSet, ffi::c_void, path::Path};
+use std::{
+    collections::{BTreeSet, HashMap},
+    ffi::c_void,
+    hash::{Hash, Hasher},
+    path::Path,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
@@ -134,10 +146,68 @@ pub fn link(
             }
         }
     }
+    share_equal_blobs(linked.as_operation().to_raw());
     if !linked.as_operation().verify() {
         return Err(LinkError::Verify);
     }
     write_bytecode(&linked, version)
+}
+
+/// Replaces every `dense_resource` attribute whose type and bytes equal
+/// those of an earlier one (in program order) by the earlier one. The
+/// bytecode writer only writes the blobs still referenced.
+fn share_equal_blobs(root: MlirOperation) {
+    // (type, length, hash of the bytes) → the first attributes with them.
+    let mut first: HashMap<(String, usize, u64), Vec<MlirAttribute>> = HashMap::new();
+    walk(root, &mut |op| unsafe {
+        for i in 0..mlirOperationGetNumAttributes(op) {
+            let named = mlirOperationGetAttribute(op, i);
+            let mut size = 0usize;
+            let data = coreai::ffi::coreaiDenseResourceElementsGetData(named.attribute, &mut size);
+            if data.is_null() {
+                continue;
+            }
+            let bytes = std::slice::from_raw_parts(data as *const u8, size);
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut hasher);
+            let key = (
+                Type::from_raw(mlirAttributeGetType(named.attribute)).to_string(),
+                size,
+                hasher.finish(),
+            );
+            let candidates = first.entry(key).or_default();
+            let same = candidates.iter().copied().find(|&earlier| {
+                let mut n = 0usize;
+                let d = coreai::ffi::coreaiDenseResourceElementsGetData(earlier, &mut n);
+                std::slice::from_raw_parts(d as *const u8, n) == bytes
+            });
+            match same {
+                Some(earlier) if !mlirAttributeEqual(earlier, named.attribute) => {
+                    mlirOperationSetAttributeByName(op, mlirIdentifierStr(named.name), earlier);
+                }
+                Some(_) => {}
+                None => candidates.push(named.attribute),
+            }
+        }
+    });
+}
+
+/// Calls `f` on `op` and every op nested in it, parents first.
+fn walk(op: MlirOperation, f: &mut impl FnMut(MlirOperation)) {
+    f(op);
+    unsafe {
+        for r in 0..mlirOperationGetNumRegions(op) {
+            let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+            while !block.ptr.is_null() {
+                let mut inner = mlirBlockGetFirstOperation(block);
+                while !inner.ptr.is_null() {
+                    walk(inner, f);
+                    inner = mlirOperationGetNextInBlock(inner);
+                }
+                block = mlirBlockGetNextInRegion(block);
+            }
+        }
+    }
 }
 
 fn write_bytecode(module: &Module<'_>, version: i64) -> Result<Vec<u8>, LinkError> {

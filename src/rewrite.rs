@@ -130,6 +130,64 @@ pub struct ExplainedPattern {
     pub reason: &'static str,
 }
 
+/// A pass that is one explained sweep of `patterns` with a `remarks`
+/// option (the target passes): its `PassInfo` takes
+/// [`ExplainedPass::REMARKS`] as its options and creates it with
+/// [`ExplainedPass::new`].
+#[derive(Clone)]
+pub struct ExplainedPass {
+    name: &'static str,
+    patterns: &'static [ExplainedPattern],
+    /// What else `remarks` prints after the sweep (the declines a pass
+    /// wants users to see).
+    after: Option<fn(&str, &Rewriter)>,
+    remarks: bool,
+}
+
+impl ExplainedPass {
+    /// The `remarks` option.
+    pub const REMARKS: crate::registry::PassOption = crate::registry::PassOption {
+        name: "remarks",
+        help: "print one line per rewrite to stderr: its location, op, pattern and reason",
+        default: "false",
+    };
+
+    pub fn new(
+        name: &'static str,
+        patterns: &'static [ExplainedPattern],
+        after: Option<fn(&str, &Rewriter)>,
+    ) -> Box<Self> {
+        Box::new(Self {
+            name,
+            patterns,
+            after,
+            remarks: false,
+        })
+    }
+}
+
+impl crate::registry::Pass for ExplainedPass {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        debug_assert_eq!(name, "remarks");
+        self.remarks = crate::registry::parse_bool(value)?;
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        root: OperationRef<'_, '_>,
+        rewrites: &RewriteOptions,
+    ) -> crate::registry::PassResult {
+        let mut rewriter = Rewriter::new(self.name, Policy::Optional, rewrites);
+        let applied = rewriter.run_explained(root, self.patterns, self.remarks)?;
+        tracing::debug!(pass = self.name, applied, "explained rewrites");
+        if let (true, Some(after)) = (self.remarks, self.after) {
+            after(self.name, &rewriter);
+        }
+        Ok(())
+    }
+}
+
 /// An application: a pattern that rewrote an op (for remarks).
 pub struct Applied {
     pub location: MlirLocation,

@@ -33,10 +33,9 @@
 mod layout;
 
 use crate::{
-    registry::{Pass, PassInfo, PassOption, PassResult},
-    rewrite::{ExplainedPattern, Policy, RewriteOptions, Rewriter},
+    registry::PassInfo,
+    rewrite::{ExplainedPass, ExplainedPattern},
 };
-use melior::ir::operation::OperationRef;
 
 const MATMUL_REASON: &str = "2-D matmul operands diverge on the Neural Engine in fp16 (guide §9.5); operands lifted to rank 4 (1×1×M×N)";
 
@@ -68,30 +67,6 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Lift 2-D matmul operands to rank 4 and read embedding tables as (V, 1, D) for the Neural Engine",
     source: include_str!("target_ane.rs"),
     anchor: None,
-    options: &[PassOption {
-        name: "remarks",
-        help: "print one line per rewrite to stderr: its location, op, pattern and reason",
-        default: "false",
-    }],
-    create: || Box::new(TargetAne::default()),
+    options: &[ExplainedPass::REMARKS],
+    create: || ExplainedPass::new("target-ane", PATTERNS, None),
 };
-
-#[derive(Clone, Default)]
-struct TargetAne {
-    remarks: bool,
-}
-
-impl Pass for TargetAne {
-    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        debug_assert_eq!(name, "remarks");
-        self.remarks = crate::registry::parse_bool(value)?;
-        Ok(())
-    }
-
-    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
-        let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
-        let applied = rewriter.run_explained(root, PATTERNS, self.remarks)?;
-        tracing::debug!(applied, "target-ane rewrites");
-        Ok(())
-    }
-}

@@ -28,43 +28,15 @@
 
 use crate::{
     passes::target_gpu::{print_mask_declines, MASK_PATTERNS},
-    registry::{Pass, PassInfo, PassOption, PassResult},
-    rewrite::{Policy, RewriteOptions, Rewriter},
+    registry::PassInfo,
+    rewrite::ExplainedPass,
 };
-use melior::ir::operation::OperationRef;
 
 pub const INFO: PassInfo = PassInfo {
     name: "target-cpu",
     summary: "Rewrite integer-comparison masks feeding floats into float arithmetic the CPU delegate computes right",
     source: include_str!("target_cpu.rs"),
     anchor: None,
-    options: &[PassOption {
-        name: "remarks",
-        help: "print one line per rewrite to stderr: its location, op, pattern and reason",
-        default: "false",
-    }],
-    create: || Box::new(TargetCpu::default()),
+    options: &[ExplainedPass::REMARKS],
+    create: || ExplainedPass::new("target-cpu", &MASK_PATTERNS, Some(print_mask_declines)),
 };
-
-#[derive(Clone, Default)]
-struct TargetCpu {
-    remarks: bool,
-}
-
-impl Pass for TargetCpu {
-    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        debug_assert_eq!(name, "remarks");
-        self.remarks = crate::registry::parse_bool(value)?;
-        Ok(())
-    }
-
-    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
-        let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
-        let applied = rewriter.run_explained(root, &MASK_PATTERNS, self.remarks)?;
-        tracing::debug!(applied, "target-cpu rewrites");
-        if self.remarks {
-            print_mask_declines(INFO.name, &rewriter);
-        }
-        Ok(())
-    }
-}

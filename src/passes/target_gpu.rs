@@ -69,10 +69,10 @@ pub(crate) mod masks;
 mod rounding;
 
 use crate::{
-    registry::{Pass, PassInfo, PassOption, PassResult},
-    rewrite::{ExplainedPattern, Policy, RewriteOptions, Rewriter},
+    registry::PassInfo,
+    rewrite::{ExplainedPass, ExplainedPattern, Rewriter},
 };
-use melior::ir::{operation::OperationRef, Type, TypeLike};
+use melior::ir::{Type, TypeLike};
 
 /// The rewrites, each with the reason `remarks` gives.
 static PATTERNS: &[ExplainedPattern] = &[
@@ -138,36 +138,9 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Rewrite float x // 1 (floor, ceil, trunc), round and integer-comparison masks into forms the GPU delegate computes exactly",
     source: include_str!("target_gpu.rs"),
     anchor: None,
-    options: &[PassOption {
-        name: "remarks",
-        help: "print one line per rewrite to stderr: its location, op, pattern and reason",
-        default: "false",
-    }],
-    create: || Box::new(TargetGpu::default()),
+    options: &[ExplainedPass::REMARKS],
+    create: || ExplainedPass::new("target-gpu", PATTERNS, Some(print_mask_declines)),
 };
-
-#[derive(Clone, Default)]
-struct TargetGpu {
-    remarks: bool,
-}
-
-impl Pass for TargetGpu {
-    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        debug_assert_eq!(name, "remarks");
-        self.remarks = crate::registry::parse_bool(value)?;
-        Ok(())
-    }
-
-    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
-        let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
-        let applied = rewriter.run_explained(root, PATTERNS, self.remarks)?;
-        tracing::debug!(applied, "target-gpu rewrites");
-        if self.remarks {
-            print_mask_declines(INFO.name, &rewriter);
-        }
-        Ok(())
-    }
-}
 
 /// The exponent `p` from which every float of `element` is an integer
 /// (f32 2^23, f16 2^10, bf16 2^7, f64 2^52); `None` for non-floats.

@@ -53,18 +53,22 @@ pub fn arg<'c: 'a, 'a>(op: &OperationRef<'c, 'a>, i: usize) -> Result<Value<'c, 
         .map_err(|_| format!("'{}' has no operand #{i}", op_name(op)))
 }
 
-/// The value of a splat float `coreai.constant` (any shape).
-pub fn splat(v: Value<'_, '_>) -> Option<f64> {
+/// The element of a splat `coreai.constant` (any shape and type).
+pub fn splat_element(v: Value<'_, '_>) -> Option<mlir_sys::MlirAttribute> {
     let op = defined_by(v, "constant")?;
     let attr = op.attribute("value").ok()?;
     unsafe {
         let raw = attr.to_raw();
-        if !mlir_sys::mlirAttributeIsADenseElements(raw)
-            || !mlir_sys::mlirDenseElementsAttrIsSplat(raw)
-        {
-            return None;
-        }
-        let element = mlir_sys::mlirDenseElementsAttrGetSplatValue(raw);
+        (mlir_sys::mlirAttributeIsADenseElements(raw)
+            && mlir_sys::mlirDenseElementsAttrIsSplat(raw))
+        .then(|| mlir_sys::mlirDenseElementsAttrGetSplatValue(raw))
+    }
+}
+
+/// The value of a splat float `coreai.constant` (any shape).
+pub fn splat(v: Value<'_, '_>) -> Option<f64> {
+    let element = splat_element(v)?;
+    unsafe {
         mlir_sys::mlirAttributeIsAFloat(element)
             .then(|| mlir_sys::mlirFloatAttrGetValueDouble(element))
     }

@@ -87,8 +87,8 @@ use crate::lowering::{Decline, LoweringCx, Scalar};
 use crate::passes::fp16_stabilize::pattern::{op_name, producer, splat};
 use crate::schema::{element_type, is_bool, is_float, shape_of, tensor_type};
 use melior::ir::{
-    operation::OperationLike, r#type::ShapedTypeLike, AttributeLike, OperationRef, Type, TypeLike,
-    Value, ValueLike,
+    operation::OperationLike, r#type::ShapedTypeLike, OperationRef, Type, TypeLike, Value,
+    ValueLike,
 };
 use std::collections::HashMap;
 
@@ -150,16 +150,8 @@ fn float_element(v: Value<'_, '_>) -> bool {
 
 /// The value of a splat integer `coreai.constant`.
 fn int_splat(v: Value<'_, '_>) -> Option<i64> {
-    let op = producer(v).filter(|op| op_name(op) == "coreai.constant")?;
-    let attr = op.attribute("value").ok()?;
+    let element = crate::passes::fp16_stabilize::pattern::splat_element(v)?;
     unsafe {
-        let raw = attr.to_raw();
-        if !mlir_sys::mlirAttributeIsADenseElements(raw)
-            || !mlir_sys::mlirDenseElementsAttrIsSplat(raw)
-        {
-            return None;
-        }
-        let element = mlir_sys::mlirDenseElementsAttrGetSplatValue(raw);
         if !mlir_sys::mlirAttributeIsAInteger(element) {
             return None;
         }

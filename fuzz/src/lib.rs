@@ -23,18 +23,22 @@ extern "C" {
     fn LLVMFuzzerTestOneInput(data: *const u8, size: usize) -> c_int;
 }
 
-/// `COREAI_FUZZ_LAST_INPUT=DIR`: each input is written to `DIR/last-input.PID`
-/// before it runs. A stack overflow kills a worker before libFuzzer's own
-/// crash handler can save the input (the handler needs the exhausted
-/// stack); this file still holds it.
+/// `COREAI_FUZZ_LAST_INPUT=DIR`: each input is written, before it runs, to
+/// `DIR/last-input.PID.N`, N counting 0 to 63 and round again. A stack
+/// overflow kills a worker before libFuzzer's own crash handler can save
+/// the input (the handler needs the exhausted stack), and a heap corruption
+/// may have been caused by an earlier input of the same process (the
+/// targets keep one MLIR context): the last 64 inputs, replayed in order
+/// (`TARGET FILE...`), reproduce either.
 static LAST_INPUT: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+static INPUTS_RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 extern "C" fn test_one_input(data: *const u8, size: usize) -> c_int {
-    let last = LAST_INPUT.get_or_init(|| {
-        std::env::var_os("COREAI_FUZZ_LAST_INPUT")
-            .map(|d| std::path::PathBuf::from(d).join(format!("last-input.{}", std::process::id())))
-    });
-    if let Some(path) = last {
+    let last =
+        LAST_INPUT.get_or_init(|| std::env::var_os("COREAI_FUZZ_LAST_INPUT").map(Into::into));
+    if let Some(dir) = last {
+        let n = INPUTS_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 64;
+        let path = dir.join(format!("last-input.{}.{n:02}", std::process::id()));
         let bytes = if size == 0 {
             &[][..]
         } else {

@@ -14,7 +14,10 @@
 //! - text: no string literal runs into the end of the file; brackets nest at
 //!   most [`MAX_NESTING`] deep (MLIR's parser recurses per level); every hex
 //!   blob in the `{-# ... #-}` metadata has a power-of-two alignment header
-//!   of at most [`MAX_ALIGNMENT`];
+//!   of at most [`MAX_ALIGNMENT`]; no dense array has `index` elements
+//!   (`array<index: 1>`, directly or through a type alias: MLIR 22's
+//!   `Parser::parseDenseArrayAttr` asks an `index` type for its bit width
+//!   and crashes, where other non-int, non-float types are an error);
 //! - bytecode: the header (magic, version, terminated producer); every
 //!   section's id is known and appears once, its alignment is a power of two
 //!   of at most [`MAX_ALIGNMENT`], its padding is MLIR's, and its length fits
@@ -106,11 +109,25 @@ fn check_text(bytes: &[u8]) -> Result<(), Fault> {
     let mut i = 0;
     let mut in_metadata = false;
     let mut depth = 0usize;
+    let mut aliases = None;
     while i < bytes.len() {
         match bytes[i] {
             b'{' if bytes[i..].starts_with(b"{-#") => {
                 in_metadata = true;
                 i += 3;
+            }
+            b'<' if keyword_before(bytes, i) == b"array" => {
+                let aliases = aliases.get_or_insert_with(|| type_aliases(bytes));
+                if dense_array_of_index(&bytes[i + 1..], aliases) {
+                    return Err((
+                        i + 1,
+                        "a dense array of 'index' elements: MLIR 22's parser crashes on it \
+                         (Parser::parseDenseArrayAttr); use i64"
+                            .into(),
+                    ));
+                }
+                depth += 1;
+                i += 1;
             }
             b'(' | b'[' | b'{' | b'<' => {
                 depth += 1;
@@ -143,6 +160,71 @@ fn check_text(bytes: &[u8]) -> Result<(), Fault> {
         }
     }
     Ok(())
+}
+
+fn is_identifier_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'-')
+}
+
+/// The bare identifier (not a `!type` or `#attribute` name) that ends
+/// right before `at`.
+fn keyword_before(bytes: &[u8], at: usize) -> &[u8] {
+    let start = bytes[..at]
+        .iter()
+        .rposition(|&b| !is_identifier_byte(b))
+        .map_or(0, |p| p + 1);
+    if start > 0 && matches!(bytes[start - 1], b'!' | b'#') {
+        return &[];
+    }
+    &bytes[start..at]
+}
+
+/// The leading identifier of `bytes` after blanks, with a `!` kept.
+fn leading_type_name(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let rest = &bytes[start..];
+    let bang = usize::from(rest.first() == Some(&b'!'));
+    let len = rest[bang..]
+        .iter()
+        .position(|&b| !is_identifier_byte(b))
+        .unwrap_or(rest.len() - bang);
+    &rest[..bang + len]
+}
+
+/// The type aliases of the text (`!name = type` at the start of a line):
+/// each name (with its `!`) and the leading name of its type.
+fn type_aliases(bytes: &[u8]) -> Vec<(&[u8], &[u8])> {
+    bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let name = leading_type_name(line);
+            if name.len() < 2 || name[0] != b'!' {
+                return None;
+            }
+            let at = line.iter().position(|&b| b == b'!')? + name.len();
+            let rest = line[at..].trim_ascii_start().strip_prefix(b"=")?;
+            Some((name, leading_type_name(rest)))
+        })
+        .collect()
+}
+
+/// Whether the dense array whose element type starts `bytes` (after
+/// `array<`) has `index` elements, written so or through aliases.
+fn dense_array_of_index(bytes: &[u8], aliases: &[(&[u8], &[u8])]) -> bool {
+    let mut name = leading_type_name(bytes);
+    for _ in 0..=aliases.len() {
+        if name == b"index" {
+            return true;
+        }
+        match aliases.iter().find(|(alias, _)| *alias == name) {
+            Some((_, target)) => name = target,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// The offset of the byte that ends the string literal opening at `start`
@@ -483,7 +565,7 @@ fn check_resources(
 
 #[cfg(test)]
 mod tests {
-    use super::string_end;
+    use super::{check_text, string_end};
 
     /// The definition `string_end` implements with memchr: the first
     /// unescaped quote or line break (`\n`, `\v`, `\f`) after the opening
@@ -498,6 +580,32 @@ mod tests {
             }
         }
         None
+    }
+
+    #[test]
+    fn dense_arrays_of_index_are_refused_other_arrays_are_not() {
+        let refused: &[&[u8]] = &[
+            b"\"t.op\"() {a = array<index: 1, 1>} : () -> ()",
+            b"\"t.op\"() {a = array< index>} : () -> ()",
+            b"!t = index\n!u = !t\n\"t.op\"() {a = array<!u: 1>} : () -> ()",
+        ];
+        for text in refused {
+            let e = check_text(text).unwrap_err();
+            assert!(e.1.contains("dense array of 'index'"), "{e:?}");
+        }
+        let kept: &[&[u8]] = &[
+            b"\"t.op\"() {a = array<i64: 1, 1>, b = array<f32>} : () -> ()",
+            b"!t = i32\n\"t.op\"() {a = array<!t: 1>} : () -> ()",
+            b"// array<index: 1>\n\"t.op\"() {s = \"array<index: 1>\"} : () -> ()",
+            b"\"t.op\"() : () -> (tensor<4xindex>, !my.array<index>, !array<index>)",
+        ];
+        for text in kept {
+            assert!(
+                check_text(text).is_ok(),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
     }
 
     #[test]

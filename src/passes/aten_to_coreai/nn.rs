@@ -880,7 +880,9 @@ fn windows(
             // fits in i64 (the fuzzer found overflows with larger values).
             let fields = [w.input, w.kernel, w.stride, w.pad, w.dilation, w.output];
             if fields.iter().any(|v| !(0..1 << 31).contains(v)) {
-                return Err(format!("pooling window {w:?} has a value outside [0, 2^31)"));
+                return Err(format!(
+                    "pooling window {w:?} has a value outside [0, 2^31)"
+                ));
             }
             if w.kernel < 1 || w.stride < 1 || w.dilation < 1 || 2 * w.pad > w.kernel {
                 return Err(format!("bad pooling window {w:?} (pad must be ≤ kernel/2)"));

@@ -11,6 +11,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    // A known MLIR 22 parser fault (upstream-forward-ref.test), skipped.
+    if coreai_fuzz::hazards::forward_ref_captured_by_block_argument(text.as_bytes()) {
+        return;
+    }
     COMPILER.with(|compiler| {
         if let Ok(mut module) = compiler.parse(text, "fuzz.mlir") {
             // A panic inside a pass is caught and reported as an error (the

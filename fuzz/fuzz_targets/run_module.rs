@@ -24,6 +24,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(module) else {
         return;
     };
+    // A known MLIR 22 parser fault (upstream-forward-ref.test), skipped.
+    if coreai_fuzz::hazards::forward_ref_captured_by_block_argument(text.as_bytes()) {
+        return;
+    }
     CONTEXT.with(|context| {
         let Ok(program) = Program::parse(context, text) else {
             return;

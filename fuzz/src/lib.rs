@@ -10,6 +10,7 @@
 //! [`run`], which hands the process arguments to `LLVMFuzzerRunDriver`
 //! with the `LLVMFuzzerTestOneInput` of `libfuzzer_sys::fuzz_target!`.
 
+pub mod hazards;
 pub mod mutator;
 
 use std::ffi::{c_char, c_int, CString};

@@ -14,19 +14,22 @@
 
 use coreai::ffi::string_ref;
 use melior::{
-    ir::{operation::OperationLike, Location, Module, Type},
+    ir::{
+        operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+        Location, Module, Type,
+    },
     Context,
 };
 use mlir_sys::{
     mlirAttributeEqual, mlirAttributeGetType, mlirBlockAppendOwnedOperation,
-    mlirBlockGetFirstOperation, mlirBlockGetNextInRegion, mlirBytecodeWriterConfigCreate,
+    mlirBlockGetFirstOperation, mlirBytecodeWriterConfigCreate,
     mlirBytecodeWriterConfigDesiredEmitVersion, mlirBytecodeWriterConfigDestroy, mlirIdentifierStr,
     mlirModuleCreateParseFromFile, mlirModuleGetBody, mlirOperationGetAttribute,
     mlirOperationGetAttributeByName, mlirOperationGetNextInBlock, mlirOperationGetNumAttributes,
-    mlirOperationGetNumRegions, mlirOperationGetRegion, mlirOperationRemoveFromParent,
-    mlirOperationSetAttributeByName, mlirOperationWriteBytecodeWithConfig, mlirRegionGetFirstBlock,
-    mlirStringAttrGet, mlirStringAttrGetValue, mlirSymbolTableGetSymbolAttributeName,
-    mlirSymbolTableReplaceAllSymbolUses, MlirAttribute, MlirOperation,
+    mlirOperationRemoveFromParent, mlirOperationSetAttributeByName,
+    mlirOperationWriteBytecodeWithConfig, mlirStringAttrGet, mlirStringAttrGetValue,
+    mlirSymbolTableGetSymbolAttributeName, mlirSymbolTableReplaceAllSymbolUses, MlirAttribute,
+    MlirOperation,
 };
 use std::{
     collections::{BTreeSet, HashMap},
@@ -146,7 +149,7 @@ pub fn link(
             }
         }
     }
-    share_equal_blobs(linked.as_operation().to_raw());
+    share_equal_blobs(linked.as_operation());
     if !linked.as_operation().verify() {
         return Err(LinkError::Verify);
     }
@@ -156,10 +159,11 @@ pub fn link(
 /// Replaces every `dense_resource` attribute whose type and bytes equal
 /// those of an earlier one (in program order) by the earlier one. The
 /// bytecode writer only writes the blobs still referenced.
-fn share_equal_blobs(root: MlirOperation) {
+fn share_equal_blobs(root: OperationRef<'_, '_>) {
     // (type, length, hash of the bytes) → the first attributes with them.
     let mut first: HashMap<(String, usize, u64), Vec<MlirAttribute>> = HashMap::new();
-    walk(root, &mut |op| unsafe {
+    root.walk(WalkOrder::PreOrder, |op| unsafe {
+        let op = op.to_raw();
         for i in 0..mlirOperationGetNumAttributes(op) {
             let named = mlirOperationGetAttribute(op, i);
             let mut size = 0usize;
@@ -189,25 +193,8 @@ fn share_equal_blobs(root: MlirOperation) {
                 None => candidates.push(named.attribute),
             }
         }
+        WalkResult::Advance
     });
-}
-
-/// Calls `f` on `op` and every op nested in it, parents first.
-fn walk(op: MlirOperation, f: &mut impl FnMut(MlirOperation)) {
-    f(op);
-    unsafe {
-        for r in 0..mlirOperationGetNumRegions(op) {
-            let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
-            while !block.ptr.is_null() {
-                let mut inner = mlirBlockGetFirstOperation(block);
-                while !inner.ptr.is_null() {
-                    walk(inner, f);
-                    inner = mlirOperationGetNextInBlock(inner);
-                }
-                block = mlirBlockGetNextInRegion(block);
-            }
-        }
-    }
 }
 
 fn write_bytecode(module: &Module<'_>, version: i64) -> Result<Vec<u8>, LinkError> {

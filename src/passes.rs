@@ -9,6 +9,7 @@ pub mod externalize_composites;
 pub mod fold_idempotent_unary;
 pub mod fp16_stabilize;
 pub mod legalize_aten_to_coreai;
+pub mod set_hw_constraints;
 pub mod target_ane;
 pub mod target_cpu;
 pub mod target_gpu;

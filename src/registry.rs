@@ -138,6 +138,7 @@ pub static PASSES: &[PassInfo] = &[
     crate::passes::fold_idempotent_unary::INFO,
     crate::passes::fp16_stabilize::INFO,
     crate::passes::legalize_aten_to_coreai::INFO,
+    crate::passes::set_hw_constraints::INFO,
     crate::passes::target_ane::INFO,
     crate::passes::target_cpu::INFO,
     crate::passes::target_gpu::INFO,

@@ -58,6 +58,9 @@ def build_parser():
                    help="with -o NAME.aimodel: one statically shaped function ENTRY_KEY per configuration "
                    "(repeat for each; e.g. b1:x=1x128), coreai-core's set_static_shape_config; inputs a "
                    "configuration does not name keep their example shape and dynamic dims")
+    p.add_argument("--hw-constraints", action="append", default=[], metavar="NAME=BACKING:ALIGNMENTS:INTERLEAVE",
+                   help="with -o NAME.aimodel: coreai-compile --hw-constraints, coreai-core's "
+                   "set_hardware_constraints on input or output NAME (e.g. x=IOSurface:1x1x32x1:1x1x1; repeatable)")
     p.add_argument("--target", choices=["cpu", "gpu", "ane"],
                    help="with -o NAME.aimodel: coreai-compile --target (default cpu)")
     p.add_argument("--precision", choices=["f32", "f16"],
@@ -125,8 +128,8 @@ def check_outputs(ns):
         raise ExportFailure("--static-shapes makes several functions: give -o NAME.aimodel (an asset)")
     if _is_asset(ns.output) and (ns.inputs_out or ns.expected_out):
         raise ExportFailure("--inputs-out and --expected-out go with an .mlir output, not an .aimodel")
-    if not _is_asset(ns.output) and (ns.target or ns.precision):
-        raise ExportFailure("--target and --precision are coreai-compile's: give -o NAME.aimodel")
+    if not _is_asset(ns.output) and (ns.target or ns.precision or ns.hw_constraints):
+        raise ExportFailure("--target, --precision and --hw-constraints are coreai-compile's: give -o NAME.aimodel")
 
 
 def _is_asset(path):
@@ -281,7 +284,8 @@ def run_asset(ns):
     except ImportError_ as e:
         raise ExportFailure(f"import failed: {e}") from e
     try:
-        compile_asset(programs, ns.output, target=ns.target or "cpu", precision=ns.precision)
+        hw = dict(item.split("=", 1) if "=" in item else (item, "") for item in ns.hw_constraints)
+        compile_asset(programs, ns.output, target=ns.target or "cpu", precision=ns.precision, hw_constraints=hw)
     except CompileFailure as e:
         raise ExportFailure(str(e).removeprefix("coreai-compile: error: ")) from e
     return programs

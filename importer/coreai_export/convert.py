@@ -44,7 +44,8 @@ def find_compiler():
 
 
 def convert(model, example_inputs, output, *, target="cpu", precision="f32", decompositions="none",
-            dynamic_shapes=None, static_shapes=None, externalize=(), metadata=None, compiler=None):
+            dynamic_shapes=None, static_shapes=None, externalize=(), hw_constraints=None, metadata=None,
+            compiler=None):
     """Exports `model` on `example_inputs` and compiles it to the asset
     `output` (NAME.aimodel); returns its path. `externalize`: Externalize
     specs, their command-line strings (`RMSNorm=rms_norm:eps`), classes,
@@ -52,7 +53,11 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
     `{key: {input_name: shape}}`, one static entry point `main_<key>` per
     key instead of `main` (an input a key does not name keeps its example
     shape and its `dynamic_shapes`); a bad configuration raises
-    ExportFailure before anything is written."""
+    ExportFailure before anything is written. `hw_constraints`:
+    `{input_or_output_name: constraints}`, coreai-core's
+    `set_hardware_constraints` (`coreai-compile --hw-constraints`), each
+    constraints either `"BACKING:ALIGNMENTS:INTERLEAVE"`
+    (`"IOSurface:1x1x32x1:1x1x1"`) or a coreai-core `HardwareConstraints`."""
     specs = [Externalize.of(s) for s in externalize]
     if static_shapes is None:
         programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs))]
@@ -60,7 +65,7 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
         programs = specialized(model, example_inputs, static_shapes, decompositions=decompositions,
                                dynamic_shapes=dynamic_shapes, externalize=specs)
     return compile_asset(programs, output, target=target, precision=precision, metadata=metadata,
-                         compiler=compiler)
+                         hw_constraints=hw_constraints, compiler=compiler)
 
 
 def import_model(model, inputs, decompositions, dynamic_shapes, specs):
@@ -71,7 +76,26 @@ def import_model(model, inputs, decompositions, dynamic_shapes, specs):
     return import_program(ep, "main", functions)
 
 
-def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=None, compiler=None):
+def hw_constraint_flags(hw_constraints):
+    """`{name: constraints}` as `--hw-constraints NAME=BACKING:ALIGNMENTS:INTERLEAVE`
+    flags; a constraints value is that text after `NAME=`, or an object with
+    coreai-core's `HardwareConstraints` fields (allocation_type, alignments,
+    interleave)."""
+    flags = []
+    for name, c in (hw_constraints or {}).items():
+        if not isinstance(c, str):
+            try:
+                backing = getattr(c.allocation_type, "value", c.allocation_type)
+                c = ":".join([str(backing), "x".join(map(str, c.alignments)), "x".join(map(str, c.interleave))])
+            except (AttributeError, TypeError):
+                raise ExportFailure(f"hw_constraints[{name!r}]: expected 'BACKING:ALIGNMENTS:INTERLEAVE' "
+                                    f"or a HardwareConstraints, got {c!r}") from None
+        flags += ["--hw-constraints", f"{name}={c}"]
+    return flags
+
+
+def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=None, hw_constraints=None,
+                  compiler=None):
     """`coreai-compile` on imported programs [(function name, ImportedProgram
     of `@main`)]: one named main is the asset's `main`, others are linked
     with `--entry NAME=FILE`."""
@@ -90,6 +114,7 @@ def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=N
         command += ["-o", str(output), "--target", target]
         if precision is not None:
             command += ["--precision", precision]
+        command += hw_constraint_flags(hw_constraints)
         for key, value in (metadata or {}).items():
             command += ["--metadata", f"{key}={value}"]
         r = subprocess.run(command, capture_output=True, text=True)

@@ -92,7 +92,7 @@
 //! merge nothing it leaves).
 
 mod calibration;
-mod ir;
+pub(crate) mod ir;
 mod islands;
 
 pub use calibration::{install_calibrator, Calibrator, OpRange, ValueRange};

@@ -77,6 +77,14 @@ struct Cli {
     #[arg(long, value_name = "KEY:INPUT=DxD")]
     static_shapes: Vec<String>,
 
+    /// `NAME=BACKING:ALIGNMENTS:INTERLEAVE`: give the input or output NAME
+    /// (its `coreai.name`) a `#coreaix.hw_constraints` encoding, as
+    /// coreai-core's `set_hardware_constraints` does (e.g.
+    /// `x=IOSurface:1x1x32x1:1x1x1`; BACKING is MTLBuffer, IOSurface or
+    /// Heap). With --entry, every entry must have NAME. Repeatable.
+    #[arg(long, value_name = "NAME=BACKING:ALIGNMENTS:INTERLEAVE")]
+    hw_constraints: Vec<String>,
+
     /// `KEY=VALUE` for metadata.json: `author`, `license`, `description`, or
     /// any other key (stored under `creatorDefinedMetadata`). Repeatable.
     #[arg(long, value_name = "KEY=VALUE")]
@@ -104,6 +112,8 @@ enum CompileError {
     Link(#[from] link::LinkError),
     #[error("--entry '{0}': expected NAME=FILE")]
     Entry(String),
+    #[error("--hw-constraints {0}")]
+    HwConstraints(String),
     #[error("--metadata '{0}': expected KEY=VALUE")]
     Metadata(String),
     #[error(
@@ -171,6 +181,10 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     if !cli.static_shapes.is_empty() {
         return Err(CompileError::StaticShapes);
     }
+    for item in &cli.hw_constraints {
+        coreai::passes::set_hw_constraints::check_item(item)
+            .map_err(CompileError::HwConstraints)?;
+    }
     coreai::registry::register_all();
     let entries = entries(cli)?;
     let inputs: Vec<&str> = match &cli.input {
@@ -185,7 +199,13 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     let precision = cli
         .precision
         .unwrap_or_else(|| pipeline::default_precision(cli.target));
-    let passes = pipeline::pipeline(stage, cli.target, precision, cli.explain);
+    let passes = pipeline::pipeline(
+        stage,
+        cli.target,
+        precision,
+        cli.explain,
+        &cli.hw_constraints,
+    );
     let job = |input: &str| Job {
         program: "coreai-compile".into(),
         input: input.to_string(),

@@ -77,8 +77,17 @@ pub fn default_precision(target: Target) -> Precision {
 
 /// The textual pipeline that runs every stage up to `stop`; with `explain`,
 /// the passes that can say why they rewrote an op (`cast-to-f16`, the
-/// target's pass) print one remark per op (`remarks=true`).
-pub fn pipeline(stop: Stage, target: Target, precision: Precision, explain: bool) -> String {
+/// target's pass) print one remark per op (`remarks=true`). A full
+/// pipeline ends with `set-hw-constraints` when `hw_constraints` (its
+/// `NAME=BACKING:ALIGNMENTS:INTERLEAVE` items) is not empty: no pass
+/// after it has to look through the copies it inserts.
+pub fn pipeline(
+    stop: Stage,
+    target: Target,
+    precision: Precision,
+    explain: bool,
+    hw_constraints: &[String],
+) -> String {
     let f16: &[&str] = match precision {
         Precision::F16 if stop >= Stage::Optimized => F16_PASSES,
         _ => &[],
@@ -103,6 +112,14 @@ pub fn pipeline(stop: Stage, target: Target, precision: Precision, explain: bool
         .chain(f16.iter())
         .chain(target_stage.iter())
         .map(explained)
+        .chain(
+            (stop == Stage::Target && !hw_constraints.is_empty()).then(|| {
+                format!(
+                    "set-hw-constraints{{constraints={}}}",
+                    hw_constraints.join(",")
+                )
+            }),
+        )
         .collect();
     format!("builtin.module({})", passes.join(","))
 }
@@ -113,7 +130,7 @@ mod tests {
 
     #[test]
     fn stages_accumulate_in_order() {
-        let p = |s| pipeline(s, Target::Cpu, Precision::F32, false);
+        let p = |s| pipeline(s, Target::Cpu, Precision::F32, false, &[]);
         assert_eq!(p(Stage::Aten), "builtin.module(decompose)");
         assert_eq!(
             p(Stage::Coreai),
@@ -125,12 +142,12 @@ mod tests {
              fp16-stabilize,canonicalize,cse,core-optimize,target-cpu,canonicalize,cse)"
         );
         assert_eq!(
-            pipeline(Stage::Target, Target::Cpu, Precision::F16, false),
+            pipeline(Stage::Target, Target::Cpu, Precision::F16, false, &[]),
             "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
              fp16-stabilize,canonicalize,cse,core-optimize,cast-to-f16,target-cpu,canonicalize,cse)"
         );
         assert_eq!(
-            pipeline(Stage::Coreai, Target::Cpu, Precision::F16, false),
+            pipeline(Stage::Coreai, Target::Cpu, Precision::F16, false, &[]),
             p(Stage::Coreai)
         );
     }
@@ -140,18 +157,33 @@ mod tests {
         let optimized = "decompose,legalize-aten-to-coreai,externalize-composites,\
                          fp16-stabilize,canonicalize,cse,core-optimize";
         assert_eq!(
-            pipeline(Stage::Target, Target::Gpu, Precision::F32, false),
+            pipeline(Stage::Target, Target::Gpu, Precision::F32, false, &[]),
             format!("builtin.module({optimized},target-gpu,canonicalize,cse)")
         );
         assert_eq!(
-            pipeline(Stage::Target, Target::Ane, Precision::F16, true),
+            pipeline(Stage::Target, Target::Ane, Precision::F16, true, &[]),
             format!(
                 "builtin.module({optimized},cast-to-f16{{remarks=true}},\
                  target-ane{{remarks=true}},canonicalize,cse,core-optimize)"
             )
         );
         assert_eq!(
-            pipeline(Stage::Optimized, Target::Gpu, Precision::F32, false),
+            pipeline(Stage::Optimized, Target::Gpu, Precision::F32, false, &[]),
+            format!("builtin.module({optimized})")
+        );
+        let hw = [
+            "x=IOSurface:1x1x32x1:1x1x1".to_string(),
+            "y=Heap:1x1:1".to_string(),
+        ];
+        assert_eq!(
+            pipeline(Stage::Target, Target::Cpu, Precision::F32, false, &hw),
+            format!(
+                "builtin.module({optimized},target-cpu,canonicalize,cse,\
+                 set-hw-constraints{{constraints=x=IOSurface:1x1x32x1:1x1x1,y=Heap:1x1:1}})"
+            )
+        );
+        assert_eq!(
+            pipeline(Stage::Optimized, Target::Cpu, Precision::F32, false, &hw),
             format!("builtin.module({optimized})")
         );
         assert_eq!(default_precision(Target::Ane), Precision::F16);

@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 
-from . import metal
+from . import metal, progress
 
 USAGE = """\
 python -m coreai_export (--model pkg.module:factory | --module-file path/to/file.py:factory |
@@ -297,13 +297,23 @@ def _save_checked(path, names, arrays):
     _savez(path, names, arrays)
 
 
+def _steps(ns):
+    """How many progress steps `run` takes: torch.export (not for an
+    --exported-program, unless it is re-exported per configuration) and the
+    import per program, and coreai-compile for an asset."""
+    programs = max(1, len(ns.static_shapes))
+    exports = programs if (not ns.exported_program or ns.static_shapes) else 0
+    return exports + programs + (1 if _is_asset(ns.output) else 0)
+
+
 def main(argv=None):
     ns = build_parser().parse_args(argv)
     from .exporting import ExportFailure
 
     try:
         check_outputs(ns)
-        run(ns)
+        with progress.display(total=_steps(ns)):
+            run(ns)
     except OSError as e:  # writing an output failed (disk full, permissions)
         print(f"coreai_export: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return 1

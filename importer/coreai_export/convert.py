@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from . import progress
 from .exporting import ExportFailure, export_module
 from .externalize import Externalize, externalized
 from .importer import ImportError_, import_program
@@ -59,13 +60,16 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
     constraints either `"BACKING:ALIGNMENTS:INTERLEAVE"`
     (`"IOSurface:1x1x32x1:1x1x1"`) or a coreai-core `HardwareConstraints`."""
     specs = [Externalize.of(s) for s in externalize]
-    if static_shapes is None:
-        programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs))]
-    else:
-        programs = specialized(model, example_inputs, static_shapes, decompositions=decompositions,
-                               dynamic_shapes=dynamic_shapes, externalize=specs)
-    return compile_asset(programs, output, target=target, precision=precision, metadata=metadata,
-                         hw_constraints=hw_constraints, compiler=compiler)
+    # Steps: torch.export and the import per program, then coreai-compile.
+    programs_count = len(static_shapes) if isinstance(static_shapes, dict) and static_shapes else 1
+    with progress.display(total=2 * programs_count + 1):
+        if static_shapes is None:
+            programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs))]
+        else:
+            programs = specialized(model, example_inputs, static_shapes, decompositions=decompositions,
+                                   dynamic_shapes=dynamic_shapes, externalize=specs)
+        return compile_asset(programs, output, target=target, precision=precision, metadata=metadata,
+                             hw_constraints=hw_constraints, compiler=compiler)
 
 
 def import_model(model, inputs, decompositions, dynamic_shapes, specs):
@@ -117,7 +121,8 @@ def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=N
         command += hw_constraint_flags(hw_constraints)
         for key, value in (metadata or {}).items():
             command += ["--metadata", f"{key}={value}"]
-        r = subprocess.run(command, capture_output=True, text=True)
+        with progress.step("coreai-compile: pipeline and asset"):
+            r = subprocess.run(command, capture_output=True, text=True)
     if r.returncode != 0:
         raise CompileFailure(r.stderr.strip())
     return Path(output)

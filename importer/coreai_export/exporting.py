@@ -11,6 +11,7 @@ import sys
 
 import torch
 
+from . import progress
 from .decompositions import decomposition_table
 
 
@@ -259,14 +260,15 @@ def _stderr_held():
 
 def export_module(model, inputs, decompositions="coreai", dynamic_shapes=None):
     """torch.export the module and run the decomposition setting on it."""
-    try:
-        with torch.no_grad(), _stderr_held():
-            ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)
-    except Exception as e:
-        raise ExportFailure(
-            f"the model failed to export with torch.export: {type(e).__name__}: {e}\n{EXPORT_ADVICE}"
-        ) from e
-    return decompose(ep, decompositions)
+    with progress.step("torch.export"):
+        try:
+            with torch.no_grad(), _stderr_held():
+                ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)
+        except Exception as e:
+            raise ExportFailure(
+                f"the model failed to export with torch.export: {type(e).__name__}: {e}\n{EXPORT_ADVICE}"
+            ) from e
+        return decompose(ep, decompositions)
 
 
 def decompose(ep, decompositions):

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 import torch.fx
 
-from . import metal
+from . import metal, progress
 from ._aten_ops import OPS
 
 DTYPES = {
@@ -948,6 +948,11 @@ def import_program(ep, entry: str = "main", functions=None) -> ImportedProgram:
     """The aten-dialect MLIR module of an (already decomposed) ExportedProgram.
     `functions` maps externalized call sites (FX node names) to their
     externalize.Function: each becomes a function of the module."""
+    with progress.step("import to aten MLIR"):
+        return _import_program(ep, entry, functions)
+
+
+def _import_program(ep, entry, functions):
     em = _Emitter(ep, entry, functions)
     parts = ["module {"]
     for function in (functions or {}).values():

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+COMMANDS = ["coreai-export", "coreai-gate"]
 BINARIES = ["coreai-compile", "coreai-opt", "coreai-run", "coreai-bisect", "coreai-freqop", "coreai-graphdiff"]
 RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
 
@@ -88,6 +89,10 @@ def test_the_binaries_are_on_the_venvs_path(venv):
         assert path == str(fresh / "bin" / name), name
         r = subprocess.run([path, "--version"], capture_output=True, text=True, cwd=tmp)
         assert r.returncode == 0 and r.stdout.startswith(f"{name} "), (name, r.stdout, r.stderr)
+    for name in COMMANDS:
+        r = subprocess.run([str(fresh / "bin" / name), "--help"], capture_output=True, text=True, cwd=tmp,
+                           env=clean_env(fresh))
+        assert r.returncode == 0 and "usage:" in r.stdout, (name, r.stderr[-2000:])
 
 
 def test_coreai_export_is_the_installed_copy_and_finds_the_installed_compiler(venv):

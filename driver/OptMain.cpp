@@ -31,6 +31,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -104,6 +105,45 @@ bool coreaiParseMlirOptions(int argc, const char *const *argv) {
 }
 
 namespace {
+/// A pipeline MLIR could not build, as one error. For a pass's options MLIR
+/// writes the cause (`<Pass-Options-Parser>: no such option foo`, or a
+/// project pass's own message) and then "failed to add `P` with options
+/// `O`" on a line of its own; they become one line, at the pass's column in
+/// the pipeline text (`pipeline:1:COL`, as the pass-name check reports).
+LogicalResult pipelineError(MLIRContext *context, StringRef pipeline,
+                            StringRef message) {
+  SmallVector<StringRef> lines;
+  for (StringRef line : llvm::split(message, '\n'))
+    if (!line.trim().empty())
+      lines.push_back(line.trim());
+  if (lines.empty())
+    return emitError(UnknownLoc::get(context)) << "invalid pass pipeline";
+  // The innermost "failed to add" follows its causes; the ones after it
+  // are the anchors around it (`func.func` ... `to inner pipeline`).
+  auto added = llvm::find_if(
+      lines, [](StringRef l) { return l.starts_with("failed to add `"); });
+  if (added == lines.end())
+    return emitError(UnknownLoc::get(context)) << llvm::join(lines, "; ");
+  std::string text = added->str();
+  unsigned column = 0;
+  if (added != lines.begin()) {
+    StringRef pass = added->drop_front(strlen("failed to add `")).split('`').first;
+    size_t at = pipeline.find((pass + "{").str());
+    if (at != StringRef::npos)
+      column = at + 1;
+    SmallVector<std::string> causes;
+    for (StringRef cause : ArrayRef(lines.begin(), added))
+      causes.push_back(cause.consume_front("<Pass-Options-Parser>: ")
+                           ? cause.trim().str()
+                           : cause.str());
+    text += ": " + llvm::join(causes, "; ");
+  }
+  Location loc = column ? Location(FileLineColLoc::get(context, "pipeline", 1,
+                                                       column))
+                        : Location(UnknownLoc::get(context));
+  return emitError(loc) << text;
+}
+
 MlirOptMainConfig makeOptMainConfig(const CoreaiOptConfig *c) {
   MlirOptMainConfig config;
   std::string pipeline = unwrap(c->passPipeline).str();
@@ -122,7 +162,7 @@ MlirOptMainConfig makeOptMainConfig(const CoreaiOptConfig *c) {
     llvm::raw_string_ostream os(message);
     FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, os);
     if (failed(parsed))
-      return emitError(UnknownLoc::get(pm.getContext())) << message;
+      return pipelineError(pm.getContext(), pipeline, message);
     static_cast<OpPassManager &>(pm) = std::move(*parsed);
     return success();
   });

@@ -10,7 +10,7 @@
 // handle used by something other than a read or a write.
 // ONE-COUNT-4: error:
 // ONE-NOT: error:
-// OPTION: error: pass 'set-hw-constraints', option 'constraints': 'x=Texture:1x1:1': the backing 'Texture' is not MTLBuffer, IOSurface or Heap
+// OPTION: pipeline:1:16: error: failed to add `set-hw-constraints` with options `constraints=x=Texture:1x1:1`: pass 'set-hw-constraints', option 'constraints': 'x=Texture:1x1:1': the backing 'Texture' is not MTLBuffer, IOSurface or Heap
 // GRAPH-COUNT-4: error: set-hw-constraints: no coreai.graph @other
 // GRAPH-NOT: error:
 

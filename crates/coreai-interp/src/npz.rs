@@ -24,6 +24,8 @@ pub fn read_npz(path: &Path) -> Result<BTreeMap<String, Tensor>, InterpError> {
     let names: Vec<String> = archive.array_names().map(|s| s.to_string()).collect();
     let mut out = BTreeMap::new();
     for name in names {
+        check_header(&mut archive, &name)
+            .map_err(|e| io_err(path, format!("array '{name}': {e}")))?;
         let Some(npy) = archive.by_name(&name).map_err(|e| io_err(path, e))? else {
             continue;
         };
@@ -73,6 +75,72 @@ pub fn read_npz(path: &Path) -> Result<BTreeMap<String, Tensor>, InterpError> {
         out.insert(name, t);
     }
     Ok(out)
+}
+
+/// Headers nest deeper than NumPy's own (the dict and the shape tuple; a
+/// structured dtype's fields a few levels more) are refused.
+const MAX_HEADER_DEPTH: usize = 8;
+/// NumPy's headers are a few hundred bytes; version 2 allows 4 GiB.
+const MAX_HEADER_LEN: usize = 1 << 20;
+
+/// Checks the `.npy` header of array `name` before npyz parses it: npyz
+/// reads the header's Python literal with a backtracking grammar whose time
+/// grows exponentially with its bracket depth (a fuzzed header with 40
+/// nested `[` took seconds), so a header longer than [`MAX_HEADER_LEN`] or
+/// nested deeper than [`MAX_HEADER_DEPTH`] is an error. What is not a `.npy`
+/// header at all is left to npyz, which says so.
+fn check_header<R: std::io::Read + std::io::Seek>(
+    archive: &mut NpzArchive<R>,
+    name: &str,
+) -> Result<(), String> {
+    use std::io::Read;
+    let file_name = npyz::npz::file_name_from_array_name(name);
+    let Ok(mut file) = archive.zip_archive().by_name(&file_name) else {
+        return Ok(());
+    };
+    let mut magic = [0u8; 8];
+    if file.read_exact(&mut magic).is_err() || &magic[..6] != b"\x93NUMPY" {
+        return Ok(());
+    }
+    let len = if magic[6] == 1 {
+        let mut b = [0u8; 2];
+        file.read_exact(&mut b).map_err(|e| e.to_string())?;
+        u16::from_le_bytes(b) as usize
+    } else {
+        let mut b = [0u8; 4];
+        file.read_exact(&mut b).map_err(|e| e.to_string())?;
+        u32::from_le_bytes(b) as usize
+    };
+    if len > MAX_HEADER_LEN {
+        return Err(format!(
+            "its .npy header is {len} bytes (more than {MAX_HEADER_LEN})"
+        ));
+    }
+    let mut header = Vec::with_capacity(len);
+    file.take(len as u64)
+        .read_to_end(&mut header)
+        .map_err(|e| e.to_string())?;
+    let (mut depth, mut deepest, mut quote) = (0usize, 0usize, None);
+    for &c in &header {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(c),
+            (None, b'(' | b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (None, b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_HEADER_DEPTH {
+        return Err(format!(
+            "its .npy header nests {deepest} levels of brackets (more than \
+             {MAX_HEADER_DEPTH}): not a header NumPy writes"
+        ));
+    }
+    Ok(())
 }
 
 /// Writes `arrays` in order (bfloat16 as float32).
@@ -198,6 +266,36 @@ mod tests {
                 "{n}"
             );
         }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A fuzzed `.npz` (fuzz/artifacts/run_module/timeout-38d1b606...):
+    /// a header whose shape is 40 nested `[` kept npyz's header parser
+    /// busy for seconds; refused before it parses.
+    #[test]
+    fn a_deeply_nested_npy_header_is_refused() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("coreai-interp-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("nested.npz");
+        let header = format!(
+            "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, }}",
+            "[".repeat(40)
+        );
+        let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+        npy.extend((header.len() as u16).to_le_bytes());
+        npy.extend(header.as_bytes());
+        let mut w = NpzWriter::create(&p).unwrap();
+        w.zip_writer()
+            .start_file("x.npy", Default::default())
+            .unwrap();
+        w.zip_writer().write_all(&npy).unwrap();
+        drop(w);
+        let err = read_npz(&p).unwrap_err().to_string();
+        assert!(
+            err.contains("array 'x': its .npy header nests 42 levels of brackets (more than 8)"),
+            "{err}"
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -19,7 +19,6 @@ constrained on both sides. Bad constraints: one error, exit 1, nothing
 written.
 """
 
-import json
 import re
 import subprocess
 import sys
@@ -30,6 +29,7 @@ import pytest
 import torch
 
 from models import CORPUS
+from test_static_shapes import summary  # the asset's summary in coreai-core (a child process)
 
 REPO = Path(__file__).resolve().parents[2]
 COMPILE = REPO / "target" / "debug" / "coreai-compile"
@@ -118,12 +118,6 @@ def without_graph_attributes(text):
     """The IR with each graph's attribute dictionary removed (coreai-core's
     rebuilt graph has none)."""
     return re.sub(r"\) attributes \{[^{}]*\} \{$", ") {", text, flags=re.M)
-
-
-def summary(asset):
-    r = subprocess.run([sys.executable, str(RUNASSET), str(asset)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-2000:]
-    return json.loads(r.stdout.splitlines()[0])
 
 
 @pytest.fixture(scope="module")

@@ -176,21 +176,17 @@ impl Pass for SetHwConstraints {
             );
             return Err(PassFailed);
         };
-        // An empty message: the error is already reported.
-        let fail = |message: String| {
-            if message.ends_with(": ") {
-                return PassFailed;
-            }
-            unsafe {
-                let message =
-                    std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
-                mlirEmitError(mlirOperationGetLocation(graph), message.as_ptr());
+        // An empty message: the encoding's verifier has reported it.
+        let graph_name = &self.graph;
+        let fail = |m: String| {
+            if !m.is_empty() {
+                let op = unsafe { OperationRef::from_raw(graph) };
+                emit_error(op, &format!("set-hw-constraints: @{graph_name}: {m}"));
             }
             PassFailed
         };
-        let plan = plan(graph, &self.constraints)
-            .map_err(|m| fail(format!("set-hw-constraints: @{}: {m}", self.graph)))?;
-        apply(graph, &plan).map_err(|m| fail(format!("set-hw-constraints: @{}: {m}", self.graph)))
+        let plan = plan(graph, &self.constraints).map_err(fail)?;
+        apply(graph, &plan).map_err(fail)
     }
 }
 

@@ -13,6 +13,7 @@ and the installed `coreai-export` writes an asset with the installed
 `coreai-compile` that coreai-core's runtime runs like eager PyTorch.
 """
 
+import fcntl
 import json
 import os
 import shutil
@@ -47,9 +48,8 @@ def factory():
 '''
 
 
-@pytest.fixture(scope="module")
-def venv(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("package")
+def build_and_install(tmp):
+    """Build the wheel from the checkout and install it into a fresh venv under `tmp`."""
     wheels = tmp / "wheels"
     env = dict(os.environ, SETUPTOOLS_RUST_CARGO_PROFILE="dev")
     env.pop("PYTHONPATH", None)
@@ -72,7 +72,27 @@ def venv(tmp_path_factory):
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                           capture_output=True, text=True, check=True).stdout.strip()
     (Path(site) / "project-venv.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    return fresh, tmp
+    (tmp / "ready").touch()
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    # setuptools builds in the checkout (build/, the egg-info), so two builds
+    # at once trip over each other: under pytest-xdist the module's tests may
+    # land on several workers, and each would build. One builds, under a lock
+    # in the directory the workers share; the others wait and use its venv.
+    root = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        root = root.parent
+    tmp = root / "package"
+    tmp.mkdir(exist_ok=True)
+    with open(root / "package.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (tmp / "ready").exists():
+            shutil.rmtree(tmp)
+            tmp.mkdir()
+            build_and_install(tmp)
+    return tmp / "venv", tmp
 
 
 def clean_env(fresh):

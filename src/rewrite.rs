@@ -125,6 +125,7 @@ pub struct Declined {
 #[derive(Clone, Copy)]
 pub struct ExplainedPattern {
     pub name: &'static str,
+    /// The op names it roots at, separated by `|`.
     pub root: &'static str,
     pub rewrite: RewriteFn,
     pub reason: &'static str,
@@ -290,7 +291,7 @@ impl Rewriter {
             let name = name.as_string_ref().as_str().unwrap_or_default();
             patterns
                 .iter()
-                .filter(|p| p.root == name)
+                .filter(|p| p.root.split('|').any(|root| root == name))
                 .map(|p| Pattern::new(p.name, p.rewrite))
                 .collect()
         })?;

@@ -8,11 +8,17 @@
 //!   - `embedding-v1d`: a `gather_nd` of whole rows of a rank-2 constant
 //!     table (an embedding) reads the table as `(V, 1, D)` (§8.6, Apple's
 //!     Neural Engine embeddings "use shape (vocab_size, 1, hidden_size) to
-//!     maintain BC1S-compatible output"), the rows reshaped back.
+//!     maintain BC1S-compatible output"), the rows reshaped back;
+//!   - `rank4-chain`: an elementwise op on a rank-4 value reshaped down
+//!     (what `matmul-rank4` leaves) runs at rank 4 and the reshape moves
+//!     past it, so products and the elementwise ops between them stay at
+//!     rank 4; core-optimize folds the reshape down into the next
+//!     product's lift.
 //!
 //! Declines (with reasons, kept by the rewrite driver): no rank-2 operand,
 //! operands of rank 1 or above 4, shapes with more than one dynamic dim, tables that are not
-//! rank-2 constants, indices that do not select whole rows.
+//! rank-2 constants, indices that do not select whole rows; for
+//! `rank4-chain`, no operand from rank 4, or reshapes with other users.
 //!
 //! Not done here: f16 compute is `cast-to-f16`'s (which `coreai-compile
 //! --target ane` runs first, with its fp32 islands); the hardware-constraint
@@ -39,6 +45,8 @@ use crate::{
 
 const MATMUL_REASON: &str = "2-D matmul operands diverge on the Neural Engine in fp16 (guide §9.5); operands lifted to rank 4 (1×1×M×N)";
 
+const CHAIN_REASON: &str = "a chain of matrix products and elementwise ops stays at rank 4, the Neural Engine's BC1S orientation (guide §8.6, §9.5); the reshape down moves past the op";
+
 /// The rewrites, each with the reason `remarks` gives.
 static PATTERNS: &[ExplainedPattern] = &[
     ExplainedPattern {
@@ -60,11 +68,23 @@ static PATTERNS: &[ExplainedPattern] = &[
         reason:
             "Neural Engine embedding tables are (V, 1, D) for BC1S-compatible rows (guide §8.6)",
     },
+    ExplainedPattern {
+        name: "rank4-chain",
+        root: layout::SAME_SHAPE_ELEMENTWISE,
+        rewrite: layout::rank4_chain,
+        reason: CHAIN_REASON,
+    },
+    ExplainedPattern {
+        name: "rank4-chain",
+        root: layout::BROADCASTING_ELEMENTWISE,
+        rewrite: layout::rank4_chain,
+        reason: CHAIN_REASON,
+    },
 ];
 
 pub const INFO: PassInfo = PassInfo {
     name: "target-ane",
-    summary: "Lift 2-D matmul operands to rank 4 and read embedding tables as (V, 1, D) for the Neural Engine",
+    summary: "Lift 2-D matmul operands and the elementwise chains between them to rank 4, and read embedding tables as (V, 1, D), for the Neural Engine",
     source: include_str!("target_ane.rs"),
     anchor: None,
     options: &[ExplainedPass::REMARKS],

@@ -8,7 +8,8 @@ prints a Markdown table (`--fast`: without the slow torchvision models).
 test/e2e/test_targets.py runs the same evaluation on a few models.
 
 Columns: `rank-2 matmul operands` (operands of `batch_matmul` ops of rank 2:
-0 on the ane target), `f16 share` (float-valued ops computing in f16, as
+0 on the ane target), `reshapes` (`reshape`, `expand_dims` and `shrink_dims`
+ops: what breaks a rank-4 chain on the ane target), `f16 share` (float-valued ops computing in f16, as
 utils/coreai-report/f16.py counts them), `rounding left` (float
 `coreai.round` and float `floor_divide` by a constant 1: 0 on the gpu
 target). Tolerance: ane 3e-2 x max|eager| (f16 compute), gpu the f32
@@ -44,6 +45,7 @@ SSA = r"%[\w#.$-]+"
 CONSTANT_ONE = re.compile(rf"^\s*({SSA}) = coreai\.constant dense<1\.0+e\+00> : tensor<[\dx]*f(?:16|32|64)>")
 FLOOR_DIVIDE = re.compile(rf"coreai\.(?:decomposable\.broadcasting_)?floor_divide ({SSA}), ({SSA}) :.*f(?:16|32|64)>\s*$")
 FLOAT_ROUND = re.compile(r"coreai\.round .*-> tensor<[\dx?]*(?:f16|f32|bf16|f64)>")
+RESHAPE = re.compile(rf"^\s*{SSA} = coreai\.(?:reshape|expand_dims|shrink_dims) ", re.M)
 MATMUL = re.compile(r"coreai\.(?:decomposable\.broadcasting_)?batch_matmul .*: \((tensor<[^>]*>), (tensor<[^>]*>)\)")
 
 
@@ -55,6 +57,11 @@ def rank(tensor_type):
 def rank2_matmul_operands(text):
     """Operands of rank 2 of the batch matmuls in coreai IR `text`."""
     return sum(rank(t) == 2 for m in MATMUL.finditer(text) for t in m.groups())
+
+
+def reshapes(text):
+    """Reshape ops (`reshape`, `expand_dims`, `shrink_dims`) in `text`."""
+    return len(RESHAPE.findall(text))
 
 
 def rounding_left(text):
@@ -79,6 +86,7 @@ class TargetResult:
     error: str = ""
     rank2_operands: int = 0
     rounding_left: int = 0
+    reshapes: int = 0
     float_ops: int = 0
     f16_ops: int = 0
     coreai_run: dict = field(default_factory=dict)
@@ -118,6 +126,7 @@ def evaluate(name, spec, work, target):
     text = out.read_text()
     r.rank2_operands = rank2_matmul_operands(text)
     r.rounding_left = rounding_left(text)
+    r.reshapes = reshapes(text)
     r.f16_ops, f32_ops = f16.float_op_counts(text)
     r.float_ops = r.f16_ops + f32_ops
     want = report.load(expected)
@@ -143,8 +152,9 @@ def main(argv=None):
         argv = argv[:i] + argv[i + 2:]
     names = [a for a in argv if not a.startswith("--")]
     corpus, _ = report.corpus()
-    print("| model | target | rank-2 matmul operands | f16 share | rounding left | error coreai-run | error coreai-core |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| model | target | rank-2 matmul operands | reshapes | f16 share | rounding left | error coreai-run "
+          "| error coreai-core |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for name, spec, slow in corpus:
         if (names and name not in names) or (fast and slow):
             continue
@@ -152,10 +162,10 @@ def main(argv=None):
             with tempfile.TemporaryDirectory() as tmp:
                 r = evaluate(name, spec, tmp, target)
             if r.error:
-                print(f"| {name} | {target} | - | - | - | fails: {r.error[:60]} | - |")
+                print(f"| {name} | {target} | - | - | - | - | fails: {r.error[:60]} | - |")
             else:
                 share = f"{100 * r.share:.0f}%" if r.float_ops else "(no float ops)"
-                print(f"| {name} | {target} | {r.rank2_operands} | {share} | {r.rounding_left} | "
+                print(f"| {name} | {target} | {r.rank2_operands} | {r.reshapes} | {share} | {r.rounding_left} | "
                       f"{f16.describe(r.coreai_run)} | {f16.describe(r.coreai_core)} |")
             sys.stdout.flush()
     return 0

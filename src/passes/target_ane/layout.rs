@@ -5,9 +5,9 @@
 
 use crate::emit::reshape;
 use crate::lowering::{Decline, LoweringCx};
-use crate::passes::fp16_stabilize::pattern::{defined_by, op_name};
+use crate::passes::fp16_stabilize::pattern::{defined_by, op_name, producer, use_count};
 use crate::schema::{element_type, shape_of, tensor_type, type_dims, DYNAMIC};
-use melior::ir::{r#type::ShapedTypeLike, Value};
+use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Value};
 
 /// The rank the Neural Engine's matrix products take (BC1S: 1×1×M×N).
 const ANE_RANK: usize = 4;
@@ -98,4 +98,114 @@ pub fn embedding_v1d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a
     let ty = tensor_type(&rows, element_type(table)?);
     let g = cx.build_value("coreai.gather_nd", &[table3, idx], ty, &[])?;
     Ok(vec![reshape(cx, g, &result)?])
+}
+
+/// Elementwise ops whose operands all have the result's shape
+/// (`SameOperandsAndResultShape` in the dialect): `rank4-chain` moves one
+/// into rank 4 only when every operand comes from rank 4.
+pub const SAME_SHAPE_ELEMENTWISE: &str = "coreai.abs|coreai.acos|coreai.acosh|coreai.asin|\
+coreai.asinh|coreai.atan|coreai.atanh|coreai.cos|coreai.cosh|coreai.erf|coreai.exp|coreai.log|\
+coreai.round|coreai.rsqrt|coreai.sin|coreai.sinh|coreai.sqrt|coreai.tan|coreai.tanh|coreai.not|\
+coreai.add|coreai.and|coreai.bitwise_and|coreai.bitwise_or|coreai.bitwise_xor|coreai.divide|\
+coreai.floor_divide|coreai.maximum|coreai.minimum|coreai.modulo|coreai.mul|coreai.or|coreai.pow|\
+coreai.sub|coreai.xor|coreai.equal|coreai.not_equal|coreai.greater|coreai.cast|coreai.relu|\
+coreai.sigmoid|coreai.silu|coreai.gelu";
+
+/// Elementwise ops that broadcast their operands (trailing dims aligned):
+/// an operand of lower rank may stay as it is.
+pub const BROADCASTING_ELEMENTWISE: &str = "coreai.decomposable.broadcasting_add|\
+coreai.decomposable.broadcasting_and|coreai.decomposable.broadcasting_bitwise_and|\
+coreai.decomposable.broadcasting_bitwise_or|coreai.decomposable.broadcasting_bitwise_xor|\
+coreai.decomposable.broadcasting_divide|coreai.decomposable.broadcasting_equal|\
+coreai.decomposable.broadcasting_floor_divide|coreai.decomposable.broadcasting_greater|\
+coreai.decomposable.broadcasting_maximum|coreai.decomposable.broadcasting_minimum|\
+coreai.decomposable.broadcasting_modulo|coreai.decomposable.broadcasting_mul|\
+coreai.decomposable.broadcasting_not_equal|coreai.decomposable.broadcasting_or|\
+coreai.decomposable.broadcasting_pow|coreai.decomposable.broadcasting_sub|\
+coreai.decomposable.broadcasting_xor|coreai.decomposable.broadcasting_where";
+
+/// Ops that only change the shape (row-major order kept).
+const RESHAPES: &[&str] = &["coreai.reshape", "coreai.expand_dims", "coreai.shrink_dims"];
+
+/// `x` when `v` is `x : 1…1×S` (rank 4) reshaped to `S` (leading unit dims
+/// dropped, at most one dynamic dim), with whether `v` has no other user.
+fn rank4_source<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, bool)> {
+    let reshape = producer(v)?;
+    if !RESHAPES.contains(&op_name(&reshape).as_str()) {
+        return None;
+    }
+    let x = reshape.operand(0).ok()?;
+    let (sx, sv) = (shape_of(x).ok()?, shape_of(v).ok()?);
+    let lead = ANE_RANK.checked_sub(sv.len())?;
+    let drops_leading_ones = sx.len() == ANE_RANK
+        && lead > 0
+        && sx[..lead].iter().all(|&d| d == 1)
+        && sx[lead..] == sv[..];
+    let dynamic = sv.iter().filter(|&&d| d == DYNAMIC).count();
+    (drops_leading_ones && dynamic <= 1).then_some((x, use_count(v) == 1))
+}
+
+// op(reshape(x : 1×1×M×N) : M×N, y)  → reshape(op(x, y) : 1×1×M×N) : M×N
+// An elementwise op on a rank-4 value reshaped down (what `matmul-rank4`
+// leaves after each product) runs at rank 4 and its result is reshaped
+// down instead: the reshape moves past the op, so a chain of products and
+// elementwise ops stays at rank 4 (the BC1S orientation the Neural Engine
+// is built around, guide §8.6, §9.5) and the next product's lift meets the
+// reshape down, which core-optimize folds away. Exact: the same elements
+// meet the same elements (broadcasting aligns trailing dims, so leading
+// unit dims change no pairing). Other operands of a broadcasting op stay
+// as they are (their rank is at most the result's); an op whose operands
+// must share its shape needs every operand from rank 4. Declines: a
+// result of rank 4 or more, no operand from rank 4, reshapes with other
+// users (the move would add a reshape, not remove one), more than one
+// dynamic dim.
+pub fn rank4_chain<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let op = cx.op();
+    let name = op_name(&op);
+    if op.result_count() != 1 {
+        return Err("not one result".into());
+    }
+    let result = type_dims(cx.result_type(0)?)?;
+    if result.len() >= ANE_RANK {
+        return Err(format!("the result has rank {}", result.len()));
+    }
+    if result.iter().filter(|&&d| d == DYNAMIC).count() > 1 {
+        return Err("more than one dynamic dim in the result (a reshape infers one)".into());
+    }
+    let broadcasting = BROADCASTING_ELEMENTWISE.split('|').any(|n| n == name);
+    let (mut operands, mut from_rank4, mut removes) = (Vec::new(), false, false);
+    for i in 0..op.operand_count() {
+        let v = cx.operand(i)?;
+        match rank4_source(v) {
+            Some((x, only_user)) => {
+                operands.push(x);
+                from_rank4 = true;
+                removes |= only_user;
+            }
+            None if broadcasting => operands.push(v),
+            None => return Err(format!("operand #{i} is not a rank-4 value reshaped down")),
+        }
+    }
+    if !from_rank4 {
+        return Err("no operand is a rank-4 value reshaped down".into());
+    }
+    if !removes {
+        return Err("the reshapes have other users: moving the op would add a reshape".into());
+    }
+    let mut lifted = vec![1; ANE_RANK - result.len()];
+    lifted.extend(&result);
+    let names: Vec<(String, melior::ir::Attribute<'c>)> = op
+        .attributes()
+        .map(|(k, v)| {
+            (
+                k.as_string_ref().as_str().unwrap_or_default().to_string(),
+                v,
+            )
+        })
+        .collect();
+    let attributes: Vec<(&str, melior::ir::Attribute<'c>)> =
+        names.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let element = cx.result_tensor(0)?.element();
+    let p = cx.build_value(&name, &operands, tensor_type(&lifted, element), &attributes)?;
+    Ok(vec![reshape(cx, p, &result)?])
 }

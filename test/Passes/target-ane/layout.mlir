@@ -1,5 +1,7 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(target-ane)' | FileCheck %s --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(target-ane{remarks=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// The pipeline of `coreai-compile --target ane` after the pass:
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(target-ane,canonicalize,cse,core-optimize)' | FileCheck %s --check-prefix=FOLD
 
 // A 2-D matmul (a linear layer) → operands 1×1×M×K and 1×1×K×N, the product reshaped back.
 // CHECK-LABEL: coreai.graph @linear(
@@ -86,4 +88,65 @@ coreai.graph @keeps_gathers(%t: tensor<10x4xf32>, %i: tensor<3x1xsi32>, %j: tens
   %c = coreai.constant dense<1.500000e+00> : tensor<10x4xf32>
   %h = coreai.gather_nd %c at %j : (tensor<10x4xf32>, tensor<3x2xsi32>) to tensor<3xf32>
   coreai.output %g, %h : tensor<3x4xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Two linear layers with a bias and a GELU between them: the reshape down
+// after the first product moves past the add and the gelu (rank4-chain), so
+// the chain stays at rank 4 and meets the second product's lift (folded by
+// core-optimize).
+// CHECK-LABEL: coreai.graph @mlp(
+// CHECK:         %[[P:.*]] = coreai.decomposable.broadcasting_batch_matmul %{{.*}}, %{{.*}} : (tensor<1x1x3x5xf16>, tensor<1x1x5x7xf16>) -> tensor<1x1x3x7xf16>
+// CHECK:         %[[A:.*]] = coreai.decomposable.broadcasting_add %[[P]], %arg2 : (tensor<1x1x3x7xf16>, tensor<7xf16>) -> tensor<1x1x3x7xf16>
+// CHECK:         %[[G:.*]] = coreai.gelu %[[A]] approximate = <tanh> : tensor<1x1x3x7xf16> -> tensor<1x1x3x7xf16>
+// CHECK:         %[[D:.*]] = coreai.reshape %[[G]], %{{.*}} -> tensor<3x7xf16>
+// CHECK:         %[[L:.*]] = coreai.reshape %[[D]], %{{.*}} -> tensor<1x1x3x7xf16>
+// CHECK:         %[[Q:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[L]], %{{.*}} -> tensor<1x1x3x2xf16>
+// CHECK:         coreai.reshape %[[Q]], %{{.*}} -> tensor<3x2xf16>
+// REMARK: 'coreai.decomposable.broadcasting_batch_matmul' matmul-rank4:
+// After core-optimize no reshape is left between the products:
+// FOLD-LABEL: coreai.graph @mlp(
+// FOLD:         %[[P:.*]] = coreai.decomposable.broadcasting_batch_matmul
+// FOLD-NOT:     coreai.reshape %[[P]]
+// FOLD:         %[[A:.*]] = coreai.decomposable.broadcasting_add %[[P]], %arg2 : (tensor<1x1x3x7xf16>, tensor<7xf16>) -> tensor<1x1x3x7xf16>
+// FOLD-NEXT:    %[[G:.*]] = coreai.gelu %[[A]]
+// FOLD-NEXT:    %[[W:.*]] = coreai.reshape %arg3
+// FOLD-NEXT:    %[[Q:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[G]], %[[W]] : (tensor<1x1x3x7xf16>, tensor<1x1x7x2xf16>) -> tensor<1x1x3x2xf16>
+// FOLD-NEXT:    %[[R:.*]] = coreai.reshape %[[Q]], %{{.*}} -> tensor<3x2xf16>
+// FOLD-NEXT:    coreai.output %[[R]]
+// REMARK: 'coreai.decomposable.broadcasting_add' rank4-chain: a chain of matrix products and elementwise ops stays at rank 4
+// REMARK: 'coreai.gelu' rank4-chain:
+// REMARK: 'coreai.decomposable.broadcasting_batch_matmul' matmul-rank4:
+coreai.graph @mlp(%x: tensor<3x5xf16>, %w1: tensor<5x7xf16>, %b1: tensor<7xf16>, %w2: tensor<7x2xf16>) -> tensor<3x2xf16> {
+  %p = coreai.decomposable.broadcasting_batch_matmul %x, %w1 : (tensor<3x5xf16>, tensor<5x7xf16>) -> tensor<3x7xf16>
+  %a = coreai.decomposable.broadcasting_add %p, %b1 : (tensor<3x7xf16>, tensor<7xf16>) -> tensor<3x7xf16>
+  %g = coreai.gelu %a approximate = <tanh> : tensor<3x7xf16> -> tensor<3x7xf16>
+  %q = coreai.decomposable.broadcasting_batch_matmul %g, %w2 : (tensor<3x7xf16>, tensor<7x2xf16>) -> tensor<3x2xf16>
+  coreai.output %q : tensor<3x2xf16>
+}
+
+// -----
+
+// Does not fire: an operand that is not from rank 4 in an op whose operands
+// share its shape (%y), a result already of rank 4, a reshape with another
+// user (moving the op would add a reshape), a reshape that drops a unit dim
+// in the middle, and an elementwise op on a plain argument.
+// CHECK-LABEL: coreai.graph @keeps_chains(
+// CHECK:         coreai.add %{{.*}}, %arg1 : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32>
+// CHECK:         coreai.exp %{{.*}} : tensor<3x7xf32> -> tensor<3x7xf32>
+// CHECK:         coreai.decomposable.broadcasting_mul %{{.*}}, %{{.*}} : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32>
+// CHECK:         coreai.relu %{{.*}} : (tensor<3x7xf32>) -> tensor<3x7xf32>
+// CHECK:         coreai.sigmoid %arg1 : (tensor<3x7xf32>) -> tensor<3x7xf32>
+// REMARK-NOT: rank4-chain
+coreai.graph @keeps_chains(%x4: tensor<1x1x3x7xf32>, %y: tensor<3x7xf32>, %z4: tensor<1x3x1x7xf32>) -> (tensor<3x7xf32>, tensor<3x7xf32>, tensor<3x7xf32>, tensor<3x7xf32>, tensor<3x7xf32>) {
+  %s = coreai.constant dense<[3, 7]> : tensor<2xui32>
+  %x = coreai.reshape %x4, %s : (tensor<1x1x3x7xf32>, tensor<2xui32>) -> tensor<3x7xf32>
+  %a = coreai.add %x, %y : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32>
+  %e = coreai.exp %x : tensor<3x7xf32> -> tensor<3x7xf32>
+  %m = coreai.decomposable.broadcasting_mul %x, %x : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32>
+  %z = coreai.reshape %z4, %s : (tensor<1x3x1x7xf32>, tensor<2xui32>) -> tensor<3x7xf32>
+  %r = coreai.relu %z : (tensor<3x7xf32>) -> tensor<3x7xf32>
+  %g = coreai.sigmoid %y : (tensor<3x7xf32>) -> tensor<3x7xf32>
+  coreai.output %a, %e, %m, %r, %g : tensor<3x7xf32>, tensor<3x7xf32>, tensor<3x7xf32>, tensor<3x7xf32>, tensor<3x7xf32>
 }

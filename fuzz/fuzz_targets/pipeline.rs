@@ -1,5 +1,8 @@
 //! Text parse + `coreai-pipeline` (decompose, legalize-aten-to-coreai,
-//! canonicalize, cse): the project's passes on any module that loads.
+//! canonicalize, cse): the project's passes on any module that loads; where
+//! that converts, the back half on its result: core-optimize, the gpu
+//! target, cast-to-f16 and the ane target (`coreai-compile`'s passes after
+//! `coreai`).
 
 use libfuzzer_sys::{fuzz_mutator, fuzz_target};
 
@@ -19,9 +22,16 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(mut module) = compiler.parse(text, "fuzz.mlir") {
             // A panic inside a pass is caught and reported as an error (the
             // panic hook is silent there); it is still a bug to find.
-            if let Err(e) = compiler.run_pipeline(&mut module, "builtin.module(coreai-pipeline)") {
-                let text = e.to_string();
-                assert!(!text.contains("internal error in pass"), "{text}");
+            for pipeline in [
+                "builtin.module(coreai-pipeline)",
+                "builtin.module(core-optimize,target-gpu,canonicalize,cse)",
+                "builtin.module(cast-to-f16,target-ane,canonicalize,cse,core-optimize)",
+            ] {
+                if let Err(e) = compiler.run_pipeline(&mut module, pipeline) {
+                    let text = e.to_string();
+                    assert!(!text.contains("internal error in pass"), "{text}");
+                    break;
+                }
             }
         }
     });

@@ -24,7 +24,8 @@
 //!   in the file; the string table's count and sizes fit in its section and
 //!   every string is UTF-8 (names, symbols and string attributes all live
 //!   there); the attribute/type, dialect and properties counts fit in their
-//!   sections;
+//!   sections, each attribute/type group's entry count fits in what its
+//!   count declares and the entries' sizes in the attribute/type section;
 //!   every resource's size fits in the resource section, and each blob's
 //!   alignment and size are sane.
 //!
@@ -43,6 +44,7 @@ const BYTECODE_MAGIC: &[u8] = b"ML\xefR";
 const NUM_SECTIONS: u8 = 9;
 const SECTION_STRING: u8 = 0;
 const SECTION_DIALECT: u8 = 1;
+const SECTION_ATTR_TYPE: u8 = 2;
 const SECTION_ATTR_TYPE_OFFSET: u8 = 3;
 const SECTION_RESOURCE: u8 = 5;
 const SECTION_RESOURCE_OFFSET: u8 = 6;
@@ -412,14 +414,8 @@ fn check_bytecode(bytes: &[u8]) -> Result<(), Fault> {
         check_dialects(bytes, s, version)?;
     }
     if let Some(s) = sections[SECTION_ATTR_TYPE_OFFSET as usize] {
-        let mut r = Reader::new(bytes, s.start, s.end);
-        let attrs = r.count("the number of attributes", 1)?;
-        let types = r.count("the number of types", 1)?;
-        if attrs + types > r.remaining() as u64 {
-            return Err(r.fault(format!(
-                "{attrs} attributes and {types} types need more offsets than the section holds"
-            )));
-        }
+        let data = sections[SECTION_ATTR_TYPE as usize].map_or(0, |d| d.end - d.start);
+        check_attr_type_offsets(bytes, s, data as u64)?;
     }
     if let Some(s) = sections[SECTION_PROPERTIES as usize] {
         Reader::new(bytes, s.start, s.end).count("the number of properties", 1)?;
@@ -429,6 +425,56 @@ fn check_bytecode(bytes: &[u8]) -> Result<(), Fault> {
         sections[SECTION_RESOURCE as usize],
     ) {
         check_resources(bytes, offsets, resources, num_strings)?;
+    }
+    Ok(())
+}
+
+/// The attribute/type offset section: the numbers of attributes and of
+/// types, then, for the attributes and then the types, groups of a dialect
+/// index, an entry count and that many entry sizes (each `size << 1 |
+/// custom`). MLIR 22's `AttrTypeReader::initialize` sizes its tables by the
+/// two numbers and fills them group by group without checking a group's
+/// count against the room left: a count past the end wrote beyond the
+/// table (a heap overflow, found by the `parse_bytecode` fuzz target under
+/// valgrind). Also checked: the entries fit in the attribute/type section
+/// (`data` bytes; MLIR adds the sizes without an overflow check).
+fn check_attr_type_offsets(bytes: &[u8], s: Section, data: u64) -> Result<(), Fault> {
+    let mut r = Reader::new(bytes, s.start, s.end);
+    let attrs = r.count("the number of attributes", 1)?;
+    let types = r.count("the number of types", 1)?;
+    if attrs + types > r.remaining() as u64 {
+        return Err(r.fault(format!(
+            "{attrs} attributes and {types} types need more offsets than the section holds"
+        )));
+    }
+    let mut offset = 0u64;
+    for (what, total) in [("attribute", attrs), ("type", types)] {
+        let mut read = 0u64;
+        while read < total {
+            r.varint("a dialect index")?;
+            let at = r.pos;
+            let entries = r.varint("an entry count")?;
+            if entries > total - read {
+                return Err((
+                    at,
+                    format!(
+                        "a group of {entries} {what} entries overruns the {total} {what}s the section declares ({read} read)"
+                    ),
+                ));
+            }
+            for _ in 0..entries {
+                let at = r.pos;
+                let size = r.varint("an entry size")? >> 1;
+                offset = offset.saturating_add(size);
+                if offset > data {
+                    return Err((
+                        at,
+                        format!("{what} entries need {offset} bytes, more than the {data} of the attribute/type section"),
+                    ));
+                }
+            }
+            read += entries;
+        }
     }
     Ok(())
 }

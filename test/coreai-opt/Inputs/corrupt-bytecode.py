@@ -86,6 +86,17 @@ def main(mode, src, dst):
         _, end = read_varint(body, pos)
         section(secs, 1)[2] = body[:pos] + varint(1 << 40) + body[end:]
         out = encode(header, secs)
+    elif mode == "attr-group-overrun":
+        # The first attribute group's entry count (after the attribute and
+        # type counts and the group's dialect index) set past the declared
+        # number of attributes.
+        body = section(secs, 3)[2]
+        attrs, pos = read_varint(body, 0)
+        _, pos = read_varint(body, pos)
+        _, pos = read_varint(body, pos)
+        _, end = read_varint(body, pos)
+        section(secs, 3)[2] = body[:pos] + varint(attrs + 1000) + body[end:]
+        out = encode(header, secs)
     elif mode == "string-size-zero":
         body = section(secs, 0)[2]
         _, pos = read_varint(body, 0)

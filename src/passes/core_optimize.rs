@@ -69,6 +69,7 @@ mod fold_constants;
 mod identities;
 mod linear;
 mod shape_chains;
+pub(crate) use shape_chains::RESHAPES;
 
 pub use fold_constants::{evaluate, install_evaluator, Evaluator};
 

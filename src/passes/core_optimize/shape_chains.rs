@@ -49,7 +49,8 @@ pub fn reshape_identity<'c, 'a>(
 }
 
 /// Ops that only change the shape (row-major order kept).
-const RESHAPES: &[&str] = &["coreai.reshape", "coreai.expand_dims", "coreai.shrink_dims"];
+pub(crate) const RESHAPES: &[&str] =
+    &["coreai.reshape", "coreai.expand_dims", "coreai.shrink_dims"];
 
 // reshape(reshape(x, s1), s2) → reshape(x, s2)
 // (any of reshape, expand_dims, shrink_dims, inner or outer; the new shape

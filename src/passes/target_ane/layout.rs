@@ -5,6 +5,7 @@
 
 use crate::emit::reshape;
 use crate::lowering::{Decline, LoweringCx};
+use crate::passes::core_optimize::RESHAPES;
 use crate::passes::fp16_stabilize::pattern::{defined_by, op_name, producer, use_count};
 use crate::schema::{element_type, shape_of, tensor_type, type_dims, DYNAMIC};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Value};
@@ -123,9 +124,6 @@ coreai.decomposable.broadcasting_modulo|coreai.decomposable.broadcasting_mul|\
 coreai.decomposable.broadcasting_not_equal|coreai.decomposable.broadcasting_or|\
 coreai.decomposable.broadcasting_pow|coreai.decomposable.broadcasting_sub|\
 coreai.decomposable.broadcasting_xor|coreai.decomposable.broadcasting_where";
-
-/// Ops that only change the shape (row-major order kept).
-const RESHAPES: &[&str] = &["coreai.reshape", "coreai.expand_dims", "coreai.shrink_dims"];
 
 /// `x` when `v` is `x : 1…1×S` (rank 4) reshaped to `S` (leading unit dims
 /// dropped, at most one dynamic dim), with whether `v` has no other user.

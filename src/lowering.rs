@@ -236,10 +236,41 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
             .iter()
             .map(|(k, v)| (self.identifier(k), *v))
             .collect();
+        self.insert(name, operands, results, &attributes)
+    }
+
+    /// The op being lowered, built again with `operands` and a `result`
+    /// type instead of its own (same name, attributes and location), in
+    /// front of it; returns its single result.
+    pub fn rebuild(
+        &self,
+        operands: &[Value<'c, '_>],
+        result: Type<'c>,
+    ) -> Result<Value<'c, 'a>, Decline> {
+        let name = self.op.name();
+        let name = name
+            .as_string_ref()
+            .as_str()
+            .map_err(|_| "a non-UTF-8 op name")?;
+        let attributes: Vec<(Identifier<'c>, Attribute<'c>)> = self.op.attributes().collect();
+        let op = self.insert(name, operands, &[result], &attributes)?;
+        op.result(0)
+            .map(Into::into)
+            .map_err(|_| format!("'{name}' has no result"))
+    }
+
+    /// Builds `name` in front of the op being lowered.
+    fn insert(
+        &self,
+        name: &str,
+        operands: &[Value<'c, '_>],
+        results: &[Type<'c>],
+        attributes: &[(Identifier<'c>, Attribute<'c>)],
+    ) -> Result<OperationRef<'c, 'a>, Decline> {
         let op = OperationBuilder::new(name, self.location())
             .add_operands(operands)
             .add_results(results)
-            .add_attributes(&attributes)
+            .add_attributes(attributes)
             .build()
             .map_err(|e| format!("cannot build '{name}': {e}"))?;
         let block = self

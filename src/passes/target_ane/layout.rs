@@ -192,18 +192,7 @@ pub fn rank4_chain<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
     }
     let mut lifted = vec![1; ANE_RANK - result.len()];
     lifted.extend(&result);
-    let names: Vec<(String, melior::ir::Attribute<'c>)> = op
-        .attributes()
-        .map(|(k, v)| {
-            (
-                k.as_string_ref().as_str().unwrap_or_default().to_string(),
-                v,
-            )
-        })
-        .collect();
-    let attributes: Vec<(&str, melior::ir::Attribute<'c>)> =
-        names.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     let element = cx.result_tensor(0)?.element();
-    let p = cx.build_value(&name, &operands, tensor_type(&lifted, element), &attributes)?;
+    let p = cx.rebuild(&operands, tensor_type(&lifted, element))?;
     Ok(vec![reshape(cx, p, &result)?])
 }

@@ -606,16 +606,16 @@ pub fn extents_of<'c, 'a>(x: Value<'c, 'a>) -> Result<Vec<Extent<'c, 'a>>, Decli
         .collect())
 }
 
-/// A private `noinline` composite `coreai.graph @name` with an empty body
-/// block: one argument per `(input name, type)`, one result of `result`,
-/// `composite_decl` parsed from `declaration`, and coreai-torch's
-/// `template_op` where given. The caller fills the body.
+/// A private `noinline` `coreai.graph @name` with an empty body block: one
+/// argument per `(input name, type)`, one result of `result`,
+/// `composite_decl` parsed from `declaration` where given (a composite),
+/// and coreai-torch's `template_op` where given. The caller fills the body.
 pub fn composite_graph(
     cx: &LoweringCx<'_, '_>,
     name: &str,
     inputs: &[(&str, Type<'_>)],
     result: Type<'_>,
-    declaration: &str,
+    declaration: Option<&str>,
     template_op: Option<&str>,
 ) -> Result<mlir_sys::MlirOperation, Decline> {
     use melior::ir::{
@@ -654,8 +654,10 @@ pub fn composite_graph(
         ("priv", unit),
         ("no_inline", unit),
         ("__coreai_pure__", unit),
-        ("composite_decl", cx.parse_attribute(declaration)?),
     ];
+    if let Some(declaration) = declaration {
+        attributes.push(("composite_decl", cx.parse_attribute(declaration)?));
+    }
     if let Some(template) = template_op {
         attributes.push(("template_op", cx.string_attribute(template)));
     }

@@ -5,10 +5,16 @@
 //!     rank-2 operand takes its operands at rank 4 (`1×1×M×N`), the result
 //!     reshaped back (§9.5: the reporter's fix for the matmul-feeding-
 //!     Hardswish divergence on the Neural Engine in fp16);
-//!   - `embedding-v1d`: a `gather_nd` of whole rows of a rank-2 constant
-//!     table (an embedding) reads the table as `(V, 1, D)` (§8.6, Apple's
-//!     Neural Engine embeddings "use shape (vocab_size, 1, hidden_size) to
-//!     maintain BC1S-compatible output"), the rows reshaped back;
+//!   - `embedding-iosurface` (`target_ane/iosurface.rs`): a `gather_nd` of
+//!     whole rows of a rank-2 constant table whose row count is a multiple
+//!     of 8 passes the table, as `(V, 1, D)`, to a private `noinline` graph
+//!     whose parameter carries Apple's embedding configuration (§7.7:
+//!     IOSurface, `alignments [1,1,1,1]`, `interleave [8,1,1]`, the form
+//!     Apple's own lowering emits), which gathers the rows;
+//!   - `embedding-v1d`: the other such gathers read the table as
+//!     `(V, 1, D)` inline (§8.6, Apple's Neural Engine embeddings "use
+//!     shape (vocab_size, 1, hidden_size) to maintain BC1S-compatible
+//!     output"), the rows reshaped back;
 //!   - `rank4-chain`: an elementwise op on a rank-4 value reshaped down
 //!     (what `matmul-rank4` leaves) runs at rank 4 and the reshape moves
 //!     past it, so products and the elementwise ops between them stay at
@@ -18,13 +24,16 @@
 //! Declines (with reasons, kept by the rewrite driver): no rank-2 operand,
 //! operands of rank 1 or above 4, shapes with more than one dynamic dim, tables that are not
 //! rank-2 constants, indices that do not select whole rows; for
+//! `embedding-iosurface`, a row count that is not a multiple of 8; for
 //! `rank4-chain`, no operand from rank 4, or reshapes with other users.
 //!
 //! Not done here: f16 compute is `cast-to-f16`'s (which `coreai-compile
-//! --target ane` runs first, with its fp32 islands); the hardware-constraint
-//! encodings of guide §7.7 are not attached (Apple's two configurations
-//! are tied to IOSurface-backed RoPE caches and embedding inputs of its own
-//! custom lowerings, and their semantics are unverified).
+//! --target ane` runs first, with its fp32 islands); Apple's other
+//! configuration (§7.7, IOSurface `alignments [1,1,32,1]` on the cos/sin
+//! rows its RoPE lowering gathers from cached tables) is not attached: the
+//! pipeline's RoPE takes computed cos/sin, and no cached-table gather is
+//! told apart from an embedding. Values other than Apple's two are never
+//! attached (their semantics are unverified).
 //!
 //! `remarks=true` prints one line per rewrite to stderr:
 //! `target-ane: <location>: '<op>' <pattern>: <reason>`.
@@ -36,6 +45,7 @@
 //! fold the reshapes of constant weights and tables into the constants and
 //! merge reshape chains.
 
+mod iosurface;
 mod layout;
 
 use crate::{
@@ -62,6 +72,12 @@ static PATTERNS: &[ExplainedPattern] = &[
         reason: MATMUL_REASON,
     },
     ExplainedPattern {
+        name: "embedding-iosurface",
+        root: "coreai.gather_nd",
+        rewrite: iosurface::embedding_iosurface,
+        reason: "Apple's IOSurface configuration for embedding tables (guide §7.7: alignments [1,1,1,1], interleave [8,1,1]) on a noinline graph's (V, 1, D) table parameter",
+    },
+    ExplainedPattern {
         name: "embedding-v1d",
         root: "coreai.gather_nd",
         rewrite: layout::embedding_v1d,
@@ -84,7 +100,7 @@ static PATTERNS: &[ExplainedPattern] = &[
 
 pub const INFO: PassInfo = PassInfo {
     name: "target-ane",
-    summary: "Lift 2-D matmul operands and the elementwise chains between them to rank 4, and read embedding tables as (V, 1, D), for the Neural Engine",
+    summary: "Lift 2-D matmul operands and the elementwise chains between them to rank 4, and read embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0), for the Neural Engine",
     source: include_str!("target_ane.rs"),
     anchor: None,
     options: &[ExplainedPass::REMARKS],

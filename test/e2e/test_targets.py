@@ -26,6 +26,7 @@
 
 import importlib.util
 import re
+import sys
 import subprocess
 from pathlib import Path
 
@@ -295,3 +296,80 @@ def test_corpus_model_on_target(target, name, tmp_path):
         assert r.share >= 0.70, f"{r.f16_ops}/{r.float_ops} float ops in f16"
     else:
         assert r.rounding_left == 0
+
+
+EMBEDDINGS = """
+import torch
+
+class Embeddings(torch.nn.Module):
+    # A token table of 64 rows (a multiple of 8: Apple's IOSurface embedding
+    # configuration, guide §7.7) and a position table of 12 rows (not one).
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(5)
+        self.tok = torch.nn.Embedding(64, 16)
+        self.pos = torch.nn.Embedding(12, 16)
+        with torch.no_grad():
+            # f16 edges in the rows: overflow to inf, subnormals, halfway cases, -0.0
+            self.tok.weight[0, :6] = torch.tensor([7e4, -7e4, 3e-6, -1e-8, 1.00048828125, -0.0])
+            self.tok.weight[63] *= 1e3
+
+    def forward(self, ids, pos):
+        return self.tok(ids), self.pos(pos)
+
+def factory():
+    g = torch.Generator().manual_seed(6)
+    ids = torch.randint(0, 64, (2, 9), generator=g)
+    ids[0, :3] = torch.tensor([0, 63, 0])
+    return Embeddings(), (ids, torch.randint(0, 12, (2, 9), generator=g))
+"""
+
+IOSURFACE_EMBEDDING = "#coreaix.hw_constraints<IOSurface, alignments: [1x1x1x1], interleave: [8x1x1]>"
+
+
+def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(tmp_path):
+    """target-ane's `embedding-iosurface`: the 64-row table is passed as
+    (64, 1, 16) to a noinline graph whose parameter carries Apple's encoding
+    verbatim, the 12-row table takes `embedding-v1d` (the interleave of 8
+    must divide the rows: the remark says so); the asset loads and runs in
+    coreai-core's runtime and in coreai-run, bit for bit like the eager
+    rows: the token rows exactly (their table holds 7e4, beyond f16's
+    range, so cast-to-f16 keeps it in f32), the position rows rounded once
+    to f16 (a gather is exact)."""
+    module = export_source(tmp_path, EMBEDDINGS)
+    ir = tmp_path / "ane.mlir"
+    r = targets.compile_target(module, ir, "ane", "--explain")
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stderr.splitlines() if l.startswith("target-ane: ")]
+    assert sum("'coreai.gather_nd' embedding-iosurface: " in l and "§7.7" in l for l in lines) == 1, r.stderr
+    assert sum("'coreai.gather_nd' embedding-v1d: " in l for l in lines) == 1, r.stderr
+    text = ir.read_text()
+    graph = re.search(r"coreai\.graph private noinline @(\w+)\(%arg0: tensor<64x1x16xf32, (#coreaix[^>]*>)>", text)
+    assert graph and graph.group(2) == IOSURFACE_EMBEDDING, text
+    assert text.count("#coreaix.hw_constraints") == text.count(IOSURFACE_EMBEDDING) == 4, text
+    assert re.search(rf"coreai\.invoke @{graph.group(1)}\(", text), text
+    assert "tensor<12x1x16xf16>" in text and "12x1x16xf16, #coreaix" not in text, text
+
+    asset = tmp_path / "ane.aimodel"
+    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "-o", str(asset)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    sys.path.insert(0, str(REPO / "utils" / "aicode"))
+    from compare import core_save_asset, decoded_ir
+
+    core_save_asset(text, tmp_path / "theirs.aimodel")
+    assert decoded_ir(asset / "main.mlirb") == decoded_ir(tmp_path / "theirs.aimodel" / "main.mlirb")
+    eager = load(tmp_path / "expected.npz")
+    runs = {"coreai-core": [sys.executable, str(REPO / "utils" / "aicode" / "runasset.py"), str(asset)],
+            "coreai-run": [str(REPO / "target" / "debug" / "coreai-run"), str(asset)]}
+    for who, argv in runs.items():
+        out = tmp_path / f"{who}.npz"
+        p = subprocess.run([*argv, "--inputs", str(tmp_path / "in.npz"), "--outputs", str(out)],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, f"{who}: {p.stderr}"
+        got = load(out)
+        assert sorted(got) == sorted(eager) == ["output_0", "output_1"], who
+        tok, pos = eager["output_0"], eager["output_1"]
+        for key, want in [("output_0", tok), ("output_1", pos.astype(np.float16).astype(np.float32))]:
+            assert got[key].dtype == want.dtype, (who, key, got[key].dtype)
+            np.testing.assert_array_equal(got[key].view(np.uint32), want.view(np.uint32), err_msg=f"{who} {key}")

@@ -126,7 +126,7 @@ pub fn lower_composite<'c, 'a>(
         &name,
         &inputs,
         cx.result_type(0)?,
-        &declaration(&spec),
+        Some(&declaration(&spec)),
         Some(spec.template),
     )?;
     unsafe {

@@ -204,7 +204,7 @@ pub fn outline<'c, 'a>(
         .map(|(n, v)| (*n, v.r#type()))
         .collect();
     let decl = declaration(outline.decl, &names, &outline.attrs);
-    let graph = crate::emit::composite_graph(cx, &name, &inputs, result_type, &decl, None)?;
+    let graph = crate::emit::composite_graph(cx, &name, &inputs, result_type, Some(&decl), None)?;
     unsafe { mlir_sys::mlirBlockInsertOwnedOperationBefore(module_block, anchor, graph) };
     if let Err(reason) = fill_body(cx, outline, graph, &ops) {
         unsafe { mlir_sys::mlirOperationDestroy(graph) };

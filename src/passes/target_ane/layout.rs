@@ -74,9 +74,39 @@ pub fn matmul_rank4<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>
 // The Neural Engine's embedding tables are `(vocab_size, 1, hidden_size)`
 // "to maintain BC1S-compatible output" (§8.6, Apple's
 // neural_engine_rules.md); core-optimize folds the table's reshape into the
-// constant. Declines: a table that is not a rank-2 constant, an index that
-// does not select whole rows (last dim ≠ 1), dynamic dims.
+// constant. Declines: see [`embedding_rows`].
 pub fn embedding_v1d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let rows = embedding_rows(cx)?;
+    let table = rows.table_v1d(cx)?;
+    let g = cx.build_value("coreai.gather_nd", &[table, rows.idx], rows.gathered, &[])?;
+    Ok(vec![reshape(cx, g, &rows.result)?])
+}
+
+/// A `gather_nd` of whole rows of a rank-2 constant table (an embedding),
+/// all shapes static.
+pub struct EmbeddingRows<'c, 'a> {
+    pub table: Value<'c, 'a>,
+    pub idx: Value<'c, 'a>,
+    /// The table's rows (V) and columns (D).
+    pub vocab: i64,
+    pub hidden: i64,
+    /// The type of the rows gathered from the `(V, 1, D)` table: `…×1×D`.
+    pub gathered: melior::ir::Type<'c>,
+    /// The op's result shape: `…×D`.
+    pub result: Vec<i64>,
+}
+
+impl<'c, 'a> EmbeddingRows<'c, 'a> {
+    /// The table reshaped to `(V, 1, D)`.
+    pub fn table_v1d(&self, cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+        reshape(cx, self.table, &[self.vocab, 1, self.hidden])
+    }
+}
+
+/// The embedding read by the `gather_nd` of `cx`. Declines: a table that
+/// is not a rank-2 constant, an index that does not select whole rows
+/// (last dim ≠ 1), dynamic dims.
+pub fn embedding_rows<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<EmbeddingRows<'c, 'a>, Decline> {
     let (table, idx) = (cx.operand(0)?, cx.operand(1)?);
     let st = shape_of(table)?;
     if st.len() != 2 {
@@ -93,12 +123,16 @@ pub fn embedding_v1d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a
     if st.iter().chain(&si).chain(&result).any(|&d| d == DYNAMIC) {
         return Err("a dynamic dim".into());
     }
-    let table3 = reshape(cx, table, &[st[0], 1, st[1]])?;
     let mut rows = si[..si.len() - 1].to_vec();
     rows.extend([1, st[1]]);
-    let ty = tensor_type(&rows, element_type(table)?);
-    let g = cx.build_value("coreai.gather_nd", &[table3, idx], ty, &[])?;
-    Ok(vec![reshape(cx, g, &result)?])
+    Ok(EmbeddingRows {
+        table,
+        idx,
+        vocab: st[0],
+        hidden: st[1],
+        gathered: tensor_type(&rows, element_type(table)?),
+        result,
+    })
 }
 
 /// Elementwise ops whose operands all have the result's shape

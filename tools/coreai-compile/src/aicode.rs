@@ -722,8 +722,12 @@ fn convert_op(
         return hardware_op(p, body, op, name, &attrs, values, &results);
     }
     // Encoded tensors are written only where coreai-core's form was
-    // measured: the copies, metal4_kernel, graph arguments and results.
+    // measured: the copies, metal4_kernel, graph arguments and results, and
+    // `invoke` (its operands and results keep their types).
     let inputs = operand_values(op, values)?;
+    if short == "invoke" {
+        return invoke(p, body, op, &attrs, &inputs, &results);
+    }
     if let Some(t) = results
         .iter()
         .chain(inputs.iter().map(|&v| body.ty(v)))
@@ -815,32 +819,6 @@ fn convert_op(
             vec![],
         ));
     }
-    if short == "invoke" {
-        let callee = attrs
-            .iter()
-            .find(|(n, _)| n == "callee")
-            .map(|(_, a)| attr_text(*a))
-            .unwrap_or_default();
-        // `#param.constant<@name> : !param.symbol`, or `@name`.
-        let callee = callee
-            .split_once('@')
-            .map(|(_, rest)| {
-                rest.split(['>', ' ', ':'])
-                    .next()
-                    .unwrap_or_default()
-                    .trim_matches('"')
-                    .to_string()
-            })
-            .unwrap_or_default();
-        if let Some((n, a)) = attrs.iter().find(|(n, _)| n != "callee") {
-            return Err(error(
-                op,
-                format!("with attribute '{n}' ({}) {NOT_YET}", attr_text(*a)),
-            ));
-        }
-        let operands = operand_values(op, values)?;
-        return Ok(ops::invoke(p, body, &callee, &operands, &results));
-    }
     if results.len() != 1 {
         return Err(error(
             op,
@@ -854,6 +832,41 @@ fn convert_op(
 /// attributes) and `coreai.metal4_kernel` (`kernel_name`,
 /// `kernel_source`; its operand segments follow from the number of
 /// results).
+/// `coreai.invoke` as `invoke_v1`: the callee's name from `callee`
+/// (`#param.constant<@name> : !param.symbol`, or `@name`), the operands and
+/// results as they are (encoded ones included, as coreai-core writes them).
+fn invoke(
+    p: &mut Program,
+    body: &mut Body,
+    op: MlirOperation,
+    attrs: &[(String, MlirAttribute)],
+    operands: &[Value],
+    results: &[TensorType],
+) -> Result<Vec<Value>, AicodeError> {
+    if let Some((n, a)) = attrs.iter().find(|(n, _)| n != "callee") {
+        return Err(error(
+            op,
+            format!("with attribute '{n}' ({}) {NOT_YET}", attr_text(*a)),
+        ));
+    }
+    let callee = attrs
+        .iter()
+        .find(|(n, _)| n == "callee")
+        .map(|(_, a)| attr_text(*a))
+        .unwrap_or_default();
+    let callee = callee
+        .split_once('@')
+        .map(|(_, rest)| {
+            rest.split(['>', ' ', ':'])
+                .next()
+                .unwrap_or_default()
+                .trim_matches('"')
+                .to_string()
+        })
+        .unwrap_or_default();
+    Ok(ops::invoke(p, body, &callee, operands, results))
+}
+
 fn hardware_op(
     p: &mut Program,
     body: &mut Body,

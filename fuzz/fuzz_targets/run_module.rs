@@ -58,7 +58,13 @@ fuzz_target!(|data: &[u8]| {
             }
             inputs.push(Value::tensor(t.clone()));
         }
-        let _ = program.run("main", inputs, Options::default());
+        // Bounded as `coreai-run --timeout 5` bounds it: a loop whose
+        // condition never turns false is the program's, not a hang.
+        let options = Options {
+            deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(5)),
+            ..Options::default()
+        };
+        let _ = program.run("main", inputs, options);
     });
 });
 

@@ -86,3 +86,48 @@ def test_outputs_are_written_in_result_order(runner):
     np.testing.assert_array_equal(idx, [0, 0, 0])
     with np.load(runner.tmp / f"out{runner.count}.npz") as d:
         assert d.files == ["out0", "out1"]
+
+
+# Found by fuzzing (run_module, 2026-12-02): coreai-torch's `control_while`
+# golden with the counter's step mutated from 1 to 0, so the condition never
+# turns false.
+ENDLESS_WHILE = """module {
+  coreai.graph @main(%arg0: tensor<si32> {coreai.name = "i"}, %arg1: tensor<3xf32> {coreai.name = "x"}) -> (tensor<si32>, tensor<3xf32>) {
+    %0 = coreai.constant dense<2.000000e+00> : tensor<f32>
+    %1 = coreai.constant dense<0> : tensor<si32>
+    %2 = coreai.constant dense<3> : tensor<si32>
+    %3:2 = coreai.while %arg0, %arg1 {
+    ^bb0(%arg2: tensor<si32>, %arg3: tensor<3xf32>):
+      %4 = coreai.decomposable.broadcasting_greater %2, %arg2 : (tensor<si32>, tensor<si32>) -> tensor<i1>
+      coreai.condition %4, %arg2, %arg3 : (tensor<i1>, tensor<si32>, tensor<3xf32>)
+    } do {
+    ^bb0(%arg2: tensor<si32>, %arg3: tensor<3xf32>):
+      %4 = coreai.decomposable.broadcasting_add %arg2, %1 : (tensor<si32>, tensor<si32>) -> tensor<si32> loc("w.py":7:9)
+      %5 = coreai.decomposable.broadcasting_mul %arg3, %0 : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32> loc("w.py":8:9)
+      coreai.yield %4, %5 : tensor<si32>, tensor<3xf32>
+    } : (tensor<si32>, tensor<3xf32>) -> (tensor<si32>, tensor<3xf32>)
+    coreai.output %3#0, %3#1 : tensor<si32>, tensor<3xf32>
+  }
+}
+"""
+
+
+def test_timeout_stops_an_endless_loop_at_an_op(runner):
+    """--timeout 2: one error at an op of the loop's body, exit 1, no output
+    file, well before the test's own 60 s; without the loop running
+    forever (the starting counter 5 makes the condition false at once) the
+    same module runs and the limit is not met."""
+    out = runner.tmp / "endless_out.npz"
+    out.unlink(missing_ok=True)
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    p = run(runner, "--timeout", "2", "--outputs", str(out), module=ENDLESS_WHILE,
+            inputs={"i": np.array(0, np.int32), "x": x})
+    errors = [line for line in p.stderr.splitlines() if "error" in line]
+    assert p.returncode == 1 and len(errors) == 1, p.stderr
+    assert "the run's time limit ran out at this op" in errors[0] and '"w.py":' in errors[0], p.stderr
+    assert not out.exists()
+    p = run(runner, "--timeout", "2", "--outputs", str(out), module=ENDLESS_WHILE,
+            inputs={"i": np.array(5, np.int32), "x": x})
+    assert p.returncode == 0, p.stderr
+    with np.load(out) as got:
+        np.testing.assert_array_equal(got["result1"], x)

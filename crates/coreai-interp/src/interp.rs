@@ -47,6 +47,10 @@ pub struct Options {
     /// softplus overflowing at x ≈ 10.4 fits a 2^15 bound; the device's
     /// exact arithmetic is not modelled).
     pub ane_range: bool,
+    /// Stop with an error at the first op reached after this instant (a
+    /// loop whose condition never turns false runs until then; without a
+    /// deadline, until its 100,000,000th iteration).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The magnitude beyond which `Options::ane_range` makes op results
@@ -424,6 +428,13 @@ impl Exec<'_, '_> {
                     return Ok((name, vals));
                 }
                 _ => {
+                    if self
+                        .options
+                        .deadline
+                        .is_some_and(|d| std::time::Instant::now() >= d)
+                    {
+                        return Err(op_error(op, "the run's time limit ran out at this op"));
+                    }
                     let results = self.exec(op, &name, env)?;
                     for (i, v) in results.into_iter().enumerate() {
                         env.insert(op.result(i).key(), v);

@@ -76,6 +76,11 @@ struct Args {
     /// (per run), else of the single run.
     #[arg(long)]
     profile: bool,
+    /// Stop with an error, at the op being run, once the runs have taken
+    /// SECONDS (0: no limit; a `coreai.while` whose condition never turns
+    /// false otherwise runs to its 100,000,000th iteration).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    timeout: u64,
 }
 
 fn main() -> ExitCode {
@@ -209,6 +214,8 @@ fn run(args: &Args) -> Result<bool, InterpError> {
     let options = Options {
         simulate_fp16: args.simulate_fp16.is_some(),
         ane_range: args.simulate_fp16 == Some(Fp16Device::Ane),
+        deadline: (args.timeout > 0)
+            .then(|| std::time::Instant::now() + std::time::Duration::from_secs(args.timeout)),
     };
     program.set_profiling(args.profile && args.bench.is_none());
     let outputs = program.run(&args.entry, inputs.clone(), options)?;

@@ -153,6 +153,31 @@ std::string typeProblem(mlir::Type type) {
         problem = "type has a negative dimension (" + std::to_string(dim) + ")";
         return mlir::WalkResult::interrupt();
       }
+    // The bytecode reader builds tensor types without verifying their
+    // encoding (`#coreaix.hw_constraints` with a zero interleave factor or
+    // too few alignments), which the text parser refuses.
+    auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(shaped);
+    auto encoding =
+        tensor ? llvm::dyn_cast_or_null<mlir::VerifiableTensorEncoding>(
+                     tensor.getEncoding())
+               : nullptr;
+    if (encoding) {
+      mlir::MLIRContext *context = tensor.getContext();
+      std::string message;
+      mlir::ScopedDiagnosticHandler capture(context, [&](mlir::Diagnostic &d) {
+        if (message.empty())
+          message = d.str();
+        return mlir::success();
+      });
+      auto emit = [&] {
+        return mlir::emitError(mlir::UnknownLoc::get(context));
+      };
+      if (mlir::failed(encoding.verifyEncoding(
+              tensor.getShape(), tensor.getElementType(), emit))) {
+        problem = "type has an invalid encoding (" + message + ")";
+        return mlir::WalkResult::interrupt();
+      }
+    }
     return mlir::WalkResult::advance();
   });
   return problem;

@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace coreai::corex;
@@ -105,7 +106,9 @@ static LogicalResult verifySameElementType(Operation *op, Type source,
 /// views): the innermost chunk holds the interleaved elements (the product
 /// of the interleave factors) aligned to the last alignment; each dimension,
 /// innermost first, multiplies by its size over its factor and aligns to its
-/// own alignment.
+/// own alignment. The encoding must have passed `verifyEncoding` (positive
+/// factors, one alignment more than the rank); none when an intermediate
+/// does not fit in 64 bits.
 static std::optional<int64_t> maxOffset(RankedTensorType type) {
   auto hw = dyn_cast_or_null<HWConstraintsAttr>(type.getEncoding());
   if (!hw || !type.hasStaticShape())
@@ -113,13 +116,21 @@ static std::optional<int64_t> maxOffset(RankedTensorType type) {
   ArrayRef<int64_t> shape = type.getShape();
   ArrayRef<int64_t> alignments = hw.getAlignments();
   ArrayRef<int64_t> interleave = hw.getInterleave();
-  auto alignUp = [](int64_t x, int64_t a) { return a > 0 ? (x + a - 1) / a * a : x; };
-  int64_t factors = 1;
+  auto alignUp = [](std::optional<int64_t> x,
+                    int64_t a) -> std::optional<int64_t> {
+    if (!x || a <= 0)
+      return x;
+    std::optional<int64_t> up = llvm::checkedAdd(*x, a - 1);
+    return up ? std::optional<int64_t>(*up / a * a) : std::nullopt;
+  };
+  std::optional<int64_t> factors = 1;
   for (int64_t f : interleave)
-    factors *= f;
-  int64_t extent = alignUp(factors, alignments[shape.size()]);
-  for (int64_t k = int64_t(shape.size()) - 1; k >= 0; --k)
-    extent = alignUp(shape[k] / interleave[k] * extent, alignments[k]);
+    if (factors)
+      factors = llvm::checkedMul(*factors, f);
+  std::optional<int64_t> extent = alignUp(factors, alignments[shape.size()]);
+  for (int64_t k = int64_t(shape.size()) - 1; k >= 0 && extent; --k)
+    extent = alignUp(llvm::checkedMul(shape[k] / interleave[k], *extent),
+                     alignments[k]);
   return extent;
 }
 
@@ -127,6 +138,12 @@ LogicalResult ViewOp::verify() {
   if (failed(verifySameElementType(*this, getSource().getType(),
                                    getResult().getType())))
     return failure();
+  // Types read from bytecode have not been through `verifyEncoding`.
+  for (RankedTensorType type : {getSource().getType(), getResult().getType()})
+    if (auto hw = dyn_cast_or_null<HWConstraintsAttr>(type.getEncoding()))
+      if (failed(hw.verifyEncoding(type.getShape(), type.getElementType(),
+                                   [&] { return emitOpError(); })))
+        return failure();
   std::optional<int64_t> source = maxOffset(getSource().getType());
   std::optional<int64_t> dest = maxOffset(getResult().getType());
   if (source && dest && *dest > *source)

@@ -676,3 +676,40 @@ pub fn composite_graph(
         .map_err(|e| format!("cannot build the composite graph @{name}: {e}"))?;
     Ok(graph.into_raw())
 }
+
+/// The body block of `graph` (made by [`composite_graph`]), with a
+/// `coreai.output` of its first argument appended and a context that builds
+/// in front of that output: the caller builds the body there, then sets
+/// the output's operand (`mlirOperationSetOperand`).
+pub fn graph_body<'c, 'a>(
+    cx: &LoweringCx<'c, '_>,
+    graph: mlir_sys::MlirOperation,
+) -> Result<
+    (
+        melior::ir::BlockRef<'c, 'a>,
+        mlir_sys::MlirOperation,
+        LoweringCx<'c, 'a>,
+    ),
+    Decline,
+> {
+    use melior::ir::{
+        operation::{OperationBuilder, OperationLike, OperationRef},
+        BlockLike, RegionLike,
+    };
+    let graph = unsafe { OperationRef::<'c, 'a>::from_raw(graph) };
+    let block = graph
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or("the graph has no block")?;
+    let first: Value = block.argument(0).map_err(|e| e.to_string())?.into();
+    let output = OperationBuilder::new("coreai.output", cx.location())
+        .add_operands(&[first])
+        .build()
+        .map_err(|e| format!("cannot build 'coreai.output': {e}"))?
+        .into_raw();
+    unsafe { mlir_sys::mlirBlockAppendOwnedOperation(block.to_raw(), output) };
+    let at_output =
+        LoweringCx::with_options(unsafe { OperationRef::from_raw(output) }, cx.options());
+    Ok((block, output, at_output))
+}

@@ -18,8 +18,8 @@
 
 use crate::lowering::{float_literal, Decline, LoweringCx};
 use melior::ir::{
-    operation::{OperationBuilder, OperationLike, OperationRef},
-    Attribute, AttributeLike, BlockLike, RegionLike, Value, ValueLike,
+    operation::{OperationLike, OperationRef},
+    Attribute, AttributeLike, BlockLike, Value, ValueLike,
 };
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::{HashMap, HashSet};
@@ -240,23 +240,9 @@ fn fill_body<'c, 'a>(
     graph: MlirOperation,
     ops: &[MlirOperation],
 ) -> Result<(), Decline> {
-    let graph_ref = unsafe { OperationRef::from_raw(graph) };
-    let block = graph_ref
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or("the composite graph has no block")?;
+    // The output's operand is set once the root is cloned.
+    let (block, output, at_output) = crate::emit::graph_body(cx, graph)?;
     let mut map: HashMap<*const std::ffi::c_void, MlirValue> = HashMap::new();
-    // A placeholder output, its operand set once the root is cloned.
-    let first_arg: Value = block.argument(0).map_err(|e| e.to_string())?.into();
-    let output = OperationBuilder::new("coreai.output", cx.location())
-        .add_operands(&[first_arg])
-        .build()
-        .map_err(|e| format!("cannot build 'coreai.output': {e}"))?
-        .into_raw();
-    unsafe { mlir_sys::mlirBlockAppendOwnedOperation(block.to_raw(), output) };
-    let output_ref = unsafe { OperationRef::from_raw(output) };
-    let at_output = LoweringCx::with_options(output_ref, cx.options());
     for (i, (_, v)) in outline.inputs.iter().enumerate() {
         let arg: Value = block.argument(i).map_err(|e| e.to_string())?.into();
         let inside = match outline.substitutes.iter().find(|s| s.input == i) {

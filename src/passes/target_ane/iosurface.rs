@@ -23,12 +23,9 @@
 //! the others take `embedding-v1d`. No configuration is invented.
 
 use super::layout::embedding_rows;
-use crate::emit::{composite_graph, reshape};
+use crate::emit::{composite_graph, graph_body, reshape};
 use crate::lowering::{Decline, LoweringCx};
-use melior::ir::{
-    operation::{OperationBuilder, OperationLike, OperationRef},
-    BlockLike, RegionLike, Value, ValueLike,
-};
+use melior::ir::{BlockLike, Value, ValueLike};
 
 /// Apple's embedding-table encoding (guide §7.7), for a rank-3 `(V, 1, D)`
 /// table.
@@ -84,24 +81,9 @@ fn fill_body<'c>(
     plain: melior::ir::Type<'c>,
     gathered: melior::ir::Type<'c>,
 ) -> Result<(), Decline> {
-    let graph = unsafe { OperationRef::from_raw(graph) };
-    let block = graph
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or("the graph has no block")?;
+    let (block, output, at_output) = graph_body(cx, graph)?;
     let table: Value = block.argument(0).map_err(|e| e.to_string())?.into();
     let idx: Value = block.argument(1).map_err(|e| e.to_string())?.into();
-    // The output first, its operand set once the rows exist: the builders
-    // insert in front of it.
-    let output = OperationBuilder::new("coreai.output", cx.location())
-        .add_operands(&[idx])
-        .build()
-        .map_err(|e| format!("cannot build 'coreai.output': {e}"))?
-        .into_raw();
-    unsafe { mlir_sys::mlirBlockAppendOwnedOperation(block.to_raw(), output) };
-    let at_output =
-        LoweringCx::with_options(unsafe { OperationRef::from_raw(output) }, cx.options());
     let table =
         at_output.build_value("coreaix.copy_discarding_constraints", &[table], plain, &[])?;
     let rows = at_output.build_value("coreai.gather_nd", &[table, idx], gathered, &[])?;

@@ -199,18 +199,25 @@ fn leading_type_name(bytes: &[u8]) -> &[u8] {
 /// The type aliases of the text (`!name = type` at the start of a line):
 /// each name (with its `!`) and the leading name of its type.
 fn type_aliases(bytes: &[u8]) -> Vec<(&[u8], &[u8])> {
-    bytes
-        .split(|&b| b == b'\n')
-        .filter_map(|line| {
-            let name = leading_type_name(line);
-            if name.len() < 2 || name[0] != b'!' {
-                return None;
-            }
-            let at = line.iter().position(|&b| b == b'!')? + name.len();
-            let rest = line[at..].trim_ascii_start().strip_prefix(b"=")?;
-            Some((name, leading_type_name(rest)))
-        })
-        .collect()
+    // The lines found with memchr, not a byte loop: a model's weights are
+    // megabytes of hex on a few lines.
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
+    ends.map(|end| {
+        let line = &bytes[start..end];
+        start = end + 1;
+        line
+    })
+    .filter_map(|line| {
+        let name = leading_type_name(line);
+        if name.len() < 2 || name[0] != b'!' {
+            return None;
+        }
+        let at = line.iter().position(|&b| b == b'!')? + name.len();
+        let rest = line[at..].trim_ascii_start().strip_prefix(b"=")?;
+        Some((name, leading_type_name(rest)))
+    })
+    .collect()
 }
 
 /// Whether the dense array whose element type starts `bytes` (after

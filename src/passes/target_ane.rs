@@ -36,7 +36,10 @@
 //! attached (their semantics are unverified).
 //!
 //! `remarks=true` prints one line per rewrite to stderr:
-//! `target-ane: <location>: '<op>' <pattern>: <reason>`.
+//! `target-ane: <location>: '<op>' <pattern>: <reason>`, then one line per
+//! embedding left without the IOSurface configuration:
+//! `target-ane: <location>: embedding-iosurface declined: the table has 12
+//! rows, not a multiple of 8 (...)`.
 //!
 //! Preconditions: verified coreai IR. Runs on any op and rewrites the ops
 //! nested in it, one sweep in program order through the rewrite driver
@@ -50,8 +53,25 @@ mod layout;
 
 use crate::{
     registry::PassInfo,
-    rewrite::{ExplainedPass, ExplainedPattern},
+    rewrite::{ExplainedPass, ExplainedPattern, Rewriter},
 };
+
+/// With `remarks`: the embeddings left without Apple's IOSurface
+/// configuration because 8 does not divide their row count (the other
+/// declines of `embedding-iosurface` are gathers that are no embedding).
+fn print_embedding_declines(pass: &str, rewriter: &Rewriter) {
+    for declined in rewriter.declines() {
+        if declined.pattern == "embedding-iosurface"
+            && declined.reason.starts_with(iosurface::ROWS_NOT_INTERLEAVED)
+        {
+            let location = unsafe { melior::ir::Location::from_raw(declined.location) };
+            eprintln!(
+                "{pass}: {location}: {} declined: {}",
+                declined.pattern, declined.reason
+            );
+        }
+    }
+}
 
 const MATMUL_REASON: &str = "2-D matmul operands diverge on the Neural Engine in fp16 (guide §9.5); operands lifted to rank 4 (1×1×M×N)";
 
@@ -104,5 +124,5 @@ pub const INFO: PassInfo = PassInfo {
     source: include_str!("target_ane.rs"),
     anchor: None,
     options: &[ExplainedPass::REMARKS],
-    create: || ExplainedPass::new("target-ane", PATTERNS, None),
+    create: || ExplainedPass::new("target-ane", PATTERNS, Some(print_embedding_declines)),
 };

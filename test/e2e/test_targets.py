@@ -331,7 +331,7 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
     """target-ane's `embedding-iosurface`: the 64-row table is passed as
     (64, 1, 16) to a noinline graph whose parameter carries Apple's encoding
     verbatim, the 12-row table takes `embedding-v1d` (the interleave of 8
-    must divide the rows: the remark says so); the asset loads and runs in
+    must divide the rows: `--explain` says so); the asset loads and runs in
     coreai-core's runtime and in coreai-run, bit for bit like the eager
     rows: the token rows exactly (their table holds 7e4, beyond f16's
     range, so cast-to-f16 keeps it in f32), the position rows rounded once
@@ -343,6 +343,8 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
     lines = [l for l in r.stderr.splitlines() if l.startswith("target-ane: ")]
     assert sum("'coreai.gather_nd' embedding-iosurface: " in l and "§7.7" in l for l in lines) == 1, r.stderr
     assert sum("'coreai.gather_nd' embedding-v1d: " in l for l in lines) == 1, r.stderr
+    declined = [l for l in lines if " declined: " in l]
+    assert len(declined) == 1 and "embedding-iosurface declined: the table has 12 rows" in declined[0], r.stderr
     text = ir.read_text()
     graph = re.search(r"coreai\.graph private noinline @(\w+)\(%arg0: tensor<64x1x16xf32, (#coreaix[^>]*>)>", text)
     assert graph and graph.group(2) == IOSURFACE_EMBEDDING, text

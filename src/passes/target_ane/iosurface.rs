@@ -35,11 +35,16 @@ pub const EMBEDDING_CONSTRAINTS: &str =
 /// The row interleave of [`EMBEDDING_CONSTRAINTS`]: it must divide V.
 const ROW_INTERLEAVE: i64 = 8;
 
+/// How the decline of an embedding whose row count 8 does not divide
+/// starts (the one decline `remarks` prints: the table takes
+/// `embedding-v1d` instead).
+pub const ROWS_NOT_INTERLEAVED: &str = "the table has ";
+
 pub fn embedding_iosurface<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let rows = embedding_rows(cx)?;
     if rows.vocab % ROW_INTERLEAVE != 0 {
         return Err(format!(
-            "the table has {} rows, not a multiple of {ROW_INTERLEAVE} (the interleave of Apple's embedding configuration must divide them)",
+            "{ROWS_NOT_INTERLEAVED}{} rows, not a multiple of {ROW_INTERLEAVE} (the interleave of Apple's embedding configuration must divide them)",
             rows.vocab
         ));
     }

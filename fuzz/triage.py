@@ -17,9 +17,11 @@ and bytecode reader), or a C++ exception that
 dialects/capi/Exceptions.cpp stopped, `OURS` otherwise (the project's dialects and Rust code,
 and any function gdb names without a namespace: check those by hand). One
 line per artifact (`CLASS SIGNAL FRAME  ARTIFACT`), then the count per
-class and frame. `no-fault` is an artifact that ran to the end alone (its
-fault needs heap state from earlier inputs), `timeout` one still running
-after SECONDS (default 30). Exit status 1 when any artifact is `OURS`.
+class and frame. A run still going after SECONDS / 2 + 1 (default 30) is
+stopped there (libFuzzer's `-timeout` alarm, signal SIGALRM) and sorted by
+where it was, the same way: a hang or a slow input. `no-fault` is an
+artifact that ran to the end alone (its fault needs heap state from
+earlier inputs), `timeout` one gdb could not stop. Exit status 1 when any artifact is `OURS`.
 A copy of TARGET without debug info (objcopy --strip-debug, kept in the
 temporary directory) makes gdb start in a second.
 """
@@ -38,16 +40,18 @@ MECHANISM = re.compile(
     r"operator new|operator delete|__cxa_|__gxx_|std::terminate|std::__terminate|__cxxabiv1::|"
     r"std::__throw|__gnu_cxx::|llvm::report_fatal_error|llvm::report_bad_alloc_error|"
     r"llvm::SmallVectorBase|llvm::SmallVectorTemplate|llvm::SmallVectorImpl|llvm::safe_|"
-    r"llvm::sys::|\(anonymous namespace\)::SignalHandler|__memmove|__memcpy|memcpy|memmove|"
+    r"llvm::sys::|\(anonymous namespace\)::SignalHandler|__memmove|__memcpy|__memset|memcpy|memmove|memset|"
     r"fuzzer::|__sanitizer|report_size_overflow|report_at_maximum_capacity)"
 )
 UPSTREAM = re.compile(r"^(mlir::|llvm::|std::|\(anonymous namespace\)::(OperationVerifier|OperationParser|"
                       r"EncodingReader|AttrTypeReader|BytecodeReader|CustomOpAsmParser|TopLevelOperationParser|"
-                      r"BuiltinDialectBytecodeInterface))")
+                      r"BuiltinDialectBytecodeInterface|DialectReader|BytecodeDialect|PropertiesSectionReader|ResourceSectionReader))")
 # Where dialects/capi/Exceptions.cpp stops a C++ exception thrown inside
 # MLIR's reader (the thrower's frames are gone by then).
 CAUGHT = "coreaiAbortOnCxxException"
-FRAME = re.compile(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(.+?) \(")
+# The function of a stack line; gdb prints a template's return type first
+# (`llvm::LogicalResult mlir::...<T>(...)`), which is dropped.
+FRAME = re.compile(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(?:llvm::LogicalResult |llvm::FailureOr<\S+> )?(.+?) \(")
 
 
 def stripped(target, tmp):
@@ -59,13 +63,17 @@ def stripped(target, tmp):
 
 def triage(binary, artifact, timeout):
     """(class, signal, deciding frame) of one artifact."""
-    cmd = ["gdb", "-batch", "-nx", "-ex", "handle SIGALRM SIGPIPE SIGUSR1 SIGUSR2 nostop noprint pass",
-           "-ex", "run", "-ex", "bt 40", "--args", binary, "-runs=1", "-rss_limit_mb=4096", artifact]
+    # libFuzzer's `-timeout` timer is a SIGALRM every timeout/2 + 1 s: gdb
+    # stops at the first, so a run still going then shows where it is.
+    cmd = ["gdb", "-batch", "-nx", "-ex", "handle SIGPIPE SIGUSR1 SIGUSR2 nostop noprint pass",
+           "-ex", "handle SIGALRM stop print", "-ex", "run", "-ex", "bt 40",
+           "--args", binary, "-runs=1", "-rss_limit_mb=4096", f"-timeout={timeout}", artifact]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout).stdout
+        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                             timeout=2 * timeout + 60).stdout
     except subprocess.TimeoutExpired:
         return "timeout", "-", "-"
-    signal = next((s for s in FATAL if f"received signal {s}" in out), None)
+    signal = next((s for s in (*FATAL, "SIGALRM") if f"received signal {s}" in out), None)
     if signal is None:
         return "no-fault", "-", "-"
     frames = [m.group(1) for line in out.splitlines() if (m := FRAME.match(line))]

@@ -25,7 +25,8 @@
 use super::layout::embedding_rows;
 use crate::emit::{composite_graph, graph_body, reshape};
 use crate::lowering::{Decline, LoweringCx};
-use melior::ir::{BlockLike, Value, ValueLike};
+use crate::schema::element_type;
+use melior::ir::{AttributeLike, BlockLike, TypeLike, Value, ValueLike};
 
 /// Apple's embedding-table encoding (guide §7.7), for a rank-3 `(V, 1, D)`
 /// table.
@@ -51,12 +52,16 @@ pub fn embedding_iosurface<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<
     let (anchor, module_block) = crate::symbols::top_level(cx.op().to_raw())?;
     let table = rows.table_v1d(cx)?;
     let plain = table.r#type();
-    let text = plain.to_string();
-    let encoded = cx.parse_type(&format!(
-        "{}, {EMBEDDING_CONSTRAINTS}>",
-        text.strip_suffix('>')
-            .ok_or("the table's type is not a tensor")?
-    ))?;
+    let shape = [rows.vocab, 1, rows.hidden];
+    let encoding = cx.parse_attribute(EMBEDDING_CONSTRAINTS)?;
+    let encoded = unsafe {
+        melior::ir::Type::from_raw(mlir_sys::mlirRankedTensorTypeGet(
+            3,
+            shape.as_ptr(),
+            element_type(table)?.to_raw(),
+            encoding.to_raw(),
+        ))
+    };
     let name = crate::symbols::unique_name(module_block, "embedding_gather");
     let inputs = [
         ("embedding_table", encoded),

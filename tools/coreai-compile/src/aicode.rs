@@ -828,10 +828,6 @@ fn convert_op(
     single_result(p, body, op, short, &attrs, values, constants, &results[0]).map(|v| vec![v])
 }
 
-/// `coreaix.copy_with_constraints`, `copy_discarding_constraints` (no
-/// attributes) and `coreai.metal4_kernel` (`kernel_name`,
-/// `kernel_source`; its operand segments follow from the number of
-/// results).
 /// `coreai.invoke` as `invoke_v1`: the callee's name from `callee`
 /// (`#param.constant<@name> : !param.symbol`, or `@name`), the operands and
 /// results as they are (encoded ones included, as coreai-core writes them).
@@ -867,6 +863,10 @@ fn invoke(
     Ok(ops::invoke(p, body, &callee, operands, results))
 }
 
+/// `coreaix.copy_with_constraints`, `copy_discarding_constraints` (no
+/// attributes) and `coreai.metal4_kernel` (`kernel_name`,
+/// `kernel_source`; its operand segments follow from the number of
+/// results).
 fn hardware_op(
     p: &mut Program,
     body: &mut Body,

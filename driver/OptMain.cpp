@@ -293,7 +293,11 @@ LogicalResult parseRunPrint(raw_ostream &os,
   if (readTimeoutSeconds)
     ::alarm(0);
   parserTiming.stop();
-  if (!op || !coreaiCheckLoadedIR(wrap(op.get())))
+  if (!op || !coreaiCheckLoadedIR(wrap(op.get())) ||
+      !coreaiAttachExternalWeights(
+          wrap(op.get()),
+          wrap(sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())
+                   ->getBufferIdentifier())))
     return failure();
   // Left to the process's exit when it is about to end.
   auto keepOp = llvm::make_scope_exit([&] {

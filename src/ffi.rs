@@ -96,6 +96,7 @@ unsafe extern "C" {
     ) -> CoreaiInputFile;
     pub fn coreaiInputFileGetBuffer(input: CoreaiInputFile, size: *mut usize) -> *const c_char;
     pub fn coreaiCheckLoadedIR(op: MlirOperation) -> bool;
+    pub fn coreaiAttachExternalWeights(module: MlirOperation, input_path: MlirStringRef) -> bool;
     pub fn coreaiInputFileDestroy(input: CoreaiInputFile);
     pub fn coreaiOptMainFile(
         input: CoreaiInputFile,

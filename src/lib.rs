@@ -118,7 +118,11 @@ impl Compiler {
                     ffi::string_ref(name),
                 ))
             }?;
-            let clean = unsafe { ffi::coreaiCheckLoadedIR(module.as_operation().to_raw()) };
+            let op = module.as_operation().to_raw();
+            let clean = unsafe {
+                ffi::coreaiCheckLoadedIR(op)
+                    && ffi::coreaiAttachExternalWeights(op, ffi::string_ref(name))
+            };
             (clean && module.as_operation().verify()).then_some(module)
         });
         module.ok_or(Error::Parse(diagnostics))

@@ -108,7 +108,7 @@ def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=N
         files = []
         for i, (name, prog) in enumerate(programs):
             source = Path(tmp) / f"program{i}.mlir"
-            source.write_text(prog.text)
+            prog.write(source, weights=True)
             files.append((name, source))
         if len(files) == 1 and files[0][0] == "main":
             command.append(str(files[0][1]))

@@ -6,7 +6,9 @@ states' new values; every argument and result carries `coreai.name`.
 Parameters, constant buffers and lifted constants become
 `arith.constant dense_resource<...>` whose bytes sit in the module's
 `dialect_resources` section (hex, with the 4-byte little-endian alignment
-prefix MLIR's text form requires).
+prefix MLIR's text form requires), or, written with
+`ImportedProgram.write(path, weights=True)`, in a safetensors file beside it
+that the module's `coreai.weights` attribute names (no hex to write and lex).
 
 Each FX node becomes one op named after its target: a generated
 `aten.<name>.<overload>` when the dialect defines that overload and every
@@ -19,11 +21,14 @@ Locations: the innermost frames of the node's `stack_trace` as a callsite
 chain, named with the `nn_module_stack` path of the module that ran it.
 """
 
+import json
 import math
 import operator
 import os
 import re
+import struct
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -293,10 +298,60 @@ def location(node: torch.fx.Node) -> str:
 
 @dataclass
 class ImportedProgram:
-    text: str
+    """An imported module: `body` is its text after the opening `module {`
+    line, without the weights, which `resources` holds as (name, alignment,
+    bytes)."""
+
+    body: str
     arg_names: list
     result_names: list
     stats: dict = field(default_factory=dict)
+    resources: list = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The module, weights included as hex (self-contained)."""
+        return "module {\n" + self.body + hex_resources(self.resources)
+
+    def write(self, path, weights: bool = False) -> None:
+        """Writes the module to `path`; with `weights`, the weights go to the
+        safetensors file `path` with suffix `.safetensors` instead of hex
+        (`coreai.weights` names it, relative to `path`)."""
+        path = Path(path)
+        if not (weights and self.resources):
+            path.write_text(self.text)
+            return
+        side = path.with_suffix(".safetensors")
+        write_safetensors(side, self.resources)
+        path.write_text(f"module attributes {{coreai.weights = {mlir_str(side.name)}}} {{\n" + self.body)
+
+
+def hex_resources(resources) -> str:
+    """The `dialect_resources` section of `resources`, or nothing."""
+    if not resources:
+        return ""
+    parts = ["", "{-#", "  dialect_resources: {", "    builtin: {"]
+    for i, (name, align, data) in enumerate(resources):
+        sep = "," if i + 1 < len(resources) else ""
+        parts.append(f'      {name}: "0x{align.to_bytes(4, "little").hex()}{data.hex()}"{sep}')
+    parts += ["    }", "  }", "#-}", ""]
+    return "\n".join(parts)
+
+
+def write_safetensors(path, resources) -> None:
+    """`resources` as a safetensors file: each blob a U8 tensor of its bytes
+    under its resource name (the module's types say what they are)."""
+    header, offset = {}, 0
+    for name, _, data in resources:
+        header[name] = {"dtype": "U8", "shape": [len(data)], "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+    head = json.dumps(header, separators=(",", ":")).encode()
+    head += b" " * (-len(head) % 8)  # the data starts 8-byte aligned
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(head)))
+        f.write(head)
+        for _, _, data in resources:
+            f.write(data)
 
 
 class _Emitter:
@@ -954,23 +1009,12 @@ def import_program(ep, entry: str = "main", functions=None) -> ImportedProgram:
 
 def _import_program(ep, entry, functions):
     em = _Emitter(ep, entry, functions)
-    parts = ["module {"]
+    parts = []
     for function in (functions or {}).values():
         sub = _Emitter(function.program, function.name, parent=em)
         head, body, _, _ = sub.program(function)
         parts += [head, *body, "  }"]
     head, body, arg_names, res_names = em.program()
     parts += [head, *body, "  }", "}"]
-    if em.resources:
-        parts.append("")
-        parts.append("{-#")
-        parts.append("  dialect_resources: {")
-        parts.append("    builtin: {")
-        for i, (name, align, data) in enumerate(em.resources):
-            sep = "," if i + 1 < len(em.resources) else ""
-            parts.append(f'      {name}: "0x{align.to_bytes(4, "little").hex()}{data.hex()}"{sep}')
-        parts.append("    }")
-        parts.append("  }")
-        parts.append("#-}")
     stats = dict(em.stats, generic_targets=sorted(em.generic_targets))
-    return ImportedProgram("\n".join(parts) + "\n", arg_names, res_names, stats)
+    return ImportedProgram("\n".join(parts) + "\n", arg_names, res_names, stats, em.resources)

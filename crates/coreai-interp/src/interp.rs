@@ -130,7 +130,7 @@ impl<'c> Program<'c> {
                 )
             };
             // SAFETY: a module freshly created in `context` (or null).
-            unsafe { Module::from_option_raw(raw) }.filter(|m| loaded_ir_is_usable(m))
+            unsafe { Module::from_option_raw(raw) }.filter(|m| loaded_ir_is_usable(m, "<string>"))
         })?;
         Ok(Self::from_module(module))
     }
@@ -158,7 +158,7 @@ impl<'c> Program<'c> {
             }
             // SAFETY: a module freshly created in `context`, owned from here on.
             let m = unsafe { Module::from_raw(raw) };
-            loaded_ir_is_usable(&m).then_some(m)
+            loaded_ir_is_usable(&m, &name).then_some(m)
         })?;
         Ok(Self::from_module(module))
     }
@@ -776,9 +776,14 @@ fn cond_value(vals: &[Value]) -> KResult<bool> {
 /// Runs `f`, turning `None` into a parse error with the diagnostics emitted
 /// meanwhile.
 /// Free of what MLIR's readers accept but nothing downstream handles
-/// (negative dimensions, strings that are not UTF-8), and verified.
-fn loaded_ir_is_usable(module: &Module<'_>) -> bool {
-    let clean = unsafe { coreai::ffi::coreaiCheckLoadedIR(module.as_operation().to_raw()) };
+/// (negative dimensions, strings that are not UTF-8), given the weights its
+/// `coreai.weights` file holds (relative to `path`), and verified.
+fn loaded_ir_is_usable(module: &Module<'_>, path: &str) -> bool {
+    let op = module.as_operation().to_raw();
+    let clean = unsafe {
+        coreai::ffi::coreaiCheckLoadedIR(op)
+            && coreai::ffi::coreaiAttachExternalWeights(op, coreai::ffi::string_ref(path))
+    };
     clean && module.as_operation().verify()
 }
 

@@ -220,6 +220,16 @@ MLIR_CAPI_EXPORTED const char *coreaiInputFileGetBuffer(CoreaiInputFile input,
 /// operation and returns false; true when the IR is clean.
 MLIR_CAPI_EXPORTED bool coreaiCheckLoadedIR(MlirOperation op);
 
+/// Gives a freshly parsed module's `dense_resource` attributes that have no
+/// data their bytes from the safetensors file its `coreai.weights` string
+/// attribute names, a path relative to the directory of `inputPath` (the
+/// file the module was read from) without `..`, then removes the attribute.
+/// Each blob must be the tensor of its key, as many bytes as its type needs.
+/// Emits one error and returns false when the file or a tensor is missing,
+/// unreadable or malformed; true when done or there is no such attribute.
+MLIR_CAPI_EXPORTED bool coreaiAttachExternalWeights(MlirOperation module,
+                                                    MlirStringRef inputPath);
+
 /// Releases an input file that was not given to coreaiOptMainFile.
 MLIR_CAPI_EXPORTED void coreaiInputFileDestroy(CoreaiInputFile input);
 

@@ -466,13 +466,22 @@ fn composite_decl(p: &mut Program, graph: MlirOperation, a: MlirAttribute) -> Op
     Some(p.opaque(name, &entries))
 }
 
-/// The aicode `main.mlirb` of the program in `path` (coreai MLIR bytecode
-/// or text).
-pub fn write(context: &melior::Context, path: &std::path::Path) -> Result<Vec<u8>, AicodeError> {
-    let text = path.to_string_lossy();
-    let module = unsafe { mlirModuleCreateParseFromFile(context.to_raw(), string_ref(&text)) };
+/// The aicode `main.mlirb` of `program`, coreai MLIR bytecode that the
+/// pipeline wrote (`name` is what a parse failure cites).
+pub fn write(
+    context: &melior::Context,
+    program: &[u8],
+    name: &str,
+) -> Result<Vec<u8>, AicodeError> {
+    let module = unsafe {
+        coreai::ffi::coreaiParseModule(
+            context.to_raw(),
+            coreai::ffi::bytes_ref(program),
+            string_ref(name),
+        )
+    };
     if module.ptr.is_null() {
-        return Err(AicodeError::Parse(text.into_owned()));
+        return Err(AicodeError::Parse(name.to_string()));
     }
     let result = convert(module);
     unsafe { mlirModuleDestroy(module) };

@@ -251,14 +251,11 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     };
     let program = match cli.format {
         Format::Coreai => program,
-        Format::Aicode => {
-            let scratch = Scratch::beside(&target, "coreai");
-            std::fs::write(&scratch.0, &program).map_err(|source| CompileError::Read {
-                path: scratch.0.display().to_string(),
-                source,
-            })?;
-            aicode::write(&coreai::context::create_context(), &scratch.0)?
-        }
+        Format::Aicode => aicode::write(
+            &coreai::context::create_context(),
+            &program,
+            &target.display().to_string(),
+        )?,
     };
     coreai_asset::write(&target, &program, &metadata)?;
     Ok(())

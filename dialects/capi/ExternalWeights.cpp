@@ -1,0 +1,186 @@
+//===- ExternalWeights.cpp - dense_resource blobs from a side file --------===//
+//
+// A module may keep its weights out of its text: `dense_resource<KEY>`
+// attributes without a `dialect_resources` entry, and the module attribute
+// `coreai.weights = "FILE.safetensors"` naming a safetensors file (relative
+// to the module's own file) whose tensor KEY holds each blob's bytes. The
+// importer writes this form for coreai-compile: the bytes are copied once
+// instead of being written and lexed back as hex.
+//
+//===----------------------------------------------------------------------===//
+
+#include "coreai-c/CoreAI.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/DebugStringHelper.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+
+namespace {
+constexpr llvm::StringLiteral kWeightsAttr = "coreai.weights";
+/// safetensors' own bound on its JSON header.
+constexpr uint64_t kMaxHeader = 100u << 20;
+
+/// Bytes per element of a dense_resource of element type `type` (also the
+/// blob's alignment, as the importer writes it), or 0 if unsupported.
+uint64_t elementBytes(Type type) {
+  if (auto complex = llvm::dyn_cast<ComplexType>(type))
+    return 2 * elementBytes(complex.getElementType());
+  if (type.isIndex())
+    return 8;
+  if (type.isIntOrFloat())
+    return (type.getIntOrFloatBitWidth() + 7) / 8;
+  return 0;
+}
+
+/// The safetensors file of a module: its data section and JSON header.
+struct WeightsFile {
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  llvm::json::Object header;
+  llvm::ArrayRef<char> data;
+};
+
+/// Opens `file` (the attribute's value) relative to `inputPath`'s
+/// directory; on failure returns the reason.
+llvm::Expected<WeightsFile> openWeights(llvm::StringRef file,
+                                        llvm::StringRef inputPath) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+  };
+  if (file.empty() || llvm::sys::path::is_absolute(file) ||
+      llvm::is_contained(llvm::make_range(llvm::sys::path::begin(file),
+                                          llvm::sys::path::end(file)),
+                         ".."))
+    return fail("must be a path relative to the module's directory, "
+                "without '..'");
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(inputPath));
+  llvm::sys::path::append(path, file);
+  // A FIFO or a device would block or never end.
+  if (!llvm::sys::fs::is_regular_file(path))
+    return fail("'" + path + "' is not a regular file");
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return fail("cannot read '" + path + "': " + buffer.getError().message());
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  if (bytes.size() < 8)
+    return fail("'" + path + "' is not a safetensors file (" +
+                llvm::Twine(bytes.size()) + " bytes)");
+  uint64_t headerSize = llvm::support::endian::read64le(bytes.data());
+  if (headerSize > kMaxHeader || headerSize > bytes.size() - 8)
+    return fail("'" + path + "': its header size (" + llvm::Twine(headerSize) +
+                " bytes) exceeds the file");
+  auto json = llvm::json::parse(bytes.substr(8, headerSize));
+  if (!json)
+    return fail("'" + path + "': its header is not JSON: " +
+                llvm::toString(json.takeError()));
+  llvm::json::Object *object = json->getAsObject();
+  if (!object)
+    return fail("'" + path + "': its header is not a JSON object");
+  WeightsFile weights;
+  weights.header = std::move(*object);
+  llvm::StringRef data = bytes.drop_front(8 + headerSize);
+  weights.data = llvm::ArrayRef<char>(data.data(), data.size());
+  weights.buffer = std::move(*buffer);
+  return std::move(weights);
+}
+
+/// The bytes of tensor `key`, or the reason there are none.
+llvm::Expected<llvm::ArrayRef<char>> tensorBytes(const WeightsFile &weights,
+                                                 llvm::StringRef key) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+  };
+  const llvm::json::Object *entry = weights.header.getObject(key);
+  if (!entry)
+    return fail("has no tensor '" + key + "'");
+  const llvm::json::Array *offsets = entry->getArray("data_offsets");
+  std::optional<uint64_t> begin, end;
+  if (offsets && offsets->size() == 2) {
+    begin = (*offsets)[0].getAsUINT64();
+    end = (*offsets)[1].getAsUINT64();
+  }
+  if (!begin || !end || *begin > *end || *end > weights.data.size())
+    return fail("tensor '" + key + "': data_offsets are not [begin, end] " +
+                "within its " + llvm::Twine(weights.data.size()) +
+                " bytes of data");
+  return weights.data.slice(*begin, *end - *begin);
+}
+} // namespace
+
+bool coreaiAttachExternalWeights(MlirOperation rootOp,
+                                 MlirStringRef inputPath) {
+  Operation *root = unwrap(rootOp);
+  Attribute attr = root->getAttr(kWeightsAttr);
+  if (!attr)
+    return true;
+  auto file = llvm::dyn_cast<StringAttr>(attr);
+  if (!file) {
+    emitError(root->getLoc())
+        << "'" << kWeightsAttr
+        << "' must be a string (a safetensors file name)";
+    return false;
+  }
+  auto weights = openWeights(file.getValue(), unwrap(inputPath));
+  if (!weights) {
+    emitError(root->getLoc())
+        << "'" << kWeightsAttr << "' = \"" << file.getValue()
+        << "\": " << llvm::toString(weights.takeError());
+    return false;
+  }
+  bool ok = true;
+  root->walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](DenseResourceElementsAttr resource) {
+      DenseResourceElementsHandle handle = resource.getRawHandle();
+      if (!ok || handle.getBlob())
+        return WalkResult::advance();
+      auto fail = [&](const llvm::Twine &why) {
+        // At the module: a constant's location is often a name alone
+        // (the importer's is the parameter's), and the key names the
+        // constant.
+        emitError(root->getLoc()) << "dense_resource<" << handle.getKey()
+                        << ">: the weights file '" << file.getValue() << "' "
+                        << why;
+        ok = false;
+        return WalkResult::interrupt();
+      };
+      ShapedType type = resource.getType();
+      uint64_t width = elementBytes(type.getElementType());
+      std::optional<uint64_t> size =
+          width && type.hasStaticShape()
+              ? llvm::checkedMulUnsigned<uint64_t>(type.getNumElements(),
+                                                   width)
+              : std::nullopt;
+      if (!size)
+        return fail("cannot hold a " + llvm::Twine(debugString(type)));
+      auto bytes = tensorBytes(*weights, handle.getKey());
+      if (!bytes)
+        return fail(llvm::toString(bytes.takeError()));
+      if (bytes->size() != *size)
+        return fail("holds " + llvm::Twine(bytes->size()) +
+                    " bytes for it, its type " + debugString(type) +
+                    " needs " + llvm::Twine(*size));
+      handle.getResource()->setBlob(
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(*bytes, width));
+      return WalkResult::advance();
+    });
+    return ok ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  // The blobs now live in the module; what it prints is self-contained.
+  if (ok)
+    root->removeAttr(kWeightsAttr);
+  return ok;
+}

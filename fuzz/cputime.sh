@@ -5,7 +5,7 @@
 # stopping the fuzzers (a finished run's time is gone with it).
 tck=$(getconf CLK_TCK)
 total=0
-for t in parse_text parse_bytecode pipeline run_module read_asset; do
+for t in parse_text parse_bytecode pipeline run_module read_asset weights_file; do
   parent=$(pgrep -f "release/$t .*-fork=1" | head -1)
   [ -z "$parent" ] && continue
   ticks=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$parent/stat")

@@ -4,8 +4,9 @@ coreai-opt reads, as bytecode without its magic number; fuzz/corpus/run_module
 gets every test module with a `@main` whose arguments are static tensors,
 packed with `.npz` inputs of matching dtype and shape; fuzz/corpus/read_asset
 gets the `main.mlirb` (without its magic number) of the asset coreai-compile
-writes for every test module it compiles. parse_text and pipeline read test/
-directly (see README.md, "Fuzzing").
+writes for every test module it compiles; fuzz/corpus/weights_file gets
+safetensors files for the module of fuzz_targets/weights_file.rs.
+parse_text and pipeline read test/ directly (see README.md, "Fuzzing").
 
 usage: .venv/bin/python fuzz/seed.py [BUILD_DIR]"""
 
@@ -45,12 +46,39 @@ def array(type_text):
     return (rng.standard_normal(shape) * 3).astype(DTYPES[m.group(2)])
 
 
+# The module of fuzz_targets/weights_file.rs: key -> (element bytes, count).
+WEIGHTS_MODULE = {"a": (4, 6), "b": (8, 4), "c": (1, 3), "d": (2, 5), "e": (8, 2), "f": (4, 0)}
+
+
+def safetensors_file(blobs):
+    """A safetensors file of U8 tensors {name: bytes}."""
+    header, offset = {}, 0
+    for name, data in blobs.items():
+        header[name] = {"dtype": "U8", "shape": [len(data)], "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+    head = json.dumps(header).encode()
+    return struct.pack("<Q", len(head)) + head + b"".join(blobs.values())
+
+
+def weights_seeds(out):
+    """Files that fit the weights_file module, and a few that almost do."""
+    blobs = {k: bytes(range(n * w)) for k, (w, n) in WEIGHTS_MODULE.items()}
+    seeds = {"valid": safetensors_file(blobs),
+             "missing-key": safetensors_file({k: v for k, v in blobs.items() if k != "c"}),
+             "short-blob": safetensors_file(dict(blobs, b=blobs["b"][:-1]))}
+    for name, data in seeds.items():
+        open(os.path.join(out, name + ".st"), "wb").write(data)
+    return len(seeds)
+
+
 def main():
     out_bc = os.path.join(REPO, "fuzz", "corpus", "parse_bytecode")
     out_run = os.path.join(REPO, "fuzz", "corpus", "run_module")
     out_asset = os.path.join(REPO, "fuzz", "corpus", "read_asset")
-    for d in (out_bc, out_run, out_asset):
+    out_weights = os.path.join(REPO, "fuzz", "corpus", "weights_file")
+    for d in (out_bc, out_run, out_asset, out_weights):
         os.makedirs(d, exist_ok=True)
+    n_weights = weights_seeds(out_weights)
     n_bc = n_run = n_asset = 0
     work = tempfile.mkdtemp()
     for path in modules():
@@ -81,7 +109,8 @@ def main():
             struct.pack("<I", len(text)) + text + npz.getvalue())
         n_run += 1
     shutil.rmtree(work)
-    print(f"parse_bytecode: {n_bc} seeds, run_module: {n_run} seeds, read_asset: {n_asset} seeds")
+    print(f"parse_bytecode: {n_bc} seeds, run_module: {n_run} seeds, read_asset: {n_asset} seeds, "
+          f"weights_file: {n_weights} seeds")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 # than 40 s, asleep on a futex, whose CPU time has not moved since the last
 # look is killed; the parent counts it as a crash and goes on. Each kill is
 # logged to stderr. Run it beside the fuzzers: fuzz/watchdog.sh &
-targets="parse_text|parse_bytecode|pipeline|run_module|read_asset"
+targets="parse_text|parse_bytecode|pipeline|run_module|read_asset|weights_file"
 declare -A seen
 while true; do
   for pid in $(pgrep -f "release/($targets) .*-ignore_crashes"); do

@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
         let compiler = coreai::Compiler::new();
         if let Ok(module) = compiler.parse(MODULE, &name.to_string_lossy()) {
             let _ = module.as_operation().to_string();
-        }
+        };
     });
 });
 

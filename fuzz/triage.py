@@ -40,7 +40,7 @@ MECHANISM = re.compile(
     r"operator new|operator delete|__cxa_|__gxx_|std::terminate|std::__terminate|__cxxabiv1::|"
     r"std::__throw|__gnu_cxx::|llvm::report_fatal_error|llvm::report_bad_alloc_error|"
     r"llvm::SmallVectorBase|llvm::SmallVectorTemplate|llvm::SmallVectorImpl|llvm::safe_|"
-    r"llvm::sys::|\(anonymous namespace\)::SignalHandler|__memmove|__memcpy|__memset|memcpy|memmove|memset|"
+    r"llvm::sys::|\(anonymous namespace\)::SignalHandler|__memmove|__memcpy|__memset|__memcmp|memcpy|memmove|memset|memcmp|bcmp|"
     r"fuzzer::|__sanitizer|report_size_overflow|report_at_maximum_capacity)"
 )
 UPSTREAM = re.compile(r"^(mlir::|llvm::|std::|\(anonymous namespace\)::(OperationVerifier|OperationParser|"

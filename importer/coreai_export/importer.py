@@ -21,6 +21,7 @@ Locations: the innermost frames of the node's `stack_trace` as a callsite
 chain, named with the `nn_module_stack` path of the module that ran it.
 """
 
+import functools
 import json
 import math
 import operator
@@ -308,7 +309,7 @@ class ImportedProgram:
     stats: dict = field(default_factory=dict)
     resources: list = field(default_factory=list)
 
-    @property
+    @functools.cached_property
     def text(self) -> str:
         """The module, weights included as hex (self-contained)."""
         return "module {\n" + self.body + hex_resources(self.resources)

@@ -773,8 +773,6 @@ fn cond_value(vals: &[Value]) -> KResult<bool> {
     }
 }
 
-/// Runs `f`, turning `None` into a parse error with the diagnostics emitted
-/// meanwhile.
 /// Free of what MLIR's readers accept but nothing downstream handles
 /// (negative dimensions, strings that are not UTF-8), given the weights its
 /// `coreai.weights` file holds (relative to `path`), and verified.

@@ -50,24 +50,17 @@ def array(type_text):
 WEIGHTS_MODULE = {"a": (4, 6), "b": (8, 4), "c": (1, 3), "d": (2, 5), "e": (8, 2), "f": (4, 0)}
 
 
-def safetensors_file(blobs):
-    """A safetensors file of U8 tensors {name: bytes}."""
-    header, offset = {}, 0
-    for name, data in blobs.items():
-        header[name] = {"dtype": "U8", "shape": [len(data)], "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-    head = json.dumps(header).encode()
-    return struct.pack("<Q", len(head)) + head + b"".join(blobs.values())
-
-
 def weights_seeds(out):
     """Files that fit the weights_file module, and a few that almost do."""
-    blobs = {k: bytes(range(n * w)) for k, (w, n) in WEIGHTS_MODULE.items()}
-    seeds = {"valid": safetensors_file(blobs),
-             "missing-key": safetensors_file({k: v for k, v in blobs.items() if k != "c"}),
-             "short-blob": safetensors_file(dict(blobs, b=blobs["b"][:-1]))}
-    for name, data in seeds.items():
-        open(os.path.join(out, name + ".st"), "wb").write(data)
+    sys.path.insert(0, os.path.join(REPO, "importer"))
+    from coreai_export.importer import write_safetensors
+
+    blobs = [(k, w, bytes(range(n * w))) for k, (w, n) in WEIGHTS_MODULE.items()]
+    seeds = {"valid": blobs,
+             "missing-key": [b for b in blobs if b[0] != "c"],
+             "short-blob": [(k, w, d[:-1] if k == "b" else d) for k, w, d in blobs]}
+    for name, resources in seeds.items():
+        write_safetensors(os.path.join(out, name + ".st"), resources)
     return len(seeds)
 
 

@@ -46,6 +46,10 @@ uint64_t elementBytes(Type type) {
   return 0;
 }
 
+llvm::Error failure(const llvm::Twine &why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+}
+
 /// The safetensors file of a module: its data section and JSON header.
 struct WeightsFile {
   std::unique_ptr<llvm::MemoryBuffer> buffer;
@@ -57,39 +61,37 @@ struct WeightsFile {
 /// directory; on failure returns the reason.
 llvm::Expected<WeightsFile> openWeights(llvm::StringRef file,
                                         llvm::StringRef inputPath) {
-  auto fail = [&](const llvm::Twine &why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
-  };
   if (file.empty() || llvm::sys::path::is_absolute(file) ||
       llvm::is_contained(llvm::make_range(llvm::sys::path::begin(file),
                                           llvm::sys::path::end(file)),
                          ".."))
-    return fail("must be a path relative to the module's directory, "
+    return failure("must be a path relative to the module's directory, "
                 "without '..'");
   llvm::SmallString<256> path(llvm::sys::path::parent_path(inputPath));
   llvm::sys::path::append(path, file);
   // A FIFO or a device would block or never end.
   if (!llvm::sys::fs::is_regular_file(path))
-    return fail("'" + path + "' is not a regular file");
+    return failure("'" + path + "' is not a regular file");
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return fail("cannot read '" + path + "': " + buffer.getError().message());
+    return failure("cannot read '" + path +
+                   "': " + buffer.getError().message());
   llvm::StringRef bytes = (*buffer)->getBuffer();
   if (bytes.size() < 8)
-    return fail("'" + path + "' is not a safetensors file (" +
-                llvm::Twine(bytes.size()) + " bytes)");
+    return failure("'" + path + "' is not a safetensors file (" +
+                   llvm::Twine(bytes.size()) + " bytes)");
   uint64_t headerSize = llvm::support::endian::read64le(bytes.data());
   if (headerSize > kMaxHeader || headerSize > bytes.size() - 8)
-    return fail("'" + path + "': its header size (" + llvm::Twine(headerSize) +
-                " bytes) exceeds the file");
+    return failure("'" + path + "': its header size (" +
+                   llvm::Twine(headerSize) + " bytes) exceeds the file");
   auto json = llvm::json::parse(bytes.substr(8, headerSize));
   if (!json)
-    return fail("'" + path + "': its header is not JSON: " +
-                llvm::toString(json.takeError()));
+    return failure("'" + path + "': its header is not JSON: " +
+                   llvm::toString(json.takeError()));
   llvm::json::Object *object = json->getAsObject();
   if (!object)
-    return fail("'" + path + "': its header is not a JSON object");
+    return failure("'" + path + "': its header is not a JSON object");
   WeightsFile weights;
   weights.header = std::move(*object);
   llvm::StringRef data = bytes.drop_front(8 + headerSize);
@@ -101,12 +103,9 @@ llvm::Expected<WeightsFile> openWeights(llvm::StringRef file,
 /// The bytes of tensor `key`, or the reason there are none.
 llvm::Expected<llvm::ArrayRef<char>> tensorBytes(const WeightsFile &weights,
                                                  llvm::StringRef key) {
-  auto fail = [&](const llvm::Twine &why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
-  };
   const llvm::json::Object *entry = weights.header.getObject(key);
   if (!entry)
-    return fail("has no tensor '" + key + "'");
+    return failure("has no tensor '" + key + "'");
   const llvm::json::Array *offsets = entry->getArray("data_offsets");
   std::optional<uint64_t> begin, end;
   if (offsets && offsets->size() == 2) {
@@ -114,9 +113,9 @@ llvm::Expected<llvm::ArrayRef<char>> tensorBytes(const WeightsFile &weights,
     end = (*offsets)[1].getAsUINT64();
   }
   if (!begin || !end || *begin > *end || *end > weights.data.size())
-    return fail("tensor '" + key + "': data_offsets are not [begin, end] " +
-                "within its " + llvm::Twine(weights.data.size()) +
-                " bytes of data");
+    return failure("tensor '" + key + "': data_offsets are not [begin, end] " +
+                   "within its " + llvm::Twine(weights.data.size()) +
+                   " bytes of data");
   return weights.data.slice(*begin, *end - *begin);
 }
 } // namespace

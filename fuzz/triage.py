@@ -36,7 +36,7 @@ import tempfile
 
 FATAL = ("SIGSEGV", "SIGABRT", "SIGFPE", "SIGILL", "SIGBUS")
 MECHANISM = re.compile(
-    r"^(__pthread_kill|pthread_kill|raise|abort|__GI_|__libc_|__restore_rt|_int_|malloc|free|cfree|"
+    r"^(__pthread_kill|pthread_kill|raise|abort|__GI_|__libc_|__restore_rt|_int_|tcache_|malloc|free|cfree|"
     r"operator new|operator delete|__cxa_|__gxx_|std::terminate|std::__terminate|__cxxabiv1::|"
     r"std::__throw|__gnu_cxx::|llvm::report_fatal_error|llvm::report_bad_alloc_error|"
     r"llvm::SmallVectorBase|llvm::SmallVectorTemplate|llvm::SmallVectorImpl|llvm::safe_|"

@@ -390,7 +390,16 @@ LogicalResult optMain(raw_ostream &os, std::unique_ptr<llvm::MemoryBuffer> input
           sawError = true;
           return success(followOn);
         });
-    return parseRunPrint(chunkOs, sourceMgr, *context, config, leakAtExit);
+    LogicalResult result =
+        parseRunPrint(chunkOs, sourceMgr, *context, config, leakAtExit);
+    // Every failure says so: where MLIR gave up without a diagnostic (a
+    // reader or hook that returns failure silently), one error names the
+    // input.
+    if (failed(result) && !sawError)
+      emitError(UnknownLoc::get(context.get()))
+          << source.getBufferIdentifier()
+          << ": failed without a diagnostic; please report";
+    return result;
   };
   return splitAndProcessBuffer(std::move(input), processChunk, os,
                                config.inputSplitMarker(),

@@ -12,6 +12,10 @@
 //! grow" on a size read from a malformed file) end the same way, with LLVM's
 //! reason in the one message: `... please report (REASON)`.
 //!
+//! A run stopped from outside (SIGTERM, SIGINT, SIGHUP) removes the
+//! registered temporary output too, then ends by the same signal, as it
+//! would have without a handler.
+//!
 //! The handlers only call async-signal-safe functions (`write`, `unlink`,
 //! `_exit`) on data prepared before the fault. They run on the alternate
 //! signal stack Rust's runtime sets up for the main thread, so a stack
@@ -30,6 +34,8 @@ static FAULT_MESSAGE_LEN: AtomicUsize = AtomicUsize::new(0);
 static TIMEOUT_MESSAGE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
 static TIMEOUT_MESSAGE_LEN: AtomicUsize = AtomicUsize::new(0);
 static TEMPORARY_OUTPUT: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+const TERMINATION_SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
 
 const FATAL_SIGNALS: [libc::c_int; 5] = [
     libc::SIGSEGV,
@@ -56,6 +62,9 @@ pub fn install(tool: &str, phase: &str, input: &str) {
     );
     for signal in FATAL_SIGNALS {
         set_handler(signal, on_fatal_signal);
+    }
+    for signal in TERMINATION_SIGNALS {
+        set_handler(signal, on_termination);
     }
     // SAFETY: installs a handler that never returns; LLVM keeps the pointer.
     unsafe { LLVMInstallFatalErrorHandler(on_llvm_fatal_error) };
@@ -185,6 +194,20 @@ extern "C" fn on_llvm_fatal_error(reason: *const libc::c_char) {
 
 extern "C" fn on_fatal_signal(_: libc::c_int) {
     die(&FAULT_MESSAGE, &FAULT_MESSAGE_LEN)
+}
+
+/// SIGTERM, SIGINT, SIGHUP: the temporary output removed, then the default
+/// action of the signal (the handler was reset by `SA_RESETHAND`), so the
+/// parent sees the process ended by it.
+extern "C" fn on_termination(signal: libc::c_int) {
+    // SAFETY: only async-signal-safe calls, on leaked static data.
+    unsafe {
+        let tmp = TEMPORARY_OUTPUT.load(Ordering::SeqCst);
+        if !tmp.is_null() {
+            libc::unlink(tmp);
+        }
+        libc::raise(signal);
+    }
 }
 
 extern "C" fn on_timeout(_: libc::c_int) {

@@ -21,6 +21,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -36,12 +38,29 @@ class CompileFailure(RuntimeError):
     """coreai-compile refused the program; the message is its diagnostic."""
 
 
+def installed_tool_dirs():
+    """Where `pip install` put this package's binaries: the scripts
+    directory of the running interpreter's environment and the folder of
+    the interpreter itself. They come before PATH, which does not hold
+    them when the environment's Python runs without its venv activated (an
+    IDE, a Jupyter kernel, `venv/bin/python script.py`)."""
+    dirs = []
+    for d in (sysconfig.get_path("scripts"), Path(sys.executable).parent):
+        if d and Path(d) not in dirs:
+            dirs.append(Path(d))
+    return dirs
+
+
 def find_compiler():
-    for candidate in (os.environ.get("COREAI_COMPILE"), shutil.which("coreai-compile"),
+    """coreai-compile: $COREAI_COMPILE, beside this Python (its venv's
+    scripts), on PATH, or in the checkout's target/release, target/debug."""
+    for candidate in (os.environ.get("COREAI_COMPILE"), *(d / "coreai-compile" for d in installed_tool_dirs()),
+                      shutil.which("coreai-compile"),
                       REPO / "target" / "release" / "coreai-compile", REPO / "target" / "debug" / "coreai-compile"):
-        if candidate and Path(candidate).is_file():
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
-    raise CompileFailure("coreai-compile not found: set COREAI_COMPILE or put it on PATH (cargo build)")
+    raise CompileFailure("coreai-compile not found: set COREAI_COMPILE, install the package (pip install .) or put "
+                         "it on PATH (cargo build)")
 
 
 def convert(model, example_inputs, output, *, target="cpu", precision="f32", decompositions="none",

@@ -129,6 +129,9 @@ def find_tool(name, build_dir=None):
     dirs = [build_dir] if build_dir else [os.environ.get("COREAI_BUILD_DIR")]
     candidates = [Path(d) / name for d in dirs if d]
     if not build_dir:
+        from .convert import installed_tool_dirs
+
+        candidates += [d / name for d in installed_tool_dirs()]
         which = shutil.which(name)
         candidates += [Path(which)] if which else []
         candidates += [REPO / "target" / "release" / name, REPO / "target" / "debug" / name]

@@ -27,7 +27,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS = ["coreai-export", "coreai-gate"]
 BINARIES = ["coreai-compile", "coreai-opt", "coreai-run", "coreai-bisect", "coreai-freqop", "coreai-graphdiff"]
-RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
+import oracle  # noqa: E402
 
 MODEL = '''
 import torch
@@ -127,6 +127,27 @@ def test_coreai_export_is_the_installed_copy_and_finds_the_installed_compiler(ve
     assert compiler == str(fresh / "bin" / "coreai-compile")
 
 
+def test_the_venvs_python_finds_its_compiler_without_the_venv_on_path(venv):
+    """The venv's Python run without activating the venv (an IDE, a Jupyter
+    kernel, `venv/bin/python script.py`): PATH holds no venv, and convert()
+    still finds the coreai-compile installed beside that Python and writes
+    an asset."""
+    fresh, tmp = venv
+    env = clean_env(fresh)
+    env["PATH"] = os.pathsep.join(["/usr/local/bin", "/usr/bin", "/bin"])
+    assert shutil.which("coreai-compile", path=env["PATH"]) is None
+    work = tmp / "no-path"
+    work.mkdir()
+    code = ("import torch; from coreai_export import convert; from coreai_export.convert import find_compiler; "
+            "print(find_compiler()); "
+            "convert(torch.nn.Linear(3, 2), (torch.ones(1, 3),), 'lin.aimodel')")
+    r = subprocess.run([str(fresh / "bin" / "python"), "-c", code], capture_output=True, text=True, cwd=work,
+                       env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split()[0] == str(fresh / "bin" / "coreai-compile")
+    assert (work / "lin.aimodel" / "main.mlirb").is_file()
+
+
 def test_the_installed_command_writes_an_asset_that_runs_like_pytorch(venv):
     fresh, tmp = venv
     work = tmp / "work"
@@ -153,8 +174,8 @@ def test_the_installed_command_writes_an_asset_that_runs_like_pytorch(venv):
     model, (x,) = factory()
     np.savez(work / "in.npz", x=x.numpy())
     want = model(x).detach().numpy()
-    r = subprocess.run([sys.executable, str(RUNASSET), str(work / "net.aimodel"), "--inputs", str(work / "in.npz"),
-                        "--outputs", str(work / "out.npz")], capture_output=True, text=True)
+    r = oracle.runasset(str(work / "net.aimodel"), "--inputs", str(work / "in.npz"),
+                        "--outputs", str(work / "out.npz"))
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads(r.stdout.splitlines()[0])["is_valid"]
     with np.load(work / "out.npz") as z:

@@ -112,19 +112,46 @@ ENDLESS_WHILE = """module {
 """
 
 
-def test_timeout_stops_an_endless_loop_at_an_op(runner):
-    """--timeout 2: one error at an op of the loop's body, exit 1, no output
-    file, well before the test's own 60 s; when the loop ends (the
-    starting counter 5 makes the condition false at once) the same module
-    runs under a limit and gives the input back."""
+def test_op_budget_stops_an_endless_loop_at_the_same_op_everywhere(runner):
+    """--max-ops N: one error at the (N+1)-th op executed, exit 1, no
+    output file. The budget counts ops, not seconds, so the op is the same
+    on every machine: the three constants, the while, then the loop's
+    condition and its body's two ops in turn; op 1002 is the body's add
+    (w.py:7:9) in the 333rd iteration. A loop that ends within the budget
+    gives the input back."""
     out = runner.tmp / "endless_out.npz"
     out.unlink(missing_ok=True)
     x = np.array([1.0, -2.0, 0.5], np.float32)
-    p = run(runner, "--timeout", "2", "--outputs", str(out), module=ENDLESS_WHILE,
+    for budget, loc in [(1001, '"w.py":7:9'), (1002, '"w.py":8:9')]:
+        p = run(runner, "--max-ops", str(budget), "--outputs", str(out), module=ENDLESS_WHILE,
+                inputs={"i": np.array(0, np.int32), "x": x})
+        errors = [line for line in p.stderr.splitlines() if "error" in line]
+        assert p.returncode == 1 and len(errors) == 1, p.stderr
+        assert f"the run's op budget ({budget} ops) ran out at this op" in errors[0], p.stderr
+        assert loc in errors[0], p.stderr
+        assert not out.exists()
+    p = run(runner, "--max-ops", "5", "--outputs", str(out), module=ENDLESS_WHILE,
+            inputs={"i": np.array(5, np.int32), "x": x})
+    assert p.returncode == 0, p.stderr
+    with np.load(out) as got:
+        np.testing.assert_array_equal(got["result1"], x)
+
+
+def test_timeout_stops_an_endless_loop(runner):
+    """--timeout 1: one error naming the time limit at some op (which op is
+    running when a wall-clock deadline passes depends on the machine, so
+    the test does not say which), exit 1, no output file, well before the
+    test's own 60 s; when the loop ends (the starting counter 5 makes the
+    condition false at once) the same module runs under a limit and gives
+    the input back."""
+    out = runner.tmp / "endless_out.npz"
+    out.unlink(missing_ok=True)
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    p = run(runner, "--timeout", "1", "--outputs", str(out), module=ENDLESS_WHILE,
             inputs={"i": np.array(0, np.int32), "x": x})
     errors = [line for line in p.stderr.splitlines() if "error" in line]
     assert p.returncode == 1 and len(errors) == 1, p.stderr
-    assert "the run's time limit ran out at this op" in errors[0] and '"w.py":' in errors[0], p.stderr
+    assert "the run's time limit ran out at this op" in errors[0], p.stderr
     assert not out.exists()
     p = run(runner, "--timeout", "30", "--outputs", str(out), module=ENDLESS_WHILE,
             inputs={"i": np.array(5, np.int32), "x": x})

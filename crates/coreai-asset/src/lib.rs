@@ -107,6 +107,11 @@ pub fn write(target: &Path, program: &[u8], metadata: &Metadata) -> Result<(), A
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let staging = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    // The program is complete in memory: what is left is a few writes and
+    // renames, done with SIGTERM, SIGINT and SIGHUP held back so a run
+    // stopped meanwhile ends after it, never with the staging directory
+    // left behind.
+    let held = hold_termination_signals();
     let result = fill(&staging, program, metadata).and_then(|()| {
         if exists {
             replace(&staging, target, dir, &name)
@@ -117,7 +122,32 @@ pub fn write(target: &Path, program: &[u8], metadata: &Metadata) -> Result<(), A
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&staging);
     }
+    release_signals(held);
     result
+}
+
+/// Blocks SIGTERM, SIGINT and SIGHUP in this thread; returns the mask to
+/// restore.
+fn hold_termination_signals() -> libc::sigset_t {
+    // SAFETY: sigset_t values initialized by sigemptyset before use.
+    unsafe {
+        let mut hold: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut hold);
+        for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut hold, signal);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &hold, &mut old);
+        old
+    }
+}
+
+/// Restores the mask; a signal held meanwhile is delivered now.
+fn release_signals(old: libc::sigset_t) {
+    // SAFETY: `old` came from pthread_sigmask.
+    unsafe {
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+    }
 }
 
 fn fill(staging: &Path, program: &[u8], metadata: &Metadata) -> Result<(), AssetError> {

@@ -51,6 +51,10 @@ pub struct Options {
     /// loop whose condition never turns false runs until then; without a
     /// deadline, until its 100,000,000th iteration).
     pub deadline: Option<std::time::Instant>,
+    /// Stop with an error at the op that would be the `max_ops + 1`-th op
+    /// executed (terminators not counted): a budget that, unlike
+    /// `deadline`, stops at the same op on every machine.
+    pub max_ops: Option<u64>,
 }
 
 /// The magnitude beyond which `Options::ane_range` makes op results
@@ -324,6 +328,7 @@ impl<'c> Program<'c> {
             program: self,
             options,
             depth: RefCell::new(0),
+            executed: std::cell::Cell::new(0),
         };
         exec.call(op, inputs)
     }
@@ -339,6 +344,8 @@ pub struct Exec<'p, 'c> {
     program: &'p Program<'c>,
     options: Options,
     depth: RefCell<usize>,
+    /// Ops executed so far (for `Options::max_ops`).
+    executed: std::cell::Cell<u64>,
 }
 
 type Env = HashMap<usize, Value>;
@@ -435,6 +442,14 @@ impl Exec<'_, '_> {
                     {
                         return Err(op_error(op, "the run's time limit ran out at this op"));
                     }
+                    let executed = self.executed.get();
+                    if self.options.max_ops.is_some_and(|max| executed >= max) {
+                        return Err(op_error(
+                            op,
+                            format!("the run's op budget ({executed} ops) ran out at this op"),
+                        ));
+                    }
+                    self.executed.set(executed + 1);
                     let results = self.exec(op, &name, env)?;
                     for (i, v) in results.into_iter().enumerate() {
                         env.insert(op.result(i).key(), v);

@@ -9,6 +9,7 @@ use std::{
     ffi::{c_void, CString},
     fs::File,
     os::fd::{AsRawFd, RawFd},
+    os::unix::fs::OpenOptionsExt,
     path::{Path, PathBuf},
 };
 
@@ -199,15 +200,23 @@ fn map_input(path: &str) -> Result<ffi::CoreaiInputFile, OptError> {
 }
 
 /// Where the output goes while MLIR writes it: stdout, a device or pipe
-/// written in place, or a temporary file in the target's directory that
-/// replaces the target only when everything succeeded, so a failed run never
-/// leaves a partial or clobbered output.
+/// written in place, or a file in the target's directory that replaces the
+/// target only when everything succeeded, so a failed or interrupted run
+/// never leaves a partial or clobbered output.
+///
+/// The file has no name while it is written (`O_TMPFILE`): a run killed by
+/// any signal leaves nothing behind. Once the result is complete it is
+/// linked under a temporary name and renamed over the target. Where the
+/// file system has no `O_TMPFILE`, it is a named temporary file that the
+/// crash handler removes on a fault and on SIGTERM, SIGINT and SIGHUP.
 pub enum Output {
     Stdout,
     InPlace(File),
     Temporary {
         file: File,
+        /// The temporary name: given only at the end when `anonymous`.
         tmp: PathBuf,
+        anonymous: bool,
         target: PathBuf,
     },
 }
@@ -238,11 +247,24 @@ impl Output {
             ".{file_name}.coreai-opt-{}.tmp",
             std::process::id()
         ));
-        let file = File::create(&tmp).map_err(err)?;
-        coreai::crash_handler::set_temporary_output(Some(&tmp));
+        let anonymous = std::fs::OpenOptions::new()
+            .write(true)
+            .mode(0o666)
+            .custom_flags(libc::O_TMPFILE)
+            .open(&dir);
+        let (file, anonymous) = match anonymous {
+            Ok(file) => (file, true),
+            // EISDIR/EOPNOTSUPP: no O_TMPFILE here; other errors show again.
+            Err(_) => {
+                let file = File::create(&tmp).map_err(err)?;
+                coreai::crash_handler::set_temporary_output(Some(&tmp));
+                (file, false)
+            }
+        };
         Ok(Output::Temporary {
             file,
             tmp,
+            anonymous,
             target: target.to_path_buf(),
         })
     }
@@ -254,25 +276,71 @@ impl Output {
         }
     }
 
-    /// Keeps the output when `succeeded`, else drops the temporary file.
+    /// Keeps the output when `succeeded`, else drops the file.
     pub fn finish(self, succeeded: bool, path: &str) -> Result<(), OptError> {
-        let Output::Temporary { file, tmp, target } = self else {
+        let Output::Temporary {
+            file,
+            tmp,
+            anonymous,
+            target,
+        } = self
+        else {
             return Ok(());
         };
-        drop(file);
-        let kept = if succeeded {
-            std::fs::rename(&tmp, &target)
-        } else {
-            Ok(())
+        let err = |source| OptError::Write {
+            path: path.to_string(),
+            source,
         };
-        if !succeeded || kept.is_err() {
+        if !succeeded {
+            drop(file);
+            if !anonymous {
+                let _ = std::fs::remove_file(&tmp);
+                coreai::crash_handler::set_temporary_output(None);
+            }
+            return Ok(());
+        }
+        if anonymous {
+            // The complete result gets a name: linked through /proc (open(2)
+            // on O_TMPFILE), then renamed over the target like a named one.
+            coreai::crash_handler::set_temporary_output(Some(&tmp));
+            let _ = std::fs::remove_file(&tmp);
+            let linked = link_anonymous(&file, &tmp);
+            drop(file);
+            if let Err(e) = linked {
+                coreai::crash_handler::set_temporary_output(None);
+                return Err(err(e));
+            }
+        } else {
+            drop(file);
+        }
+        let kept = std::fs::rename(&tmp, &target);
+        if kept.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
         coreai::crash_handler::set_temporary_output(None);
-        kept.map_err(|source| OptError::Write {
-            path: path.to_string(),
-            source,
-        })
+        kept.map_err(err)
+    }
+}
+
+/// Gives the `O_TMPFILE` file `file` the name `path`.
+fn link_anonymous(file: &File, path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let proc = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let to = CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: two NUL-terminated paths that outlive the call.
+    let status = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            proc.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 

@@ -81,6 +81,11 @@ struct Args {
     /// false otherwise runs to its 100,000,000th iteration).
     #[arg(long, value_name = "SECONDS", default_value_t = 0)]
     timeout: u64,
+    /// Stop with an error at the op that would be the (N+1)-th op executed
+    /// in one run (0: no limit): unlike --timeout, the same op on every
+    /// machine.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    max_ops: u64,
 }
 
 fn main() -> ExitCode {
@@ -216,6 +221,7 @@ fn run(args: &Args) -> Result<bool, InterpError> {
         ane_range: args.simulate_fp16 == Some(Fp16Device::Ane),
         deadline: (args.timeout > 0)
             .then(|| std::time::Instant::now() + std::time::Duration::from_secs(args.timeout)),
+        max_ops: (args.max_ops > 0).then_some(args.max_ops),
     };
     program.set_profiling(args.profile && args.bench.is_none());
     let outputs = program.run(&args.entry, inputs.clone(), options)?;

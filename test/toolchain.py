@@ -8,11 +8,9 @@ Binaries come from `$COREAI_BUILD_DIR` (default `target/debug` of the
 repository, or `$CARGO_TARGET_DIR/debug`); `$COREAI_RUN` overrides
 coreai-run alone."""
 
-import asyncio
 import os
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -25,15 +23,25 @@ COREAI_RUN = Path(os.environ.get("COREAI_RUN") or BUILD / "coreai-run")
 
 
 def export(source, out, *flags, factory="factory", inputs_out=None, expected_out=None):
-    """`python -m coreai_export --module-file SOURCE:FACTORY -o OUT FLAGS`
-    in a child process; returns the CompletedProcess (the caller checks it)."""
-    command = [sys.executable, "-m", "coreai_export", "--module-file", f"{source}:{factory}", "-o", str(out)]
+    """`python -m coreai_export --module-file SOURCE:FACTORY -o OUT FLAGS`,
+    run by the export server (test/export_server.py: a warm fork instead
+    of a new Python); returns the CompletedProcess (the caller checks it)."""
+    command = ["--module-file", f"{source}:{factory}", "-o", str(out)]
     if inputs_out is not None:
         command += ["--inputs-out", str(inputs_out)]
     if expected_out is not None:
         command += ["--expected-out", str(expected_out)]
-    env = dict(os.environ, PYTHONPATH=str(IMPORTER))
-    return subprocess.run([*command, *map(str, flags)], capture_output=True, text=True, env=env)
+    return coreai_export([*command, *map(str, flags)])
+
+
+def coreai_export(args, cwd=None, env=None, module="coreai_export"):
+    """`python -m MODULE ARGS` (coreai_export or one of its modules, with
+    the importer on PYTHONPATH) in the export server; the CompletedProcess."""
+    import export_server
+
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(IMPORTER), env.get("PYTHONPATH", "")] if p)
+    return export_server.run(args, cwd=cwd, env=env, module=module)
 
 
 def export_source(tmp_path, source, *flags, factory="factory"):
@@ -97,24 +105,9 @@ def load(npz):
 
 def run_coreai_core(text, inputs, tmp_path):
     """coreai-core's interpreter on coreai IR `text` (saved as an .aimodel
-    asset in tmp_path); returns its outputs by name."""
-    warnings.filterwarnings("ignore")
-    from coreai._compiler import ir
-    from coreai.authoring.asset import AIModelAsset, AIProgram
-    from coreai.authoring.context import Context
-    from coreai.runtime import NDArray
+    asset in tmp_path); returns its outputs by name. It runs in the oracle
+    worker (test/oracle.py): an exception inside coreai-core is raised as
+    oracle.OracleError, a death is rerun once and counted."""
+    import oracle
 
-    path = Path(tmp_path) / "m.aimodel"
-    with Context() as c:
-        AIProgram._from_mlir_module(ir.Module.parse(text, c._mlir_context)).save_asset(path)  # noqa: SLF001
-
-    async def go():
-        asset = AIModelAsset.load(path)
-        async with asset.executable() as model:
-            fn = model.load_function("main")
-            if asyncio.iscoroutine(fn):
-                fn = await fn
-            out = await fn(inputs={k: NDArray(np.ascontiguousarray(v)) for k, v in inputs.items()})
-            return {k: v.numpy() for k, v in out.items()}
-
-    return asyncio.run(go())
+    return oracle.interpret(text, inputs, tmp_path)

@@ -8,6 +8,8 @@ sys.path.insert(0, os.path.join(REPO, "importer"))
 sys.path.insert(0, os.path.dirname(HERE))  # test/: toolchain.py, skip_policy.py
 
 
+import export_server  # noqa: E402
+import oracle  # noqa: E402
 import skip_policy  # noqa: E402
 import torch  # noqa: E402
 
@@ -18,5 +20,6 @@ torch.set_num_threads(1)
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: whole-model cases (deselect with -m 'not slow')")
-    if not config.pluginmanager.has_plugin("skip_policy"):
-        config.pluginmanager.register(skip_policy, "skip_policy")
+    for name, plugin in [("skip_policy", skip_policy), ("oracle", oracle), ("export_server", export_server)]:
+        if not config.pluginmanager.has_plugin(name):
+            config.pluginmanager.register(plugin, name)

@@ -21,10 +21,10 @@ from models import CORPUS
 
 REPO = Path(__file__).resolve().parents[2]
 COMPILE = REPO / "target" / "debug" / "coreai-compile"
-RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
 
 sys.path.insert(0, str(REPO / "utils" / "coreai-report"))
 sys.path.insert(0, str(REPO / "utils" / "aicode"))
+import oracle  # noqa: E402
 import report  # noqa: E402
 from compare import core_save_asset, decoded_ir  # noqa: E402
 
@@ -48,14 +48,16 @@ def compile_(*args, check=True):
 
 
 def runtime(asset, inputs=None, outputs=None, returncode=0, also=None):
-    """coreai-core's runtime on `asset`, in a child process: (summary,
-    outputs), or with `also` (summary, also's summary, outputs)."""
-    args = [sys.executable, str(RUNASSET), str(asset)]
+    """coreai-core's runtime on `asset`, in the oracle worker: (summary,
+    outputs), or with `also` (summary, also's summary, outputs); a
+    `returncode` other than 0 is the death by that signal the run must end
+    in."""
+    args = [asset]
     if inputs:
-        args += ["--inputs", str(inputs), "--outputs", str(outputs)]
+        args += ["--inputs", inputs, "--outputs", outputs]
     if also:
-        args += ["--also", str(also)]
-    r = subprocess.run(args, capture_output=True, text=True)
+        args += ["--also", also]
+    r = oracle.runasset(*args, expect_death=returncode < 0)
     assert r.returncode == returncode, r.stderr[-2000:]
     lines = r.stdout.strip().splitlines()
     got = report.load(outputs) if inputs and returncode == 0 else None
@@ -177,9 +179,7 @@ def test_a_multi_function_asset_runs_each_function_like_pytorch(tmp_path):
     core_save_asset(linked, theirs)
     assert decoded_ir(ours / "main.mlirb") == decoded_ir(theirs / "main.mlirb")
     for fn, (_, inputs, expected) in exported.items():
-        args = [sys.executable, str(RUNASSET), str(ours), "--function", fn, "--inputs", str(inputs),
-                "--outputs", str(tmp_path / f"{fn}.npz")]
-        r = subprocess.run(args, capture_output=True, text=True)
+        r = oracle.runasset(ours, "--function", fn, "--inputs", inputs, "--outputs", tmp_path / f"{fn}.npz")
         assert r.returncode == 0, r.stderr[-2000:]
         summary = json.loads(r.stdout.strip().splitlines()[0])
         assert summary["function_names"] == ["prefill", "decode"] and summary["is_valid"], summary

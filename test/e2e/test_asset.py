@@ -31,7 +31,7 @@ COMPILE = REPO / "target" / "debug" / "coreai-compile"
 OPT = REPO / "target" / "debug" / "coreai-opt"
 RUN = REPO / "target" / "debug" / "coreai-run"
 
-RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
+import oracle  # noqa: E402
 
 sys.path.insert(0, str(REPO / "utils" / "coreai-report"))
 sys.path.insert(0, str(REPO / "utils" / "aicode"))
@@ -71,9 +71,9 @@ def core_save_asset(text, path):
 
 def core_runtime(asset, inputs, outputs, function="main"):
     """Loads `asset` in coreai-core's runtime as it is and runs `function`
-    (utils/aicode/runasset.py, in a child process): (summary, outputs)."""
-    r = subprocess.run([sys.executable, str(RUNASSET), str(asset), "--function", function, "--inputs", str(inputs),
-                        "--outputs", str(outputs)], capture_output=True, text=True)
+    (utils/aicode/runasset.py, in the oracle worker): (summary, outputs)."""
+    r = oracle.runasset(str(asset), "--function", function, "--inputs", str(inputs),
+                        "--outputs", str(outputs))
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.strip().splitlines()[0]), report.load(outputs)
 

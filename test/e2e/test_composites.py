@@ -7,6 +7,8 @@ coreai-pipeline (canonicalize and cse keep the graphs)."""
 import os
 import re
 
+import pytest
+
 import numpy as np
 
 from test_lower_reduce import export_and_lower
@@ -169,22 +171,22 @@ def composite_headers(text, strip):
     return heads
 
 
-def test_composites_have_coreai_torch_signatures_on_its_golden_models(tmp_path):
+@pytest.mark.parametrize("name", GOLDEN)
+def test_composites_have_coreai_torch_signatures_on_its_golden_models(tmp_path, name):
     tools = os.path.join(REPO, "utils", "coreai-golden")
     golden_dir = os.path.join(REPO, "test", "golden")
-    for name in GOLDEN:
-        work = tmp_path / name
-        work.mkdir()
-        core, _ = export_and_lower(work, GOLDEN_FACTORY.format(tools=tools, name=name))
-        piped = work / "piped.mlir"
-        lower(work / "aten.mlir", piped, EXACT_PIPELINE)
-        ours = composite_headers(piped.read_text(), r"_\d+(?=\()")
-        with open(os.path.join(golden_dir, f"{name}.mlir")) as f:
-            theirs = composite_headers(f.read(), r"_[a-z]{8}(?=\()")
-        assert theirs, name
-        for header in theirs:
-            decl = re.search(r'composite_declaration<"(\w+)"', header).group(1)
-            if (name, decl) in INLINE_BY_DESIGN:
-                assert header not in ours
-                continue
-            assert header in ours, f"{name}: {header}\nours: {ours}"
+    work = tmp_path / name
+    work.mkdir()
+    core, _ = export_and_lower(work, GOLDEN_FACTORY.format(tools=tools, name=name))
+    piped = work / "piped.mlir"
+    lower(work / "aten.mlir", piped, EXACT_PIPELINE)
+    ours = composite_headers(piped.read_text(), r"_\d+(?=\()")
+    with open(os.path.join(golden_dir, f"{name}.mlir")) as f:
+        theirs = composite_headers(f.read(), r"_[a-z]{8}(?=\()")
+    assert theirs, name
+    for header in theirs:
+        decl = re.search(r'composite_declaration<"(\w+)"', header).group(1)
+        if (name, decl) in INLINE_BY_DESIGN:
+            assert header not in ours
+            continue
+        assert header in ours, f"{name}: {header}\nours: {ours}"

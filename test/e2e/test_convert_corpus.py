@@ -48,7 +48,7 @@ def test_the_lists_name_corpus_models():
 
 @pytest.mark.parametrize("name,spec", CASES)
 def test_model_converts_and_matches_pytorch(name, spec, tmp_path):
-    r = report.evaluate(name, spec, tmp_path)
+    r = report.evaluate(name, spec, tmp_path, core_may_die=name in CORE_GAPS)
     if name in NOT_CONVERTED:
         assert not r.converted, f"{name} converts now: remove it from NOT_CONVERTED"
         assert NOT_CONVERTED[name] in r.error, r.error

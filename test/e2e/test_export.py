@@ -17,6 +17,7 @@ from coreai_export.cli import build_parser, run
 from coreai_export.decompositions import PRESERVED_OPS
 from coreai_export.importer import PY_BINARY, PY_UNARY
 from models import CORPUS, EXPORT_FLAGS
+import toolchain  # noqa: E402
 from toolchain import COREAI_RUN, REPO, coreai_opt
 
 
@@ -201,11 +202,7 @@ def test_export_failure_is_explained_and_writes_nothing(tmp_path):
         "    return M(), (torch.randn(3),)\n"
     )
     out = tmp_path / "bad.mlir"
-    r = subprocess.run(
-        [sys.executable, "-m", "coreai_export", "--module-file", f"{bad}:factory", "-o", str(out)],
-        capture_output=True, text=True,
-        env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer")),
-    )
+    r = toolchain.coreai_export(["--module-file", f"{bad}:factory", "-o", str(out)])
     assert r.returncode == 1
     assert "failed to export" in r.stderr and "What to do" in r.stderr and "torch.cond" in r.stderr
     assert not out.exists()
@@ -243,13 +240,9 @@ def test_exported_program_input_matches_the_module_path(tmp_path):
         "    return M(), (torch.randn(2, 4),)\n"
     )
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
-    cli = [sys.executable, "-m", "coreai_export"]
     from_module = tmp_path / "from_module.mlir"
-    r = subprocess.run(
-        [*cli, "--module-file", f"{src}:factory", "-o", str(from_module),
-         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz")],
-        capture_output=True, text=True, env=env,
-    )
+    r = toolchain.coreai_export(["--module-file", f"{src}:factory", "-o", str(from_module),
+         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz")], env=env)
     assert r.returncode == 0, r.stderr
 
     import importlib.util
@@ -259,11 +252,8 @@ def test_exported_program_input_matches_the_module_path(tmp_path):
     model, inputs = m.factory()
     torch.export.save(torch.export.export(model.eval(), inputs), tmp_path / "m.pt2")
     from_pt2 = tmp_path / "from_pt2.mlir"
-    r = subprocess.run(
-        [*cli, "--exported-program", str(tmp_path / "m.pt2"), "--inputs", str(tmp_path / "in.npz"),
-         "-o", str(from_pt2), "--expected-out", str(tmp_path / "expected_pt2.npz")],
-        capture_output=True, text=True, env=env,
-    )
+    r = toolchain.coreai_export(["--exported-program", str(tmp_path / "m.pt2"), "--inputs", str(tmp_path / "in.npz"),
+         "-o", str(from_pt2), "--expected-out", str(tmp_path / "expected_pt2.npz")], env=env)
     assert r.returncode == 0, r.stderr
     assert mlir_names(from_pt2.read_text()) == mlir_names(from_module.read_text())
     assert coreai_opt(str(from_pt2)).returncode == 0
@@ -273,10 +263,7 @@ def test_exported_program_input_matches_the_module_path(tmp_path):
             np.testing.assert_array_equal(a[k], b[k])
 
     # Without its inputs the program cannot be imported: a clear error.
-    r = subprocess.run(
-        [*cli, "--exported-program", str(tmp_path / "m.pt2"), "-o", str(tmp_path / "x.mlir")],
-        capture_output=True, text=True, env=env,
-    )
+    r = toolchain.coreai_export(["--exported-program", str(tmp_path / "m.pt2"), "-o", str(tmp_path / "x.mlir")], env=env)
     assert r.returncode == 1 and "--exported-program needs --inputs" in r.stderr
     assert not (tmp_path / "x.mlir").exists()
 
@@ -306,8 +293,6 @@ def test_view_input_with_unbounded_symbol_exports(tmp_path):
         "    return M(), (torch.arange(6.0).reshape(2, 3),)\n"
     )
     out = tmp_path / "m.mlir"
-    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "importer"))
-    r = subprocess.run([sys.executable, "-m", "coreai_export", "--module-file", f"{src}:factory", "-o", str(out)],
-                       capture_output=True, text=True, env=env)
+    r = toolchain.coreai_export(["--module-file", f"{src}:factory", "-o", str(out)])
     assert r.returncode == 0, r.stderr[-2000:]
     assert coreai_opt(str(out)).returncode == 0

@@ -15,11 +15,11 @@ and `fp16-stabilize`'s rewrites are checked in f32 against float64 math in
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+import toolchain
 from toolchain import BUILD, REPO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,11 +47,9 @@ OVERFLOWING = {
 def export(tmp_path, case):
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
     aten = tmp_path / f"{case}.aten.mlir"
-    r = subprocess.run(
-        [sys.executable, "-m", "coreai_export", "--module-file", f"{MODELS}:{case}", "-o", str(aten),
-         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz")],
-        capture_output=True, text=True, env=env,
-    )
+    r = toolchain.coreai_export(
+        ["--module-file", f"{MODELS}:{case}", "-o", str(aten),
+         "--inputs-out", str(tmp_path / "in.npz"), "--expected-out", str(tmp_path / "expected.npz")], env=env)
     assert r.returncode == 0, r.stderr
     return aten
 

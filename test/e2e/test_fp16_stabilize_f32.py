@@ -20,6 +20,7 @@ import sys
 
 import numpy as np
 
+import toolchain
 from toolchain import BUILD, REPO
 
 MODEL = '''
@@ -92,11 +93,9 @@ def convert_and_run(tmp_path, pipeline, name):
 def test_rewrites_stay_within_4_ulp_of_the_original_in_f32(tmp_path):
     (tmp_path / "m.py").write_text(MODEL)
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
-    r = subprocess.run(
-        [sys.executable, "-m", "coreai_export", "--module-file", f"{tmp_path / 'm.py'}:factory",
-         "-o", str(tmp_path / "aten.mlir"), "--inputs-out", str(tmp_path / "in.npz")],
-        capture_output=True, text=True, env=env,
-    )
+    r = toolchain.coreai_export(
+        ["--module-file", f"{tmp_path / 'm.py'}:factory", "-o", str(tmp_path / "aten.mlir"),
+         "--inputs-out", str(tmp_path / "in.npz")], env=env)
     assert r.returncode == 0, r.stderr
     new_text, new = convert_and_run(tmp_path, "coreai-pipeline", "stable")
     old_text, old = convert_and_run(tmp_path, "decompose,legalize-aten-to-coreai,canonicalize,cse", "naive")

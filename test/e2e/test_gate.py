@@ -11,12 +11,11 @@ absent from its IR; a bad factory is bad input.
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-from toolchain import BUILD, IMPORTER
+import toolchain
+from toolchain import BUILD
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "gate_models.py")
@@ -32,9 +31,8 @@ def plant(op, k):
 def gate(tmp_path, spec, *flags):
     """Runs the gate; returns (CompletedProcess, report dict or None)."""
     report = tmp_path / "report.json"
-    env = dict(os.environ, PYTHONPATH=str(IMPORTER))
-    r = subprocess.run([sys.executable, "-m", "coreai_export.gate", "--module-file", spec, "--build-dir", str(BUILD),
-                        "--json", str(report), *flags], capture_output=True, text=True, env=env)
+    r = toolchain.coreai_export(["--module-file", spec, "--build-dir", str(BUILD), "--json", str(report), *flags],
+                                module="coreai_export.gate")
     return r, (json.loads(report.read_text()) if report.exists() else None)
 
 

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 COMPILE = REPO / "target" / "debug" / "coreai-compile"
 OPT = REPO / "target" / "debug" / "coreai-opt"
 RUN = REPO / "target" / "debug" / "coreai-run"
-RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
+import oracle  # noqa: E402
 sys.path.insert(0, str(REPO / "utils" / "coreai-report"))
 import report  # noqa: E402
 
@@ -174,8 +174,8 @@ def test_the_asset_summarizes_like_coreai_cores_and_runs_like_pytorch(name, comp
     assert r.returncode == 0, r.stderr
     assert report.compare(report.load(got), want)["ok"]
     core_out = work / "core.npz"
-    r = subprocess.run([sys.executable, str(RUNASSET), str(asset), "--inputs", str(inputs), "--outputs",
-                        str(core_out)], capture_output=True, text=True)
+    r = oracle.runasset(str(asset), "--inputs", str(inputs), "--outputs",
+                        str(core_out))
     if name in INTERLEAVED_INPUT:
         # The runtime reads the encoding from our asset and wants the input
         # in that layout; its Python surface cannot build one (an array from

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import toolchain
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 GOOD = (
@@ -20,11 +22,7 @@ GOOD = (
 
 
 def export(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "coreai_export", *map(str, args)],
-        capture_output=True, text=True,
-        env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer")),
-    )
+    return toolchain.coreai_export(args)
 
 
 def assert_one_error(r, *fragments):

@@ -5,10 +5,6 @@ run in coreai-run and in coreai-core's interpreter, compared with eager PyTorch
 PyTorch does), integer dtypes, and int64 accumulation past int32
 (conversion guide §9.4)."""
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -360,17 +356,13 @@ def test_int64_past_2_53_compares_exactly(tmp_path):
 def test_coreai_core_traps_on_overflowing_integer_scan(tmp_path):
     """Recorded disagreement: PyTorch wraps an overflowing int64 cumprod;
     coreai-run wraps and matches it; coreai-core's interpreter kills the
-    process. Run in a child process so the crash is observable."""
+    process (the oracle worker's death, expected, so not rerun)."""
+    import oracle
+
     core, text = export_and_lower(tmp_path, OVERFLOWING_CUMPROD)
     assert "combiner = <product>" in text and "tensor<3x40xsi64>" in text
     assert_coreai_run_matches(core, tmp_path / "in.npz", tmp_path / "expected.npz", 0, 0)
-    child = (
-        "import sys, pathlib, numpy as np; sys.path.insert(0, sys.argv[1]);"
-        "from toolchain import run_coreai_core;"
-        "t = pathlib.Path(sys.argv[2]); z = np.load(t / 'in.npz');"
-        "run_coreai_core((t / 'coreai.mlir').read_text(), {k: z[k] for k in z.files}, t)"
-    )
-    test_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    r = subprocess.run([sys.executable, "-c", child, test_dir, str(tmp_path)],
-                       capture_output=True, text=True)
-    assert r.returncode < 0, "coreai-core no longer traps: compare it with PyTorch in test_integer_sums_accumulate_in_64_bits"
+    died = oracle.interpret((tmp_path / "coreai.mlir").read_text(), load(tmp_path / "in.npz"), tmp_path,
+                            expect_death=True)
+    assert isinstance(died, oracle.OracleDied), \
+        "coreai-core no longer traps: compare it with PyTorch in test_integer_sums_accumulate_in_64_bits"

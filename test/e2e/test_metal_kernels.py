@@ -32,6 +32,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+import oracle  # noqa: E402
 from toolchain import BUILD, COREAI_OPT, IMPORTER, export  # noqa: E402
 
 MODEL = HERE / "models" / "metal_kernels.py"
@@ -210,14 +211,14 @@ def test_gpu_asset_decodes_like_coreai_cores_and_reads_back(converted, tmp_path)
     assert mine == decoded_ir(theirs / "main.mlirb")
     assert mine[0].count("aicode.metal.metal4_kernel_v1") == 4 and "AXMTLBuffer" in mine[0]
 
-    r = subprocess.run([sys.executable, str(RUNASSET), str(ours), "--also", str(theirs)], capture_output=True, text=True)
+    r = oracle.runasset(str(ours), "--also", str(theirs))
     assert r.returncode == 0, r.stderr[-2000:]
     summary, core_summary = (json.loads(line) for line in r.stdout.strip().splitlines())
     assert summary == core_summary and summary["is_valid"] and summary["_compatibility_version"] == "27.0"
     assert "('metal4_kernel', 4)" in summary["operation_distribution"]
     for asset in (ours, theirs):
-        r = subprocess.run([sys.executable, str(RUNASSET), str(asset), "--inputs", str(work / "in.npz"), "--outputs",
-                            str(tmp_path / "out.npz")], capture_output=True, text=True)
+        r = oracle.runasset(str(asset), "--inputs", str(work / "in.npz"), "--outputs",
+                            str(tmp_path / "out.npz"))
         assert r.returncode != 0 and "Unresolved symbol: coreai.metal4_kernel" in r.stderr, r.stderr[-2000:]
 
     read = subprocess.run([str(COREAI_OPT), str(ours)], capture_output=True, text=True)
@@ -257,7 +258,6 @@ from coreai.authoring.context import Context
 with Context() as c:
     AIProgram._from_mlir_module(ir.Module.parse(open(sys.argv[1]).read(), c._mlir_context)).save_asset(Path(sys.argv[2]))
 """
-RUNASSET = HERE.parents[1] / "utils" / "aicode" / "runasset.py"
 # coreai-core's own reading of an aicode file (`convert-from-versioned`, what
 # its loader runs), printed.
 CORE_READS = """
@@ -282,8 +282,8 @@ def test_coreai_core_runtime_has_no_metal_here(converted, tmp_path):
     ir_path.write_text(out["model"][1])
     r = subprocess.run([sys.executable, "-c", CORE_SAVE, str(ir_path), str(asset)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
-    r = subprocess.run([sys.executable, str(RUNASSET), str(asset), "--function", "main", "--inputs",
-                        str(work / "in.npz"), "--outputs", str(tmp_path / "out.npz")], capture_output=True, text=True)
+    r = oracle.runasset(str(asset), "--function", "main", "--inputs",
+                        str(work / "in.npz"), "--outputs", str(tmp_path / "out.npz"))
     assert r.returncode != 0
     assert "Unresolved symbol: coreai.metal4_kernel" in r.stderr, r.stderr[-2000:]
 

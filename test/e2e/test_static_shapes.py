@@ -24,7 +24,7 @@ import torch
 REPO = Path(__file__).resolve().parents[2]
 COMPILE = REPO / "target" / "debug" / "coreai-compile"
 COREAI_RUN = REPO / "target" / "debug" / "coreai-run"
-RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
+import oracle  # noqa: E402
 sys.path.insert(0, str(REPO / "utils" / "coreai-report"))
 import report  # noqa: E402
 
@@ -39,7 +39,7 @@ SUMMARY = ["is_valid", "_compatibility_version", "function_names", "compute_type
 
 
 def summary(asset):
-    r = subprocess.run([sys.executable, str(RUNASSET), str(asset)], capture_output=True, text=True)
+    r = oracle.runasset(str(asset))
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.splitlines()[0])
 
@@ -102,9 +102,8 @@ def test_each_function_runs_like_eager_pytorch_in_both_runtimes(assets, key, tmp
     with torch.no_grad():
         want = {"output": model(torch.from_numpy(x)).numpy()}
     fn = f"main_{key}"
-    r = subprocess.run([sys.executable, str(RUNASSET), str(ours), "--function", fn, "--inputs",
-                        str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "core.npz")],
-                       capture_output=True, text=True)
+    r = oracle.runasset(str(ours), "--function", fn, "--inputs",
+                        str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "core.npz"))
     assert r.returncode == 0, r.stderr[-2000:]
     verdict = report.compare(report.load(tmp_path / "core.npz"), want)
     assert verdict["ok"], ("coreai-core", verdict)
@@ -223,9 +222,8 @@ def test_a_model_whose_dynamic_form_does_not_convert_converts_per_configuration(
         np.savez(tmp_path / "in.npz", x=x)
         with torch.no_grad():
             want = {f"output_{i}": o.numpy() for i, o in enumerate(model(torch.from_numpy(x)))}
-        r = subprocess.run([sys.executable, str(RUNASSET), str(out), "--function", f"main_{key}", "--inputs",
-                            str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "core.npz")],
-                           capture_output=True, text=True)
+        r = oracle.runasset(str(out), "--function", f"main_{key}", "--inputs",
+                            str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "core.npz"))
         assert r.returncode == 0, r.stderr[-2000:]
         verdict = report.compare(report.load(tmp_path / "core.npz"), want)
         assert verdict["ok"], ("coreai-core", key, verdict)

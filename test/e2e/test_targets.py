@@ -362,12 +362,14 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
     core_save_asset(text, tmp_path / "theirs.aimodel")
     assert decoded_ir(asset / "main.mlirb") == decoded_ir(tmp_path / "theirs.aimodel" / "main.mlirb")
     eager = load(tmp_path / "expected.npz")
-    runs = {"coreai-core": [sys.executable, str(REPO / "utils" / "aicode" / "runasset.py"), str(asset)],
-            "coreai-run": [str(REPO / "target" / "debug" / "coreai-run"), str(asset)]}
-    for who, argv in runs.items():
+    import oracle
+
+    runs = {"coreai-core": lambda *a: oracle.runasset(asset, *a),
+            "coreai-run": lambda *a: subprocess.run([str(REPO / "target" / "debug" / "coreai-run"), str(asset), *a],
+                                                    capture_output=True, text=True)}
+    for who, run in runs.items():
         out = tmp_path / f"{who}.npz"
-        p = subprocess.run([*argv, "--inputs", str(tmp_path / "in.npz"), "--outputs", str(out)],
-                           capture_output=True, text=True)
+        p = run("--inputs", str(tmp_path / "in.npz"), "--outputs", str(out))
         assert p.returncode == 0, f"{who}: {p.stderr}"
         got = load(out)
         assert sorted(got) == sorted(eager) == ["output_0", "output_1"], who

@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPT = os.path.join(os.environ.get("COREAI_BUILD_DIR", os.path.join(REPO, "target", "debug")), "coreai-opt")
 sys.path.insert(0, os.path.join(REPO, "utils", "coreai-ods"))
@@ -85,8 +87,16 @@ def run_opt(texts):
     return errors
 
 
-def test_same_type_decisions():
+SHARDS = 4
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_same_type_decisions(shard=None):
+    """Every SHARDS-th case from `shard` (all of them without a shard), so
+    the suite's workers share the cases."""
     all_cases = list(cases())
+    if shard is not None:
+        all_cases = all_cases[shard::SHARDS]
     texts = [probe.build_case(op, types, f"case{i}") for i, (_, _, _, _, op, types) in enumerate(all_cases)]
     ours = run_opt(texts)
     mismatches = []

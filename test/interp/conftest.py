@@ -12,13 +12,16 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # test/: toolchain.py, skip_policy.py
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "importer"))
 
+import export_server  # noqa: E402
+import oracle  # noqa: E402
 import skip_policy  # noqa: E402
 import toolchain  # noqa: E402
 
 
 def pytest_configure(config):
-    if not config.pluginmanager.has_plugin("skip_policy"):
-        config.pluginmanager.register(skip_policy, "skip_policy")
+    for name, plugin in [("skip_policy", skip_policy), ("oracle", oracle), ("export_server", export_server)]:
+        if not config.pluginmanager.has_plugin(name):
+            config.pluginmanager.register(plugin, name)
 
 
 MLIR_TYPES = {

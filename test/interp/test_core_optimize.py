@@ -7,7 +7,6 @@ interpreter."""
 import os
 import re
 import subprocess
-import warnings
 import zlib
 
 import numpy as np
@@ -114,7 +113,6 @@ def property_cases(tmp_path, count):
 def run_core(text, inputs, tmp_path):
     """coreai-core's outputs, or None when its interpreter dies (SIGILL on
     some graphs on this machine, before and after the pass alike)."""
-    warnings.simplefilter("ignore")
     from test_coreai_vs_coreai_core import run_coreai_core_isolated
     return run_coreai_core_isolated(text, inputs, tmp_path)
 

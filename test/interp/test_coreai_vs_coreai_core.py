@@ -345,27 +345,17 @@ X4 = np.array([1.5, -2.0, 3.0, np.nan], np.float32)
 
 
 def run_coreai_core_isolated(text, inputs, tmp):
-    """coreai-core in a child process: its interpreter dies with SIGILL on
-    coreai.if / coreai.while on this machine. Returns the outputs or None."""
-    import pickle
-    import subprocess
-    import sys
+    """coreai-core's outputs, or None where it cannot run the graph: its
+    interpreter dies with SIGILL on coreai.if / coreai.while on this
+    machine (a death expected, so the oracle worker does not rerun it), or
+    it raises."""
+    import oracle
 
-    (tmp / "g.mlir").write_text(text)
-    with open(tmp / "in.pkl", "wb") as f:
-        pickle.dump(inputs, f)
-    code = (
-        "import pickle, sys; sys.path.insert(0, %r)\n"
-        "from toolchain import run_coreai_core\n"
-        "from pathlib import Path\n"
-        "t = Path(%r); out = run_coreai_core((t / 'g.mlir').read_text(), pickle.load(open(t / 'in.pkl', 'rb')), t)\n"
-        "pickle.dump(out, open(t / 'out.pkl', 'wb'))\n"
-    ) % (str(Path(__file__).parents[1]), str(tmp))
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
-    if p.returncode != 0:
+    try:
+        out = oracle.interpret(text, inputs, tmp, expect_death=True)
+    except oracle.OracleError:
         return None
-    with open(tmp / "out.pkl", "rb") as f:
-        return pickle.load(f)
+    return None if isinstance(out, oracle.OracleDied) else out
 
 
 @pytest.mark.parametrize("cond", [True, False])

@@ -18,12 +18,10 @@ import argparse
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -167,32 +165,28 @@ def run_coreai_run(module, inputs, work):
     return load(out), ""
 
 
-def run_coreai_core(module, inputs, work):
-    """coreai-core 1.0.0b3's interpreter (test/toolchain.py's
-    runner), in a child process: it can crash the interpreter (a native
-    abort), and it prints its own log lines."""
-    out = Path(work) / "coreai-core.out.npz"
-    r = subprocess.run([sys.executable, __file__, "--core-worker", str(module), str(inputs), str(out)],
-                       capture_output=True, text=True)
-    if r.returncode < 0:
-        return None, f"the interpreter died ({signal.Signals(-r.returncode).name})"
-    if r.returncode != 0:
-        lines = [l for l in r.stderr.strip().splitlines() if l.strip() and "Loading function" not in l]
-        return None, lines[-1][:300] if lines else f"exit status {r.returncode}"
-    return load(out), ""
+def run_coreai_core(module, inputs, work, expect_death=False):
+    """coreai-core 1.0.0b3's interpreter, in the oracle worker
+    (test/oracle.py): it can crash the interpreter (a native abort), which
+    takes the worker, never this process; a death is rerun once unless
+    `expect_death`."""
+    import oracle
+
+    try:
+        out = oracle.interpret(Path(module).read_text(), load(inputs), Path(work), expect_death=expect_death)
+    except oracle.OracleError as e:
+        lines = [line for line in str(e).strip().splitlines() if line.strip() and "Loading function" not in line]
+        return None, lines[-1][:300] if lines else "coreai-core raised"
+    except oracle.OracleDied as e:
+        return None, f"the interpreter died ({e.signal_name}): {e.message[:300]}"
+    if isinstance(out, oracle.OracleDied):
+        return None, f"the interpreter died ({out.signal_name})"
+    return out, ""
 
 
-def core_worker(module, inputs, out):
-    from toolchain import run_coreai_core as run_core
-    warnings.simplefilter("ignore")
-    with tempfile.TemporaryDirectory() as tmp:
-        outputs = run_core(Path(module).read_text(), load(inputs), Path(tmp))
-    np.savez(out, **{k: np.asarray(v) for k, v in outputs.items()})
-    return 0
-
-
-def evaluate(name, spec, work, decompositions="none"):
-    """Exports, converts and runs one model in `work`."""
+def evaluate(name, spec, work, decompositions="none", core_may_die=False):
+    """Exports, converts and runs one model in `work`; `core_may_die`: the
+    model is one coreai-core's interpreter is known to die on (not rerun)."""
     work = Path(work)
     module, inputs, expected = export(name, spec, work, decompositions)
     result = Result(model=name)
@@ -205,7 +199,8 @@ def evaluate(name, spec, work, decompositions="none"):
     result.coreai_ops = sum(op_counts(text).values())
     want = load(expected)
     factor = TOLERANCE.get(name, (None,))[0]
-    for oracle, runner in [("coreai_run", run_coreai_run), ("coreai_core", run_coreai_core)]:
+    for oracle, runner in [("coreai_run", run_coreai_run),
+                           ("coreai_core", lambda *a: run_coreai_core(*a, expect_death=core_may_die))]:
         outputs, message = runner(out, inputs, work)
         verdict = compare(outputs, want, factor) if outputs is not None else {"max_error": None, "ok": False, "message": message}
         setattr(result, oracle, verdict)
@@ -223,8 +218,6 @@ def describe(oracle):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--core-worker"]:
-        return core_worker(*argv[1:4])
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("models", nargs="*", help="corpus model names (default: all)")
     p.add_argument("--no-slow", action="store_true", help="skip the torchvision models")

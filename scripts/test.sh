@@ -7,9 +7,17 @@
 # worker per core (pytest-xdist): the tests are independent, each in its own
 # tmp_path, and PyTorch runs one thread in each; add -m "not slow" by hand to
 # skip the whole-model cases.
+#
+# The pytest suites run in a shuffled order (pytest-randomly) from one seed
+# per run, printed first: COREAI_TEST_SEED=N replays that order.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+setup_start=$SECONDS
 scripts/setup.sh || { echo "==> set-up failed: no test ran" >&2; exit 1; }
+echo "==> set-up: $((SECONDS - setup_start)) s" >&2
+tests_start=$SECONDS
+seed=${COREAI_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "==> test order seed: $seed (COREAI_TEST_SEED=$seed make test replays it)" >&2
 
 failed=()
 step() {
@@ -31,12 +39,13 @@ step "cargo test" cargo test --workspace --quiet --no-fail-fast
 # dependencies, so its unit tests build with plain rustc.
 step "fuzz mutator unit tests" bash -c 'rustc --edition 2021 --test fuzz/src/mutator.rs -o target/fuzz-mutator-test && target/fuzz-mutator-test -q'
 step "lit test/" .venv/bin/lit -sv test
-step "pytest test/interop (coreai-core parity)" .venv/bin/python -m pytest -q -n auto test/interop
-step "pytest test/interp (executor vs PyTorch and coreai-core)" .venv/bin/python -m pytest -q -n auto test/interp
-step "pytest test/e2e (importer, corpus, lowerings)" .venv/bin/python -m pytest -q -n auto test/e2e
+step "pytest test/interop (coreai-core parity)" .venv/bin/python -m pytest -q -n auto --randomly-seed="$seed" test/interop
+step "pytest test/interp (executor vs PyTorch and coreai-core)" .venv/bin/python -m pytest -q -n auto --randomly-seed="$seed" test/interp
+step "pytest test/e2e (importer, corpus, lowerings)" .venv/bin/python -m pytest -q -n auto --randomly-seed="$seed" test/e2e
 step "portability: kernel-path-sensitive interp tests under other ATEN_CPU_CAPABILITY" scripts/portability.sh --quick
 
 echo >&2
+echo "==> test steps: $((SECONDS - tests_start)) s (seed $seed)" >&2
 if [ ${#failed[@]} -eq 0 ]; then
   echo "==> all steps passed" >&2
   exit 0

@@ -91,12 +91,13 @@ SHARDS = 4
 
 
 @pytest.mark.parametrize("shard", range(SHARDS))
-def test_same_type_decisions(shard=None):
-    """Every SHARDS-th case from `shard` (all of them without a shard), so
-    the suite's workers share the cases."""
-    all_cases = list(cases())
-    if shard is not None:
-        all_cases = all_cases[shard::SHARDS]
+def test_same_type_decisions(shard):
+    """Every SHARDS-th case from `shard`, so the suite's workers share the
+    cases."""
+    check_cases(list(cases())[shard::SHARDS])
+
+
+def check_cases(all_cases):
     texts = [probe.build_case(op, types, f"case{i}") for i, (_, _, _, _, op, types) in enumerate(all_cases)]
     ours = run_opt(texts)
     mismatches = []
@@ -114,7 +115,7 @@ def test_same_type_decisions(shard=None):
 
 if __name__ == "__main__":
     try:
-        test_same_type_decisions()
+        check_cases(list(cases()))
         print("element-type parity: PASS")
     except AssertionError as e:
         print(f"element-type parity: FAIL\n{e}")

@@ -2,8 +2,9 @@
 # Installs what the project needs and is missing, idempotently:
 #   1. Debian packages: LLVM/MLIR 22, clang-22, CMake, Ninja (as root, or sudo);
 #   2. the project venv .venv from requirements.txt (test tools and oracles);
-#   3. the Rust build (cargo build --workspace).
-# Each step is skipped when already satisfied. Sourced by demo.sh and test.sh.
+#   3. the Rust build (cargo build --workspace); with --tests (test.sh) also
+#      the Rust test binaries (--all-targets), so `cargo test` only runs them.
+# Each step is skipped when already satisfied. Run by demo.sh and test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,7 +56,13 @@ if ! command -v cargo >/dev/null 2>&1 && [ -f "$HOME/.cargo/env" ]; then
   # shellcheck disable=SC1091
   . "$HOME/.cargo/env"
 fi
-log "building (cargo build --workspace)"
-cargo build --workspace --quiet
-# The examples the e2e tests run (custom_op, custom_op_kernel).
-cargo build --workspace --examples --quiet
+if [ "${1:-}" = "--tests" ]; then
+  # Binaries, examples (custom_op, custom_op_kernel: the e2e tests run
+  # them) and the test binaries, in one cargo invocation.
+  log "building (cargo build --workspace --all-targets)"
+  cargo build --workspace --all-targets --quiet
+else
+  log "building (cargo build --workspace)"
+  cargo build --workspace --quiet
+  cargo build --workspace --examples --quiet
+fi

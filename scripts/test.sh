@@ -13,7 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 setup_start=$SECONDS
-scripts/setup.sh || { echo "==> set-up failed: no test ran" >&2; exit 1; }
+scripts/setup.sh --tests || { echo "==> set-up failed: no test ran" >&2; exit 1; }
 echo "==> set-up: $((SECONDS - setup_start)) s" >&2
 tests_start=$SECONDS
 seed=${COREAI_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}

@@ -265,6 +265,28 @@ def _worker_main():
         _send(stdout, reply)
 
 
+def run_script(argv, **kwargs):
+    """`subprocess.run(argv, capture_output=True, text=True, **kwargs)` of a
+    Python child that runs coreai-core (or coreai-torch on it) and nothing of
+    ours: a death with coreai-core's signature is rerun once and counted, a
+    second one raises OracleDied with both messages. For the few oracle
+    scripts that need a process of their own; the rest go to the worker."""
+    first = None
+    for attempt in (1, 2):
+        r = subprocess.run(argv, capture_output=True, text=True, **kwargs)
+        tail = "\n".join(r.stderr.strip().splitlines()[-12:])
+        if not _is_coreai_cores(r.returncode, tail):
+            if first is not None:
+                RERUNS.append(("a coreai-core script", first))
+            return r
+        message = _describe(r.returncode, tail).replace("coreai-core's worker", "coreai-core's child")
+        if attempt == 2:
+            raise OracleDied(f"coreai-core died twice on one call:\n  first: {first}\n  rerun: {message}",
+                             signal.Signals(-r.returncode).name if r.returncode < 0 else None)
+        first = message
+    raise AssertionError("unreachable")
+
+
 def interpret(text, inputs, work, function="main", expect_death=False):
     """coreai-core's runtime on coreai IR `text` (saved as an asset in
     `work`); outputs by name."""
@@ -313,7 +335,7 @@ if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
 # The pytest side: reruns reach the controller as user properties of the
 # test's report (pytest-xdist carries those), and the summary counts them.
 
-import pytest  # noqa: E402
+import pytest  # noqa: E402 - the worker itself never gets here
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "target" / "debug"
 sys.path.insert(0, str(REPO / "utils" / "coreai-report"))
 sys.path.insert(0, str(REPO / "utils" / "aicode"))
+import oracle  # noqa: E402
 import report  # noqa: E402
 import roundtrip  # noqa: E402
 
@@ -85,7 +86,7 @@ def test_golden_programs_read_as_coreai_cores_own_reader_reads_them(tmp_path):
         asset = tmp_path / f"{path.stem}.aimodel"
         tool("coreai-compile", path, "-o", asset)
         args += [asset / "main.mlirb", tmp_path / f"{path.stem}.core.mlir"]
-    r = subprocess.run([sys.executable, "-c", CORE_READS, *map(str, args)], capture_output=True, text=True)
+    r = oracle.run_script([sys.executable, "-c", CORE_READS, *map(str, args)])
     assert r.returncode == 0, r.stderr[-2000:]
     for path in COVERED:
         core = tmp_path / f"{path.stem}.core.mlir"

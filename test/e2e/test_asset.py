@@ -388,6 +388,6 @@ def test_the_documented_aicode_encoding_writes_an_asset_coreai_core_runs(llama, 
     (out / "main.mlirb").write_bytes(data)
     (out / "main.hash").write_bytes(hashlib.sha256(data).digest())
     # coreai-core aborts the process on an asset it cannot read: run it apart.
-    r = subprocess.run([sys.executable, "-c", RUN_ADD, str(out)], capture_output=True, text=True, timeout=300)
+    r = oracle.run_script([sys.executable, "-c", RUN_ADD, str(out)], timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["27.0", "ok"], r.stdout

@@ -110,8 +110,8 @@ def expressions(text):
 
 def test_ir_equals_coreai_torchs(converted, tmp_path):
     work, out = converted
-    r = subprocess.run([sys.executable, "-c", CORE_TORCH, str(MODEL), str(tmp_path / "theirs.mlir")],
-                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(IMPORTER)))
+    r = oracle.run_script([sys.executable, "-c", CORE_TORCH, str(MODEL), str(tmp_path / "theirs.mlir")],
+                          env=dict(os.environ, PYTHONPATH=str(IMPORTER)))
     assert r.returncode == 0, r.stderr[-3000:]
     theirs = (tmp_path / "theirs.mlir").read_text()
     ours = out["coreai_torch_model"][1]
@@ -204,8 +204,7 @@ def test_gpu_asset_decodes_like_coreai_cores_and_reads_back(converted, tmp_path)
                        text=True)
     assert r.returncode == 0, r.stderr
     (tmp_path / "target.mlir").write_text(r.stdout)
-    r = subprocess.run([sys.executable, "-c", CORE_SAVE, str(tmp_path / "target.mlir"), str(theirs)],
-                       capture_output=True, text=True)
+    r = oracle.run_script([sys.executable, "-c", CORE_SAVE, str(tmp_path / "target.mlir"), str(theirs)])
     assert r.returncode == 0, r.stderr[-2000:]
     mine = decoded_ir(ours / "main.mlirb")
     assert mine == decoded_ir(theirs / "main.mlirb")
@@ -229,8 +228,7 @@ def test_gpu_asset_decodes_like_coreai_cores_and_reads_back(converted, tmp_path)
     assert r.returncode == 0, r.stderr
     written = subprocess.run([str(COREAI_OPT), str(plain)], capture_output=True, text=True, check=True).stdout
     assert read.stdout == written
-    r = subprocess.run([sys.executable, "-c", CORE_READS, str(ours / "main.mlirb"), str(tmp_path / "core_read.mlir")],
-                       capture_output=True, text=True)
+    r = oracle.run_script([sys.executable, "-c", CORE_READS, str(ours / "main.mlirb"), str(tmp_path / "core_read.mlir")])
     assert r.returncode == 0, r.stderr[-2000:]
     core_read = subprocess.run([str(COREAI_OPT), str(tmp_path / "core_read.mlir")], capture_output=True, text=True)
     assert core_read.returncode == 0 and core_read.stdout == read.stdout, core_read.stderr
@@ -280,7 +278,7 @@ def test_coreai_core_runtime_has_no_metal_here(converted, tmp_path):
     work, out = converted
     ir_path, asset = tmp_path / "ours.mlir", tmp_path / "core.aimodel"
     ir_path.write_text(out["model"][1])
-    r = subprocess.run([sys.executable, "-c", CORE_SAVE, str(ir_path), str(asset)], capture_output=True, text=True)
+    r = oracle.run_script([sys.executable, "-c", CORE_SAVE, str(ir_path), str(asset)])
     assert r.returncode == 0, r.stderr[-2000:]
     r = oracle.runasset(str(asset), "--function", "main", "--inputs",
                         str(work / "in.npz"), "--outputs", str(tmp_path / "out.npz"))

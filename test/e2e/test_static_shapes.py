@@ -58,8 +58,7 @@ def assets(tmp_path_factory):
                         check=True).stdout
     assert "tensor<2x?x64xf32>" in ir
     theirs = tmp / "theirs.aimodel"
-    core = subprocess.run([sys.executable, "-c", CORE_STATIC_SHAPES, str(theirs), json.dumps(CONFIGS)],
-                          input=ir, capture_output=True, text=True)
+    core = oracle.run_script([sys.executable, "-c", CORE_STATIC_SHAPES, str(theirs), json.dumps(CONFIGS)], input=ir)
     assert core.returncode == 0, core.stderr[-2000:]
     return ours, theirs
 

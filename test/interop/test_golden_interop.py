@@ -11,6 +11,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: oracle.py
+import oracle  # noqa: E402
+
 try:
     import pytest
 
@@ -60,7 +63,7 @@ with Context() as c:
 def test_bytecode_loads_in_coreai_core(path, tmp_path):
     bc = tmp_path / "m.mlirbc"
     subprocess.run([OPT, path, "--emit-bytecode", "--emit-bytecode-version=6", "-o", str(bc)], check=True)
-    r = subprocess.run([sys.executable, "-c", LOAD_BYTECODE, str(bc)], capture_output=True, text=True)
+    r = oracle.run_script([sys.executable, "-c", LOAD_BYTECODE, str(bc)])
     assert r.returncode == 0, r.stderr[-2000:]
     assert _strip(r.stdout) == _strip(_core_print(open(path).read()))
 

@@ -6,8 +6,9 @@ loaded and run in coreai-core's runtime against eager PyTorch.
 
 For each corpus model and target: `coreai-compile MODULE --target T -o
 M.aimodel`, then coreai-core's runtime loads the asset as it is and runs it
-(utils/aicode/runasset.py, in a child process: a file it cannot read aborts
-the process), and coreai-run runs it too. Tolerance (issue 16): ane
+(utils/aicode/runasset.py, in the oracle worker of test/oracle.py: a file it
+cannot read aborts that process, not this one, and a death with coreai-core's
+signature is rerun once), and coreai-run runs it too. Tolerance (issue 16): ane
 3e-2 x max|eager| (f16 compute), gpu the f32 tolerance of
 utils/coreai-report/report.py; integer outputs exactly. One line per model
 and target: `ok`, `wrong` (the message), the compiler's first error, or the
@@ -22,9 +23,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "target" / "debug"
-RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
 sys.path.insert(0, str(REPO / "utils" / "coreai-report"))
+sys.path.insert(0, str(REPO / "test"))
 sys.path.insert(0, str(REPO / "test" / "e2e"))
+import oracle  # noqa: E402
 import report  # noqa: E402
 
 ANE_TOLERANCE = 3e-2
@@ -54,12 +56,12 @@ def check(name, spec, work, target):
     want = report.load(expected)
     verdicts = []
     core_out, run_out = work / "core.npz", work / "run.npz"
-    runs = [("coreai-core", [sys.executable, str(RUNASSET), str(asset), "--inputs", str(inputs), "--outputs",
-                             str(core_out)], core_out),
-            ("coreai-run", [str(BUILD / "coreai-run"), str(asset), "--inputs", str(inputs), "--outputs",
-                            str(run_out)], run_out)]
-    for who, argv, out in runs:
-        p = subprocess.run(argv, capture_output=True, text=True)
+    runs = [("coreai-core", lambda: oracle.runasset(asset, "--inputs", inputs, "--outputs", core_out), core_out),
+            ("coreai-run", lambda: subprocess.run([str(BUILD / "coreai-run"), str(asset), "--inputs", str(inputs),
+                                                   "--outputs", str(run_out)], capture_output=True, text=True),
+             run_out)]
+    for who, run, out in runs:
+        p = run()
         if p.returncode:
             verdicts.append(f"{who} failed: {last_line(p.stderr, p.returncode)}")
             continue

@@ -78,6 +78,7 @@ FLAGS = [
 def specs():
     """Apple's shipping spec list (guide §8.5), minus GatedDeltaUpdate."""
     import coreai_torch
+    import coreai_torch.composite_ops  # a subpackage `import coreai_torch` does not load
 
     c = coreai_torch.composite_ops
     return [

@@ -205,25 +205,6 @@ def w_interpret(text, inputs, work, function="main"):
     return _run_function(path, function, inputs)
 
 
-def w_summary(asset_path):
-    """is_valid and the fields of the asset's AIModelAssetSummary (lists as
-    lists of strings, the rest as strings)."""
-    from coreai.authoring.asset import AIModelAsset
-
-    s = AIModelAsset.load(asset_path).summary()
-    out = {"is_valid": bool(AIModelAsset.is_valid(asset_path))}
-    for key in ("_compatibility_version", "function_names", "compute_types", "storage_types",
-                "operation_distribution"):
-        v = getattr(s, key, None)
-        out[key] = [str(x) for x in v] if isinstance(v, (list, tuple)) else (None if v is None else str(v))
-    return out
-
-
-def w_run_asset(asset_path, inputs, function="main"):
-    """An .aimodel asset run by coreai-core's runtime; outputs by name."""
-    return _run_function(asset_path, function, inputs)
-
-
 def w_runasset(argv):
     """utils/aicode/runasset.py's main on `argv`; what it printed."""
     import contextlib
@@ -314,18 +295,6 @@ def runasset(*args, expect_death=False):
         return subprocess.CompletedProcess(argv, -signal.Signals[out.signal_name] if out.signal_name else 1,
                                            summaries, out.message)
     return subprocess.CompletedProcess(argv, 0, out, "")
-
-
-def save_asset(text, path):
-    return call("save_asset", text, str(path))
-
-
-def summary(asset):
-    return call("summary", str(asset))
-
-
-def run_asset(asset, inputs, function="main", expect_death=False):
-    return call("run_asset", str(asset), dict(inputs), function, expect_death=expect_death)
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:

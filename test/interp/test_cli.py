@@ -112,6 +112,16 @@ ENDLESS_WHILE = """module {
 """
 
 
+def assert_loop_that_ends_gives_the_input_back(runner, out, x, *limit):
+    """ENDLESS_WHILE from the counter 5 (the condition is false at once)
+    runs under `limit` and returns `x` unchanged."""
+    p = run(runner, *limit, "--outputs", str(out), module=ENDLESS_WHILE,
+            inputs={"i": np.array(5, np.int32), "x": x})
+    assert p.returncode == 0, p.stderr
+    with np.load(out) as got:
+        np.testing.assert_array_equal(got["result1"], x)
+
+
 def test_op_budget_stops_an_endless_loop_at_the_same_op_everywhere(runner):
     """--max-ops N: one error at the (N+1)-th op executed, exit 1, no
     output file. The budget counts ops, not seconds, so the op is the same
@@ -130,11 +140,7 @@ def test_op_budget_stops_an_endless_loop_at_the_same_op_everywhere(runner):
         assert f"the run's op budget ({budget} ops) ran out at this op" in errors[0], p.stderr
         assert loc in errors[0], p.stderr
         assert not out.exists()
-    p = run(runner, "--max-ops", "5", "--outputs", str(out), module=ENDLESS_WHILE,
-            inputs={"i": np.array(5, np.int32), "x": x})
-    assert p.returncode == 0, p.stderr
-    with np.load(out) as got:
-        np.testing.assert_array_equal(got["result1"], x)
+    assert_loop_that_ends_gives_the_input_back(runner, out, x, "--max-ops", "5")
 
 
 def test_timeout_stops_an_endless_loop(runner):
@@ -153,8 +159,4 @@ def test_timeout_stops_an_endless_loop(runner):
     assert p.returncode == 1 and len(errors) == 1, p.stderr
     assert "the run's time limit ran out at this op" in errors[0], p.stderr
     assert not out.exists()
-    p = run(runner, "--timeout", "30", "--outputs", str(out), module=ENDLESS_WHILE,
-            inputs={"i": np.array(5, np.int32), "x": x})
-    assert p.returncode == 0, p.stderr
-    with np.load(out) as got:
-        np.testing.assert_array_equal(got["result1"], x)
+    assert_loop_that_ends_gives_the_input_back(runner, out, x, "--timeout", "30")

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""The README's model-zoo table from a zoo run's results.
+
+    COREAI_ZOO_RESULTS=zoo.jsonl .venv/bin/python -m pytest -q -n auto test/zoo --zoo-full
+    .venv/bin/python test/zoo/table.py zoo.jsonl             # prints the table
+    .venv/bin/python test/zoo/table.py zoo.jsonl --readme README.md   # replaces it between the markers
+
+The results are JSON lines, one per case (conftest.py's `record`): model,
+column (f32, ane, gpu, f16, dynamic, coreai-torch), ok, stage, message,
+max_error. Columns of the table: our f32 asset (both runtimes), our ane /
+gpu / f16 assets, the dynamic-shape asset at each size, coreai-torch
+0.4.3's asset in coreai-core's runtime. A cell is `ok` (with the largest
+error relative to max|eager| over the runtimes), the stage and a shortened
+first error, `n/a` for a model without a dynamic dimension, `-` when the
+run had no such case (a default run without --zoo-full).
+"""
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+BEGIN, END = "<!-- zoo-table: test/zoo/table.py -->", "<!-- /zoo-table -->"
+COLUMNS = ["f32", "ane", "gpu", "f16", "dynamic", "coreai-torch"]
+
+
+def short(message):
+    """A failure's first error, shortened for a table cell."""
+    m = re.search(r"have no decomposition here: ([^;]+)", message)
+    if m:
+        ops = [op.replace("aten.", "").replace(".default", "") for op in m.group(1).split(", ")]
+        return "no decomposition: " + ", ".join(ops)
+    m = re.search(r"unsupported ops: ([^;]+)", message)
+    if m:
+        return "unsupported: " + m.group(1).replace("aten.", "").replace(".default", "")
+    m = re.search(r"(\d+) elements out of tolerance \(max error ([^)]+)\)", message)
+    if m:
+        where = message.split(":", 1)[0]
+        return f"{where}: {m.group(1)} elements off"
+    text = message.split(";")[0].strip()
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def cell(result):
+    if result is None:
+        return "-"
+    if result["ok"]:
+        err = result.get("max_error")
+        return "ok" if err is None else f"ok ({err:.0e})"
+    stage = result["stage"]
+    return f"{stage}: {short(result['message'])}".replace("|", "\\|")
+
+
+def rows(results):
+    import models
+
+    latest = {}
+    for r in results:
+        latest[(r["model"], r["column"])] = r
+    out = []
+    for name in models.MODELS:
+        info = models.build_info(name)
+        f32 = cell(latest.get((name, "f32")))
+        targets = " / ".join(cell(latest.get((name, v))) for v in ("ane", "gpu", "f16"))
+        if all(cell(latest.get((name, v))).startswith("ok") for v in ("ane", "gpu", "f16")):
+            targets = "ok / ok / ok"
+        if info.dynamic is None:
+            dynamic = "n/a"
+        else:
+            dyn = latest.get((name, "dynamic"))
+            dynamic = cell(dyn) if dyn is None or not dyn["ok"] else f"ok ({info.dynamic.what})"
+        out.append(f"| {name} ({info.source}) | {f32} | {targets} | {dynamic} | {cell(latest.get((name, 'coreai-torch')))} |")
+    return out
+
+
+def table(results):
+    head = ["| model | ours f32 | ours ane / gpu / f16 | dynamic | coreai-torch 0.4.3 |", "|---|---|---|---|---|"]
+    return "\n".join(head + rows(results))
+
+
+def load(path):
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("results", help="the JSON lines a run wrote to $COREAI_ZOO_RESULTS")
+    p.add_argument("--readme", help=f"replace the table between {BEGIN} and {END} in this file")
+    ns = p.parse_args(argv)
+    text = table(load(ns.results))
+    if not ns.readme:
+        print(text)
+        return 0
+    readme = Path(ns.readme)
+    body = readme.read_text()
+    if BEGIN not in body or END not in body:
+        print(f"{readme}: no {BEGIN} ... {END} markers", file=sys.stderr)
+        return 1
+    start, end = body.index(BEGIN) + len(BEGIN), body.index(END)
+    readme.write_text(body[:start] + "\n" + text + "\n" + body[end:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

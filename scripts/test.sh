@@ -42,6 +42,7 @@ step "lit test/" .venv/bin/lit -sv test
 step "pytest test/interop (coreai-core parity)" .venv/bin/python -m pytest -q -n auto --randomly-seed="$seed" test/interop
 step "pytest test/interp (executor vs PyTorch and coreai-core)" .venv/bin/python -m pytest -q -n auto --randomly-seed="$seed" test/interp
 step "pytest test/e2e (importer, corpus, lowerings)" .venv/bin/python -m pytest -q -n auto --randomly-seed="$seed" test/e2e
+step "pytest test/zoo (transformers and timm models)" .venv/bin/python -m pytest -q -n auto --randomly-seed="$seed" test/zoo
 step "portability: kernel-path-sensitive interp tests under other ATEN_CPU_CAPABILITY" scripts/portability.sh --quick
 
 echo >&2

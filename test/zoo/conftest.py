@@ -36,8 +36,7 @@ RESULTS = "COREAI_ZOO_RESULTS"
 
 def pytest_addoption(parser):
     parser.addoption("--zoo-full", action="store_true", default=False,
-                     help=f"run every zoo case: the ane and gpu targets, the dynamic exports and coreai-torch "
-                          f"as well (also ${FULL}=1)")
+                     help=f"run every zoo case: the dynamic exports and coreai-torch as well (also ${FULL}=1)")
 
 
 def pytest_configure(config):

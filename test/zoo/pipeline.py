@@ -180,7 +180,7 @@ def import_static(name):
     try:
         result.program = import_model(model, inputs, default_decompositions(), None, ())
     except Exception as e:  # noqa: BLE001 - the failure is the case's outcome
-        result.error = "export: " + first_line(e)
+        result.error = first_line(e)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -197,7 +197,7 @@ def import_dynamic(name):
     try:
         result.program = import_model(model, inputs, default_decompositions(), dynamic.shapes(), ())
     except Exception as e:  # noqa: BLE001
-        result.error = "export: " + first_line(e)
+        result.error = first_line(e)
     result.seconds = time.perf_counter() - start
     return result
 

@@ -9,10 +9,11 @@ The results are JSON lines, one per case (conftest.py's `record`): model,
 column (f32, ane, gpu, f16, dynamic, coreai-torch), ok, stage, message,
 max_error. Columns of the table: our f32 asset (both runtimes), our ane /
 gpu / f16 assets, the dynamic-shape asset at each size, coreai-torch
-0.4.3's asset in coreai-core's runtime. A cell is `ok` (with the largest
-error relative to max|eager| over the runtimes), the stage and a shortened
-first error, `n/a` for a model without a dynamic dimension, `-` when the
-run had no such case (a default run without --zoo-full).
+0.4.3's asset in coreai-core's runtime. A cell is `ok` (within the
+tolerance in both runtimes), the stage and a shortened first error (`as
+f32` when it is the f32 asset's), `n/a` for a model without a dynamic case
+(models.py says why), `-` when the run had no such case (a default run
+without --zoo-full). Models with the same row share one.
 """
 
 import argparse
@@ -34,9 +35,16 @@ def short(message):
     if m:
         ops = [op.replace("aten.", "").replace(".default", "") for op in m.group(1).split(", ")]
         return "no decomposition: " + ", ".join(ops)
-    m = re.search(r"unsupported ops: ([^;]+)", message)
+    m = re.search(r"unsupported (?:ATen )?ops: ([^;]+?)(?:\.? Use |;|$)", message)
     if m:
         return "unsupported: " + m.group(1).replace("aten.", "").replace(".default", "")
+    m = re.search(r"cannot (lower|decompose) '(?:aten::|aten\.)?([\w.]+)': (.*)", message)
+    if m:
+        reason = re.sub(r" \([^)]*\)", "", m.group(3).split(";")[0])
+        return f"cannot {m.group(1)} {m.group(2).replace('.default', '')}: {reason}"
+    m = re.search(r"Constraints violated \(([^)]*)\)", message)
+    if m:
+        return f"torch.export: constraints violated ({m.group(1)})"
     m = re.search(r"(\d+) elements out of tolerance \(max error ([^)]+)\)", message)
     if m:
         where = message.split(":", 1)[0]
@@ -49,36 +57,46 @@ def cell(result):
     if result is None:
         return "-"
     if result["ok"]:
-        err = result.get("max_error")
-        return "ok" if err is None else f"ok ({err:.0e})"
-    stage = result["stage"]
-    return f"{stage}: {short(result['message'])}".replace("|", "\\|")
+        return "ok"
+    return f"{result['stage']}: {short(result['message'])}".replace("|", "\\|")
+
+
+def cells(name, latest):
+    """The row of model `name`: (f32, ane / gpu / f16, dynamic, coreai-torch)."""
+    import models
+
+    info = models.build_info(name)
+    f32 = cell(latest.get((name, "f32")))
+    variants = [cell(latest.get((name, v))) for v in ("ane", "gpu", "f16")]
+    if f32 != "ok" and all(c == f32 for c in variants):
+        targets = "as f32"
+    else:
+        targets = " / ".join(variants)
+    if info.dynamic is None:
+        dynamic = "n/a"
+    else:
+        dynamic = cell(latest.get((name, "dynamic")))
+        if dynamic == "ok":
+            dynamic = f"ok ({info.dynamic.what})"
+        elif dynamic == f32 and f32 != "-":
+            dynamic = "as f32"
+    return f32, targets, dynamic, cell(latest.get((name, "coreai-torch")))
 
 
 def rows(results):
+    """One row per distinct result, naming every model that has it, in the
+    order of models.MODELS."""
     import models
 
-    latest = {}
-    for r in results:
-        latest[(r["model"], r["column"])] = r
-    out = []
+    latest = {(r["model"], r["column"]): r for r in results}
+    groups = {}
     for name in models.MODELS:
-        info = models.build_info(name)
-        f32 = cell(latest.get((name, "f32")))
-        targets = " / ".join(cell(latest.get((name, v))) for v in ("ane", "gpu", "f16"))
-        if all(cell(latest.get((name, v))).startswith("ok") for v in ("ane", "gpu", "f16")):
-            targets = "ok / ok / ok"
-        if info.dynamic is None:
-            dynamic = "n/a"
-        else:
-            dyn = latest.get((name, "dynamic"))
-            dynamic = cell(dyn) if dyn is None or not dyn["ok"] else f"ok ({info.dynamic.what})"
-        out.append(f"| {name} ({info.source}) | {f32} | {targets} | {dynamic} | {cell(latest.get((name, 'coreai-torch')))} |")
-    return out
+        groups.setdefault(cells(name, latest), []).append(name)
+    return [f"| {', '.join(names)} | {' | '.join(row)} |" for row, names in groups.items()]
 
 
 def table(results):
-    head = ["| model | ours f32 | ours ane / gpu / f16 | dynamic | coreai-torch 0.4.3 |", "|---|---|---|---|---|"]
+    head = ["| models | ours f32 | ours ane / gpu / f16 | dynamic | coreai-torch 0.4.3 |", "|---|---|---|---|---|"]
     return "\n".join(head + rows(results))
 
 

@@ -1,9 +1,9 @@
 """The model zoo suite (test/zoo): its own conftest, so it runs as a pytest
 invocation of its own (scripts/test.sh's step after test/e2e).
 
-    .venv/bin/python -m pytest -q -n auto test/zoo                  # the default cases
-    .venv/bin/python -m pytest -q -n auto test/zoo --zoo-full       # every case (or COREAI_ZOO_FULL=1)
-    COREAI_ZOO_RESULTS=zoo.jsonl .venv/bin/python -m pytest -q -n auto test/zoo --zoo-full
+    .venv/bin/python -m pytest -q -n auto test/zoo
+    .venv/bin/python -m pytest -q -n auto test/zoo -k "not dynamic and not coreai_torch"   # the static assets only
+    COREAI_ZOO_RESULTS=zoo.jsonl .venv/bin/python -m pytest -q -n auto test/zoo
     .venv/bin/python test/zoo/table.py zoo.jsonl                    # the README's table from those results
 """
 
@@ -30,35 +30,13 @@ import pipeline  # noqa: E402
 # One intra-op thread per test process, as in the other suites.
 torch.set_num_threads(1)
 
-FULL = pipeline.FULL
 RESULTS = "COREAI_ZOO_RESULTS"
 
 
-def pytest_addoption(parser):
-    parser.addoption("--zoo-full", action="store_true", default=False,
-                     help=f"run every zoo case: the dynamic exports and coreai-torch as well (also ${FULL}=1)")
-
-
 def pytest_configure(config):
-    config.addinivalue_line("markers", "zoo_full: a case only --zoo-full (or COREAI_ZOO_FULL=1) runs")
     for name, plugin in [("skip_policy", skip_policy), ("oracle", oracle), ("export_server", export_server)]:
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.register(plugin, name)
-
-
-def pytest_report_header(config):
-    if pipeline.full_run(config):
-        return "zoo: every case (--zoo-full)"
-    return "zoo: the default cases; the cases marked zoo_full are deselected (run them with --zoo-full)"
-
-
-def pytest_collection_modifyitems(config, items):
-    if pipeline.full_run(config):
-        return
-    deselected = [item for item in items if item.get_closest_marker("zoo_full")]
-    if deselected:
-        items[:] = [item for item in items if not item.get_closest_marker("zoo_full")]
-        config.hook.pytest_deselected(items=deselected)
 
 
 @pytest.fixture(scope="session")

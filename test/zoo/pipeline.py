@@ -55,14 +55,6 @@ def _load(name, path):
 targets = _load("coreai_targets", "utils/coreai-report/targets.py")
 report = targets.report
 
-FULL = "COREAI_ZOO_FULL"
-
-
-def full_run(config):
-    """Whether this run has every case (--zoo-full or COREAI_ZOO_FULL=1)."""
-    return config.getoption("--zoo-full") or os.environ.get(FULL, "") not in ("", "0")
-
-
 F16_TOLERANCE = 3e-2
 # variant -> (convert() keyword arguments, tolerance factor)
 VARIANTS = {
@@ -211,12 +203,15 @@ class CoreaiTorch:
     error: str = ""
     input_names: list = field(default_factory=list)
     input_dtypes: list = field(default_factory=list)
+    output_names: list = field(default_factory=list)
     runs: list = field(default_factory=list)
     seconds: float = 0.0
 
 
-# An argument of coreai-torch's @main: `%arg0: tensor<1x8xsi32> {coreai.name = "x"}`.
+# An argument of coreai-torch's @main: `%arg0: tensor<1x8xsi32> {coreai.name = "x"}`,
+# and a result: `tensor<1x8x64xf32> {coreai.name = "getitem_12"}`.
 SIGNATURE_ARG = re.compile(r'%\w+: tensor<(?:[\d?]+x)*([a-z]+\d+)> \{coreai\.name = "([^"]+)"')
+SIGNATURE_RESULT = re.compile(r'tensor<[^>]*> \{coreai\.name = "([^"]+)"')
 DTYPES = {"si32": np.int32, "si64": np.int64, "f32": np.float32, "f16": np.float16, "i1": np.bool_}
 
 
@@ -238,9 +233,11 @@ def convert_coreai_torch(name, directory):
             program = coreai_torch.TorchConverter().add_exported_program(ep).to_coreai()
             text = str(program)
             head = next(line for line in text.splitlines() if "coreai.graph @main(" in line)
-            args = SIGNATURE_ARG.findall(head.split(") ->")[0])
+            params, _, results = head.partition(") ->")
+            args = SIGNATURE_ARG.findall(params)
             result.input_dtypes = [dtype for dtype, _ in args]
             result.input_names = [name for _, name in args]
+            result.output_names = SIGNATURE_RESULT.findall(results)
             asset = Path(directory) / f"{name}.coreai-torch.aimodel"
             program.save_asset(asset)
             result.asset = str(asset)
@@ -276,14 +273,13 @@ def save_inputs(path, names, values, dtypes=None):
 
 
 def run_coreai_run(asset, inputs, work):
-    """coreai-run on the asset: (outputs in result order, '') or (None, why)."""
-    outputs, message = report.run_coreai_run(asset, inputs, work)
-    return (None, message) if outputs is None else (list(outputs.values()), "")
+    """coreai-run on the asset: (outputs by name, '') or (None, why)."""
+    return report.run_coreai_run(asset, inputs, work)
 
 
 def run_coreai_core(asset, inputs, work):
     """coreai-core's runtime on the asset (utils/aicode/runasset.py in the
-    oracle worker): (outputs in result order, '') or (None, why)."""
+    oracle worker): (outputs by name, '') or (None, why)."""
     out = Path(work) / "coreai-core.out.npz"
     try:
         r = oracle.runasset(asset, "--inputs", inputs, "--outputs", out)
@@ -292,15 +288,17 @@ def run_coreai_core(asset, inputs, work):
     if r.returncode != 0:
         lines = [line for line in r.stderr.strip().splitlines() if line.strip()]
         return None, (lines[-1][:300] if lines else f"exit status {r.returncode}")
-    return list(report.load(out).values()), ""
+    return report.load(out), ""
 
 
 RUNTIMES = {"coreai-run": run_coreai_run, "coreai-core": run_coreai_core}
 
 
-def check_runs(asset, names, runs, factor, work, runtimes=("coreai-run", "coreai-core"), dtypes=None):
+def check_runs(asset, names, outputs, runs, factor, work, runtimes=("coreai-run", "coreai-core"), dtypes=None):
     """Runs the asset on every (inputs, eager outputs) of `runs` in each
-    runtime and compares (report.compare with `factor`); the Outcome."""
+    runtime and compares (report.compare with `factor`), the asset's inputs
+    named `names` and its results `outputs` (in eager PyTorch's order); the
+    Outcome."""
     work = Path(work)
     worst = 0.0
     details = {}
@@ -312,15 +310,14 @@ def check_runs(asset, names, runs, factor, work, runtimes=("coreai-run", "coreai
             got, message = RUNTIMES[runtime](asset, feeds, work)
             if got is None:
                 return Outcome(runtime, message=message, details=details)
-            if len(got) != len(want):
-                return Outcome("match", message=f"{runtime}: {len(got)} outputs, eager PyTorch has {len(want)}")
-            verdict = report.compare({str(k): g for k, g in enumerate(got)},
-                                     {str(k): w for k, w in enumerate(want)}, factor)
-            rel = relative_error(got, want)
+            if len(outputs) != len(want):
+                return Outcome("match", message=f"the asset has {len(outputs)} results, eager PyTorch {len(want)}")
+            verdict = report.compare(got, dict(zip(outputs, want)), factor)
+            if verdict["max_error"] is None or not verdict["ok"]:
+                return Outcome("match", message=f"{runtime} at {shape}: {verdict['message']} (tolerance {factor:g})",
+                               details=details)
+            rel = relative_error([got[n] for n in outputs], want)
             details[f"{runtime}@{shape}"] = rel
-            if not verdict["ok"]:
-                return Outcome("match", message=f"{runtime} at {shape}: {verdict['message']} "
-                               f"(relative {rel:.2g}, tolerance {factor:g})", max_error=rel, details=details)
             worst = max(worst, rel)
     return Outcome("match", ok=True, max_error=worst, details=details)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The README's model-zoo table from a zoo run's results.
 
-    COREAI_ZOO_RESULTS=zoo.jsonl .venv/bin/python -m pytest -q -n auto test/zoo --zoo-full
+    COREAI_ZOO_RESULTS=zoo.jsonl .venv/bin/python -m pytest -q -n auto test/zoo
     .venv/bin/python test/zoo/table.py zoo.jsonl             # prints the table
     .venv/bin/python test/zoo/table.py zoo.jsonl --readme README.md   # replaces it between the markers
 
@@ -12,8 +12,8 @@ gpu / f16 assets, the dynamic-shape asset at each size, coreai-torch
 0.4.3's asset in coreai-core's runtime. A cell is `ok` (within the
 tolerance in both runtimes), the stage and a shortened first error (`as
 f32` when it is the f32 asset's), `n/a` for a model without a dynamic case
-(models.py says why), `-` when the run had no such case (a default run
-without --zoo-full). Models with the same row share one.
+(models.py says why), `-` when the run had no such case (a run with -k).
+Models with the same row share one.
 """
 
 import argparse

@@ -22,7 +22,7 @@ dimension, or its dynamic export takes minutes) has `dynamic=None` and the
 reason in `Info.no_dynamic`.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
@@ -49,7 +49,6 @@ class Info:
     what: str  # the architecture and what it exercises
     dynamic: Dynamic | None = None
     no_dynamic: str = ""  # why there is no dynamic case, when dynamic is None
-    extra: dict = field(default_factory=dict)
 
 
 def ids(n=SEQ, seed=0):
@@ -332,8 +331,9 @@ MODELS = {
                           field_name="pooler_output", no_dynamic=POSITIONS, image_size=32, patch_size=8,
                           hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4),
     "swin": vision("SwinConfig", "SwinForImageClassification", "Swin (shifted windows, patch merging)", 32,
-                   no_dynamic=SLOW_DYNAMIC.format("window partition", "83 s export + 40 s decomposition"), image_size=32, patch_size=4, embed_dim=16,
-                   depths=[1, 1], num_heads=[2, 2], window_size=4, num_labels=10),
+                   no_dynamic=SLOW_DYNAMIC.format("window partition", "83 s export + 40 s decomposition"),
+                   image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4,
+                   num_labels=10),
     "convnext": vision("ConvNextConfig", "ConvNextForImageClassification", "ConvNeXt (7x7 depthwise, layer scale)",
                        64, dynamic=image_dynamic((64, 96), 32), hidden_sizes=[16, 32], depths=[1, 1],
                        num_stages=2, num_labels=10),
@@ -353,8 +353,8 @@ MODELS = {
     # timm
     "timm_resnet18": timm_model("resnet18", "ResNet-18 (basic blocks, batch norm)", 64, 32,
                                 channels=(16, 32, 64, 128), stem_width=16),
-    "timm_efficientnet": timm_model("test_efficientnet", "EfficientNet (MBConv, squeeze-excite, SiLU; timm's test size)",
-                                    64, 32),
+    "timm_efficientnet": timm_model("test_efficientnet",
+                                    "EfficientNet (MBConv, squeeze-excite, SiLU; timm's test size)", 64, 32),
     "timm_mobilenetv3": timm_model("mobilenetv3_small_050", "MobileNetV3 small 0.5 (hard-swish, SE)", 64, 32),
     "timm_convnext": timm_model("convnext_atto", "ConvNeXt atto (channels-last layer norm, GELU)", 64, 32,
                                 dims=(16, 32, 48, 64), depths=(1, 1, 1, 1)),
@@ -368,7 +368,8 @@ MODELS = {
     "timm_regnet": timm_model("regnetx_002", "RegNetX-200MF (group convolutions)", 64, 32),
     "timm_edgenext": timm_model("edgenext_xx_small", "EdgeNeXt (split depthwise transposed attention; depths 1-1-2-1)",
                                 64, 32, depths=(1, 1, 2, 1), dims=(16, 32, 48, 64)),
-    "timm_efficientformerv2": timm_model("efficientformerv2_s0", "EfficientFormerV2 (4D attention; depths 1-1-2-2, 64 px)",
+    "timm_efficientformerv2": timm_model("efficientformerv2_s0",
+                                         "EfficientFormerV2 (4D attention; depths 1-1-2-2, 64 px)",
                                          64, no_dynamic="attention biases sized for the feature map of the image size",
                                          img_size=64, depths=(1, 1, 2, 2), embed_dims=(16, 32, 48, 64),
                                          mlp_ratios=(4, 4, (4, 4), (4, 4))),

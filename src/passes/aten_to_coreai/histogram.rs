@@ -126,7 +126,18 @@ fn histc<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         arith(cx, "sub", xs, lo)?,
         float_scalar(cx, bins as f64, element)?,
     )?;
-    let position = arith(cx, "divide", scaled, arith(cx, "sub", hi, lo)?)?;
+    // hi - lo: an f32 constant computed here with f32 arithmetic (the
+    // value PyTorch divides by); in other dtypes a subtraction in the graph.
+    let width = if crate::lowering::type_text(element) == "f32" {
+        float_scalar(
+            cx,
+            f64::from(round(max) as f32 - round(min) as f32),
+            element,
+        )?
+    } else {
+        arith(cx, "sub", hi, lo)?
+    };
+    let position = arith(cx, "divide", scaled, width)?;
     let si32 = cx.parse_type("si32")?;
     let bin = arith(
         cx,

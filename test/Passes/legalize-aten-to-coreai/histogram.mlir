@@ -1,7 +1,8 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(legalize-aten-to-coreai)' | FileCheck %s --enable-var-scope
 
 // histc: PyTorch's bin formula in x's dtype, the elements outside [min, max]
-// (NaN included) masked out, x == max clamped into the last bin, one-hot
+// (NaN included) masked out, x == max clamped into the last bin (the f32
+// width max - min a constant), one-hot
 // counts summed in si32 and cast back.
 // CHECK-LABEL: coreai.graph @histc(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3xf32>
@@ -19,7 +20,7 @@
 // CHECK:         %[[D:.*]] = coreai.decomposable.broadcasting_sub %[[XS]], %[[LO]]
 // CHECK:         %[[B:.*]] = coreai.constant dense<4.000000e+00> : tensor<f32>
 // CHECK:         %[[M:.*]] = coreai.decomposable.broadcasting_mul %[[D]], %[[B]]
-// CHECK:         %[[W:.*]] = coreai.decomposable.broadcasting_sub %[[HI]], %[[LO]]
+// CHECK:         %[[W:.*]] = coreai.constant dense<3.000000e+00> : tensor<f32>
 // CHECK:         %[[P:.*]] = coreai.decomposable.broadcasting_divide %[[M]], %[[W]]
 // CHECK:         %[[PI:.*]] = coreai.cast %[[P]] : tensor<6x1xf32> to tensor<6x1xsi32>
 // CHECK:         %[[LAST:.*]] = coreai.constant dense<3> : tensor<si32>
@@ -39,11 +40,13 @@ func.func @histc(%x: tensor<2x3xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Float bounds are PyTorch's edges rounded to f32 (0.1 is 0x3DCCCCCD).
+// Float bounds are PyTorch's edges rounded to f32 (0.1 is 0x3DCCCCCD); the
+// width is their f32 difference, 2.4f (0x4019999A).
 // CHECK-LABEL: coreai.graph @histc$float_bounds(
 // CHECK:         coreai.constant dense<1.000000e-01> : tensor<f32>
 // CHECK:         coreai.constant dense<2.500000e+00> : tensor<f32>
 // CHECK:         coreai.constant dense<7.000000e+00> : tensor<f32>
+// CHECK:         coreai.constant dense<2.400000e+00> : tensor<f32>
 func.func @"histc$float_bounds"(%x: tensor<5xf32>) -> tensor<7xf32> {
   %0 = aten.operator "aten::histc.default"(%x) {bins = 7 : i64, min = 0.1 : f64, max = 2.5 : f64, operand_args = ["self"], operand_groups = array<i64: 1>} : (tensor<5xf32>) -> tensor<7xf32>
   return %0 : tensor<7xf32>

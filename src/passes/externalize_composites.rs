@@ -29,8 +29,10 @@
 //!     `value`, `attn_mask`; `is_causal = false`, `scale` when it is not
 //!     `1/√d`, `window_size = 0`);
 //!   - `gather_mm`: Mixture-of-Experts dispatch `x @ w[idx]` of stacked
-//!     expert weights `w: [E, D, H]` → `gather_mm` (`lhs`, `rhs`,
-//!     `rhs_indices`; `num_batch_axes = 0`).
+//!     expert weights `w: [E, D, H]`, through 3-D reshapes or a batch
+//!     matmul of the gathered weights directly (the lowering of
+//!     `aten._grouped_mm` and `transformers::grouped_mm_fallback`)
+//!     → `gather_mm` (`lhs`, `rhs`, `rhs_indices`; `num_batch_axes = 0`).
 //!
 //! Guarantee: the composite's body is a clone of the matched ops (and of the
 //! constants they read), so every value is computed exactly as before; the
@@ -124,7 +126,14 @@ static RECOGNIZERS: &[(&str, &[&str], Recognizer)] = &[
         ],
         attention::recognize,
     ),
-    ("gather_mm", &["coreai.reshape"], gather_mm::recognize),
+    (
+        "gather_mm",
+        &[
+            "coreai.reshape",
+            "coreai.decomposable.broadcasting_batch_matmul",
+        ],
+        gather_mm::recognize,
+    ),
 ];
 
 const COMPOSITES: &[&str] = &[

@@ -25,7 +25,11 @@
 //!      variantless (`coreai::quantize.default` and `coreai::quantize` are
 //!      `quantize`; see `aten_to_coreai::compression`); every
 //!      `coreai_metal_kernels::` op (a custom Metal kernel) lowers to
-//!      `coreai.metal4_kernel` (`aten_to_coreai::metal_kernel`). A lowering
+//!      `coreai.metal4_kernel` (`aten_to_coreai::metal_kernel`); ops of
+//!      other libraries with a built-in lowering are keyed by their
+//!      qualified name (`transformers::grouped_mm_fallback.default`, the
+//!      fp32 experts product of transformers' MoE layers:
+//!      `aten_to_coreai/grouped_mm.rs`). A lowering
 //!      that declines is an error at the op's location, with its reason.
 //!      With `composites=graph` (the default) the ATen-derived composites
 //!      (norms, log_softmax, SDPA, avg-pool, hardsigmoid, vector norm,
@@ -318,7 +322,9 @@ const PYTHON_NAMESPACES: &[&str] = &["builtins", "operator", "math", "torch"];
 /// The built-in rungs of the dispatch ladder (conversion guide §7.4), after
 /// user lowerings: the ATen resolver keyed by the exact overload (rung 3,
 /// namespace `aten` or a Python callable's), then the compression resolver
-/// for `coreai`/`coreaix` keyed variantless (rung 4). Higher-order ops
+/// for `coreai`/`coreaix` keyed variantless (rung 4), then the ops of other
+/// libraries by qualified name (`transformers::grouped_mm_fallback.default`,
+/// `aten_to_coreai::lookup_library`). Higher-order ops
 /// (`aten.cond`, `aten.while_loop`) are ATen resolver keys here.
 fn builtin_lowering(namespace: &str, key: &str) -> Option<aten_to_coreai::LowerFn> {
     if namespace == "aten" || PYTHON_NAMESPACES.contains(&namespace) {
@@ -328,7 +334,7 @@ fn builtin_lowering(namespace: &str, key: &str) -> Option<aten_to_coreai::LowerF
     } else if namespace == METAL_KERNELS_NAMESPACE {
         Some(aten_to_coreai::metal_kernel::lower)
     } else {
-        None
+        aten_to_coreai::lookup_library(&format!("{namespace}::{key}"))
     }
 }
 

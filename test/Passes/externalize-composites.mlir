@@ -438,3 +438,61 @@ coreai.graph @moe_dispatch(%x: tensor<2x3x1x1x8xf32>, %w: tensor<4x8x6xf32>, %i:
   %p = coreai.reshape %p3, %sp : (tensor<12x8x5xf32>, tensor<5xui32>) -> tensor<2x3x2x8x5xf32>
   coreai.output %o, %p : tensor<2x3x2x1x6xf32>, tensor<2x3x2x8x5xf32>
 }
+
+// -----
+
+// The direct form (the lowering of aten._grouped_mm and transformers'
+// grouped_mm_fallback): a batch matmul of the gathered experts, the index
+// reaching the gather through a reshape (static rows) or an expand_dims
+// (dynamic rows) → gather_mm; the where masking rows past offs[E-1] stays
+// outside.
+// CHECK-LABEL: coreai.graph private noinline @gather_mm(
+// CHECK-SAME:    %{{.*}}: tensor<6x1x4xf32> {coreai.name = "lhs"}, %{{.*}}: tensor<3x4x5xf32> {coreai.name = "rhs"}, %{{.*}}: tensor<6xsi32> {coreai.name = "rhs_indices"}
+// CHECK-SAME:    composite_decl = #coreai.composite_declaration<"gather_mm" = {input_names = ["lhs", "rhs", "rhs_indices"], op_attrs = {num_batch_axes = 0 : si64, version = 1 : si64}, output_names = ["output"]}>
+// CHECK:         coreai.gather_nd
+// CHECK:         coreai.decomposable.broadcasting_batch_matmul
+// CHECK-LABEL: coreai.graph @grouped_rows(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<6x1x4xf32>, %[[W:[^:]*]]: tensor<3x4x5xf32>, %[[I:[^:]*]]: tensor<6xsi32>, %[[M:[^:]*]]: tensor<6x1x1xi1>
+// CHECK:         %[[P:.*]] = coreai.invoke @gather_mm(%[[X]], %[[W]], %[[I]])
+// CHECK:         %[[Y:.*]] = coreai.decomposable.broadcasting_where %[[M]], %[[P]]
+// CHECK:         coreai.output %[[Y]]
+coreai.graph @grouped_rows(%x: tensor<6x1x4xf32>, %w: tensor<3x4x5xf32>, %i: tensor<6xsi32>, %m: tensor<6x1x1xi1>) -> tensor<6x1x5xf32> {
+  %s = coreai.constant dense<[6, 1]> : tensor<2xui32>
+  %i1 = coreai.reshape %i, %s : (tensor<6xsi32>, tensor<2xui32>) -> tensor<6x1xsi32>
+  %g = coreai.gather_nd %w at %i1 : (tensor<3x4x5xf32>, tensor<6x1xsi32>) to tensor<6x4x5xf32>
+  %p = coreai.decomposable.broadcasting_batch_matmul %x, %g : (tensor<6x1x4xf32>, tensor<6x4x5xf32>) -> tensor<6x1x5xf32>
+  %z = coreai.constant dense<0.0> : tensor<f32>
+  %y = coreai.decomposable.broadcasting_where %m, %p, %z : (tensor<6x1x1xi1>, tensor<6x1x5xf32>, tensor<f32>) -> tensor<6x1x5xf32>
+  coreai.output %y : tensor<6x1x5xf32>
+}
+// CHECK-LABEL: coreai.graph private noinline @gather_mm_1(
+// CHECK-SAME:    %{{.*}}: tensor<?x1x4xf32> {coreai.name = "lhs"}, %{{.*}}: tensor<3x4x5xf32> {coreai.name = "rhs"}, %{{.*}}: tensor<?xsi32> {coreai.name = "rhs_indices"}
+// CHECK:         coreai.expand_dims
+// CHECK-LABEL: coreai.graph @grouped_rows$dynamic(
+// CHECK:         coreai.invoke @gather_mm_1(
+coreai.graph @"grouped_rows$dynamic"(%x: tensor<?x1x4xf32>, %w: tensor<3x4x5xf32>, %i: tensor<?xsi32>) -> tensor<?x1x5xf32> {
+  %a = coreai.constant dense<1> : tensor<1xsi32>
+  %i1 = coreai.expand_dims %i, %a : (tensor<?xsi32>, tensor<1xsi32>) to tensor<?x1xsi32>
+  %g = coreai.gather_nd %w at %i1 : (tensor<3x4x5xf32>, tensor<?x1xsi32>) to tensor<?x4x5xf32>
+  %p = coreai.decomposable.broadcasting_batch_matmul %x, %g : (tensor<?x1x4xf32>, tensor<?x4x5xf32>) -> tensor<?x1x5xf32>
+  coreai.output %p : tensor<?x1x5xf32>
+}
+
+// -----
+
+// Does not fire: the gathered experts on the left (w[idx] @ y), and a
+// gather of rank-2 rows (an embedding) on the right.
+// CHECK-LABEL: coreai.graph @gathered_left(
+// CHECK-NOT:     coreai.invoke
+// CHECK:         coreai.output
+coreai.graph @gathered_left(%y: tensor<6x5x2xf32>, %w: tensor<3x4x5xf32>, %i: tensor<6xsi32>, %t: tensor<9x4xf32>, %x: tensor<6x3x4xf32>) -> (tensor<6x4x2xf32>, tensor<6x3x6xf32>) {
+  %s = coreai.constant dense<[6, 1]> : tensor<2xui32>
+  %i1 = coreai.reshape %i, %s : (tensor<6xsi32>, tensor<2xui32>) -> tensor<6x1xsi32>
+  %g = coreai.gather_nd %w at %i1 : (tensor<3x4x5xf32>, tensor<6x1xsi32>) to tensor<6x4x5xf32>
+  %p = coreai.decomposable.broadcasting_batch_matmul %g, %y : (tensor<6x4x5xf32>, tensor<6x5x2xf32>) -> tensor<6x4x2xf32>
+  %e = coreai.gather_nd %t at %i1 : (tensor<9x4xf32>, tensor<6x1xsi32>) to tensor<6x4xf32>
+  %s2 = coreai.constant dense<[1, 4, 6]> : tensor<3xui32>
+  %e3 = coreai.reshape %e, %s2 : (tensor<6x4xf32>, tensor<3xui32>) -> tensor<1x4x6xf32>
+  %q = coreai.decomposable.broadcasting_batch_matmul %x, %e3 : (tensor<6x3x4xf32>, tensor<1x4x6xf32>) -> tensor<6x3x6xf32>
+  coreai.output %p, %q : tensor<6x4x2xf32>, tensor<6x3x6xf32>
+}

@@ -13,6 +13,8 @@ pub mod compression;
 mod control;
 mod elementwise;
 mod formulas;
+mod grouped_mm;
+mod histogram;
 mod indexing;
 mod linalg;
 pub mod metal_kernel;
@@ -40,6 +42,8 @@ static FAMILIES: &[Family] = &[
     complex::LOWERINGS,
     control::LOWERINGS,
     elementwise::LOWERINGS,
+    grouped_mm::LOWERINGS,
+    histogram::LOWERINGS,
     indexing::LOWERINGS,
     linalg::LOWERINGS,
     nn::LOWERINGS,
@@ -75,6 +79,19 @@ pub fn lookup(key: &str) -> Option<LowerFn> {
         .binary_search_by(|(k, _)| k.cmp(&key))
         .ok()
         .map(|i| resolver[i].1)
+}
+
+/// Ops of other libraries than ATen with a built-in lowering, keyed by
+/// their qualified name (`transformers::grouped_mm_fallback.default`).
+static LIBRARIES: &[Family] = &[grouped_mm::LIBRARY_LOWERINGS];
+
+/// The lowering of the library op `qualified` (`namespace::name.overload`).
+pub fn lookup_library(qualified: &str) -> Option<LowerFn> {
+    LIBRARIES
+        .iter()
+        .flat_map(|f| f.iter())
+        .find(|(k, _)| *k == qualified)
+        .map(|(_, f)| *f)
 }
 
 /// The overloads of the same ATen op that have a lowering (`mean.dim` for

@@ -18,13 +18,15 @@
 //!   - `rms_norm`: `x · rsqrt(mean(x²) + eps) · w`, weight before or after,
 //!     `1/sqrt` spellings, `(1 + w)` (Gemma), computed in f32 and cast back
 //!     → `rms_norm` (`input`, `scale`; `axes = -1`, `eps`);
-//!   - `rope`: `x · cos + rotate_half(x) · sin` (half-split pairing) or
-//!     the interleaved pairing (`x[..., 0::2]`, `x[..., 1::2]` rotated and
-//!     re-interleaved), full or partial rotary → `rope` in its cos/sin-input
+//!   - `rope`: `x · cos + rotate_half(x) · sin` or `cat(x₁·c − x₂·s,
+//!     x₁·s + x₂·c)` (half-split pairing), or the interleaved pairing
+//!     (`x[..., 0::2]`, `x[..., 1::2]` or `reshape(x, [..., d/2, 2])[..., i]`
+//!     rotated and re-interleaved), full or partial rotary → `rope` in its cos/sin-input
 //!     variant (`input`, `cos`, `sin`; `base`, `dims` when partial,
 //!     `interleaved`, `scale`);
 //!   - `scaled_dot_product_attention`: `softmax(q kᵀ · s + mask) v` with an
-//!     additive or boolean mask and GQA through `repeat_interleave`/`expand`
+//!     additive or boolean mask (`where` or `masked_fill`), 4-D or 3-D
+//!     (`nn.MultiheadAttention` with `need_weights=True`), and GQA through `repeat_interleave`/`expand`
 //!     of k and v → `scaled_dot_product_attention` (`query`, `key`,
 //!     `value`, `attn_mask`; `is_causal = false`, `scale` when it is not
 //!     `1/√d`, `window_size = 0`);
@@ -37,7 +39,9 @@
 //! Guarantee: the composite's body is a clone of the matched ops (and of the
 //! constants they read), so every value is computed exactly as before; the
 //! executor and coreai-core run the composite unchanged. A match is outlined
-//! only when it is closed (no intermediate used outside it). Each call site
+//! only when it is closed (no intermediate used outside it; the one
+//! exception, attention weights that are also an output, stay in place
+//! for that use and are computed again inside the composite). Each call site
 //! gets its own graph, named after the composite (`rms_norm`, `rms_norm_1`,
 //! ... in program order). Ops inside composite graphs are not searched.
 //! The outlined ops are erased after the sweep.

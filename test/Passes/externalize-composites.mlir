@@ -339,15 +339,17 @@ coreai.graph @attention_bool_mask(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x3x8xf3
 
 // -----
 
-// Attention near misses: a boolean mask true where masked out
-// (masked_fill(m, -inf)), a softmax over the wrong axis.
+// Attention near misses: a masked_fill whose fill is not very negative
+// (-1 is a bias, not a mask), a softmax over the wrong axis. (A boolean
+// mask true where masked out, masked_fill(m, -inf), is recognised:
+// externalize-composites-forms.mlir.)
 // CHECK-LABEL: coreai.graph @attention_near_misses(
 // CHECK-NOT:     coreai.invoke
 // CHECK:         coreai.output
 // CHECK-NOT:     composite_declaration
 coreai.graph @attention_near_misses(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x3x8xf32>, %v: tensor<1x2x3x8xf32>, %m: tensor<3x3xi1>) -> (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>) {
   %perm = coreai.constant dense<[0, 1, 3, 2]> : tensor<4xui32>
-  %ninf = coreai.constant dense<0xFF800000> : tensor<f32>
+  %ninf = coreai.constant dense<-1.0> : tensor<f32>
   %ax = coreai.constant dense<3> : tensor<si32>
   %ax2 = coreai.constant dense<2> : tensor<si32>
   %kt = coreai.transpose %k, %perm : (tensor<1x2x3x8xf32>, tensor<4xui32>) -> tensor<1x2x8x3xf32>

@@ -5,6 +5,7 @@
 //! ```text
 //! o = softmax(q · kᵀ · s + m, -1) · v           (additive mask; `/ c` or `· c`)
 //! o = softmax(where(b, q · kᵀ · s, -inf), -1) · v (boolean mask, true = attend)
+//! o = softmax(where(b, -inf, q · kᵀ · s), -1) · v (masked_fill(b, -inf): true = masked out)
 //! o = softmax((q · s) · kᵀ, -1) · v              (query scaled first; no mask)
 //! k, v = repeat_kv(k), repeat_kv(v)             (GQA: repeat_interleave/expand on dim 1)
 //!   → coreai.invoke @scaled_dot_product_attention(q, k, v[, m])
@@ -12,7 +13,18 @@
 //!
 //! The matmuls are the lowering's 4-D form (reshape to 3-D, batch matmul,
 //! reshape back) or a 4-D batch matmul; `kᵀ` is a transpose of the last
-//! two axes. As the composite wants, key and value are passed with their
+//! two axes. A 3-D attention (`[N, T, D]`, as `nn.MultiheadAttention`
+//! computes it with `need_weights=True`: `bmm` over batch × heads) is the
+//! 4-D composite with one batch: q, k, v (and a 3-D mask) are passed as
+//! `reshape [1, N, T, D]`, the body reshapes them back and the result is
+//! reshaped to `[1, N, T, D_v]` and back at the call site (reshapes only:
+//! exact). When the softmax weights are also used outside (the averaged
+//! weights `need_weights=True` returns), the ops up to the softmax stay in
+//! place for that use and the composite computes its own clone: the
+//! scores are computed twice, each exactly as before (the composite
+//! returns no weights). A `masked_fill(b, -inf)` mask (true = masked out)
+//! that is not proved causal is passed as `not(b)` (the composite's
+//! boolean mask is true where attended), negated back in the body. As the composite wants, key and value are passed with their
 //! own head count (`[B, N_kv, T, D]`): the head repetition
 //! (`reshape [B, N_kv, 1, T, D] → broadcast on axis 2 → reshape [B, N_q,
 //! T, D]`) is outlined with the rest. A mask computed from constants only
@@ -20,7 +32,9 @@
 //! `coreai-opt` and `coreai-compile`) that is coreai-torch's causal triangle
 //! (lower-right: query `i` attends key `j ≤ i + T_k − T_q`; the same as
 //! PyTorch's upper-left one when `T_q = T_k`), additive (0 / ≤ −1e4) or
-//! boolean, of at most 2²⁰ elements, gives `is_causal = true` and no `attn_mask` input, as
+//! boolean (true where attended, or, for `masked_fill`, the strict upper
+//! triangle `triu(ones, 1)` true where masked out: a registered buffer or
+//! computed in forward), of at most 2²⁰ elements, gives `is_causal = true` and no `attn_mask` input, as
 //! `SDPA(is_causal=True)` declares: the body reads the proved mask as a
 //! constant and computes what the matched ops did. Any other mask (an
 //! input, an upper-left triangle with `T_q < T_k`, a padding mask) stays
@@ -30,15 +44,19 @@
 //! leaves it out for `SDPA()`.
 //!
 //! Declines (with a reason, printed by `remarks=true`): a softmax over
-//! another axis, a boolean mask that is true where attention is masked out
-//! (`masked_fill(m, -inf)`: the composite's boolean mask is true where
-//! attended), a mask that widens the scores, a non-constant scale,
+//! another axis, a select whose fill is not -inf or very negative, a mask
+//! that widens the scores, a non-constant scale, intermediates other
+//! than the softmax weights used outside,
 //! key/value head counts that do not divide the query's, other layouts.
 //! Heads tiled another way (`repeat(1, n, 1, 1)`) stay outside: the
 //! composite then gets the tiled key and value, as multi-head attention.
 
-use super::{outline::OpAttr, outline::Outline, rms_norm::int_values, NearMiss};
-use crate::lowering::broadcast_shapes;
+use super::{
+    outline::{drop_leading, lift, OpAttr, Outline, Reform, Substitute},
+    rms_norm::int_values,
+    NearMiss,
+};
+use crate::lowering::{broadcast_shapes, Decline, LoweringCx};
 use crate::passes::fp16_stabilize::pattern::{defined_by, shape, splat, use_count};
 use melior::ir::{operation::OperationLike, OperationRef, Value};
 
@@ -64,12 +82,13 @@ fn miss(stage: usize, reason: impl Into<String>) -> NearMiss {
 
 type Ops<'c, 'a> = Vec<OperationRef<'c, 'a>>;
 
-/// A 4-D matmul `a · b`: the lowering's reshape/batch-matmul/reshape or a
-/// rank-4 batch matmul.
+/// A 4-D matmul `a · b` (the lowering's reshape/batch-matmul/reshape or a
+/// rank-4 batch matmul) or a 3-D one (a rank-3 batch matmul).
 fn matmul<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Value<'c, 'a>, Ops<'c, 'a>)> {
     if let Some(bmm) = defined_by(v, "b.batch_matmul") {
         let (a, b) = (bmm.operand(0).ok()?, bmm.operand(1).ok()?);
-        return (shape(a).ok()?.len() == 4 && shape(b).ok()?.len() == 4).then(|| (a, b, vec![bmm]));
+        let (ra, rb) = (shape(a).ok()?.len(), shape(b).ok()?.len());
+        return (ra == rb && (ra == 3 || ra == 4)).then(|| (a, b, vec![bmm]));
     }
     let back = defined_by(v, "reshape")?;
     let bmm = defined_by(back.operand(0).ok()?, "b.batch_matmul")?;
@@ -116,6 +135,18 @@ fn native<'c: 'a, 'a>(
     v: Value<'c, 'a>,
     heads: i64,
 ) -> Result<(Value<'c, 'a>, Ops<'c, 'a>), NearMiss> {
+    let sx = shape(v).map_err(|e| miss(6, e))?;
+    if sx.len() == 3 {
+        // [N, T, D]: one head per batch entry, never repeated.
+        return if sx[0] == heads {
+            Ok((v, Vec::new()))
+        } else {
+            Err(miss(
+                6,
+                format!("{} key/value batches, {heads} query batches", sx[0]),
+            ))
+        };
+    }
     let (x, ops) = repeated_heads(v).unwrap_or((v, Vec::new()));
     let h = shape(x).map_err(|e| miss(6, e))?[1];
     if h <= 0 || heads % h != 0 {
@@ -168,7 +199,12 @@ fn scores<'c: 'a, 'a>(s: Value<'c, 'a>) -> Result<Scores<'c, 'a>, NearMiss> {
     let tr = defined_by(kt, "transpose")
         .ok_or_else(|| miss(5, "the right operand is not a transpose"))?;
     let perm = tr.operand(1).ok().and_then(int_values);
-    if perm.as_deref() != Some(&[0, 1, 3, 2]) {
+    let last_two: &[i64] = if shape(q).map_or(0, |s| s.len()) == 3 {
+        &[0, 2, 1]
+    } else {
+        &[0, 1, 3, 2]
+    };
+    if perm.as_deref() != Some(last_two) {
         return Err(miss(
             5,
             format!("the transpose permutes {perm:?}, not the last two axes"),
@@ -201,9 +237,19 @@ fn fits(m: Value<'_, '_>, s: Value<'_, '_>) -> bool {
     }
 }
 
-/// A mask: the value and whether it is boolean (true = attend) rather
-/// than additive.
-type Mask<'c, 'a> = (Value<'c, 'a>, bool);
+/// How a mask acts on the scores.
+#[derive(Clone, Copy, PartialEq)]
+enum MaskKind {
+    /// `s + m`: 0 where attended, very negative elsewhere.
+    Additive,
+    /// `where(m, s, -inf)`: true where attended (the composite's boolean mask).
+    Attend,
+    /// `where(m, -inf, s)` (`masked_fill(m, -inf)`): true where masked out.
+    MaskedOut,
+}
+
+/// A mask: the value and how it acts.
+type Mask<'c, 'a> = (Value<'c, 'a>, MaskKind);
 
 /// The masked scores: the unmasked scores, the mask (if any), the ops.
 fn masked<'c: 'a, 'a>(
@@ -217,7 +263,7 @@ fn masked<'c: 'a, 'a>(
         let mut last = miss(2, "neither side of the addition is the scores");
         for (x, m) in [(a, b), (b, a)] {
             match scores(x) {
-                Ok(sc) if fits(m, x) => return Ok((sc, Some((m, false)), vec![add])),
+                Ok(sc) if fits(m, x) => return Ok((sc, Some((m, MaskKind::Additive)), vec![add])),
                 Ok(_) => last = miss(2, "the additive mask widens the scores"),
                 Err(e) if e.stage > last.stage => last = e,
                 Err(_) => {}
@@ -230,10 +276,11 @@ fn masked<'c: 'a, 'a>(
         let (c, t, f) = (operand(0)?, operand(1)?, operand(2)?);
         let very_negative = |v| splat(v).is_some_and(|x| x <= -1e4);
         if very_negative(t) {
-            return Err(miss(
-                2,
-                "the boolean mask is true where attention is masked out (the composite's is true where attended)",
-            ));
+            if !fits(c, f) {
+                return Err(miss(2, "the boolean mask widens the scores"));
+            }
+            let sc = scores(f)?;
+            return Ok((sc, Some((c, MaskKind::MaskedOut)), vec![w]));
         }
         if !very_negative(f) {
             return Err(miss(
@@ -245,7 +292,7 @@ fn masked<'c: 'a, 'a>(
             return Err(miss(2, "the boolean mask widens the scores"));
         }
         let sc = scores(t)?;
-        return Ok((sc, Some((c, true)), vec![w]));
+        return Ok((sc, Some((c, MaskKind::Attend)), vec![w]));
     }
     Ok((scores(s)?, None, Vec::new()))
 }
@@ -270,18 +317,19 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
     ops.extend(mask_ops);
     ops.extend(sc.ops);
     let sq = shape(sc.q).map_err(|e| miss(6, e))?;
-    let heads = sq[1];
+    let rank = sq.len();
+    let heads = sq[rank - 3];
     let (k, k_ops) = native(sc.k, heads)?;
     let (v, v_ops) = native(vr, heads)?;
     ops.extend(k_ops);
     ops.extend(v_ops);
     let scores_shape = shape(s).map_err(|e| miss(2, e))?;
-    let causal = mask.and_then(|(m, boolean)| Some((m, causal_mask(m, &scores_shape, boolean)?)));
+    let causal = mask.and_then(|(m, kind)| Some((m, causal_mask(m, &scores_shape, kind)?)));
     let mut attrs = vec![
         ("is_causal", OpAttr::Bool(causal.is_some())),
         ("window_size", OpAttr::Int(0)),
     ];
-    let d = sq[3] as f64;
+    let d = sq[rank - 1] as f64;
     if let Some(s) = sc.scale {
         if (s as f32) != (d.powf(-0.5) as f32) {
             attrs.push(("scale", OpAttr::Float(s)));
@@ -290,10 +338,36 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         attrs.push(("scale", OpAttr::Float(1.0)));
     }
     let mut inputs = vec![("query", sc.q), ("key", k), ("value", v)];
+    let mut substitutes = Vec::new();
+    if rank == 3 {
+        for input in 0..3 {
+            substitutes.push(Substitute {
+                input,
+                narrow: lift,
+                widen: drop_leading,
+            });
+        }
+    }
     let mut baked = Vec::new();
     match (mask, causal) {
         (_, Some(proved)) => baked.push(proved),
-        (Some((m, _)), None) => inputs.push(("attn_mask", m)),
+        (Some((m, kind)), None) => {
+            let lifted = rank == 3 && shape(m).map_err(|e| miss(2, e))?.len() == 3;
+            let reform: Option<(Reform, Reform)> = match (kind, lifted) {
+                (MaskKind::MaskedOut, true) => Some((negate_lift, drop_negate)),
+                (MaskKind::MaskedOut, false) => Some((negate, negate)),
+                (_, true) => Some((lift, drop_leading)),
+                (_, false) => None,
+            };
+            if let Some((narrow, widen)) = reform {
+                substitutes.push(Substitute {
+                    input: 3,
+                    narrow,
+                    widen,
+                });
+            }
+            inputs.push(("attn_mask", m));
+        }
         (None, None) => {}
     }
     Ok(Outline {
@@ -301,8 +375,10 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         inputs,
         attrs,
         ops,
-        substitutes: Vec::new(),
+        substitutes,
         baked,
+        shared: vec![softmax],
+        lift_result: rank == 3,
     })
 }
 
@@ -315,7 +391,11 @@ const MAX_MASK_ELEMENTS: i64 = 1 << 20;
 /// index: additive 0 where attended and ≤ −1e4 (or −inf) elsewhere, or
 /// boolean true where attended. `m` must derive from constants only (it is
 /// evaluated with the executor's kernels); `None` otherwise.
-fn causal_mask(m: Value<'_, '_>, scores: &[i64], boolean: bool) -> Option<mlir_sys::MlirAttribute> {
+fn causal_mask(
+    m: Value<'_, '_>,
+    scores: &[i64],
+    kind: MaskKind,
+) -> Option<mlir_sys::MlirAttribute> {
     let sm = shape(m).ok()?;
     let (r, rs) = (sm.len(), scores.len());
     if r < 2 || rs < 2 || sm[r - 2..] != scores[rs - 2..] {
@@ -344,9 +424,10 @@ fn causal_mask(m: Value<'_, '_>, scores: &[i64], boolean: bool) -> Option<mlir_s
             let (i, j) = (index[r - 2] as i64, index[r - 1] as i64);
             let attended = j <= i + tk - tq;
             let e = mlir_sys::mlirElementsAttrGetValue(attr, r as isize, index.as_mut_ptr());
-            let ok = if boolean {
+            let ok = if kind != MaskKind::Additive {
                 mlir_sys::mlirAttributeIsAInteger(e)
-                    && (mlir_sys::mlirIntegerAttrGetValueInt(e) != 0) == attended
+                    && (mlir_sys::mlirIntegerAttrGetValueInt(e) != 0)
+                        == (attended == (kind == MaskKind::Attend))
             } else if mlir_sys::mlirAttributeIsAFloat(e) {
                 let x = mlir_sys::mlirFloatAttrGetValueDouble(e);
                 if attended {
@@ -363,4 +444,24 @@ fn causal_mask(m: Value<'_, '_>, scores: &[i64], boolean: bool) -> Option<mlir_s
         }
     }
     Some(attr)
+}
+
+/// `not(m)`: a mask true where masked out as the composite's, true where
+/// attended; the body negates it back (`not(not(m)) = m`).
+fn negate<'c, 'a>(cx: &LoweringCx<'c, 'a>, m: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    crate::emit::unary(cx, "not", m)
+}
+
+fn negate_lift<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    m: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    lift(cx, negate(cx, m)?)
+}
+
+fn drop_negate<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    m: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    negate(cx, drop_leading(cx, m)?)
 }

@@ -180,6 +180,8 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         ops,
         substitutes: Vec::new(),
         baked: Vec::new(),
+        shared: Vec::new(),
+        lift_result: false,
     })
 }
 

@@ -13,6 +13,8 @@
 //! outlined only when it is closed: every operand of a matched op is an
 //! input of the composite, a result of a matched op, or a constant, and no
 //! result of a matched op other than the root's is used outside the match.
+//! (except the recognizer's `shared` ops, which stay in place with what
+//! they read, their clones computing the composite).
 //! The matched ops are marked [`DEAD`]; the pass erases them once the root
 //! is replaced.
 
@@ -62,6 +64,14 @@ pub struct Outline<'c, 'a> {
     /// Values the body reads as constants of these (proved) values instead
     /// of inputs (a causal mask computed from constants).
     pub baked: Vec<(Value<'c, 'a>, mlir_sys::MlirAttribute)>,
+    /// Matched ops whose results may also be used outside the match
+    /// (attention weights that are also an output): such an op and the
+    /// matched ops it reads stay in place for those uses, and the body
+    /// computes its own clone.
+    pub shared: Vec<OperationRef<'c, 'a>>,
+    /// The composite returns the result with a leading axis of 1 (3-D
+    /// attention as the 4-D composite), dropped again at the call site.
+    pub lift_result: bool,
 }
 
 /// A builder of one value from another, in front of the context's op.
@@ -125,6 +135,7 @@ fn body_ops<'c, 'a>(
     let root = cx.op();
     let block = unsafe { mlir_sys::mlirOperationGetBlock(root.to_raw()) };
     let matched: HashSet<_> = outline.ops.iter().map(|o| o.to_raw().ptr).collect();
+    let shared: HashSet<_> = outline.shared.iter().map(|o| o.to_raw().ptr).collect();
     let inputs: HashSet<_> = outline
         .inputs
         .iter()
@@ -137,7 +148,7 @@ fn body_ops<'c, 'a>(
         if unsafe { mlir_sys::mlirOperationGetBlock(op.to_raw()) }.ptr != block.ptr {
             return Err("the matched ops are not in one block".into());
         }
-        if op.to_raw().ptr != root.to_raw().ptr {
+        if op.to_raw().ptr != root.to_raw().ptr && !shared.contains(&op.to_raw().ptr) {
             for i in 0..op.result_count() {
                 let r = op.result(i).map_err(|e| e.to_string())?;
                 if !used_only_by(r.to_raw(), &matched) {
@@ -179,6 +190,8 @@ fn body_ops<'c, 'a>(
             std::cmp::Ordering::Greater
         }
     });
+    // A value two sub-patterns share (the pair reshape of interleaved RoPE) is listed twice.
+    ops.dedup_by(|a, b| a.ptr == b.ptr);
     constants.extend(ops);
     Ok(constants)
 }
@@ -192,7 +205,15 @@ pub fn outline<'c, 'a>(
     let ops = body_ops(cx, outline)?;
     let (anchor, module_block) = crate::symbols::top_level(cx.op().to_raw())?;
     let name = crate::symbols::unique_name(module_block, outline.decl);
-    let result_type = cx.op().result(0).map_err(|e| e.to_string())?.r#type();
+    let root: Value = cx.op().result(0).map_err(|e| e.to_string())?.into();
+    let result_type = if outline.lift_result {
+        use crate::passes::fp16_stabilize::pattern::{element, shape, tensor_type};
+        let mut s = shape(root)?;
+        s.insert(0, 1);
+        tensor_type(&s, element(root)?)
+    } else {
+        root.r#type()
+    };
     let mut operands: Vec<Value> = outline.inputs.iter().map(|(_, v)| *v).collect();
     for s in &outline.substitutes {
         operands[s.input] = (s.narrow)(cx, operands[s.input])?;
@@ -212,8 +233,9 @@ pub fn outline<'c, 'a>(
     }
     let dead = cx.identifier(DEAD);
     let unit = unsafe { Attribute::from_raw(mlir_sys::mlirUnitAttrGet(cx.context())) };
+    let kept = kept(outline);
     for op in &outline.ops {
-        if op.to_raw().ptr != cx.op().to_raw().ptr {
+        if op.to_raw().ptr != cx.op().to_raw().ptr && !kept.contains(&op.to_raw().ptr) {
             unsafe {
                 mlir_sys::mlirOperationSetDiscardableAttributeByName(
                     op.to_raw(),
@@ -224,12 +246,63 @@ pub fn outline<'c, 'a>(
         }
     }
     let callee = cx.parse_attribute(&format!("#param.constant<@{name}> : !param.symbol"))?;
-    Ok(vec![cx.build_value(
+    let call = cx.build_value(
         "coreai.invoke",
         &operands,
         result_type,
         &[("callee", callee)],
-    )?])
+    )?;
+    Ok(vec![if outline.lift_result {
+        drop_leading(cx, call)?
+    } else {
+        call
+    }])
+}
+
+/// `[N, ...] → [1, N, ...]` (a 3-D operand as the composite's 4-D one).
+pub fn lift<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+    let mut s = crate::passes::fp16_stabilize::pattern::shape(v)?;
+    s.insert(0, 1);
+    crate::emit::reshape(cx, v, &s)
+}
+
+/// `[1, N, ...] → [N, ...]`: the inverse of [`lift`], in the body.
+pub fn drop_leading<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    v: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let s = crate::passes::fp16_stabilize::pattern::shape(v)?;
+    crate::emit::reshape(cx, v, &s[1..])
+}
+
+/// The matched ops that stay in place: the shared ops used outside the
+/// match and, transitively, the matched ops they read.
+fn kept(outline: &Outline<'_, '_>) -> HashSet<*mut std::ffi::c_void> {
+    let matched: HashSet<_> = outline.ops.iter().map(|o| o.to_raw().ptr).collect();
+    let mut kept = HashSet::new();
+    let mut work: Vec<MlirOperation> = outline
+        .shared
+        .iter()
+        .filter(|op| {
+            (0..op.result_count())
+                .filter_map(|i| op.result(i).ok())
+                .any(|r| !used_only_by(r.to_raw(), &matched))
+        })
+        .map(|op| op.to_raw())
+        .collect();
+    while let Some(op) = work.pop() {
+        if !kept.insert(op.ptr) {
+            continue;
+        }
+        let n = unsafe { mlir_sys::mlirOperationGetNumOperands(op) };
+        for i in 0..n {
+            let v = unsafe { mlir_sys::mlirOperationGetOperand(op, i) };
+            if let Some(o) = owner(v).filter(|o| matched.contains(&o.ptr)) {
+                work.push(o);
+            }
+        }
+    }
+    kept
 }
 
 /// Fills `graph`'s block: the output first (so substitutes can be built in
@@ -286,7 +359,10 @@ fn fill_body<'c, 'a>(
         }
     }
     let root = cx.op().result(0).map_err(|e| e.to_string())?.to_raw();
-    let value = *map.get(&root.ptr).ok_or("the root was not cloned")?;
+    let mut value = *map.get(&root.ptr).ok_or("the root was not cloned")?;
+    if outline.lift_result {
+        value = lift(&at_output, unsafe { Value::from_raw(value) })?.to_raw();
+    }
     unsafe { mlir_sys::mlirOperationSetOperand(output, 0, value) };
     Ok(())
 }

@@ -296,5 +296,7 @@ fn found<'c, 'a>(
         ops,
         substitutes: Vec::new(),
         baked: Vec::new(),
+        shared: Vec::new(),
+        lift_result: false,
     }
 }

@@ -39,8 +39,29 @@
 //!   → coreai.invoke @rope(x, c, s)   {interleaved = true}
 //! ```
 //!
+//! The members of the pairs may also be written as `x.reshape(..., d/2,
+//! 2)` and `[..., 0]`, `[..., 1]` (or `unbind(-1)`), which lowers to
+//! `reshape(slice(reshape(x, [..., d/2, 2]), [..., i:i+1]), [..., d/2])`;
+//! partial when that `x` is `x[..., :d]`. (The Meta LLaMA reference's
+//! `view_as_complex(x) · freqs_cis` lowers to a complex product between
+//! `create_complex` and `real_part`/`imaginary_part`: not recognised.)
+//!
+//! The cat form (GPT-NeoX/GPT-J-style and reference code), half-split
+//! pairing with half-width tables passed as they are:
+//!
+//! ```text
+//! x₁ = z[..., :h], x₂ = z[..., h:2h]
+//! y = cat(c·x₁ − s·x₂, s·x₁ + c·x₂)                 (full: z = x, 2h = width)
+//! y = cat(c·x₁ − s·x₂, s·x₁ + c·x₂, x[..., d:])     (partial, d = 2h: z = x or x[..., :d])
+//! y = cat(cat(c·x₁ − s·x₂, s·x₁ + c·x₂), x[..., d:])
+//!   → coreai.invoke @rope(x, c, s)   {interleaved = false[, dims = d]}
+//! ```
+//!
 //! Declines: a rotation with the wrong sign (`cat(x₂, −x₁)` or no
-//! negation; interleaved: `c·x₁ + s·x₂` or `c·x₂ − s·x₁`), slices that do
+//! negation; interleaved: `c·x₁ + s·x₂` or `c·x₂ − s·x₁`; cat form:
+//! `cat(c·x₁ + s·x₂, s·x₁ − c·x₂)`), the halves swapped (cat form:
+//! `c·x₂ − s·x₁`), the second part with other tables than the first
+//! (`c·x₁ + s·x₂`), slices that do
 //! not split the rotated width in two halves (interleaved: not the even and
 //! odd elements, or odd first), tables whose halves are not provably equal
 //! (pass them computed in the model, or use half-width tables), tables
@@ -416,16 +437,59 @@ fn factors<'c: 'a, 'a>(
     Some((m, m.operand(0).ok()?, m.operand(1).ok()?))
 }
 
-/// A product `t · x` where `x` is the even (`begin = 0`) or odd
-/// (`begin = 1`) stride-2 slice: the op, the table, the slice.
-fn product_of_slice<'c: 'a, 'a>(
+/// One member of each interleaved pair: element `index` (0 or 1) of the
+/// pairs of `x`'s first `end` (or `end + 1`) elements, written as a
+/// stride-2 slice `x[..., index:end:2]` or as the pair form
+/// `reshape(x, [..., d/2, 2])[..., index]` (`end = d`).
+struct Component<'c, 'a> {
+    x: Value<'c, 'a>,
+    index: i64,
+    end: i64,
+    ops: Ops<'c, 'a>,
+}
+
+/// `v` as a [`Component`]: a stride-2 slice of the last axis, or
+/// `reshape(slice(reshape(x, [..., h, 2]), [..., i:i+1]), [..., h])`.
+fn component<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<Component<'c, 'a>> {
+    if let Some((x, begin, end, 2)) = strided_last_axis_slice(v) {
+        return Some(Component {
+            x,
+            index: begin,
+            end,
+            ops: vec![producer(v)?],
+        });
+    }
+    let squeeze = defined_by(v, "reshape")?;
+    let picked = squeeze.operand(0).ok()?;
+    let (pairs, begin, end) = last_axis_slice(picked)?;
+    let split = defined_by(pairs, "reshape")?;
+    let x = split.operand(0).ok()?;
+    let (sx, sp, sv) = (shape(x).ok()?, shape(pairs).ok()?, shape(v).ok()?);
+    let r = sx.len();
+    let h = *sx.last()? / 2;
+    let paired = r > 0
+        && sx[r - 1] == 2 * h
+        && sp.len() == r + 1
+        && sp[..r - 1] == sx[..r - 1]
+        && sp[r - 1..] == [h, 2]
+        && sv[..] == sp[..r]
+        && end == begin + 1;
+    paired.then(|| Component {
+        x,
+        index: begin,
+        end: 2 * h,
+        ops: vec![squeeze, producer(picked).unwrap(), split],
+    })
+}
+
+/// A product `t · x` where `x` is the even (`index = 0`) or odd
+/// (`index = 1`) member of the pairs: the op, the table, the member.
+fn product_of_component<'c: 'a, 'a>(
     v: Value<'c, 'a>,
-    begin: i64,
+    index: i64,
 ) -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
     let (m, a, b) = factors(v)?;
-    let is = |x: Value<'c, 'a>| {
-        strided_last_axis_slice(x).is_some_and(|(_, b0, _, s)| b0 == begin && s == 2)
-    };
+    let is = |x: Value<'c, 'a>| component(x).is_some_and(|c| c.index == index);
     if is(b) && !is(a) {
         Some((m, a, b))
     } else if is(a) && !is(b) {
@@ -494,8 +558,8 @@ fn interleaved_rotation<'c: 'a, 'a>(
     };
     let operand = |op: OperationRef<'c, 'a>, i| op.operand(i).map_err(|_| imiss(1, "no operand"));
     let (Some((p, c, x1)), Some((q, s, x2))) = (
-        product_of_slice(operand(sub, 0)?, 0),
-        product_of_slice(operand(sub, 1)?, 1),
+        product_of_component(operand(sub, 0)?, 0),
+        product_of_component(operand(sub, 1)?, 1),
     ) else {
         return Err(imiss(
             1,
@@ -504,8 +568,8 @@ fn interleaved_rotation<'c: 'a, 'a>(
     };
     let (a0, a1) = (operand(add, 0)?, operand(add, 1)?);
     let second = |u, w| {
-        let (m1, t1, z1) = product_of_slice(u, 0)?;
-        let (m2, t2, z2) = product_of_slice(w, 1)?;
+        let (m1, t1, z1) = product_of_component(u, 0)?;
+        let (m2, t2, z2) = product_of_component(w, 1)?;
         (t1 == s && z1 == x1 && t2 == c && z2 == x2).then_some((m1, m2))
     };
     let Some((m1, m2)) = second(a0, a1).or_else(|| second(a1, a0)) else {
@@ -514,29 +578,32 @@ fn interleaved_rotation<'c: 'a, 'a>(
             "the second part is not s·x[..., 0::2] + c·x[..., 1::2] with the first part's tables",
         ));
     };
-    let (Some((x, b1, e1, _)), Some((xb, b2, e2, _))) =
-        (strided_last_axis_slice(x1), strided_last_axis_slice(x2))
-    else {
-        return Err(imiss(2, "the parts are not slices of the last axis"));
+    let (Some(k1), Some(k2)) = (component(x1), component(x2)) else {
+        return Err(imiss(2, "the parts are not members of the pairs"));
     };
     let h = sc[r - 2];
     let d = 2 * h;
+    let x = k1.x;
     let w = shape(x)
         .map_err(|e| imiss(2, e))?
         .last()
         .copied()
         .unwrap_or(0);
     // x[..., 0:d:2] and x[..., 1:d:2]: the clamped ends are d or d - 1.
-    if x != xb
-        || b1 != 0
-        || b2 != 1
+    let (e1, e2) = (k1.end, k2.end);
+    if x != k2.x
+        || k1.index != 0
+        || k2.index != 1
         || !(d - 1..=d).contains(&e1)
         || !(d - 1..=d).contains(&e2)
         || d > w
     {
         return Err(imiss(
             2,
-            format!("the slices [{b1}:{e1}:2] and [{b2}:{e2}:2] do not pair the first {d} of a width {w}"),
+            format!(
+                "the members [{}:{e1}:2] and [{}:{e2}:2] do not pair the first {d} of a width {w}",
+                k1.index, k2.index
+            ),
         ));
     }
     if !fits(x1, c) || !fits(x1, s) {
@@ -545,21 +612,57 @@ fn interleaved_rotation<'c: 'a, 'a>(
             "the tables do not broadcast to the half-width slices",
         ));
     }
-    let ops = vec![
-        root,
-        cat,
-        u1,
-        u2,
-        sub,
-        add,
-        p,
-        q,
-        m1,
-        m2,
-        producer(x1).unwrap(),
-        producer(x2).unwrap(),
-    ];
+    let mut ops = vec![root, cat, u1, u2, sub, add, p, q, m1, m2];
+    ops.extend(k1.ops);
+    ops.extend(k2.ops);
     Ok((x, c, s, d, ops))
+}
+
+/// The input and `dims` of a rotation of the first `d` elements of `z`:
+/// `z` itself, rotated whole, without a passed part; with the passed part
+/// `pass = x[..., d:]`, the `x` that `z` is (its first `d` elements
+/// rotated) or that `z = x[..., :d]` slices (the slice joins `ops`).
+fn rotary_input<'c: 'a, 'a>(
+    z: Value<'c, 'a>,
+    d: i64,
+    pass: Option<Value<'c, 'a>>,
+    ops: &mut Ops<'c, 'a>,
+    fail: impl Fn(String) -> NearMiss,
+) -> Result<(Value<'c, 'a>, Option<i64>), NearMiss> {
+    let width = |v| shape(v).ok().and_then(|s| s.last().copied()).unwrap_or(0);
+    let Some(pass) = pass else {
+        return if width(z) == d {
+            Ok((z, None))
+        } else {
+            Err(fail(
+                "a partial rotary: the concat after it is the root".into(),
+            ))
+        };
+    };
+    let Some((x, b, e)) = last_axis_slice(pass) else {
+        return Err(fail(
+            "the passed part is not a slice of the last axis".into(),
+        ));
+    };
+    let w = width(x);
+    if b != d || e != w {
+        return Err(fail(format!(
+            "the parts [0:{d}] and [{b}:{e}] do not split a width {w}"
+        )));
+    }
+    if z == x {
+        ops.push(producer(pass).unwrap());
+        return Ok((x, Some(d)));
+    }
+    match last_axis_slice(z) {
+        Some((xz, 0, end)) if xz == x && end == d => {
+            ops.extend([producer(z).unwrap(), producer(pass).unwrap()]);
+            Ok((x, Some(d)))
+        }
+        _ => Err(fail(
+            "the rotated and passed parts are not slices of one input".into(),
+        )),
+    }
 }
 
 /// Interleaved RoPE: full (rooted at the reshape) or partial (rooted at
@@ -569,34 +672,11 @@ fn interleaved<'c, 'a>(
     rotated: OperationRef<'c, 'a>,
     pass: Option<Value<'c, 'a>>,
 ) -> Result<Outline<'c, 'a>, NearMiss> {
-    let (x, c, s, d, mut ops) = interleaved_rotation(rotated)?;
-    let w = shape(x)
-        .map_err(|e| imiss(2, e))?
-        .last()
-        .copied()
-        .unwrap_or(0);
-    let dims = match pass {
-        None if d == w => None,
-        None => {
-            return Err(imiss(
-                2,
-                "a partial rotary: the concat after it is the root",
-            ))
-        }
-        Some(pass) => {
-            let Some((x2, b2, e2)) = last_axis_slice(pass) else {
-                return Err(imiss(2, "the passed part is not a slice of the input"));
-            };
-            if x2 != x || b2 != d || e2 != w {
-                return Err(imiss(
-                    2,
-                    format!("the parts [0:{d}] and [{b2}:{e2}] do not split a width {w}"),
-                ));
-            }
-            ops.extend([root, producer(pass).unwrap()]);
-            Some(d)
-        }
-    };
+    let (z, c, s, d, mut ops) = interleaved_rotation(rotated)?;
+    let (x, dims) = rotary_input(z, d, pass, &mut ops, |r| imiss(2, r))?;
+    if dims.is_some() {
+        ops.push(root);
+    }
     let mut attrs = vec![
         ("base", OpAttr::Float(10000.0)),
         ("interleaved", OpAttr::Bool(true)),
@@ -612,71 +692,250 @@ fn interleaved<'c, 'a>(
         ops,
         substitutes: Vec::new(),
         baked: Vec::new(),
+        shared: Vec::new(),
+        lift_result: false,
     })
 }
 
-/// Recognises RoPE rooted at the final sum (full rotary), at the concat
-/// of the rotated and passed-through parts (partial rotary), or at the
-/// reshape that interleaves the rotated pairs (interleaved).
-pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, NearMiss> {
-    if op_name(&root) == "coreai.reshape" {
-        return interleaved(root, root, None);
+const CAT_STAGES: &[&str] = &[
+    "concat of the two rotated halves",
+    "rotation (c·x₁ − s·x₂, s·x₁ + c·x₂)",
+    "half slices of the rotated input",
+    "cos/sin tables",
+];
+
+fn cmiss(stage: usize, reason: impl Into<String>) -> NearMiss {
+    NearMiss {
+        composite: "rope",
+        stage,
+        matched: &CAT_STAGES[..stage],
+        failed: CAT_STAGES[stage],
+        reason: reason.into(),
     }
-    let (add, partial) = if op_name(&root) == "coreai.concat" {
-        let rank = root
-            .result(0)
-            .ok()
-            .and_then(|r| shape(r.into()).ok())
-            .map_or(0, |s| s.len());
-        let (Some(rot), Some(pass)) = (root.operand(1).ok(), root.operand(2).ok()) else {
-            return Err(miss(0, "not a concat of two parts"));
-        };
-        if root.operand_count() != 3 || !concat_on_last(&root, rank) {
-            return Err(miss(0, "not a concat of two parts on the last axis"));
-        }
-        if let Some(reshape) = defined_by(rot, "reshape") {
-            return interleaved(root, reshape, Some(pass));
-        }
-        let add = defined_by(rot, "b.add").ok_or_else(|| miss(0, "the first part is not a sum"))?;
-        (add, Some(pass))
-    } else {
-        if let Some(user) = single_user(root) {
-            if op_name(&user) == "coreai.concat"
-                && user.operand_count() == 3
-                && user.operand(1).ok() == root.result(0).ok().map(Into::into)
-                && recognize(user).is_ok()
-            {
-                return Err(miss(0, "a partial rotary: the concat after it is the root"));
+}
+
+/// A product of a table and a slice of the last axis, read both ways:
+/// (op, table, slice, sliced value, begin, end).
+#[allow(clippy::type_complexity)]
+fn products_of_slices<'c: 'a, 'a>(
+    v: Value<'c, 'a>,
+) -> Vec<(
+    OperationRef<'c, 'a>,
+    Value<'c, 'a>,
+    Value<'c, 'a>,
+    Value<'c, 'a>,
+    i64,
+    i64,
+)> {
+    let Some((m, a, b)) = factors(v) else {
+        return Vec::new();
+    };
+    [(a, b), (b, a)]
+        .into_iter()
+        .filter_map(|(t, x)| {
+            let (z, begin, end) = last_axis_slice(x)?;
+            Some((m, t, x, z, begin, end))
+        })
+        .collect()
+}
+
+/// The product `t · x` or `x · t`, if `v` is one.
+fn product_of<'c: 'a, 'a>(
+    v: Value<'c, 'a>,
+    t: Value<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Option<OperationRef<'c, 'a>> {
+    let (m, a, b) = factors(v)?;
+    ((a == t && b == x) || (a == x && b == t)).then_some(m)
+}
+
+/// The two rotated halves of the cat form, `y₁ = c·x₁ − s·x₂` and
+/// `y₂ = s·x₁ + c·x₂` with `x₁ = z[..., :h]`, `x₂ = z[..., h:2h]`: z, c,
+/// s, the rotated width `2h`, the half `x₁` and the ops.
+#[allow(clippy::type_complexity)]
+fn cat_rotation<'c: 'a, 'a>(
+    y1: Value<'c, 'a>,
+    y2: Value<'c, 'a>,
+) -> Result<
+    (
+        Value<'c, 'a>,
+        Value<'c, 'a>,
+        Value<'c, 'a>,
+        i64,
+        Value<'c, 'a>,
+        Ops<'c, 'a>,
+    ),
+    NearMiss,
+> {
+    let sub = defined_by(y1, "b.sub").ok_or_else(|| {
+        cmiss(
+            1,
+            "the first part is not a difference (a rotation with the wrong sign)",
+        )
+    })?;
+    let add = defined_by(y2, "b.add").ok_or_else(|| {
+        cmiss(
+            1,
+            "the second part is not a sum (a rotation with the wrong sign)",
+        )
+    })?;
+    let operand = |op: OperationRef<'c, 'a>, i| op.operand(i).map_err(|_| cmiss(1, "no operand"));
+    let (minuend, subtrahend) = (operand(sub, 0)?, operand(sub, 1)?);
+    let mut found = None;
+    for (p, c, x1, z, b1, e1) in products_of_slices(minuend) {
+        for (q, s, x2, z2, b2, e2) in products_of_slices(subtrahend) {
+            let h = e1 - b1;
+            if z == z2 && b1 == 0 && h > 0 && b2 == h && e2 == 2 * h {
+                found = Some((p, c, x1, q, s, x2, z, h));
             }
         }
-        (root, None)
+    }
+    let Some((p, c, x1, q, s, x2, z, h)) = found else {
+        return Err(cmiss(
+            1,
+            "the first part is not c·x[..., :h] − s·x[..., h:2h] (a rotation with the wrong sign or pairing)",
+        ));
     };
+    let (a0, a1) = (operand(add, 0)?, operand(add, 1)?);
+    let second = |u, w| Some((product_of(u, s, x1)?, product_of(w, c, x2)?));
+    let Some((m1, m2)) = second(a0, a1).or_else(|| second(a1, a0)) else {
+        return Err(cmiss(
+            1,
+            "the second part is not s·x[..., :h] + c·x[..., h:2h] with the first part's tables",
+        ));
+    };
+    let ops = vec![
+        sub,
+        add,
+        p,
+        q,
+        m1,
+        m2,
+        producer(x1).unwrap(),
+        producer(x2).unwrap(),
+    ];
+    Ok((z, c, s, 2 * h, x1, ops))
+}
+
+/// The cat form, full (`root = cat(y₁, y₂)`), partial with the passed
+/// part in the same concat (`root = cat(y₁, y₂, x[..., d:])`) or in an
+/// outer one (`root = cat(cat(y₁, y₂), x[..., d:])`, `inner` the inner
+/// concat): the half-width tables are passed as they are.
+fn cat_form<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    (y1, y2): (Value<'c, 'a>, Value<'c, 'a>),
+    pass: Option<Value<'c, 'a>>,
+    inner: Option<OperationRef<'c, 'a>>,
+) -> Result<Outline<'c, 'a>, NearMiss> {
+    let (z, c, s, d, x1, mut ops) = cat_rotation(y1, y2)?;
+    ops.push(root);
+    ops.extend(inner);
+    let (x, dims) = rotary_input(z, d, pass, &mut ops, |r| cmiss(2, r))?;
+    if !fits(x1, c) || !fits(x1, s) {
+        return Err(cmiss(3, "the tables do not broadcast to the halves"));
+    }
+    let mut attrs = vec![
+        ("base", OpAttr::Float(10000.0)),
+        ("interleaved", OpAttr::Bool(false)),
+        ("scale", OpAttr::Float(1.0)),
+    ];
+    if let Some(d) = dims {
+        attrs.push(("dims", OpAttr::Int(d)));
+    }
+    Ok(Outline {
+        decl: "rope",
+        inputs: vec![("input", x), ("cos", c), ("sin", s)],
+        attrs,
+        ops,
+        substitutes: Vec::new(),
+        baked: Vec::new(),
+        shared: Vec::new(),
+        lift_result: false,
+    })
+}
+
+/// Recognises RoPE rooted at the final sum (`rotate_half`, full rotary),
+/// at the reshape that interleaves the rotated pairs (interleaved), at
+/// the concat of the two rotated halves (cat form), or at the concat of
+/// a rotated part and the passed-through `x[..., d:]` (partial rotary).
+pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, NearMiss> {
+    if let Some(user) = single_user(root) {
+        if op_name(&user) == "coreai.concat"
+            && user.operand_count() == 3
+            && user.operand(1).ok() == root.result(0).ok().map(Into::into)
+            && recognize(user).is_ok()
+        {
+            return Err(miss(0, "a partial rotary: the concat after it is the root"));
+        }
+    }
+    match op_name(&root).as_str() {
+        "coreai.reshape" => return interleaved(root, root, None),
+        "coreai.concat" => {}
+        _ => return half_split(root, root, None),
+    }
+    let rank = root
+        .result(0)
+        .ok()
+        .and_then(|r| shape(r.into()).ok())
+        .map_or(0, |s| s.len());
+    let parts: Vec<Value> = (1..root.operand_count())
+        .filter_map(|i| root.operand(i).ok())
+        .collect();
+    if !(2..=3).contains(&parts.len()) || !concat_on_last(&root, rank) {
+        return Err(miss(
+            0,
+            "not a concat of two or three parts on the last axis",
+        ));
+    }
+    let (first, second) = (parts[0], parts[1]);
+    if parts.len() == 3 {
+        if defined_by(first, "b.sub").is_none() {
+            return Err(cmiss(
+                0,
+                "a concat of three parts whose first is not a difference",
+            ));
+        }
+        return cat_form(root, (first, second), Some(parts[2]), None);
+    }
+    if defined_by(first, "b.sub").is_some() {
+        return cat_form(root, (first, second), None, None);
+    }
+    if let Some(reshape) = defined_by(first, "reshape") {
+        return interleaved(root, reshape, Some(second));
+    }
+    if let Some(inner) = defined_by(first, "concat").filter(|c| c.operand_count() == 3) {
+        let halves = (inner.operand(1), inner.operand(2));
+        if let (Ok(y1), Ok(y2)) = halves {
+            if concat_on_last(&inner, rank) && defined_by(y1, "b.sub").is_some() {
+                return cat_form(root, (y1, y2), Some(second), Some(inner));
+            }
+        }
+    }
+    let add = defined_by(first, "b.add").ok_or_else(|| miss(0, "the first part is not a sum"))?;
+    if last_axis_slice(second).is_none() && defined_by(second, "b.sub").is_some() {
+        // cat(c·x₁ + s·x₂, s·x₁ − c·x₂): the cat form with the signs swapped.
+        return cat_form(root, (first, second), None, None);
+    }
+    half_split(root, add, Some(second))
+}
+
+/// `x · cos + rotate_half(x) · sin` (rooted at the sum `add`), full or
+/// partial (`root` the concat with the passed part `pass`).
+fn half_split<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    add: OperationRef<'c, 'a>,
+    pass: Option<Value<'c, 'a>>,
+) -> Result<Outline<'c, 'a>, NearMiss> {
     let (z, c, s, mut ops) = rotation(add)?;
-    let (x, dims) = match partial {
-        None => (z, None),
-        Some(pass) => {
-            let (Some((x, 0, d)), Some((x2, b2, e2))) = (last_axis_slice(z), last_axis_slice(pass))
-            else {
-                return Err(miss(
-                    2,
-                    "the rotated and passed parts are not slices of one input",
-                ));
-            };
-            let w = shape(x)
-                .map_err(|e| miss(2, e))?
-                .last()
-                .copied()
-                .unwrap_or(0);
-            if x != x2 || b2 != d || e2 != w {
-                return Err(miss(
-                    2,
-                    format!("the parts [0:{d}] and [{b2}:{e2}] do not split a width {w}"),
-                ));
-            }
-            ops.extend([root, producer(z).unwrap(), producer(pass).unwrap()]);
-            (x, Some(d))
-        }
-    };
+    let d = shape(z)
+        .map_err(|e| miss(2, e))?
+        .last()
+        .copied()
+        .unwrap_or(0);
+    let (x, dims) = rotary_input(z, d, pass, &mut ops, |r| miss(2, r))?;
+    if dims.is_some() {
+        ops.push(root);
+    }
     if !fits(z, c) || !fits(z, s) {
         return Err(miss(3, "the tables do not broadcast to the rotated input"));
     }
@@ -706,6 +965,8 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         ops,
         substitutes: vec![substitute(1), substitute(2)],
         baked: Vec::new(),
+        shared: Vec::new(),
+        lift_result: false,
     })
 }
 

@@ -241,5 +241,7 @@ fn recognize_direct<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a
         ops: vec![root, gather, ri],
         substitutes: Vec::new(),
         baked: Vec::new(),
+        shared: Vec::new(),
+        lift_result: false,
     })
 }

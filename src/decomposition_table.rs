@@ -84,6 +84,34 @@ impl Table {
     }
 }
 
+/// How the compiler handles one ATen overload it knows (`name.overload`):
+/// `decompose` rewrites it (`decomposed`), `legalize-aten-to-coreai` lowers
+/// it as is (`lowered`), or both (the decomposition runs first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Support {
+    pub key: &'static str,
+    pub decomposed: bool,
+    pub lowered: bool,
+}
+
+/// Every ATen overload with a built-in decomposition or lowering, sorted
+/// by key (`coreai-compile --print-aten-support`; the importer asks it
+/// which ops to leave to PyTorch's own decompositions).
+pub fn aten_support() -> Vec<Support> {
+    use crate::passes::{aten_to_coreai, decompose};
+    let mut keys: Vec<&'static str> = decompose::keys();
+    keys.extend(aten_to_coreai::keys());
+    keys.sort_unstable();
+    keys.dedup();
+    keys.into_iter()
+        .map(|key| Support {
+            key,
+            decomposed: decompose::lookup(key).is_some(),
+            lowered: aten_to_coreai::lookup(key).is_some(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

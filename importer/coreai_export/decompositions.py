@@ -1,11 +1,23 @@
-"""The three decomposition settings of the importer.
+"""The three decomposition settings of the importer, and the fallback of
+the `none` setting.
 
 `coreai` is coreai-torch 0.4.3's `get_decomp_table()`: torch.export's
 default decompositions minus the twelve composites it lowers whole
 (coreai_torch/_decomp.py `_COMPOSITE_OPS`). The list is repeated here so
 that importing a model does not need coreai-torch; test/e2e checks it
 against the installed coreai-torch.
+
+`none` imports the exported graph as is, and the compiler's `decompose`
+pass does the rest in Rust. An ATen op the compiler has neither a
+decomposition nor a lowering for (`coreai-compile --print-aten-support`)
+but PyTorch can decompose is decomposed here instead, with PyTorch's own
+decomposition, and reported as a remark on stderr: the default never
+refuses an op PyTorch can decompose (`fallback_decompositions`).
 """
+
+import functools
+import subprocess
+import sys
 
 import torch
 
@@ -41,3 +53,70 @@ def decomposition_table(setting: str) -> dict:
         name, overload = key.split(".")
         table.pop(getattr(getattr(torch.ops.aten, name), overload), None)
     return table
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_support(compiler):
+    """The ATen overloads (`name.overload`) `compiler` decomposes or lowers
+    (`coreai-compile --print-aten-support`); None when it cannot say."""
+    try:
+        r = subprocess.run([compiler, "--print-aten-support"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if r.returncode != 0:
+        return None
+    return frozenset(line.split("\t")[0] for line in r.stdout.splitlines() if line.strip())
+
+
+def _aten_calls(ep):
+    """Every ATen OpOverload call of the program, nested graphs (cond and
+    while_loop bodies) included: (op, node) in graph order."""
+    for module in ep.graph_module.modules():
+        graph = getattr(module, "graph", None)
+        if graph is None:
+            continue
+        for node in graph.nodes:
+            if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload) \
+                    and node.target.namespace == "aten":
+                yield node.target, node
+
+
+def _key(op):
+    return f"{op._opname}.{op._overloadname}"
+
+
+def _where(node):
+    """`file:line` of the user code that called the op, from its stack trace."""
+    trace = node.meta.get("stack_trace") or ""
+    for line in reversed(trace.strip().splitlines()):
+        line = line.strip()
+        if line.startswith('File "'):
+            parts = line.split('"')
+            rest = parts[2] if len(parts) > 2 else ""
+            lineno = rest.split("line ")[1].split(",")[0] if "line " in rest else "0"
+            return f"{parts[1]}:{lineno}"
+    return node.name
+
+
+def fallback_decompositions(ep, supported, report=sys.stderr):
+    """Decomposes, with PyTorch's own decompositions, every ATen op of `ep`
+    that is not in `supported` (the compiler's `--print-aten-support` keys)
+    and that PyTorch can decompose, until none is left (the decompositions
+    may emit such ops again). One remark per op on `report`. Ops without a
+    PyTorch decomposition stay: the compiler names them."""
+    table = torch.export.default_decompositions()
+    done = set()
+    for _ in range(8):
+        todo = {}
+        for op, node in _aten_calls(ep):
+            if _key(op) not in supported and op in table and op not in todo:
+                todo[op] = node
+        if not todo:
+            return ep
+        for op, node in sorted(todo.items(), key=lambda kv: _key(kv[0])):
+            if op not in done:
+                report.write(f"{_where(node)}: remark: aten.{_key(op)} has no decomposition or lowering in the "
+                             "compiler; it is decomposed at import with PyTorch's decomposition\n")
+                done.add(op)
+        ep = ep.run_decompositions({op: table[op] for op in todo})
+    return ep

@@ -12,7 +12,7 @@ import sys
 import torch
 
 from . import progress
-from .decompositions import decomposition_table
+from .decompositions import compiler_support, decomposition_table, fallback_decompositions
 
 
 class ExportFailure(Exception):
@@ -271,9 +271,28 @@ def export_module(model, inputs, decompositions="coreai", dynamic_shapes=None):
         return decompose(ep, decompositions)
 
 
-def decompose(ep, decompositions):
+def _compiler_support():
+    """The compiler's ATen support, or None when no compiler is found (the
+    import then leaves every op to it)."""
+    from .convert import CompileFailure, find_compiler
+
     try:
-        return ep.run_decompositions(decomposition_table(decompositions))
+        return compiler_support(find_compiler())
+    except CompileFailure:
+        return None
+
+
+def decompose(ep, decompositions):
+    """`ep` with the decomposition setting applied; with `none`, the ops the
+    compiler cannot handle but PyTorch can decompose are decomposed here
+    (decompositions.fallback_decompositions, one remark each)."""
+    try:
+        ep = ep.run_decompositions(decomposition_table(decompositions))
+        if decompositions == "none":
+            supported = _compiler_support()
+            if supported is not None:
+                ep = fallback_decompositions(ep, supported)
+        return ep
     except ValueError:
         raise
     except Exception as e:

@@ -8,13 +8,17 @@
 //! Which ops: those the table decomposes (`table=coreai|default|none`, the
 //! same tables as `legalize-aten-to-coreai`: PyTorch's default
 //! decompositions, minus the 12 ops coreai-torch keeps whole for `coreai`),
-//! plus the ops named in `decompose=`, minus those named in `preserve=`.
+//! plus the ops named in `decompose=`, minus those named in `preserve=`,
+//! minus the ops that have no Rust decomposition but a lowering
+//! (`legalize-aten-to-coreai`'s built-in resolver or a user lowering of the
+//! context): those are kept whole for the legalizer (`matmul.default`,
+//! `new_ones.default`, `zeros.default`, ...) rather than refused.
 //! Each decomposition is written from the op's mathematics and emits the
 //! ATen ops PyTorch's own decomposition emits where that is practical
 //! (`linear` → `permute` + `addmm`, `conv2d` → `convolution`, ...).
 //!
-//! The pass first checks every op it should decompose: ops without a Rust
-//! decomposition are one error listing them (sorted, de-duplicated) with a
+//! The pass first checks every op it should decompose: ops with neither a
+//! Rust decomposition nor a lowering are one error listing them (sorted, de-duplicated) with a
 //! note per occurrence, and nothing is rewritten. A decomposition that
 //! declines (an unsupported attribute value, a dynamic shape it needs
 //! static) is an error at the op's location. Ops a decomposition emits are
@@ -40,6 +44,7 @@ mod nn;
 mod shape;
 mod symbolic;
 
+use crate::passes::aten_to_coreai;
 use crate::{
     decomposition_table::Table,
     registry::{
@@ -49,7 +54,7 @@ use crate::{
     rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
-use mlir_sys::MlirOperation;
+use mlir_sys::{MlirContext, MlirOperation};
 
 pub const INFO: PassInfo = PassInfo {
     name: "decompose",
@@ -176,8 +181,9 @@ impl Pass for Decompose {
             noun: "decomposition",
         };
         let mut rewriter = Rewriter::new(INFO.name, policy, rewrites);
+        let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
         let select = |op: &OperationRef<'_, '_>| match aten_key(op) {
-            Some(key) if self.wants(&key) => lookup(&key)
+            Some(key) if self.wants(context, &key) => lookup(&key)
                 .map(|rule| vec![Pattern::new(format!("aten.{key}"), rule)])
                 .unwrap_or_default(),
             _ => Vec::new(),
@@ -212,20 +218,31 @@ fn aten_key(op: &OperationRef<'_, '_>) -> Option<String> {
     name.strip_prefix("aten.").map(str::to_string)
 }
 
+/// Whether `legalize-aten-to-coreai` lowers the ATen overload `key` as is:
+/// a user lowering registered in `context` or a built-in one.
+fn lowered(context: MlirContext, key: &str) -> bool {
+    aten_to_coreai::lookup(key).is_some()
+        || crate::lowering::user_lowering(context, &format!("aten::{key}")).is_some()
+}
+
 impl Decompose {
-    fn wants(&self, key: &str) -> bool {
+    fn wants(&self, context: MlirContext, key: &str) -> bool {
         if self.preserve.iter().any(|k| k == key) || KEPT.contains(&key) {
             return false;
         }
-        self.decompose.iter().any(|k| k == key) || self.table.decomposes(key)
+        if self.decompose.iter().any(|k| k == key) {
+            return true;
+        }
+        self.table.decomposes(key) && (lookup(key).is_some() || !lowered(context, key))
     }
 
     /// Every op to decompose now, in pre-order.
     fn targets(&self, module: OperationRef<'_, '_>) -> Vec<(MlirOperation, String)> {
+        let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
         let mut ops = Vec::new();
         module.walk(WalkOrder::PreOrder, |op| {
             if let Some(key) = aten_key(&op) {
-                if self.wants(&key) {
+                if self.wants(context, &key) {
                     ops.push((op.to_raw(), key));
                 }
             }

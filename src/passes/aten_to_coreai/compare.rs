@@ -146,7 +146,7 @@ fn logical_not<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 
 // aten.logical_and.default(%a, %b) → coreai.decomposable.broadcasting_and (a ≠ 0), (b ≠ 0)
 // aten.logical_or / logical_xor    → broadcasting_or / broadcasting_xor
-fn logical<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str) -> Lowered<'c, 'a> {
+pub(super) fn logical<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str) -> Lowered<'c, 'a> {
     let a = truth(cx, tensor_operand(cx, 0)?)?;
     let b = truth(cx, tensor_operand(cx, 1)?)?;
     let r = predicate(cx, op, a, b)?;

@@ -148,7 +148,13 @@ fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, reversed: bool) -> Lowered
 // On f16/bf16 with a number f16 cannot hold (0.1), PyTorch multiplies in
 // f32 by f32(0.1) and rounds once; so does this lowering (casts around an
 // f32 multiply).
+// aten.mul.Tensor(%a, %b) : bool → coreai.decomposable.broadcasting_and
+// (PyTorch's bool product is the conjunction; its tril/triu decompositions
+// multiply masks)
 fn mul<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    if is_bool(cx.result_tensor(0)?.element()) {
+        return super::compare::logical(cx, "and");
+    }
     let result = arithmetic_result(cx)?;
     let args = binary_args(cx)?;
     let element = opmath_element(cx, result, &args)?;

@@ -10,11 +10,14 @@ pub static RULES: &[(&str, super::DecomposeFn)] = &[
     ("__xor__.Tensor", xor_tensor),
     ("all.dim", all_dim),
     ("clamp_min.default", clamp_min),
+    ("diff.default", diff),
     ("floor_divide.default", floor_divide),
     ("linalg_vector_norm.default", linalg_vector_norm),
     ("log_softmax.int", log_softmax_int),
     ("logsumexp.default", logsumexp),
     ("masked_fill.Scalar", masked_fill_scalar),
+    ("max.other", |cx| rename_binary(cx, "maximum.default")),
+    ("min.other", |cx| rename_binary(cx, "minimum.default")),
     ("mish.default", mish),
     ("rsub.Scalar", rsub_scalar),
     ("softmax.int", softmax_int),
@@ -23,6 +26,7 @@ pub static RULES: &[(&str, super::DecomposeFn)] = &[
     ("sum.default", sum_default),
     ("type_as.default", type_as),
     ("var.dim", var_dim),
+    ("where.ScalarOther", where_scalar_other),
 ];
 
 /// The same binary op under its non-dunder name.
@@ -375,4 +379,95 @@ fn mish<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         result(cx, 0)?,
         &[],
     )?])
+}
+
+// aten.diff.default(%x, prepend?, append?) {n, dim}
+//   → %y = cat(prepend, %x, append) along dim, then n times
+//     %y = sub.Tensor(%y[1:], %y[:-1]) (logical_xor for booleans)
+fn diff<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let x = crate::schema::named_operand(cx, "self")?.map_or_else(|| cx.operand(0), Ok)?;
+    let prepend = crate::schema::named_operand(cx, "prepend")?;
+    let append = crate::schema::named_operand(cx, "append")?;
+    let dim = norm_dim(get_int_or(cx, "dim", -1)?, shape(x)?.len())?;
+    let n = get_int_or(cx, "n", 1)?;
+    if n < 0 {
+        return Err(format!("n = {n} is negative"));
+    }
+    let parts: Vec<V> = prepend.into_iter().chain([x]).chain(append).collect();
+    let mut y = if parts.len() == 1 {
+        x
+    } else {
+        cat(cx, &parts, dim)?
+    };
+    let el = element(x)?;
+    let key = if crate::lowering::type_text(el) == "i1" {
+        "logical_xor.default"
+    } else {
+        "sub.Tensor"
+    };
+    for _ in 0..n {
+        let mut s = shape(y)?;
+        if s[dim] == 0 {
+            break;
+        }
+        if s[dim] > 0 {
+            s[dim] -= 1;
+        }
+        let ty = tensor(cx, &s, el)?;
+        let hi = slice_to(cx, y, dim, 1, i64::MAX, ty)?;
+        let lo = slice_to(cx, y, dim, 0, -1, ty)?;
+        let attrs = if key == "sub.Tensor" {
+            vec![("alpha", a_int(cx, 1)?)]
+        } else {
+            Vec::new()
+        };
+        y = aten(cx, key, &[hi, lo], ty, &attrs)?;
+    }
+    Ok(vec![y])
+}
+
+/// `x[start:end]` along `dim` (step 1) of result type `ty` (the slice
+/// helper's length arithmetic needs a static dimension; this one takes
+/// the type, so a dynamic dimension stays dynamic).
+fn slice_to<'c, 'a>(
+    cx: Cx<'_, 'c, 'a>,
+    x: V<'c, 'a>,
+    dim: usize,
+    start: i64,
+    end: i64,
+    ty: Type<'c>,
+) -> Result<V<'c, 'a>, String> {
+    aten(
+        cx,
+        "slice.Tensor",
+        &[x],
+        ty,
+        &[
+            ("dim", a_int(cx, dim as i64)?),
+            ("start", a_int(cx, start)?),
+            ("end", a_int(cx, end)?),
+            ("step", a_int(cx, 1)?),
+        ],
+    )
+}
+
+// aten.where.ScalarOther(%c, %x) {other} → where.self(%c, %x, scalar_tensor(other))
+// in the result's dtype (%x converted first when it differs)
+fn where_scalar_other<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let (c, x) = (cx.operand(0)?, cx.operand(1)?);
+    let ty = result(cx, 0)?;
+    let el = element(cx.op().result(0).map_err(|e| e.to_string())?.into())?;
+    let x = if element(x)? == el {
+        x
+    } else {
+        to_copy(cx, x, tensor(cx, &shape(x)?, el)?, a_type(el))?
+    };
+    let other = aten(
+        cx,
+        "scalar_tensor.default",
+        &[],
+        tensor(cx, &[], el)?,
+        &[("s", cx.attribute("other")?), ("dtype", a_type(el))],
+    )?;
+    Ok(vec![aten(cx, "where.self", &[c, x, other], ty, &[])?])
 }

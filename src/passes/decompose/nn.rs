@@ -5,6 +5,8 @@ use crate::lowering::Scalar;
 use melior::ir::ValueLike;
 
 pub static RULES: &[(&str, super::DecomposeFn)] = &[
+    ("_weight_norm.default", weight_norm),
+    ("adaptive_avg_pool1d.default", adaptive_avg_pool1d),
     ("adaptive_avg_pool2d.default", adaptive_avg_pool2d),
     ("avg_pool1d.default", avg_pool1d),
     ("conv1d.default", conv_nd),
@@ -393,4 +395,64 @@ fn adaptive_avg_pool2d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
         result(cx, 0)?,
         &attrs,
     )?])
+}
+
+// aten.adaptive_avg_pool1d.default(%x) {output_size = [L]}
+//   → squeeze(adaptive_avg_pool2d(unsqueeze(%x, -2), [1, L]), -2)
+fn adaptive_avg_pool1d<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let x = cx.operand(0)?;
+    let size = int_list_attr(cx, "output_size")?;
+    let [l] = size[..] else {
+        return Err(format!("output_size {size:?} is not one length"));
+    };
+    let rank = shape(x)?.len();
+    if rank < 2 {
+        return Err(format!("the input has rank {rank}, not 2 or 3"));
+    }
+    let x4 = unsqueeze(cx, x, rank - 1)?;
+    let mut s = shape(x4)?;
+    s[rank] = l;
+    let pooled = aten(
+        cx,
+        "adaptive_avg_pool2d.default",
+        &[x4],
+        tensor(cx, &s, element(x)?)?,
+        &[("output_size", a_ints(cx, &[1, l])?)],
+    )?;
+    Ok(vec![squeeze_dims(cx, pooled, &[rank - 1])?])
+}
+
+// aten._weight_norm.default(%v, %g) {dim}
+//   → %v * (%g / linalg_vector_norm(%v, 2, every dim but dim, keepdim))
+// (dim = -1: the norm of the whole tensor, as PyTorch's norm_except_dim)
+fn weight_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let (v, g) = (cx.operand(0)?, cx.operand(1)?);
+    let sv = shape(v)?;
+    let dim = get_int_or(cx, "dim", 0)?;
+    let kept = if dim == -1 {
+        None
+    } else {
+        Some(norm_dim(dim, sv.len())?)
+    };
+    let dims: Vec<i64> = (0..sv.len())
+        .filter(|d| Some(*d) != kept)
+        .map(|d| d as i64)
+        .collect();
+    let reduced: Vec<i64> = (0..sv.len())
+        .map(|d| if Some(d) == kept { sv[d] } else { 1 })
+        .collect();
+    let el = element(v)?;
+    let norm = aten(
+        cx,
+        "linalg_vector_norm.default",
+        &[v],
+        tensor(cx, &reduced, el)?,
+        &[
+            ("ord", a_scalar(cx, Scalar::Float(2.0))?),
+            ("dim", a_ints(cx, &dims)?),
+            ("keepdim", a_bool(cx, true)?),
+        ],
+    )?;
+    let scale = binary(cx, "div.Tensor", g, norm, element(g)?)?;
+    Ok(vec![binary(cx, "mul.Tensor", v, scale, el)?])
 }

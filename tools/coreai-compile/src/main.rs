@@ -29,8 +29,13 @@ use std::{
 )]
 struct Cli {
     /// The program: `.mlir` (aten or coreai), `.mlirb`, or an `.aimodel` asset.
-    #[arg(required_unless_present = "entry")]
+    #[arg(required_unless_present_any = ["entry", "print_aten_support"])]
     input: Option<String>,
+
+    /// Print every ATen overload the compiler handles, one per line:
+    /// `name.overload<TAB>decompose`, `lower` or `decompose,lower`, and exit.
+    #[arg(long, exclusive = true)]
+    print_aten_support: bool,
 
     /// `NAME=FILE`: a multi-function asset whose function NAME is FILE's
     /// `@main` (repeat for each function, e.g. prefill and decode).
@@ -178,6 +183,20 @@ fn entries(cli: &Cli) -> Result<Vec<(String, String)>, CompileError> {
 }
 
 fn run(cli: &Cli) -> Result<(), CompileError> {
+    if cli.print_aten_support {
+        use std::fmt::Write;
+        let mut out = String::new();
+        for s in coreai::decomposition_table::aten_support() {
+            let how = match (s.decomposed, s.lowered) {
+                (true, true) => "decompose,lower",
+                (true, false) => "decompose",
+                _ => "lower",
+            };
+            let _ = writeln!(out, "{}\t{how}", s.key);
+        }
+        print!("{out}");
+        return Ok(());
+    }
     if !cli.static_shapes.is_empty() {
         return Err(CompileError::StaticShapes);
     }

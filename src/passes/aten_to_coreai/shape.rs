@@ -102,6 +102,7 @@ pub static LOWERINGS: super::Family = &[
     ("unflatten.int", view),
     ("unsqueeze.default", unsqueeze),
     ("view.default", view),
+    ("as_strided.default", as_strided),
     ("zeros.default", zeros_of_result),
     ("zeros_like.default", zeros_of_result),
     // The `_copy` variants (export's non-aliasing forms) and the `_as` forms
@@ -205,6 +206,51 @@ fn view<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let out = dims(cx.result_tensor(0)?);
     if out.iter().filter(|&&d| d == DYNAMIC).count() > 1 {
         return Ok(vec![symbolic_view(cx, &out)?]);
+    }
+    Ok(vec![reshape_to_result(cx, cx.operand(0)?)?])
+}
+
+// aten.as_strided.default(%x) {size, stride, storage_offset = 0} → coreai.reshape %x, <size>
+//   when size and stride are a view of %x: the same element count, no
+//   offset, and the row-major strides of size on every dim longer than 1
+//   (PyTorch's adaptive-pooling decomposition restrides a channels-last
+//   [N, C, 1, 1] this way; any stride of a size-1 dim addresses nothing).
+//
+// The program is functional: %x's elements are read in its logical
+// (row-major) order. Other strides or an offset select, repeat or reorder
+// elements (a gather, not a view) and decline.
+fn as_strided<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
+    let size =
+        int_list_attr(cx, "size").map_err(|e| format!("as_strided needs static sizes ({e})"))?;
+    let stride = int_list_attr(cx, "stride")
+        .map_err(|e| format!("as_strided needs static strides ({e})"))?;
+    let offset = if cx.op().attribute("storage_offset").is_ok() {
+        int_attr(cx, "storage_offset")?
+    } else {
+        0
+    };
+    if size.len() != stride.len() {
+        return Err(format!(
+            "size {size:?} and stride {stride:?} differ in rank"
+        ));
+    }
+    let input = dims(cx.operand_tensor(0)?);
+    if input.contains(&DYNAMIC) {
+        return Err(format!(
+            "the input {input:?} has a dynamic dim; as_strided lowers only static views"
+        ));
+    }
+    let view = offset == 0
+        && size.iter().product::<i64>() == input.iter().product::<i64>()
+        && size
+            .iter()
+            .zip(&stride)
+            .enumerate()
+            .all(|(i, (&n, &s))| n == 1 || s == size[i + 1..].iter().product::<i64>());
+    if !view {
+        return Err(format!(
+            "size {size:?}, stride {stride:?}, storage_offset {offset} is not a view of the input {input:?} in row-major order; only such as_strided ops lower"
+        ));
     }
     Ok(vec![reshape_to_result(cx, cx.operand(0)?)?])
 }

@@ -33,33 +33,7 @@ import pipeline
 
 # model -> the first error of the default convert(): every case of our
 # compiler for the model (static variants, dynamic export) fails with it.
-# The `decompose` pass refuses ops of the 'coreai' table it has no Rust rule
-# for, even where the legalizer lowers them (matmul, zeros, ones, new_ones,
-# zeros_like, empty_like, baddbmm); diff, where.ScalarOther, min.other,
-# adaptive_avg_pool1d and _weight_norm have neither.
-DEC = "convert: the 'coreai' table decomposes ops that have no decomposition here: "
-MASKED_LM = DEC + "aten.diff.default, aten.new_ones.default"  # transformers' masking_utils (torch.diff, new_ones)
 NOT_CONVERTED = {
-    **{name: MASKED_LM for name in ["llama", "qwen2", "qwen3", "mistral", "gemma", "gemma3", "phi3", "olmo2",
-                                     "gpt2", "gpt_neox", "phi", "stablelm"]},
-    "gemma2": DEC + "aten.diff.default, aten.matmul.default, aten.new_ones.default, aten.where.ScalarOther, "
-                    "aten.zeros.default",
-    "falcon": DEC + "aten.diff.default, aten.matmul.default, aten.new_ones.default",
-    "opt": DEC + "aten.ones.default",
-    "bloom": DEC + "aten.baddbmm.default, aten.where.ScalarOther, aten.zeros.default",  # ALiBi
-    "mamba": DEC + "aten.matmul.default, aten.zeros.default",
-    # MoE: the masking ops first; past them, histc and transformers::grouped_mm_fallback.
-    "mixtral": DEC + "aten.diff.default, aten.empty_like.default, aten.new_ones.default",
-    "qwen3_moe": DEC + "aten.diff.default, aten.empty_like.default, aten.new_ones.default",
-    "t5": DEC + "aten.min.other, aten.where.ScalarOther, aten.zeros.default, aten.zeros_like.default",
-    "swin": DEC + "aten.adaptive_avg_pool1d.default",
-    "mobilevit": DEC + "aten.matmul.default",
-    "detr": DEC + "aten.new_ones.default, aten.ones.default, aten.zeros_like.default",
-    "wav2vec2": DEC + "aten._weight_norm.default",
-    "timm_swin": DEC + "aten.matmul.default",
-    "timm_edgenext": DEC + "aten.matmul.default, aten.zeros.default",
-    "timm_efficientformerv2": DEC + "aten.matmul.default",
-    "timm_levit": DEC + "aten.matmul.default",
     # ScaledStdConv2d standardizes its weight with F.batch_norm(w, None, None, training=True).
     "timm_nfnet": "convert: the module contains unsupported ops: aten._native_batch_norm_legit.no_stats",
 }
@@ -67,17 +41,35 @@ NOT_CONVERTED = {
 # "MODEL-VARIANT" or "MODEL-dynamic" -> the case's failure ("STAGE: first error").
 CONV_DYNAMIC = ("convert: cannot lower 'aten::convolution.default': dim 2 of the input (tensor<1x3x?x?xf32>) "
                 "is dynamic")
+# transformers' masking_utils indexes the mask function with broadcast
+# aranges (batch, head, q, kv); one of them has the dynamic length.
+MASK_DYNAMIC = ("convert: cannot lower 'aten::index.Tensor': index tensors of different shapes with a dynamic dim "
+                "(tensor<1x1x1x1xsi32>, tensor<1x1x?x1xsi32>) need a broadcast of unknown sizes")
+# The additive mask's -FLT_MAX (torch.finfo(f32).min) feeds an add that
+# cast-to-f16 would convert: it refuses rather than overflow to -inf.
+F16_MIN_MASK = ("convert: cast-to-f16: the constant holds -3.4028235e38, outside the f16 range (|x| <= 65504), "
+                "and its user 'coreai.decomposable.broadcasting_add' would convert to f16")
 FAILS = {
+    "bloom-f16": F16_MIN_MASK,
+    "gemma2-f16": F16_MIN_MASK,
     # The Mamba scan loops over the sequence in Python: torch.export specializes its length.
     "mamba-dynamic": "export: the model failed to export with torch.export: UserError: Constraints violated (seq0)!",
+    **{f"{name}-dynamic": MASK_DYNAMIC for name in ["llama", "qwen2", "qwen3", "mistral", "gemma", "gemma2", "gemma3",
+                                                   "phi3", "olmo2", "gpt2", "gpt_neox", "falcon", "phi", "stablelm",
+                                                   "mixtral", "qwen3_moe"]},
+    # ALiBi's repeat over a dynamic length: coreai.tile with a dynamic multiple.
+    "bloom-dynamic": "'coreai.tile' 'tile_v2' with a dynamic dimension is not yet supported by the aicode writer",
     # A dynamic image side: convolution takes a dynamic batch dim only.
-    **{f"{name}-dynamic": CONV_DYNAMIC for name in ["segformer", "timm_resnet18", "timm_efficientnet",
+    **{f"{name}-dynamic": CONV_DYNAMIC for name in ["segformer", "detr", "timm_resnet18", "timm_efficientnet",
                                                    "timm_mobilenetv3", "timm_convnext", "timm_regnet",
                                                    "timm_ghostnet", "timm_densenet", "timm_repvit"]},
-    "convnext-dynamic": "convert: cannot decompose 'aten.linear.default': a view to [1, -1, -1, 64] has more than "
-                        "one dynamic dimension",
-    "timm_poolformer-dynamic": "convert: cannot decompose 'aten.group_norm.default': this decomposition needs a "
-                               "static shape, got the dynamic dim 0",
+    **{f"{name}-dynamic": "convert: cannot decompose 'aten.linear.default': a view to [1, -1, -1, 64] has more "
+                          "than one dynamic dimension" for name in ["convnext", "timm_edgenext"]},
+    **{f"{name}-dynamic": "convert: cannot decompose 'aten.group_norm.default': this decomposition needs a static "
+                          "shape, got the dynamic dim 0" for name in ["timm_poolformer", "wav2vec2"]},
+    # The export specializes the image side: the asset takes 64 px only.
+    "mobilevit-dynamic": "coreai-run: input 'x': shape [1, 3, 96, 96] does not match the argument type "
+                         "tensor<1x3x64x64xf32>",
 }
 
 # model -> coreai-torch 0.4.3's failure on it ("STAGE: first error").

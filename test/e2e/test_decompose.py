@@ -241,11 +241,17 @@ def test_ops_with_a_lowering_and_no_decomposition_are_kept_and_convert(tmp_path)
     none = export(f"{src}:factory", [], tmp_path / "none", "none")
     decomposed = decompose(none, tmp_path / "none" / "decomposed.mlir")
     assert {"matmul.default", "new_ones.default", "zeros.default"} <= aten_ops(decomposed.read_text())
-    lowered = tmp_path / "lowered.mlir"
-    r = subprocess.run([COREAI_OPT, str(none), "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", str(lowered)],
+    assert_pipeline_matches(none, tmp_path / "none")
+
+
+def assert_pipeline_matches(aten, directory):
+    """coreai-pipeline on `aten` converts, and coreai-run's result matches
+    directory/expected.npz (eager PyTorch)."""
+    lowered = directory / "lowered.mlir"
+    p = subprocess.run([COREAI_OPT, str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", str(lowered)],
                        capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-4000:]
-    r = execute(lowered, tmp_path / "none")
+    assert p.returncode == 0, p.stderr[-4000:]
+    r = execute(lowered, directory)
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
 
 
@@ -342,12 +348,7 @@ def test_ops_the_compiler_lacks_fall_back_to_pytorchs_decomposition_at_import(tm
         assert f"remark: aten.{key} has no decomposition or lowering in the compiler" in r.stderr, r.stderr
     assert "fallback.py:" in r.stderr, "a remark names the line of the model's code"
     assert not FALLBACK_OPS & aten_ops(aten.read_text())
-    lowered = tmp_path / "lowered.mlir"
-    p = subprocess.run([COREAI_OPT, str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", str(lowered)],
-                       capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr[-4000:]
-    r = execute(lowered, tmp_path)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    assert_pipeline_matches(aten, tmp_path)
 
 
 def export_with_stderr(src, out, tmp_path):
@@ -402,9 +403,4 @@ def test_as_strided_of_channels_last_pooling_converts_and_matches(tmp_path):
     src.write_text(AS_STRIDED)
     aten = export(f"{src}:factory", [], tmp_path, "coreai")
     assert "as_strided" in aten.read_text()
-    lowered = tmp_path / "lowered.mlir"
-    p = subprocess.run([COREAI_OPT, str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", str(lowered)],
-                       capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr[-4000:]
-    r = execute(lowered, tmp_path)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    assert_pipeline_matches(aten, tmp_path)

@@ -302,3 +302,36 @@ def test_bad_dynamic_shapes_are_one_diagnostic(spec, message, tmp_path, capsys):
     assert len(lines) == 1 and lines[0].startswith("coreai_export: error: --dynamic-shapes"), lines
     assert message in lines[0], lines[0]
     assert not (tmp_path / "m.mlir").exists()
+
+
+# ---------------------------------------------------------------------------
+# 4. Advanced indexing with index tensors that broadcast over a dynamic dim
+# (transformers' masking_utils: table[batch[:, None], pos[None, :, None]]):
+# the index tensors are broadcast at run time.
+
+BROADCAST_INDEX = '''
+class M(torch.nn.Module):
+    def forward(self, table, pos):
+        batch = torch.arange(table.shape[0])
+        rows = table[batch[:, None, None], pos[None, :, None]]
+        cols = table[batch[:, None, None], pos[None, None, :]]
+        return rows - cols, table[pos[:, None], pos[None, :]]
+def factory():
+    torch.manual_seed(5)
+    return M(), (torch.randn(2, 9), torch.tensor([3, 0, 8, 1, 1]))
+'''
+
+
+@pytest.mark.parametrize("n", [1, 5, 9])
+def test_index_tensors_broadcast_over_a_dynamic_length(n, tmp_path):
+    spec = {"dims": {"n": [1, 16]}, "shapes": {"pos": {"0": "n"}}}
+    core, text, _, _ = convert(tmp_path, BROADCAST_INDEX, "--dynamic-shapes", json.dumps(spec))
+    assert "tensor<1x?x1xsi32>" in text and "tensor<1x1x?xsi32>" in text
+    rng = np.random.default_rng(n)
+    inputs = {"table": rng.normal(size=(2, 9)).astype(np.float32), "pos": rng.integers(0, 2, size=n)}
+    model, _ = load_source(BROADCAST_INDEX)()
+    want = outputs_of(model(*(torch.from_numpy(v) for v in inputs.values())))
+    ours, theirs = run_ours(tmp_path, core, text, inputs, 0)
+    for key, value in want.items():
+        assert_close(ours[key], value, 0, f"coreai-run {key}")
+        assert_close(theirs[key], value, 0, f"coreai-core {key}")

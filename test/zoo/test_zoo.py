@@ -41,10 +41,6 @@ NOT_CONVERTED = {
 # "MODEL-VARIANT" or "MODEL-dynamic" -> the case's failure ("STAGE: first error").
 CONV_DYNAMIC = ("convert: cannot lower 'aten::convolution.default': dim 2 of the input (tensor<1x3x?x?xf32>) "
                 "is dynamic")
-# transformers' masking_utils indexes the mask function with broadcast
-# aranges (batch, head, q, kv); one of them has the dynamic length.
-MASK_DYNAMIC = ("convert: cannot lower 'aten::index.Tensor': index tensors of different shapes with a dynamic dim "
-                "(tensor<1x1x1x1xsi32>, tensor<1x1x?x1xsi32>) need a broadcast of unknown sizes")
 # The additive mask's -FLT_MAX (torch.finfo(f32).min) feeds an add that
 # cast-to-f16 would convert: it refuses rather than overflow to -inf.
 F16_MIN_MASK = ("convert: cast-to-f16: the constant holds -3.4028235e38, outside the f16 range (|x| <= 65504), "
@@ -54,9 +50,6 @@ FAILS = {
     "gemma2-f16": F16_MIN_MASK,
     # The Mamba scan loops over the sequence in Python: torch.export specializes its length.
     "mamba-dynamic": "export: the model failed to export with torch.export: UserError: Constraints violated (seq0)!",
-    **{f"{name}-dynamic": MASK_DYNAMIC for name in ["llama", "qwen2", "qwen3", "mistral", "gemma", "gemma2", "gemma3",
-                                                   "phi3", "olmo2", "gpt2", "gpt_neox", "falcon", "phi", "stablelm",
-                                                   "mixtral", "qwen3_moe"]},
     # ALiBi's repeat over a dynamic length: coreai.tile with a dynamic multiple.
     "bloom-dynamic": "'coreai.tile' 'tile_v2' with a dynamic dimension is not yet supported by the aicode writer",
     # A dynamic image side: convolution takes a dynamic batch dim only.

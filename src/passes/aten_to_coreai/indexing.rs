@@ -17,11 +17,11 @@
 //! static shapes (they flatten with static strides). A boolean mask is
 //! supported as the only index, over leading dims.
 
+use crate::emit::{binary, broadcasting, select_to};
 use crate::emit::{
     bool_scalar, cast_to, int_scalar, int_vector, leading_block, reshape, shape, slice,
     slice_update, splat, transpose,
 };
-use crate::emit::{broadcasting, select_to};
 use crate::lowering::broadcast_shapes;
 use crate::lowering::{type_text, Decline, LoweringCx, Scalar};
 use crate::schema::is_bool;
@@ -606,25 +606,25 @@ fn stack_indices<'c, 'a>(
         .iter()
         .map(|&i| type_dims(slots[i].expect("indexed").r#type()))
         .collect::<Result<_, _>>()?;
-    // Dynamic index shapes: all the same (torch.export checks that they
-    // broadcast; the same symbolic size is not told apart from another, so
-    // only identical shapes with the dynamic dims in the same places pass).
+    // Dynamic index shapes: tensors of one shape are used as they are;
+    // tensors of different shapes are broadcast at run time by adding a
+    // zero of the broadcast shape (z = t0*0*t1*...*tn, exact in si32), as
+    // the sizes a dynamic dim stands for are known only then.
     let dynamic = shapes.iter().any(|s| s.contains(&DYNAMIC));
-    let b = if dynamic {
-        if shapes.iter().any(|s| s != &shapes[0]) {
-            let types: Vec<String> = indexed
-                .iter()
-                .map(|&i| slots[i].expect("indexed").r#type().to_string())
-                .collect();
-            return Err(format!(
-                "index tensors of different shapes with a dynamic dim ({}) need a broadcast of unknown sizes; this lowering needs them of one shape",
-                types.join(", ")
-            ));
+    let b = broadcast_shapes(&shapes.iter().map(Vec::as_slice).collect::<Vec<_>>())?;
+    if dynamic && shapes.iter().any(|s| s != &b) {
+        let si32 = cx.parse_type("si32")?;
+        let mut zero = int_scalar(cx, 0, "si32")?;
+        for &i in &indexed {
+            zero = binary(cx, "mul", zero, slots[i].expect("indexed"), si32)?;
         }
-        shapes[0].clone()
-    } else {
-        broadcast_shapes(&shapes.iter().map(Vec::as_slice).collect::<Vec<_>>())?
-    };
+        for &i in &indexed {
+            let t = slots[i].expect("indexed");
+            if type_dims(t.r#type())? != b {
+                slots[i] = Some(binary(cx, "add", t, zero, si32)?);
+            }
+        }
+    }
     let (base, inverse, lead) = if contiguous {
         (x, None, first)
     } else {

@@ -27,14 +27,6 @@ func.func @median_dynamic_dim(%x: tensor<?x3xf32>) -> tensor<3xf32> {
 
 // -----
 
-func.func @index_dynamic_shapes_differ(%x: tensor<?x5xf32>, %i: tensor<?xi64>, %j: tensor<?x1xi64>) -> tensor<?x?xf32> {
-  // expected-error @below {{cannot lower 'aten::index.Tensor': index tensors of different shapes with a dynamic dim (tensor<?xsi32>, tensor<?x1xsi32>) need a broadcast of unknown sizes; this lowering needs them of one shape}}
-  %0 = aten.index.Tensor %x, %i, %j {indices_present = array<i1: true, true>} : (tensor<?x5xf32>, tensor<?xi64>, tensor<?x1xi64>) -> tensor<?x?xf32>
-  return %0 : tensor<?x?xf32>
-}
-
-// -----
-
 func.func @index_put_accumulate_dynamic(%x: tensor<?x5xf32>, %i: tensor<?xi64>, %v: tensor<?x5xf32>) -> tensor<?x5xf32> {
   // expected-error @below {{cannot lower 'aten::index_put.default': dim 0 of tensor<?x5xf32> is dynamic; this lowering needs static shapes}}
   %0 = aten.index_put.default %x, %i, %v {indices_present = array<i1: true>, accumulate = true} : (tensor<?x5xf32>, tensor<?xi64>, tensor<?x5xf32>) -> tensor<?x5xf32>

@@ -43,6 +43,23 @@ func.func @index_two_dynamic(%x: tensor<?x5xf32>, %i: tensor<?xi64>, %j: tensor<
 
 // -----
 
+// x[b, q] with index tensors of shapes [1, 1] and [?, 1]: both are
+// broadcast at run time by adding the zero b*0*q of the broadcast shape
+// [?, 1], then gathered as one shape.
+// CHECK-LABEL: coreai.graph @index_broadcast_dynamic(
+// CHECK:         %[[Z0:.*]] = coreai.decomposable.broadcasting_mul %{{.*}}, %[[B:[^ ]*]] : (tensor<si32>, tensor<1x1xsi32>) -> tensor<1x1xsi32>
+// CHECK:         %[[Z:.*]] = coreai.decomposable.broadcasting_mul %[[Z0]], %[[Q:[^ ]*]] : (tensor<1x1xsi32>, tensor<?x1xsi32>) -> tensor<?x1xsi32>
+// CHECK:         coreai.decomposable.broadcasting_add %[[B]], %[[Z]] : (tensor<1x1xsi32>, tensor<?x1xsi32>) -> tensor<?x1xsi32>
+// CHECK-NOT:     coreai.decomposable.broadcasting_add %[[Q]]
+// CHECK:         coreai.concat {{.*}} -> tensor<?x1x2xsi32>
+// CHECK:         coreai.gather_nd {{.*}} : (tensor<1x?xf32>, tensor<?x1x2xsi32>) to tensor<?x1xf32>
+func.func @index_broadcast_dynamic(%x: tensor<1x?xf32>, %b: tensor<1x1xi64>, %q: tensor<?x1xi64>) -> tensor<?x1xf32> {
+  %0 = aten.index.Tensor %x, %b, %q {indices_present = array<i1: true, true>} : (tensor<1x?xf32>, tensor<1x1xi64>, tensor<?x1xi64>) -> tensor<?x1xf32>
+  return %0 : tensor<?x1xf32>
+}
+
+// -----
+
 // index_put with a dynamic index: the values [?, 1] are broadcast to the
 // update shape [len(i), 5] read at run time (the index's length from its
 // coordinates' coreai.get_shape).

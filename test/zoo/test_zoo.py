@@ -39,8 +39,6 @@ NOT_CONVERTED = {
 }
 
 # "MODEL-VARIANT" or "MODEL-dynamic" -> the case's failure ("STAGE: first error").
-CONV_DYNAMIC = ("convert: cannot lower 'aten::convolution.default': dim 2 of the input (tensor<1x3x?x?xf32>) "
-                "is dynamic")
 # The additive mask's -FLT_MAX (torch.finfo(f32).min) feeds an add that
 # cast-to-f16 would convert: it refuses rather than overflow to -inf.
 F16_MIN_MASK = ("convert: cast-to-f16: the constant holds -3.4028235e38, outside the f16 range (|x| <= 65504), "
@@ -52,10 +50,11 @@ FAILS = {
     "mamba-dynamic": "export: the model failed to export with torch.export: UserError: Constraints violated (seq0)!",
     # ALiBi's repeat over a dynamic length: coreai.tile with a dynamic multiple.
     "bloom-dynamic": "'coreai.tile' 'tile_v2' with a dynamic dimension is not yet supported by the aicode writer",
-    # A dynamic image side: convolution takes a dynamic batch dim only.
-    **{f"{name}-dynamic": CONV_DYNAMIC for name in ["segformer", "detr", "timm_resnet18", "timm_efficientnet",
-                                                   "timm_mobilenetv3", "timm_convnext", "timm_regnet",
-                                                   "timm_ghostnet", "timm_densenet", "timm_repvit"]},
+    # Upsampling to an output size that follows a dynamic input size.
+    "segformer-dynamic": "convert: cannot lower 'aten::upsample_bilinear2d.vec': spatial dim 2 of the input "
+                         "(tensor<1x32x?x?xf32>) is dynamic",
+    "detr-dynamic": "convert: cannot lower 'aten::upsample_nearest2d.vec': spatial dim 2 of the input "
+                    "(tensor<1x1x?x?xf32>) is dynamic",
     **{f"{name}-dynamic": "convert: cannot decompose 'aten.linear.default': a view to [1, -1, -1, 64] has more "
                           "than one dynamic dimension" for name in ["convnext", "timm_edgenext"]},
     **{f"{name}-dynamic": "convert: cannot decompose 'aten.group_norm.default': this decomposition needs a static "

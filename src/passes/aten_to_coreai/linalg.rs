@@ -215,7 +215,8 @@ fn conv_params(cx: &LoweringCx<'_, '_>, spatial: usize) -> Result<ConvParams, De
 // aten.convolution.default(%x, %w, %b?) {transposed = true}
 //   → coreai.conv_transpose2d | conv_transpose3d → broadcasting_add (reshape %b)
 //   (1-D: expand_dims axis 3, conv_transpose2d, shrink_dims axis 3)
-//   An unbatched %x is reshaped to a batch of one and back.
+//   An unbatched %x is reshaped to a batch of one and back (expand_dims and
+//   shrink_dims when a dim is dynamic).
 pub fn convolution<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let mut x = cx.operand(0)?;
     let element = element_type(x)?;
@@ -228,7 +229,10 @@ pub fn convolution<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
     if unbatched {
         in_shape.insert(0, 1);
         out_shape.insert(0, 1);
-        x = reshape(cx, x, &in_shape)?;
+        x = match in_shape.contains(&DYNAMIC) {
+            true => expand_dim(cx, x, 0)?,
+            false => reshape(cx, x, &in_shape)?,
+        };
     }
     let rank = in_shape.len();
     if !(3..=5).contains(&rank) || shape_of(w)?.len() != rank {
@@ -254,20 +258,23 @@ pub fn convolution<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
         let bias = reshape(cx, bias, &to)?;
         y = broadcasting(cx, "add", y, bias)?;
     }
-    if unbatched {
+    if unbatched && out_shape.contains(&DYNAMIC) {
+        let ty = tensor_type(&out_shape[1..], element);
+        y = cx.build_value("coreai.shrink_dims", &[y, axes(cx, &[0])?], ty, &[])?;
+    } else if unbatched {
         y = reshape(cx, y, &out_shape[1..])?;
     }
     Ok(vec![y])
 }
 
-/// The dims of a convolution's input or result `ty`: the batch dim may be
-/// dynamic (the kernel never reads its size), the channel and spatial dims
-/// (weight and window arithmetic) must be static; the decline names the dim.
+/// The dims of a convolution's input or result `ty`: the channel dim must be
+/// static (the weight's), the batch and spatial dims may be dynamic (the
+/// window arithmetic is the op's, at run time); the decline names the dim.
 fn conv_dims(ty: melior::ir::Type<'_>, what: &str) -> Result<Vec<i64>, Decline> {
     let d = crate::schema::type_dims(ty)?;
-    if let Some(i) = (1..d.len()).find(|&i| d[i] == DYNAMIC) {
+    if d.len() > 1 && d[1] == DYNAMIC {
         return Err(format!(
-            "dim {i} of {what} ({ty}) is dynamic; convolution needs static channel and spatial sizes (only the batch dim may be dynamic)"
+            "dim 1 of {what} ({ty}) is dynamic; convolution needs a static channel size"
         ));
     }
     Ok(d)

@@ -738,12 +738,24 @@ struct Window {
     pad: i64,
     dilation: i64,
     output: i64,
+    ceil: bool,
 }
 
 impl Window {
+    /// Whether the input or output size is known only at run time.
+    fn dynamic(&self) -> bool {
+        self.input == DYNAMIC || self.output == DYNAMIC
+    }
+
     /// The extra right padding that makes a floor-mode pool over the padded
     /// input produce `output` windows (ceil mode's partial last window).
+    /// At a dynamic size, ceil mode pads `stride - 1`: a floor-mode count
+    /// over it is PyTorch's `ceil((in + 2p - e) / s) + 1`, whose last window
+    /// `windows` has checked always starts inside the input or left padding.
     fn extra_right(&self) -> i64 {
+        if self.dynamic() {
+            return if self.ceil { self.stride - 1 } else { 0 };
+        }
         let needed = (self.output - 1) * self.stride + self.dilation * (self.kernel - 1) + 1;
         (needed - (self.input + 2 * self.pad)).max(0)
     }
@@ -760,10 +772,11 @@ impl Window {
     }
 }
 
-/// The windows of a pooling op from its attributes and static shapes.
 /// A pooling op's input as a batched tensor `[N, C, spatial...]` (an
-/// unbatched `[C, spatial...]` input is reshaped to N = 1), with the input's
-/// and the result's batched dims.
+/// unbatched `[C, spatial...]` input gets a unit batch dim), with the
+/// input's and the result's batched dims. Spatial dims may be dynamic: the
+/// lowerings whose window arithmetic needs their sizes call
+/// [`PoolIo::require_static`].
 struct PoolIo<'c, 'a> {
     x: Value<'c, 'a>,
     input: Vec<i64>,
@@ -773,16 +786,16 @@ struct PoolIo<'c, 'a> {
 
 impl<'c, 'a> PoolIo<'c, 'a> {
     fn new(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Result<Self, Decline> {
-        let (mut input, mut output) = (
-            pool_dims(cx, spatial, None)?,
-            pool_dims(cx, spatial, Some(0))?,
-        );
+        let (mut input, mut output) = (pool_dims(cx, None)?, pool_dims(cx, Some(0))?);
         let unbatched = input.len() == spatial + 1 && output.len() == spatial + 1;
         let mut x = cx.operand(0)?;
         if unbatched {
             input.insert(0, 1);
             output.insert(0, 1);
-            x = reshape(cx, x, &input)?;
+            x = match input.contains(&DYNAMIC) {
+                true => crate::emit::expand_dim(cx, x, 0)?,
+                false => reshape(cx, x, &input)?,
+            };
         }
         if input.len() != spatial + 2 || output.len() != spatial + 2 {
             return Err(format!(
@@ -798,6 +811,29 @@ impl<'c, 'a> PoolIo<'c, 'a> {
         })
     }
 
+    /// Whether a spatial dim of the input or the result is dynamic.
+    fn dynamic(&self) -> bool {
+        self.input[2..].contains(&DYNAMIC) || self.output[2..].contains(&DYNAMIC)
+    }
+
+    /// Declines when a spatial dim is dynamic: `why` says what needs its
+    /// size.
+    fn require_static(&self, cx: &LoweringCx<'c, 'a>, why: &str) -> Result<(), Decline> {
+        for (dims, what) in [(&self.input, "the input"), (&self.output, "the result")] {
+            if let Some(i) = (2..dims.len()).find(|&i| dims[i] == DYNAMIC) {
+                let i = if self.unbatched { i - 1 } else { i };
+                let ty = match what {
+                    "the input" => cx.operand(0)?.r#type(),
+                    _ => cx.result_type(0)?,
+                };
+                return Err(format!(
+                    "spatial dim {i} of {what} ({ty}) is dynamic; {why}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The batched result type of element `element`.
     fn result_type(&self, element: Type<'c>) -> Type<'c> {
         tensor_type(&self.output, element)
@@ -809,41 +845,34 @@ impl<'c, 'a> PoolIo<'c, 'a> {
             return Ok(y);
         }
         let d = shape_of(y)?;
-        reshape(cx, y, &d[1..])
+        if !d.contains(&DYNAMIC) {
+            return reshape(cx, y, &d[1..]);
+        }
+        let ty = tensor_type(&d[1..], element_type(y)?);
+        cx.build_value("coreai.shrink_dims", &[y, axes(cx, &[0])?], ty, &[])
     }
 }
 
-/// The dims of the pooled input (`result: None`) or of result `index`: the
-/// batch and channel dims may be dynamic, the `spatial` trailing ones
-/// (window arithmetic) must be static; the decline names the dim.
-fn pool_dims(
-    cx: &LoweringCx<'_, '_>,
-    spatial: usize,
-    result: Option<usize>,
-) -> Result<Vec<i64>, Decline> {
+/// The dims of the pooled input (`result: None`) or of result `index`.
+fn pool_dims(cx: &LoweringCx<'_, '_>, result: Option<usize>) -> Result<Vec<i64>, Decline> {
     let ty = match result {
         Some(i) => cx.result_tensor(i)?,
         None => cx.operand_tensor(0)?,
     };
-    let d = crate::schema::dims(ty);
-    let first = d.len().saturating_sub(spatial);
-    if let Some(i) = (first..d.len()).find(|&i| d[i] == DYNAMIC) {
-        let what = match result {
-            Some(r) => format!("result #{r}"),
-            None => "the input".into(),
-        };
-        return Err(format!(
-            "spatial dim {i} of {what} ({ty}) is dynamic; pooling needs static spatial sizes (only the batch and channel dims may be dynamic)"
-        ));
-    }
-    Ok(d)
+    Ok(crate::schema::dims(ty))
 }
 
+/// The windows of a pooling op from its attributes and shapes. At a dynamic
+/// spatial size the op counts the windows over the padded input at run time:
+/// PyTorch's count in floor mode, and in ceil mode with `stride - 1` extra
+/// right padding where PyTorch never drops a last window that would start
+/// past the input and the left padding (effective kernel ≥ padding + stride).
 fn windows(
     cx: &LoweringCx<'_, '_>,
     io: &PoolIo<'_, '_>,
     with_dilation: bool,
 ) -> Result<Vec<Window>, Decline> {
+    let ceil = bool_attr(cx, "ceil_mode")?;
     let (d, out) = (&io.input, &io.output);
     let spatial = d.len() - 2;
     let kernel = int_list_attr(cx, "kernel_size")?;
@@ -875,17 +904,27 @@ fn windows(
                 pad: pad[i],
                 dilation: dilation[i],
                 output: out[i + 2],
+                ceil,
             };
             // Below 2^31 every product and sum of the window arithmetic
             // fits in i64 (the fuzzer found overflows with larger values).
             let fields = [w.input, w.kernel, w.stride, w.pad, w.dilation, w.output];
-            if fields.iter().any(|v| !(0..1 << 31).contains(v)) {
+            if fields
+                .iter()
+                .any(|&v| v != DYNAMIC && !(0..1 << 31).contains(&v))
+            {
                 return Err(format!(
                     "pooling window {w:?} has a value outside [0, 2^31)"
                 ));
             }
             if w.kernel < 1 || w.stride < 1 || w.dilation < 1 || 2 * w.pad > w.kernel {
                 return Err(format!("bad pooling window {w:?} (pad must be ≤ kernel/2)"));
+            }
+            if w.dynamic() && ceil && w.dilation * (w.kernel - 1) + 1 < w.pad + w.stride {
+                io.require_static(
+                    cx,
+                    "ceil_mode's last window, which PyTorch drops when it starts past the input, needs its size",
+                )?;
             }
             Ok(w)
         })
@@ -926,6 +965,7 @@ pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let mut results = vec![io.finish(cx, y)?];
     if cx.op().result_count() == 2 {
         results.push(if result_used(cx, 1)? {
+            io.require_static(cx, "max-pool indices need its size")?;
             io.finish(cx, max_pool_indices(cx, padded, &ws)?)?
         } else {
             unused_result(cx, 1, results[0])?
@@ -1105,6 +1145,18 @@ fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Lowered<'c, 'a> 
     let divisor = match opt_int_attr(cx, "divisor_override")? {
         Some(0) => return Err("divisor_override must not be zero".into()),
         Some(k) => float_scalar(cx, k as f64, element)?,
+        None if io.dynamic() => {
+            let include = bool_attr(cx, "count_include_pad")?;
+            let partial = ws.iter().any(|w| w.extra_right() > 0);
+            if !partial && (include || ws.iter().all(|w| w.pad == 0)) {
+                // Every window lies inside the padded input.
+                let k: i64 = ws.iter().map(|w| w.kernel).product();
+                float_scalar(cx, k as f64, element)?
+            } else {
+                let op = (name, &operands[1..]);
+                dynamic_divisor(cx, x, &ws, include, op, element)?
+            }
+        }
         None => {
             let include = bool_attr(cx, "count_include_pad")?;
             let mut values = vec![1.0f64];
@@ -1121,6 +1173,45 @@ fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Lowered<'c, 'a> 
     };
     let y = broadcasting(cx, "divide", sum, divisor)?;
     Ok(vec![io.finish(cx, y)?])
+}
+
+/// PyTorch's avg-pool divisors at a dynamic size, `[1, 1, out...]`: the same
+/// sum pool over a count plane, ones over the input, padded with ones where
+/// `count_include_pad` counts the padding (zeros otherwise) and with zeros
+/// past it (ceil mode's extension, never counted).
+fn dynamic_divisor<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    ws: &[Window],
+    include: bool,
+    (name, window): (&str, &[Value<'c, 'a>]),
+    element: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let d = shape_of(x)?;
+    let mut plane = vec![1, 1];
+    plane.extend(&d[2..]);
+    let mut extents = vec![Extent::Static(1), Extent::Static(1)];
+    for (i, &n) in d.iter().enumerate().skip(2) {
+        extents.push(match n {
+            DYNAMIC => Extent::DimOf(x, i),
+            n => Extent::Static(n),
+        });
+    }
+    let ones = crate::emit::fill(
+        cx,
+        Scalar::Float(1.0),
+        tensor_type(&plane, element),
+        &extents,
+    )?;
+    let pads: Vec<(i64, i64)> = ws.iter().map(|w| (w.pad, w.pad)).collect();
+    let counted = pad_spatial(cx, ones, &pads, if include { 1.0 } else { 0.0 })?;
+    let past: Vec<(i64, i64)> = ws.iter().map(|w| (0, w.extra_right())).collect();
+    let counted = pad_spatial(cx, counted, &past, 0.0)?;
+    let mut out = vec![1, 1];
+    out.extend(ws.iter().map(|w| w.output));
+    let mut operands = vec![counted];
+    operands.extend(window);
+    cx.build_value(name, &operands, tensor_type(&out, element), &[])
 }
 
 /// PyTorch's adaptive window of output `o` of `out` over `input` elements:
@@ -1193,6 +1284,17 @@ fn adaptive<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Result<Value<'c, 'a>,
         return Err("adaptive pool output sizes must be positive".into());
     }
     let element = element_type(x)?;
+    if io.dynamic() {
+        // Global pooling is a reduction at every input size.
+        if out[2..] != [1, 1] {
+            io.require_static(
+                cx,
+                "adaptive pooling to a size other than 1x1 needs its size",
+            )?;
+        }
+        let op = if max { "reduce_max" } else { "reduce_mean" };
+        return io.finish(cx, reduce(cx, op, x, &[2, 3])?);
+    }
     let divisible = d[2] % out[2] == 0 && d[3] % out[3] == 0;
     let y = if !divisible {
         adaptive_separable(cx, x, out, if max { "reduce_max" } else { "reduce_mean" })?
@@ -1252,6 +1354,7 @@ fn adaptive_max_indices<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     io: &PoolIo<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
+    io.require_static(cx, "adaptive max-pool indices need its size")?;
     let (n, c, h, w) = (io.input[0], io.input[1], io.input[2], io.input[3]);
     let (ho, wo) = (io.output[2], io.output[3]);
     let rows: Vec<(i64, i64)> = (0..ho).map(|o| adaptive_bounds(o, h, ho)).collect();

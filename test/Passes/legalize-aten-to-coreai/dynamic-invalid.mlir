@@ -3,18 +3,18 @@
 // Dims a lowering must know decline naming the dim (the diagnostic sits at
 // the op's location, its source line).
 
-func.func @pool_dynamic_spatial(%x: tensor<2x3x?x8xf32>) -> tensor<2x3x?x4xf32> {
-  // expected-error @below {{cannot lower 'aten::avg_pool2d.default': spatial dim 2 of the input (tensor<2x3x?x8xf32>) is dynamic; pooling needs static spatial sizes (only the batch and channel dims may be dynamic)}}
-  %0 = aten.avg_pool2d.default %x {kernel_size = [2, 2], stride = [], padding = [0, 0], ceil_mode = false, count_include_pad = true} : (tensor<2x3x?x8xf32>) -> tensor<2x3x?x4xf32>
-  return %0 : tensor<2x3x?x4xf32>
+func.func @pool_dynamic_spatial_ceil_mode(%x: tensor<2x3x?x8xf32>) -> tensor<2x3x?x3xf32> {
+  // expected-error @below {{cannot lower 'aten::avg_pool2d.default': spatial dim 2 of the input (tensor<2x3x?x8xf32>) is dynamic; ceil_mode's last window, which PyTorch drops when it starts past the input, needs its size}}
+  %0 = aten.avg_pool2d.default %x {kernel_size = [2, 2], stride = [3, 3], padding = [0, 0], ceil_mode = true, count_include_pad = true} : (tensor<2x3x?x8xf32>) -> tensor<2x3x?x3xf32>
+  return %0 : tensor<2x3x?x3xf32>
 }
 
 // -----
 
-func.func @conv_dynamic_spatial(%x: tensor<?x2x?x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<?x3x?x3xf32> {
-  // expected-error @below {{cannot lower 'aten::convolution.default': dim 2 of the input (tensor<?x2x?x5xf32>) is dynamic; convolution needs static channel and spatial sizes (only the batch dim may be dynamic)}}
-  %0 = aten.convolution.default %x, %w {stride = [1, 1], padding = [0, 0], dilation = [1, 1], transposed = false, output_padding = [0, 0], groups = 1 : i64} : (tensor<?x2x?x5xf32>, tensor<3x2x3x3xf32>) -> tensor<?x3x?x3xf32>
-  return %0 : tensor<?x3x?x3xf32>
+func.func @adaptive_pool_dynamic_not_global(%x: tensor<1x3x?x?xf32>) -> tensor<1x3x2x2xf32> {
+  // expected-error @below {{cannot lower 'aten::_adaptive_avg_pool2d.default': spatial dim 2 of the input (tensor<1x3x?x?xf32>) is dynamic; adaptive pooling to a size other than 1x1 needs its size}}
+  %0 = aten._adaptive_avg_pool2d.default %x {output_size = [2, 2]} : (tensor<1x3x?x?xf32>) -> tensor<1x3x2x2xf32>
+  return %0 : tensor<1x3x2x2xf32>
 }
 
 // -----

@@ -137,3 +137,24 @@ func.func @arange_symbolic(%k: tensor<1x2x?x8xf32> {coreai.dims = [1, 2, "s0", 8
   %b = aten.operator "aten::arange.start_step"(%t) {start = 0 : i64, step = 1 : i64, operand_args = ["end"], operand_groups = array<i64: 1>} : (i64) -> tensor<?xi64>
   return %a, %b : tensor<3xi64>, tensor<?xi64>
 }
+
+// -----
+
+// A dynamic image side: the convolution, the floor-mode pools over padding
+// and the global pool keep it dynamic; the window arithmetic is the ops'.
+// CHECK-LABEL: coreai.graph @conv_pool_dynamic_spatial(
+// CHECK:         coreai.pad {{.*}} -> tensor<1x2x?x?xf32>
+// CHECK:         coreai.conv2d {{.*}} -> tensor<1x3x?x?xf32>
+// CHECK:         coreai.pad {{.*}} -> tensor<1x3x?x?xf32>
+// CHECK:         coreai.max_pool_2d {{.*}} -> tensor<1x3x?x?xf32>
+// CHECK:         %[[S:.*]] = coreai.sum_pool_2d {{.*}} -> tensor<1x3x?x?xf32>
+// CHECK:         %[[K:.*]] = coreai.constant dense<9.000000e+00> : tensor<f32>
+// CHECK:         coreai.decomposable.broadcasting_divide %[[S]], %[[K]]
+// CHECK:         coreai.reduce_mean {{.*}} -> tensor<1x3x1x1xf32>
+func.func @conv_pool_dynamic_spatial(%x: tensor<1x2x?x?xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x1x1xf32> {
+  %0 = aten.convolution.default %x, %w {stride = [2, 2], padding = [1, 1], dilation = [1, 1], transposed = false, output_padding = [0, 0], groups = 1 : i64} : (tensor<1x2x?x?xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x?x?xf32>
+  %1:2 = aten.max_pool2d_with_indices.default %0 {kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], dilation = [1, 1], ceil_mode = false} : (tensor<1x3x?x?xf32>) -> (tensor<1x3x?x?xf32>, tensor<1x3x?x?xi64>)
+  %2 = aten.avg_pool2d.default %1#0 {kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], ceil_mode = false, count_include_pad = true} : (tensor<1x3x?x?xf32>) -> tensor<1x3x?x?xf32>
+  %3 = aten._adaptive_avg_pool2d.default %2 {output_size = [1, 1]} : (tensor<1x3x?x?xf32>) -> tensor<1x3x1x1xf32>
+  return %3 : tensor<1x3x1x1xf32>
+}

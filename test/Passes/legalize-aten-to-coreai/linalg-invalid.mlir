@@ -10,9 +10,10 @@ func.func @output_padding_too_large(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3x
 
 // -----
 
-// A dynamic batch converts (dynamic.mlir); a dynamic channel dim does not.
+// A dynamic batch or spatial dim converts (dynamic.mlir); a dynamic channel
+// dim does not.
 func.func @dynamic_conv_channels(%x: tensor<1x?x5x5xf32>, %w: tensor<3x4x3x3xf32>) -> tensor<1x3x3x3xf32> {
-  // expected-error @+1 {{cannot lower 'aten::convolution.default': dim 1 of the input (tensor<1x?x5x5xf32>) is dynamic; convolution needs static channel and spatial sizes (only the batch dim may be dynamic)}}
+  // expected-error @+1 {{cannot lower 'aten::convolution.default': dim 1 of the input (tensor<1x?x5x5xf32>) is dynamic; convolution needs a static channel size}}
   %0 = aten.convolution.default %x, %w {stride = [1, 1], padding = [0, 0], dilation = [1, 1], transposed = false, output_padding = [0, 0], groups = 1 : i64} : (tensor<1x?x5x5xf32>, tensor<3x4x3x3xf32>) -> tensor<1x3x3x3xf32>
   return %0 : tensor<1x3x3x3xf32>
 }

@@ -70,7 +70,7 @@ func.func @sdpa_gqa_dynamic_heads(%q: tensor<1x?x5x8xf32>, %k: tensor<1x2x5x8xf3
 // Found by the pipeline fuzz target: window values this large made the
 // window arithmetic overflow (a panic) or the index table take gigabytes.
 func.func @max_pool_huge_dilation(%x: tensor<1x8x8x6xf32>) -> (tensor<1x8x4x3xf32>, tensor<1x8x4x3xi64>) {
-  // expected-error @below {{cannot lower 'aten::max_pool2d_with_indices.default': pooling window Window { input: 6, kernel: 3, stride: 2, pad: 0, dilation: 9223372036854775807, output: 3 } has a value outside [0, 2^31)}}
+  // expected-error @below {{cannot lower 'aten::max_pool2d_with_indices.default': pooling window Window { input: 6, kernel: 3, stride: 2, pad: 0, dilation: 9223372036854775807, output: 3, ceil: true } has a value outside [0, 2^31)}}
   %0:2 = aten.max_pool2d_with_indices.default %x {kernel_size = [3, 3], stride = [2, 2], padding = [0, 0], dilation = [1, 9223372036854775807], ceil_mode = true} : (tensor<1x8x8x6xf32>) -> (tensor<1x8x4x3xf32>, tensor<1x8x4x3xi64>)
   return %0#0, %0#1 : tensor<1x8x4x3xf32>, tensor<1x8x4x3xi64>
 }
@@ -78,7 +78,7 @@ func.func @max_pool_huge_dilation(%x: tensor<1x8x8x6xf32>) -> (tensor<1x8x4x3xf3
 // -----
 
 func.func @max_pool_huge_kernel(%x: tensor<1x1x4x5xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) {
-  // expected-error @below {{cannot lower 'aten::max_pool2d_with_indices.default': pooling window Window { input: 4, kernel: 4286578688, stride: 2, pad: 0, dilation: 1, output: 2 } has a value outside [0, 2^31)}}
+  // expected-error @below {{cannot lower 'aten::max_pool2d_with_indices.default': pooling window Window { input: 4, kernel: 4286578688, stride: 2, pad: 0, dilation: 1, output: 2, ceil: false } has a value outside [0, 2^31)}}
   %0:2 = aten.max_pool2d_with_indices.default %x {kernel_size = [4286578688, 2], stride = [2, 2], padding = [0, 0], dilation = [1, 1], ceil_mode = false} : (tensor<1x1x4x5xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
   return %0#0, %0#1 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>
 }

@@ -220,6 +220,23 @@ pub fn named_operand<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     name: &str,
 ) -> Result<Option<Value<'c, 'a>>, Decline> {
+    match named_operands(cx, name)? {
+        Some(group) if group.len() == 1 => Ok(Some(group[0])),
+        Some(group) => Err(format!(
+            "argument '{name}' has {} operands, not one",
+            group.len()
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Every operand of schema argument `name` of a generic `aten.operator` (a
+/// list argument whose elements are symbolic sizes is one operand per
+/// element); `None` when the argument is not an operand.
+pub fn named_operands<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    name: &str,
+) -> Result<Option<Vec<Value<'c, 'a>>>, Decline> {
     let Ok(names) = cx.op().attribute("operand_args") else {
         return Ok(None);
     };
@@ -233,20 +250,21 @@ pub fn named_operand<'c, 'a>(
         let size = groups
             .element(i)
             .map_err(|_| "operand_groups is shorter than operand_args".to_string())?;
+        let count = usize::try_from(size)
+            .map_err(|_| format!("operand_groups entry {size} is not an operand count"))?;
         let this = names
             .element(i)
             .ok()
             .and_then(crate::strings::string_value)
             .map(|s| s.into_owned());
         if this.as_deref() == Some(name) {
-            if size != 1 {
-                return Err(format!("argument '{name}' has {size} operands, not one"));
-            }
-            return cx.operand(start).map(Some);
+            return (start..start + count)
+                .map(|k| cx.operand(k))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some);
         }
-        start = usize::try_from(size)
-            .ok()
-            .and_then(|size| start.checked_add(size))
+        start = start
+            .checked_add(count)
             .ok_or_else(|| format!("operand_groups entry {size} is not an operand count"))?;
     }
     Ok(None)

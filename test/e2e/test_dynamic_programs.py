@@ -338,11 +338,17 @@ def test_index_tensors_broadcast_over_a_dynamic_length(n, tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# 5. A dynamic image side through convolutions and pools: floor and ceil
-# mode, padding counted or not in the average, global pooling. The window
-# counts and divisors are computed at run time.
+# 5. A dynamic image side through convolutions, pools and resampling: floor
+# and ceil mode, padding counted or not in the average, global pooling;
+# nearest and bilinear resizing (align_corners or not) to another tensor's
+# size, up and down, and to a fixed size. Window counts, divisors and source
+# positions are computed at run time. One resize per program: coreai-core
+# 1.0.0b3's runtime stops on graphs holding several of them (six here, or
+# two beside the pools) with "KernelError(kernelName: "coreai.divide" ...
+# Expected operands to be tensors.)" at whichever binary op runs first,
+# while each runs alone.
 
-DYNAMIC_IMAGE = '''
+DYNAMIC_POOLS = '''
 class M(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -361,21 +367,48 @@ def factory():
     return M(), (torch.randn(1, 3, 16, 12),)
 '''
 
+RESIZE = '''
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1)
+    def forward(self, x):
+        y = self.stem(x)
+        return torch.nn.functional.interpolate(RESIZE)
+def factory():
+    torch.manual_seed(8)
+    return M(), (torch.randn(1, 3, 16, 12),)
+'''
+
+IMAGE_PROGRAMS = {
+    "pools": DYNAMIC_POOLS,
+    **{name: RESIZE.replace("RESIZE", call) for name, call in [
+        ("bilinear-up", 'y, size=x.shape[-2:], mode="bilinear"'),
+        ("bilinear-up-align-corners", 'y, size=x.shape[-2:], mode="bilinear", align_corners=True'),
+        ("bilinear-down", 'x, size=y.shape[-2:], mode="bilinear"'),
+        ("nearest-up", 'y, size=x.shape[-2:], mode="nearest"'),
+        ("nearest-down", 'x, size=y.shape[-2:], mode="nearest"'),
+        ("nearest-fixed", 'x, size=(7, 5), mode="nearest"'),
+    ]},
+}
+
 
 @pytest.fixture(scope="module")
 def dynamic_image(tmp_path_factory):
     # AUTO: torch.export cannot prove ceil mode's last-window rule for a
     # named range and refuses it; AUTO keeps the sides dynamic.
-    spec = {"shapes": {"x": {"2": "AUTO", "3": "AUTO"}}}
-    return convert(tmp_path_factory.mktemp("image"), DYNAMIC_IMAGE, "--dynamic-shapes", json.dumps(spec))[:2]
+    spec = json.dumps({"shapes": {"x": {"2": "AUTO", "3": "AUTO"}}})
+    return {name: convert(tmp_path_factory.mktemp(name), source, "--dynamic-shapes", spec)[:2]
+            for name, source in IMAGE_PROGRAMS.items()}
 
 
+@pytest.mark.parametrize("program", sorted(IMAGE_PROGRAMS))
 @pytest.mark.parametrize("h,w", [(16, 12), (9, 23), (31, 8)])
-def test_convolutions_and_pools_run_at_each_image_size(dynamic_image, h, w, tmp_path):
-    core, text = dynamic_image
+def test_convolutions_pools_and_resizes_run_at_each_image_size(dynamic_image, program, h, w, tmp_path):
+    core, text = dynamic_image[program]
     assert "tensor<1x3x?x?xf32>" in text
     x = np.random.default_rng(h * w).normal(size=(1, 3, h, w)).astype(np.float32)
-    model, _ = load_source(DYNAMIC_IMAGE)()
+    model, _ = load_source(IMAGE_PROGRAMS[program])()
     with torch.no_grad():
         want = outputs_of(model(torch.from_numpy(x)))
     ours, theirs = run_ours(tmp_path, core, text, {"x": x}, 0)

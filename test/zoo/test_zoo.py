@@ -50,11 +50,6 @@ FAILS = {
     "mamba-dynamic": "export: the model failed to export with torch.export: UserError: Constraints violated (seq0)!",
     # ALiBi's repeat over a dynamic length: coreai.tile with a dynamic multiple.
     "bloom-dynamic": "'coreai.tile' 'tile_v2' with a dynamic dimension is not yet supported by the aicode writer",
-    # Upsampling to an output size that follows a dynamic input size.
-    "segformer-dynamic": "convert: cannot lower 'aten::upsample_bilinear2d.vec': spatial dim 2 of the input "
-                         "(tensor<1x32x?x?xf32>) is dynamic",
-    "detr-dynamic": "convert: cannot lower 'aten::upsample_nearest2d.vec': spatial dim 2 of the input "
-                    "(tensor<1x1x?x?xf32>) is dynamic",
     **{f"{name}-dynamic": "convert: cannot decompose 'aten.linear.default': a view to [1, -1, -1, 64] has more "
                           "than one dynamic dimension" for name in ["convnext", "timm_edgenext"]},
     **{f"{name}-dynamic": "convert: cannot decompose 'aten.group_norm.default': this decomposition needs a static "

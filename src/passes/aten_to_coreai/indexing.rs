@@ -233,7 +233,7 @@ fn index_select_dynamic<'c, 'a>(cx: &LoweringCx<'c, 'a>, dim: usize, n: i64) -> 
 /// `dim` moved first at `idx[..., None]`, the B dims moved back to `dim`.
 /// Transposes keep dynamic dims, so x may be dynamic, and so may B (the
 /// index column is then a `coreai.expand_dims`).
-fn gather_at_dim<'c, 'a>(
+pub(super) fn gather_at_dim<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
     idx: Value<'c, 'a>,

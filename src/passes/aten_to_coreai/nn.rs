@@ -15,6 +15,7 @@
 //! [N, C, ...] or unbatched [C, ...] inputs, upsampling NCHW.
 
 use super::composite::{lower_composite, of_input, operand, operand_or, Composite, Input, OpAttr};
+use super::indexing::gather_at_dim;
 use crate::emit::arith as broadcasting;
 use crate::emit::constant;
 use crate::emit::{axes, cast_to, reshape, shape, splat, transpose};
@@ -1510,6 +1511,9 @@ pub fn upsample_bilinear2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if let Some(lowered) = upsample_dynamic_spatial(cx, "linear")? {
         return Ok(lowered);
     }
+    if let Some(lowered) = resample_at_run_time(cx, Resample::Linear)? {
+        return Ok(lowered);
+    }
     let (out, mut scale) = upsample_geometry(cx)?;
     let mut offset = [0.0, 0.0];
     if bool_attr(cx, "align_corners")? {
@@ -1554,7 +1558,7 @@ fn upsample_dynamic_spatial<'c, 'a>(
     }
     let factors = match opt_float_list(cx, "scale_factors")? {
         Some(f) if f.len() == 2 => f,
-        _ => return refuse("upsampling it to a fixed output_size is not lowered"),
+        _ => return Ok(None), // an output size: resample_at_run_time
     };
     let power_of_two = |f: f64| f >= 1.0 && f.fract() == 0.0 && (f as i64).count_ones() == 1;
     if !factors.iter().all(|&f| power_of_two(f)) {
@@ -1570,6 +1574,122 @@ fn upsample_dynamic_spatial<'c, 'a>(
     let shape = broadcasting(cx, "mul", shape, crate::emit::int_vector(cx, &k, "si32")?)?;
     let scale = [factors[0], factors[1]];
     interpolate_to(cx, shape, scale, [0.0, 0.0], mode).map(Some)
+}
+
+/// How [`resample_at_run_time`] picks source pixels.
+#[derive(Clone, Copy, PartialEq)]
+enum Resample {
+    Nearest,
+    Linear,
+}
+
+/// An upsample to an output size given as symbolic sizes (operands), or to
+/// a static size from an input with a dynamic spatial dim (`None` when the
+/// input and the size are static, or with scale factors). The source
+/// positions follow PyTorch's CPU kernels, computed in f32 at run time from
+/// the sizes, one spatial dim at a time (W, then H, as PyTorch nests them):
+///   nearest: src = floor(o · (in / out)), at most in - 1; gather
+///   linear:  src = max((o + 0.5) · (in / out) - 0.5, 0), or
+///            o · (in - 1)/(out - 1) (0 when out = 1) with align_corners;
+///            i0 = floor(src), i1 = min(i0 + 1, in - 1), l1 = src - i0;
+///            gather(i0) · (1 - l1) + gather(i1) · l1
+fn resample_at_run_time<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    mode: Resample,
+) -> Result<Option<Vec<Value<'c, 'a>>>, Decline> {
+    let x = cx.operand(0)?;
+    let d = shape_of(x)?;
+    let symbolic = crate::schema::named_operands(cx, "output_size")?;
+    let sizes: Vec<Option<Value<'c, 'a>>> = match (symbolic, opt_int_list(cx, "output_size")?) {
+        (Some(v), _) if v.len() == 2 => v.into_iter().map(Some).collect(),
+        (None, Some(n)) if n.len() == 2 && d.len() == 4 && d[2..].contains(&DYNAMIC) => {
+            vec![None, None]
+        }
+        _ => return Ok(None),
+    };
+    if d.len() != 4 {
+        return Err(format!("upsample takes an NCHW input, got {}", x.r#type()));
+    }
+    let out = crate::schema::dims(cx.result_tensor(0)?);
+    let align = mode == Resample::Linear && bool_attr(cx, "align_corners")?;
+    let (f32, si32) = (cx.parse_type("f32")?, cx.parse_type("si32")?);
+    let element = element_type(x)?;
+    let f = |v: f64| float_scalar(cx, v, f32);
+    let mut y = x;
+    for axis in [3, 2] {
+        let n = out[axis];
+        let (out_f, out_i) = match sizes[axis - 2] {
+            Some(v) => (cast_to(cx, v, f32)?, cast_to(cx, v, si32)?),
+            None => (f(n as f64)?, crate::emit::int_scalar(cx, n, "si32")?),
+        };
+        // The sizes as [1], as coreai-torch holds sizes.
+        let out_f = crate::emit::expand_dim(cx, out_f, 0)?;
+        let in_f = crate::emit::expand_dim(cx, crate::emit::dim_scalar(cx, y, axis, "f32")?, 0)?;
+        let last = crate::emit::dim_scalar(cx, y, axis, "si32")?;
+        let last = broadcasting(cx, "sub", last, crate::emit::int_scalar(cx, 1, "si32")?)?;
+        let zero = crate::emit::int_scalar(cx, 0, "si32")?;
+        let one = crate::emit::int_scalar(cx, 1, "si32")?;
+        let positions = cx.build_value(
+            "coreai.range",
+            &[zero, out_i, one],
+            tensor_type(&[n], si32),
+            &[],
+        )?;
+        let o = cast_to(cx, positions, f32)?;
+        let floor = |v| broadcasting(cx, "floor_divide", v, f(1.0)?);
+        let index = |v| -> Result<Value<'c, 'a>, Decline> {
+            let i = cast_to(cx, v, si32)?;
+            broadcasting(cx, "minimum", i, last)
+        };
+        let ratio = broadcasting(cx, "divide", in_f, out_f)?;
+        // The weights of one source position broadcast along `axis`.
+        let along = |v: Value<'c, 'a>| -> Result<Value<'c, 'a>, Decline> {
+            let mut v = cast_to(cx, v, element)?;
+            for a in 0..4 {
+                if a != axis {
+                    v = crate::emit::expand_dim(cx, v, a)?;
+                }
+            }
+            Ok(v)
+        };
+        y = match mode {
+            Resample::Nearest => {
+                let src = floor(broadcasting(cx, "mul", o, ratio)?)?;
+                gather_at_dim(cx, y, index(src)?, axis)?
+            }
+            Resample::Linear => {
+                let src = if align {
+                    let in_less = broadcasting(cx, "sub", in_f, f(1.0)?)?;
+                    let out_less = broadcasting(cx, "sub", out_f, f(1.0)?)?;
+                    let wide = predicate(cx, "greater", out_f, f(1.0)?)?;
+                    let safe = select(cx, wide, out_less, f(1.0)?)?;
+                    let scale = select(
+                        cx,
+                        wide,
+                        broadcasting(cx, "divide", in_less, safe)?,
+                        f(0.0)?,
+                    )?;
+                    broadcasting(cx, "mul", o, scale)?
+                } else {
+                    let centre = broadcasting(cx, "add", o, f(0.5)?)?;
+                    let src = broadcasting(cx, "mul", centre, ratio)?;
+                    let src = broadcasting(cx, "sub", src, f(0.5)?)?;
+                    broadcasting(cx, "maximum", src, f(0.0)?)?
+                };
+                let i0f = floor(src)?;
+                let i0 = index(i0f)?;
+                let i1 = broadcasting(cx, "add", i0, one)?;
+                let i1 = broadcasting(cx, "minimum", i1, last)?;
+                let l1 = broadcasting(cx, "sub", src, i0f)?;
+                let l0 = broadcasting(cx, "sub", f(1.0)?, l1)?;
+                let a = gather_at_dim(cx, y, i0, axis)?;
+                let b = gather_at_dim(cx, y, i1, axis)?;
+                let a = broadcasting(cx, "mul", a, along(l0)?)?;
+                broadcasting(cx, "add", a, broadcasting(cx, "mul", b, along(l1)?)?)?
+            }
+        };
+    }
+    Ok(Some(vec![y]))
 }
 
 /// PyTorch's nearest source index of output `o` (`upsample_nearest2d`):
@@ -1619,6 +1739,9 @@ fn nearest_offset(input: i64, output: i64, scale: f64, factor: Option<f64>) -> O
 //   the two agree.
 pub fn upsample_nearest2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if let Some(lowered) = upsample_dynamic_spatial(cx, "nearest_neighbor")? {
+        return Ok(lowered);
+    }
+    if let Some(lowered) = resample_at_run_time(cx, Resample::Nearest)? {
         return Ok(lowered);
     }
     let (out, scale) = upsample_geometry(cx)?;

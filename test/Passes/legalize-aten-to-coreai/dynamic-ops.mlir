@@ -195,6 +195,31 @@ func.func @upsample_dynamic_spatial(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf
 
 // -----
 
+// Nearest resizing to symbolic sizes (another tensor's runtime shape): per
+// spatial dim, W then H, the source index floor(o * (in / out)) computed at
+// run time from a coreai.range over the output size, at most in - 1, then
+// gathered along that dim.
+// CHECK-LABEL: coreai.graph @upsample_nearest_to_symbolic_size(
+// CHECK:         %[[W:.*]] = coreai.range %{{.*}}, %{{.*}}, %{{.*}} : (tensor<si32>, tensor<si32>, tensor<si32>) -> tensor<?xsi32>
+// CHECK:         %[[WF:.*]] = coreai.cast %[[W]] : tensor<?xsi32> to tensor<?xf32>
+// CHECK:         %[[R:.*]] = coreai.decomposable.broadcasting_divide {{.*}} : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+// CHECK:         %[[S:.*]] = coreai.decomposable.broadcasting_mul %[[WF]], %[[R]]
+// CHECK:         %[[F:.*]] = coreai.decomposable.broadcasting_floor_divide %[[S]]
+// CHECK:         %[[I:.*]] = coreai.cast %[[F]] : tensor<?xf32> to tensor<?xsi32>
+// CHECK:         coreai.decomposable.broadcasting_minimum %[[I]]
+// CHECK:         coreai.gather_nd {{.*}} to tensor<?x1x2x?xf32>
+// CHECK:         coreai.range
+// CHECK:         coreai.gather_nd {{.*}} to tensor<?x1x2x?xf32>
+// CHECK:         coreai.output {{.*}} : tensor<1x2x?x?xf32>
+func.func @upsample_nearest_to_symbolic_size(%x: tensor<1x2x?x?xf32>, %like: tensor<?x?xf32>) -> tensor<1x2x?x?xf32> {
+  %h = aten.sym_size.int %like {dim = 0 : i64} : (tensor<?x?xf32>) -> i64
+  %w = aten.sym_size.int %like {dim = 1 : i64} : (tensor<?x?xf32>) -> i64
+  %0 = aten.operator "aten::upsample_nearest2d.vec"(%x, %h, %w) {operand_args = ["input", "output_size"], operand_groups = array<i64: 1, 2>} : (tensor<1x2x?x?xf32>, i64, i64) -> tensor<1x2x?x?xf32>
+  return %0 : tensor<1x2x?x?xf32>
+}
+
+// -----
+
 // masked_scatter of a dynamic shape: flat views of inferred length, the
 // result reshaped to x's runtime shape.
 // CHECK-LABEL: coreai.graph @masked_scatter_dynamic(

@@ -102,6 +102,9 @@ pub enum Rule {
 pub struct Pattern {
     pub name: String,
     pub rule: Rule,
+    /// Under [`Policy::MustLower`], a decline of this pattern keeps the op
+    /// (another pass lowers it) instead of being an error.
+    pub may_decline: bool,
 }
 
 impl Pattern {
@@ -109,6 +112,15 @@ impl Pattern {
         Self {
             name: name.into(),
             rule: Rule::Fn(rewrite),
+            may_decline: false,
+        }
+    }
+
+    /// The pattern with [`Pattern::may_decline`] set to `yes`.
+    pub fn may_decline(self, yes: bool) -> Self {
+        Self {
+            may_decline: yes,
+            ..self
         }
     }
 }
@@ -355,6 +367,12 @@ impl Rewriter {
     fn rewrite(&mut self, raw: MlirOperation, patterns: &[Pattern]) -> Result<(), PassFailed> {
         let op = unsafe { OperationRef::from_raw(raw) };
         for pattern in patterns {
+            // What a declining pattern built before `op` is erased: the ops
+            // between this marker and `op`.
+            let marker = match pattern.may_decline {
+                true => Some(insert_marker(op)),
+                false => None,
+            };
             let cx = LoweringCx::with_options(op, self.lowering);
             // A panic inside the pattern is reported at this op.
             crate::registry::set_rewriting(Some(op.location().to_raw()));
@@ -363,8 +381,16 @@ impl Rewriter {
                 Rule::Shared(f) => f(&cx),
             };
             crate::registry::set_rewriting(None);
+            if let Some(marker) = marker {
+                erase_from(marker, op, result.is_err());
+            }
             match result {
                 Ok(values) => return self.replace(op, pattern, &values),
+                Err(reason) if pattern.may_decline => self.declines.push(Declined {
+                    location: op.location().to_raw(),
+                    pattern: pattern.name.clone(),
+                    reason,
+                }),
                 Err(reason) => match self.policy {
                     Policy::MustLower { verb, .. } => {
                         emit_error(op, &format!("cannot {verb} '{}': {reason}", pattern.name));
@@ -460,4 +486,37 @@ pub fn collect(
         WalkResult::Advance
     });
     targets
+}
+
+/// An op-less `builtin.unrealized_conversion_cast` inserted before `op`:
+/// what a pattern then builds lies between it and `op`.
+fn insert_marker(op: OperationRef<'_, '_>) -> MlirOperation {
+    unsafe {
+        let name = mlir_sys::mlirStringRefCreateFromCString(
+            c"builtin.unrealized_conversion_cast".as_ptr(),
+        );
+        let mut state =
+            mlir_sys::mlirOperationStateGet(name, mlir_sys::mlirOperationGetLocation(op.to_raw()));
+        let marker = mlir_sys::mlirOperationCreate(&mut state);
+        let block = mlir_sys::mlirOperationGetBlock(op.to_raw());
+        mlir_sys::mlirBlockInsertOwnedOperationBefore(block, op.to_raw(), marker);
+        marker
+    }
+}
+
+/// Erases `marker` and, with `built`, every op between it and `op` (what a
+/// declining pattern left, unused outside itself), last first.
+fn erase_from(marker: MlirOperation, op: OperationRef<'_, '_>, built: bool) {
+    unsafe {
+        let mut created = Vec::new();
+        let mut next = mlir_sys::mlirOperationGetNextInBlock(marker);
+        while built && !next.ptr.is_null() && next.ptr != op.to_raw().ptr {
+            created.push(next);
+            next = mlir_sys::mlirOperationGetNextInBlock(next);
+        }
+        for raw in created.into_iter().rev() {
+            mlir_sys::mlirOperationDestroy(raw);
+        }
+        mlir_sys::mlirOperationDestroy(marker);
+    }
 }

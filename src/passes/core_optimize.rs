@@ -324,6 +324,7 @@ fn driver_pattern(name: &str, pattern: Pattern, options: Options) -> DriverPatte
             }
             Ok(values)
         })),
+        may_decline: false,
     }
 }
 

@@ -183,15 +183,22 @@ impl Pass for Decompose {
         let mut rewriter = Rewriter::new(INFO.name, policy, rewrites);
         let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
         let select = |op: &OperationRef<'_, '_>| match aten_key(op) {
+            // An op legalize-aten-to-coreai also lowers is kept when its
+            // decomposition declines (a decomposition that needs static
+            // shapes, on a dynamic op).
             Some(key) if self.wants(context, &key) => lookup(&key)
-                .map(|rule| vec![Pattern::new(format!("aten.{key}"), rule)])
+                .map(|rule| {
+                    let pattern = Pattern::new(format!("aten.{key}"), rule);
+                    vec![pattern.may_decline(lowered(context, &key))]
+                })
                 .unwrap_or_default(),
             _ => Vec::new(),
         };
         if rewriter.run_to_fixpoint(module, 8, select)? {
             return Ok(());
         }
-        if let Some((raw, key)) = self.targets(module).first() {
+        let left = self.targets(module);
+        if let Some((raw, key)) = left.iter().find(|(_, key)| !lowered(context, key)) {
             emit_error(
                 unsafe { OperationRef::from_raw(*raw) },
                 &format!(

@@ -302,6 +302,7 @@ fn resolve(context: mlir_sys::MlirContext, namespace: &str, key: &str) -> Patter
     Pattern {
         name: qualified,
         rule,
+        may_decline: false,
     }
 }
 

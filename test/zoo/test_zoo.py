@@ -50,10 +50,6 @@ FAILS = {
     "mamba-dynamic": "export: the model failed to export with torch.export: UserError: Constraints violated (seq0)!",
     # ALiBi's repeat over a dynamic length: coreai.tile with a dynamic multiple.
     "bloom-dynamic": "'coreai.tile' 'tile_v2' with a dynamic dimension is not yet supported by the aicode writer",
-    **{f"{name}-dynamic": "convert: cannot decompose 'aten.linear.default': a view to [1, -1, -1, 64] has more "
-                          "than one dynamic dimension" for name in ["convnext", "timm_edgenext"]},
-    **{f"{name}-dynamic": "convert: cannot decompose 'aten.group_norm.default': this decomposition needs a static "
-                          "shape, got the dynamic dim 0" for name in ["timm_poolformer", "wav2vec2"]},
     # The export specializes the image side: the asset takes 64 px only.
     "mobilevit-dynamic": "coreai-run: input 'x': shape [1, 3, 96, 96] does not match the argument type "
                          "tensor<1x3x64x64xf32>",

@@ -162,3 +162,20 @@ func.func @linear_3d_dynamic(%x: tensor<?x3x8xf32>, %w: tensor<5x8xf32>, %b: ten
   %0 = aten.linear.default %x, %w, %b : (tensor<?x3x8xf32>, tensor<5x8xf32>, tensor<5xf32>) -> tensor<?x3x5xf32>
   return %0 : tensor<?x3x5xf32>
 }
+
+// -----
+
+// A decomposition that declines on an op legalize-aten-to-coreai lowers
+// keeps the op, and erases what it built before declining: linear with two
+// dynamic batch dims (the flattening view needs one) stays as it is; group_norm
+// with a dynamic batch becomes native_group_norm, whose decomposition needs
+// the batch size; nothing else is left.
+// CHECK-LABEL: func.func @kept_when_the_decomposition_declines(
+// CHECK-NEXT:    %[[Y:.*]] = aten.linear.default
+// CHECK-NEXT:    %[[G:[^,]*]], {{.*}} = aten.native_group_norm.default {{.*}}N = -1
+// CHECK-NEXT:    return %[[Y]], %[[G]]
+func.func @kept_when_the_decomposition_declines(%x: tensor<?x?x8xf32>, %w: tensor<16x8xf32>, %g: tensor<?x4x5xf32>) -> (tensor<?x?x16xf32>, tensor<?x4x5xf32>) {
+  %0 = aten.linear.default %x, %w : (tensor<?x?x8xf32>, tensor<16x8xf32>) -> tensor<?x?x16xf32>
+  %1 = aten.group_norm.default %g {num_groups = 2 : i64, eps = 1.0e-05 : f64, cudnn_enabled = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<?x4x5xf32>) -> tensor<?x4x5xf32>
+  return %0, %1 : tensor<?x?x16xf32>, tensor<?x4x5xf32>
+}

@@ -240,7 +240,12 @@ impl Decompose {
         if self.decompose.iter().any(|k| k == key) {
             return true;
         }
-        self.table.decomposes(key) && (lookup(key).is_some() || !lowered(context, key))
+        let decomposed = lookup(key).is_some();
+        // An op nothing lowers is decomposed whenever a table is in use,
+        // listed or not (torch's tables omit some, e.g. batch norm's
+        // no_stats overload).
+        let only_way = decomposed && self.table != Table::None && !lowered(context, key);
+        only_way || (self.table.decomposes(key) && (decomposed || !lowered(context, key)))
     }
 
     /// Every op to decompose now, in pre-order.

@@ -194,6 +194,9 @@ class M(torch.nn.Module):
         outs.append(torch._weight_norm(y, y[:1, :, :1] + 2, 1))
         outs.append(torch._weight_norm(y, y[:1, :1, :1] + 2, -1))
         outs.append(torch._weight_norm(y, y[:1, :1, :] + 2, 2))
+        # Batch statistics without running ones (timm's ScaledStdConv2d).
+        outs.append(F.batch_norm(y, None, None, training=True, eps=1e-3))
+        outs.append(F.batch_norm(x, None, None, weight=x[0, :, 0, 0] + 2, bias=x[0, :, 1, 1], training=True))
         return tuple(outs)
 
 def factory():
@@ -209,7 +212,7 @@ def test_decomposition_branches(tmp_path):
     src.write_text(BRANCHES)
     none = export(f"{src}:factory", [], tmp_path / "none", "none")
     reached = {"diff.default", "where.ScalarOther", "min.other", "max.other", "adaptive_avg_pool1d.default",
-               "_weight_norm.default"}
+               "_weight_norm.default", "_native_batch_norm_legit.no_stats"}
     assert reached <= aten_ops(none.read_text()), sorted(reached - aten_ops(none.read_text()))
     decomposed = decompose(none, tmp_path / "none" / "decomposed.mlir")
     assert not aten_ops(decomposed.read_text()) & coreai_table() - kept_for_the_legalizer()

@@ -34,8 +34,6 @@ import pipeline
 # model -> the first error of the default convert(): every case of our
 # compiler for the model (static variants, dynamic export) fails with it.
 NOT_CONVERTED = {
-    # ScaledStdConv2d standardizes its weight with F.batch_norm(w, None, None, training=True).
-    "timm_nfnet": "convert: the module contains unsupported ops: aten._native_batch_norm_legit.no_stats",
 }
 
 # "MODEL-VARIANT" or "MODEL-dynamic" -> the case's failure ("STAGE: first error").

@@ -5,6 +5,7 @@ use crate::lowering::Scalar;
 use melior::ir::ValueLike;
 
 pub static RULES: &[(&str, super::DecomposeFn)] = &[
+    ("_native_batch_norm_legit.no_stats", batch_norm_no_stats),
     ("_weight_norm.default", weight_norm),
     ("adaptive_avg_pool1d.default", adaptive_avg_pool1d),
     ("adaptive_avg_pool2d.default", adaptive_avg_pool2d),
@@ -455,4 +456,58 @@ fn weight_norm<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
     )?;
     let scale = binary(cx, "div.Tensor", g, norm, element(g)?)?;
     Ok(vec![binary(cx, "mul.Tensor", v, scale, el)?])
+}
+
+// aten._native_batch_norm_legit.no_stats(%x, %w?, %b?) {training, momentum, eps}
+//   (batch statistics without running ones: F.batch_norm(x, None, None, training=True),
+//    e.g. timm's ScaledStdConv2d standardizing its weight), as torch._decomp does it:
+//   mean = mean.dim(%x, every dim but 1, keepdim)
+//   rstd = rsqrt(var.correction(%x, same dims, correction = 0, keepdim) + eps)
+//   → ((%x - mean) * rstd) * %w' + %b'   (%w', %b' viewed as [1, C, 1, ...]),
+//     mean and rstd viewed as [C]
+fn batch_norm_no_stats<'c, 'a>(cx: Cx<'_, 'c, 'a>) -> Out<'c, 'a> {
+    let g = groups(cx)?;
+    let x = cx.operand(0)?;
+    let xs = shape(x)?;
+    if xs.len() < 2 || xs[1] < 0 {
+        return Err("batch norm needs an [N, C, ...] input with a static C".into());
+    }
+    let el = element(x)?;
+    let dims: Vec<i64> = (0..xs.len() as i64).filter(|&d| d != 1).collect();
+    let mut kept = vec![1; xs.len()];
+    kept[1] = xs[1];
+    let stat = tensor(cx, &kept, el)?;
+    let keep = a_bool(cx, true)?;
+    let mean = aten(
+        cx,
+        "mean.dim",
+        &[x],
+        stat,
+        &[("dim", a_ints(cx, &dims)?), ("keepdim", keep)],
+    )?;
+    let attrs = [
+        ("dim", a_ints(cx, &dims)?),
+        ("correction", a_int(cx, 0)?),
+        ("keepdim", keep),
+    ];
+    let var = aten(cx, "var.correction", &[x], stat, &attrs)?;
+    let eps = get_f64(cx, "eps")?;
+    let rstd = unary(
+        cx,
+        "rsqrt.default",
+        binary_scalar(cx, "add.Tensor", var, Scalar::Float(eps))?,
+    )?;
+    let centred = binary(cx, "sub.Tensor", x, mean, el)?;
+    let mut y = binary(cx, "mul.Tensor", centred, rstd, el)?;
+    if let Some(w) = optional(&g, 1) {
+        y = binary(cx, "mul.Tensor", y, view(cx, w, &kept)?, el)?;
+    }
+    if let Some(b) = optional(&g, 2) {
+        y = binary(cx, "add.Tensor", y, view(cx, b, &kept)?, el)?;
+    }
+    Ok(vec![
+        y,
+        view(cx, mean, &[xs[1]])?,
+        view(cx, rstd, &[xs[1]])?,
+    ])
 }

@@ -179,3 +179,22 @@ func.func @kept_when_the_decomposition_declines(%x: tensor<?x?x8xf32>, %w: tenso
   %1 = aten.group_norm.default %g {num_groups = 2 : i64, eps = 1.0e-05 : f64, cudnn_enabled = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<?x4x5xf32>) -> tensor<?x4x5xf32>
   return %0, %1 : tensor<?x?x16xf32>, tensor<?x4x5xf32>
 }
+
+// -----
+
+// Batch statistics without running ones (no lowering, and in no torch
+// table): decomposed whenever a table is in use, as torch._decomp does.
+// CHECK-LABEL: func.func @batch_norm_no_stats(
+// CHECK:         %[[M:.*]] = aten.mean.dim %[[X:[^ ]*]] {dim = [0, 2, 3], keepdim = true} : (tensor<2x3x4x5xf32>) -> tensor<1x3x1x1xf32>
+// CHECK:         %[[V:.*]] = aten.var.correction %[[X]] {correction = 0 : i64, dim = [0, 2, 3], keepdim = true}
+// CHECK:         %[[E:.*]] = aten.add.Tensor %[[V]]
+// CHECK:         %[[R:.*]] = aten.rsqrt.default %[[E]]
+// CHECK:         %[[C:.*]] = aten.sub.Tensor %[[X]], %[[M]]
+// CHECK:         %[[Y:.*]] = aten.mul.Tensor %[[C]], %[[R]]
+// CHECK:         %[[W:.*]] = aten.view.default %{{.*}} {size = [1, 3, 1, 1]}
+// CHECK:         aten.mul.Tensor %[[Y]], %[[W]]
+// CHECK-NOT:     aten._native_batch_norm_legit
+func.func @batch_norm_no_stats(%x: tensor<2x3x4x5xf32>, %w: tensor<3xf32>) -> (tensor<2x3x4x5xf32>, tensor<3xf32>) {
+  %0:3 = aten._native_batch_norm_legit.no_stats %x, %w {training = true, momentum = 0.1 : f64, eps = 1.0e-05 : f64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x3x4x5xf32>, tensor<3xf32>) -> (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %0#0, %0#2 : tensor<2x3x4x5xf32>, tensor<3xf32>
+}

@@ -55,9 +55,11 @@
 //!
 //! `islands=none` converts every op of the kinds above too.
 //!
-//! Constants: a float constant holding a finite value outside the f16 range
-//! (|x| > 65504 after rounding) is an error at the constant when one of its
-//! users converts; `keep-f32=<that op>` (or calibration) keeps the user and
+//! Constants: `torch.finfo(torch.float32).min`/`.max` become f16's ±65504
+//! (the finite "minus infinity" of additive masks, as the modeling code
+//! writes it when run in f16); any other float constant holding a finite
+//! value outside the f16 range (|x| > 65504 after rounding) is an error at
+//! the constant when one of its users converts; `keep-f32=<that op>` (or calibration) keeps the user and
 //! the constant in f32.
 //!
 //! Signatures: `io=f32` (default) keeps every public graph's signature

@@ -225,3 +225,17 @@ coreai.graph @resize(%x: tensor<1x2x4x5xf32>) -> tensor<1x2x8x10xf32> {
   %y = coreai.interpolate %x, %shape, %scale, %offset {interpolation_mode = #coreai.interpolation_mode<nearest_neighbor>} : (tensor<1x2x4x5xf32>, tensor<4xsi32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x2x8x10xf32>
   coreai.output %y : tensor<1x2x8x10xf32>
 }
+
+// -----
+
+// torch.finfo(torch.float32).min, the finite "minus infinity" of an additive
+// attention mask, becomes f16's lowest finite value (what the modeling code
+// writes in f16); the add converts.
+// CHECK-LABEL: coreai.graph @finfo_min_mask(
+// CHECK:         %[[K:.*]] = coreai.constant dense<-6.550400e+04> : tensor<1x4xf16>
+// CHECK:         coreai.decomposable.broadcasting_add %{{.*}}, %[[K]] : (tensor<2x4xf16>, tensor<1x4xf16>) -> tensor<2x4xf16>
+coreai.graph @finfo_min_mask(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %k = coreai.constant dense<-3.40282347E+38> : tensor<1x4xf32>
+  %m = coreai.decomposable.broadcasting_add %x, %k : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+  coreai.output %m : tensor<2x4xf32>
+}

@@ -306,12 +306,9 @@ pub fn float_values(attr: MlirAttribute) -> Option<Vec<f32>> {
 }
 
 /// A dense f16 elements attribute of `ty` (an f16 tensor type) holding
-/// `values` rounded to nearest even (one value: a splat).
+/// `values` as [`constant_f16`] converts them (one value: a splat).
 pub fn f16_attribute(ty: MlirType, values: &[f32]) -> MlirAttribute {
-    let bits: Vec<u16> = values
-        .iter()
-        .map(|v| half::f16::from_f32(*v).to_bits())
-        .collect();
+    let bits: Vec<u16> = values.iter().map(|v| constant_f16(*v).to_bits()).collect();
     unsafe {
         if bits.len() == 1 {
             let ctx = mlirTypeGetContext(ty);
@@ -327,7 +324,26 @@ pub fn f16_attribute(ty: MlirType, values: &[f32]) -> MlirAttribute {
     }
 }
 
-/// Whether a finite f32 becomes infinite in f16.
+/// A constant's f32 value in f16: rounded to nearest even, except the
+/// extremes `torch.finfo(torch.float32).min` / `.max`, which become f16's
+/// (±65504). Modeling code writes them as "minus infinity that stays finite"
+/// (Hugging Face's additive attention masks use `finfo(dtype).min`): the
+/// same code run in f16 writes f16's extremes, and rounding would give ±inf.
+pub fn constant_f16(v: f32) -> half::f16 {
+    match v {
+        f32::MAX => half::f16::MAX,
+        f32::MIN => half::f16::MIN,
+        v => half::f16::from_f32(v),
+    }
+}
+
+/// Whether `v` is `torch.finfo(torch.float32).min` or `.max` (see
+/// [`constant_f16`]).
+pub fn is_f32_extreme(v: f32) -> bool {
+    v == f32::MAX || v == f32::MIN
+}
+
+/// Whether a finite f32 constant becomes infinite in f16 ([`constant_f16`]).
 pub fn overflows_f16(v: f32) -> bool {
-    v.is_finite() && half::f16::from_f32(v).is_infinite()
+    v.is_finite() && constant_f16(v).is_infinite()
 }

@@ -143,6 +143,7 @@ pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usi
                         x.is_finite()
                             && x.abs() > LARGE_CONSTANT
                             && !ir::overflows_f16(*x)
+                            && !ir::is_f32_extreme(*x)
                             && half::f16::from_f32(*x).to_f32() != *x
                     })
                 });

@@ -243,6 +243,34 @@ def test_a_dynamic_batch_decodes_like_coreai_core_and_runs(name, spec, tmp_path)
     assert verdict["ok"], verdict
 
 
+DYNAMIC_TILE = """module {
+  coreai.graph @main(%x: tensor<2x?xf32> {coreai.name = "x"}) -> (tensor<6x?xf32> {coreai.name = "y"}) {
+    %r = coreai.constant dense<[3, 2]> : tensor<2xui32>
+    %y = coreai.tile %x, %r : (tensor<2x?xf32>, tensor<2xui32>) -> tensor<6x?xf32>
+    coreai.output %y : tensor<6x?xf32>
+  }
+}
+"""
+
+
+def test_a_dynamic_tile_decodes_like_coreai_core_and_runs(tmp_path):
+    """coreai.tile of a dynamic input (BLOOM's ALiBi repeat over a dynamic
+    length): tile_v2's region reads the input's shape with get_shape_v2, as
+    coreai-core writes it; the asset runs at a length like numpy's tile."""
+    module = tmp_path / "tile.mlir"
+    module.write_text(DYNAMIC_TILE)
+    ir = compile_(module, "--compile-to", "target").stdout
+    ours, theirs = tmp_path / "ours.aimodel", tmp_path / "theirs.aimodel"
+    compile_(module, "-o", ours, "--format", "aicode")
+    core_save_asset(ir, theirs)
+    assert decoded_ir(ours / "main.mlirb") == decoded_ir(theirs / "main.mlirb")
+    x = np.arange(10, dtype=np.float32).reshape(2, 5)
+    np.savez(tmp_path / "in.npz", x=x)
+    summary, got = runtime(ours, tmp_path / "in.npz", tmp_path / "out.npz")
+    assert summary["is_valid"], summary
+    np.testing.assert_array_equal(got["y"], np.tile(x, (3, 2)))
+
+
 def test_a_dynamic_batch_asset_runs_another_batch_size_like_pytorch(tmp_path):
     """The dynamic-batch MLP asset, run at batch 5 (exported at 3)."""
     import torch

@@ -40,8 +40,6 @@ NOT_CONVERTED = {
 FAILS = {
     # The Mamba scan loops over the sequence in Python: torch.export specializes its length.
     "mamba-dynamic": "export: the model failed to export with torch.export: UserError: Constraints violated (seq0)!",
-    # ALiBi's repeat over a dynamic length: coreai.tile with a dynamic multiple.
-    "bloom-dynamic": "'coreai.tile' 'tile_v2' with a dynamic dimension is not yet supported by the aicode writer",
     # The export specializes the image side: the asset takes 64 px only.
     "mobilevit-dynamic": "coreai-run: input 'x': shape [1, 3, 96, 96] does not match the argument type "
                          "tensor<1x3x64x64xf32>",

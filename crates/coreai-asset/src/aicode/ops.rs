@@ -1239,7 +1239,8 @@ pub fn batch_matmul(
 /// `tile_v2(x, reps)`, `reps` a ui32 vector: coreai-core's region expands
 /// `x` with a unit dim before each dim (`expand_dims_v1` at 0, 2, ...),
 /// broadcasts those to `reps` (`concat_v1` of an empty shape and `reps`,
-/// `broadcast_in_dims_v1`) and reshapes to the shape times `reps`.
+/// `broadcast_in_dims_v1`) and reshapes to the shape times `reps` (the
+/// shape a constant, or `get_shape_v2` of a dynamic `x`).
 pub fn tile(
     p: &mut Program,
     b: &mut Body,
@@ -1248,7 +1249,6 @@ pub fn tile(
     result: &TensorType,
 ) -> Result<Value, Unsupported> {
     let (t, rt) = (b.ty(x).clone(), b.ty(reps).clone());
-    require_static("tile_v2", &[&t, result])?;
     let rank = t.dims.len();
     if rt.dims != [rank as i64] || rt.elt != Elt::UI32 {
         return Err(Unsupported(format!(
@@ -1297,8 +1297,12 @@ pub fn tile(
             &[expanded, sizes, axes],
             &TensorType::new(&broadcast_dims, t.elt),
         );
-        let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
-        let shape = constant(p, r, &Dense::u32s(&dims), &shape_ty);
+        let shape = if t.is_static() {
+            let dims: Vec<u32> = t.dims.iter().map(|&d| d as u32).collect();
+            constant(p, r, &Dense::u32s(&dims), &shape_ty)
+        } else {
+            simple(p, r, "primitive.get_shape_v2", None, &[input], &shape_ty)
+        };
         let out_shape = simple(p, r, "primitive.mul_v1", None, &[shape, sizes], &shape_ty);
         simple(
             p,

@@ -338,7 +338,8 @@ def test_index_tensors_broadcast_over_a_dynamic_length(n, tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# 5. A dynamic image side through convolutions, pools and resampling: floor
+# 5. A dynamic image side through convolutions (1-D, 2-D, 3-D, transposed),
+# pads (negative constant pads crop), pools and resampling: floor
 # and ceil mode, padding counted or not in the average, global pooling;
 # nearest and bilinear resizing (align_corners or not) to another tensor's
 # size, up and down, and to a fixed size. Window counts, divisors and source
@@ -380,8 +381,37 @@ def factory():
     return M(), (torch.randn(1, 3, 16, 12),)
 '''
 
+DYNAMIC_CONVOLUTIONS = '''
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv1d(3, 2, 3, stride=2, padding=1)
+        self.t1 = torch.nn.ConvTranspose1d(3, 2, 3, stride=2, padding=1, output_padding=1)
+        self.t2 = torch.nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1)
+        self.c3 = torch.nn.Conv3d(3, 2, 3, padding=1)
+    def forward(self, x):
+        f = x.flatten(2)
+        return self.c1(f), self.t1(f), self.t2(x), self.c3(x[:, :, None].expand(-1, -1, 3, -1, -1))
+def factory():
+    torch.manual_seed(9)
+    return M(), (torch.randn(1, 3, 16, 12),)
+'''
+
+# Negative constant padding crops a dynamic dim (a negative end bound).
+DYNAMIC_PADS = '''
+class M(torch.nn.Module):
+    def forward(self, x):
+        pad = torch.nn.functional.pad
+        return pad(x, (-1, 2, 1, -2)), pad(x, (0, -3, -2, 0), value=4.0), pad(x, (1, 1, 2, 0), mode="reflect"), \\
+            pad(x, (2, 1, 0, 1), mode="replicate")
+def factory():
+    return M(), (torch.randn(1, 3, 16, 12),)
+'''
+
 IMAGE_PROGRAMS = {
     "pools": DYNAMIC_POOLS,
+    "convolutions": DYNAMIC_CONVOLUTIONS,
+    "pads": DYNAMIC_PADS,
     **{name: RESIZE.replace("RESIZE", call) for name, call in [
         ("bilinear-up", 'y, size=x.shape[-2:], mode="bilinear"'),
         ("bilinear-up-align-corners", 'y, size=x.shape[-2:], mode="bilinear", align_corners=True'),

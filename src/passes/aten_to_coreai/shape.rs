@@ -1107,17 +1107,24 @@ fn constant_pad<'c, 'a>(
     let cropped_dims: Vec<usize> = (0..rank)
         .filter(|&i| pads[2 * i] < 0 || pads[2 * i + 1] < 0)
         .collect();
-    let d = dims_static_at(cx, 0, &cropped_dims)?;
+    let d = dims(cx.operand_tensor(0)?);
     let mut x = cx.operand(0)?;
     if !cropped_dims.is_empty() {
+        // A dynamic dim is cropped at its end by a negative end bound,
+        // which coreai.slice counts from the end, as Python does.
+        let end = |i: usize| match (d[i], pads[2 * i + 1]) {
+            (DYNAMIC, after) if after < 0 => after,
+            (DYNAMIC, _) => TO_END,
+            (n, after) => n + after.min(0),
+        };
         let bounds: Vec<(i64, i64, i64)> = (0..rank)
             .map(|i| match cropped_dims.contains(&i) {
-                true => ((-pads[2 * i]).max(0), d[i] + pads[2 * i + 1].min(0), 1),
+                true => ((-pads[2 * i]).max(0), end(i), 1),
                 false => (0, TO_END, 1),
             })
             .collect();
         let cropped: Vec<i64> = (0..rank)
-            .map(|i| match cropped_dims.contains(&i) {
+            .map(|i| match cropped_dims.contains(&i) && d[i] != DYNAMIC {
                 true => (bounds[i].1 - bounds[i].0).max(0),
                 false => d[i],
             })

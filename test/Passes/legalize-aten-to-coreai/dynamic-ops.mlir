@@ -231,3 +231,17 @@ func.func @masked_scatter_dynamic(%x: tensor<?x3xf32>, %m: tensor<?x3xi1>, %s: t
   %0 = aten.masked_scatter.default %x, %m, %s : (tensor<?x3xf32>, tensor<?x3xi1>, tensor<?x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// A negative constant pad on a dynamic dim crops it with a negative end
+// bound (coreai.slice counts it from the end); the positive pads follow.
+// CHECK-LABEL: coreai.graph @constant_pad_negative_dynamic(
+// CHECK:         %[[B:.*]] = coreai.constant dense<[0, 0, 0, 1]> : tensor<4xsi32>
+// CHECK:         %[[E:.*]] = coreai.constant dense<[2147483647, 2147483647, -2, 2147483647]> : tensor<4xsi32>
+// CHECK:         %[[S:.*]] = coreai.slice %{{.*}}, %[[B]], %[[E]], %{{.*}} -> tensor<1x2x?x?xf32>
+// CHECK:         coreai.pad %[[S]], {{.*}} -> tensor<1x2x?x?xf32>
+func.func @constant_pad_negative_dynamic(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32> {
+  %0 = aten.constant_pad_nd.default %x {pad = [-1, 2, 1, -2], value = 0.0 : f64} : (tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
+  return %0 : tensor<1x2x?x?xf32>
+}

@@ -268,7 +268,40 @@ def export_module(model, inputs, decompositions="coreai", dynamic_shapes=None):
             raise ExportFailure(
                 f"the model failed to export with torch.export: {type(e).__name__}: {e}\n{EXPORT_ADVICE}"
             ) from e
-        return decompose(ep, decompositions)
+        before = _symbolic_dims(ep)
+        ep = decompose(ep, decompositions)
+        lost = [(name, d, size) for (name, d), size in _input_dims(ep).items()
+                if (name, d) in before and isinstance(size, int)]
+        if lost:
+            dims = ", ".join(f"{name} dim {d} ({before[name, d]}) became {size}" for name, d, size in lost)
+            raise ExportFailure(
+                f"run_decompositions({decompositions!r}) specialized dynamic dims: {dims}; the asset would take that "
+                "size only. What to do: export with those dims static (or as static_shapes configurations), or "
+                "change the model code that needs their value (an int() of a size, a Python loop over it)."
+            )
+        return ep
+
+
+def _input_dims(ep):
+    """{(user input name, dim): size (an int, or a symbolic SymInt)} of `ep`."""
+    from torch.export.graph_signature import InputKind
+
+    from .importer import _is_concrete
+
+    users = {s.arg.name: s.target or s.arg.name for s in ep.graph_signature.input_specs
+             if s.kind == InputKind.USER_INPUT}
+    out = {}
+    for node in ep.graph.nodes:
+        val = node.meta.get("val") if node.op == "placeholder" and node.name in users else None
+        if isinstance(val, torch.Tensor):
+            for d, size in enumerate(val.shape):
+                out[users[node.name], d] = int(size) if _is_concrete(size) else size
+    return out
+
+
+def _symbolic_dims(ep):
+    """{(user input name, dim): its symbolic size as text} of `ep`."""
+    return {key: str(size) for key, size in _input_dims(ep).items() if isinstance(size, torch.SymInt)}
 
 
 def _compiler_support():

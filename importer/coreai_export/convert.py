@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 from . import progress
-from .exporting import ExportFailure, export_module
+from .exporting import COMPILER, ExportFailure, export_module
 from .externalize import Externalize, externalized
 from .importer import ImportError_, import_program
 
@@ -81,6 +81,17 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
     specs = [Externalize.of(s) for s in externalize]
     # Steps: torch.export and the import per program, then coreai-compile.
     programs_count = len(static_shapes) if isinstance(static_shapes, dict) and static_shapes else 1
+    token = COMPILER.set(compiler)
+    try:
+        return _convert(model, example_inputs, output, programs_count, static_shapes, specs, target=target,
+                        precision=precision, decompositions=decompositions, dynamic_shapes=dynamic_shapes,
+                        hw_constraints=hw_constraints, metadata=metadata, compiler=compiler)
+    finally:
+        COMPILER.reset(token)
+
+
+def _convert(model, example_inputs, output, programs_count, static_shapes, specs, *, target, precision,
+             decompositions, dynamic_shapes, hw_constraints, metadata, compiler):
     with progress.display(total=2 * programs_count + 1):
         if static_shapes is None:
             programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs))]

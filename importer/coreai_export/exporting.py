@@ -3,6 +3,7 @@
 import importlib
 import importlib.util
 import contextlib
+import contextvars
 import inspect
 import io
 import os
@@ -304,13 +305,18 @@ def _symbolic_dims(ep):
     return {key: str(size) for key, size in _input_dims(ep).items() if isinstance(size, torch.SymInt)}
 
 
+# The coreai-compile binary the import's fallback asks for its ATen support
+# (`convert(compiler=...)` sets it around the import); None: find_compiler().
+COMPILER = contextvars.ContextVar("coreai_export_compiler", default=None)
+
+
 def _compiler_support():
     """The compiler's ATen support, or None when no compiler is found (the
     import then leaves every op to it)."""
     from .convert import CompileFailure, find_compiler
 
     try:
-        return compiler_support(find_compiler())
+        return compiler_support(COMPILER.get() or find_compiler())
     except CompileFailure:
         return None
 

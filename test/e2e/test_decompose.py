@@ -354,6 +354,27 @@ def test_ops_the_compiler_lacks_fall_back_to_pytorchs_decomposition_at_import(tm
     assert_pipeline_matches(aten, tmp_path)
 
 
+def test_the_fallback_asks_the_compiler_convert_was_given(tmp_path):
+    """convert(compiler=...) is the binary the import's fallback asks for
+    its ATen support, not the one found on PATH."""
+    from coreai_export.convert import convert, find_compiler
+
+    log = tmp_path / "calls.log"
+    wrapper = tmp_path / "my-compile"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec {find_compiler()} "$@"\n')
+    wrapper.chmod(0o755)
+    model, inputs = load_factory(FALLBACK)()
+    convert(model, inputs, tmp_path / "m.aimodel", compiler=str(wrapper))
+    calls = log.read_text().splitlines()
+    assert calls[0] == "--print-aten-support" and len(calls) == 2, calls
+
+
+def load_factory(source):
+    ns = {}
+    exec(source, ns)  # noqa: S102
+    return ns["factory"]
+
+
 def export_with_stderr(src, out, tmp_path):
     from toolchain import export as export_tool
     return export_tool(src, out, "--decompositions", "none", inputs_out=tmp_path / "in.npz",

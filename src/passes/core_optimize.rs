@@ -23,6 +23,9 @@
 //!   - `batch_norm`: a `batch_norm` composite call with constant
 //!     statistics becomes `x * s + b`, with `s` folded into the weights of
 //!     a convolution before it (value-changing: off under `exact=true`);
+//!   - `scales`: a constant scale after a convolution (and its constant
+//!     bias) folded into its weights, two constant scales in a row merged
+//!     (value-changing: off under `exact=true`);
 //!   - `dead_code`: ops without uses and without effects, private graphs no
 //!     one calls;
 //!   - `dedup`: equal constants (`dense_resource` blobs compared by their
@@ -36,8 +39,8 @@
 //! computes it; the folds behind coreai-core's known miscompiles are never
 //! made (a float→int→float cast pair is not an identity; floor division by
 //! 1 is not an identity; integer accumulators are never narrowed). The
-//! default (`exact=false`) adds the value-changing `batch_norm` family,
-//! whose error bound is stated in `core_optimize/batch_norm.rs`.
+//! default (`exact=false`) adds the value-changing `batch_norm` and
+//! `scales` families, whose error bounds are stated in their files.
 //!
 //! Composites: a `noinline` graph (one with a `composite_decl`) is never
 //! inlined or rewritten across its boundary; its body is optimized like any
@@ -68,6 +71,7 @@ mod dedup;
 mod fold_constants;
 mod identities;
 mod linear;
+mod scales;
 mod shape_chains;
 pub(crate) use shape_chains::RESHAPES;
 
@@ -188,6 +192,16 @@ static PATTERNS: &[(&str, &str, Pattern)] = &[
         "coreai.decomposable.broadcasting_mul",
         "mul-by-one",
         identities::mul_by_one,
+    ),
+    (
+        "coreai.decomposable.broadcasting_mul",
+        "fold-scale-into-convolution",
+        scales::fold_scale_into_convolution,
+    ),
+    (
+        "coreai.decomposable.broadcasting_mul",
+        "merge-constant-scales",
+        scales::merge_constant_scales,
     ),
     (
         "coreai.decomposable.broadcasting_add",

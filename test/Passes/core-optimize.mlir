@@ -455,6 +455,56 @@ coreai.graph @batch_norm_into_conv(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf3
 
 // -----
 
+// A per-channel constant scale after a convolution and its constant bias
+// (ConvNeXt's layer scale) folds into the weights and the bias:
+// W' = W * c, b' = b * c (value-changing: not under exact=true).
+// CHECK-LABEL: coreai.graph @scale_into_conv(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<1x2x3x3xf32>
+// CHECK:         %[[W:.*]] = coreai.constant dense<{{\[\[\[\[}}5.000000e-01]], {{\[\[}}1.000000e+00]]], {{\[\[\[}}9.000000e+00]], {{\[\[}}1.200000e+01]]]]> : tensor<2x2x1x1xf32>
+// CHECK:         %[[C:.*]] = coreai.conv2d %[[X]], %[[W]]
+// CHECK:         %[[B:.*]] = coreai.constant dense<{{\[\[\[\[}}5.000000e-01]], {{\[\[}}-3.000000e+00]]]]> : tensor<1x2x1x1xf32>
+// CHECK:         %[[Y:.*]] = coreai.decomposable.broadcasting_add %[[C]], %[[B]]
+// CHECK-NOT:     broadcasting_mul
+// CHECK:         coreai.output %[[Y]]
+// EXACT-LABEL: coreai.graph @scale_into_conv(
+// EXACT:         coreai.conv2d
+// EXACT:         coreai.decomposable.broadcasting_add
+// EXACT:         coreai.decomposable.broadcasting_mul
+coreai.graph @scale_into_conv(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %w = coreai.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  %strides = coreai.constant dense<1> : tensor<2xui32>
+  %dil = coreai.constant dense<1> : tensor<2xui32>
+  %groups = coreai.constant dense<1> : tensor<ui32>
+  %b = coreai.constant dense<[[[[1.0]], [[-1.0]]]]> : tensor<1x2x1x1xf32>
+  %c = coreai.constant dense<[[[[0.5]], [[3.0]]]]> : tensor<1x2x1x1xf32>
+  %0 = coreai.conv2d %x, %w, %strides, %dil, %groups : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>) -> tensor<1x2x3x3xf32>
+  %1 = coreai.decomposable.broadcasting_add %0, %b : (tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %2 = coreai.decomposable.broadcasting_mul %1, %c : (tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  coreai.output %2 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Two constant scales in a row (NFNet's gain, then alpha) become one; a
+// scale whose convolution is used elsewhere stays.
+// CHECK-LABEL: coreai.graph @scales_merge(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3xf32>
+// CHECK:         %[[K:.*]] = coreai.constant dense<4.000000e-01> : tensor<f32>
+// CHECK:         %[[Y:.*]] = coreai.decomposable.broadcasting_mul %[[X]], %[[K]]
+// CHECK-NOT:     broadcasting_mul
+// CHECK:         coreai.output %[[Y]]
+// EXACT-LABEL: coreai.graph @scales_merge(
+// EXACT-COUNT-2: coreai.decomposable.broadcasting_mul
+coreai.graph @scales_merge(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %two = coreai.constant dense<2.0> : tensor<f32>
+  %alpha = coreai.constant dense<0.2> : tensor<f32>
+  %0 = coreai.decomposable.broadcasting_mul %x, %two : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = coreai.decomposable.broadcasting_mul %alpha, %0 : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  coreai.output %1 : tensor<2x3xf32>
+}
+
+// -----
+
 // The rewrite driver numbers core-optimize's rewrites in program order
 // (trace-rewrites=true prints them); max-rewrites=1 applies only the first:
 // the reshape chain collapses, x * 1 stays. Dead code is not a rewrite: the

@@ -80,13 +80,17 @@ fn batch_norm_eps(graph: MlirOperation) -> Result<f64, Decline> {
 }
 
 /// A ranked tensor type of `shape` and `element` (`f32`, `f16`).
-fn tensor<'c>(cx: &LoweringCx<'c, '_>, shape: &[i64], element: &str) -> Result<Type<'c>, Decline> {
+pub(super) fn tensor<'c>(
+    cx: &LoweringCx<'c, '_>,
+    shape: &[i64],
+    element: &str,
+) -> Result<Type<'c>, Decline> {
     let dims: Vec<String> = shape.iter().map(|d| format!("{d}x")).collect();
     cx.parse_type(&format!("tensor<{}{element}>", dims.concat()))
 }
 
 /// `v` reshaped to `shape`.
-fn reshaped<'c, 'a>(
+pub(super) fn reshaped<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     v: Value<'c, 'a>,
     shape: &[i64],
@@ -98,7 +102,7 @@ fn reshaped<'c, 'a>(
 }
 
 /// `v` cast to `ty` (nothing when it has it).
-fn cast<'c, 'a>(
+pub(super) fn cast<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     v: Value<'c, 'a>,
     ty: Type<'c>,
@@ -110,7 +114,7 @@ fn cast<'c, 'a>(
 }
 
 /// The element type name of a float tensor the fold handles.
-fn float_element(ty: Type<'_>) -> Option<&'static str> {
+pub(super) fn float_element(ty: Type<'_>) -> Option<&'static str> {
     unsafe {
         if !mlir_sys::mlirTypeIsARankedTensor(ty.to_raw()) {
             return None;
@@ -185,8 +189,8 @@ pub fn fold_batch_norm<'c, 'a>(
     let mut channel_shape = vec![1i64; rank];
     channel_shape[1] = channels;
     let channel_ty = tensor(cx, &channel_shape, element)?;
-    let (scaled, bias) = match scale_convolution(cx, x, s, bias, channels, element)? {
-        Some(folded) => folded,
+    let (scaled, bias) = match scale_convolution(cx, x, s, Some(bias), channels, element)? {
+        Some((conv, b)) => (conv, b.unwrap_or(bias)),
         None => {
             let s = cast(cx, reshaped(cx, s, &channel_shape, "f32")?, channel_ty)?;
             (broadcasting(cx, "mul", x, s, result)?, bias)
@@ -199,15 +203,16 @@ pub fn fold_batch_norm<'c, 'a>(
 /// When `x` is the only use of a convolution with constant weights
 /// `[C, ...]`, possibly through a constant per-channel bias add
 /// `conv(...) + c`: a copy of the convolution with weights
-/// `W * s[:, None, ...]`, and the bias (f32, `[C]`) `bias + c * s`.
-fn scale_convolution<'c, 'a>(
+/// `W * s[:, None, ...]`, and the bias (f32, `[C]`) `bias + c * s` (`c * s`
+/// without `bias`; none without either).
+pub(super) fn scale_convolution<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
     s: Value<'c, 'a>,
-    bias: Value<'c, 'a>,
+    bias: Option<Value<'c, 'a>>,
     channels: i64,
     element: &str,
-) -> Result<Option<(Value<'c, 'a>, Value<'c, 'a>)>, Decline> {
+) -> Result<Option<(Value<'c, 'a>, Option<Value<'c, 'a>>)>, Decline> {
     let vec32 = tensor(cx, &[channels], "f32")?;
     let Some(mut conv) = single_use_producer(x) else {
         return Ok(None);
@@ -241,13 +246,11 @@ fn scale_convolution<'c, 'a>(
             &[],
         )?;
         let c = cast(cx, c, vec32)?;
-        bias = broadcasting(
-            cx,
-            "add",
-            bias,
-            broadcasting(cx, "mul", c, s, vec32)?,
-            vec32,
-        )?;
+        let cs = broadcasting(cx, "mul", c, s, vec32)?;
+        bias = Some(match bias {
+            Some(b) => broadcasting(cx, "add", b, cs, vec32)?,
+            None => cs,
+        });
         conv = inner;
     }
     if !CONVOLUTIONS.contains(&op_name(conv).as_str()) {

@@ -339,7 +339,8 @@ def test_index_tensors_broadcast_over_a_dynamic_length(n, tmp_path):
 
 # ---------------------------------------------------------------------------
 # 5. A dynamic image side through convolutions (1-D, 2-D, 3-D, transposed),
-# pads (negative constant pads crop), pools and resampling: floor
+# pads (negative constant pads crop), pixel (un)shuffles, pools and
+# resampling: floor
 # and ceil mode, padding counted or not in the average, global pooling;
 # nearest and bilinear resizing (align_corners or not) to another tensor's
 # size, up and down, and to a fixed size. Window counts, divisors and source
@@ -408,8 +409,19 @@ def factory():
     return M(), (torch.randn(1, 3, 16, 12),)
 '''
 
+# Pixel shuffle and unshuffle: their shapes built at run time.
+DYNAMIC_SHUFFLES = '''
+class M(torch.nn.Module):
+    def forward(self, x):
+        y = torch.nn.functional.pixel_shuffle(torch.cat([x, x * 2, x - 1, -x], 1), 2)
+        return y, torch.nn.functional.pixel_unshuffle(y, 2) * 2
+def factory():
+    return M(), (torch.randn(1, 3, 16, 12),)
+'''
+
 IMAGE_PROGRAMS = {
     "pools": DYNAMIC_POOLS,
+    "shuffles": DYNAMIC_SHUFFLES,
     "convolutions": DYNAMIC_CONVOLUTIONS,
     "pads": DYNAMIC_PADS,
     **{name: RESIZE.replace("RESIZE", call) for name, call in [

@@ -199,21 +199,21 @@ def test_an_exported_program_with_a_dynamic_batch_is_re_exported_per_configurati
 
 
 def test_a_model_whose_dynamic_form_does_not_convert_converts_per_configuration(tmp_path):
-    """pixel_shuffle_reflect (reflection pad, conv, pixel shuffle, pads) with
-    a dynamic height declines (the pixel shuffle needs the height);
+    """upsample (nearest and bilinear resizes, one with align_corners) with a
+    dynamic height declines (align_corners' scale needs the height);
     `convert(static_shapes=...)` at two heights runs like eager PyTorch in
     coreai-core's runtime and in coreai-run."""
-    from models.convblocks import pixel_shuffle_reflect
+    from models.conv import upsample
 
     dynamic = tmp_path / "dynamic.mlir"
-    assert export_main(["--model", "models.convblocks:pixel_shuffle_reflect", "-o", str(dynamic),
+    assert export_main(["--model", "models.conv:upsample", "-o", str(dynamic),
                         "--dynamic-dims", "x:2=4:64"]) == 0
     r = subprocess.run([str(COMPILE), str(dynamic), "-o", str(tmp_path / "dynamic.aimodel")], capture_output=True,
                        text=True)
-    assert r.returncode == 1 and "cannot lower 'aten::pixel_shuffle.default'" in r.stderr
+    assert r.returncode == 1 and "cannot lower 'aten::upsample_bilinear2d.vec'" in r.stderr
 
-    model, inputs = pixel_shuffle_reflect()
-    shapes = {"h8": {"x": (1, 3, 8, 8)}, "h24": {"x": (1, 3, 24, 16)}}
+    model, inputs = upsample()
+    shapes = {"h8": {"x": (1, 2, 8, 5)}, "h24": {"x": (1, 2, 24, 7)}}
     out = convert(model, inputs, tmp_path / "m.aimodel", decompositions="coreai", static_shapes=shapes)
     assert summary(out)["function_names"] == ["main_h24", "main_h8"]
     for key, config in shapes.items():

@@ -1002,53 +1002,121 @@ fn tile_to<'c, 'a>(cx: &LoweringCx<'c, 'a>, reps: Vec<i64>) -> Lowered<'c, 'a> {
     )?])
 }
 
-/// The dims of pixel_(un)shuffle's input: the last three (C, H, W) static.
-fn spatial_dims(cx: &LoweringCx<'_, '_>) -> Result<Vec<i64>, Decline> {
-    let rank = cx.operand_tensor(0)?.rank();
-    dims_static_at(cx, 0, &(rank.saturating_sub(3)..rank).collect::<Vec<_>>())
-}
-
 // aten.pixel_shuffle(%x) {upscale_factor = r}: [*, C·r², H, W] → [*, C, H·r, W·r]
 //   (in coreai-torch's pixel_shuffle composite {upscale_factor}: composite.rs)
 //   → coreai.reshape [*, C, r, r, H, W], coreai.transpose [*, C, H, r, W, r], coreai.reshape
+//   (dynamic H or W: the shapes built at run time from coreai.get_shape %x)
 fn pixel_shuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let r = int_attr(cx, "upscale_factor")?;
-    let d = spatial_dims(cx)?;
-    let [.., c, h, w] = d[..] else {
+    let d = channel_dims(cx)?;
+    let [.., c, _, _] = d[..] else {
         return Err("pixel_shuffle needs a tensor of rank 3 or more".into());
     };
     if r <= 0 || c % (r * r) != 0 {
         return Err(format!("{c} channels are not divisible by {r}²"));
     }
     let lead = d.len() - 3;
-    let mut split = d[..lead].to_vec();
-    split.extend([c / (r * r), r, r, h, w]);
-    let x = reshape(cx, cx.operand(0)?, &split)?;
+    let x = cx.operand(0)?;
+    let e = extents_of(x)?;
+    let (h, w) = (e[lead + 1], e[lead + 2]);
+    let mut split = e[..lead].to_vec();
+    split.extend([
+        Extent::Static(c / (r * r)),
+        Extent::Static(r),
+        Extent::Static(r),
+        h,
+        w,
+    ]);
+    let x = reshape_extents(cx, x, &split)?;
     let mut perm: Vec<usize> = (0..lead).collect();
     perm.extend([lead, lead + 3, lead + 1, lead + 4, lead + 2]);
     let x = transpose(cx, x, &perm)?;
-    Ok(vec![reshape_to_result(cx, x)?])
+    let mut out = e[..lead].to_vec();
+    out.extend([
+        Extent::Static(c / (r * r)),
+        scaled(cx, h, r, "mul")?,
+        scaled(cx, w, r, "mul")?,
+    ]);
+    Ok(vec![reshape_extents(cx, x, &out)?])
 }
 
 // aten.pixel_unshuffle(%x) {downscale_factor = r}: [*, C, H·r, W·r] → [*, C·r², H, W]
 //   → coreai.reshape [*, C, H, r, W, r], coreai.transpose [*, C, r, r, H, W], coreai.reshape
+//   (dynamic H or W as in pixel_shuffle)
 fn pixel_unshuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let r = int_attr(cx, "downscale_factor")?;
-    let d = spatial_dims(cx)?;
+    let d = channel_dims(cx)?;
     let [.., c, h, w] = d[..] else {
         return Err("pixel_unshuffle needs a tensor of rank 3 or more".into());
     };
-    if r <= 0 || h % r != 0 || w % r != 0 {
+    let divides = |n: i64| n == DYNAMIC || n % r == 0;
+    if r <= 0 || !divides(h) || !divides(w) {
         return Err(format!("the spatial size {h}x{w} is not divisible by {r}"));
     }
     let lead = d.len() - 3;
-    let mut split = d[..lead].to_vec();
-    split.extend([c, h / r, r, w / r, r]);
-    let x = reshape(cx, cx.operand(0)?, &split)?;
+    let x = cx.operand(0)?;
+    let e = extents_of(x)?;
+    let (h, w) = (
+        scaled(cx, e[lead + 1], r, "floor_divide")?,
+        scaled(cx, e[lead + 2], r, "floor_divide")?,
+    );
+    let mut split = e[..lead].to_vec();
+    split.extend([
+        Extent::Static(c),
+        h,
+        Extent::Static(r),
+        w,
+        Extent::Static(r),
+    ]);
+    let x = reshape_extents(cx, x, &split)?;
     let mut perm: Vec<usize> = (0..lead).collect();
     perm.extend([lead, lead + 2, lead + 4, lead + 1, lead + 3]);
     let x = transpose(cx, x, &perm)?;
-    Ok(vec![reshape_to_result(cx, x)?])
+    let mut out = e[..lead].to_vec();
+    out.extend([Extent::Static(c * r * r), h, w]);
+    Ok(vec![reshape_extents(cx, x, &out)?])
+}
+
+/// The dims of operand 0, its channel dim (third from last) static.
+fn channel_dims(cx: &LoweringCx<'_, '_>) -> Result<Vec<i64>, Decline> {
+    let rank = cx.operand_tensor(0)?.rank();
+    dims_static_at(cx, 0, &[rank.saturating_sub(3)])
+}
+
+/// `n` `op` (`mul`, `floor_divide`) `r`: a static size, or a run-time one
+/// (a rank-0 si32 computed from `coreai.get_shape`).
+fn scaled<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    n: Extent<'c, 'a>,
+    r: i64,
+    op: &str,
+) -> Result<Extent<'c, 'a>, Decline> {
+    Ok(match n {
+        Extent::Static(n) if op == "mul" => Extent::Static(n * r),
+        Extent::Static(n) => Extent::Static(n / r),
+        Extent::DimOf(x, d) => {
+            let size = crate::emit::dim_scalar(cx, x, d, "si32")?;
+            Extent::Scalar(arith(cx, op, size, int_scalar(cx, r, "si32")?)?)
+        }
+        Extent::Scalar(v) => Extent::Scalar(arith(cx, op, v, int_scalar(cx, r, "si32")?)?),
+    })
+}
+
+/// `x` reshaped to the sizes `extents` (a shape built at run time when two
+/// or more are not static).
+fn reshape_extents<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    x: Value<'c, 'a>,
+    extents: &[Extent<'c, 'a>],
+) -> Result<Value<'c, 'a>, Decline> {
+    let to: Vec<i64> = extents
+        .iter()
+        .map(|e| match e {
+            Extent::Static(n) => *n,
+            _ => DYNAMIC,
+        })
+        .collect();
+    crate::emit::reshape_to(cx, x, &to, extents)
 }
 
 /// PyTorch's pad list (pairs for the last dim first) as coreai's

@@ -62,6 +62,14 @@ def assert_close(got, want, tol, what):
     np.testing.assert_allclose(got, want, atol=tol, rtol=tol, err_msg=what)
 
 
+def assert_both_match(ours, theirs, want, tol, at=""):
+    """Each eager output `want[key]` equals coreai-run's and coreai-core's
+    within `tol`."""
+    for key, value in want.items():
+        assert_close(ours[key], value, tol, f"coreai-run {key}{at}")
+        assert_close(theirs[key], value, tol, f"coreai-core {key}{at}")
+
+
 def outputs_of(out):
     if isinstance(out, torch.Tensor):
         return {"output": out.numpy()}
@@ -222,9 +230,7 @@ def test_item_values_bound_slices_as_in_eager(item_programs, name, rows, col, tm
     with torch.no_grad():
         want = outputs_of(model(torch.from_numpy(x), torch.tensor([col])))
     ours, theirs = run_ours(tmp_path, core, text, inputs, 0)
-    for key, value in want.items():
-        assert_close(ours[key], value, 0, f"coreai-run {key}")
-        assert_close(theirs[key], value, 0, f"coreai-core {key}")
+    assert_both_match(ours, theirs, want, 0)
 
 
 # ---------------------------------------------------------------------------
@@ -280,9 +286,7 @@ def test_shared_and_derived_dims_run_at_three_sizes(shared_program, seq, batch, 
     with torch.no_grad():
         want = outputs_of(model(*(torch.from_numpy(v) for v in inputs.values())))
     ours, theirs = run_ours(tmp_path, core, text, inputs, 0)
-    for key, value in want.items():
-        assert_close(ours[key], value, 1e-5, f"coreai-run {key}")
-        assert_close(theirs[key], value, 1e-5, f"coreai-core {key}")
+    assert_both_match(ours, theirs, want, 1e-5)
 
 
 @pytest.mark.parametrize("spec,message", [
@@ -332,18 +336,15 @@ def test_index_tensors_broadcast_over_a_dynamic_length(n, tmp_path):
     model, _ = load_source(BROADCAST_INDEX)()
     want = outputs_of(model(*(torch.from_numpy(v) for v in inputs.values())))
     ours, theirs = run_ours(tmp_path, core, text, inputs, 0)
-    for key, value in want.items():
-        assert_close(ours[key], value, 0, f"coreai-run {key}")
-        assert_close(theirs[key], value, 0, f"coreai-core {key}")
+    assert_both_match(ours, theirs, want, 0)
 
 
 # ---------------------------------------------------------------------------
 # 5. A dynamic image side through convolutions (1-D, 2-D, 3-D, transposed),
 # pads (negative constant pads crop), pixel (un)shuffles, pools and
-# resampling: floor
-# and ceil mode, padding counted or not in the average, global pooling;
-# nearest and bilinear resizing (align_corners or not) to another tensor's
-# size, up and down, and to a fixed size. Window counts, divisors and source
+# resampling: floor and ceil mode, padding counted or not in the average,
+# global pooling; nearest and bilinear resizing (align_corners or not) to
+# another tensor's size, up and down, and to a fixed size. Window counts, divisors and source
 # positions are computed at run time. One resize per program: coreai-core
 # 1.0.0b3's runtime stops on graphs holding several of them (six here, or
 # two beside the pools) with "KernelError(kernelName: "coreai.divide" ...
@@ -454,6 +455,4 @@ def test_convolutions_pools_and_resizes_run_at_each_image_size(dynamic_image, pr
     with torch.no_grad():
         want = outputs_of(model(torch.from_numpy(x)))
     ours, theirs = run_ours(tmp_path, core, text, {"x": x}, 0)
-    for key, value in want.items():
-        assert_close(ours[key], value, 1e-5, f"coreai-run {key} at {h}x{w}")
-        assert_close(theirs[key], value, 1e-5, f"coreai-core {key} at {h}x{w}")
+    assert_both_match(ours, theirs, want, 1e-5, f" at {h}x{w}")

@@ -25,16 +25,23 @@ use crate::emit::broadcasting;
 use crate::lowering::{Decline, LoweringCx};
 use melior::ir::{TypeLike, Value, ValueLike};
 
-/// The operands of a binary op as (non-constant, constant), either order.
-fn with_constant<'c, 'a>(
-    cx: &LoweringCx<'c, 'a>,
+/// Two operands as (computed, constant), either order.
+fn computed_and_constant<'c, 'a>(
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
 ) -> Result<(Value<'c, 'a>, Value<'c, 'a>), Decline> {
-    let (a, b) = (cx.operand(0)?, cx.operand(1)?);
     match (constant_attr(a.to_raw()), constant_attr(b.to_raw())) {
         (None, Some(_)) => Ok((a, b)),
         (Some(_), None) => Ok((b, a)),
         _ => Err("not one constant and one computed operand".into()),
     }
+}
+
+/// The op's operands as (computed, constant).
+fn with_constant<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>), Decline> {
+    computed_and_constant(cx.operand(0)?, cx.operand(1)?)
 }
 
 // conv(x, W) * c → conv(x, W * c) ; (conv(x, W) + b) * c → conv(x, W * c) + b * c
@@ -106,14 +113,7 @@ pub fn merge_constant_scales<'c, 'a>(
         return Err("the operand is not a product".into());
     }
     let operand = |i| unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(op, i)) };
-    let (x, c1) = match (
-        constant_attr(operand(0).to_raw()),
-        constant_attr(operand(1).to_raw()),
-    ) {
-        (None, Some(_)) => (operand(0), operand(1)),
-        (Some(_), None) => (operand(1), operand(0)),
-        _ => return Err("the inner product has not one constant operand".into()),
-    };
+    let (x, c1) = computed_and_constant(operand(0), operand(1))?;
     let element = float_element(x.r#type()).ok_or("not f32 or f16")?;
     if float_element(c1.r#type()) != Some(element) || float_element(c2.r#type()) != Some(element) {
         return Err("constants of another type".into());

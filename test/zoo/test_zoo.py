@@ -15,8 +15,8 @@ from it; tolerances there):
   (its export and decomposition table, `TorchConverter().to_coreai()`,
   `save_asset`), its asset run in coreai-core's runtime.
 
-All 303 cases take about 2 min 40 s with `-n auto` on 2 idle cores (the
-four static variants about a third of it: they share one export per model).
+All 303 cases take about 4 min with `-n auto` on 2 cores (238 s as `make
+test`'s step; the four static variants share one export per model).
 
 The lists below say what does not work today, each with its first error: a
 case outside them must convert and match, a case in them must still fail

@@ -15,7 +15,7 @@ from it; tolerances there):
   (its export and decomposition table, `TorchConverter().to_coreai()`,
   `save_asset`), its asset run in coreai-core's runtime.
 
-All 303 cases take about 4 min with `-n auto` on 2 cores (238 s as `make
+All 303 cases take about 3 min with `-n auto` on 2 cores (170 s as `make
 test`'s step; the four static variants share one export per model).
 
 The lists below say what does not work today, each with its first error: a

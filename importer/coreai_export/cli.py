@@ -54,6 +54,9 @@ def build_parser():
                    help="keep each call of a submodule of class CLASS as a call of its own noinline "
                    "function; with COMPOSITE, a private composite op whose declaration lists the "
                    "module attributes ATTR (repeatable)")
+    p.add_argument("--timing", action="store_true",
+                   help="print, at the end, the wall time of each step (torch.export, run_decompositions, the "
+                   "import, the hand-off, coreai-compile) and, for an asset, coreai-compile's --mlir-timing report")
     p.add_argument("--static-shapes", action="append", default=[], metavar="KEY:INPUT=DxD[,INPUT=DxD...]",
                    help="with -o NAME.aimodel: one statically shaped function ENTRY_KEY per configuration "
                    "(repeat for each; e.g. b1:x=1x128), coreai-core's set_static_shape_config; inputs a "
@@ -285,7 +288,8 @@ def run_asset(ns):
         raise ExportFailure(f"import failed: {e}") from e
     try:
         hw = dict(item.split("=", 1) if "=" in item else (item, "") for item in ns.hw_constraints)
-        compile_asset(programs, ns.output, target=ns.target or "cpu", precision=ns.precision, hw_constraints=hw)
+        compile_asset(programs, ns.output, target=ns.target or "cpu", precision=ns.precision, hw_constraints=hw,
+                      timing=getattr(ns, "compile_timing", None))
     except CompileFailure as e:
         raise ExportFailure(str(e).removeprefix("coreai-compile: error: ")) from e
     return programs
@@ -298,12 +302,13 @@ def _save_checked(path, names, arrays):
 
 
 def _steps(ns):
-    """How many progress steps `run` takes: torch.export (not for an
-    --exported-program, unless it is re-exported per configuration) and the
-    import per program, and coreai-compile for an asset."""
+    """How many progress steps `run` takes: torch.export and
+    run_decompositions (not for an --exported-program, unless it is
+    re-exported per configuration) and the import per program, and for an
+    asset the hand-off to coreai-compile and coreai-compile."""
     programs = max(1, len(ns.static_shapes))
     exports = programs if (not ns.exported_program or ns.static_shapes) else 0
-    return exports + programs + (1 if _is_asset(ns.output) else 0)
+    return 2 * exports + programs + (2 if _is_asset(ns.output) else 0)
 
 
 def main(argv=None):
@@ -312,8 +317,11 @@ def main(argv=None):
 
     try:
         check_outputs(ns)
-        with progress.display(total=_steps(ns)):
+        ns.compile_timing = [] if ns.timing else None
+        with progress.timed() as report, progress.display(total=_steps(ns)):
             run(ns)
+        if ns.timing:
+            sys.stderr.write(report.text() + "".join(ns.compile_timing))
     except OSError as e:  # writing an output failed (disk full, permissions)
         print(f"coreai_export: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return 1

@@ -65,7 +65,7 @@ def find_compiler():
 
 def convert(model, example_inputs, output, *, target="cpu", precision="f32", decompositions="none",
             dynamic_shapes=None, static_shapes=None, externalize=(), hw_constraints=None, metadata=None,
-            compiler=None):
+            compiler=None, timing=False):
     """Exports `model` on `example_inputs` and compiles it to the asset
     `output` (NAME.aimodel); returns its path. `externalize`: Externalize
     specs, their command-line strings (`RMSNorm=rms_norm:eps`), classes,
@@ -77,29 +77,41 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
     `{input_or_output_name: constraints}`, coreai-core's
     `set_hardware_constraints` (`coreai-compile --hw-constraints`), each
     constraints either `"BACKING:ALIGNMENTS:INTERLEAVE"`
-    (`"IOSurface:1x1x32x1:1x1x1"`) or a coreai-core `HardwareConstraints`."""
+    (`"IOSurface:1x1x32x1:1x1x1"`) or a coreai-core `HardwareConstraints`.
+    `timing=True` prints to stderr, at the end, the wall time of each step
+    (torch.export, run_decompositions, the import, the hand-off to
+    coreai-compile, coreai-compile) and coreai-compile's own
+    `--mlir-timing` report (its parsing, each pass, the asset)."""
     specs = [Externalize.of(s) for s in externalize]
     # Steps: torch.export and the import per program, then coreai-compile.
     programs_count = len(static_shapes) if isinstance(static_shapes, dict) and static_shapes else 1
     token = COMPILER.set(compiler)
     try:
-        return _convert(model, example_inputs, output, programs_count, static_shapes, specs, target=target,
-                        precision=precision, decompositions=decompositions, dynamic_shapes=dynamic_shapes,
-                        hw_constraints=hw_constraints, metadata=metadata, compiler=compiler)
+        with progress.timed() as report:
+            out, compile_report = _convert(
+                model, example_inputs, output, programs_count, static_shapes, specs, target=target,
+                precision=precision, decompositions=decompositions, dynamic_shapes=dynamic_shapes,
+                hw_constraints=hw_constraints, metadata=metadata, compiler=compiler, timing=timing)
     finally:
         COMPILER.reset(token)
+    if timing:
+        sys.stderr.write(report.text() + compile_report)
+    return out
 
 
 def _convert(model, example_inputs, output, programs_count, static_shapes, specs, *, target, precision,
-             decompositions, dynamic_shapes, hw_constraints, metadata, compiler):
-    with progress.display(total=2 * programs_count + 1):
+             decompositions, dynamic_shapes, hw_constraints, metadata, compiler, timing):
+    """(the asset's path, coreai-compile's timing report or "")."""
+    with progress.display(total=3 * programs_count + 2):
         if static_shapes is None:
             programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs))]
         else:
             programs = specialized(model, example_inputs, static_shapes, decompositions=decompositions,
                                    dynamic_shapes=dynamic_shapes, externalize=specs)
-        return compile_asset(programs, output, target=target, precision=precision, metadata=metadata,
-                             hw_constraints=hw_constraints, compiler=compiler)
+        report = [] if timing else None
+        out = compile_asset(programs, output, target=target, precision=precision, metadata=metadata,
+                            hw_constraints=hw_constraints, compiler=compiler, timing=report)
+        return out, "".join(report or [])
 
 
 def import_model(model, inputs, decompositions, dynamic_shapes, specs):
@@ -129,17 +141,19 @@ def hw_constraint_flags(hw_constraints):
 
 
 def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=None, hw_constraints=None,
-                  compiler=None):
+                  compiler=None, timing=None):
     """`coreai-compile` on imported programs [(function name, ImportedProgram
     of `@main`)]: one named main is the asset's `main`, others are linked
-    with `--entry NAME=FILE`."""
+    with `--entry NAME=FILE`. `timing`: a list that gets coreai-compile's
+    `--mlir-timing` report."""
     command = [compiler or find_compiler()]
     with tempfile.TemporaryDirectory() as tmp:
         files = []
-        for i, (name, prog) in enumerate(programs):
-            source = Path(tmp) / f"program{i}.mlir"
-            prog.write(source, weights=True)
-            files.append((name, source))
+        with progress.step("hand-off to coreai-compile (MLIR text, safetensors weights)"):
+            for i, (name, prog) in enumerate(programs):
+                source = Path(tmp) / f"program{i}.mlir"
+                prog.write(source, weights=True)
+                files.append((name, source))
         if len(files) == 1 and files[0][0] == "main":
             command.append(str(files[0][1]))
         else:
@@ -151,10 +165,14 @@ def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=N
         command += hw_constraint_flags(hw_constraints)
         for key, value in (metadata or {}).items():
             command += ["--metadata", f"{key}={value}"]
+        if timing is not None:
+            command.append("--mlir-timing")
         with progress.step("coreai-compile: pipeline and asset"):
             r = subprocess.run(command, capture_output=True, text=True)
     if r.returncode != 0:
         raise CompileFailure(r.stderr.strip())
+    if timing is not None:
+        timing.append(r.stderr)
     return Path(output)
 
 

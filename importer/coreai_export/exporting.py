@@ -269,18 +269,19 @@ def export_module(model, inputs, decompositions="coreai", dynamic_shapes=None):
             raise ExportFailure(
                 f"the model failed to export with torch.export: {type(e).__name__}: {e}\n{EXPORT_ADVICE}"
             ) from e
-        before = _symbolic_dims(ep)
+    before = _symbolic_dims(ep)
+    with progress.step(f"run_decompositions({decompositions!r})"):
         ep = decompose(ep, decompositions)
-        lost = [(name, d, size) for (name, d), size in _input_dims(ep).items()
-                if (name, d) in before and isinstance(size, int)]
-        if lost:
-            dims = ", ".join(f"{name} dim {d} ({before[name, d]}) became {size}" for name, d, size in lost)
-            raise ExportFailure(
-                f"run_decompositions({decompositions!r}) specialized dynamic dims: {dims}; the asset would take that "
-                "size only. What to do: export with those dims static (or as static_shapes configurations), or "
-                "change the model code that needs their value (an int() of a size, a Python loop over it)."
-            )
-        return ep
+    lost = [(name, d, size) for (name, d), size in _input_dims(ep).items()
+            if (name, d) in before and isinstance(size, int)]
+    if lost:
+        dims = ", ".join(f"{name} dim {d} ({before[name, d]}) became {size}" for name, d, size in lost)
+        raise ExportFailure(
+            f"run_decompositions({decompositions!r}) specialized dynamic dims: {dims}; the asset would take that "
+            "size only. What to do: export with those dims static (or as static_shapes configurations), or "
+            "change the model code that needs their value (an int() of a size, a Python loop over it)."
+        )
+    return ep
 
 
 def _input_dims(ep):

@@ -665,6 +665,35 @@ fn rotary_input<'c: 'a, 'a>(
     }
 }
 
+/// The `rope` composite of `input` with the `cos`/`sin` tables as they
+/// are: base 10000 and scale 1 (unused with tables), `dims` when only the
+/// first `dims` features rotate.
+fn rope_outline<'c, 'a>(
+    (x, c, s): (Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>),
+    dims: Option<i64>,
+    interleaved: bool,
+    ops: Vec<OperationRef<'c, 'a>>,
+) -> Outline<'c, 'a> {
+    let mut attrs = vec![
+        ("base", OpAttr::Float(10000.0)),
+        ("interleaved", OpAttr::Bool(interleaved)),
+        ("scale", OpAttr::Float(1.0)),
+    ];
+    if let Some(d) = dims {
+        attrs.push(("dims", OpAttr::Int(d)));
+    }
+    Outline {
+        decl: "rope",
+        inputs: vec![("input", x), ("cos", c), ("sin", s)],
+        attrs,
+        ops,
+        substitutes: Vec::new(),
+        baked: Vec::new(),
+        shared: Vec::new(),
+        lift_result: false,
+    }
+}
+
 /// Interleaved RoPE: full (rooted at the reshape) or partial (rooted at
 /// the concat of the rotated part and `x[..., d:]`).
 fn interleaved<'c, 'a>(
@@ -677,24 +706,7 @@ fn interleaved<'c, 'a>(
     if dims.is_some() {
         ops.push(root);
     }
-    let mut attrs = vec![
-        ("base", OpAttr::Float(10000.0)),
-        ("interleaved", OpAttr::Bool(true)),
-        ("scale", OpAttr::Float(1.0)),
-    ];
-    if let Some(d) = dims {
-        attrs.push(("dims", OpAttr::Int(d)));
-    }
-    Ok(Outline {
-        decl: "rope",
-        inputs: vec![("input", x), ("cos", c), ("sin", s)],
-        attrs,
-        ops,
-        substitutes: Vec::new(),
-        baked: Vec::new(),
-        shared: Vec::new(),
-        lift_result: false,
-    })
+    Ok(rope_outline((x, c, s), dims, true, ops))
 }
 
 const CAT_STAGES: &[&str] = &[
@@ -834,24 +846,7 @@ fn cat_form<'c, 'a>(
     if !fits(x1, c) || !fits(x1, s) {
         return Err(cmiss(3, "the tables do not broadcast to the halves"));
     }
-    let mut attrs = vec![
-        ("base", OpAttr::Float(10000.0)),
-        ("interleaved", OpAttr::Bool(false)),
-        ("scale", OpAttr::Float(1.0)),
-    ];
-    if let Some(d) = dims {
-        attrs.push(("dims", OpAttr::Int(d)));
-    }
-    Ok(Outline {
-        decl: "rope",
-        inputs: vec![("input", x), ("cos", c), ("sin", s)],
-        attrs,
-        ops,
-        substitutes: Vec::new(),
-        baked: Vec::new(),
-        shared: Vec::new(),
-        lift_result: false,
-    })
+    Ok(rope_outline((x, c, s), dims, false, ops))
 }
 
 /// Recognises RoPE rooted at the final sum (`rotate_half`, full rotary),
@@ -945,28 +940,14 @@ fn half_split<'c, 'a>(
             "the halves of the full-width cos/sin tables are not provably equal",
         ));
     }
-    let mut attrs = vec![
-        ("base", OpAttr::Float(10000.0)),
-        ("interleaved", OpAttr::Bool(false)),
-        ("scale", OpAttr::Float(1.0)),
-    ];
-    if let Some(d) = dims {
-        attrs.push(("dims", OpAttr::Int(d)));
-    }
     let substitute = |input| Substitute {
         input,
         narrow: first_half,
         widen: doubled,
     };
     Ok(Outline {
-        decl: "rope",
-        inputs: vec![("input", x), ("cos", c), ("sin", s)],
-        attrs,
-        ops,
         substitutes: vec![substitute(1), substitute(2)],
-        baked: Vec::new(),
-        shared: Vec::new(),
-        lift_result: false,
+        ..rope_outline((x, c, s), dims, false, ops)
     })
 }
 

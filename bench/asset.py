@@ -17,7 +17,7 @@ same model object, same inputs):
     also timed alone, to give what each converter adds beyond its export;
   - the floor: writing our asset's main.mlirb to a new file and hashing it
     (SHA-256), which any converter does.
-The assets differ in what main.mlirb holds (see README, coreai-compile).
+The assets differ in what main.mlirb holds (see docs/coreai-compile.md).
 """
 
 import argparse

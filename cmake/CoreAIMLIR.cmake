@@ -1,5 +1,5 @@
 # Finds LLVM/MLIR and checks that its major version is the one the project is
-# pinned to. The pin itself lives in build.rs (LLVM_MAJOR), which passes it here
+# pinned to. The pin itself lives in crates/coreai-ir/build.rs (LLVM_MAJOR), which passes it here
 # as COREAI_LLVM_MAJOR together with MLIR_DIR.
 if(NOT DEFINED COREAI_LLVM_MAJOR)
   message(FATAL_ERROR "COREAI_LLVM_MAJOR is not set; configure through build.rs (cargo build)")

@@ -1,6 +1,6 @@
 #!/bin/bash
-# CPU time used so far by each running `-fork=1` fuzzing run (see README.md,
-# "Fuzzing"): the parent's own time and its waited-for children's (finished
+# CPU time used so far by each running `-fork=1` fuzzing run (see
+# docs/fuzzing.md): the parent's own time and its waited-for children's (finished
 # workers), plus the workers still running. Read from /proc; run it before
 # stopping the fuzzers (a finished run's time is gone with it).
 tck=$(getconf CLK_TCK)

@@ -6,7 +6,7 @@ packed with `.npz` inputs of matching dtype and shape; fuzz/corpus/read_asset
 gets the `main.mlirb` (without its magic number) of the asset coreai-compile
 writes for every test module it compiles; fuzz/corpus/weights_file gets
 safetensors files for the module of fuzz_targets/weights_file.rs.
-parse_text and pipeline read test/ directly (see README.md, "Fuzzing").
+parse_text and pipeline read test/ directly (see docs/fuzzing.md).
 
 usage: .venv/bin/python fuzz/seed.py [BUILD_DIR]"""
 

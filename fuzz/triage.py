@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Replays fuzz artifacts one by one under gdb and says where each died, so
-that a fault in our code is not filed with MLIR's own (see README.md,
-"Fuzzing").
+that a fault in our code is not filed with MLIR's own (see
+docs/fuzzing.md).
 
     fuzz/triage.py TARGET ARTIFACT... [--timeout SECONDS]
 

@@ -15,22 +15,20 @@
 //! # Ok::<(), coreai::Error>(())
 //! ```
 
-pub mod context;
 pub mod crash_handler;
-pub mod decomposition_table;
-pub mod dialects;
-pub mod emit;
 pub mod error;
-pub mod ffi;
-pub mod input_check;
 pub mod lowering;
-pub mod passes;
 pub mod pipeline;
 pub mod registry;
-pub mod rewrite;
-pub mod schema;
-pub mod strings;
-pub mod symbols;
+
+// The layers the library ties together, under the names its users know:
+// the IR layer (`coreai-ir`) and the passes (`coreai-passes`).
+pub use coreai_ir::{
+    context, diagnostics, dialects, emit, ffi, foreign_pass, input_check, pass, rewrite, schema,
+    strings, symbols,
+};
+pub use coreai_passes as passes;
+pub use coreai_passes::decomposition_table;
 
 pub use error::Error;
 

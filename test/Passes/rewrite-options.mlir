@@ -1,5 +1,5 @@
 // The options every project pass takes, handled once by the registry and the
-// rewrite driver (src/rewrite.rs): max-rewrites=N applies only the first N
+// rewrite driver (crates/coreai-ir/src/rewrite.rs): max-rewrites=N applies only the first N
 // rewrites of the pass, numbered in its deterministic order (program order,
 // then sweep by sweep); trace-rewrites=true prints one line per rewrite.
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(fold-idempotent-unary,decompose,legalize-aten-to-coreai)' | FileCheck %s --check-prefix=ALL --enable-var-scope

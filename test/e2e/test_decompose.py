@@ -34,7 +34,7 @@ PRESERVED = {
     "replication_pad1d.default", "replication_pad2d.default", "replication_pad3d.default",
     "scaled_dot_product_attention.default", "silu.default",
 }
-# In PyTorch's table, but kept (src/passes/decompose.rs, KEPT): torch.export
+# In PyTorch's table, but kept (passes/decompose.rs, KEPT): torch.export
 # keeps sym_size.int too (it reads a symbolic size), and arange.default /
 # arange.start are lowered as arange.start_step with start 0 and step 1,
 # which is PyTorch's decomposition (a symbolic `end` stays an operand).
@@ -57,7 +57,7 @@ def support():
 
 def kept_for_the_legalizer():
     """Ops of the coreai table that `decompose` keeps whole: no Rust
-    decomposition, a lowering (src/passes/decompose.rs)."""
+    decomposition, a lowering (passes/decompose.rs)."""
     return {k for k, how in support().items() if how == "lower"} & coreai_table()
 
 

@@ -104,7 +104,7 @@ def property_cases(tmp_path, count):
     """Dumps `count` cases of the Rust property test (which also checks them
     in coreai-run) into tmp_path."""
     env = dict(os.environ, COREAI_PROPERTY_CASES=str(count), COREAI_PROPERTY_DUMP=str(tmp_path))
-    r = subprocess.run(["cargo", "test", "-q", "-p", "coreai-interp", "--test", "core_optimize_property"],
+    r = subprocess.run(["cargo", "test", "-q", "-p", "coreai", "--test", "core_optimize_property"],
                        cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     return sorted(tmp_path.glob("case*.before.mlir"), key=lambda p: int(p.name[4:].split(".")[0]))

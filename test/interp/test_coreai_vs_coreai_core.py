@@ -408,7 +408,7 @@ def test_state_read_modify_write(runner):
     assert_same(got["state"], state + X4)
 
 
-# Kernels the shape and indexing lowerings emit (src/passes/aten_to_coreai/
+# Kernels the shape and indexing lowerings emit (passes/aten_to_coreai/
 # {shape,indexing}.rs). "sidxN" inputs are indices in [-N, N): negative
 # indices wrap once, as the ops' documentation says. Index layouts avoid
 # duplicate targets in `update` mode (implementation-defined there); the

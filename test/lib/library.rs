@@ -169,3 +169,26 @@ fn non_utf8_operator_name_is_a_diagnostic_not_a_panic() {
     assert!(text.contains("my\u{FFFD}lib::op.default"), "{text}");
     assert_eq!(text.matches("error").count(), 1, "{text}");
 }
+
+/// `core-optimize` run through the library folds a weight with the
+/// executor's kernels, as `coreai-opt` does: nothing has to be installed
+/// first. The folded values are exact in f32 (the weight times 0.5,
+/// transposed); `test/capi/fold.c` runs the same module from C and diffs
+/// its output with `coreai-opt`'s.
+#[test]
+fn core_optimize_from_the_library_folds_a_weight() {
+    let compiler = Compiler::new();
+    let source = include_str!("../capi/Inputs/foldable-weight.mlir");
+    let mut module = compiler
+        .parse(source, "foldable-weight.mlir")
+        .expect("valid IR");
+    compiler
+        .run_pipeline(&mut module, "builtin.module(core-optimize)")
+        .expect("pipeline runs");
+    let text = module.as_operation().to_string();
+    let folded = "coreai.constant dense<[[5.000000e-01, 1.500000e+00], [-1.000000e+00, 1.250000e-01], [2.500000e-01, -5.000000e-01]]> : tensor<3x2xf32>";
+    assert!(text.contains(folded), "{text}");
+    for gone in ["coreai.mul", "coreai.transpose"] {
+        assert!(!text.contains(gone), "{gone} left in\n{text}");
+    }
+}

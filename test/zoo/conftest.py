@@ -4,7 +4,7 @@ invocation of its own (scripts/test.sh's step after test/e2e).
     .venv/bin/python -m pytest -q -n auto test/zoo
     .venv/bin/python -m pytest -q -n auto test/zoo -k "not dynamic and not coreai_torch"   # the static assets only
     COREAI_ZOO_RESULTS=zoo.jsonl .venv/bin/python -m pytest -q -n auto test/zoo
-    .venv/bin/python test/zoo/table.py zoo.jsonl                    # the README's table from those results
+    .venv/bin/python test/zoo/table.py zoo.jsonl --doc docs/testing.md   # docs/testing.md's table from those results
 """
 
 import json

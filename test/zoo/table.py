@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The README's model-zoo table from a zoo run's results.
+"""The model-zoo table of docs/testing.md from a zoo run's results.
 
     COREAI_ZOO_RESULTS=zoo.jsonl .venv/bin/python -m pytest -q -n auto test/zoo
     .venv/bin/python test/zoo/table.py zoo.jsonl             # prints the table
-    .venv/bin/python test/zoo/table.py zoo.jsonl --readme README.md   # replaces it between the markers
+    .venv/bin/python test/zoo/table.py zoo.jsonl --doc docs/testing.md   # replaces it between the markers
 
 The results are JSON lines, one per case (conftest.py's `record`): model,
 column (f32, ane, gpu, f16, dynamic, coreai-torch), ok, stage, message,
@@ -107,19 +107,20 @@ def load(path):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("results", help="the JSON lines a run wrote to $COREAI_ZOO_RESULTS")
-    p.add_argument("--readme", help=f"replace the table between {BEGIN} and {END} in this file")
+    p.add_argument("--doc", "--readme", dest="doc", metavar="FILE",
+                   help=f"replace the table between {BEGIN} and {END} in FILE (docs/testing.md)")
     ns = p.parse_args(argv)
     text = table(load(ns.results))
-    if not ns.readme:
+    if not ns.doc:
         print(text)
         return 0
-    readme = Path(ns.readme)
-    body = readme.read_text()
+    doc = Path(ns.doc)
+    body = doc.read_text()
     if BEGIN not in body or END not in body:
-        print(f"{readme}: no {BEGIN} ... {END} markers", file=sys.stderr)
+        print(f"{doc}: no {BEGIN} ... {END} markers", file=sys.stderr)
         return 1
     start, end = body.index(BEGIN) + len(BEGIN), body.index(END)
-    readme.write_text(body[:start] + "\n" + text + "\n" + body[end:])
+    doc.write_text(body[:start] + "\n" + text + "\n" + body[end:])
     return 0
 
 

@@ -2,21 +2,34 @@
 //! the file's inputs and records, for every op, the largest magnitude of
 //! its float operands and results, whether they overflow f16 and how much
 //! relative precision f16 keeps of them.
-//!
-//! [`install`] hands [`calibrate`] to the pass (the root crate cannot
-//! depend on the executor), as [`crate::fold::install`] does for constant
-//! folding; `coreai-opt` calls both.
+//! `cast-to-f16` calls [`calibrate`].
 
 use crate::interp::{project_context, Options, Program, Value};
 use crate::npz::read_npz;
-use coreai::passes::cast_to_f16::{OpRange, ValueRange};
 use half::f16;
 use mlir_sys::{MlirOperation, MlirWalkResult};
 use std::{collections::HashMap, ffi::c_void, path::Path};
 
-/// Hands [`calibrate`] to `cast-to-f16`. Idempotent.
-pub fn install() {
-    coreai::passes::cast_to_f16::install_calibrator(calibrate);
+/// What the executor saw of one float tensor value over the run (every
+/// execution of its op merged).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ValueRange {
+    /// The largest finite magnitude.
+    pub max_abs: f64,
+    /// Some finite element becomes infinite in f16.
+    pub overflows: bool,
+    /// `max |x - f16(x)| / max |x|` over the finite elements that do not
+    /// overflow: the precision f16 keeps of the tensor (2^-11 for normal
+    /// numbers; more where values are f16 subnormals or flush to zero).
+    pub relative_error: f64,
+}
+
+/// The ranges of one op's float operands and results (`None`: not a float
+/// tensor, or the op never ran).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OpRange {
+    pub operands: Vec<Option<ValueRange>>,
+    pub results: Vec<Option<ValueRange>>,
 }
 
 /// The range of a float tensor value (`None` for anything else).
@@ -82,7 +95,7 @@ pub fn calibrate(
     unsafe {
         mlir_sys::mlirOperationPrint(
             module,
-            Some(coreai::ffi::append_to_vec),
+            Some(coreai_ir::ffi::append_to_vec),
             &mut text as *mut _ as *mut c_void,
         )
     };

@@ -2,11 +2,7 @@
 //! from constant operands, as an MLIR attribute, so a compiler folds an op
 //! to exactly what running it would give.
 //!
-//! [`fold_op`] is the function `core-optimize` calls (through
-//! `coreai::passes::core_optimize::install_evaluator`, which [`install`]
-//! does): the root crate cannot depend on the executor (the executor depends
-//! on it for its context and C API), so the executor hands its kernels to
-//! the pass instead.
+//! [`fold_op`] is the function `core-optimize` calls to fold an op.
 
 use crate::interp::Value;
 use crate::ir::{Attr, Op, Ty};
@@ -22,11 +18,6 @@ use std::borrow::Cow;
 use std::ffi::c_void;
 use std::rc::Rc;
 use std::sync::OnceLock;
-
-/// Hands [`fold_op`] to `core-optimize`. Idempotent.
-pub fn install() {
-    coreai::passes::core_optimize::install_evaluator(fold_op);
-}
 
 fn kernels() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();

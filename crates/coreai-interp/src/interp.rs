@@ -2,11 +2,11 @@
 //! op by name to a kernel of the table ([`crate::ops`]), and runs control
 //! flow (calls, `coreai.if`, `coreai.while`) itself.
 
+use crate::calibrate::{OpRange, ValueRange};
 use crate::error::{InterpError, KResult};
 use crate::ir::{Block, Op, Ty, Val};
 use crate::ops::{self, Ctx, Table};
 use crate::tensor::{DType, Tensor};
-use coreai::passes::cast_to_f16::{OpRange, ValueRange};
 use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 use melior::Context;
 use std::cell::RefCell;
@@ -120,17 +120,17 @@ fn port(ty: Ty, name: String) -> Port {
 impl<'c> Program<'c> {
     /// Parses and verifies `source` in `context` (see [`project_context`]).
     pub fn parse(context: &'c Context, source: &str) -> Result<Self, InterpError> {
-        coreai::input_check::check_module_file(source.as_bytes(), "<string>")
+        coreai_ir::input_check::check_module_file(source.as_bytes(), "<string>")
             .map_err(|e| InterpError::Parse(e.to_string()))?;
         let module = with_diagnostics(context, || {
             // Through MLIR's string-ref parser rather than melior's
             // `Module::parse`, which panics on a NUL byte in the text.
             // SAFETY: the module is created in `context`, which outlives it.
             let raw = unsafe {
-                coreai::ffi::coreaiParseModule(
+                coreai_ir::ffi::coreaiParseModule(
                     context.to_raw(),
-                    coreai::ffi::bytes_ref(source.as_bytes()),
-                    coreai::ffi::string_ref("<string>"),
+                    coreai_ir::ffi::bytes_ref(source.as_bytes()),
+                    coreai_ir::ffi::string_ref("<string>"),
                 )
             };
             // SAFETY: a module freshly created in `context` (or null).
@@ -147,7 +147,7 @@ impl<'c> Program<'c> {
             msg: e.to_string(),
         })?;
         // What crashes MLIR's readers is refused before they see it.
-        coreai::input_check::check_module_file(&bytes, &name)
+        coreai_ir::input_check::check_module_file(&bytes, &name)
             .map_err(|e| InterpError::Parse(e.to_string()))?;
         drop(bytes);
         let module = with_diagnostics(context, || {
@@ -155,7 +155,10 @@ impl<'c> Program<'c> {
             // A C++ exception inside MLIR's reader aborts here, leaving the
             // crash handler's message alone.
             let raw = unsafe {
-                coreai::ffi::coreaiParseModuleFile(context.to_raw(), coreai::ffi::string_ref(&name))
+                coreai_ir::ffi::coreaiParseModuleFile(
+                    context.to_raw(),
+                    coreai_ir::ffi::string_ref(&name),
+                )
             };
             if raw.ptr.is_null() {
                 return None;
@@ -794,8 +797,8 @@ fn cond_value(vals: &[Value]) -> KResult<bool> {
 fn loaded_ir_is_usable(module: &Module<'_>, path: &str) -> bool {
     let op = module.as_operation().to_raw();
     let clean = unsafe {
-        coreai::ffi::coreaiCheckLoadedIR(op)
-            && coreai::ffi::coreaiAttachExternalWeights(op, coreai::ffi::string_ref(path))
+        coreai_ir::ffi::coreaiCheckLoadedIR(op)
+            && coreai_ir::ffi::coreaiAttachExternalWeights(op, coreai_ir::ffi::string_ref(path))
     };
     clean && module.as_operation().verify()
 }
@@ -824,7 +827,7 @@ fn with_diagnostics<T>(context: &Context, f: impl FnOnce() -> Option<T>) -> Resu
 /// A context with the project's dialects (aten, coreai, param, coreaix) and
 /// the upstream ones they use.
 pub fn project_context() -> Context {
-    coreai::context::create_context()
+    coreai_ir::context::create_context()
 }
 
 /// The first `@symbol` in an attribute's text: callees may be wrapped, as

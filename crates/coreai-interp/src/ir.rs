@@ -468,7 +468,7 @@ impl Attr {
                 // One copy of the blob (little-endian, densely packed; bools
                 // one byte each) instead of an element-by-element C call.
                 let mut size = 0usize;
-                let data = coreai::ffi::coreaiDenseResourceElementsGetData(self.0, &mut size);
+                let data = coreai_ir::ffi::coreaiDenseResourceElementsGetData(self.0, &mut size);
                 let width = dtype.size_of();
                 if data.is_null() || size != n * width {
                     return kerr(format!(

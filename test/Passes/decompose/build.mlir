@@ -1,6 +1,6 @@
 // RUN: coreai-opt %s --pass-pipeline='builtin.module(decompose)' | FileCheck %s --enable-var-scope
 
-// The builders of src/passes/decompose/build.rs: scalars with exponents become
+// The builders of passes/decompose/build.rs: scalars with exponents become
 // constants of the tensor's dtype that parse back (1e-05 was once spelled in
 // a form MLIR rejects); a number beyond f32's range is inf, as PyTorch casts
 // it; result types are computed from the operands.

@@ -77,9 +77,6 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    // The passes run in process: core-optimize folds constants with the
-    // executor's kernels, as in coreai-opt.
-    coreai_interp::fold::install();
     match run(&args) {
         Ok(found) => ExitCode::from(u8::from(found)),
         Err(e) => {

@@ -373,10 +373,6 @@ pub struct Job {
 /// parses the input, runs the pipeline and writes the output, which is
 /// created or replaced only on success.
 pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
-    // core-optimize folds constants with the executor's kernels.
-    coreai_interp::fold::install();
-    // cast-to-f16{calibration=...} runs the executor.
-    coreai_interp::calibrate::install();
     if !job.pipeline.is_empty() {
         coreai::pipeline::check_pass_names(&job.pipeline, &coreai::registry::all_pass_names())?;
     }

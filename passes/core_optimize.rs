@@ -1,0 +1,501 @@
+//! `core-optimize`: coreai → coreai optimization, the last pass of
+//! `coreai-pipeline`.
+//!
+//! Preconditions: a verified module whose graphs hold `coreai` ops (the
+//! output of `legalize-aten-to-coreai`); run on the module (it removes and
+//! merges graphs).
+//!
+//! What it does, to a fixed point (at most [`MAX_ROUNDS`] rounds), family by
+//! family (each file under `core_optimize/` states its rewrites, each with a
+//! `before → after` header and its exactness):
+//!   - `fold_constants`: an op whose operands are all constants becomes a
+//!     constant, computed with the reference executor's kernels (the value
+//!     the op computes, bit for bit, in the executor);
+//!   - `shape_chains`: reshape of reshape, transpose of transpose, identity
+//!     reshape/transpose/broadcast/slice/concat (a same-type broadcast or
+//!     tile only when static, a reshape with at most one dynamic dim, a
+//!     slice taking each dynamic dim whole by constant bounds);
+//!   - `linear`: a linear layer on a rank-3+ input without the reshapes
+//!     that flatten it to rank 2 and back;
+//!   - `identities`: `x*1`, `x+(-0.0)`, `x-0.0`, `x/1` (true division),
+//!     integer `x+0`/`x-0`, cast to the same type, widen-then-narrow cast
+//!     pairs;
+//!   - `batch_norm`: a `batch_norm` composite call with constant
+//!     statistics becomes `x * s + b`, with `s` folded into the weights of
+//!     a convolution before it (value-changing: off under `exact=true`);
+//!   - `scales`: a constant scale after a convolution (and its constant
+//!     bias) folded into its weights, two constant scales in a row merged
+//!     (value-changing: off under `exact=true`);
+//!   - `dead_code`: ops without uses and without effects, private graphs no
+//!     one calls;
+//!   - `dedup`: equal constants (`dense_resource` blobs compared by their
+//!     bytes) in one block, and private graphs that are identical but for
+//!     their name, composite graphs with the same declaration included
+//!     (what coreai-torch's `to_coreai()` ships).
+//!
+//! Guarantee: with `exact=true` every value the module computes is
+//! bit-identical, for every input, to what it computed before (NaN, ±0,
+//! ±inf, subnormals and integer extremes included), as far as the executor
+//! computes it; the folds behind coreai-core's known miscompiles are never
+//! made (a float→int→float cast pair is not an identity; floor division by
+//! 1 is not an identity; integer accumulators are never narrowed). The
+//! default (`exact=false`) adds the value-changing `batch_norm` and
+//! `scales` families, whose error bounds are stated in their files.
+//!
+//! Composites: a `noinline` graph (one with a `composite_decl`) is never
+//! inlined or rewritten across its boundary; its body is optimized like any
+//! graph, a call whose result is unused is dead like any op, and call sites
+//! of identical composite graphs share one graph.
+//!
+//! Constant folding computes with the executor's kernels
+//! (`coreai_interp::fold`), the same code `coreai-run` runs, whoever runs
+//! the pass: `coreai-opt`, `coreai-compile` or a program using the library.
+//!
+//! Rewrite driver: the op rewrites (`fold_constants`, `shape_chains`,
+//! `identities`, `batch_norm`; on each op constant folding first, then the
+//! op's patterns in the order of `PATTERNS`) go through the shared driver
+//! (`crates/coreai-ir/src/rewrite.rs`, `Policy::Optional`, one `run_once` sweep a round), so
+//! they are numbered across rounds and obey `max-rewrites=N` and
+//! `trace-rewrites=true` (`rewrite core-optimize #k <pattern> at <loc>`).
+//! A replacement whose types differ from the op's results is declined. The
+//! `dead_code` and `dedup` steps are not op rewrites: they are neither
+//! numbered nor limited by `max-rewrites`, and still run every round.
+//!
+//! Interactions: runs after `canonicalize,cse`; it leaves no dead ops, so
+//! nothing needs to follow it.
+
+mod batch_norm;
+mod dead_code;
+mod dedup;
+mod fold_constants;
+mod identities;
+mod linear;
+mod scales;
+mod shape_chains;
+pub(crate) use shape_chains::RESHAPES;
+
+pub use fold_constants::evaluate;
+
+use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::pass::{Pass, PassInfo, PassOption, PassResult};
+use coreai_ir::rewrite::{Pattern as DriverPattern, Policy, RewriteOptions, Rewriter, Rule};
+use melior::ir::{
+    operation::{OperationLike, OperationRef},
+    Value, ValueLike,
+};
+use mlir_sys::{MlirAttribute, MlirOperation, MlirValue};
+use std::sync::Arc;
+
+/// Rounds of (patterns, dead code, de-duplication) at most.
+pub const MAX_ROUNDS: usize = 16;
+
+pub const INFO: PassInfo = PassInfo {
+    name: "core-optimize",
+    summary: "Optimize coreai graphs: constant folding with the executor's kernels, shape chains, identities, dead code, de-duplication, batch-norm folding",
+    source: include_str!("core_optimize.rs"),
+    anchor: None,
+    options: &[PassOption {
+        name: "exact",
+        help: "only rewrites that are bit-identical for every input (turns batch-norm folding off)",
+        default: "false",
+    }],
+    create: || Box::new(CoreOptimize::default()),
+};
+
+/// What the patterns may do.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Options {
+    /// Only bit-exact rewrites.
+    pub exact: bool,
+}
+
+/// A rewrite rooted at one op: the values replacing its results (same
+/// count, same types), or why it does not apply.
+pub type Pattern =
+    for<'c, 'a> fn(&LoweringCx<'c, 'a>, Options) -> Result<Vec<Value<'c, 'a>>, Decline>;
+
+/// Patterns by root op name, tried in order, with their names in traces;
+/// constant folding is tried first on every op.
+static PATTERNS: &[(&str, &str, Pattern)] = &[
+    (
+        "coreai.reshape",
+        "reshape-identity",
+        shape_chains::reshape_identity,
+    ),
+    (
+        "coreai.reshape",
+        "reshape-of-reshape",
+        shape_chains::reshape_of_reshape,
+    ),
+    (
+        "coreai.reshape",
+        "unflatten-linear",
+        linear::unflatten_linear,
+    ),
+    (
+        "coreai.expand_dims",
+        "reshape-of-reshape",
+        shape_chains::reshape_of_reshape,
+    ),
+    (
+        "coreai.shrink_dims",
+        "reshape-of-reshape",
+        shape_chains::reshape_of_reshape,
+    ),
+    (
+        "coreai.transpose",
+        "transpose-identity",
+        shape_chains::transpose_identity,
+    ),
+    (
+        "coreai.transpose",
+        "transpose-of-transpose",
+        shape_chains::transpose_of_transpose,
+    ),
+    (
+        "coreai.broadcast_to",
+        "same-type-identity",
+        shape_chains::same_type_identity,
+    ),
+    (
+        "coreai.broadcast_in_dims",
+        "same-type-identity",
+        shape_chains::same_type_identity,
+    ),
+    (
+        "coreai.tile",
+        "same-type-identity",
+        shape_chains::same_type_identity,
+    ),
+    (
+        "coreai.slice",
+        "slice-identity",
+        shape_chains::slice_identity,
+    ),
+    (
+        "coreai.concat",
+        "concat-of-one",
+        shape_chains::concat_of_one,
+    ),
+    (
+        "coreai.cast",
+        "cast-to-same-type",
+        identities::cast_to_same_type,
+    ),
+    (
+        "coreai.cast",
+        "widen-then-narrow",
+        identities::widen_then_narrow,
+    ),
+    (
+        "coreai.decomposable.broadcasting_mul",
+        "mul-by-one",
+        identities::mul_by_one,
+    ),
+    (
+        "coreai.decomposable.broadcasting_mul",
+        "fold-scale-into-convolution",
+        scales::fold_scale_into_convolution,
+    ),
+    (
+        "coreai.decomposable.broadcasting_mul",
+        "merge-constant-scales",
+        scales::merge_constant_scales,
+    ),
+    (
+        "coreai.decomposable.broadcasting_add",
+        "add-negative-zero",
+        identities::add_negative_zero,
+    ),
+    (
+        "coreai.decomposable.broadcasting_sub",
+        "sub-zero",
+        identities::sub_zero,
+    ),
+    (
+        "coreai.decomposable.broadcasting_divide",
+        "div-by-one",
+        identities::div_by_one,
+    ),
+    (
+        "coreai.invoke",
+        "fold-batch-norm",
+        batch_norm::fold_batch_norm,
+    ),
+];
+
+/// Patterns of every `coreai.decomposable.broadcasting_*` op.
+static BROADCASTING_PATTERNS: &[(&str, Pattern)] = &[(
+    "broadcast-operand-reshape",
+    shape_chains::broadcast_operand_reshape,
+)];
+
+#[derive(Clone, Default)]
+struct CoreOptimize {
+    options: Options,
+}
+
+impl Pass for CoreOptimize {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        debug_assert_eq!(name, "exact");
+        self.options.exact = match value {
+            "true" | "1" | "" => true,
+            "false" | "0" => false,
+            other => return Err(format!("exact takes true or false, not '{other}'")),
+        };
+        Ok(())
+    }
+
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
+        let patterns = Patterns::new(self.options);
+        let mut rewriter = Rewriter::new(INFO.name, Policy::Optional, rewrites);
+        for round in 0..MAX_ROUNDS {
+            let rewrites = rewriter.run_once(root, |op| patterns.select(op))?;
+            let erased = dead_code::erase_dead_ops(root);
+            let merged = dedup::dedup_constants(root);
+            let graphs = dead_code::erase_dead_graphs(root) + dedup::merge_identical_graphs(root);
+            tracing::debug!(
+                round,
+                rewrites,
+                erased,
+                merged,
+                graphs,
+                "core-optimize round"
+            );
+            if rewrites + erased + merged + graphs == 0 {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Ops a pattern may root at: not constants, terminators or graphs.
+fn is_root(name: &str) -> bool {
+    !matches!(
+        name,
+        "coreai.constant" | "coreai.output" | "coreai.yield" | "coreai.condition" | "coreai.graph"
+    ) && name.starts_with("coreai.")
+}
+
+/// The patterns of one run, as the driver calls them: each closes over the
+/// pass's [`Options`] and declines a replacement whose types differ from
+/// the op's results (the op is kept; the unused new ops are dead code).
+struct Patterns {
+    fold: DriverPattern,
+    keyed: Vec<(&'static str, DriverPattern)>,
+    broadcasting: Vec<DriverPattern>,
+}
+
+impl Patterns {
+    fn new(options: Options) -> Self {
+        Self {
+            fold: driver_pattern("fold-constants", fold_constants::fold, options),
+            keyed: PATTERNS
+                .iter()
+                .map(|&(op, name, p)| (op, driver_pattern(name, p, options)))
+                .collect(),
+            broadcasting: BROADCASTING_PATTERNS
+                .iter()
+                .map(|&(name, p)| driver_pattern(name, p, options))
+                .collect(),
+        }
+    }
+
+    /// Constant folding, then the op's own patterns, then those of every
+    /// broadcasting op; none for ops a pattern may not root at.
+    fn select(&self, op: &OperationRef<'_, '_>) -> Vec<DriverPattern> {
+        let name = op_name(op.to_raw());
+        if !is_root(&name) {
+            return Vec::new();
+        }
+        let keyed = self
+            .keyed
+            .iter()
+            .filter(|(key, _)| *key == name)
+            .map(|(_, p)| p.clone());
+        let broadcasting = if name.starts_with("coreai.decomposable.broadcasting_") {
+            self.broadcasting.as_slice()
+        } else {
+            &[]
+        };
+        std::iter::once(self.fold.clone())
+            .chain(keyed)
+            .chain(broadcasting.iter().cloned())
+            .collect()
+    }
+}
+
+/// `pattern` under `name`, called with `options`.
+fn driver_pattern(name: &str, pattern: Pattern, options: Options) -> DriverPattern {
+    DriverPattern {
+        name: name.to_string(),
+        rule: Rule::Shared(Arc::new(move |cx: &LoweringCx<'_, '_>| {
+            let values = pattern(cx, options)?;
+            if !same_types(cx.op(), &values) {
+                return Err("replacement types differ from the results".into());
+            }
+            Ok(values)
+        })),
+        may_decline: false,
+    }
+}
+
+/// Whether `values` match `op`'s results in count and types.
+fn same_types(op: OperationRef<'_, '_>, values: &[Value<'_, '_>]) -> bool {
+    values.len() == op.result_count()
+        && values
+            .iter()
+            .enumerate()
+            .all(|(i, v)| op.result(i).is_ok_and(|r| r.r#type() == v.r#type()))
+}
+
+/// The op's name.
+pub(crate) fn op_name(op: MlirOperation) -> String {
+    unsafe {
+        let id = mlir_sys::mlirOperationGetName(op);
+        let s = mlir_sys::mlirIdentifierStr(id);
+        String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length))
+            .into_owned()
+    }
+}
+
+/// The op defining `value`, if it is an op result.
+pub(crate) fn defining_op(value: MlirValue) -> Option<MlirOperation> {
+    unsafe { mlir_sys::mlirValueIsAOpResult(value).then(|| mlir_sys::mlirOpResultGetOwner(value)) }
+}
+
+/// The op defining `v` when `v` has exactly one use.
+pub(crate) fn single_use_producer(v: Value<'_, '_>) -> Option<MlirOperation> {
+    let single = unsafe {
+        let first = mlir_sys::mlirValueGetFirstUse(v.to_raw());
+        !first.ptr.is_null() && mlir_sys::mlirOpOperandGetNextUse(first).ptr.is_null()
+    };
+    if single {
+        defining_op(v.to_raw())
+    } else {
+        None
+    }
+}
+
+/// The `value` attribute of the `coreai.constant` defining `value`.
+pub(crate) fn constant_attr(value: MlirValue) -> Option<MlirAttribute> {
+    let op = defining_op(value)?;
+    if op_name(op) != "coreai.constant" {
+        return None;
+    }
+    let attr = unsafe {
+        mlir_sys::mlirOperationGetAttributeByName(op, coreai_ir::ffi::string_ref("value"))
+    };
+    (!attr.ptr.is_null()).then_some(attr)
+}
+
+/// The integers of a constant integer tensor (`dense<[0, 2, 1]>`).
+pub(crate) fn constant_ints(value: MlirValue) -> Option<Vec<i64>> {
+    let attr = constant_attr(value)?;
+    unsafe {
+        if !mlir_sys::mlirAttributeIsADenseElements(attr) {
+            return None;
+        }
+        let ty = mlir_sys::mlirAttributeGetType(attr);
+        let element = mlir_sys::mlirShapedTypeGetElementType(ty);
+        if !mlir_sys::mlirTypeIsAInteger(element) {
+            return None;
+        }
+        let width = mlir_sys::mlirIntegerTypeGetWidth(element);
+        let unsigned = mlir_sys::mlirIntegerTypeIsUnsigned(element);
+        let n = mlir_sys::mlirElementsAttrGetNumElements(attr) as isize;
+        (0..n)
+            .map(|i| {
+                let i = if mlir_sys::mlirDenseElementsAttrIsSplat(attr) {
+                    0
+                } else {
+                    i
+                };
+                Some(match (width, unsigned) {
+                    (8, false) => mlir_sys::mlirDenseElementsAttrGetInt8Value(attr, i) as i64,
+                    (8, true) => mlir_sys::mlirDenseElementsAttrGetUInt8Value(attr, i) as i64,
+                    (16, false) => mlir_sys::mlirDenseElementsAttrGetInt16Value(attr, i) as i64,
+                    (16, true) => mlir_sys::mlirDenseElementsAttrGetUInt16Value(attr, i) as i64,
+                    (32, false) => mlir_sys::mlirDenseElementsAttrGetInt32Value(attr, i) as i64,
+                    (32, true) => mlir_sys::mlirDenseElementsAttrGetUInt32Value(attr, i) as i64,
+                    (64, false) => mlir_sys::mlirDenseElementsAttrGetInt64Value(attr, i),
+                    (64, true) => {
+                        i64::try_from(mlir_sys::mlirDenseElementsAttrGetUInt64Value(attr, i))
+                            .ok()?
+                    }
+                    _ => return None,
+                })
+            })
+            .collect()
+    }
+}
+
+/// An attribute as MLIR prints it.
+pub(crate) fn attribute_text(attr: MlirAttribute) -> String {
+    coreai_ir::ffi::printed(|callback, data| unsafe {
+        mlir_sys::mlirAttributePrint(attr, callback, data)
+    })
+}
+
+/// The shape of a static ranked tensor type.
+pub(crate) fn static_shape(ty: mlir_sys::MlirType) -> Option<Vec<i64>> {
+    unsafe {
+        if !mlir_sys::mlirTypeIsARankedTensor(ty) || !mlir_sys::mlirShapedTypeHasStaticShape(ty) {
+            return None;
+        }
+        let rank = mlir_sys::mlirShapedTypeGetRank(ty);
+        Some(
+            (0..rank)
+                .map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize))
+                .collect(),
+        )
+    }
+}
+
+/// The symbols an attribute names (`@g` in a flat symbol reference, or in
+/// the printed form of a `#param.constant<@g> : !param.symbol` callee);
+/// elements attributes name none and are not printed.
+pub(crate) fn symbols_in(attr: MlirAttribute, out: &mut Vec<String>) {
+    unsafe {
+        if mlir_sys::mlirAttributeIsAElements(attr) {
+            return;
+        }
+        if mlir_sys::mlirAttributeIsAFlatSymbolRef(attr) {
+            let s = mlir_sys::mlirFlatSymbolRefAttrGetValue(attr);
+            out.push(
+                String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length))
+                    .into_owned(),
+            );
+            return;
+        }
+    }
+    let text = attribute_text(attr);
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find('@') {
+        rest = &rest[at + 1..];
+        let name: String = if let Some(quoted) = rest.strip_prefix('"') {
+            quoted.split('"').next().unwrap_or_default().to_string()
+        } else {
+            rest.chars()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '-'))
+                .collect()
+        };
+        if !name.is_empty() {
+            out.push(name);
+        }
+    }
+}
+
+/// The graph a `coreai.invoke` calls.
+pub(crate) fn callee_name(invoke: MlirOperation) -> Option<String> {
+    let attr = unsafe {
+        mlir_sys::mlirOperationGetAttributeByName(invoke, coreai_ir::ffi::string_ref("callee"))
+    };
+    if attr.ptr.is_null() {
+        return None;
+    }
+    let mut names = Vec::new();
+    symbols_in(attr, &mut names);
+    names.into_iter().next()
+}

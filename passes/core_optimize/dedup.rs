@@ -1,0 +1,177 @@
+//! De-duplication: one constant per value, one graph per body. Exact: the
+//! replacement computes the same bits (it is the same value, or a graph
+//! whose printed body, attributes and types are the same).
+//!
+//! // %a = constant V ; %b = constant V → %a (uses of %b now use %a)
+//! // graph private @g_1 ≡ graph private @g → @g (calls of @g_1 call @g)
+//!
+//! Constants are equal when their attributes are (MLIR uniques them) or,
+//! for `dense_resource` blobs, when their types and bytes are; only
+//! constants of one block merge (the first dominates the others). Graphs
+//! merge when they are private and print the same once their names are
+//! set aside, composite graphs included: their declarations (name, input
+//! and output names, attributes) are part of what prints, so only calls of
+//! the same contract share a graph. This is what coreai-torch ships: its
+//! converter emits a graph per call site and `to_coreai()` (Apple's
+//! `coreai-pre-compilation-rewrite`) leaves one graph for the identical
+//! ones (coreai-torch 0.4.3: two `RMSNormImpl(eps=1e-6)` call sites of one
+//! shape are two `coreai.invoke` of one `noinline` graph). Merging neither
+//! inlines a composite nor changes its body.
+
+use super::dead_code::{graph_symbol, top_level_ops};
+use super::op_name;
+use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
+use mlir_sys::{MlirAttribute, MlirBlock, MlirOperation};
+use std::collections::HashMap;
+
+/// What identifies a constant's value without reading it: its attribute
+/// (MLIR uniques attributes), or for a blob its type and byte length; blobs
+/// with the same type and length are then compared byte for byte.
+#[derive(Hash, PartialEq, Eq)]
+enum Key {
+    Attribute(usize),
+    Blob(usize, usize),
+}
+
+/// The key of a constant's value, and a blob's bytes.
+fn key<'b>(attr: MlirAttribute) -> (Key, Option<&'b [u8]>) {
+    unsafe {
+        if mlir_sys::mlirAttributeIsADenseResourceElements(attr) {
+            let mut size = 0usize;
+            let data = coreai_ir::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
+            if !data.is_null() {
+                // The blob lives as long as its attribute, which the
+                // caller's walk neither changes nor erases.
+                let bytes = std::slice::from_raw_parts(data as *const u8, size);
+                let ty = mlir_sys::mlirAttributeGetType(attr).ptr as usize;
+                return (Key::Blob(ty, size), Some(bytes));
+            }
+        }
+    }
+    (Key::Attribute(attr.ptr as usize), None)
+}
+
+/// The first constant of each value seen (with a blob's bytes).
+type Firsts<'b> = Vec<(Option<&'b [u8]>, MlirOperation)>;
+
+/// Replaces every constant equal to an earlier one of its block by that
+/// one. Returns how many were replaced. Blobs are neither copied nor
+/// hashed: only those of one type and length are compared (`memcmp`).
+pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
+    let mut seen: HashMap<(usize, Key), Firsts> = HashMap::new();
+    let mut duplicates: Vec<(MlirOperation, MlirOperation)> = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        let raw = op.to_raw();
+        if op_name(raw) == "coreai.constant" {
+            unsafe {
+                let attr = mlir_sys::mlirOperationGetAttributeByName(
+                    raw,
+                    coreai_ir::ffi::string_ref("value"),
+                );
+                let block: MlirBlock = mlir_sys::mlirOperationGetBlock(raw);
+                if !attr.ptr.is_null() {
+                    let (key, bytes) = key(attr);
+                    let firsts = seen.entry((block.ptr as usize, key)).or_default();
+                    match firsts.iter().find(|(b, _)| *b == bytes) {
+                        Some((_, first)) => duplicates.push((raw, *first)),
+                        None => firsts.push((bytes, raw)),
+                    }
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    for (dup, first) in &duplicates {
+        unsafe {
+            let (old, new) = (
+                mlir_sys::mlirOperationGetResult(*dup, 0),
+                mlir_sys::mlirOperationGetResult(*first, 0),
+            );
+            if mlir_sys::mlirTypeEqual(
+                mlir_sys::mlirValueGetType(old),
+                mlir_sys::mlirValueGetType(new),
+            ) {
+                mlir_sys::mlirValueReplaceAllUsesOfWith(old, new);
+                mlir_sys::mlirOperationDestroy(*dup);
+            }
+        }
+    }
+    duplicates.len()
+}
+
+/// `op` printed (generic form, local value numbers, no locations) with
+/// its symbol name blanked; `None` when the printed text cannot stand for
+/// the graph.
+///
+/// Flags made by `mlirOpPrintingFlagsCreate` start from the command line's
+/// printing options (`--mlir-print-debuginfo`, `--mlir-elide-elementsattrs-
+/// if-larger`, `--mlir-print-skip-regions`), and with those two graphs that
+/// differ could print the same. Every option that changes the text is set
+/// here; skipping regions cannot be unset through the C API, so a text
+/// without the body's terminator is not compared at all.
+fn body_text(op: MlirOperation, name: &str) -> Option<String> {
+    let text = coreai_ir::ffi::printed(|callback, data| unsafe {
+        let flags = mlir_sys::mlirOpPrintingFlagsCreate();
+        mlir_sys::mlirOpPrintingFlagsPrintGenericOpForm(flags);
+        // Value numbers from the graph itself, not from the module.
+        mlir_sys::mlirOpPrintingFlagsUseLocalScope(flags);
+        mlir_sys::mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
+        mlir_sys::mlirOpPrintingFlagsElideLargeElementsAttrs(flags, isize::MAX);
+        mlir_sys::mlirOpPrintingFlagsElideLargeResourceString(flags, isize::MAX);
+        mlir_sys::mlirOperationPrintWithFlags(op, flags, callback, data);
+        mlir_sys::mlirOpPrintingFlagsDestroy(flags);
+    });
+    text.contains("\"coreai.output\"")
+        .then(|| text.replacen(&format!("sym_name = \"{name}\""), "sym_name = \"\"", 1))
+}
+
+/// Points the calls of private graphs that print the same as an earlier
+/// one, but for their names, to the earlier one (the others, now dead, go
+/// with `erase_dead_graphs`). Returns how many calls were renamed.
+pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
+    let mut first_by_body: HashMap<String, String> = HashMap::new();
+    let mut renamed: HashMap<String, String> = HashMap::new();
+    for op in top_level_ops(root) {
+        let Some((name, true)) = graph_symbol(op) else {
+            continue;
+        };
+        let Some(body) = body_text(op, &name) else {
+            continue;
+        };
+        match first_by_body.entry(body) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                renamed.insert(name, first.get().clone());
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(name);
+            }
+        }
+    }
+    if renamed.is_empty() {
+        return 0;
+    }
+    let mut calls = 0;
+    root.walk(WalkOrder::PreOrder, |op| {
+        let raw = op.to_raw();
+        if op_name(raw) == "coreai.invoke" {
+            if let Some(target) = super::callee_name(raw).and_then(|c| renamed.get(&c)) {
+                unsafe {
+                    let ctx = mlir_sys::mlirOperationGetContext(raw);
+                    let text = format!("#param.constant<@{target}> : !param.symbol");
+                    let attr =
+                        mlir_sys::mlirAttributeParseGet(ctx, coreai_ir::ffi::string_ref(&text));
+                    if !attr.ptr.is_null() {
+                        mlir_sys::mlirOperationSetAttributeByName(
+                            raw,
+                            coreai_ir::ffi::string_ref("callee"),
+                            attr,
+                        );
+                        calls += 1;
+                    }
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    calls
+}

@@ -1,0 +1,160 @@
+//! Constant folding with the reference executor's kernels.
+//!
+//! // op(constant, ..., constant) → constant
+//!
+//! Exactness: the folded value is what the executor's kernel computes for
+//! the op (the same code `coreai-run` runs), so the module computes the
+//! same bits in the executor before and after. Against another runtime the
+//! fold is as exact as that runtime agrees with the executor on the op.
+//!
+//! Declines: an operand that is not a constant; an op with regions, a
+//! call (`coreai.invoke`: a composite is a contract with the Core AI
+//! compiler, folded only by folding its body's ops, never across the
+//! call), an op on `!coreai.handle` state; a result that is not a static
+//! tensor; a folded result larger than [`MAX_GROWTH_BYTES`] when bigger
+//! than all operands together (folding `broadcast_to` of a scalar to a
+//! large shape would grow the module); any error of the kernel (an integer division by zero stays in the program, where
+//! it is reported at run time).
+
+use super::{constant_attr, op_name, Options};
+use coreai_ir::emit::constant;
+use coreai_ir::lowering::{Decline, LoweringCx};
+use melior::ir::{operation::OperationLike, Attribute, TypeLike, Value, ValueLike};
+use mlir_sys::{MlirAttribute, MlirOperation, MlirType};
+
+/// Computes `op`'s results from its operands' constant values (one dense or
+/// `dense_resource` elements attribute per operand) with the executor's
+/// kernels: one dense elements attribute per result, of the result's type,
+/// or why not.
+fn evaluate_op(
+    op: MlirOperation,
+    operands: &[MlirAttribute],
+) -> Result<Vec<MlirAttribute>, String> {
+    coreai_interp::fold::fold_op(op, operands)
+}
+
+/// A fold may make the module larger than its operands by this much.
+pub const MAX_GROWTH_BYTES: u64 = 64 * 1024;
+
+/// Ops never folded: calls and effects.
+const NEVER: &[&str] = &["coreai.invoke", "coreai.read_state", "coreai.write_state"];
+
+pub fn fold<'c, 'a>(cx: &LoweringCx<'c, 'a>, _: Options) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let op = cx.op();
+    let raw = op.to_raw();
+    let name = op_name(raw);
+    if NEVER.contains(&name.as_str()) || op.region_count() > 0 {
+        return Err(format!("'{name}' is a call, an effect or has regions"));
+    }
+    if op.result_count() == 0 {
+        return Err("no results".into());
+    }
+    let mut operands = Vec::with_capacity(op.operand_count());
+    let mut operand_bytes = 0u64;
+    for i in 0..op.operand_count() {
+        let v = cx.operand(i)?;
+        let attr =
+            constant_attr(v.to_raw()).ok_or_else(|| format!("operand #{i} is not a constant"))?;
+        operand_bytes +=
+            static_bytes(v.r#type().to_raw()).ok_or("an operand is not a static tensor")?;
+        operands.push(attr);
+    }
+    let mut result_bytes = 0u64;
+    for i in 0..op.result_count() {
+        let ty = op.result(i).map_err(|_| "missing result")?.r#type();
+        result_bytes += static_bytes(ty.to_raw()).ok_or("a result is not a static tensor")?;
+    }
+    if result_bytes > operand_bytes.max(MAX_GROWTH_BYTES) {
+        return Err(format!(
+            "the folded value ({result_bytes} bytes) would be larger than its operands ({operand_bytes} bytes)"
+        ));
+    }
+    let values = evaluate_op(raw, &operands)?;
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, attr)| {
+            let ty = op.result(i).map_err(|_| "missing result")?.r#type();
+            let attr = unsafe { Attribute::from_raw(attr) };
+            constant(cx, ty, attr)
+        })
+        .collect()
+}
+
+/// Bytes of a static ranked tensor type (sub-byte elements count a byte).
+fn static_bytes(ty: MlirType) -> Option<u64> {
+    unsafe {
+        if !mlir_sys::mlirTypeIsARankedTensor(ty) || !mlir_sys::mlirShapedTypeHasStaticShape(ty) {
+            return None;
+        }
+        let element = mlir_sys::mlirShapedTypeGetElementType(ty);
+        let bits = if mlir_sys::mlirTypeIsAInteger(element) {
+            mlir_sys::mlirIntegerTypeGetWidth(element) as u64
+        } else if mlir_sys::mlirTypeIsAFloat(element) {
+            mlir_sys::mlirFloatTypeGetWidth(element) as u64
+        } else {
+            return None;
+        };
+        let rank = mlir_sys::mlirShapedTypeGetRank(ty);
+        let n: i64 = (0..rank)
+            .map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize))
+            .product();
+        Some(n as u64 * bits.div_ceil(8))
+    }
+}
+
+/// The value of `v` when it derives from constants only, computed with the
+/// executor's kernels op by op (at most `depth` ops deep, static tensors
+/// of at most [`MAX_EVALUATED_BYTES`]): a dense elements attribute, or
+/// `None` (a non-constant leaf, a call or effect, a kernel
+/// error). Nothing is rewritten: the recognizers read proved values with
+/// it (a causal mask).
+pub fn evaluate(v: Value<'_, '_>, depth: usize) -> Option<MlirAttribute> {
+    let mut memo = std::collections::HashMap::new();
+    evaluate_raw(v.to_raw(), depth, &mut memo)
+}
+
+/// The largest value [`evaluate`] computes.
+pub const MAX_EVALUATED_BYTES: u64 = 16 << 20;
+
+fn evaluate_raw(
+    v: mlir_sys::MlirValue,
+    depth: usize,
+    memo: &mut std::collections::HashMap<*const std::ffi::c_void, Option<MlirAttribute>>,
+) -> Option<MlirAttribute> {
+    if let Some(&known) = memo.get(&(v.ptr as *const _)) {
+        return known;
+    }
+    let value = (|| {
+        if let Some(attr) = super::constant_attr(v) {
+            return Some(attr);
+        }
+        if depth == 0 || !unsafe { mlir_sys::mlirValueIsAOpResult(v) } {
+            return None;
+        }
+        let op = unsafe { mlir_sys::mlirOpResultGetOwner(v) };
+        let name = op_name(op);
+        if NEVER.contains(&name.as_str()) || unsafe { mlir_sys::mlirOperationGetNumRegions(op) } > 0
+        {
+            return None;
+        }
+        let n = unsafe { mlir_sys::mlirOperationGetNumOperands(op) };
+        let mut operands = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let operand = unsafe { mlir_sys::mlirOperationGetOperand(op, i) };
+            operands.push(evaluate_raw(operand, depth - 1, memo)?);
+        }
+        let results = unsafe { mlir_sys::mlirOperationGetNumResults(op) };
+        for i in 0..results {
+            let ty = unsafe { mlir_sys::mlirValueGetType(mlir_sys::mlirOperationGetResult(op, i)) };
+            if static_bytes(ty)? > MAX_EVALUATED_BYTES {
+                return None;
+            }
+        }
+        let values = evaluate_op(op, &operands).ok()?;
+        let index = unsafe { mlir_sys::mlirOpResultGetResultNumber(v) } as usize;
+        values.get(index).copied()
+    })();
+    memo.insert(v.ptr as *const _, value);
+    value
+}

@@ -1,0 +1,128 @@
+//! `target-ane`: coreai → coreai. The layouts the Neural Engine wants,
+//! each an exact rewrite (only reshapes adding or dropping unit dims), from
+//! the conversion guide (one family file, `target_ane/layout.rs`):
+//!   - `matmul-rank4`: a `broadcasting_batch_matmul`/`batch_matmul` with a
+//!     rank-2 operand takes its operands at rank 4 (`1×1×M×N`), the result
+//!     reshaped back (§9.5: the reporter's fix for the matmul-feeding-
+//!     Hardswish divergence on the Neural Engine in fp16);
+//!   - `embedding-iosurface` (`target_ane/iosurface.rs`): a `gather_nd` of
+//!     whole rows of a rank-2 constant table whose row count is a multiple
+//!     of 8 passes the table, as `(V, 1, D)`, to a private `noinline` graph
+//!     whose parameter carries Apple's embedding configuration (§7.7:
+//!     IOSurface, `alignments [1,1,1,1]`, `interleave [8,1,1]`, the form
+//!     Apple's own lowering emits), which gathers the rows;
+//!   - `embedding-v1d`: the other such gathers read the table as
+//!     `(V, 1, D)` inline (§8.6, Apple's Neural Engine embeddings "use
+//!     shape (vocab_size, 1, hidden_size) to maintain BC1S-compatible
+//!     output"), the rows reshaped back;
+//!   - `rank4-chain`: an elementwise op on a rank-4 value reshaped down
+//!     (what `matmul-rank4` leaves) runs at rank 4 and the reshape moves
+//!     past it, so products and the elementwise ops between them stay at
+//!     rank 4; core-optimize folds the reshape down into the next
+//!     product's lift.
+//!
+//! Declines (with reasons, kept by the rewrite driver): no rank-2 operand,
+//! operands of rank 1 or above 4, shapes with more than one dynamic dim, tables that are not
+//! rank-2 constants, indices that do not select whole rows; for
+//! `embedding-iosurface`, a row count that is not a multiple of 8; for
+//! `rank4-chain`, no operand from rank 4, or reshapes with other users.
+//!
+//! Not done here: f16 compute is `cast-to-f16`'s (which `coreai-compile
+//! --target ane` runs first, with its fp32 islands); Apple's other
+//! configuration (§7.7, IOSurface `alignments [1,1,32,1]` on the cos/sin
+//! rows its RoPE lowering gathers from cached tables) is not attached: the
+//! pipeline's RoPE takes computed cos/sin, and no cached-table gather is
+//! told apart from an embedding. Values other than Apple's two are never
+//! attached (their semantics are unverified).
+//!
+//! `remarks=true` prints one line per rewrite to stderr:
+//! `target-ane: <location>: '<op>' <pattern>: <reason>`, then one line per
+//! embedding left without the IOSurface configuration:
+//! `target-ane: <location>: embedding-iosurface declined: the table has 12
+//! rows, not a multiple of 8 (...)`.
+//!
+//! Preconditions: verified coreai IR. Runs on any op and rewrites the ops
+//! nested in it, one sweep in program order through the rewrite driver
+//! (`max-rewrites`, `trace-rewrites`). Interactions: followed by
+//! `canonicalize,cse,core-optimize` in `coreai-compile --target ane`, which
+//! fold the reshapes of constant weights and tables into the constants and
+//! merge reshape chains.
+
+mod iosurface;
+mod layout;
+
+use coreai_ir::{
+    pass::PassInfo,
+    rewrite::{ExplainedPass, ExplainedPattern, Rewriter},
+};
+
+/// With `remarks`: the embeddings left without Apple's IOSurface
+/// configuration because 8 does not divide their row count (the other
+/// declines of `embedding-iosurface` are gathers that are no embedding).
+fn print_embedding_declines(pass: &str, rewriter: &Rewriter) {
+    for declined in rewriter.declines() {
+        if declined.pattern == "embedding-iosurface"
+            && declined.reason.starts_with(iosurface::ROWS_NOT_INTERLEAVED)
+        {
+            let location = unsafe { melior::ir::Location::from_raw(declined.location) };
+            eprintln!(
+                "{pass}: {location}: {} declined: {}",
+                declined.pattern, declined.reason
+            );
+        }
+    }
+}
+
+const MATMUL_REASON: &str = "2-D matmul operands diverge on the Neural Engine in fp16 (guide §9.5); operands lifted to rank 4 (1×1×M×N)";
+
+const CHAIN_REASON: &str = "a chain of matrix products and elementwise ops stays at rank 4, the Neural Engine's BC1S orientation (guide §8.6, §9.5); the reshape down moves past the op";
+
+/// The rewrites, each with the reason `remarks` gives.
+static PATTERNS: &[ExplainedPattern] = &[
+    ExplainedPattern {
+        name: "matmul-rank4",
+        root: "coreai.decomposable.broadcasting_batch_matmul",
+        rewrite: layout::matmul_rank4,
+        reason: MATMUL_REASON,
+    },
+    ExplainedPattern {
+        name: "matmul-rank4",
+        root: "coreai.batch_matmul",
+        rewrite: layout::matmul_rank4,
+        reason: MATMUL_REASON,
+    },
+    ExplainedPattern {
+        name: "embedding-iosurface",
+        root: "coreai.gather_nd",
+        rewrite: iosurface::embedding_iosurface,
+        reason: "Apple's IOSurface configuration for embedding tables (guide §7.7: alignments [1,1,1,1], interleave [8,1,1]) on a noinline graph's (V, 1, D) table parameter",
+    },
+    ExplainedPattern {
+        name: "embedding-v1d",
+        root: "coreai.gather_nd",
+        rewrite: layout::embedding_v1d,
+        reason:
+            "Neural Engine embedding tables are (V, 1, D) for BC1S-compatible rows (guide §8.6)",
+    },
+    ExplainedPattern {
+        name: "rank4-chain",
+        root: layout::SAME_SHAPE_ELEMENTWISE,
+        rewrite: layout::rank4_chain,
+        reason: CHAIN_REASON,
+    },
+    ExplainedPattern {
+        name: "rank4-chain",
+        root: layout::BROADCASTING_ELEMENTWISE,
+        rewrite: layout::rank4_chain,
+        reason: CHAIN_REASON,
+    },
+];
+
+pub const INFO: PassInfo = PassInfo {
+    name: "target-ane",
+    summary: "Lift 2-D matmul operands and the elementwise chains between them to rank 4, and read embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0), for the Neural Engine",
+    source: include_str!("target_ane.rs"),
+    anchor: None,
+    options: &[ExplainedPass::REMARKS],
+    create: || ExplainedPass::new("target-ane", PATTERNS, Some(print_embedding_declines)),
+};

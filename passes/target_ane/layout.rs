@@ -1,0 +1,232 @@
+//! Layouts the Neural Engine wants: matrix products on rank-4 operands
+//! (conversion guide §9.5) and embedding tables in the `(V, 1, D)` form
+//! (§8.6). Both rewrites only insert reshapes that add or drop unit dims,
+//! so every value is unchanged, bit for bit.
+
+use crate::core_optimize::RESHAPES;
+use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, use_count};
+use coreai_ir::emit::reshape;
+use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::schema::{element_type, shape_of, tensor_type, type_dims, DYNAMIC};
+use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Value};
+
+/// The rank the Neural Engine's matrix products take (BC1S: 1×1×M×N).
+const ANE_RANK: usize = 4;
+
+/// `v` reshaped to rank `rank` by leading unit dims (at most one dynamic
+/// dim, which the reshape infers).
+fn lift<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    v: Value<'c, 'a>,
+    rank: usize,
+) -> Result<Value<'c, 'a>, Decline> {
+    let dims = shape_of(v)?;
+    let mut to = vec![1; rank - dims.len()];
+    to.extend(&dims);
+    reshape(cx, v, &to)
+}
+
+// broadcasting_batch_matmul(%a : M×K, %b : K×N)         (an operand of rank 2)
+//   → reshape(broadcasting_batch_matmul(reshape(a) : 1×1×M×K,
+//                                       reshape(b) : 1×1×K×N) : 1×1×M×N) : M×N
+// Every operand of rank below 4 gets leading unit dims (a rank-3
+// `B×M×K` becomes `1×B×M×K`), which leaves the broadcast of the batch dims
+// and every product unchanged; the result is reshaped back. The reporter's
+// fix for the matmul-feeding-Hardswish divergence on the Neural Engine
+// (§9.5: "Transforming the 2D matrix into a 4D matrix (1 x 1 x m x n)
+// avoids the issue on the NPU"). Declines: no operand of rank 2, an
+// operand of rank 1 or above 4, a shape with more than one dynamic dim
+// (a batch dim alone is inferred by the reshapes).
+pub fn matmul_rank4<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let (a, b) = (cx.operand(0)?, cx.operand(1)?);
+    let (sa, sb) = (shape_of(a)?, shape_of(b)?);
+    if sa.len() != 2 && sb.len() != 2 {
+        return Err("no operand has rank 2".into());
+    }
+    if [&sa, &sb].iter().any(|s| s.len() < 2 || s.len() > ANE_RANK) {
+        return Err(format!(
+            "operand ranks {} and {}: only ranks 2 to 4 are lifted",
+            sa.len(),
+            sb.len()
+        ));
+    }
+    let result = type_dims(cx.result_type(0)?)?;
+    let dynamic = |s: &[i64]| s.iter().filter(|&&d| d == DYNAMIC).count();
+    if [&sa, &sb, &result].iter().any(|s| dynamic(s) > 1) {
+        return Err("more than one dynamic dim in a shape (a reshape infers one)".into());
+    }
+    let a4 = lift(cx, a, ANE_RANK)?;
+    let b4 = lift(cx, b, ANE_RANK)?;
+    let mut product = vec![1; ANE_RANK - result.len()];
+    product.extend(&result);
+    let element = cx.result_tensor(0)?.element();
+    let p = cx.build_value(
+        &op_name(&cx.op()),
+        &[a4, b4],
+        tensor_type(&product, element),
+        &[],
+    )?;
+    Ok(vec![reshape(cx, p, &result)?])
+}
+
+// gather_nd(%table : V×D (a constant), %idx : …×1)
+//   → reshape(gather_nd(reshape(table) : V×1×D, idx) : …×1×D) : …×D
+// The Neural Engine's embedding tables are `(vocab_size, 1, hidden_size)`
+// "to maintain BC1S-compatible output" (§8.6, Apple's
+// neural_engine_rules.md); core-optimize folds the table's reshape into the
+// constant. Declines: see [`embedding_rows`].
+pub fn embedding_v1d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let rows = embedding_rows(cx)?;
+    let table = rows.table_v1d(cx)?;
+    let g = cx.build_value("coreai.gather_nd", &[table, rows.idx], rows.gathered, &[])?;
+    Ok(vec![reshape(cx, g, &rows.result)?])
+}
+
+/// A `gather_nd` of whole rows of a rank-2 constant table (an embedding),
+/// all shapes static.
+pub struct EmbeddingRows<'c, 'a> {
+    pub table: Value<'c, 'a>,
+    pub idx: Value<'c, 'a>,
+    /// The table's rows (V) and columns (D).
+    pub vocab: i64,
+    pub hidden: i64,
+    /// The type of the rows gathered from the `(V, 1, D)` table: `…×1×D`.
+    pub gathered: melior::ir::Type<'c>,
+    /// The op's result shape: `…×D`.
+    pub result: Vec<i64>,
+}
+
+impl<'c, 'a> EmbeddingRows<'c, 'a> {
+    /// The table reshaped to `(V, 1, D)`.
+    pub fn table_v1d(&self, cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
+        reshape(cx, self.table, &[self.vocab, 1, self.hidden])
+    }
+}
+
+/// The embedding read by the `gather_nd` of `cx`. Declines: a table that
+/// is not a rank-2 constant, an index that does not select whole rows
+/// (last dim ≠ 1), dynamic dims.
+pub fn embedding_rows<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<EmbeddingRows<'c, 'a>, Decline> {
+    let (table, idx) = (cx.operand(0)?, cx.operand(1)?);
+    let st = shape_of(table)?;
+    if st.len() != 2 {
+        return Err(format!("the table has rank {}, not 2", st.len()));
+    }
+    if defined_by(table, "constant").is_none() {
+        return Err("the table is not a constant (an embedding weight)".into());
+    }
+    let si = shape_of(idx)?;
+    if si.last() != Some(&1) {
+        return Err("the index does not select whole rows (its last dim is not 1)".into());
+    }
+    let result = type_dims(cx.result_type(0)?)?;
+    if st.iter().chain(&si).chain(&result).any(|&d| d == DYNAMIC) {
+        return Err("a dynamic dim".into());
+    }
+    let mut rows = si[..si.len() - 1].to_vec();
+    rows.extend([1, st[1]]);
+    Ok(EmbeddingRows {
+        table,
+        idx,
+        vocab: st[0],
+        hidden: st[1],
+        gathered: tensor_type(&rows, element_type(table)?),
+        result,
+    })
+}
+
+/// Elementwise ops whose operands all have the result's shape
+/// (`SameOperandsAndResultShape` in the dialect): `rank4-chain` moves one
+/// into rank 4 only when every operand comes from rank 4.
+pub const SAME_SHAPE_ELEMENTWISE: &str = "coreai.abs|coreai.acos|coreai.acosh|coreai.asin|\
+coreai.asinh|coreai.atan|coreai.atanh|coreai.cos|coreai.cosh|coreai.erf|coreai.exp|coreai.log|\
+coreai.round|coreai.rsqrt|coreai.sin|coreai.sinh|coreai.sqrt|coreai.tan|coreai.tanh|coreai.not|\
+coreai.add|coreai.and|coreai.bitwise_and|coreai.bitwise_or|coreai.bitwise_xor|coreai.divide|\
+coreai.floor_divide|coreai.maximum|coreai.minimum|coreai.modulo|coreai.mul|coreai.or|coreai.pow|\
+coreai.sub|coreai.xor|coreai.equal|coreai.not_equal|coreai.greater|coreai.cast|coreai.relu|\
+coreai.sigmoid|coreai.silu|coreai.gelu";
+
+/// Elementwise ops that broadcast their operands (trailing dims aligned):
+/// an operand of lower rank may stay as it is.
+pub const BROADCASTING_ELEMENTWISE: &str = "coreai.decomposable.broadcasting_add|\
+coreai.decomposable.broadcasting_and|coreai.decomposable.broadcasting_bitwise_and|\
+coreai.decomposable.broadcasting_bitwise_or|coreai.decomposable.broadcasting_bitwise_xor|\
+coreai.decomposable.broadcasting_divide|coreai.decomposable.broadcasting_equal|\
+coreai.decomposable.broadcasting_floor_divide|coreai.decomposable.broadcasting_greater|\
+coreai.decomposable.broadcasting_maximum|coreai.decomposable.broadcasting_minimum|\
+coreai.decomposable.broadcasting_modulo|coreai.decomposable.broadcasting_mul|\
+coreai.decomposable.broadcasting_not_equal|coreai.decomposable.broadcasting_or|\
+coreai.decomposable.broadcasting_pow|coreai.decomposable.broadcasting_sub|\
+coreai.decomposable.broadcasting_xor|coreai.decomposable.broadcasting_where";
+
+/// `x` when `v` is `x : 1…1×S` (rank 4) reshaped to `S` (leading unit dims
+/// dropped, at most one dynamic dim), with whether `v` has no other user.
+fn rank4_source<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, bool)> {
+    let reshape = producer(v)?;
+    if !RESHAPES.contains(&op_name(&reshape).as_str()) {
+        return None;
+    }
+    let x = reshape.operand(0).ok()?;
+    let (sx, sv) = (shape_of(x).ok()?, shape_of(v).ok()?);
+    let lead = ANE_RANK.checked_sub(sv.len())?;
+    let drops_leading_ones = sx.len() == ANE_RANK
+        && lead > 0
+        && sx[..lead].iter().all(|&d| d == 1)
+        && sx[lead..] == sv[..];
+    let dynamic = sv.iter().filter(|&&d| d == DYNAMIC).count();
+    (drops_leading_ones && dynamic <= 1).then_some((x, use_count(v) == 1))
+}
+
+// op(reshape(x : 1×1×M×N) : M×N, y)  → reshape(op(x, y) : 1×1×M×N) : M×N
+// An elementwise op on a rank-4 value reshaped down (what `matmul-rank4`
+// leaves after each product) runs at rank 4 and its result is reshaped
+// down instead: the reshape moves past the op, so a chain of products and
+// elementwise ops stays at rank 4 (the BC1S orientation the Neural Engine
+// is built around, guide §8.6, §9.5) and the next product's lift meets the
+// reshape down, which core-optimize folds away. Exact: the same elements
+// meet the same elements (broadcasting aligns trailing dims, so leading
+// unit dims change no pairing). Other operands of a broadcasting op stay
+// as they are (their rank is at most the result's); an op whose operands
+// must share its shape needs every operand from rank 4. Declines: a
+// result of rank 4 or more, no operand from rank 4, reshapes with other
+// users (the move would add a reshape, not remove one), more than one
+// dynamic dim.
+pub fn rank4_chain<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let op = cx.op();
+    let name = op_name(&op);
+    if op.result_count() != 1 {
+        return Err("not one result".into());
+    }
+    let result = type_dims(cx.result_type(0)?)?;
+    if result.len() >= ANE_RANK {
+        return Err(format!("the result has rank {}", result.len()));
+    }
+    if result.iter().filter(|&&d| d == DYNAMIC).count() > 1 {
+        return Err("more than one dynamic dim in the result (a reshape infers one)".into());
+    }
+    let broadcasting = BROADCASTING_ELEMENTWISE.split('|').any(|n| n == name);
+    let (mut operands, mut from_rank4, mut removes) = (Vec::new(), false, false);
+    for i in 0..op.operand_count() {
+        let v = cx.operand(i)?;
+        match rank4_source(v) {
+            Some((x, only_user)) => {
+                operands.push(x);
+                from_rank4 = true;
+                removes |= only_user;
+            }
+            None if broadcasting => operands.push(v),
+            None => return Err(format!("operand #{i} is not a rank-4 value reshaped down")),
+        }
+    }
+    if !from_rank4 {
+        return Err("no operand is a rank-4 value reshaped down".into());
+    }
+    if !removes {
+        return Err("the reshapes have other users: moving the op would add a reshape".into());
+    }
+    let mut lifted = vec![1; ANE_RANK - result.len()];
+    lifted.extend(&result);
+    let element = cx.result_tensor(0)?.element();
+    let p = cx.rebuild(&operands, tensor_type(&lifted, element))?;
+    Ok(vec![reshape(cx, p, &result)?])
+}

@@ -50,6 +50,11 @@ namespace {
 
 /// CoreaiOptConfig::readTimeoutSeconds of the running job.
 unsigned readTimeoutSeconds = 0;
+/// CoreaiOptConfig::sink and sinkUserData of the running job.
+bool (*moduleSink)(MlirOperation, void *) = nullptr;
+void *moduleSinkUserData = nullptr;
+/// The sink of the running chunk failed (and said why).
+bool sinkFailed = false;
 
 /// Makes every pass failure visible: when a pipeline fails and no error was
 /// emitted, an error names the failing pass at the operation it ran on.
@@ -327,6 +332,10 @@ LogicalResult parseRunPrint(raw_ostream &os,
     return failure();
 
   TimingScope outputTiming = timing.nest("Output");
+  if (moduleSink) {
+    sinkFailed = !moduleSink(wrap(op.get()), moduleSinkUserData);
+    return success(!sinkFailed);
+  }
   if (config.shouldEmitBytecode()) {
     BytecodeWriterConfig writerConfig(fallbackResourceMap);
     if (auto version = config.bytecodeVersionToEmit())
@@ -395,7 +404,7 @@ LogicalResult optMain(raw_ostream &os, std::unique_ptr<llvm::MemoryBuffer> input
     // Every failure says so: where MLIR gave up without a diagnostic (a
     // reader or hook that returns failure silently), one error names the
     // input.
-    if (failed(result) && !sawError)
+    if (failed(result) && !sawError && !sinkFailed)
       emitError(UnknownLoc::get(context.get()))
           << source.getBufferIdentifier()
           << ": failed without a diagnostic; please report";
@@ -412,6 +421,9 @@ MlirLogicalResult coreaiOptMain(MlirStringRef input, MlirStringRef bufferName,
                                 MlirStringCallback output, void *userData) {
   mlir::detail::CallbackOstream os(output, userData);
   readTimeoutSeconds = c->readTimeoutSeconds;
+  moduleSink = c->sink;
+  moduleSinkUserData = c->sinkUserData;
+  sinkFailed = false;
   LogicalResult result =
       optMain(os,
               llvm::MemoryBuffer::getMemBufferCopy(unwrap(input),
@@ -475,6 +487,9 @@ MlirLogicalResult coreaiOptMainFile(CoreaiInputFile input,
   else
     os.SetBufferSize(1 << 20);
   readTimeoutSeconds = c->readTimeoutSeconds;
+  moduleSink = c->sink;
+  moduleSinkUserData = c->sinkUserData;
+  sinkFailed = false;
   LogicalResult result =
       optMain(os, std::move(buffer), makeOptMainConfig(c), c->skipTeardown);
   os.flush();

@@ -13,6 +13,8 @@ log() { printf '==> %s\n' "$*" >&2; }
 APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 libclang-22-dev
   libpolly-22-dev libzstd-dev zlib1g-dev cmake ninja-build
+  # test/e2e/test_asset.py traces the files coreai-compile creates.
+  strace
 )
 
 # A fresh set-up writes ~6 GB of venv (PyTorch's wheels, plus as much again

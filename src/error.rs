@@ -22,4 +22,7 @@ pub enum Error {
     /// A pass failed; the diagnostics it emitted.
     #[error("{0}")]
     PassFailed(String),
+    /// The backend could not write the compiled program.
+    #[error(transparent)]
+    Backend(#[from] crate::backend::BackendError),
 }

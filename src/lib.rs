@@ -15,6 +15,8 @@
 //! # Ok::<(), coreai::Error>(())
 //! ```
 
+pub mod backend;
+pub mod compile;
 pub mod crash_handler;
 pub mod error;
 pub mod lowering;
@@ -33,7 +35,10 @@ pub use coreai_passes::decomposition_table;
 pub use error::Error;
 
 use melior::{
-    ir::{operation::OperationLike, Module},
+    ir::{
+        operation::{OperationLike, OperationRef},
+        Module,
+    },
     pass::PassManager,
     Context,
 };
@@ -129,13 +134,12 @@ impl Compiler {
     /// Runs the anchored textual `pipeline` (`builtin.module(...)`) on
     /// `module`, with the verifier after every pass.
     pub fn run_pipeline(&self, module: &mut Module<'_>, pipeline: &str) -> Result<(), Error> {
-        pipeline::check_pass_names(pipeline, &registry::all_pass_names())?;
-        let manager = PassManager::new(&self.context);
-        manager.enable_verifier(true);
-        melior::utility::parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline)
-            .map_err(|e| Error::Pipeline(e.to_string()))?;
-        let (result, diagnostics) = self.with_diagnostics(|| manager.run(module));
-        result.map_err(|_| Error::PassFailed(diagnostics))
+        let op = module.as_operation();
+        let (result, diagnostics) = self.with_diagnostics(|| run_pipeline_on(op, pipeline));
+        result.map_err(|e| match e {
+            Error::PassFailed(_) => Error::PassFailed(diagnostics),
+            e => e,
+        })
     }
 
     /// Runs `f`, collecting the diagnostics emitted meanwhile, one per line;
@@ -168,6 +172,28 @@ impl Compiler {
         self.context.detach_diagnostic_handler(id);
         let text = collected.borrow().clone();
         (value, text)
+    }
+}
+
+/// Runs the anchored textual `pipeline` on `op` (a `builtin.module` in any
+/// context with the project's dialects loaded), with the verifier after
+/// every pass. A failed pass has reported to the context's diagnostic
+/// handlers; the error then carries no text.
+pub fn run_pipeline_on(op: OperationRef<'_, '_>, pipeline: &str) -> Result<(), Error> {
+    registry::register_all();
+    pipeline::check_pass_names(pipeline, &registry::all_pass_names())?;
+    let context = op.context();
+    // SAFETY: the context outlives the pass manager, dropped at the end.
+    let manager = PassManager::new(unsafe { context.to_ref() });
+    manager.enable_verifier(true);
+    melior::utility::parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline)
+        .map_err(|e| Error::Pipeline(e.to_string()))?;
+    // SAFETY: `op` is a live operation of `context`.
+    let result = unsafe { mlir_sys::mlirPassManagerRunOnOp(manager.to_raw(), op.to_raw()) };
+    if result.value != 0 {
+        Ok(())
+    } else {
+        Err(Error::PassFailed(String::new()))
     }
 }
 

@@ -391,3 +391,49 @@ def test_the_documented_aicode_encoding_writes_an_asset_coreai_core_runs(llama, 
     r = oracle.run_script([sys.executable, "-c", RUN_ADD, str(out)], timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["27.0", "ok"], r.stdout
+
+
+# The system calls that make a file or directory appear.
+CREATING = "openat,open,creat,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat"
+
+
+def created_paths(trace, cwd):
+    """Paths strace saw created (successful open with O_CREAT, mkdir, the
+    new name of a rename or link), made absolute against `cwd`."""
+    paths = []
+    for line in trace.read_text().splitlines():
+        if line.rstrip().endswith("?") or re.search(r"= -1 ", line):
+            continue
+        names = re.findall(r'"((?:[^"\\]|\\.)*)"', line)
+        call = re.match(r"(?:\d+\s+)?(\w+)\(", line)
+        if not call or not names:
+            continue
+        call = call.group(1)
+        if call in ("openat", "open") and "O_CREAT" not in line and "O_TMPFILE" not in line:
+            continue
+        path = names[-1] if call.startswith(("rename", "link", "symlink")) else names[0]
+        paths.append(Path(path) if os.path.isabs(path) else Path(cwd) / path)
+    return paths
+
+
+@pytest.mark.parametrize("entries", [1, 2], ids=["one-function", "two-functions"])
+def test_coreai_compile_creates_no_file_but_its_output(llama, tmp_path, entries):
+    """Under strace: every file or directory coreai-compile creates is its
+    asset or inside the asset's staging directory (written whole, then
+    renamed into place); no scratch program, no temporary file elsewhere."""
+    module, _, _ = llama
+    out = tmp_path / "out"
+    out.mkdir()
+    inputs = [module] if entries == 1 else ["--entry", f"prefill={module}", "--entry", f"decode={module}"]
+    trace = tmp_path / "trace.txt"
+    r = subprocess.run(["strace", "-f", "-qq", "-e", f"trace={CREATING}", "-o", str(trace),
+                        str(COMPILE), *map(str, inputs), "-o", str(out / "m.aimodel")],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    created = created_paths(trace, tmp_path)
+    assert out / "m.aimodel" in created, created
+    staging = re.compile(r"^\.m\.aimodel\.\d+\.tmp$")
+    others = [p for p in created
+              if p != out / "m.aimodel" and not (p.parent == out and staging.match(p.name))
+              and not (p.parent.parent == out and staging.match(p.parent.name))]
+    assert others == [], others

@@ -192,3 +192,44 @@ fn core_optimize_from_the_library_folds_a_weight() {
         assert!(!text.contains(gone), "{gone} left in\n{text}");
     }
 }
+
+/// `Compiler::compile` runs every stage and the backend in memory: the
+/// coreai-format program parses back with the weight folded and the target
+/// passes applied (f16 compute on the Neural Engine); the aicode program is
+/// MLIR bytecode of the `aicode` dialect. (`test/capi/compile.c` checks the
+/// C API's program byte for byte against `coreai-compile`'s asset.)
+#[test]
+fn compile_runs_the_pipeline_and_the_backend_in_memory() {
+    use coreai::{
+        backend::Format,
+        compile::{CompileOptions, Target},
+    };
+    let compiler = Compiler::new();
+    let source = include_str!("../capi/Inputs/foldable-weight.mlir");
+    let options = CompileOptions {
+        target: Target::Ane,
+        format: Format::Coreai,
+        ..CompileOptions::default()
+    };
+    let mut module = compiler.parse(source, "in.mlir").expect("valid IR");
+    let program = compiler.compile(&mut module, &options).expect("compiles");
+    let back = compiler
+        .parse_bytes(&program, "program.mlirb")
+        .expect("the program is coreai bytecode");
+    let text = back.as_operation().to_string();
+    assert!(
+        text.contains("tensor<3x2xf16>"),
+        "f16 compute expected:\n{text}"
+    );
+    assert!(!text.contains("coreai.transpose"), "{text}");
+
+    let mut module = compiler.parse(source, "in.mlir").expect("valid IR");
+    let aicode = compiler
+        .compile(&mut module, &CompileOptions::default())
+        .expect("compiles");
+    assert!(aicode.starts_with(b"ML\xefR"), "MLIR bytecode expected");
+    assert!(
+        aicode.windows(b"aicode".len()).any(|w| w == b"aicode"),
+        "the aicode dialect expected"
+    );
+}

@@ -15,9 +15,19 @@ pub extern "C" fn coreaiRegisterPasses() {
     coreai::registry::register_all();
 }
 
-use coreai::lowering::{self, LoweringCx, UserLowering};
-use melior::ir::{operation::OperationLike, Value};
-use mlir_sys::{MlirContext, MlirOperation, MlirStringCallback, MlirStringRef, MlirValue};
+use coreai::{
+    backend::Format,
+    compile::{CompileOptions, Precision, Target},
+    lowering::{self, LoweringCx, UserLowering},
+};
+use melior::ir::{
+    operation::{OperationLike, OperationRef},
+    Value,
+};
+use mlir_sys::{
+    mlirModuleGetOperation, MlirContext, MlirModule, MlirOperation, MlirStringCallback,
+    MlirStringRef, MlirValue,
+};
 use std::{ffi::c_void, sync::Arc};
 
 /// A lowering written in C: builds its replacement ops in front of `op`
@@ -143,4 +153,106 @@ pub unsafe extern "C" fn coreaiRegisterLowering(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn coreaiForgetLowerings(context: MlirContext) {
     lowering::forget_context(context);
+}
+
+/// `CoreaiCompileOptions` of `CoreAI.h`.
+#[repr(C)]
+pub struct CoreaiCompileOptions {
+    pub target: i32,
+    pub precision: i32,
+    pub format: i32,
+    pub explain: bool,
+    pub hw_constraints: MlirStringRef,
+}
+
+fn compile_options(c: &CoreaiCompileOptions) -> Result<CompileOptions, String> {
+    let target = match c.target {
+        0 => Target::Cpu,
+        1 => Target::Gpu,
+        2 => Target::Ane,
+        n => return Err(format!("target {n} is not a COREAI_TARGET_* value")),
+    };
+    let precision = match c.precision {
+        0 => None,
+        1 => Some(Precision::F32),
+        2 => Some(Precision::F16),
+        n => return Err(format!("precision {n} is not a COREAI_PRECISION_* value")),
+    };
+    let format = match c.format {
+        0 => Format::Aicode,
+        1 => Format::Coreai,
+        n => return Err(format!("format {n} is not a COREAI_FORMAT_* value")),
+    };
+    let hw_constraints = if c.hw_constraints.length == 0 {
+        Vec::new()
+    } else {
+        string(c.hw_constraints)
+            .split(',')
+            .map(|item| item.trim().to_string())
+            .collect()
+    };
+    for item in &hw_constraints {
+        coreai::passes::set_hw_constraints::check_item(item)?;
+    }
+    Ok(CompileOptions {
+        target,
+        precision,
+        explain: c.explain,
+        hw_constraints,
+        format,
+    })
+}
+
+/// Compiles `module` in place through every stage and passes the asset's
+/// program to `program` (`coreai::compile::compile_module`).
+///
+/// # Safety
+/// `module` must be a live module whose context has the project's dialects
+/// loaded, `options` must point at a valid `CoreaiCompileOptions` whose
+/// `hwConstraints` points at `length` readable bytes, and the user data must
+/// stay valid for their callbacks during this call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn coreaiCompile(
+    module: MlirModule,
+    options: *const CoreaiCompileOptions,
+    program: MlirStringCallback,
+    program_user_data: *mut c_void,
+    error: MlirStringCallback,
+    error_user_data: *mut c_void,
+) -> bool {
+    let fail = |text: String| {
+        if let Some(error) = error {
+            unsafe { error(string_ref(&text), error_user_data) };
+        }
+        false
+    };
+    let Some(options) = (unsafe { options.as_ref() }) else {
+        return fail("no options".into());
+    };
+    let options = match compile_options(options) {
+        Ok(options) => options,
+        Err(e) => return fail(e),
+    };
+    let op = unsafe { OperationRef::from_raw(mlirModuleGetOperation(module)) };
+    match coreai::compile::compile_module(op, &options) {
+        Ok(bytes) => {
+            if let Some(program) = program {
+                unsafe { program(string_ref_bytes(&bytes), program_user_data) };
+            }
+            true
+        }
+        Err(coreai::Error::PassFailed(_)) => false,
+        Err(e) => fail(e.to_string()),
+    }
+}
+
+fn string_ref(text: &str) -> MlirStringRef {
+    string_ref_bytes(text.as_bytes())
+}
+
+fn string_ref_bytes(bytes: &[u8]) -> MlirStringRef {
+    MlirStringRef {
+        data: bytes.as_ptr() as *const _,
+        length: bytes.len(),
+    }
 }

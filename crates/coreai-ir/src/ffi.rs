@@ -36,6 +36,9 @@ pub struct CoreaiOptConfig {
     pub skip_teardown: bool,
     pub verify_roundtrip: bool,
     pub read_timeout_seconds: std::ffi::c_uint,
+    /// Receives the module after the pipeline instead of the output.
+    pub sink: Option<unsafe extern "C" fn(module: MlirOperation, user_data: *mut c_void) -> bool>,
+    pub sink_user_data: *mut c_void,
 }
 
 unsafe extern "C" {

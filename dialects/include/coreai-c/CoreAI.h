@@ -119,6 +119,52 @@ MLIR_CAPI_EXPORTED void coreaiForgetLowerings(MlirContext context);
 /// Defined in libcoreai_capi.a. Idempotent and thread-safe.
 MLIR_CAPI_EXPORTED void coreaiRegisterPasses(void);
 
+/// The device `coreaiCompile` compiles for.
+enum {
+  COREAI_TARGET_CPU = 0,
+  COREAI_TARGET_GPU = 1,
+  COREAI_TARGET_ANE = 2,
+};
+
+/// The compute precision; DEFAULT is f16 on the Neural Engine, f32 elsewhere.
+enum {
+  COREAI_PRECISION_DEFAULT = 0,
+  COREAI_PRECISION_F32 = 1,
+  COREAI_PRECISION_F16 = 2,
+};
+
+/// What the program of an asset (`main.mlirb`) holds: coreai-core's
+/// versioned `aicode` serialization, or the coreai dialect's bytecode.
+enum {
+  COREAI_FORMAT_AICODE = 0,
+  COREAI_FORMAT_COREAI = 1,
+};
+
+typedef struct CoreaiCompileOptions {
+  int32_t target;    ///< COREAI_TARGET_*
+  int32_t precision; ///< COREAI_PRECISION_*
+  int32_t format;    ///< COREAI_FORMAT_*
+  /// One remark per op the precision and target passes rewrite (or keep in
+  /// f32), with the reason, as diagnostics of the module's context.
+  bool explain;
+  /// `NAME=BACKING:ALIGNMENTS:INTERLEAVE` items, comma-separated (empty:
+  /// none), as `coreai-compile --hw-constraints`.
+  MlirStringRef hwConstraints;
+} CoreaiCompileOptions;
+
+/// Compiles `module` (an imported aten module, or coreai) in place through
+/// every stage of `coreai-compile`, in memory, and passes the program of its
+/// asset (`main.mlirb`) to `program`, in pieces. Returns false on failure: a
+/// failed pass has reported to the context's diagnostic handlers; any other
+/// reason is passed to `error`. The dialects must be loaded in the module's
+/// context. Defined in libcoreai_capi.a.
+MLIR_CAPI_EXPORTED bool coreaiCompile(MlirModule module,
+                                      const CoreaiCompileOptions *options,
+                                      MlirStringCallback program,
+                                      void *programUserData,
+                                      MlirStringCallback error,
+                                      void *errorUserData);
+
 /*===----------------------------------------------------------------------===*\
 |* Passes implemented outside C++ (the coreai passes are written in Rust).    *|
 \*===----------------------------------------------------------------------===*/
@@ -181,6 +227,12 @@ typedef struct CoreaiOptConfig {
   /// SIGALRM after this many seconds: alarm(2) is armed before MLIR parses
   /// and cancelled after. The caller installs the SIGALRM handler.
   unsigned readTimeoutSeconds;
+  /// When set, the pipeline's result is handed to `sink` instead of being
+  /// printed or written (`emitBytecode` and the output are then unused):
+  /// the module lives until `sink` returns. `sink` returns false on failure
+  /// after reporting why itself; no diagnostic is added then.
+  bool (*sink)(MlirOperation module, void *userData);
+  void *sinkUserData;
 } CoreaiOptConfig;
 
 /// Hands MLIR's own command-line options (--mlir-print-ir-*, --mlir-timing,

@@ -1,24 +1,26 @@
 //! `coreai-compile`: an imported PyTorch program to an `.aimodel` asset.
 //!
 //! The input is an aten module from `coreai_export`, a coreai module, MLIR
-//! bytecode, or an asset this project wrote. The whole pipeline runs in one
-//! MLIR driver run ([`pipeline`]), the program is written as bytecode
-//! version 6, and `coreai_asset::write` puts it into the asset next to
+//! bytecode, or an asset this project wrote. The library's pipeline
+//! (`coreai::compile`) runs in one MLIR driver run, with MLIR's own options
+//! (`--mlir-print-ir-*`, `--mlir-timing`); the library's backend
+//! (`coreai::backend`) turns the module it leaves into the asset's program
+//! in memory, and `coreai_asset::write` puts that into the asset next to
 //! `metadata.json` and `main.hash`. `--compile-to STAGE` stops after a stage
-//! and prints the IR instead. A failure writes nothing and replaces nothing.
+//! and prints the IR instead. Nothing but the output is written, and a
+//! failure writes nothing and replaces nothing.
 
-mod aicode;
-mod link;
-mod pipeline;
+mod cli;
 
 use clap::Parser;
-use coreai_asset::Metadata;
-use coreai_opt::{run_job, Job, MlirFlags, OptError};
-use pipeline::{Precision, Stage, Target};
-use std::{
-    path::{Path, PathBuf},
-    process::ExitCode,
+use cli::{FormatArg, PrecisionArg, StageArg, TargetArg};
+use coreai::{
+    backend::{self, link, BackendError},
+    compile::{CompileOptions, Stage},
 };
+use coreai_asset::Metadata;
+use coreai_opt::{run_job, run_job_into, Job, MlirFlags, OptError};
+use std::{path::PathBuf, process::ExitCode};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -50,14 +52,14 @@ struct Cli {
     /// floor/ceil/trunc/round in forms the GPU delegate computes exactly) or
     /// `ane` (f16 compute, `target-ane`: rank-4 matmuls, (V, 1, D)
     /// embedding tables).
-    #[arg(long, value_enum, default_value_t = Target::Cpu)]
-    target: Target,
+    #[arg(long, value_enum, default_value_t = TargetArg::CPU)]
+    target: TargetArg,
 
     /// Compute precision: `f16` ends the optimized stage with `cast-to-f16`
     /// (f16 compute, f32 signature, fp32 islands where values need them).
     /// Default: f16 for `--target ane`, f32 otherwise.
     #[arg(long, value_enum)]
-    precision: Option<Precision>,
+    precision: Option<PrecisionArg>,
 
     /// Print to stderr one remark per op the precision and target passes
     /// rewrite (or, for cast-to-f16, keep in f32), with the reason.
@@ -66,15 +68,15 @@ struct Cli {
 
     /// Stop after STAGE and print its IR (text) instead of writing an asset.
     #[arg(long, value_enum, value_name = "STAGE")]
-    compile_to: Option<Stage>,
+    compile_to: Option<StageArg>,
 
     /// What `main.mlirb` holds: `aicode`, coreai-core's versioned
     /// serialization (what coreai-core's runtime loads, and coreai-opt,
     /// coreai-run, coreai-freqop and coreai-graphdiff read back; every
     /// corpus model, docs/aicode-format.md §5), or `coreai`, the coreai
     /// dialect's bytecode (any coreai program; our tools only).
-    #[arg(long, value_enum, default_value_t = Format::Aicode)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::AICODE)]
+    format: FormatArg,
 
     /// Enumerated static shapes are specialized when the PyTorch program is
     /// exported, one export per configuration: this flag only says so (use
@@ -99,22 +101,20 @@ struct Cli {
     mlir: MlirFlags,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    Coreai,
-    Aicode,
-}
-
 #[derive(Debug, thiserror::Error)]
 enum CompileError {
     #[error(transparent)]
-    Aicode(#[from] aicode::AicodeError),
+    Backend(#[from] BackendError),
     #[error(transparent)]
     Opt(#[from] OptError),
     #[error(transparent)]
     Asset(#[from] coreai_asset::AssetError),
     #[error(transparent)]
     Link(#[from] link::LinkError),
+    #[error("--entry {name}={file}: the program has no @main")]
+    NoMain { name: String, file: String },
+    #[error("--entry {0}: the name is given twice")]
+    Duplicate(String),
     #[error("--entry '{0}': expected NAME=FILE")]
     Entry(String),
     #[error("--hw-constraints {0}")]
@@ -214,21 +214,18 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
         check_input(input)?;
     }
     let metadata = metadata(cli)?;
-    let stage = cli.compile_to.unwrap_or(Stage::Target);
-    let precision = cli
-        .precision
-        .unwrap_or_else(|| pipeline::default_precision(cli.target));
-    let passes = pipeline::pipeline(
-        stage,
-        cli.target,
-        precision,
-        cli.explain,
-        &cli.hw_constraints,
-    );
+    let options = CompileOptions {
+        target: cli.target.0,
+        precision: cli.precision.map(|p| p.0),
+        explain: cli.explain,
+        hw_constraints: cli.hw_constraints.clone(),
+        format: cli.format.0,
+    };
+    let stage = cli.compile_to.map_or(Stage::Target, |s| s.0);
     let job = |input: &str| Job {
         program: "coreai-compile".into(),
         input: input.to_string(),
-        pipeline: passes.clone(),
+        pipeline: options.pipeline(stage),
         verify_each: true,
         bytecode_version: -1,
         ..Job::default()
@@ -249,77 +246,58 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
         return Err(coreai_asset::AssetError::NotAnAsset(target).into());
     }
     let program = if entries.is_empty() {
-        let scratch = Scratch::beside(&target, "program");
-        compile_to_bytecode(&mut job(inputs[0]), &cli.mlir, &scratch.0)?;
-        read(&scratch.0)?
+        // The backend runs on the module the pipeline leaves, in place.
+        compile(&job(inputs[0]), &cli.mlir, |module| {
+            backend::program(module, options.format)
+        })?
     } else {
-        let scratches: Vec<Scratch> = entries
-            .iter()
-            .map(|(name, _)| Scratch::beside(&target, name))
-            .collect();
-        for ((_, file), scratch) in entries.iter().zip(&scratches) {
-            compile_to_bytecode(&mut job(file), &cli.mlir, &scratch.0)?;
+        // Each entry's program, as bytecode in memory, is linked in one
+        // context (the entries' contexts are their driver runs').
+        let mut programs = Vec::with_capacity(entries.len());
+        for (name, file) in &entries {
+            let bytes = compile(&job(file), &cli.mlir, |module| {
+                backend::bytecode(module, coreai_asset::bytecode::VERSION as i64)
+            })?;
+            programs.push((name.clone(), bytes));
         }
         let context = coreai::context::create_context();
-        let named: Vec<(String, &Path)> = entries
-            .iter()
-            .zip(&scratches)
-            .map(|((name, _), s)| (name.clone(), s.0.as_path()))
-            .collect();
-        link::link(&context, &named, coreai_asset::bytecode::VERSION as i64)?
-    };
-    let program = match cli.format {
-        Format::Coreai => program,
-        Format::Aicode => aicode::write(
-            &coreai::context::create_context(),
-            &program,
-            &target.display().to_string(),
-        )?,
+        let linked = link::link(&context, &programs).map_err(|e| match e {
+            link::LinkError::NoMain(name) => CompileError::NoMain {
+                file: entries
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, f)| f.clone())
+                    .unwrap_or_default(),
+                name,
+            },
+            link::LinkError::Duplicate(name) => CompileError::Duplicate(name),
+            e => e.into(),
+        })?;
+        backend::program(linked.as_operation(), options.format)?
     };
     coreai_asset::write(&target, &program, &metadata)?;
     Ok(())
 }
 
-/// A bytecode file beside the target asset, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn beside(target: &Path, tag: &str) -> Self {
-        let dir = target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        Self(dir.join(format!(".{name}.{}.{tag}.mlirb", std::process::id())))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, CompileError> {
-    std::fs::read(path).map_err(|source| CompileError::Read {
-        path: path.display().to_string(),
-        source,
-    })
-}
-
-/// Runs the pipeline of `job`, writing bytecode version 6 to `scratch`.
-fn compile_to_bytecode(
-    job: &mut Job,
+/// Runs `job`'s pipeline and `backend` on the module it leaves.
+fn compile(
+    job: &Job,
     flags: &MlirFlags,
-    scratch: &Path,
-) -> Result<(), CompileError> {
-    job.output = scratch.to_string_lossy().into_owned();
-    job.emit_bytecode = true;
-    job.bytecode_version = coreai_asset::bytecode::VERSION as i64;
-    Ok(run_job(job, flags)?)
+    backend: impl Fn(melior::ir::operation::OperationRef<'_, '_>) -> Result<Vec<u8>, BackendError>,
+) -> Result<Vec<u8>, CompileError> {
+    let mut result = None;
+    let ran = run_job_into(job, flags, &mut |module| {
+        let program = backend(module);
+        let ok = program.is_ok();
+        result = Some(program);
+        ok
+    });
+    match (ran, result) {
+        (_, Some(Err(e))) => Err(e.into()),
+        (Ok(()), Some(Ok(program))) => Ok(program),
+        (Err(e), _) => Err(e.into()),
+        (Ok(()), None) => Err(OptError::Failed.into()),
+    }
 }
 
 fn main() -> ExitCode {

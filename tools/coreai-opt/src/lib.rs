@@ -373,6 +373,33 @@ pub struct Job {
 /// parses the input, runs the pipeline and writes the output, which is
 /// created or replaced only on success.
 pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
+    run(job, flags, None)
+}
+
+/// Runs `job` as [`run_job`] does, but hands the module the pipeline leaves
+/// to `sink` instead of writing an output (`job.output` is not used): the
+/// module lives until `sink` returns. `sink` returns false when it failed,
+/// having kept its reason; the result is then [`OptError::Failed`] and MLIR
+/// adds no diagnostic.
+pub fn run_job_into(
+    job: &Job,
+    flags: &MlirFlags,
+    sink: &mut dyn FnMut(melior::ir::operation::OperationRef<'_, '_>) -> bool,
+) -> Result<(), OptError> {
+    run(job, flags, Some(sink))
+}
+
+type Sink<'s> = &'s mut dyn FnMut(melior::ir::operation::OperationRef<'_, '_>) -> bool;
+
+unsafe extern "C" fn call_sink(module: mlir_sys::MlirOperation, user_data: *mut c_void) -> bool {
+    // SAFETY: `user_data` is the `Sink` `run` passed, alive during the run;
+    // `module` is the live module MLIR hands over.
+    let sink = unsafe { &mut *(user_data as *mut Sink<'_>) };
+    let module = unsafe { melior::ir::operation::OperationRef::from_raw(module) };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sink(module))).unwrap_or(false)
+}
+
+fn run(job: &Job, flags: &MlirFlags, mut sink: Option<Sink<'_>>) -> Result<(), OptError> {
     if !job.pipeline.is_empty() {
         coreai::pipeline::check_pass_names(&job.pipeline, &coreai::registry::all_pass_names())?;
     }
@@ -399,7 +426,12 @@ pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
         Some(p) => p.to_string_lossy().into_owned(),
     };
     let input = open_input(&input_path)?;
-    let output = match Output::open(&job.output) {
+    let output_path = if sink.is_some() {
+        "-"
+    } else {
+        job.output.as_str()
+    };
+    let output = match Output::open(output_path) {
         Ok(output) => output,
         Err(e) => {
             unsafe { ffi::coreaiInputFileDestroy(input) };
@@ -419,6 +451,10 @@ pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
         skip_teardown: true,
         verify_roundtrip: job.verify_roundtrip,
         read_timeout_seconds: job.read_timeout,
+        sink: sink.as_ref().map(|_| call_sink as _),
+        sink_user_data: sink
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |s| s as *mut Sink<'_> as *mut c_void),
     };
     tracing::debug!(input = %job.input, pipeline = %job.pipeline, "running");
     // Like mlir-opt, stdout gets what succeeded (the chunks of a split input
@@ -434,7 +470,7 @@ pub fn run_job(job: &Job, flags: &MlirFlags) -> Result<(), OptError> {
         )
     };
     let succeeded = result.value != 0;
-    output.finish(succeeded, &job.output)?;
+    output.finish(succeeded, output_path)?;
     match (succeeded, write_error.is_empty()) {
         (true, _) => Ok(()),
         (false, true) => Err(OptError::Failed),

@@ -1,14 +1,19 @@
-//! The compilation pipeline, stage by stage, from registered pass names.
+//! The compilation pipeline, stage by stage, from registered pass names,
+//! and [`Compiler::compile`], which runs it and the backend in memory.
 //!
 //! Each stage lists the passes that end it, by the names they are
 //! registered under (`coreai-opt --list-passes`); a new pass joins the
-//! pipeline as one line in its stage. `--compile-to STAGE` runs the stages
-//! up to and including STAGE.
+//! pipeline as one line in its stage. `coreai-compile --compile-to STAGE`
+//! runs the stages up to and including STAGE.
 
-use clap::ValueEnum;
+use crate::{
+    backend::{self, Format},
+    Compiler, Error,
+};
+use melior::ir::{operation::OperationRef, Module};
 
-/// A point in the pipeline where `--compile-to` can stop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+/// A point in the pipeline where compilation can stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
     /// aten → aten: the decomposition table applied (`decompose`).
     Aten,
@@ -26,17 +31,130 @@ pub enum Stage {
     Target,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+impl Stage {
+    pub const ALL: [Stage; 4] = [Stage::Aten, Stage::Coreai, Stage::Optimized, Stage::Target];
+
+    /// The stage's name on command lines (`--compile-to NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Aten => "aten",
+            Stage::Coreai => "coreai",
+            Stage::Optimized => "optimized",
+            Stage::Target => "target",
+        }
+    }
+
+    /// What the stage has done, for `--help`.
+    pub fn help(self) -> &'static str {
+        match self {
+            Stage::Aten => "aten → aten: the decomposition table applied (`decompose`)",
+            Stage::Coreai => {
+                "aten → coreai (`legalize-aten-to-coreai`), hand-written composites outlined \
+                 (`externalize-composites`)"
+            }
+            Stage::Optimized => {
+                "coreai stabilized for fp16, cleaned up and optimized (`fp16-stabilize`, \
+                 `canonicalize`, `cse`, `core-optimize`), then with `--precision f16` cast to \
+                 f16 compute (`cast-to-f16`)"
+            }
+            Stage::Target => {
+                "After the target's passes: `target-cpu` (then `canonicalize`, `cse`) for `cpu`; \
+                 `target-gpu` (then `canonicalize`, `cse`) for `gpu`; `target-ane` (then \
+                 `canonicalize`, `cse`, `core-optimize`) for `ane`"
+            }
+        }
+    }
+}
+
+/// The device a program is compiled for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
+    /// No target passes but `target-cpu`'s mask rewrites.
     Cpu,
+    /// `target-gpu`: floor/ceil/trunc/round in forms the GPU delegate
+    /// computes exactly.
     Gpu,
+    /// The Neural Engine: f16 compute, `target-ane` (rank-4 matmuls,
+    /// (V, 1, D) embedding tables).
     Ane,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+impl Target {
+    pub const ALL: [Target; 3] = [Target::Cpu, Target::Gpu, Target::Ane];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Cpu => "cpu",
+            Target::Gpu => "gpu",
+            Target::Ane => "ane",
+        }
+    }
+}
+
+/// The compute precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Precision {
     F32,
+    /// f16 compute, f32 signature, f32 islands where values need them
+    /// (`cast-to-f16`).
     F16,
+}
+
+impl Precision {
+    pub const ALL: [Precision; 2] = [Precision::F32, Precision::F16];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F16 => "f16",
+        }
+    }
+}
+
+/// How to compile: everything but the input and where the result goes.
+#[derive(Debug, Clone)]
+pub struct CompileOptions {
+    pub target: Target,
+    /// `None`: [`default_precision`] of the target.
+    pub precision: Option<Precision>,
+    /// One remark per op the precision and target passes rewrite (or keep
+    /// in f32), with the reason, on the diagnostics.
+    pub explain: bool,
+    /// `NAME=BACKING:ALIGNMENTS:INTERLEAVE` items for `set-hw-constraints`.
+    pub hw_constraints: Vec<String>,
+    /// What the program of the asset holds.
+    pub format: Format,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        Self {
+            target: Target::Cpu,
+            precision: None,
+            explain: false,
+            hw_constraints: Vec::new(),
+            format: Format::Aicode,
+        }
+    }
+}
+
+impl CompileOptions {
+    /// The precision the options ask for, or the target's default.
+    pub fn precision(&self) -> Precision {
+        self.precision
+            .unwrap_or_else(|| default_precision(self.target))
+    }
+
+    /// The textual pipeline that runs every stage up to `stop`.
+    pub fn pipeline(&self, stop: Stage) -> String {
+        pipeline(
+            stop,
+            self.target,
+            self.precision(),
+            self.explain,
+            &self.hw_constraints,
+        )
+    }
 }
 
 /// The target-independent stages and their passes, in order.
@@ -124,6 +242,42 @@ pub fn pipeline(
     format!("builtin.module({})", passes.join(","))
 }
 
+impl Compiler {
+    /// Runs the pipeline on `module` up to and including `stop`, in memory.
+    pub fn compile_to(
+        &self,
+        module: &mut Module<'_>,
+        stop: Stage,
+        options: &CompileOptions,
+    ) -> Result<(), Error> {
+        self.run_pipeline(module, &options.pipeline(stop))
+    }
+
+    /// Compiles `module` (an imported aten module, or coreai) through every
+    /// stage and returns the program of its asset (`main.mlirb`) in
+    /// `options.format`; [`coreai_asset::write`] puts it into an asset.
+    /// Nothing is written to disk.
+    pub fn compile(
+        &self,
+        module: &mut Module<'_>,
+        options: &CompileOptions,
+    ) -> Result<Vec<u8>, Error> {
+        self.compile_to(module, Stage::Target, options)?;
+        backend::program(module.as_operation(), options.format).map_err(Error::from)
+    }
+}
+
+/// What [`Compiler::compile`] does, for a module of any context with the
+/// project's dialects (the C API's `coreaiCompile`): diagnostics go to that
+/// context's handlers, and a failed pass's error carries no text.
+pub fn compile_module(
+    module: OperationRef<'_, '_>,
+    options: &CompileOptions,
+) -> Result<Vec<u8>, Error> {
+    crate::run_pipeline_on(module, &options.pipeline(Stage::Target))?;
+    Ok(backend::program(module, options.format)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,8 +346,8 @@ mod tests {
 
     #[test]
     fn every_pass_named_is_registered() {
-        coreai::registry::register_all();
-        let known = coreai::registry::all_pass_names();
+        crate::registry::register_all();
+        let known = crate::registry::all_pass_names();
         let targets = [Target::Cpu, Target::Gpu, Target::Ane].map(target_passes);
         for passes in STAGES
             .iter()

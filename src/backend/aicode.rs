@@ -22,7 +22,7 @@
 //! measured), or a graph with attributes the writer does not know gives one
 //! error naming the op and its location; nothing is written then.
 
-use coreai::ffi::{printed, string_ref, string_ref_bytes};
+use crate::ffi::{printed, string_ref, string_ref_bytes};
 use coreai_asset::aicode::{
     ops, Backing, Body, Dense, Elt, Graph, HwConstraints, Loc, Program, TensorType, Value,
 };
@@ -32,8 +32,6 @@ use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AicodeError {
-    #[error("'{0}': the compiled program does not parse")]
-    Parse(String),
     #[error("{location}: '{op}' {message} (--format coreai writes any coreai program, for this project's tools)")]
     Op {
         location: String,
@@ -466,37 +464,17 @@ fn composite_decl(p: &mut Program, graph: MlirOperation, a: MlirAttribute) -> Op
     Some(p.opaque(name, &entries))
 }
 
-/// The aicode `main.mlirb` of `program`, coreai MLIR bytecode that the
-/// pipeline wrote (`name` is what a parse failure cites).
-pub fn write(
-    context: &melior::Context,
-    program: &[u8],
-    name: &str,
-) -> Result<Vec<u8>, AicodeError> {
-    let module = unsafe {
-        coreai::ffi::coreaiParseModule(
-            context.to_raw(),
-            coreai::ffi::bytes_ref(program),
-            string_ref(name),
-        )
-    };
-    if module.ptr.is_null() {
-        return Err(AicodeError::Parse(name.to_string()));
-    }
-    let result = convert(module);
-    unsafe { mlirModuleDestroy(module) };
-    result
-}
-
-fn convert(module: MlirModule) -> Result<Vec<u8>, AicodeError> {
+/// The aicode `main.mlirb` of `module`, a `builtin.module` of compiled
+/// coreai graphs, read where it is (no copy of the module or its weights).
+pub fn write(module: MlirOperation) -> Result<Vec<u8>, AicodeError> {
     let mut p = Program::new();
-    let l = op_location(&mut p, unsafe { mlirModuleGetOperation(module) });
+    let l = op_location(&mut p, module);
     p.set_asset_location(l);
-    let graphs = children(unsafe { mlirModuleGetBody(module) });
+    let body = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)) };
+    let graphs = children(body);
     if graphs.is_empty() {
-        let op = unsafe { mlirModuleGetOperation(module) };
         return Err(error(
-            op,
+            module,
             "defines no coreai.graph: an asset needs an entry point",
         ));
     }
@@ -1080,7 +1058,7 @@ fn constant(
     unsafe {
         if mlirAttributeIsADenseResourceElements(a) {
             let mut size = 0usize;
-            let data = coreai::ffi::coreaiDenseResourceElementsGetData(a, &mut size);
+            let data = crate::ffi::coreaiDenseResourceElementsGetData(a, &mut size);
             if data.is_null() {
                 return Err(error(op, "has a dense_resource without its blob"));
             }
@@ -1091,7 +1069,7 @@ fn constant(
                 .and_then(|t| t.split_once('>'))
                 .map(|(k, _)| k.to_string())
                 .unwrap_or_else(|| "resource".into());
-            let alignment = coreai::ffi::coreaiDenseResourceElementsGetAlignment(a).max(1) as u64;
+            let alignment = crate::ffi::coreaiDenseResourceElementsGetAlignment(a).max(1) as u64;
             let attr = p.dense_resource(&key, alignment, bytes);
             return Ok(ops::constant_attr(p, body, attr, result));
         }

@@ -1,5 +1,5 @@
-//! Multi-function assets: the compiled programs of `--entry NAME=FILE`
-//! linked into one module.
+//! Multi-function assets: compiled programs (`coreai-compile --entry
+//! NAME=FILE`) linked into one module.
 //!
 //! Each program's `@main` becomes the public `@NAME`; another top-level
 //! symbol keeps its name unless an earlier program (or an entry name) took
@@ -12,7 +12,7 @@
 //! configurations of `--static-shapes`, prefill and decode) store them
 //! once, as coreai-core's own multi-function assets do.
 
-use coreai::ffi::string_ref;
+use crate::ffi::{bytes_ref, coreaiParseModule, string_ref};
 use melior::{
     ir::{
         operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
@@ -22,34 +22,27 @@ use melior::{
 };
 use mlir_sys::{
     mlirAttributeEqual, mlirAttributeGetType, mlirBlockAppendOwnedOperation,
-    mlirBlockGetFirstOperation, mlirBytecodeWriterConfigCreate,
-    mlirBytecodeWriterConfigDesiredEmitVersion, mlirBytecodeWriterConfigDestroy, mlirIdentifierStr,
-    mlirModuleCreateParseFromFile, mlirModuleGetBody, mlirOperationGetAttribute,
+    mlirBlockGetFirstOperation, mlirIdentifierStr, mlirModuleGetBody, mlirOperationGetAttribute,
     mlirOperationGetAttributeByName, mlirOperationGetNextInBlock, mlirOperationGetNumAttributes,
-    mlirOperationRemoveFromParent, mlirOperationSetAttributeByName,
-    mlirOperationWriteBytecodeWithConfig, mlirStringAttrGet, mlirStringAttrGetValue,
-    mlirSymbolTableGetSymbolAttributeName, mlirSymbolTableReplaceAllSymbolUses, MlirAttribute,
-    MlirOperation,
+    mlirOperationRemoveFromParent, mlirOperationSetAttributeByName, mlirStringAttrGet,
+    mlirStringAttrGetValue, mlirSymbolTableGetSymbolAttributeName,
+    mlirSymbolTableReplaceAllSymbolUses, MlirAttribute, MlirOperation,
 };
 use std::{
     collections::{BTreeSet, HashMap},
-    ffi::c_void,
     hash::{Hash, Hasher},
-    path::Path,
 };
 
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
-    #[error("'{0}': the compiled program does not parse")]
+    #[error("entry '{0}': the compiled program does not parse")]
     Parse(String),
-    #[error("--entry {name}={file}: the program has no @main")]
-    NoMain { name: String, file: String },
-    #[error("--entry {0}: the name is given twice")]
+    #[error("entry '{0}': the program has no @main")]
+    NoMain(String),
+    #[error("entry '{0}': the name is given twice")]
     Duplicate(String),
     #[error("the linked program does not verify")]
     Verify,
-    #[error("writing the linked program as bytecode failed")]
-    Write,
 }
 
 /// The `sym_name` of `op`, if it has one.
@@ -60,7 +53,7 @@ fn symbol_name(op: MlirOperation) -> Option<String> {
             return None;
         }
         let s = mlirStringAttrGetValue(attr);
-        Some(String::from_utf8_lossy(&coreai::ffi::string_ref_bytes(s)).into_owned())
+        Some(String::from_utf8_lossy(&crate::ffi::string_ref_bytes(s)).into_owned())
     }
 }
 
@@ -90,13 +83,12 @@ fn rename(context: &Context, module: &Module<'_>, op: MlirOperation, from: &str,
     }
 }
 
-/// Links the programs `entries` (name, compiled bytecode file) into one
-/// module and returns it as bytecode `version`.
-pub fn link(
-    context: &Context,
-    entries: &[(String, &Path)],
-    version: i64,
-) -> Result<Vec<u8>, LinkError> {
+/// Links the programs `entries` (name, compiled program as bytecode) into
+/// one module of `context`.
+pub fn link<'c>(
+    context: &'c Context,
+    entries: &[(String, Vec<u8>)],
+) -> Result<Module<'c>, LinkError> {
     let linked = Module::new(Location::unknown(context));
     let mut taken: BTreeSet<String> = entries.iter().map(|(n, _)| n.clone()).collect();
     if taken.len() != entries.len() {
@@ -107,24 +99,21 @@ pub fn link(
             .map(|(n, _)| n.clone());
         return Err(LinkError::Duplicate(dup.unwrap_or_default()));
     }
-    for (name, file) in entries {
-        let path = file.to_string_lossy();
+    for (name, program) in entries {
         let module = unsafe {
-            Module::from_option_raw(mlirModuleCreateParseFromFile(
+            Module::from_option_raw(coreaiParseModule(
                 context.to_raw(),
-                string_ref(&path),
+                bytes_ref(program),
+                string_ref(name),
             ))
         }
-        .ok_or_else(|| LinkError::Parse(path.to_string()))?;
+        .ok_or_else(|| LinkError::Parse(name.to_string()))?;
         let ops = top_level(&module);
         let main = ops
             .iter()
             .copied()
             .find(|&op| symbol_name(op).as_deref() == Some("main"))
-            .ok_or_else(|| LinkError::NoMain {
-                name: name.clone(),
-                file: path.to_string(),
-            })?;
+            .ok_or_else(|| LinkError::NoMain(name.clone()))?;
         for &op in &ops {
             let Some(symbol) = symbol_name(op).filter(|s| s != "main") else {
                 continue;
@@ -153,7 +142,7 @@ pub fn link(
     if !linked.as_operation().verify() {
         return Err(LinkError::Verify);
     }
-    write_bytecode(&linked, version)
+    Ok(linked)
 }
 
 /// Replaces every `dense_resource` attribute whose type and bytes equal
@@ -167,7 +156,7 @@ fn share_equal_blobs(root: OperationRef<'_, '_>) {
         for i in 0..mlirOperationGetNumAttributes(op) {
             let named = mlirOperationGetAttribute(op, i);
             let mut size = 0usize;
-            let data = coreai::ffi::coreaiDenseResourceElementsGetData(named.attribute, &mut size);
+            let data = crate::ffi::coreaiDenseResourceElementsGetData(named.attribute, &mut size);
             if data.is_null() {
                 continue;
             }
@@ -182,7 +171,7 @@ fn share_equal_blobs(root: OperationRef<'_, '_>) {
             let candidates = first.entry(key).or_default();
             let same = candidates.iter().copied().find(|&earlier| {
                 let mut n = 0usize;
-                let d = coreai::ffi::coreaiDenseResourceElementsGetData(earlier, &mut n);
+                let d = crate::ffi::coreaiDenseResourceElementsGetData(earlier, &mut n);
                 std::slice::from_raw_parts(d as *const u8, n) == bytes
             });
             match same {
@@ -195,25 +184,4 @@ fn share_equal_blobs(root: OperationRef<'_, '_>) {
         }
         WalkResult::Advance
     });
-}
-
-fn write_bytecode(module: &Module<'_>, version: i64) -> Result<Vec<u8>, LinkError> {
-    let mut out: Vec<u8> = Vec::new();
-    let ok = unsafe {
-        let config = mlirBytecodeWriterConfigCreate();
-        mlirBytecodeWriterConfigDesiredEmitVersion(config, version);
-        let result = mlirOperationWriteBytecodeWithConfig(
-            module.as_operation().to_raw(),
-            config,
-            Some(coreai::ffi::append_to_vec),
-            &mut out as *mut Vec<u8> as *mut c_void,
-        );
-        mlirBytecodeWriterConfigDestroy(config);
-        result.value != 0
-    };
-    if ok {
-        Ok(out)
-    } else {
-        Err(LinkError::Write)
-    }
 }

@@ -4,10 +4,10 @@
 //!
 //! [`fold_op`] is the function `core-optimize` calls to fold an op.
 
-use crate::interp::Value;
 use crate::ir::{Attr, Op, Ty};
 use crate::ops::{table, Ctx, Table};
 use crate::tensor::{DType, Tensor};
+use crate::value::Value;
 use mlir_sys::{
     mlirAttributeGetType, mlirAttributeIsADenseResourceElements, mlirDenseElementsAttrBoolGet,
     mlirDenseElementsAttrRawBufferGet, mlirIntegerTypeGetWidth, mlirOperationGetResult,

@@ -2,38 +2,17 @@
 //! op by name to a kernel of the table ([`crate::ops`]), and runs control
 //! flow (calls, `coreai.if`, `coreai.while`) itself.
 
-use crate::calibrate::{OpRange, ValueRange};
 use crate::error::{InterpError, KResult};
 use crate::ir::{Block, Op, Ty, Val};
 use crate::ops::{self, Ctx, Table};
-use crate::tensor::{DType, Tensor};
+use crate::ranges::{self, OpRange, ValueRange};
+use crate::tensor::DType;
+pub use crate::value::Value;
 use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 use melior::Context;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-
-/// A runtime value.
-#[derive(Clone, Debug)]
-pub enum Value {
-    Tensor(Rc<Tensor>),
-    /// An ordering token (`!coreai.token`).
-    Token,
-    /// A mutable state (`!coreai.handle<…>`), shared by reference.
-    Handle(Rc<RefCell<Tensor>>),
-}
-
-impl Value {
-    pub fn tensor(t: Tensor) -> Value {
-        Value::Tensor(Rc::new(t))
-    }
-    pub fn as_tensor(&self) -> Option<&Tensor> {
-        match self {
-            Value::Tensor(t) => Some(t),
-            _ => None,
-        }
-    }
-}
 
 /// Execution options.
 #[derive(Clone, Copy, Debug, Default)]
@@ -507,7 +486,7 @@ impl Exec<'_, '_> {
             .ranges
             .borrow()
             .is_some()
-            .then(|| vals.iter().map(crate::calibrate::range_of).collect());
+            .then(|| vals.iter().map(ranges::range_of).collect());
         let results = match name {
             "func.call" | "coreai.invoke" => {
                 let callee = op
@@ -628,13 +607,9 @@ impl Exec<'_, '_> {
             }
         };
         if let Some(operands) = operand_ranges {
-            let results = results.iter().map(crate::calibrate::range_of).collect();
+            let results = results.iter().map(ranges::range_of).collect();
             if let Some(all) = self.program.ranges.borrow_mut().as_mut() {
-                crate::calibrate::merge(
-                    all.entry(op.0.ptr as usize).or_default(),
-                    operands,
-                    results,
-                );
+                ranges::merge(all.entry(op.0.ptr as usize).or_default(), operands, results);
             }
         }
         if constant && results.len() == 1 {

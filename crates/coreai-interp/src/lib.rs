@@ -27,8 +27,11 @@ pub mod ir;
 pub mod kernels;
 pub mod npz;
 pub mod ops;
+pub mod ranges;
 pub mod tensor;
+pub mod value;
 
 pub use error::InterpError;
-pub use interp::{project_context, OpTime, Options, Port, Program, Value};
+pub use interp::{project_context, OpTime, Options, Port, Program};
 pub use tensor::{DType, Tensor};
+pub use value::Value;

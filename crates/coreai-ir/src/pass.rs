@@ -4,8 +4,17 @@
 //! (`coreai::registry`); the C++ shim that lets a [`PassInfo`] live in a
 //! textual pipeline is [`crate::foreign_pass`].
 
-use crate::rewrite::RewriteOptions;
 use melior::ir::operation::OperationRef;
+
+/// The options every project pass takes ([`REWRITE_OPTIONS`]), for the
+/// rewrite driver ([`crate::rewrite::Rewriter`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RewriteOptions {
+    /// `max-rewrites=N`: apply only the first N applications (`None`: all).
+    pub max_rewrites: Option<usize>,
+    /// `trace-rewrites=true`: one line per application on stderr.
+    pub trace: bool,
+}
 
 /// One textual option of a pass (`name=value` inside `pass{...}`).
 #[derive(Debug)]

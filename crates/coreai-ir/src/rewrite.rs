@@ -64,14 +64,7 @@ use mlir_sys::{MlirLocation, MlirOperation};
 /// a reason.
 pub type RewriteFn = for<'c, 'a> fn(&LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline>;
 
-/// The options every project pass takes, parsed by the registry.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RewriteOptions {
-    /// `max-rewrites=N`: apply only the first N applications (`None`: all).
-    pub max_rewrites: Option<usize>,
-    /// `trace-rewrites=true`: one line per application on stderr.
-    pub trace: bool,
-}
+pub use crate::pass::RewriteOptions;
 
 /// What a decline means.
 #[derive(Clone, Copy, Debug)]

@@ -10,9 +10,9 @@
 
 use super::{one, Ctx, Table};
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::shape;
 use crate::tensor::{DType, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The tensor argument `name` (absent: `None`, PyTorch's default).

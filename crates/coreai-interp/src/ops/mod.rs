@@ -8,9 +8,9 @@ mod custom;
 pub mod metal;
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::ir::{Attr, Op};
 use crate::tensor::{DType, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 use std::collections::HashMap;
 

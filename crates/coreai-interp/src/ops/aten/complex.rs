@@ -1,10 +1,10 @@
 //! Complex numbers and FFTs.
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::reduce::norm_axis;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{DType, Dom, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
 

@@ -2,11 +2,11 @@
 
 use super::promote::{in_dtype, opmath, other, wrapped_type};
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::elementwise::{binary, compare, unary, where_, BinOp, CmpOp, UnOp};
 use crate::kernels::shape;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{result_type, DType, Dom, Tensor};
+use crate::value::Value;
 use ndarray::ArrayD;
 
 /// The aten kernels of this family.

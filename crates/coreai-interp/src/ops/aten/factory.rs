@@ -1,10 +1,10 @@
 //! Factories: full/zeros/ones, arange, fill, dropout (identity at inference).
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::shape;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{DType, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The aten kernels of this family.

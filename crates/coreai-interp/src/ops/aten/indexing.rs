@@ -3,11 +3,11 @@
 use super::promote::{f64_of, wrap_int};
 use super::symbolic::opt_sym_i64;
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::reduce::norm_axis;
 use crate::kernels::shape;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{DType, Dom, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, Dimension, IxDyn};
 
 /// The aten kernels of this family.

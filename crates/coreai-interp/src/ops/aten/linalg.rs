@@ -3,11 +3,11 @@
 use super::elementwise::f32_fast_path;
 use super::promote::f64_of;
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::elementwise::{binary, BinOp};
 use crate::kernels::linalg;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::Tensor;
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The aten kernels of this family.

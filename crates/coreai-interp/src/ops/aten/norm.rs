@@ -2,13 +2,13 @@
 
 use super::promote::f64_of;
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::elementwise::{binary, BinOp};
 use crate::kernels::nn::{self};
 use crate::kernels::reduce::{self, norm_axis};
 use crate::kernels::{linalg, shape};
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{DType, Dom, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, Dimension, IxDyn};
 
 /// The aten kernels of this family.

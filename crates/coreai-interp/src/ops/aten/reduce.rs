@@ -1,11 +1,11 @@
 //! Reductions, scans and sorting: sum/mean/prod/min/max/any/all, var/std, arg-reductions, cumulative ops, logsumexp, norms, sort/topk.
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
 use crate::kernels::shape;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{DType, Dom, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The aten kernels of this family.

@@ -2,11 +2,11 @@
 
 use super::symbolic::opt_sym_i64;
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::reduce::{norm_axes, norm_axis};
 use crate::kernels::shape;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{DType, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The aten kernels of this family.

@@ -2,12 +2,12 @@
 
 use super::promote::f64_of;
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::nn::{self, Pool2d};
 use crate::kernels::spatial::{self, Conv2d};
 use crate::kernels::{pool_nd, shape};
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{DType, Dom, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The aten kernels of this family.

@@ -1,11 +1,11 @@
 //! The exporter's assertions, the Python operators torch.export records on symbolic sizes (`aten.add`, `aten.sym_float`, ...) and the symbolic queries (`sym_size`, `sym_numel`, `sym_stride`).
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::elementwise::{binary, compare, unary, BinOp, CmpOp, UnOp};
 use crate::kernels::reduce::norm_axis;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{promote_types, DType, Dom, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The aten kernels of this family.

@@ -2,10 +2,10 @@
 
 use super::indexing::along_axis;
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::shape;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{DType, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The coreai kernels of this family.

@@ -1,10 +1,10 @@
 //! Elementwise kernels: arithmetic (integer arithmetic wraps, `divide` truncates on integers, `modulo` is fmod), comparisons, unary math, casts, selects, complex parts.
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::elementwise::{binary, compare, unary, where_, BinOp, CmpOp, UnOp};
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::Tensor;
+use crate::value::Value;
 
 /// The coreai kernels of this family.
 pub(super) static KERNELS: &[(&str, Kernel)] = &[

@@ -1,9 +1,9 @@
 //! Constants (the importer's weights and wrapped Python scalars) and ranges.
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::Tensor;
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The coreai kernels of this family.

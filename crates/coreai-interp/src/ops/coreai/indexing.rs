@@ -1,11 +1,11 @@
 //! Gathers and scatters along an axis and by n-d index, non_zero.
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::reduce::norm_axis;
 use crate::kernels::shape;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::{DType, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, Axis, Dimension, IxDyn};
 
 /// The coreai kernels of this family.

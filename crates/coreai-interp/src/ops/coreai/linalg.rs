@@ -1,9 +1,9 @@
 //! Matrix multiplication.
 
 use crate::error::KResult;
-use crate::interp::Value;
 use crate::kernels::linalg;
 use crate::ops::{one, Ctx, Kernel};
+use crate::value::Value;
 
 /// The coreai kernels of this family.
 pub(super) static KERNELS: &[(&str, Kernel)] = &[

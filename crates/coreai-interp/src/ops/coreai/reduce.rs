@@ -1,12 +1,12 @@
 //! Reductions (keeping their reduced dims), arg-reductions, softmax, scans, sorting, and reductions with a region body.
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::nn::{self};
 use crate::kernels::reduce::{self, norm_axes, norm_axis, Reduction};
 use crate::kernels::shape;
 use crate::ops::{one, Ctx, Kernel, Table};
 use crate::tensor::{DType, Tensor};
+use crate::value::Value;
 use ndarray::{ArrayD, Axis};
 
 /// The coreai kernels of this family.

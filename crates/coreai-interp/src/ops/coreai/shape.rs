@@ -1,13 +1,13 @@
 //! Shape kernels and shape arithmetic: reshape, expand/shrink dims, transpose, broadcasts, concat, slices, pad, tile, reverse, split.
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::elementwise::broadcast_shapes as broadcast;
 use crate::kernels::reduce::{norm_axes, norm_axis};
 use crate::kernels::shape;
 use crate::map_tensor;
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::Tensor;
+use crate::value::Value;
 use ndarray::{ArrayD, Axis, Dimension, IxDyn, Slice};
 
 /// The coreai kernels of this family.

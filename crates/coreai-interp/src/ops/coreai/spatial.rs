@@ -1,12 +1,12 @@
 //! Convolutions, pooling and interpolation.
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::kernels::nn::{self, Pool2d};
 use crate::kernels::pool_nd;
 use crate::kernels::spatial::{self, Conv2d, ConvNd};
 use crate::ops::{one, Ctx, Kernel};
 use crate::tensor::Tensor;
+use crate::value::Value;
 use ndarray::{ArrayD, IxDyn};
 
 /// The coreai kernels of this family.

@@ -1,8 +1,8 @@
 //! Model state: reading and writing state handles; coreaix views, which change only the constraint encoding, never the data.
 
 use crate::error::{kerr, KResult};
-use crate::interp::Value;
 use crate::ops::{one, Ctx, Kernel};
+use crate::value::Value;
 
 /// The coreai kernels of this family.
 pub(super) static KERNELS: &[(&str, Kernel)] = &[

@@ -99,10 +99,11 @@ mod islands;
 
 pub use calibration::{OpRange, ValueRange};
 
+use coreai_ir::options::OptionValue;
 use coreai_ir::{
     diagnostics::emit_error,
     lowering::{Decline, LoweringCx},
-    pass::{Pass, PassFailed, PassInfo, PassOption, PassResult},
+    pass::{Pass, PassFailed, PassInfo, PassResult},
     rewrite::{Pattern, Policy, RewriteOptions, Rewriter},
 };
 use ir::{
@@ -121,116 +122,48 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Convert f32 compute to f16 with casts at the boundaries, keeping accumulations, norm statistics, RoPE angles and calibrated out-of-range ops in f32",
     source: include_str!("cast_to_f16.rs"),
     anchor: None,
-    options: &[
-        PassOption {
-            name: "islands",
-            help: "auto: keep reductions, norm statistics, softmax/logsumexp accumulators, RoPE angles and ops on large constants in f32; none: convert them too",
-            default: "auto",
-        },
-        PassOption {
-            name: "keep-f32",
-            help: "comma-separated coreai ops kept in f32 (full name, or without 'coreai.' / 'coreai.decomposable.broadcasting_')",
-            default: "",
-        },
-        PassOption {
-            name: "io",
-            help: "f32: keep public signatures (casts at the boundary); f16: make their f32 arguments and results f16",
-            default: "f32",
-        },
-        PassOption {
-            name: "calibration",
-            help: "an .npz of @main's inputs: run the reference executor and keep in f32 every op whose values leave the f16 range or lose precision",
-            default: "",
-        },
-        PassOption {
-            name: "calibration-tolerance",
-            help: "relative precision loss (max|x - f16(x)| / max|x|) beyond which calibration keeps an op in f32",
-            default: "1e-3",
-        },
-        PassOption {
-            name: "max-f16-reduction",
-            help: "with islands=auto, reductions over this many elements or more stay in f32",
-            default: "32",
-        },
-        PassOption {
-            name: "remarks",
-            help: "print one line per float-valued op to stderr: its location and whether it converts or why it stays f32",
-            default: "false",
-        },
-    ],
+    options: CastToF16::OPTIONS,
     create: || Box::new(CastToF16::default()),
 };
 
-#[derive(Clone)]
-struct CastToF16 {
-    islands_auto: bool,
-    keep_f32: Vec<String>,
-    io_f16: bool,
-    calibration: Option<String>,
-    tolerance: f64,
-    max_f16_reduction: u64,
-    remarks: bool,
-}
-
-impl Default for CastToF16 {
-    fn default() -> Self {
-        Self {
-            islands_auto: true,
-            keep_f32: Vec::new(),
-            io_f16: false,
-            calibration: None,
-            tolerance: 1e-3,
-            max_f16_reduction: 32,
-            remarks: false,
-        }
+coreai_ir::pass_options! {
+    struct CastToF16 {
+        "islands" => islands_auto: bool = "auto",
+            "auto: keep reductions, norm statistics, softmax/logsumexp accumulators, RoPE angles and ops on large constants in f32; none: convert them too",
+            parse = |v: &str| match v.trim() {
+                "auto" => Ok(true),
+                "none" => Ok(false),
+                other => Err(format!("'{other}' is not an islands mode; choose from auto, none")),
+            };
+        "keep-f32" => keep_f32: Vec<String> = "",
+            "comma-separated coreai ops kept in f32 (full name, or without 'coreai.' / 'coreai.decomposable.broadcasting_')";
+        "io" => io_f16: bool = "f32",
+            "f32: keep public signatures (casts at the boundary); f16: make their f32 arguments and results f16",
+            parse = |v: &str| match v.trim() {
+                "f32" => Ok(false),
+                "f16" => Ok(true),
+                other => Err(format!("'{other}' is not an io type; choose from f32, f16")),
+            };
+        "calibration" => calibration: Option<String> = "",
+            "an .npz of @main's inputs: run the reference executor and keep in f32 every op whose values leave the f16 range or lose precision";
+        "calibration-tolerance" => tolerance: f64 = "1e-3",
+            "relative precision loss (max|x - f16(x)| / max|x|) beyond which calibration keeps an op in f32",
+            parse = |v: &str| {
+                f64::parse_option(v)
+                    .ok()
+                    .filter(|t| *t > 0.0)
+                    .ok_or_else(|| format!("'{}' is not a positive number", v.trim()))
+            };
+        "max-f16-reduction" => max_f16_reduction: u64 = "32",
+            "with islands=auto, reductions over this many elements or more stay in f32";
+        "remarks" => remarks: bool = "false",
+            "print one line per float-valued op to stderr: its location and whether it converts or why it stays f32";
     }
 }
 
 impl Pass for CastToF16 {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        match name {
-            "islands" => {
-                let v =
-                    coreai_ir::pass::parse_choices(value, &["auto", "none"], "an islands mode")?;
-                self.islands_auto = v.as_slice() != ["none"];
-            }
-            "keep-f32" => {
-                self.keep_f32 = value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-                    .collect();
-            }
-            "io" => {
-                let v = coreai_ir::pass::parse_choices(value, &["f32", "f16"], "an io type")?;
-                self.io_f16 = v.as_slice() == ["f16"];
-            }
-            "calibration" => {
-                self.calibration = (!value.trim().is_empty()).then(|| value.trim().to_string());
-            }
-            "calibration-tolerance" => {
-                self.tolerance = value
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|t| *t > 0.0)
-                    .ok_or_else(|| format!("'{value}' is not a positive number"))?;
-            }
-            "max-f16-reduction" => {
-                self.max_f16_reduction = value
-                    .parse::<u64>()
-                    .map_err(|_| format!("'{value}' is not a count"))?;
-            }
-            "remarks" => {
-                self.remarks = match value {
-                    "true" | "1" => true,
-                    "false" | "0" => false,
-                    _ => return Err(format!("'{value}' is not true or false")),
-                };
-            }
-            _ => return Err(format!("unknown option '{name}'")),
-        }
-        Ok(())
+        self.set(name, value)
     }
 
     fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {

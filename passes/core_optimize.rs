@@ -77,7 +77,7 @@ pub(crate) use shape_chains::RESHAPES;
 pub use fold_constants::evaluate;
 
 use coreai_ir::lowering::{Decline, LoweringCx};
-use coreai_ir::pass::{Pass, PassInfo, PassOption, PassResult};
+use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::{Pattern as DriverPattern, Policy, RewriteOptions, Rewriter, Rule};
 use melior::ir::{
     operation::{OperationLike, OperationRef},
@@ -94,19 +94,17 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Optimize coreai graphs: constant folding with the executor's kernels, shape chains, identities, dead code, de-duplication, batch-norm folding",
     source: include_str!("core_optimize.rs"),
     anchor: None,
-    options: &[PassOption {
-        name: "exact",
-        help: "only rewrites that are bit-identical for every input (turns batch-norm folding off)",
-        default: "false",
-    }],
+    options: Options::OPTIONS,
     create: || Box::new(CoreOptimize::default()),
 };
 
-/// What the patterns may do.
-#[derive(Clone, Copy, Default, Debug)]
-pub struct Options {
-    /// Only bit-exact rewrites.
-    pub exact: bool,
+coreai_ir::pass_options! {
+    /// What the patterns may do.
+    #[derive(Copy)]
+    pub struct Options {
+        "exact" => exact: bool = "false",
+            "only rewrites that are bit-identical for every input (turns batch-norm folding off)";
+    }
 }
 
 /// A rewrite rooted at one op: the values replacing its results (same
@@ -237,13 +235,7 @@ struct CoreOptimize {
 
 impl Pass for CoreOptimize {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        debug_assert_eq!(name, "exact");
-        self.options.exact = match value {
-            "true" | "1" | "" => true,
-            "false" | "0" => false,
-            other => return Err(format!("exact takes true or false, not '{other}'")),
-        };
-        Ok(())
+        self.options.set(name, value)
     }
 
     fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {

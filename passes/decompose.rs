@@ -48,7 +48,7 @@ use crate::aten_to_coreai;
 use crate::decomposition_table::Table;
 use coreai_ir::{
     diagnostics::{emit_error, emit_with_notes, sorted_unique, Offender},
-    pass::{Pass, PassFailed, PassInfo, PassOption, PassResult},
+    pass::{Pass, PassFailed, PassInfo, PassResult},
     rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
@@ -59,23 +59,7 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Decompose ATen ops into simpler ATen ops with a decomposition table (like torch.export's run_decompositions)",
     source: include_str!("decompose.rs"),
     anchor: Some("builtin.module"),
-    options: &[
-        PassOption {
-            name: "table",
-            help: "decomposition table: coreai (PyTorch's default table minus the 12 ops coreai-torch keeps whole), default (PyTorch's), none",
-            default: "coreai",
-        },
-        PassOption {
-            name: "preserve",
-            help: "comma-separated ops to keep whole although the table decomposes them (`aten.linear.default` or `linear.default`)",
-            default: "",
-        },
-        PassOption {
-            name: "decompose",
-            help: "comma-separated ops to decompose although the table keeps them (each needs a decomposition)",
-            default: "",
-        },
-    ],
+    options: Decompose::OPTIONS,
     create: || Box::new(Decompose::default()),
 };
 
@@ -107,20 +91,17 @@ pub fn keys() -> Vec<&'static str> {
     keys
 }
 
-#[derive(Clone)]
-struct Decompose {
-    table: Table,
-    preserve: Vec<String>,
-    decompose: Vec<String>,
-}
-
-impl Default for Decompose {
-    fn default() -> Self {
-        Self {
-            table: Table::Coreai,
-            preserve: Vec::new(),
-            decompose: Vec::new(),
-        }
+coreai_ir::pass_options! {
+    struct Decompose {
+        "table" => table: Table = "coreai",
+            "decomposition table: coreai (PyTorch's default table minus the 12 ops coreai-torch keeps whole), default (PyTorch's), none",
+            parse = Table::parse;
+        "preserve" => preserve: Vec<String> = "",
+            "comma-separated ops to keep whole although the table decomposes them (`aten.linear.default` or `linear.default`)",
+            parse = parse_op_list;
+        "decompose" => decompose: Vec<String> = "",
+            "comma-separated ops to decompose although the table keeps them (each needs a decomposition)",
+            parse = parse_decompose_list;
     }
 }
 
@@ -143,29 +124,27 @@ fn parse_op_list(value: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// `decompose=`: overloads that must have a Rust decomposition.
+fn parse_decompose_list(value: &str) -> Result<Vec<String>, String> {
+    let ops = parse_op_list(value)?;
+    let missing: Vec<&str> = ops
+        .iter()
+        .filter(|k| lookup(k).is_none())
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "no decomposition for {}; decompositions exist for: {}",
+            missing.join(", "),
+            keys().join(", ")
+        ));
+    }
+    Ok(ops)
+}
+
 impl Pass for Decompose {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        match name {
-            "table" => self.table = Table::parse(value)?,
-            "preserve" => self.preserve = parse_op_list(value)?,
-            _ => {
-                let ops = parse_op_list(value)?;
-                let missing: Vec<&str> = ops
-                    .iter()
-                    .filter(|k| lookup(k).is_none())
-                    .map(String::as_str)
-                    .collect();
-                if !missing.is_empty() {
-                    return Err(format!(
-                        "no decomposition for {}; decompositions exist for: {}",
-                        missing.join(", "),
-                        keys().join(", ")
-                    ));
-                }
-                self.decompose = ops;
-            }
-        }
-        Ok(())
+        self.set(name, value)
     }
 
     fn run(&mut self, module: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {

@@ -65,10 +65,11 @@ mod rms_norm;
 mod rope;
 
 use crate::fp16_stabilize::pattern::op_name;
+use coreai_ir::pass::parse_choices;
 use coreai_ir::{
     diagnostics::{emit_with_notes, Offender},
     lowering::{Decline, LoweringCx},
-    pass::{Pass, PassFailed, PassInfo, PassOption, PassResult},
+    pass::{Pass, PassFailed, PassInfo, PassResult},
     rewrite::{Pattern, Policy, RewriteOptions, Rewriter},
 };
 use melior::ir::{
@@ -186,47 +187,24 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Outline hand-written RMSNorm, RoPE, attention and MoE dispatch into coreai-torch's composite graphs (rms_norm, rope, scaled_dot_product_attention, gather_mm)",
     source: include_str!("externalize_composites.rs"),
     anchor: Some("builtin.module"),
-    options: &[
-        PassOption {
-            name: "only",
-            help: "comma-separated composites to recognise (rms_norm, rope, scaled_dot_product_attention, gather_mm); empty: all",
-            default: "",
-        },
-        PassOption {
-            name: "exclude",
-            help: "comma-separated composites not to recognise",
-            default: "",
-        },
-        PassOption {
-            name: "require",
-            help: "comma-separated composites that must be in the result: a missing one is an error naming the closest near miss",
-            default: "",
-        },
-        PassOption {
-            name: "remarks",
-            help: "print one remark per declined near miss (a candidate that matched at least one sub-pattern) to stderr",
-            default: "false",
-        },
-    ],
+    options: ExternalizeComposites::OPTIONS,
     create: || Box::new(ExternalizeComposites::default()),
 };
 
-#[derive(Clone)]
-struct ExternalizeComposites {
-    only: Vec<&'static str>,
-    exclude: Vec<&'static str>,
-    require: Vec<&'static str>,
-    remarks: bool,
-}
-
-impl Default for ExternalizeComposites {
-    fn default() -> Self {
-        Self {
-            only: COMPOSITES.to_vec(),
-            exclude: Vec::new(),
-            require: Vec::new(),
-            remarks: false,
-        }
+coreai_ir::pass_options! {
+    struct ExternalizeComposites {
+        "only" => only: Vec<&'static str> = "",
+            "comma-separated composites to recognise (rms_norm, rope, scaled_dot_product_attention, gather_mm); empty: all",
+            parse = |v: &str| parse_choices(v, COMPOSITES, "a composite this pass recognises")
+                .map(|only| if only.is_empty() { COMPOSITES.to_vec() } else { only });
+        "exclude" => exclude: Vec<&'static str> = "",
+            "comma-separated composites not to recognise",
+            parse = |v: &str| parse_choices(v, COMPOSITES, "a composite this pass recognises");
+        "require" => require: Vec<&'static str> = "",
+            "comma-separated composites that must be in the result: a missing one is an error naming the closest near miss",
+            parse = |v: &str| parse_choices(v, COMPOSITES, "a composite this pass recognises");
+        "remarks" => remarks: bool = "false",
+            "print one remark per declined near miss (a candidate that matched at least one sub-pattern) to stderr";
     }
 }
 
@@ -238,25 +216,7 @@ impl ExternalizeComposites {
 
 impl Pass for ExternalizeComposites {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        let what = "a composite this pass recognises";
-        match name {
-            "only" => {
-                self.only = coreai_ir::pass::parse_choices(value, COMPOSITES, what)?;
-                if self.only.is_empty() {
-                    self.only = COMPOSITES.to_vec();
-                }
-            }
-            "exclude" => self.exclude = coreai_ir::pass::parse_choices(value, COMPOSITES, what)?,
-            "require" => self.require = coreai_ir::pass::parse_choices(value, COMPOSITES, what)?,
-            _ => {
-                self.remarks = match value.trim() {
-                    "true" | "1" => true,
-                    "false" | "0" => false,
-                    other => return Err(format!("'{other}' is not true or false")),
-                }
-            }
-        }
-        Ok(())
+        self.set(name, value)
     }
 
     fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {

@@ -20,9 +20,10 @@
 //! Option `ops`: a comma-separated subset of the foldable op names (default:
 //! all of them).
 
+use coreai_ir::pass::parse_choices;
 use coreai_ir::{
     lowering::{Decline, LoweringCx},
-    pass::{Pass, PassInfo, PassOption, PassResult},
+    pass::{Pass, PassInfo, PassResult},
     rewrite::{Pattern, Policy, RewriteOptions, Rewriter},
 };
 use melior::ir::{
@@ -38,32 +39,21 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Fold f(f(x)) to f(x) for exactly idempotent elementwise ops (coreai.abs, aten.relu.default)",
     source: include_str!("fold_idempotent_unary.rs"),
     anchor: None,
-    options: &[PassOption {
-        name: "ops",
-        help: "comma-separated op names to fold (coreai.abs, aten.relu.default)",
-        default: "coreai.abs,aten.relu.default",
-    }],
+    options: FoldIdempotentUnary::OPTIONS,
     create: || Box::new(FoldIdempotentUnary::default()),
 };
 
-#[derive(Clone)]
-struct FoldIdempotentUnary {
-    ops: Vec<&'static str>,
-}
-
-impl Default for FoldIdempotentUnary {
-    fn default() -> Self {
-        Self {
-            ops: FOLDABLE.to_vec(),
-        }
+coreai_ir::pass_options! {
+    struct FoldIdempotentUnary {
+        "ops" => ops: Vec<&'static str> = "coreai.abs,aten.relu.default",
+            "comma-separated op names to fold (coreai.abs, aten.relu.default)",
+            parse = |v: &str| parse_choices(v, FOLDABLE, "foldable");
     }
 }
 
 impl Pass for FoldIdempotentUnary {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        debug_assert_eq!(name, "ops");
-        self.ops = coreai_ir::pass::parse_choices(value, FOLDABLE, "foldable")?;
-        Ok(())
+        self.set(name, value)
     }
 
     fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {

@@ -45,8 +45,9 @@ mod norms;
 pub(crate) mod pattern;
 mod softplus;
 
+use coreai_ir::pass::parse_choices;
 use coreai_ir::{
-    pass::{Pass, PassInfo, PassOption, PassResult},
+    pass::{Pass, PassInfo, PassResult},
     rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
@@ -109,32 +110,21 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Rewrite softplus/mish/log-sigmoid, unshifted logsumexp/softmax and norm statistics so no intermediate overflows fp16",
     source: include_str!("fp16_stabilize.rs"),
     anchor: None,
-    options: &[PassOption {
-        name: "families",
-        help: "comma-separated pattern families to apply (softplus, logsumexp, norms)",
-        default: "softplus,logsumexp,norms",
-    }],
+    options: Fp16Stabilize::OPTIONS,
     create: || Box::new(Fp16Stabilize::default()),
 };
 
-#[derive(Clone)]
-struct Fp16Stabilize {
-    families: Vec<&'static str>,
-}
-
-impl Default for Fp16Stabilize {
-    fn default() -> Self {
-        Self {
-            families: FAMILIES.to_vec(),
-        }
+coreai_ir::pass_options! {
+    struct Fp16Stabilize {
+        "families" => families: Vec<&'static str> = "softplus,logsumexp,norms",
+            "comma-separated pattern families to apply (softplus, logsumexp, norms)",
+            parse = |v: &str| parse_choices(v, FAMILIES, "a family");
     }
 }
 
 impl Pass for Fp16Stabilize {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        debug_assert_eq!(name, "families");
-        self.families = coreai_ir::pass::parse_choices(value, FAMILIES, "a family")?;
-        Ok(())
+        self.set(name, value)
     }
 
     fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {

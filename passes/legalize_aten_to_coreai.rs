@@ -56,7 +56,7 @@ use crate::{aten_to_coreai, decomposition_table::Table};
 use coreai_ir::{
     diagnostics::{emit_error, emit_with_notes, sorted_unique, Offender},
     lowering::{self, Decline, LoweringCx, LoweringOptions},
-    pass::{Pass, PassFailed, PassInfo, PassOption, PassResult},
+    pass::{Pass, PassFailed, PassInfo, PassResult},
     rewrite::{Pattern, Policy, RewriteOptions, Rewriter, Rule},
 };
 use melior::ir::{
@@ -70,34 +70,22 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Lower ATen ops in func.func to coreai ops in coreai.graph, after validating that every op has a lowering",
     source: include_str!("legalize_aten_to_coreai.rs"),
     anchor: Some("builtin.module"),
-    options: &[
-        PassOption {
-            name: "table",
-            help: "the decomposition table the input was decomposed with (coreai, default, none); ops it decomposes are reported as non-decomposed",
-            default: "coreai",
-        },
-        PassOption {
-            name: "composites",
-            help: "graph: ATen-derived composites (norms, log_softmax, SDPA, avg-pool, hard_sigmoid, vector norm, pixel_shuffle) become private noinline coreai.graphs with a composite_decl, called by coreai.invoke, as coreai-torch emits them; inline: their ops are emitted in place",
-            default: "graph",
-        },
-    ],
+    options: LegalizeAtenToCoreai::OPTIONS,
     create: || Box::new(LegalizeAtenToCoreai::default()),
 };
 
-#[derive(Clone)]
-struct LegalizeAtenToCoreai {
-    table: Table,
-    /// `composites=inline`: composites are emitted in place, not as graphs.
-    inline_composites: bool,
-}
-
-impl Default for LegalizeAtenToCoreai {
-    fn default() -> Self {
-        Self {
-            table: Table::Coreai,
-            inline_composites: false,
-        }
+coreai_ir::pass_options! {
+    struct LegalizeAtenToCoreai {
+        "table" => table: Table = "coreai",
+            "the decomposition table the input was decomposed with (coreai, default, none); ops it decomposes are reported as non-decomposed",
+            parse = Table::parse;
+        "composites" => inline_composites: bool = "graph",
+            "graph: ATen-derived composites (norms, log_softmax, SDPA, avg-pool, hard_sigmoid, vector norm, pixel_shuffle) become private noinline coreai.graphs with a composite_decl, called by coreai.invoke, as coreai-torch emits them; inline: their ops are emitted in place",
+            parse = |v: &str| match v.trim() {
+                "graph" => Ok(false),
+                "inline" => Ok(true),
+                other => Err(format!("unknown composites mode '{other}'; choose graph or inline")),
+            };
     }
 }
 
@@ -138,17 +126,7 @@ fn classify(op: &OperationRef<'_, '_>) -> OpKind {
 
 impl Pass for LegalizeAtenToCoreai {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        match (name, value) {
-            ("composites", "graph") => self.inline_composites = false,
-            ("composites", "inline") => self.inline_composites = true,
-            ("composites", other) => {
-                return Err(format!(
-                    "unknown composites mode '{other}'; choose graph or inline"
-                ))
-            }
-            _ => self.table = Table::parse(value)?,
-        }
-        Ok(())
+        self.set(name, value)
     }
 
     fn run(&mut self, module: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {

@@ -34,10 +34,11 @@
 //! in `coreai-compile` looks through the copies.
 
 use crate::cast_to_f16::ir::{attr_str, attribute, create, op_name, uses, value_type};
+use coreai_ir::options::list_items;
 use coreai_ir::{
     diagnostics::emit_error,
     ffi::string_ref,
-    pass::{Pass, PassFailed, PassInfo, PassOption, PassResult},
+    pass::{Pass, PassFailed, PassInfo, PassResult},
     rewrite::RewriteOptions,
 };
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
@@ -48,18 +49,7 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Give named graph inputs and outputs a #coreaix.hw_constraints encoding, with the copies coreai-core's set_hardware_constraints inserts",
     source: include_str!("set_hw_constraints.rs"),
     anchor: None,
-    options: &[
-        PassOption {
-            name: "graph",
-            help: "the coreai.graph whose inputs and outputs are constrained",
-            default: "main",
-        },
-        PassOption {
-            name: "constraints",
-            help: "comma-separated NAME=BACKING:ALIGNMENTS:INTERLEAVE (e.g. x=IOSurface:1x1x32x1:1x1x1), NAME an input's or output's coreai.name, BACKING MTLBuffer, IOSurface or Heap",
-            default: "",
-        },
-    ],
+    options: SetHwConstraints::OPTIONS,
     create: || Box::new(SetHwConstraints::default()),
 };
 
@@ -128,42 +118,32 @@ impl Constraint {
     }
 }
 
-#[derive(Clone)]
-struct SetHwConstraints {
-    graph: String,
-    constraints: Vec<Constraint>,
+coreai_ir::pass_options! {
+    struct SetHwConstraints {
+        "graph" => graph: String = "main",
+            "the coreai.graph whose inputs and outputs are constrained";
+        "constraints" => constraints: Vec<Constraint> = "",
+            "comma-separated NAME=BACKING:ALIGNMENTS:INTERLEAVE (e.g. x=IOSurface:1x1x32x1:1x1x1), NAME an input's or output's coreai.name, BACKING MTLBuffer, IOSurface or Heap",
+            parse = parse_constraints;
+    }
 }
 
-impl Default for SetHwConstraints {
-    fn default() -> Self {
-        Self {
-            graph: "main".into(),
-            constraints: Vec::new(),
-        }
+/// `constraints=`: comma-separated items, each name at most once.
+fn parse_constraints(value: &str) -> Result<Vec<Constraint>, String> {
+    let constraints = list_items(value)
+        .map(Constraint::parse)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut names: Vec<&str> = constraints.iter().map(|c| c.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("'{}' is constrained twice", w[0]));
     }
+    Ok(constraints)
 }
 
 impl Pass for SetHwConstraints {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        match name {
-            "graph" => self.graph = value.trim().to_string(),
-            "constraints" => {
-                self.constraints = value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(Constraint::parse)
-                    .collect::<Result<_, _>>()?;
-                let mut names: Vec<&str> =
-                    self.constraints.iter().map(|c| c.name.as_str()).collect();
-                names.sort_unstable();
-                if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-                    return Err(format!("'{}' is constrained twice", w[0]));
-                }
-            }
-            _ => return Err(format!("unknown option '{name}'")),
-        }
-        Ok(())
+        self.set(name, value)
     }
 
     fn run(&mut self, root: OperationRef<'_, '_>, _: &RewriteOptions) -> PassResult {

@@ -36,7 +36,8 @@
 //! other uses. Never part of a product pipeline.
 
 use coreai_ir::diagnostics::emit_error;
-use coreai_ir::pass::{Pass, PassFailed, PassInfo, PassOption, PassResult};
+use coreai_ir::options::OptionValue;
+use coreai_ir::pass::{Pass, PassFailed, PassInfo, PassResult};
 use coreai_ir::rewrite::RewriteOptions;
 use melior::ir::{
     operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
@@ -50,60 +51,29 @@ pub const INFO: PassInfo = PassInfo {
         "Test only: silently skip the computation of the nth op named `op` (a planted miscompile)",
     anchor: None,
     source: include_str!("test_plant_miscompile.rs"),
-    options: &[
-        PassOption {
-            name: "op",
-            help: "the op name whose matches are numbered (required)",
-            default: "",
-        },
-        PassOption {
-            name: "nth",
-            help: "which match (1-based) becomes wrong",
-            default: "1",
-        },
-        PassOption {
-            name: "loc",
-            help: "instead of nth: the matches whose location is named this become wrong",
-            default: "",
-        },
-    ],
+    options: PlantMiscompile::OPTIONS,
     create: || Box::new(PlantMiscompile::default()),
 };
 
-#[derive(Clone)]
-struct PlantMiscompile {
-    op: String,
-    nth: usize,
-    /// `loc("NAME"` when `loc=NAME` is set.
-    loc_prefix: Option<String>,
-}
-
-impl Default for PlantMiscompile {
-    fn default() -> Self {
-        Self {
-            op: String::new(),
-            nth: 1,
-            loc_prefix: None,
-        }
+coreai_ir::pass_options! {
+    struct PlantMiscompile {
+        "op" => op: String = "",
+            "the op name whose matches are numbered (required)";
+        "nth" => nth: usize = "1",
+            "which match (1-based) becomes wrong",
+            parse = |v: &str| match i64::parse_option(v)? {
+                n if n >= 1 => Ok(n as usize),
+                n => Err(format!("{n} is not a match number (1, 2, ...)")),
+            };
+        "loc" => loc_prefix: Option<String> = "",
+            "instead of nth: the matches whose location is named this become wrong",
+            parse = |v: &str| Ok::<_, String>((!v.trim().is_empty()).then(|| format!("loc(\"{}\"", v.trim())));
     }
 }
 
 impl Pass for PlantMiscompile {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        let int = |v: &str| {
-            v.parse::<i64>()
-                .map_err(|_| format!("'{v}' is not an integer"))
-        };
-        match name {
-            "op" => self.op = value.to_string(),
-            "nth" => match int(value)? {
-                n if n >= 1 => self.nth = n as usize,
-                n => return Err(format!("{n} is not a match number (1, 2, ...)")),
-            },
-            "loc" => self.loc_prefix = (!value.is_empty()).then(|| format!("loc(\"{value}\"")),
-            _ => return Err(format!("unknown option '{name}'")),
-        }
-        Ok(())
+        self.set(name, value)
     }
 
     fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {

@@ -23,6 +23,7 @@ pub mod ffi;
 pub mod foreign_pass;
 pub mod input_check;
 pub mod lowering;
+pub mod options;
 pub mod pass;
 pub mod rewrite;
 pub mod schema;

@@ -6,14 +6,22 @@
 
 use melior::ir::operation::OperationRef;
 
-/// The options every project pass takes ([`REWRITE_OPTIONS`]), for the
-/// rewrite driver ([`crate::rewrite::Rewriter`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RewriteOptions {
-    /// `max-rewrites=N`: apply only the first N applications (`None`: all).
-    pub max_rewrites: Option<usize>,
-    /// `trace-rewrites=true`: one line per application on stderr.
-    pub trace: bool,
+crate::pass_options! {
+    /// The options every project pass takes, parsed here once (not by the
+    /// passes) and handed to `Pass::run` for the rewrite driver
+    /// ([`crate::rewrite::Rewriter`]).
+    #[derive(Copy, PartialEq, Eq)]
+    pub struct RewriteOptions {
+        "max-rewrites" => max_rewrites: Option<usize> = "-1",
+            "apply only the first N rewrites (numbered in the pass's deterministic order; -1: all); later ones are skipped, to bisect a bad rewrite",
+            parse = |v: &str| match v.trim().parse::<i64>() {
+                Ok(-1) => Ok(None),
+                Ok(n) if n >= 0 => Ok(Some(n as usize)),
+                _ => Err(format!("'{}' is not a count (0, 1, ... or -1 for all)", v.trim())),
+            };
+        "trace-rewrites" => trace: bool = "false",
+            "print one line per rewrite to stderr: rewrite <pass> #<k> <pattern> at <location>";
+    }
 }
 
 /// One textual option of a pass (`name=value` inside `pass{...}`).
@@ -121,30 +129,14 @@ pub fn parse_choices(
         .collect()
 }
 
-/// A boolean option value: `true`/`1` or `false`/`0`.
+/// A boolean option value: `true`/`1` or `false`/`0`, as every option
+/// ([`crate::options::OptionValue`]).
 pub fn parse_bool(value: &str) -> Result<bool, String> {
-    match value.trim() {
-        "true" | "1" => Ok(true),
-        "false" | "0" => Ok(false),
-        other => Err(format!("'{other}' is not true or false")),
-    }
+    crate::options::OptionValue::parse_option(value)
 }
 
-/// The options every project pass takes, parsed here once (not by the
-/// passes) and handed to `Pass::run` for the rewrite driver
-/// ([`crate::rewrite`]).
-pub static REWRITE_OPTIONS: &[PassOption] = &[
-    PassOption {
-        name: "max-rewrites",
-        help: "apply only the first N rewrites (numbered in the pass's deterministic order; -1: all); later ones are skipped, to bisect a bad rewrite",
-        default: "-1",
-    },
-    PassOption {
-        name: "trace-rewrites",
-        help: "print one line per rewrite to stderr: rewrite <pass> #<k> <pattern> at <location>",
-        default: "false",
-    },
-];
+/// The options every project pass takes ([`RewriteOptions`]).
+pub static REWRITE_OPTIONS: &[PassOption] = RewriteOptions::OPTIONS;
 
 /// Parses MLIR's textual pass options (`a=1 b={x,y} c="s t"`) into pairs.
 pub fn parse_options(text: &str) -> Result<Vec<(String, String)>, String> {
@@ -229,28 +221,10 @@ fn set_rewrite_option(
     key: &str,
     value: &str,
 ) -> Result<bool, String> {
-    match key {
-        "max-rewrites" => {
-            options.max_rewrites = match value.trim().parse::<i64>() {
-                Ok(-1) => None,
-                Ok(n) if n >= 0 => Some(n as usize),
-                _ => {
-                    return Err(format!(
-                        "'{value}' is not a count (0, 1, ... or -1 for all)"
-                    ))
-                }
-            }
-        }
-        "trace-rewrites" => {
-            options.trace = match value.trim() {
-                "true" | "1" => true,
-                "false" | "0" => false,
-                other => return Err(format!("'{other}' is not true or false")),
-            }
-        }
-        _ => return Ok(false),
+    if !REWRITE_OPTIONS.iter().any(|o| o.name == key) {
+        return Ok(false);
     }
-    Ok(true)
+    options.set(key, value).map(|()| true)
 }
 
 #[cfg(test)]

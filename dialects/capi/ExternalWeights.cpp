@@ -4,8 +4,11 @@
 // attributes without a `dialect_resources` entry, and the module attribute
 // `coreai.weights = "FILE.safetensors"` naming a safetensors file (relative
 // to the module's own file) whose tensor KEY holds each blob's bytes. The
-// importer writes this form for coreai-compile: the bytes are copied once
-// instead of being written and lexed back as hex.
+// importer writes this form for coreai-compile: the bytes are not written
+// and lexed back as hex. The file is mapped, and a blob whose bytes lie
+// aligned in it is the mapped bytes themselves (read-only; the mapping
+// lives as long as its last blob), so the weights are not copied into
+// memory; a misaligned one is copied.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/DebugStringHelper.h"
+#include "llvm/Support/Alignment.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
@@ -27,9 +31,35 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <mutex>
+#include <sys/mman.h>
+#include <unistd.h>
+
 using namespace mlir;
 
 namespace {
+/// The address ranges of the weights files mapped now: only their pages may
+/// be released (coreaiReleaseResourcePages); any other blob is memory
+/// MADV_DONTNEED would clear.
+std::mutex mappedMutex;
+std::vector<std::pair<const char *, const char *>> mappedRanges;
+
+/// A mapped weights file, registered while it is mapped.
+struct MappedWeights {
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  explicit MappedWeights(std::unique_ptr<llvm::MemoryBuffer> b)
+      : buffer(std::move(b)) {
+    std::lock_guard<std::mutex> lock(mappedMutex);
+    mappedRanges.emplace_back(buffer->getBufferStart(),
+                              buffer->getBufferEnd());
+  }
+  ~MappedWeights() {
+    std::lock_guard<std::mutex> lock(mappedMutex);
+    llvm::erase(mappedRanges, std::make_pair(buffer->getBufferStart(),
+                                             buffer->getBufferEnd()));
+  }
+};
+
 constexpr llvm::StringLiteral kWeightsAttr = "coreai.weights";
 /// safetensors' own bound on its JSON header.
 constexpr uint64_t kMaxHeader = 100u << 20;
@@ -52,7 +82,7 @@ llvm::Error failure(const llvm::Twine &why) {
 
 /// The safetensors file of a module: its data section and JSON header.
 struct WeightsFile {
-  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  std::shared_ptr<MappedWeights> buffer;
   llvm::json::Object header;
   llvm::ArrayRef<char> data;
 };
@@ -96,7 +126,7 @@ llvm::Expected<WeightsFile> openWeights(llvm::StringRef file,
   weights.header = std::move(*object);
   llvm::StringRef data = bytes.drop_front(8 + headerSize);
   weights.data = llvm::ArrayRef<char>(data.data(), data.size());
-  weights.buffer = std::move(*buffer);
+  weights.buffer = std::make_shared<MappedWeights>(std::move(*buffer));
   return std::move(weights);
 }
 
@@ -172,8 +202,17 @@ bool coreaiAttachExternalWeights(MlirOperation rootOp,
         return fail("holds " + llvm::Twine(bytes->size()) +
                     " bytes for it, its type " + debugString(type) +
                     " needs " + llvm::Twine(*size));
-      handle.getResource()->setBlob(
-          HeapAsmResourceBlob::allocateAndCopyWithAlign(*bytes, width));
+      if (llvm::isAddrAligned(llvm::Align(width), bytes->data())) {
+        // The blob keeps the mapping alive; nothing writes to its bytes.
+        std::shared_ptr<MappedWeights> keep = weights->buffer;
+        handle.getResource()->setBlob(AsmResourceBlob(
+            *bytes, width,
+            [keep](void *, size_t, size_t) mutable { keep.reset(); },
+            /*dataIsMutable=*/false));
+      } else {
+        handle.getResource()->setBlob(
+            HeapAsmResourceBlob::allocateAndCopyWithAlign(*bytes, width));
+      }
       return WalkResult::advance();
     });
     return ok ? WalkResult::advance() : WalkResult::interrupt();
@@ -182,4 +221,28 @@ bool coreaiAttachExternalWeights(MlirOperation rootOp,
   if (ok)
     root->removeAttr(kWeightsAttr);
   return ok;
+}
+
+bool coreaiReleaseResourcePages(MlirAttribute attr) {
+  auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(unwrap(attr));
+  if (!resource)
+    return false;
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob)
+    return false;
+  llvm::ArrayRef<char> data = blob->getData();
+  std::lock_guard<std::mutex> lock(mappedMutex);
+  bool mapped = llvm::any_of(mappedRanges, [&](const auto &range) {
+    return data.begin() >= range.first && data.end() <= range.second;
+  });
+  if (!mapped)
+    return false;
+  // The whole pages inside the blob: dropped from this process's resident
+  // set; the next read maps them again from the file.
+  uintptr_t page = ::sysconf(_SC_PAGESIZE);
+  uintptr_t begin = llvm::alignTo(reinterpret_cast<uintptr_t>(data.begin()), page);
+  uintptr_t end = llvm::alignDown(reinterpret_cast<uintptr_t>(data.end()), page);
+  if (begin < end)
+    ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+  return true;
 }

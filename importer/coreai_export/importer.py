@@ -250,13 +250,15 @@ def resource_name(fqn: str, used: set) -> str:
     return name
 
 
-def tensor_bytes(t: torch.Tensor) -> bytes:
+def tensor_bytes(t: torch.Tensor) -> memoryview:
+    """The bytes of `t`, as a view of its storage when it is contiguous on
+    the CPU (a weight is not copied on its way to the weights file)."""
     t = t.detach().contiguous().cpu()
     if t.dtype == torch.bfloat16:
         t = t.view(torch.int16)
     if t.is_complex():
         t = torch.view_as_real(t)
-    return t.numpy().tobytes()
+    return memoryview(t.reshape(-1).numpy()).cast("B")
 
 
 # --------------------------------------------------------------- locations
@@ -301,7 +303,7 @@ def location(node: torch.fx.Node) -> str:
 class ImportedProgram:
     """An imported module: `body` is its text after the opening `module {`
     line, without the weights, which `resources` holds as (name, alignment,
-    bytes)."""
+    bytes: a memoryview of the tensor's storage)."""
 
     body: str
     arg_names: list

@@ -70,6 +70,13 @@ pub fn fold<'c, 'a>(cx: &LoweringCx<'c, 'a>, _: Options) -> Result<Vec<Value<'c,
         ));
     }
     let values = evaluate_op(raw, &operands)?;
+    // A weight folded into another need not stay resident: the pages of a
+    // mapped weights file are dropped (read again from the file if the
+    // constant has other uses).
+    for &attr in &operands {
+        // SAFETY: `attr` is a live attribute of this op's context.
+        unsafe { coreai_ir::ffi::coreaiReleaseResourcePages(attr) };
+    }
     values
         .into_iter()
         .enumerate()

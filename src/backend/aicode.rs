@@ -465,8 +465,25 @@ fn composite_decl(p: &mut Program, graph: MlirOperation, a: MlirAttribute) -> Op
 }
 
 /// The aicode `main.mlirb` of `module`, a `builtin.module` of compiled
-/// coreai graphs, read where it is (no copy of the module or its weights).
+/// coreai graphs.
 pub fn write(module: MlirOperation) -> Result<Vec<u8>, AicodeError> {
+    Ok(convert(module)?.finish())
+}
+
+/// [`write`], streamed to `out`: the weights go from the module's blobs to
+/// `out` without a copy of them in memory.
+pub fn write_into(
+    module: MlirOperation,
+    out: &mut dyn std::io::Write,
+) -> Result<(), super::BackendError> {
+    convert(module)?.finish_into(out)?;
+    Ok(())
+}
+
+/// The program of `module`; it borrows the module's blobs, so it must be
+/// finished while the module lives and is not changed (both callers finish
+/// it at once).
+fn convert<'m>(module: MlirOperation) -> Result<Program<'m>, AicodeError> {
     let mut p = Program::new();
     let l = op_location(&mut p, module);
     p.set_asset_location(l);
@@ -484,7 +501,7 @@ pub fn write(module: MlirOperation) -> Result<Vec<u8>, AicodeError> {
         }
         convert_graph(&mut p, graph)?;
     }
-    Ok(p.finish())
+    Ok(p)
 }
 
 const GRAPH_ATTRS: &[&str] = &[
@@ -1062,7 +1079,9 @@ fn constant(
             if data.is_null() {
                 return Err(error(op, "has a dense_resource without its blob"));
             }
-            let bytes = std::slice::from_raw_parts(data as *const u8, size).to_vec();
+            // Borrowed, not copied: the blob lives in the module, which
+            // outlives the program being written (`write`, `write_into`).
+            let bytes: &[u8] = std::slice::from_raw_parts(data as *const u8, size);
             let text = attr_text(a);
             let key = text
                 .strip_prefix("dense_resource<")

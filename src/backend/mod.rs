@@ -10,7 +10,7 @@ pub mod aicode;
 pub mod link;
 
 use melior::ir::operation::OperationRef;
-use std::ffi::c_void;
+use std::{ffi::c_void, io::Write};
 
 /// What `main.mlirb` holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +29,8 @@ pub enum BackendError {
     Aicode(#[from] aicode::AicodeError),
     #[error("writing the program as bytecode failed")]
     Bytecode,
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
 }
 
 /// The program of `module` (a compiled `builtin.module`) in `format`.
@@ -36,6 +38,64 @@ pub fn program(module: OperationRef<'_, '_>, format: Format) -> Result<Vec<u8>, 
     match format {
         Format::Coreai => bytecode(module, coreai_asset::bytecode::VERSION as i64),
         Format::Aicode => Ok(aicode::write(module.to_raw())?),
+    }
+}
+
+/// [`program`], streamed to `out` (the weights straight from the module's
+/// blobs).
+pub fn write_program(
+    module: OperationRef<'_, '_>,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<(), BackendError> {
+    match format {
+        Format::Coreai => write_bytecode(module, coreai_asset::bytecode::VERSION as i64, out),
+        Format::Aicode => aicode::write_into(module.to_raw(), out),
+    }
+}
+
+/// `op` as MLIR bytecode of `version`, streamed to `out`.
+pub fn write_bytecode(
+    op: OperationRef<'_, '_>,
+    version: i64,
+    out: &mut dyn Write,
+) -> Result<(), BackendError> {
+    struct Sink<'w> {
+        out: &'w mut dyn Write,
+        error: Option<std::io::Error>,
+    }
+    unsafe extern "C" fn piece(s: mlir_sys::MlirStringRef, user_data: *mut c_void) {
+        // SAFETY: `user_data` is the `Sink` below, alive during the write.
+        let sink = unsafe { &mut *(user_data as *mut Sink<'_>) };
+        if sink.error.is_none() {
+            let bytes: &[u8] = if s.length == 0 {
+                &[]
+            } else {
+                unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) }
+            };
+            if let Err(e) = sink.out.write_all(bytes) {
+                sink.error = Some(e);
+            }
+        }
+    }
+    let mut sink = Sink { out, error: None };
+    // SAFETY: the writer config lives across the call; `sink` outlives it.
+    let ok = unsafe {
+        let config = mlir_sys::mlirBytecodeWriterConfigCreate();
+        mlir_sys::mlirBytecodeWriterConfigDesiredEmitVersion(config, version);
+        let result = mlir_sys::mlirOperationWriteBytecodeWithConfig(
+            op.to_raw(),
+            config,
+            Some(piece),
+            &mut sink as *mut Sink<'_> as *mut c_void,
+        );
+        mlir_sys::mlirBytecodeWriterConfigDestroy(config);
+        result.value != 0
+    };
+    match (ok, sink.error) {
+        (_, Some(e)) => Err(e.into()),
+        (true, None) => Ok(()),
+        (false, None) => Err(BackendError::Bytecode),
     }
 }
 

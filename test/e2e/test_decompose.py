@@ -27,7 +27,7 @@ from coreai_export.cli import build_parser, run
 from models import CORPUS, EXPORT_FLAGS
 from toolchain import COREAI_OPT, COREAI_RUN, REPO
 
-TABLE = os.path.join(REPO, "src", "data", "torch_default_decompositions.txt")
+TABLE = os.path.join(REPO, "passes", "data", "torch_default_decompositions.txt")
 PRESERVED = {
     "hardsigmoid.default", "hardswish.default", "instance_norm.default", "pixel_shuffle.default",
     "reflection_pad1d.default", "reflection_pad2d.default", "reflection_pad3d.default",

@@ -91,6 +91,16 @@ pub fn digest(bytes: &[u8]) -> [u8; 32] {
 /// once the new one is complete; anything else at `target` is an error and
 /// is left alone.
 pub fn write(target: &Path, program: &[u8], metadata: &Metadata) -> Result<(), AssetError> {
+    write_with(target, metadata, |out| out.write_all(program))
+}
+
+/// [`write`] with the program streamed: `program` writes `main.mlirb`'s
+/// bytes to `out` (hashed as they pass, never held whole in memory).
+pub fn write_with(
+    target: &Path,
+    metadata: &Metadata,
+    program: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), AssetError> {
     if target.extension().is_none_or(|e| e != EXTENSION) {
         return Err(AssetError::Extension(target.to_path_buf()));
     }
@@ -150,16 +160,47 @@ fn release_signals(old: libc::sigset_t) {
     }
 }
 
-fn fill(staging: &Path, program: &[u8], metadata: &Metadata) -> Result<(), AssetError> {
+fn fill(
+    staging: &Path,
+    program: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    metadata: &Metadata,
+) -> Result<(), AssetError> {
     let _ = std::fs::remove_dir_all(staging);
     std::fs::create_dir(staging).map_err(io(staging))?;
     let put = |file: &str, bytes: &[u8]| {
         let path = staging.join(file);
         std::fs::write(&path, bytes).map_err(io(&path))
     };
-    put(PROGRAM_FILE, program)?;
+    let path = staging.join(PROGRAM_FILE);
+    let file = std::fs::File::create(&path).map_err(io(&path))?;
+    let mut out = HashingWriter {
+        inner: std::io::BufWriter::with_capacity(1 << 20, file),
+        hasher: Sha256::new(),
+    };
+    program(&mut out)
+        .and_then(|()| std::io::Write::flush(&mut out))
+        .map_err(io(&path))?;
+    let hash: [u8; 32] = out.hasher.finalize().into();
     put(METADATA_FILE, &metadata.to_json())?;
-    put(HASH_FILE, &digest(program))
+    put(HASH_FILE, &hash)
+}
+
+/// Writes through to `inner` and hashes what passes.
+struct HashingWriter<W> {
+    inner: W,
+    hasher: Sha256,
+}
+
+impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(bytes)?;
+        self.hasher.update(&bytes[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Moves the old asset aside, the new one in, then deletes the old one; if

@@ -282,6 +282,14 @@ MLIR_CAPI_EXPORTED bool coreaiCheckLoadedIR(MlirOperation op);
 MLIR_CAPI_EXPORTED bool coreaiAttachExternalWeights(MlirOperation module,
                                                     MlirStringRef inputPath);
 
+/// Drops the pages of a `dense_resource` attribute's blob from the resident
+/// set when the blob is bytes of a mapped weights file (the form
+/// coreaiAttachExternalWeights gives them): the data stays readable, read
+/// again from the file when used. For a constant the program no longer
+/// reads (a weight folded into another), so the weights are not resident
+/// twice. Returns whether the blob was such a one.
+MLIR_CAPI_EXPORTED bool coreaiReleaseResourcePages(MlirAttribute attr);
+
 /// Releases an input file that was not given to coreaiOptMainFile.
 MLIR_CAPI_EXPORTED void coreaiInputFileDestroy(CoreaiInputFile input);
 

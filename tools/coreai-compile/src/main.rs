@@ -245,22 +245,36 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     if std::fs::symlink_metadata(&target).is_ok() && !coreai_asset::looks_like_asset(&target) {
         return Err(coreai_asset::AssetError::NotAnAsset(target).into());
     }
-    let program = if entries.is_empty() {
-        // The backend runs on the module the pipeline leaves, in place.
-        compile(&job(inputs[0]), &cli.mlir, |module| {
-            backend::program(module, options.format)
-        })?
-    } else {
-        // Each entry's program, as bytecode in memory, is linked in one
-        // context (the entries' contexts are their driver runs').
-        let mut programs = Vec::with_capacity(entries.len());
-        for (name, file) in &entries {
-            let bytes = compile(&job(file), &cli.mlir, |module| {
-                backend::bytecode(module, coreai_asset::bytecode::VERSION as i64)
-            })?;
-            programs.push((name.clone(), bytes));
-        }
-        let context = coreai::context::create_context();
+    if entries.is_empty() {
+        // The backend runs on the module the pipeline leaves, in place, and
+        // streams the program into the asset.
+        let mut result = None;
+        let ran = run_job_into(&job(inputs[0]), &cli.mlir, &mut |module| {
+            let written = write_asset(&target, &metadata, |out| {
+                backend::write_program(module, options.format, out)
+            });
+            let ok = written.is_ok();
+            result = Some(written);
+            ok
+        });
+        return match (ran, result) {
+            (_, Some(Err(e))) => Err(e),
+            (Ok(()), Some(Ok(()))) => Ok(()),
+            (Err(e), _) => Err(e.into()),
+            (Ok(()), None) => Err(OptError::Failed.into()),
+        };
+    }
+    // Each entry's program, as bytecode in memory, is linked in one
+    // context (the entries' contexts are their driver runs').
+    let mut programs = Vec::with_capacity(entries.len());
+    for (name, file) in &entries {
+        let bytes = compile(&job(file), &cli.mlir, |module| {
+            backend::bytecode(module, coreai_asset::bytecode::VERSION as i64)
+        })?;
+        programs.push((name.clone(), bytes));
+    }
+    let context = coreai::context::create_context();
+    let program = {
         let linked = link::link(&context, &programs).map_err(|e| match e {
             link::LinkError::NoMain(name) => CompileError::NoMain {
                 file: entries
@@ -273,10 +287,34 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
             link::LinkError::Duplicate(name) => CompileError::Duplicate(name),
             e => e.into(),
         })?;
-        backend::program(linked.as_operation(), options.format)?
+        linked
     };
-    coreai_asset::write(&target, &program, &metadata)?;
-    Ok(())
+    write_asset(&target, &metadata, |out| {
+        backend::write_program(program.as_operation(), options.format, out)
+    })
+}
+
+/// Writes the asset `target` with the program `write` streams; a backend
+/// error is reported as such, not as a write error.
+fn write_asset(
+    target: &std::path::Path,
+    metadata: &Metadata,
+    write: impl FnOnce(&mut dyn std::io::Write) -> Result<(), BackendError>,
+) -> Result<(), CompileError> {
+    let mut backend_error = None;
+    let written = coreai_asset::write_with(target, metadata, |out| {
+        write(out).map_err(|e| match e {
+            BackendError::Io(e) => e,
+            e => {
+                backend_error = Some(e);
+                std::io::Error::other("the backend failed")
+            }
+        })
+    });
+    match (backend_error, written) {
+        (Some(e), _) => Err(e.into()),
+        (None, result) => Ok(result?),
+    }
 }
 
 /// Runs `job`'s pipeline and `backend` on the module it leaves.

@@ -291,9 +291,10 @@ pub struct Graph {
     pub loc: Option<u64>,
 }
 
-/// Attributes and types of an aicode program, and its graphs.
-pub struct Program {
-    w: Writer,
+/// Attributes and types of an aicode program, and its graphs; its blobs are
+/// borrowed for `'a` where the caller has them (a module's weights).
+pub struct Program<'a> {
+    w: Writer<'a>,
     d: u64,
     loc: Option<u64>,
     /// The location of the ops being created ([`Program::set_location`]).
@@ -304,7 +305,7 @@ pub struct Program {
     version: u32,
 }
 
-impl Default for Program {
+impl Default for Program<'_> {
     fn default() -> Self {
         Self::new()
     }
@@ -342,7 +343,7 @@ impl Dense {
     }
 }
 
-impl Program {
+impl<'a> Program<'a> {
     pub fn new() -> Self {
         let mut w = Writer::new();
         let mut version = Vec::new();
@@ -478,7 +479,12 @@ impl Program {
     /// `serialization.dense_resource<key>`, its blob in the aicode
     /// resource group with the blob's own alignment (coreai-core keeps the
     /// coreai blob's: 16 from its own constants, 4 from ours).
-    pub fn dense_resource(&mut self, key: &str, alignment: u64, data: Vec<u8>) -> u64 {
+    pub fn dense_resource(
+        &mut self,
+        key: &str,
+        alignment: u64,
+        data: impl Into<std::borrow::Cow<'a, [u8]>>,
+    ) -> u64 {
         let handle = self.w.resource(self.d, key, alignment, data);
         let mut b = Self::code(7);
         varint(&mut b, handle);
@@ -797,7 +803,16 @@ impl Program {
     }
 
     /// The `main.mlirb` bytes.
-    pub fn finish(mut self) -> Vec<u8> {
+    pub fn finish(self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.finish_into(&mut out)
+            .expect("writing to memory does not fail");
+        out
+    }
+
+    /// The `main.mlirb` bytes, written to `out` as they are made (the
+    /// blobs straight from where they are borrowed).
+    pub fn finish_into(mut self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let version = self.integer(32, true, self.version as u64);
         let loc = match self.asset_loc {
             Some(l) => l,
@@ -818,7 +833,7 @@ impl Program {
                 isolated: true,
             }],
         };
-        self.w.finish(PRODUCER, &asset)
+        self.w.finish_into(PRODUCER, &asset, out)
     }
 }
 

@@ -15,7 +15,7 @@
 //! reads the same). Strings naming dialects and ops are interned when the
 //! file is finished, after those the caller interned.
 
-use std::collections::HashMap;
+use std::{borrow::Cow, collections::HashMap, io::Write};
 
 use super::section::*;
 
@@ -137,18 +137,20 @@ impl Region {
 }
 
 /// A bytecode file under construction.
+/// The blobs are borrowed where the caller has them (`'a`: a module's
+/// weights), and [`Writer::finish_into`] streams them to the output.
 #[derive(Default)]
-pub struct Writer {
+pub struct Writer<'a> {
     strings: Table<String>,
     /// Dialect name and its version entry (varint-encoded by the caller).
     dialects: Vec<(String, Option<Vec<u8>>)>,
     attrs: Table<(u64, Vec<u8>)>,
     types: Table<(u64, Vec<u8>)>,
     /// Dialect, key, alignment, data.
-    resources: Vec<(u64, u64, u64, Vec<u8>)>,
+    resources: Vec<(u64, u64, u64, Cow<'a, [u8]>)>,
 }
 
-impl Writer {
+impl<'a> Writer<'a> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -178,14 +180,34 @@ impl Writer {
 
     /// A blob of `dialect`'s resource group; returns its resource-handle
     /// index (the position among all dialect resources).
-    pub fn resource(&mut self, dialect: u64, key: &str, alignment: u64, data: Vec<u8>) -> u64 {
+    pub fn resource(
+        &mut self,
+        dialect: u64,
+        key: &str,
+        alignment: u64,
+        data: impl Into<Cow<'a, [u8]>>,
+    ) -> u64 {
         let key = self.string(key);
-        self.resources.push((dialect, key, alignment, data));
+        self.resources.push((dialect, key, alignment, data.into()));
         self.resources.len() as u64 - 1
     }
 
     /// The file holding `top` as its only top-level op.
-    pub fn finish(mut self, producer: &str, top: &Op) -> Vec<u8> {
+    pub fn finish(self, producer: &str, top: &Op) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.finish_into(producer, top, &mut out)
+            .expect("writing to memory does not fail");
+        out
+    }
+
+    /// [`Writer::finish`], written to `out` as it is made: the blobs go
+    /// from where the caller has them to `out`, never copied whole.
+    pub fn finish_into(
+        mut self,
+        producer: &str,
+        top: &Op,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
         // Op names, in order of first use (preorder), grouped by dialect.
         let mut names: Vec<(u64, String)> = Vec::new();
         collect_names(top, &mut names, &self.dialects);
@@ -274,30 +296,38 @@ impl Writer {
             props_sec.extend_from_slice(p);
         }
 
-        let mut out = Vec::new();
-        out.extend_from_slice(super::MAGIC);
-        varint(&mut out, super::VERSION);
-        out.extend_from_slice(producer.as_bytes());
-        out.push(0);
-        section(&mut out, DIALECT, &dialect_sec);
-        section(&mut out, ATTR_TYPE_OFFSET, &offsets);
-        section(&mut out, ATTR_TYPE, &data);
-        section(&mut out, IR, &ir);
+        let mut head = Vec::new();
+        head.extend_from_slice(super::MAGIC);
+        varint(&mut head, super::VERSION);
+        head.extend_from_slice(producer.as_bytes());
+        head.push(0);
+        section(&mut head, DIALECT, &dialect_sec);
+        section(&mut head, ATTR_TYPE_OFFSET, &offsets);
+        section(&mut head, ATTR_TYPE, &data);
+        section(&mut head, IR, &ir);
         if !self.resources.is_empty() {
-            self.write_resources(&mut out);
+            self.write_resources(head, out)?;
+        } else {
+            out.write_all(&head)?;
         }
-        section(&mut out, STRING, &string_sec);
-        section(&mut out, PROPERTIES, &props_sec);
-        out
+        let mut tail = Vec::new();
+        section(&mut tail, STRING, &string_sec);
+        section(&mut tail, PROPERTIES, &props_sec);
+        out.write_all(&tail)
     }
 
-    /// ResourceOffset and Resource: each blob is `varint alignment, varint
-    /// size`, padding to the alignment, the data; the section is aligned
-    /// to the largest alignment so offsets inside it are absolute ones.
-    fn write_resources(&self, out: &mut Vec<u8>) {
+    /// ResourceOffset and Resource after `head` (the bytes before them):
+    /// each blob is `varint alignment, varint size`, padding to the
+    /// alignment, the data; the section is aligned to the largest alignment
+    /// so offsets inside it are absolute ones. The layout is computed
+    /// first, then the blobs are written from where they are.
+    fn write_resources(&self, mut head: Vec<u8>, out: &mut dyn Write) -> std::io::Result<()> {
+        // Each blob's header (alignment, size, padding) at its offset in
+        // the section, and the section's length.
+        let mut headers: Vec<Vec<u8>> = Vec::with_capacity(self.resources.len());
         let mut offsets = Vec::new();
         varint(&mut offsets, 0); // no external resource groups
-        let mut blobs = Vec::new();
+        let mut len = 0usize;
         let mut i = 0;
         let max_align = self.resources.iter().map(|r| r.2).max().unwrap_or(1);
         while i < self.resources.len() {
@@ -309,27 +339,34 @@ impl Writer {
             varint(&mut offsets, dialect);
             varint(&mut offsets, run as u64);
             for (_, key, align, data) in &self.resources[i..i + run] {
-                let start = blobs.len();
-                varint(&mut blobs, *align);
-                varint(&mut blobs, data.len() as u64);
-                while !(blobs.len() as u64).is_multiple_of(*align) {
-                    blobs.push(PADDING);
+                let start = len;
+                let mut header = Vec::new();
+                varint(&mut header, *align);
+                varint(&mut header, data.len() as u64);
+                while !((len + header.len()) as u64).is_multiple_of(*align) {
+                    header.push(PADDING);
                 }
-                blobs.extend_from_slice(data);
+                len += header.len() + data.len();
+                headers.push(header);
                 varint(&mut offsets, *key);
-                varint(&mut offsets, (blobs.len() - start) as u64);
+                varint(&mut offsets, (len - start) as u64);
                 offsets.push(0); // kind: blob
             }
             i += run;
         }
-        section(out, RESOURCE_OFFSET, &offsets);
-        out.push(RESOURCE | 0x80);
-        varint(out, blobs.len() as u64);
-        varint(out, max_align);
-        while !(out.len() as u64).is_multiple_of(max_align) {
-            out.push(PADDING);
+        section(&mut head, RESOURCE_OFFSET, &offsets);
+        head.push(RESOURCE | 0x80);
+        varint(&mut head, len as u64);
+        varint(&mut head, max_align);
+        while !(head.len() as u64).is_multiple_of(max_align) {
+            head.push(PADDING);
         }
-        out.extend_from_slice(&blobs);
+        out.write_all(&head)?;
+        for (header, (_, _, _, data)) in headers.iter().zip(&self.resources) {
+            out.write_all(header)?;
+            out.write_all(data)?;
+        }
+        Ok(())
     }
 }
 

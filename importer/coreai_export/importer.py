@@ -311,6 +311,13 @@ class ImportedProgram:
     stats: dict = field(default_factory=dict)
     resources: list = field(default_factory=list)
 
+    def __getstate__(self):
+        """Pickled with its weights as bytes (a memoryview of a tensor's
+        storage does not pickle)."""
+        state = dict(self.__dict__)
+        state["resources"] = [(name, align, bytes(data)) for name, align, data in self.resources]
+        return state
+
     @functools.cached_property
     def text(self) -> str:
         """The module, weights included as hex (self-contained)."""

@@ -294,12 +294,14 @@ pub fn float_values(attr: MlirAttribute) -> Option<Vec<f32>> {
             }
             let n = size / 4;
             let bytes = std::slice::from_raw_parts(data as *const u8, n * 4);
-            return Some(
-                bytes
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect(),
-            );
+            let values = bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            // Read once for its f16 form: the pages of a mapped weights file
+            // need not stay resident (read again if the f32 form is kept).
+            coreai_ir::ffi::coreaiReleaseResourcePages(attr);
+            return Some(values);
         }
         None
     }

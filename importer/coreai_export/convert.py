@@ -147,7 +147,8 @@ def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=N
     with `--entry NAME=FILE`. `timing`: a list that gets coreai-compile's
     `--mlir-timing` report."""
     command = [compiler or find_compiler()]
-    with tempfile.TemporaryDirectory() as tmp:
+    weights = sum(len(data) for _, prog in programs for _, _, data in prog.resources)
+    with tempfile.TemporaryDirectory(dir=handoff_dir(weights)) as tmp:
         files = []
         with progress.step("hand-off to coreai-compile (MLIR text, safetensors weights)"):
             for i, (name, prog) in enumerate(programs):
@@ -174,6 +175,24 @@ def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=N
     if timing is not None:
         timing.append(r.stderr)
     return Path(output)
+
+
+def handoff_dir(weight_bytes):
+    """Where the hand-off files go: `/dev/shm` (memory) when it has room for
+    the weights twice over, else the default temporary directory. A weights
+    file coreai-compile maps from memory costs no disk write: writing 1 GB
+    through the page cache of a disk file took 2.4 s on a 2-core virtual
+    machine, 0.45 s to tmpfs. `COREAI_HANDOFF_DIR` overrides the choice."""
+    chosen = os.environ.get("COREAI_HANDOFF_DIR")
+    if chosen:
+        return chosen
+    shm = "/dev/shm"
+    try:
+        stat = os.statvfs(shm)
+    except OSError:
+        return None
+    free = stat.f_bavail * stat.f_frsize
+    return shm if os.access(shm, os.W_OK) and free >= 2 * weight_bytes + (256 << 20) else None
 
 
 # ---- enumerated static shapes ----------------------------------------------

@@ -465,13 +465,8 @@ fn composite_decl(p: &mut Program, graph: MlirOperation, a: MlirAttribute) -> Op
 }
 
 /// The aicode `main.mlirb` of `module`, a `builtin.module` of compiled
-/// coreai graphs.
-pub fn write(module: MlirOperation) -> Result<Vec<u8>, AicodeError> {
-    Ok(convert(module)?.finish())
-}
-
-/// [`write`], streamed to `out`: the weights go from the module's blobs to
-/// `out` without a copy of them in memory.
+/// coreai graphs, streamed to `out`: the weights go from the module's blobs
+/// to `out` without a copy of them in memory.
 pub fn write_into(
     module: MlirOperation,
     out: &mut dyn std::io::Write,
@@ -481,8 +476,8 @@ pub fn write_into(
 }
 
 /// The program of `module`; it borrows the module's blobs, so it must be
-/// finished while the module lives and is not changed (both callers finish
-/// it at once).
+/// finished while the module lives and is not changed (`write_into`
+/// finishes it at once).
 fn convert<'m>(module: MlirOperation) -> Result<Program<'m>, AicodeError> {
     let mut p = Program::new();
     let l = op_location(&mut p, module);

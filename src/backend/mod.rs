@@ -35,10 +35,9 @@ pub enum BackendError {
 
 /// The program of `module` (a compiled `builtin.module`) in `format`.
 pub fn program(module: OperationRef<'_, '_>, format: Format) -> Result<Vec<u8>, BackendError> {
-    match format {
-        Format::Coreai => bytecode(module, coreai_asset::bytecode::VERSION as i64),
-        Format::Aicode => Ok(aicode::write(module.to_raw())?),
-    }
+    let mut out = Vec::new();
+    write_program(module, format, &mut out)?;
+    Ok(out)
 }
 
 /// [`program`], streamed to `out` (the weights straight from the module's
@@ -101,24 +100,7 @@ pub fn write_bytecode(
 
 /// `op` as MLIR bytecode of `version`, in memory.
 pub fn bytecode(op: OperationRef<'_, '_>, version: i64) -> Result<Vec<u8>, BackendError> {
-    let mut out: Vec<u8> = Vec::new();
-    // SAFETY: the writer config lives across the call; the callback appends
-    // to `out`, which outlives it.
-    let ok = unsafe {
-        let config = mlir_sys::mlirBytecodeWriterConfigCreate();
-        mlir_sys::mlirBytecodeWriterConfigDesiredEmitVersion(config, version);
-        let result = mlir_sys::mlirOperationWriteBytecodeWithConfig(
-            op.to_raw(),
-            config,
-            Some(crate::ffi::append_to_vec),
-            &mut out as *mut Vec<u8> as *mut c_void,
-        );
-        mlir_sys::mlirBytecodeWriterConfigDestroy(config);
-        result.value != 0
-    };
-    if ok {
-        Ok(out)
-    } else {
-        Err(BackendError::Bytecode)
-    }
+    let mut out = Vec::new();
+    write_bytecode(op, version, &mut out)?;
+    Ok(out)
 }

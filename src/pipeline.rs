@@ -4,6 +4,114 @@
 
 use crate::error::Error;
 
+/// One item of a textual pipeline: a pass or named pipeline with its
+/// options (`foo{a=1}`), or an operation anchor with the items nested in it
+/// (`func.func(cse)`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Item<'t> {
+    pub name: &'t str,
+    /// The byte offset of the name in the text.
+    pub offset: usize,
+    /// What is between the braces, if the item has them.
+    pub options: Option<&'t str>,
+    /// The items of an anchor.
+    pub nested: Option<Vec<Item<'t>>>,
+    /// The item's whole text (`foo{a=1}`, `func.func(cse)`).
+    pub text: &'t str,
+}
+
+/// The items of a textual pipeline, nested under their anchors
+/// (`builtin.module(func.func(cse),foo{a=1})` gives `builtin.module` with
+/// `func.func` (with `cse`) and `foo`). Lenient: what is not an item is
+/// skipped, and MLIR's own parser reports malformed text.
+pub fn parse(text: &str) -> Vec<Item<'_>> {
+    let mut pos = 0;
+    let mut items = Vec::new();
+    while pos < text.len() {
+        let (mut list, end) = parse_list(text, pos);
+        items.append(&mut list);
+        // An unbalanced ')' at the top: step over it.
+        pos = end + 1;
+    }
+    items
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"_-.".contains(&b)
+}
+
+/// The items from `pos` to the `)` closing their list (or the end), and
+/// where that is.
+fn parse_list(text: &str, mut pos: usize) -> (Vec<Item<'_>>, usize) {
+    let bytes = text.as_bytes();
+    let skip_space = |mut p: usize| {
+        while p < bytes.len() && bytes[p].is_ascii_whitespace() {
+            p += 1;
+        }
+        p
+    };
+    let mut items = Vec::new();
+    while pos < bytes.len() && bytes[pos] != b')' {
+        if !is_name_byte(bytes[pos]) {
+            pos += 1;
+            continue;
+        }
+        let start = pos;
+        while pos < bytes.len() && is_name_byte(bytes[pos]) {
+            pos += 1;
+        }
+        let name = &text[start..pos];
+        let mut end = pos;
+        let mut options = None;
+        pos = skip_space(pos);
+        if pos < bytes.len() && bytes[pos] == b'{' {
+            let close = closing_brace(bytes, pos);
+            options = Some(&text[pos + 1..close.min(bytes.len())]);
+            pos = (close + 1).min(bytes.len());
+            end = pos;
+            pos = skip_space(pos);
+        }
+        let mut nested = None;
+        if pos < bytes.len() && bytes[pos] == b'(' {
+            let (list, close) = parse_list(text, pos + 1);
+            nested = Some(list);
+            pos = (close + 1).min(bytes.len());
+            end = pos;
+        }
+        items.push(Item {
+            name,
+            offset: start,
+            options,
+            nested,
+            text: &text[start..end],
+        });
+    }
+    (items, pos)
+}
+
+/// The index of the `}` closing the `{` at `open` (nesting and quotes
+/// respected), or the text's length.
+fn closing_brace(bytes: &[u8], open: usize) -> usize {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    for (i, &b) in bytes.iter().enumerate().skip(open) {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b == b'{' => depth += 1,
+            None if b == b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            None => {}
+        }
+    }
+    bytes.len()
+}
+
 /// A pass (or pipeline) name used in a textual pipeline, with its byte offset.
 #[derive(Debug, PartialEq, Eq)]
 pub struct PassUse {
@@ -12,63 +120,21 @@ pub struct PassUse {
 }
 
 /// The pass names of `text` (`builtin.module(func.func(cse),foo{a=1})` gives
-/// `cse` and `foo`); operation anchors (a name followed by `(`) are skipped.
+/// `cse` and `foo`): the items that are not anchors.
 pub fn pass_uses(text: &str) -> Vec<PassUse> {
-    let bytes = text.as_bytes();
-    let mut uses = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.' {
-            let start = i;
-            while i < bytes.len()
-                && (bytes[i].is_ascii_alphanumeric() || b"_-.".contains(&bytes[i]))
-            {
-                i += 1;
+    fn walk(items: &[Item<'_>], out: &mut Vec<PassUse>) {
+        for item in items {
+            match &item.nested {
+                Some(nested) => walk(nested, out),
+                None => out.push(PassUse {
+                    name: item.name.to_string(),
+                    offset: item.offset,
+                }),
             }
-            let name = &text[start..i];
-            // Skip an options block, honoring nesting and quotes.
-            let mut j = i;
-            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
-                j += 1;
-            }
-            if j < bytes.len() && bytes[j] == b'{' {
-                let mut depth = 0usize;
-                let mut quote: Option<u8> = None;
-                while j < bytes.len() {
-                    let b = bytes[j];
-                    match quote {
-                        Some(q) if b == q => quote = None,
-                        Some(_) => {}
-                        None if b == b'"' || b == b'\'' => quote = Some(b),
-                        None if b == b'{' => depth += 1,
-                        None if b == b'}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                j += 1;
-                                break;
-                            }
-                        }
-                        None => {}
-                    }
-                    j += 1;
-                }
-                i = j;
-                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
-                    j += 1;
-                }
-            }
-            let is_anchor = j < bytes.len() && bytes[j] == b'(';
-            if !is_anchor {
-                uses.push(PassUse {
-                    name: name.to_string(),
-                    offset: start,
-                });
-            }
-        } else {
-            i += 1;
         }
     }
+    let mut uses = Vec::new();
+    walk(&parse(text), &mut uses);
     uses
 }
 
@@ -107,6 +173,20 @@ mod tests {
         let names: Vec<&str> = uses.iter().map(|u| u.name.as_str()).collect();
         assert_eq!(names, ["cse", "foo", "canonicalize"]);
         assert_eq!(uses[1].offset, 30);
+    }
+
+    #[test]
+    fn items_nest_under_their_anchors() {
+        let items = parse("builtin.module(func.func(cse), foo{a=1 b={x(y)}} ,bar)");
+        assert_eq!(items.len(), 1);
+        let module = &items[0];
+        assert_eq!(module.name, "builtin.module");
+        let nested = module.nested.as_ref().unwrap();
+        let texts: Vec<&str> = nested.iter().map(|i| i.text).collect();
+        assert_eq!(texts, ["func.func(cse)", "foo{a=1 b={x(y)}}", "bar"]);
+        assert_eq!(nested[1].options, Some("a=1 b={x(y)}"));
+        assert_eq!(nested[0].nested.as_ref().unwrap()[0].name, "cse");
+        assert_eq!(parse("x{s=\"a}b\"}")[0].options, Some("s=\"a}b\""));
     }
 
     #[test]

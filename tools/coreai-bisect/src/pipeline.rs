@@ -2,59 +2,44 @@
 //! `builtin.module(coreai-pipeline)` → `decompose`, `legalize-aten-to-coreai`,
 //! `canonicalize`, `cse` (named pipelines expanded from the registry).
 
-/// The top-level comma-separated items of `text`, braces and parentheses
-/// and quotes respected.
-fn split_top(text: &str) -> Vec<String> {
-    let (mut items, mut cur, mut depth, mut quote) = (Vec::new(), String::new(), 0i32, None);
-    for c in text.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"') | (None, '\'') => quote = Some(c),
-            (None, '(') | (None, '{') => depth += 1,
-            (None, ')') | (None, '}') => depth -= 1,
-            (None, ',') if depth == 0 => {
-                items.push(cur.trim().to_string());
-                cur.clear();
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    if !cur.trim().is_empty() {
-        items.push(cur.trim().to_string());
-    }
-    items
-}
-
 /// The passes of `pipeline` (anchored on `builtin.module`), each as the text
 /// that runs it alone inside `builtin.module(...)`.
 pub fn passes(pipeline: &str) -> Result<Vec<String>, String> {
-    let inner = pipeline
-        .trim()
-        .strip_prefix("builtin.module(")
-        .and_then(|s| s.strip_suffix(')'))
-        .ok_or_else(|| {
-            format!("--pass-pipeline must be 'builtin.module(...)', got '{pipeline}'")
-        })?;
+    let not_anchored =
+        || format!("--pass-pipeline must be 'builtin.module(...)', got '{pipeline}'");
+    let items = coreai::pipeline::parse(pipeline);
+    let [module] = items.as_slice() else {
+        return Err(not_anchored());
+    };
+    let nested = match (&module.nested, module.name) {
+        (Some(nested), "builtin.module") if module.text.ends_with(')') => nested,
+        _ => return Err(not_anchored()),
+    };
     let mut out = Vec::new();
-    expand(inner, &mut out, 0)?;
+    expand(nested, &mut out, 0)?;
     if out.is_empty() {
         return Err("the pipeline runs no pass".into());
     }
     Ok(out)
 }
 
-fn expand(list: &str, out: &mut Vec<String>, depth: usize) -> Result<(), String> {
+fn expand(
+    items: &[coreai::pipeline::Item<'_>],
+    out: &mut Vec<String>,
+    depth: usize,
+) -> Result<(), String> {
     if depth > 16 {
         return Err("named pipelines nest too deeply".into());
     }
-    for item in split_top(list) {
-        let name = item.split(['{', '(']).next().unwrap_or("").trim();
-        match coreai::registry::PIPELINES.iter().find(|p| p.name == name) {
-            Some(p) if !item.contains('{') => expand(p.expansion, out, depth + 1)?,
-            _ => out.push(item),
+    for item in items {
+        match coreai::registry::PIPELINES
+            .iter()
+            .find(|p| p.name == item.name)
+        {
+            Some(p) if item.options.is_none() && item.nested.is_none() => {
+                expand(&coreai::pipeline::parse(p.expansion), out, depth + 1)?
+            }
+            _ => out.push(item.text.to_string()),
         }
     }
     Ok(())
@@ -112,5 +97,6 @@ mod tests {
         );
         assert_eq!(with_options("cse", "a=1"), "cse{a=1}");
         assert!(passes("cse").is_err());
+        assert!(passes("builtin.module(cse").is_err());
     }
 }

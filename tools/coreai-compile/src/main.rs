@@ -248,28 +248,21 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     if entries.is_empty() {
         // The backend runs on the module the pipeline leaves, in place, and
         // streams the program into the asset.
-        let mut result = None;
-        let ran = run_job_into(&job(inputs[0]), &cli.mlir, &mut |module| {
-            let written = write_asset(&target, &metadata, |out| {
+        return with_module(&job(inputs[0]), &cli.mlir, |module| {
+            write_asset(&target, &metadata, |out| {
                 backend::write_program(module, options.format, out)
-            });
-            let ok = written.is_ok();
-            result = Some(written);
-            ok
+            })
         });
-        return match (ran, result) {
-            (_, Some(Err(e))) => Err(e),
-            (Ok(()), Some(Ok(()))) => Ok(()),
-            (Err(e), _) => Err(e.into()),
-            (Ok(()), None) => Err(OptError::Failed.into()),
-        };
     }
     // Each entry's program, as bytecode in memory, is linked in one
     // context (the entries' contexts are their driver runs').
     let mut programs = Vec::with_capacity(entries.len());
     for (name, file) in &entries {
-        let bytes = compile(&job(file), &cli.mlir, |module| {
-            backend::bytecode(module, coreai_asset::bytecode::VERSION as i64)
+        let bytes = with_module(&job(file), &cli.mlir, |module| {
+            Ok(backend::bytecode(
+                module,
+                coreai_asset::bytecode::VERSION as i64,
+            )?)
         })?;
         programs.push((name.clone(), bytes));
     }
@@ -317,22 +310,24 @@ fn write_asset(
     }
 }
 
-/// Runs `job`'s pipeline and `backend` on the module it leaves.
-fn compile(
+/// Runs `job`'s pipeline and `f` on the module it leaves (alive only
+/// during the call).
+fn with_module<T>(
     job: &Job,
     flags: &MlirFlags,
-    backend: impl Fn(melior::ir::operation::OperationRef<'_, '_>) -> Result<Vec<u8>, BackendError>,
-) -> Result<Vec<u8>, CompileError> {
+    f: impl FnOnce(melior::ir::operation::OperationRef<'_, '_>) -> Result<T, CompileError>,
+) -> Result<T, CompileError> {
+    let mut f = Some(f);
     let mut result = None;
     let ran = run_job_into(job, flags, &mut |module| {
-        let program = backend(module);
-        let ok = program.is_ok();
-        result = Some(program);
+        let value = f.take().map(|f| f(module));
+        let ok = matches!(value, Some(Ok(_)));
+        result = value;
         ok
     });
     match (ran, result) {
-        (_, Some(Err(e))) => Err(e.into()),
-        (Ok(()), Some(Ok(program))) => Ok(program),
+        (_, Some(Err(e))) => Err(e),
+        (Ok(()), Some(Ok(value))) => Ok(value),
         (Err(e), _) => Err(e.into()),
         (Ok(()), None) => Err(OptError::Failed.into()),
     }

@@ -8,6 +8,7 @@
 
 pub mod aten_to_coreai;
 pub mod cast_to_f16;
+pub mod compress;
 pub mod core_optimize;
 pub mod decompose;
 pub mod decomposition_table;
@@ -15,6 +16,7 @@ pub mod externalize_composites;
 pub mod fold_idempotent_unary;
 pub mod fp16_stabilize;
 pub mod legalize_aten_to_coreai;
+pub mod quantize_weights;
 pub mod set_hw_constraints;
 pub mod target_ane;
 pub mod target_cpu;
@@ -32,6 +34,7 @@ pub static PASSES: &[PassInfo] = &[
     fold_idempotent_unary::INFO,
     fp16_stabilize::INFO,
     legalize_aten_to_coreai::INFO,
+    quantize_weights::INFO,
     set_hw_constraints::INFO,
     target_ane::INFO,
     target_cpu::INFO,

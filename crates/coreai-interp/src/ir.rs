@@ -469,6 +469,31 @@ impl Attr {
                 // one byte each) instead of an element-by-element C call.
                 let mut size = 0usize;
                 let data = coreai_ir::ffi::coreaiDenseResourceElementsGetData(self.0, &mut size);
+                let element = ty.element().0;
+                if mlirTypeIsAInteger(element) {
+                    let bits = mlirIntegerTypeGetWidth(element);
+                    if (2..8).contains(&bits) {
+                        let bytes: &[u8] = if data.is_null() || size == 0 {
+                            &[]
+                        } else {
+                            std::slice::from_raw_parts(data as *const u8, size)
+                        };
+                        let signed = !mlirIntegerTypeIsUnsigned(element);
+                        let codes = coreai_ir::weights::unpack_bits(bytes, n, bits, signed)
+                            .map_err(crate::error::InterpError::Kernel)?;
+                        return Ok(if signed {
+                            Tensor::I8(
+                                ArrayD::from_shape_vec(sh, codes.iter().map(|&v| v as i8).collect())
+                                    .expect("sizes agree"),
+                            )
+                        } else {
+                            Tensor::U8(
+                                ArrayD::from_shape_vec(sh, codes.iter().map(|&v| v as u8).collect())
+                                    .expect("sizes agree"),
+                            )
+                        });
+                    }
+                }
                 let width = dtype.size_of();
                 if data.is_null() || size != n * width {
                     return kerr(format!(

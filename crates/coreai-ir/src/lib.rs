@@ -9,6 +9,8 @@
 //! - [`lowering`]: the context a rewrite pattern runs in
 //!   ([`lowering::LoweringCx`]) and why it declines ([`lowering::Decline`]);
 //! - [`rewrite`]: the rewrite driver every pass runs its patterns through;
+//! - [`weights`]: a constant's values, new constants from computed data
+//!   (packed sub-byte blobs);
 //! - [`pass`], [`diagnostics`], [`foreign_pass`]: what a pass is, the
 //!   diagnostics it emits, and how it runs inside MLIR's pass manager.
 //!
@@ -29,3 +31,4 @@ pub mod rewrite;
 pub mod schema;
 pub mod strings;
 pub mod symbols;
+pub mod weights;

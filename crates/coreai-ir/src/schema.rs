@@ -283,3 +283,21 @@ pub fn arg_operand<'c, 'a>(
     }
     segment_operand(cx, group)
 }
+
+/// The uses of `v`: each user op and the operand number `v` is at, in use-list
+/// order.
+pub fn uses<'c, 'a>(v: Value<'c, 'a>) -> Vec<(melior::ir::operation::OperationRef<'c, 'a>, usize)> {
+    let mut out = Vec::new();
+    // SAFETY: walks the use list of a live value; each owner is a live op.
+    unsafe {
+        let mut u = mlir_sys::mlirValueGetFirstUse(v.to_raw());
+        while !mlir_sys::mlirOpOperandIsNull(u) {
+            out.push((
+                melior::ir::operation::OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(u)),
+                mlir_sys::mlirOpOperandGetOperandNumber(u) as usize,
+            ));
+            u = mlir_sys::mlirOpOperandGetNextUse(u);
+        }
+    }
+    out
+}

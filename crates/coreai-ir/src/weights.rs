@@ -1,0 +1,272 @@
+//! Weights: the value a `coreai.constant` holds, and new constants made
+//! from computed data (compressed weights, their scales and LUTs).
+//!
+//! Sub-byte integer elements (`si2`, `si4`, `ui1` … `ui6`) are stored the
+//! two ways coreai-core's stack stores them:
+//! - in an inline `dense<…>` attribute, one per byte (MLIR's storage: the
+//!   element's low bits);
+//! - in a `dense_resource` blob, packed as one little-endian bit stream:
+//!   element `i` of the row-major tensor at bit `i * bits`, bit `k` of the
+//!   stream bit `k % 8` of byte `k / 8`, the last byte zero-padded
+//!   (coreai-torch's `pack_intx`, the form Apple's compression library
+//!   writes and coreai-core's runtime reads; docs/aicode-format.md §6).
+
+use crate::ffi::{coreaiDenseResourceElementsGetData, coreaiReleaseResourcePages};
+use melior::ir::{
+    operation::OperationLike,
+    r#type::{RankedTensorType, ShapedTypeLike},
+    Attribute, AttributeLike, Type, TypeLike, Value,
+};
+use mlir_sys::*;
+use std::ffi::c_void;
+
+/// The op that holds a weight.
+pub const CONSTANT: &str = "coreai.constant";
+
+/// `codes` (each fitting `bits` bits, two's complement when negative) as a
+/// packed bit stream.
+pub fn pack_bits(codes: &[i64], bits: u32) -> Vec<u8> {
+    let mut out = vec![0u8; (codes.len() * bits as usize).div_ceil(8)];
+    let mask = (1u64 << bits) - 1;
+    for (i, &c) in codes.iter().enumerate() {
+        let v = c as u64 & mask;
+        let bit = i * bits as usize;
+        // An element spans at most two bytes (bits ≤ 8).
+        let word = v << (bit % 8);
+        out[bit / 8] |= word as u8;
+        if bit % 8 + bits as usize > 8 {
+            out[bit / 8 + 1] |= (word >> 8) as u8;
+        }
+    }
+    out
+}
+
+/// The `n` elements of a packed bit stream of `bits`-bit codes
+/// (sign-extended when `signed`); an error when `bytes` is not exactly
+/// `ceil(n * bits / 8)` bytes long.
+pub fn unpack_bits(bytes: &[u8], n: usize, bits: u32, signed: bool) -> Result<Vec<i64>, String> {
+    let want = (n * bits as usize).div_ceil(8);
+    if bytes.len() != want {
+        return Err(format!(
+            "a packed {}{bits} tensor of {n} elements needs {want} bytes, the blob has {}",
+            if signed { "si" } else { "ui" },
+            bytes.len()
+        ));
+    }
+    let mask = (1u16 << bits) - 1;
+    Ok((0..n)
+        .map(|i| {
+            let bit = i * bits as usize;
+            let lo = bytes[bit / 8] as u16;
+            let hi = bytes.get(bit / 8 + 1).copied().unwrap_or(0) as u16;
+            let v = (((hi << 8) | lo) >> (bit % 8)) & mask;
+            if signed && v >> (bits - 1) != 0 {
+                v as i64 - (1i64 << bits)
+            } else {
+                v as i64
+            }
+        })
+        .collect())
+}
+
+/// The `value` of the `coreai.constant` that defines `v`.
+pub fn constant_value<'c>(v: Value<'c, '_>) -> Option<Attribute<'c>> {
+    let result = melior::ir::operation::OperationResult::try_from(v).ok()?;
+    let op = result.owner();
+    if op.name().as_string_ref().as_str().ok()? != CONSTANT {
+        return None;
+    }
+    op.attribute("value").ok()
+}
+
+/// The values of a float weight, in its own element type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FloatData {
+    F32(Vec<f32>),
+    F16(Vec<half::f16>),
+}
+
+impl FloatData {
+    pub fn len(&self) -> usize {
+        match self {
+            FloatData::F32(v) => v.len(),
+            FloatData::F16(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The row-major values of a non-splat f32 or f16 elements attribute
+/// (inline or `dense_resource`); `None` for any other attribute.
+pub fn float_data(attr: Attribute<'_>) -> Option<FloatData> {
+    let ty = RankedTensorType::try_from(attr.r#type()).ok()?;
+    let n: usize = crate::schema::static_type_dims(ty.into())
+        .ok()?
+        .iter()
+        .product::<i64>() as usize;
+    // SAFETY: type tests on a live type.
+    let (is_f32, is_f16) = unsafe {
+        let e = ty.element().to_raw();
+        (mlirTypeIsAF32(e), mlirTypeIsAF16(e))
+    };
+    let raw = attr.to_raw();
+    // SAFETY: `raw` is a live attribute; the byte views below cover the
+    // sizes MLIR reports for it, and f32/f16 have no invalid bit patterns.
+    let bytes: &[u8] = unsafe {
+        if mlirAttributeIsADenseResourceElements(raw) {
+            let mut size = 0usize;
+            let data = coreaiDenseResourceElementsGetData(raw, &mut size);
+            if data.is_null() {
+                return None;
+            }
+            std::slice::from_raw_parts(data as *const u8, size)
+        } else if mlirAttributeIsADenseElements(raw) && !mlirDenseElementsAttrIsSplat(raw) {
+            let data = mlirDenseElementsAttrGetRawData(raw) as *const u8;
+            let width = if is_f32 { 4 } else { 2 };
+            std::slice::from_raw_parts(data, n * width)
+        } else {
+            return None;
+        }
+    };
+    if is_f32 && bytes.len() == n * 4 {
+        Some(FloatData::F32(
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ))
+    } else if is_f16 && bytes.len() == n * 2 {
+        Some(FloatData::F16(
+            bytes
+                .chunks_exact(2)
+                .map(|c| half::f16::from_le_bytes([c[0], c[1]]))
+                .collect(),
+        ))
+    } else {
+        None
+    }
+}
+
+/// The blob name of a `dense_resource` attribute.
+pub fn resource_name(attr: Attribute<'_>) -> Option<String> {
+    // SAFETY: a type test on a live attribute.
+    if !unsafe { mlirAttributeIsADenseResourceElements(attr.to_raw()) } {
+        return None;
+    }
+    let text = attr.to_string();
+    let name = text.strip_prefix("dense_resource<")?.split('>').next()?;
+    Some(name.trim_matches('"').to_string())
+}
+
+/// Tells the weights file a weight was read and need not stay resident
+/// (its pages are read again if it is used again).
+pub fn release_pages(attr: Attribute<'_>) {
+    // SAFETY: `attr` is a live attribute; the call ignores attributes that
+    // are not mapped blobs.
+    unsafe { coreaiReleaseResourcePages(attr.to_raw()) };
+}
+
+/// A `dense_resource` elements attribute of `ty` named `name` (MLIR
+/// numbers a repeated name: `_1`, `_2` … in the order blobs are made)
+/// holding `bytes`, which MLIR owns from then on.
+pub fn resource<'c>(ty: Type<'c>, name: &str, bytes: Vec<u8>, alignment: usize) -> Attribute<'c> {
+    let boxed = Box::new(bytes);
+    let (data, len) = (boxed.as_ptr() as *const c_void, boxed.len());
+    let name_ref = MlirStringRef {
+        data: name.as_ptr().cast(),
+        length: name.len(),
+    };
+    // SAFETY: `data` points at `len` bytes inside `*boxed`, alive until MLIR
+    // calls `drop_bytes` with the box; MLIR copies `name`.
+    unsafe {
+        Attribute::from_raw(mlirUnmanagedDenseResourceElementsAttrGet(
+            ty.to_raw(),
+            name_ref,
+            data as *mut c_void,
+            len,
+            alignment,
+            false,
+            Some(drop_bytes),
+            Box::into_raw(boxed).cast(),
+        ))
+    }
+}
+
+unsafe extern "C" fn drop_bytes(user: *mut c_void, _: *const c_void, _: usize, _: usize) {
+    // SAFETY: `user` is the `Box<Vec<u8>>` `resource` leaked, freed once.
+    drop(unsafe { Box::from_raw(user.cast::<Vec<u8>>()) });
+}
+
+/// A splat elements attribute of the tensor type `ty` whose every element
+/// is the integer `value` (any integer element type, sub-byte included).
+pub fn int_splat<'c>(ty: Type<'c>, value: i64) -> Option<Attribute<'c>> {
+    let tensor = RankedTensorType::try_from(ty).ok()?;
+    // SAFETY: MLIR builds both attributes from live types.
+    unsafe {
+        let element = mlirIntegerAttrGet(tensor.element().to_raw(), value);
+        let attr = mlirDenseElementsAttrSplatGet(ty.to_raw(), element);
+        (!attr.ptr.is_null()).then(|| Attribute::from_raw(attr))
+    }
+}
+
+/// A splat elements attribute of the float tensor type `ty`.
+pub fn float_splat<'c>(ty: Type<'c>, value: f64) -> Option<Attribute<'c>> {
+    let tensor = RankedTensorType::try_from(ty).ok()?;
+    // SAFETY: MLIR builds both attributes from live types.
+    unsafe {
+        let element = mlirFloatAttrDoubleGet(
+            mlirTypeGetContext(ty.to_raw()),
+            tensor.element().to_raw(),
+            value,
+        );
+        let attr = mlirDenseElementsAttrSplatGet(ty.to_raw(), element);
+        (!attr.ptr.is_null()).then(|| Attribute::from_raw(attr))
+    }
+}
+
+/// The integer element type of `bits` bits (`si4`, `ui8` …) in the context
+/// of `like`.
+pub fn integer_type<'c>(like: Type<'c>, bits: u32, signed: bool) -> Type<'c> {
+    // SAFETY: builds a type in the live context of `like`.
+    unsafe {
+        let context = mlirTypeGetContext(like.to_raw());
+        Type::from_raw(if signed {
+            mlirIntegerTypeSignedGet(context, bits)
+        } else {
+            mlirIntegerTypeUnsignedGet(context, bits)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packs_like_coreai_torch() {
+        // The examples coreai-core's runtime decodes as written
+        // (docs/aicode-format.md §6): si4 [1,-2,3,-4,5,-6,7,-8] and ui4 0..15.
+        assert_eq!(
+            pack_bits(&[1, -2, 3, -4, 5, -6, 7, -8], 4),
+            [0xe1, 0xc3, 0xa5, 0x87]
+        );
+        let ui4: Vec<i64> = (0..16).collect();
+        assert_eq!(
+            pack_bits(&ui4, 4),
+            [0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe]
+        );
+        // 3- and 6-bit codes straddle bytes.
+        for bits in [1, 2, 3, 4, 6] {
+            let codes: Vec<i64> = (0..37).map(|i| (i * 7 + 3) % (1 << bits)).collect();
+            let packed = pack_bits(&codes, bits);
+            assert_eq!(packed.len(), (37 * bits as usize).div_ceil(8));
+            assert_eq!(unpack_bits(&packed, 37, bits, false).unwrap(), codes);
+        }
+        let signed = [-8, 7, 0, -1, 3];
+        assert_eq!(unpack_bits(&pack_bits(&signed, 4), 5, 4, true).unwrap(), signed);
+        assert!(unpack_bits(&[0u8; 2], 5, 4, true).is_err());
+    }
+}

@@ -1,0 +1,362 @@
+//! What the weight-compression passes (`quantize-weights`,
+//! `palettize-weights`) share: which constants are weights to compress,
+//! the axes their consumers give them, and arithmetic in the weight's own
+//! float type.
+//!
+//! Candidates are those of Apple's compression library (coreai-opt 0.3.0,
+//! `_should_compress_op`): a `coreai.constant` of a static float tensor
+//! with more than `min-elements` elements, every use of which is a
+//! `batch_matmul`, `decomposable.broadcasting_batch_matmul`, `conv2d`,
+//! `gather_nd` or `transpose` (a constant of at least 10⁸ elements
+//! whatever its uses); `only=`/`exclude=` then select by location or blob
+//! name.
+//!
+//! Channel axes (`_select_input_output_channel_axis`): the `y` operand of a
+//! matmul has its output channels on the last axis and its input channels
+//! on the one before; the `x` operand the other way round; a `transpose`
+//! whose every use is the `y` (`x`) operand of a matmul swaps them (torch's
+//! `Linear` weight `[out, in]` transposed into `y`); anything else has
+//! output channels on axis 0 and input channels on axis 1. Uses that
+//! disagree give the default axis for the one in dispute.
+
+use coreai_ir::dialects::coreai::{
+    BatchMatmulOperation, BroadcastingBatchMatmulOperation, ConstantOperation, Conv2dOperation,
+    GatherNdOperation, TransposeOperation,
+};
+use coreai_ir::schema::uses;
+use coreai_ir::weights::{constant_value, float_data, resource_name, FloatData};
+use melior::ir::{
+    operation::{OperationLike, OperationRef},
+    r#type::{RankedTensorType, ShapedTypeLike},
+    Attribute, Value, ValueLike,
+};
+
+/// Consumers whose constant operands are weights.
+fn is_weight_consumer(name: &str) -> bool {
+    [
+        BatchMatmulOperation::name(),
+        BroadcastingBatchMatmulOperation::name(),
+        Conv2dOperation::name(),
+        GatherNdOperation::name(),
+        TransposeOperation::name(),
+    ]
+    .contains(&name)
+}
+
+fn is_matmul(name: &str) -> bool {
+    name == BatchMatmulOperation::name() || name == BroadcastingBatchMatmulOperation::name()
+}
+
+fn op_name(op: &OperationRef<'_, '_>) -> String {
+    op.name().as_string_ref().as_str().unwrap_or_default().to_string()
+}
+
+/// Which weights a pass compresses: the options every compression pass
+/// takes.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub min_elements: i64,
+    /// Substrings of a weight's location or blob name; empty: every weight.
+    pub only: Vec<String>,
+    pub exclude: Vec<String>,
+}
+
+/// A weight to compress: its constant op's value, shape, float data and
+/// channel axes.
+pub struct Weight<'c> {
+    pub attr: Attribute<'c>,
+    pub shape: Vec<usize>,
+    pub data: FloatData,
+    /// Output and input channel axes.
+    pub out_axis: usize,
+    pub in_axis: usize,
+    /// The blob name new constants are named after.
+    pub name: String,
+}
+
+impl Selection {
+    /// Whether `op` is a constant this selection compresses.
+    pub fn selects(&self, op: &OperationRef<'_, '_>) -> bool {
+        if op_name(op) != ConstantOperation::name() || op.result_count() != 1 {
+            return false;
+        }
+        let Ok(result) = op.result(0) else {
+            return false;
+        };
+        let Ok(ty) = RankedTensorType::try_from(result.r#type()) else {
+            return false;
+        };
+        let Ok(dims) = coreai_ir::schema::static_type_dims(ty.into()) else {
+            return false;
+        };
+        if !coreai_ir::schema::is_float(ty.element()) {
+            return false;
+        }
+        let n: i64 = dims.iter().product();
+        if n <= self.min_elements {
+            return false;
+        }
+        let all_weight_uses = uses(result.into())
+            .iter()
+            .all(|(user, _)| is_weight_consumer(&op_name(user)));
+        if !all_weight_uses && n < 100_000_000 {
+            return false;
+        }
+        let location = op.location().to_string();
+        let name = op
+            .attribute("value")
+            .ok()
+            .and_then(resource_name)
+            .unwrap_or_default();
+        let names = |patterns: &[String]| {
+            patterns
+                .iter()
+                .any(|p| location.contains(p.as_str()) || name.contains(p.as_str()))
+        };
+        (self.only.is_empty() || names(&self.only)) && !names(&self.exclude)
+    }
+}
+
+/// The weight a selected constant holds, or why it cannot be read (an
+/// element type other than f32/f16).
+pub fn weight<'c>(value: Value<'c, '_>) -> Result<Weight<'c>, String> {
+    let attr = constant_value(value).ok_or("not a constant")?;
+    let ty = RankedTensorType::try_from(value.r#type()).map_err(|e| e.to_string())?;
+    let shape: Vec<usize> = coreai_ir::schema::static_type_dims(ty.into())?
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    let data = float_data(attr).ok_or_else(|| {
+        format!(
+            "the weight's elements ({}) are not f32 or f16",
+            coreai_ir::lowering::type_text(ty.element())
+        )
+    })?;
+    let (out_axis, in_axis) = channel_axes(value, shape.len());
+    let name = resource_name(attr).unwrap_or_else(|| "weight".to_string());
+    Ok(Weight {
+        attr,
+        shape,
+        data,
+        out_axis,
+        in_axis,
+        name,
+    })
+}
+
+/// (output, input) channel axes of a weight of `rank` from its uses.
+fn channel_axes(value: Value<'_, '_>, rank: usize) -> (usize, usize) {
+    let mut outs = Vec::new();
+    let mut ins = Vec::new();
+    for (user, index) in uses(value) {
+        let name = op_name(&user);
+        let (o, i): (i64, i64) = if is_matmul(&name) {
+            if index == 1 {
+                (-1, -2)
+            } else {
+                (-2, -1)
+            }
+        } else if name == TransposeOperation::name() {
+            let mut sides = Vec::new();
+            if let Ok(r) = user.result(0) {
+                for (t_user, t_index) in uses(r.into()) {
+                    if is_matmul(&op_name(&t_user)) {
+                        sides.push(t_index == 1);
+                    }
+                }
+            }
+            sides.dedup();
+            match sides.as_slice() {
+                [true] => (-2, -1),
+                [false] => (-1, -2),
+                _ => (0, 1),
+            }
+        } else {
+            (0, 1)
+        };
+        let norm = |a: i64| if a < 0 { a + rank as i64 } else { a };
+        outs.push(norm(o));
+        ins.push(norm(i));
+    }
+    let agreed = |mut v: Vec<i64>, default: i64| {
+        v.sort_unstable();
+        v.dedup();
+        match v.as_slice() {
+            [one] => *one,
+            _ => default,
+        }
+    };
+    (
+        agreed(outs, 0).max(0) as usize,
+        agreed(ins, 1).max(0) as usize,
+    )
+}
+
+/// Arithmetic in a weight's own float type: each `+ - * /` one IEEE
+/// operation in that type (f16's through f32, which rounds each single
+/// operation exactly as f16 arithmetic would), as numpy computes on arrays
+/// of that type.
+pub trait Real: Copy + PartialOrd + std::fmt::Debug {
+    fn of(v: f64) -> Self;
+    fn get(self) -> f64;
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn div(self, o: Self) -> Self;
+    /// Little-endian bytes of values of this type.
+    fn bytes(values: &[Self]) -> Vec<u8>;
+    /// Round half to even (numpy's `rint`).
+    fn rint(self) -> Self {
+        Self::of(self.get().round_ties_even())
+    }
+    fn abs(self) -> Self {
+        Self::of(self.get().abs())
+    }
+}
+
+impl Real for f32 {
+    fn of(v: f64) -> Self {
+        v as f32
+    }
+    fn get(self) -> f64 {
+        self as f64
+    }
+    fn add(self, o: Self) -> Self {
+        self + o
+    }
+    fn sub(self, o: Self) -> Self {
+        self - o
+    }
+    fn mul(self, o: Self) -> Self {
+        self * o
+    }
+    fn div(self, o: Self) -> Self {
+        self / o
+    }
+    fn bytes(values: &[Self]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+}
+
+impl Real for half::f16 {
+    fn of(v: f64) -> Self {
+        half::f16::from_f64(v)
+    }
+    fn get(self) -> f64 {
+        self.to_f64()
+    }
+    fn add(self, o: Self) -> Self {
+        half::f16::from_f32(self.to_f32() + o.to_f32())
+    }
+    fn sub(self, o: Self) -> Self {
+        half::f16::from_f32(self.to_f32() - o.to_f32())
+    }
+    fn mul(self, o: Self) -> Self {
+        half::f16::from_f32(self.to_f32() * o.to_f32())
+    }
+    fn div(self, o: Self) -> Self {
+        half::f16::from_f32(self.to_f32() / o.to_f32())
+    }
+    fn bytes(values: &[Self]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+}
+
+/// Blocks of a weight: for each axis the block extent (the whole axis when
+/// its block size is 0), and the shape of the grid of blocks.
+pub struct Blocks {
+    pub extent: Vec<usize>,
+    pub grid: Vec<usize>,
+}
+
+impl Blocks {
+    /// `block_sizes[d]` consecutive elements of axis `d` form a block (0:
+    /// the whole axis); an error names the axis a size does not divide.
+    pub fn new(shape: &[usize], block_sizes: &[usize]) -> Result<Self, String> {
+        let mut extent = Vec::with_capacity(shape.len());
+        let mut grid = Vec::with_capacity(shape.len());
+        for (d, (&n, &b)) in shape.iter().zip(block_sizes).enumerate() {
+            if b == 0 {
+                extent.push(n);
+                grid.push(1);
+            } else if n % b != 0 {
+                return Err(format!("{b} does not divide axis {d} (of size {n})"));
+            } else {
+                extent.push(b);
+                grid.push(n / b);
+            }
+        }
+        Ok(Self { extent, grid })
+    }
+
+    pub fn count(&self) -> usize {
+        self.grid.iter().product()
+    }
+
+    /// Calls `f(element, block)` for every element in row-major order.
+    pub fn for_each(&self, shape: &[usize], mut f: impl FnMut(usize, usize)) {
+        let rank = shape.len();
+        if rank == 0 {
+            f(0, 0);
+            return;
+        }
+        // The block index of an element is the sum over axes of
+        // (index / extent) * grid stride: the last axis's part per column,
+        // the others' once per row.
+        let mut grid_stride = vec![1usize; rank];
+        for d in (0..rank.saturating_sub(1)).rev() {
+            grid_stride[d] = grid_stride[d + 1] * self.grid[d + 1];
+        }
+        let last = rank - 1;
+        let column: Vec<usize> = (0..shape[last])
+            .map(|j| (j / self.extent[last]) * grid_stride[last])
+            .collect();
+        let rows: usize = shape[..last].iter().product();
+        let mut idx = vec![0usize; last];
+        let mut element = 0;
+        for _ in 0..rows {
+            let base: usize = (0..last)
+                .map(|d| (idx[d] / self.extent[d]) * grid_stride[d])
+                .sum();
+            for &c in &column {
+                f(element, base + c);
+                element += 1;
+            }
+            for d in (0..last).rev() {
+                idx[d] += 1;
+                if idx[d] < shape[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_number_elements_row_major() {
+        // A [2, 4] weight in blocks of [1, 2]: grid [2, 2].
+        let b = Blocks::new(&[2, 4], &[1, 2]).unwrap();
+        let mut got = Vec::new();
+        b.for_each(&[2, 4], |e, k| got.push((e, k)));
+        assert_eq!(
+            got,
+            [(0, 0), (1, 0), (2, 1), (3, 1), (4, 2), (5, 2), (6, 3), (7, 3)]
+        );
+        assert!(Blocks::new(&[2, 6], &[1, 4])
+            .unwrap_err()
+            .contains("4 does not divide axis 1"));
+    }
+
+    #[test]
+    fn f16_arithmetic_rounds_once() {
+        let a = half::f16::from_f32(1.0);
+        let b = half::f16::from_f32(0.0004883); // ≈ 2^-11: 1 + b ties to even
+        assert_eq!(a.add(b), half::f16::from_f32(1.0));
+        assert_eq!(half::f16::of(2.5).rint().get(), 2.0);
+    }
+}

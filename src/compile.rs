@@ -124,6 +124,10 @@ pub struct CompileOptions {
     pub hw_constraints: Vec<String>,
     /// What the program of the asset holds.
     pub format: Format,
+    /// Weight compression: a pass of the compression family with its
+    /// options (`quantize-weights{dtype=int4 granularity=per-block}`), run
+    /// after `core-optimize` and before `cast-to-f16` ([`Compression`]).
+    pub compress: Option<Compression>,
 }
 
 impl Default for CompileOptions {
@@ -134,6 +138,7 @@ impl Default for CompileOptions {
             explain: false,
             hw_constraints: Vec::new(),
             format: Format::Aicode,
+            compress: None,
         }
     }
 }
@@ -147,13 +152,63 @@ impl CompileOptions {
 
     /// The textual pipeline that runs every stage up to `stop`.
     pub fn pipeline(&self, stop: Stage) -> String {
-        pipeline(
-            stop,
-            self.target,
-            self.precision(),
-            self.explain,
-            &self.hw_constraints,
-        )
+        pipeline(stop, self)
+    }
+}
+
+/// Weight compression: one pass of the compression family and its options,
+/// as pipeline text (`quantize-weights{dtype=int4 granularity=per-block
+/// block-size=32}`). [`Compression::parse`] takes a preset name or that
+/// text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compression(String);
+
+/// The compression presets: name, pass text, what it is.
+pub const COMPRESSION_PRESETS: &[(&str, &str, &str)] = &[
+    (
+        "int8",
+        "quantize-weights{dtype=int8 granularity=per-channel}",
+        "8-bit integers, one scale per output channel",
+    ),
+    (
+        "int4-block32",
+        "quantize-weights{dtype=int4 granularity=per-block block-size=32}",
+        "4-bit integers, one scale per 32 input channels (Apple's macOS LLM preset)",
+    ),
+    (
+        "int4-block64",
+        "quantize-weights{dtype=int4 granularity=per-block block-size=64}",
+        "4-bit integers, one scale per 64 input channels",
+    ),
+];
+
+/// The passes `--compress` may name.
+const COMPRESSION_PASSES: &[&str] = &["quantize-weights"];
+
+impl Compression {
+    /// A preset's name, or a compression pass with its options in pipeline
+    /// syntax; an error says what is accepted. The options themselves are
+    /// checked when the pipeline is built.
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let spec = spec.trim();
+        if let Some((_, pass, _)) = COMPRESSION_PRESETS.iter().find(|(n, ..)| *n == spec) {
+            return Ok(Self(pass.to_string()));
+        }
+        let name = spec.split('{').next().unwrap_or_default().trim();
+        if COMPRESSION_PASSES.contains(&name) && (spec == name || spec.ends_with('}')) {
+            return Ok(Self(spec.to_string()));
+        }
+        let presets: Vec<&str> = COMPRESSION_PRESETS.iter().map(|p| p.0).collect();
+        Err(format!(
+            "'{spec}' is not a compression preset ({}) or a compression pass ({}) with its options",
+            presets.join(", "),
+            COMPRESSION_PASSES.join(", ")
+        ))
+    }
+
+    /// The pass with its options, as pipeline text.
+    pub fn pass(&self) -> &str {
+        &self.0
     }
 }
 
@@ -193,51 +248,50 @@ pub fn default_precision(target: Target) -> Precision {
     }
 }
 
-/// The textual pipeline that runs every stage up to `stop`; with `explain`,
-/// the passes that can say why they rewrote an op (`cast-to-f16`, the
-/// target's pass) print one remark per op (`remarks=true`). A full
+/// The textual pipeline that runs every stage of `options` up to `stop`;
+/// with `explain`, the passes that can say why they rewrote an op
+/// (`cast-to-f16`, the target's pass) print one remark per op
+/// (`remarks=true`). Weight compression ends the optimized stage, before
+/// `cast-to-f16` (calibration then sees the dequantized weights). A full
 /// pipeline ends with `set-hw-constraints` when `hw_constraints` (its
 /// `NAME=BACKING:ALIGNMENTS:INTERLEAVE` items) is not empty: no pass
 /// after it has to look through the copies it inserts.
-pub fn pipeline(
-    stop: Stage,
-    target: Target,
-    precision: Precision,
-    explain: bool,
-    hw_constraints: &[String],
-) -> String {
-    let f16: &[&str] = match precision {
+pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
+    let f16: &[&str] = match options.precision() {
         Precision::F16 if stop >= Stage::Optimized => F16_PASSES,
         _ => &[],
     };
     let target_stage: &[&str] = if stop == Stage::Target {
-        target_passes(target)
+        target_passes(options.target)
     } else {
         &[]
     };
     let explained = |pass: &&str| -> String {
-        let remarks = explain && (F16_PASSES.contains(pass) || pass.starts_with("target-"));
+        let remarks =
+            options.explain && (F16_PASSES.contains(pass) || pass.starts_with("target-"));
         if remarks {
             format!("{pass}{{remarks=true}}")
         } else {
             pass.to_string()
         }
     };
+    let compress = options
+        .compress
+        .as_ref()
+        .filter(|_| stop >= Stage::Optimized)
+        .map(|c| c.pass().to_string());
+    let hw = &options.hw_constraints;
     let passes: Vec<String> = STAGES
         .iter()
         .filter(|(stage, _)| *stage <= stop)
         .flat_map(|(_, passes)| passes.iter())
-        .chain(f16.iter())
-        .chain(target_stage.iter())
         .map(explained)
-        .chain(
-            (stop == Stage::Target && !hw_constraints.is_empty()).then(|| {
-                format!(
-                    "set-hw-constraints{{constraints={}}}",
-                    hw_constraints.join(",")
-                )
-            }),
-        )
+        .chain(compress)
+        .chain(f16.iter().map(explained))
+        .chain(target_stage.iter().map(explained))
+        .chain((stop == Stage::Target && !hw.is_empty()).then(|| {
+            format!("set-hw-constraints{{constraints={}}}", hw.join(","))
+        }))
         .collect();
     format!("builtin.module({})", passes.join(","))
 }
@@ -284,7 +338,11 @@ mod tests {
 
     #[test]
     fn stages_accumulate_in_order() {
-        let p = |s| pipeline(s, Target::Cpu, Precision::F32, false, &[]);
+        let p = |s| pipeline(s, &CompileOptions::default());
+        let f16 = CompileOptions {
+            precision: Some(Precision::F16),
+            ..CompileOptions::default()
+        };
         assert_eq!(p(Stage::Aten), "builtin.module(decompose)");
         assert_eq!(
             p(Stage::Coreai),
@@ -296,12 +354,12 @@ mod tests {
              fp16-stabilize,canonicalize,cse,core-optimize,target-cpu,canonicalize,cse)"
         );
         assert_eq!(
-            pipeline(Stage::Target, Target::Cpu, Precision::F16, false, &[]),
+            pipeline(Stage::Target, &f16),
             "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
              fp16-stabilize,canonicalize,cse,core-optimize,cast-to-f16,target-cpu,canonicalize,cse)"
         );
         assert_eq!(
-            pipeline(Stage::Coreai, Target::Cpu, Precision::F16, false, &[]),
+            pipeline(Stage::Coreai, &f16),
             p(Stage::Coreai)
         );
     }
@@ -310,19 +368,26 @@ mod tests {
     fn targets_end_with_their_passes() {
         let optimized = "decompose,legalize-aten-to-coreai,externalize-composites,\
                          fp16-stabilize,canonicalize,cse,core-optimize";
+        let o = |target, precision, explain, hw: &[String]| CompileOptions {
+            target,
+            precision: Some(precision),
+            explain,
+            hw_constraints: hw.to_vec(),
+            ..CompileOptions::default()
+        };
         assert_eq!(
-            pipeline(Stage::Target, Target::Gpu, Precision::F32, false, &[]),
+            pipeline(Stage::Target, &o(Target::Gpu, Precision::F32, false, &[])),
             format!("builtin.module({optimized},target-gpu,canonicalize,cse)")
         );
         assert_eq!(
-            pipeline(Stage::Target, Target::Ane, Precision::F16, true, &[]),
+            pipeline(Stage::Target, &o(Target::Ane, Precision::F16, true, &[])),
             format!(
                 "builtin.module({optimized},cast-to-f16{{remarks=true}},\
                  target-ane{{remarks=true}},canonicalize,cse,core-optimize)"
             )
         );
         assert_eq!(
-            pipeline(Stage::Optimized, Target::Gpu, Precision::F32, false, &[]),
+            pipeline(Stage::Optimized, &o(Target::Gpu, Precision::F32, false, &[])),
             format!("builtin.module({optimized})")
         );
         let hw = [
@@ -330,18 +395,36 @@ mod tests {
             "y=Heap:1x1:1".to_string(),
         ];
         assert_eq!(
-            pipeline(Stage::Target, Target::Cpu, Precision::F32, false, &hw),
+            pipeline(Stage::Target, &o(Target::Cpu, Precision::F32, false, &hw)),
             format!(
                 "builtin.module({optimized},target-cpu,canonicalize,cse,\
                  set-hw-constraints{{constraints=x=IOSurface:1x1x32x1:1x1x1,y=Heap:1x1:1}})"
             )
         );
         assert_eq!(
-            pipeline(Stage::Optimized, Target::Cpu, Precision::F32, false, &hw),
+            pipeline(Stage::Optimized, &o(Target::Cpu, Precision::F32, false, &hw)),
             format!("builtin.module({optimized})")
         );
         assert_eq!(default_precision(Target::Ane), Precision::F16);
         assert_eq!(default_precision(Target::Gpu), Precision::F32);
+    }
+
+    #[test]
+    fn compression_ends_the_optimized_stage_before_f16() {
+        let options = CompileOptions {
+            precision: Some(Precision::F16),
+            compress: Some(Compression::parse("int4-block32").unwrap()),
+            ..CompileOptions::default()
+        };
+        assert!(pipeline(Stage::Target, &options).contains(
+            "core-optimize,quantize-weights{dtype=int4 granularity=per-block block-size=32},\
+             cast-to-f16,target-cpu"
+        ));
+        assert!(!pipeline(Stage::Coreai, &options).contains("quantize"));
+        let full = Compression::parse("quantize-weights{dtype=uint8}").unwrap();
+        assert_eq!(full.pass(), "quantize-weights{dtype=uint8}");
+        let err = Compression::parse("int3").unwrap_err();
+        assert!(err.contains("int4-block32") && err.contains("quantize-weights"), "{err}");
     }
 
     #[test]

@@ -65,7 +65,7 @@ def find_compiler():
 
 def convert(model, example_inputs, output, *, target="cpu", precision="f32", decompositions="none",
             dynamic_shapes=None, static_shapes=None, externalize=(), hw_constraints=None, metadata=None,
-            compiler=None, timing=False):
+            compiler=None, timing=False, compress=None):
     """Exports `model` on `example_inputs` and compiles it to the asset
     `output` (NAME.aimodel); returns its path. `externalize`: Externalize
     specs, their command-line strings (`RMSNorm=rms_norm:eps`), classes,
@@ -81,7 +81,10 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
     `timing=True` prints to stderr, at the end, the wall time of each step
     (torch.export, run_decompositions, the import, the hand-off to
     coreai-compile, coreai-compile) and coreai-compile's own
-    `--mlir-timing` report (its parsing, each pass, the asset)."""
+    `--mlir-timing` report (its parsing, each pass, the asset).
+    `compress`: weight compression, `coreai-compile --compress` (a preset
+    such as `"int8"` or `"int4-block32"`, or a compression pass with its
+    options; docs/compression.md)."""
     specs = [Externalize.of(s) for s in externalize]
     # Steps: torch.export and the import per program, then coreai-compile.
     programs_count = len(static_shapes) if isinstance(static_shapes, dict) and static_shapes else 1
@@ -91,7 +94,8 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
             out, compile_report = _convert(
                 model, example_inputs, output, programs_count, static_shapes, specs, target=target,
                 precision=precision, decompositions=decompositions, dynamic_shapes=dynamic_shapes,
-                hw_constraints=hw_constraints, metadata=metadata, compiler=compiler, timing=timing)
+                hw_constraints=hw_constraints, metadata=metadata, compiler=compiler, timing=timing,
+                compress=compress)
     finally:
         COMPILER.reset(token)
     if timing:
@@ -100,7 +104,7 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
 
 
 def _convert(model, example_inputs, output, programs_count, static_shapes, specs, *, target, precision,
-             decompositions, dynamic_shapes, hw_constraints, metadata, compiler, timing):
+             decompositions, dynamic_shapes, hw_constraints, metadata, compiler, timing, compress=None):
     """(the asset's path, coreai-compile's timing report or "")."""
     with progress.display(total=3 * programs_count + 2):
         if static_shapes is None:
@@ -110,7 +114,8 @@ def _convert(model, example_inputs, output, programs_count, static_shapes, specs
                                    dynamic_shapes=dynamic_shapes, externalize=specs)
         report = [] if timing else None
         out = compile_asset(programs, output, target=target, precision=precision, metadata=metadata,
-                            hw_constraints=hw_constraints, compiler=compiler, timing=report)
+                            hw_constraints=hw_constraints, compiler=compiler, timing=report,
+                            compress=compress)
         return out, "".join(report or [])
 
 
@@ -141,7 +146,7 @@ def hw_constraint_flags(hw_constraints):
 
 
 def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=None, hw_constraints=None,
-                  compiler=None, timing=None):
+                  compiler=None, timing=None, compress=None):
     """`coreai-compile` on imported programs [(function name, ImportedProgram
     of `@main`)]: one named main is the asset's `main`, others are linked
     with `--entry NAME=FILE`. `timing`: a list that gets coreai-compile's
@@ -164,6 +169,8 @@ def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=N
         if precision is not None:
             command += ["--precision", precision]
         command += hw_constraint_flags(hw_constraints)
+        if compress:
+            command += ["--compress", compress]
         for key, value in (metadata or {}).items():
             command += ["--metadata", f"{key}={value}"]
         if timing is not None:

@@ -7,7 +7,9 @@
 //! same bits in the executor before and after. Against another runtime the
 //! fold is as exact as that runtime agrees with the executor on the op.
 //!
-//! Declines: an operand that is not a constant; an op with regions, a
+//! Declines: an operand that is not a constant; a weight's decompression
+//! (`blockwise_shift_scale`, `lut_to_dense`, the bitmask sparse ops: the
+//! compressed form is the point); an op with regions, a
 //! call (`coreai.invoke`: a composite is a contract with the Core AI
 //! compiler, folded only by folding its body's ops, never across the
 //! call), an op on `!coreai.handle` state; a result that is not a static
@@ -39,12 +41,30 @@ pub const MAX_GROWTH_BYTES: u64 = 64 * 1024;
 /// Ops never folded: calls and effects.
 const NEVER: &[&str] = &["coreai.invoke", "coreai.read_state", "coreai.write_state"];
 
+/// Whether `name` decompresses a weight (`quantize-weights`'
+/// `blockwise_shift_scale`, a palette's `lut_to_dense`, the bitmask sparse
+/// ops): folding it would undo the compression.
+fn decompresses(name: &str) -> bool {
+    use coreai_ir::dialects::coreai::*;
+    [
+        BlockwiseShiftScaleOperation::name(),
+        LutToDenseOperation::name(),
+        LutToSparseWithBitmaskOperation::name(),
+        SparseWithBitmaskToDenseOperation::name(),
+        BuildSparseWithBitmaskOperation::name(),
+    ]
+    .contains(&name)
+}
+
 pub fn fold<'c, 'a>(cx: &LoweringCx<'c, 'a>, _: Options) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let op = cx.op();
     let raw = op.to_raw();
     let name = op_name(raw);
     if NEVER.contains(&name.as_str()) || op.region_count() > 0 {
         return Err(format!("'{name}' is a call, an effect or has regions"));
+    }
+    if decompresses(&name) {
+        return Err(format!("'{name}' decompresses a weight"));
     }
     if op.result_count() == 0 {
         return Err("no results".into());

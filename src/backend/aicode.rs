@@ -185,6 +185,12 @@ fn element(t: MlirType) -> Option<Elt> {
                 (32, _, true) => Elt::UI32,
                 (16, _, true) => Elt::UI16,
                 (8, _, true) => Elt::UI8,
+                (4, true, _) => Elt::SI4,
+                (2, true, _) => Elt::SI2,
+                (6, _, true) => Elt::UI6,
+                (4, _, true) => Elt::UI4,
+                (3, _, true) => Elt::UI3,
+                (2, _, true) => Elt::UI2,
                 _ => return None,
             });
         }

@@ -163,6 +163,7 @@ pub struct CoreaiCompileOptions {
     pub format: i32,
     pub explain: bool,
     pub hw_constraints: MlirStringRef,
+    pub compress: MlirStringRef,
 }
 
 fn compile_options(c: &CoreaiCompileOptions) -> Result<CompileOptions, String> {
@@ -194,12 +195,18 @@ fn compile_options(c: &CoreaiCompileOptions) -> Result<CompileOptions, String> {
     for item in &hw_constraints {
         coreai::passes::set_hw_constraints::check_item(item)?;
     }
+    let compress = if c.compress.length == 0 {
+        None
+    } else {
+        Some(coreai::compile::Compression::parse(&string(c.compress))?)
+    };
     Ok(CompileOptions {
         target,
         precision,
         explain: c.explain,
         hw_constraints,
         format,
+        compress,
     })
 }
 

@@ -150,6 +150,10 @@ typedef struct CoreaiCompileOptions {
   /// `NAME=BACKING:ALIGNMENTS:INTERLEAVE` items, comma-separated (empty:
   /// none), as `coreai-compile --hw-constraints`.
   MlirStringRef hwConstraints;
+  /// Weight compression (empty: none), as `coreai-compile --compress`: a
+  /// preset (`int8`, `int4-block32`, ...) or a compression pass with its
+  /// options.
+  MlirStringRef compress;
 } CoreaiCompileOptions;
 
 /// Compiles `module` (an imported aten module, or coreai) in place through

@@ -97,6 +97,13 @@ struct Cli {
     #[arg(long, value_name = "KEY=VALUE")]
     metadata: Vec<String>,
 
+    /// Compress the weights: a preset (`int8`, `int4-block32`,
+    /// `int4-block64`) or a compression pass with its options
+    /// (`quantize-weights{dtype=uint4 qscheme=asymmetric granularity=per-block
+    /// block-size=16}`; docs/compression.md).
+    #[arg(long, value_name = "SPEC", value_parser = coreai::compile::Compression::parse)]
+    compress: Option<coreai::compile::Compression>,
+
     #[command(flatten)]
     mlir: MlirFlags,
 }
@@ -220,6 +227,7 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
         explain: cli.explain,
         hw_constraints: cli.hw_constraints.clone(),
         format: cli.format.0,
+        compress: cli.compress.clone(),
     };
     let stage = cli.compile_to.map_or(Stage::Target, |s| s.0);
     let job = |input: &str| Job {

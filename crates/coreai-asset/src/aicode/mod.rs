@@ -38,6 +38,15 @@ pub enum Elt {
     UI32,
     UI16,
     UI8,
+    /// Sub-byte integers (compressed weights' codes, LUT indices): one
+    /// byte per element in a dense attribute, packed in a blob
+    /// (docs/aicode-format.md §6).
+    SI4,
+    SI2,
+    UI6,
+    UI4,
+    UI3,
+    UI2,
     /// `complex<f64>`, `complex<f32>`, `complex<f16>`.
     CF64,
     CF32,
@@ -60,6 +69,12 @@ impl Elt {
             Elt::UI32 => 24,
             Elt::UI16 => 25,
             Elt::UI8 => 26,
+            Elt::SI4 => 21,
+            Elt::SI2 => 22,
+            Elt::UI6 => 36,
+            Elt::UI4 => 27,
+            Elt::UI3 => 37,
+            Elt::UI2 => 28,
             Elt::CF64 => 11,
             Elt::CF32 => 12,
             Elt::CF16 => 13,
@@ -70,6 +85,7 @@ impl Elt {
     pub fn size(self) -> usize {
         match self {
             Elt::Bool | Elt::SI8 | Elt::UI8 => 1,
+            Elt::SI4 | Elt::SI2 | Elt::UI6 | Elt::UI4 | Elt::UI3 | Elt::UI2 => 1,
             Elt::F16 | Elt::BF16 | Elt::SI16 | Elt::UI16 => 2,
             Elt::F32 | Elt::SI32 | Elt::UI32 => 4,
             Elt::F64 | Elt::SI64 | Elt::UI64 | Elt::CF32 => 8,

@@ -86,6 +86,8 @@ pub fn version(name: &str) -> u32 {
         "scan" => 20251114,
         "interpolate" | "interpolate_coordinates" => 20260127,
         "reshape_v2" => 20260204,
+        "blockwise_shift_scale_v2" => 20260202,
+        "lut_to_dense" => 20251003,
         "get_shape_v2" => 20260317,
         _ => versions::GRAPH,
     }
@@ -469,6 +471,9 @@ pub fn operand_primitive(coreai: &str) -> Option<&'static str> {
         "imaginary_part" => "primitive.imaginary_part_v1",
         "get_shape" => "primitive.get_shape_v2",
         "argsort" => "primitive.argsort_v1",
+        // Compressed weights (docs/aicode-format.md §6).
+        "blockwise_shift_scale" => "primitive.blockwise_shift_scale_v2",
+        "lut_to_dense" => "primitive.lut_to_dense_v1",
         // Same-shape elementwise binaries.
         "add" => "primitive.add_v1",
         "sub" => "primitive.sub_v1",

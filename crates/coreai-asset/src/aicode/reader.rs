@@ -301,7 +301,8 @@ fn scalar_text(code: u64) -> Option<&'static str> {
 }
 
 /// Bytes per element in a constant's data, for the element types whose
-/// data is written as hex (`None`: sub-byte types, bools).
+/// data is written as hex (`None`: bools, `ui1`); 2- to 6-bit integers
+/// take a byte each, as in MLIR's dense attributes.
 fn element_size(code: u64) -> Option<usize> {
     let elt = match code {
         5 => Elt::F64,
@@ -319,6 +320,12 @@ fn element_size(code: u64) -> Option<usize> {
         24 => Elt::UI32,
         25 => Elt::UI16,
         26 => Elt::UI8,
+        21 => Elt::SI4,
+        22 => Elt::SI2,
+        27 => Elt::UI4,
+        28 => Elt::UI2,
+        36 => Elt::UI6,
+        37 => Elt::UI3,
         9 | 10 | 47 => return Some(1),
         _ => return None,
     };

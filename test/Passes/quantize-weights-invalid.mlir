@@ -1,0 +1,15 @@
+// RUN: coreai-opt %s --verify-diagnostics --pass-pipeline='builtin.module(quantize-weights{min-elements=0 granularity=per-block block-size=3})'
+// RUN: not coreai-opt %s --pass-pipeline='builtin.module(quantize-weights{dtype=int3})' 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not coreai-opt %s --pass-pipeline='builtin.module(quantize-weights{granularity=per-row})' 2>&1 | FileCheck %s --check-prefix=GRANULARITY
+
+// DTYPE: 'int3' is not one of int8, uint8, int4, uint4, int2, uint2
+// GRANULARITY: 'per-row' is not one of per-tensor, per-channel, per-block
+
+// Blocks of 3 input channels do not divide the 4 of this weight: an error at
+// the weight, naming the option, never a silently skipped weight.
+coreai.graph @linear(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{block-size=3: 3 does not divide axis 0 (of size 4) of the weight [4, 2]}}
+  %w = coreai.constant dense<[[2.0, -4.0], [-1.0, 1.0], [0.5, 2.0], [0.0, 3.0]]> : tensor<4x2xf32>
+  %y = coreai.batch_matmul %x, %w : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  coreai.output %y : tensor<3x2xf32>
+}

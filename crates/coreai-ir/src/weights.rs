@@ -99,8 +99,8 @@ impl FloatData {
     }
 }
 
-/// The row-major values of a non-splat f32 or f16 elements attribute
-/// (inline or `dense_resource`); `None` for any other attribute.
+/// The row-major values of an f32 or f16 elements attribute (inline,
+/// splat or `dense_resource`); `None` for any other attribute.
 pub fn float_data(attr: Attribute<'_>) -> Option<FloatData> {
     let ty = RankedTensorType::try_from(attr.r#type()).ok()?;
     let n: usize = crate::schema::static_type_dims(ty.into())
@@ -123,14 +123,23 @@ pub fn float_data(attr: Attribute<'_>) -> Option<FloatData> {
                 return None;
             }
             std::slice::from_raw_parts(data as *const u8, size)
-        } else if mlirAttributeIsADenseElements(raw) && !mlirDenseElementsAttrIsSplat(raw) {
+        } else if mlirAttributeIsADenseElements(raw) {
             let data = mlirDenseElementsAttrGetRawData(raw) as *const u8;
             let width = if is_f32 { 4 } else { 2 };
+            if mlirDenseElementsAttrIsSplat(raw) {
+                // One element, repeated.
+                let one = std::slice::from_raw_parts(data, width);
+                return float_data_of(&one.repeat(n), n, is_f32, is_f16);
+            }
             std::slice::from_raw_parts(data, n * width)
         } else {
             return None;
         }
     };
+    float_data_of(bytes, n, is_f32, is_f16)
+}
+
+fn float_data_of(bytes: &[u8], n: usize, is_f32: bool, is_f16: bool) -> Option<FloatData> {
     if is_f32 && bytes.len() == n * 4 {
         Some(FloatData::F32(
             bytes

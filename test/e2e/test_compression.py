@@ -1,0 +1,291 @@
+"""Weight compression (`quantize-weights`, `coreai-compile --compress`,
+`convert(compress=...)`) against its oracles:
+
+- Apple's compression library, coreai-opt 0.3.0: on the same coreai IR
+  (coreai-torch's conversion of a model with an embedding, linear layers and
+  a convolution, f32 and f16), `quantize_weights` and our pass give the same
+  op form and bit-identical codes, scales and zero points for every code
+  type, scheme and granularity. Our blobs are read back with coreai-core's
+  constant reader and coreai-torch's `unpack_intx`/`unpack_uintx`.
+- PyTorch and coreai-core's runtime: a Hugging Face Llama compressed with
+  each preset runs in coreai-core's runtime (and in coreai-run) like the
+  eager model whose weights are the dequantized ones, computed here with
+  numpy from the formula (docs/compression.md), to 1e-5 of the output's
+  scale; the asset shrinks by what the bits say.
+- Bad input: an unknown preset, a block size that does not divide a weight.
+"""
+
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from toolchain import COREAI_OPT, COREAI_RUN, IMPORTER, REPO, BUILD
+
+sys.path.insert(0, str(IMPORTER))
+
+COREAI_COMPILE = BUILD / "coreai-compile"
+RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
+
+
+# ---- same IR, same numbers as Apple's quantize_weights ---------------------
+
+class Tiny(torch.nn.Module):
+    """Every candidate kind: a gather (embedding), transposes into matmuls
+    (linear layers), a convolution, and a linear layer below the size
+    threshold (512 elements)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(64, 32)
+        self.fc1 = torch.nn.Linear(32, 64)
+        self.fc2 = torch.nn.Linear(64, 32, bias=False)
+        self.conv = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.small = torch.nn.Linear(32, 16)
+
+    def forward(self, ids, img):
+        x = self.fc2(torch.relu(self.fc1(self.emb(ids))))
+        return self.small(x), self.conv(img)
+
+
+def coreai_torch_program(dtype):
+    import coreai_torch
+
+    torch.manual_seed(3)
+    model = Tiny().eval().to(dtype)
+    args = (torch.randint(0, 64, (1, 4)), torch.randn(1, 8, 8, 8, dtype=dtype))
+    ep = torch.export.export(model, args=args).run_decompositions(coreai_torch.get_decomp_table())
+    converter = coreai_torch.TorchConverter(mode=coreai_torch.TorchConverter.Mode.RELEASE)
+    return converter.add_exported_program(ep).to_coreai()
+
+
+def constant_value(op):
+    """A coreai.constant's value read with coreai-core's constant reader,
+    sub-byte codes unpacked with coreai-torch's unpackers."""
+    from coreai._compiler._mlir_libs._coreaiIR import _bindings
+    from coreai._compiler.ir import DenseElementsAttr, FloatAttr, IntegerAttr, RankedTensorType
+    from coreai_torch._compression._intx import unpack_intx, unpack_uintx
+
+    ty = RankedTensorType(op.results[0].type)
+    shape, element = list(ty.shape), str(ty.element_type)
+    n = math.prod(shape)
+    attr = op.attributes["value"]
+    if DenseElementsAttr.isinstance(attr) and DenseElementsAttr(attr).is_splat:
+        value = DenseElementsAttr(attr).get_splat_value()
+        if element.startswith("f"):
+            dt = np.float16 if element == "f16" else np.float32
+            return np.full(shape, FloatAttr(value).value, dtype=dt)
+        return np.full(shape, IntegerAttr(value).value, dtype=np.int64)
+
+    def raw(nbytes):
+        buf = np.zeros(nbytes, dtype=np.uint8)
+        _bindings.compiler.copy_constant_value_to_array(constant_op=op, destination=buf)
+        return buf
+
+    plain = {"f32": np.float32, "f16": np.float16, "si8": np.int8, "ui8": np.uint8}
+    if element in plain:
+        dt = np.dtype(plain[element])
+        return raw(n * dt.itemsize).view(dt).reshape(shape)
+    bits = int(element[2:])
+    packed = torch.from_numpy(raw(math.ceil(n * bits / 8)).copy())
+    unpack = unpack_intx if element.startswith("si") else unpack_uintx
+    return unpack(packed, torch.Size(shape), bits).numpy()
+
+
+def compressed_weights(module_op):
+    """(element types, codes, scales, zero points, offsets) of each
+    coreai.blockwise_shift_scale, in program order."""
+    out = []
+
+    def walk(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for o in block.operations:
+                    if o.operation.name == "coreai.blockwise_shift_scale":
+                        operands = [o.operands[i].owner for i in range(4)]
+                        types = tuple(str(o.operands[i].type) for i in range(4))
+                        out.append((types, *[constant_value(x) for x in operands]))
+                    walk(o.operation)
+
+    walk(module_op)
+    return out
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        return a.astype(b.dtype).tobytes() == b.tobytes() if a.dtype != b.dtype else a.tobytes() == b.tobytes()
+    return np.array_equal(a.astype(np.int64), b.astype(np.int64))
+
+
+CONFIGS = [(dtype, scheme, granularity, block)
+           for dtype in ["int8", "uint8", "int4", "uint4", "int2", "uint2"]
+           for scheme in ["symmetric", "asymmetric"]
+           for granularity, block in [("per_tensor", 32), ("per_channel", 32), ("per_block", 8)]]
+
+
+@pytest.mark.parametrize("model_dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
+def test_quantize_weights_equals_coreai_opt(model_dtype):
+    from coreai._compiler import ir
+    from coreai.authoring.context import Context
+    from coreai_opt.coreai_utils import CompressionGranularity, DType, quantize_weights
+    from coreai_opt.coreai_utils.common import QScheme
+
+    program = coreai_torch_program(model_dtype)
+    text = str(program._module._mlir_module)  # noqa: SLF001
+    mismatches = []
+    for dtype, scheme, granularity, block in CONFIGS:
+        apple = quantize_weights(program, dtype=DType(dtype), qscheme=QScheme(scheme),
+                                 granularity=CompressionGranularity(granularity), block_size=block)
+        theirs = compressed_weights(apple._module._mlir_module.operation)  # noqa: SLF001
+        options = (f"dtype={dtype} qscheme={scheme} granularity={granularity.replace('_', '-')} "
+                   f"block-size={block}")
+        r = subprocess.run([str(COREAI_OPT), f"--pass-pipeline=builtin.module(quantize-weights{{{options}}})", "-"],
+                           input=text, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with Context() as c:
+            ours = compressed_weights(ir.Module.parse(r.stdout, c._mlir_context).operation)  # noqa: SLF001
+        # The embedding, two linear layers and the convolution; not the small layer.
+        assert len(theirs) == 4, (options, len(theirs))
+        if len(ours) != len(theirs):
+            mismatches.append(f"{options}: {len(ours)} weights, coreai-opt {len(theirs)}")
+            continue
+        for i, (a, b) in enumerate(zip(theirs, ours)):
+            if a[0] != b[0]:
+                mismatches.append(f"{options}: weight {i}: types {b[0]}, coreai-opt {a[0]}")
+            for what, x, y in zip(["codes", "scales", "zero points", "offsets"], a[1:], b[1:]):
+                if not same_bits(y, x):
+                    mismatches.append(f"{options}: weight {i}: {what} differ")
+    assert not mismatches, "\n".join(mismatches)
+
+
+# ---- a compressed language model runs like its dequantized eager model -----
+
+PRESETS = {"int8": (8, None), "int4-block32": (4, 32)}
+
+
+def dequantized(w, bits, block):
+    """Symmetric signed quantization of a [out, in] weight, one scale per
+    output row and `block` consecutive inputs (None: the whole row),
+    dequantized: the formula of docs/compression.md in f32 (numpy applies
+    each operation in the array's type)."""
+    w = w.astype(np.float32)
+    rows, cols = w.shape
+    b = cols if block is None else block
+    x = w.reshape(rows, cols // b, b)
+    lo, hi = -(2 ** (bits - 1)) + 1, 2 ** (bits - 1) - 1
+    m = np.abs(x).max(axis=2, keepdims=True)
+    s = ((m - (-m)) + np.float32(1e-6)) / np.float32(hi - lo)
+    q = np.clip(np.rint(x / s), lo, hi)
+    return (q * s).astype(np.float32).reshape(rows, cols)
+
+
+@pytest.fixture(scope="module")
+def llama():
+    import transformers
+
+    config = transformers.LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=128,
+                                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                                      max_position_embeddings=64)
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(config).eval()
+
+    class Logits(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, ids):
+            return self.m(input_ids=ids, use_cache=False).logits
+
+    return Logits(model), torch.randint(0, 128, (1, 8))
+
+
+def asset_bytes(path):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_compressed_llama_runs_like_its_dequantized_weights(llama, preset, tmp_path):
+    from coreai_export import convert
+
+    model, ids = llama
+    dense = convert(model, (ids,), tmp_path / "dense.aimodel", compiler=str(COREAI_COMPILE))
+    out = convert(model, (ids,), tmp_path / "q.aimodel", compress=preset, compiler=str(COREAI_COMPILE))
+    np.savez(tmp_path / "in.npz", ids=ids.numpy())
+    r = subprocess.run([sys.executable, str(RUNASSET), str(out), "--inputs", str(tmp_path / "in.npz"),
+                        "--outputs", str(tmp_path / "core.npz")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    core = np.load(tmp_path / "core.npz")
+    got = core[core.files[0]]
+    r = subprocess.run([str(COREAI_RUN), str(out), "--inputs", str(tmp_path / "in.npz"), "--outputs",
+                        str(tmp_path / "ours.npz")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    ours = np.load(tmp_path / "ours.npz")
+    ours = ours[ours.files[0]]
+
+    # The eager model with every weight the pass compresses (more than 1024
+    # elements, read by a matmul or a gather: the linear layers and the
+    # embedding) replaced by its dequantized value.
+    bits, block = PRESETS[preset]
+    reference = {}
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() == 2 and p.numel() > 1024:
+                reference[name] = p.detach().clone()
+                p.copy_(torch.from_numpy(dequantized(p.numpy(), bits, block)))
+        want = model(ids).numpy()
+        for name, p in model.named_parameters():
+            if name in reference:
+                p.copy_(reference[name])
+        original = model(ids).numpy()
+    scale = np.abs(want).max()
+    assert np.abs(got - want).max() <= 1e-5 * scale, (preset, np.abs(got - want).max() / scale)
+    assert np.abs(ours - want).max() <= 1e-5 * scale, (preset, np.abs(ours - want).max() / scale)
+    # The check can fail: compression moved the output far more than that.
+    assert np.abs(original - want).max() > 1e-3 * scale
+
+    # Size: the compressed weights take bits/32 of their f32 bytes plus a
+    # scale per block; the norms stay f32.
+    compressed = sum(t.numel() for t in reference.values())
+    scales = sum(t.numel() // (block or t.shape[1]) for t in reference.values())
+    saved = compressed * 4 - (compressed * bits // 8 + scales * 4)
+    assert asset_bytes(dense) - asset_bytes(out) >= 0.98 * saved, (asset_bytes(dense), asset_bytes(out), saved)
+
+
+# ---- bad input ----------------------------------------------------------------
+
+LINEAR = """
+coreai.graph @main(%x: tensor<3x48xf32>) -> tensor<3x32xf32> {
+  %w = coreai.constant dense<0.5> : tensor<48x32xf32>
+  %y = coreai.batch_matmul %x, %w : (tensor<3x48xf32>, tensor<48x32xf32>) -> tensor<3x32xf32>
+  coreai.output %y : tensor<3x32xf32>
+}
+"""
+
+
+def test_bad_compression_specs_are_one_error(tmp_path):
+    src = tmp_path / "m.mlir"
+    src.write_text(LINEAR)
+    out = tmp_path / "m.aimodel"
+    r = subprocess.run([str(COREAI_COMPILE), str(src), "-o", str(out), "--compress", "int3"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "int4-block32" in r.stderr and "quantize-weights" in r.stderr, r.stderr
+    # 48 input channels in blocks of 32: an error at the weight naming the
+    # option; nothing is written.
+    r = subprocess.run([str(COREAI_COMPILE), str(src), "-o", str(out), "--compress", "int4-block32"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert "m.mlir:3:" in r.stderr and "block-size=32: 32 does not divide axis 0 (of size 48)" in r.stderr, r.stderr
+    assert not out.exists()
+    r = subprocess.run([str(COREAI_COMPILE), str(src), "-o", str(out), "--compress",
+                        "quantize-weights{dtype=int4 granularity=per-block block-size=16}"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert out.exists()

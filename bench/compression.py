@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Weight compression: our `quantize-weights` against Apple's coreai-opt
+0.3.0 `quantize_weights`, on the same coreai IR, in one run. A benchmark,
+not a test.
+
+    .venv/bin/python bench/compression.py [--size 60M] [--opt PATH] [--json FILE]
+
+The IR is coreai-torch 0.4.3's `to_coreai()` of a `transformers` Llama of
+`--size` parameters (bench/scale.py's configurations; random weights,
+nothing downloaded), written once as text. For each preset:
+  - Apple: `quantize_weights(program, ...)` in this process on the
+    AIProgram (its default `in_place=False` copies the program first; the
+    copy is part of what a user pays);
+  - ours: `coreai-opt --pass-pipeline='builtin.module(quantize-weights{...})'`
+    (release build) on the text file, `--mlir-timing`: the pass alone, and
+    the whole process (parsing the text, the pass, printing to /dev/null);
+    peak RSS of that process against the f32 weight bytes.
+Both outputs are checked equal weight by weight (codes, scales, zero
+points), as test/e2e/test_compression.py does on a small model.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "test"))
+sys.path.insert(0, str(REPO / "test" / "e2e"))
+
+PRESETS = [
+    ("int8", "dtype=int8 granularity=per-channel", dict(dtype="int8", granularity="per_channel")),
+    ("int4-block32", "dtype=int4 granularity=per-block block-size=32",
+     dict(dtype="int4", granularity="per_block", block_size=32)),
+]
+
+
+def main():
+    warnings.simplefilter("ignore")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", default="60M")
+    ap.add_argument("--opt", default=str(REPO / "target" / "release" / "coreai-opt"))
+    ap.add_argument("--json")
+    ns = ap.parse_args()
+
+    import torch
+    import transformers
+    import coreai_torch
+    from scale import config_for
+    from coreai_opt.coreai_utils import CompressionGranularity, DType, quantize_weights
+    from test_compression import compressed_weights, same_bits
+
+    torch.manual_seed(0)
+    cfg = transformers.LlamaConfig(**config_for(ns.size), max_position_embeddings=2048, tie_word_embeddings=False)
+
+    class Logits(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, ids):
+            return self.m(input_ids=ids, use_cache=False).logits
+
+    model = Logits(transformers.LlamaForCausalLM(cfg)).eval()
+    params = sum(p.numel() for p in model.parameters())
+    ids = torch.randint(0, cfg.vocab_size, (1, 16))
+    with torch.no_grad():
+        ep = torch.export.export(model, (ids,)).run_decompositions(coreai_torch.get_decomp_table())
+    program = coreai_torch.TorchConverter(mode=coreai_torch.TorchConverter.Mode.RELEASE) \
+        .add_exported_program(ep).to_coreai()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "llama.mlir"
+        src.write_text(str(program._module._mlir_module))  # noqa: SLF001
+        for name, ours_options, apple_options in PRESETS:
+            kw = dict(apple_options)
+            kw["dtype"] = DType(kw["dtype"])
+            kw["granularity"] = CompressionGranularity(kw["granularity"])
+            t = time.perf_counter()
+            apple = quantize_weights(program, **kw)
+            apple_s = time.perf_counter() - t
+            out = Path(tmp) / f"{name}.mlir"
+            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            t = time.perf_counter()
+            r = subprocess.run([ns.opt, str(src), "-o", str(out), "--mlir-timing",
+                                f"--pass-pipeline=builtin.module(quantize-weights{{{ours_options}}})"],
+                               capture_output=True, text=True)
+            process_s = time.perf_counter() - t
+            if r.returncode:
+                raise SystemExit(r.stderr)
+            peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            m = re.search(r"([0-9.]+) \(\s*[0-9.]+%\)\s+'?quantize-weights", r.stderr) or \
+                re.search(r"([0-9.]+) \([^)]*\)\s+quantize-weights", r.stderr)
+            pass_s = float(m.group(1)) if m else float("nan")
+            from coreai._compiler import ir
+            from coreai.authoring.context import Context
+            theirs = compressed_weights(apple._module._mlir_module.operation)  # noqa: SLF001
+            with Context() as c:
+                ours = compressed_weights(ir.Module.parse(out.read_text(), c._mlir_context).operation)  # noqa: SLF001
+            equal = len(ours) == len(theirs) and all(
+                a[0] == b[0] and all(same_bits(y, x) for x, y in zip(a[1:], b[1:])) for a, b in zip(theirs, ours))
+            rows.append(dict(preset=name, weights=len(ours), apple_s=apple_s, ours_pass_s=pass_s,
+                             ours_process_s=process_s, ours_peak_gb=peak_kb / 2**20,
+                             peak_note="max over this run's children" if before else "",
+                             weights_gb=params * 4 / 2**30, equal=equal))
+    print(f"Llama {ns.size}: {params / 1e6:.1f}M parameters ({params * 4 / 2**30:.2f} GiB f32)")
+    print("| preset | weights | Apple quantize_weights | ours: pass / process | speed-up (pass, process) | "
+          "our peak RSS | same values |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        print(f"| {r['preset']} | {r['weights']} | {r['apple_s']:.2f} s | {r['ours_pass_s']:.2f} s / "
+              f"{r['ours_process_s']:.2f} s | {r['apple_s'] / r['ours_pass_s']:.1f}x, "
+              f"{r['apple_s'] / r['ours_process_s']:.1f}x | {r['ours_peak_gb']:.2f} GiB "
+              f"({r['ours_peak_gb'] / r['weights_gb']:.2f}x f32 weights) | {r['equal']} |")
+    if ns.json:
+        Path(ns.json).write_text(json.dumps(dict(size=ns.size, params=params, rows=rows), indent=1))
+
+
+if __name__ == "__main__":
+    main()

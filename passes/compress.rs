@@ -218,6 +218,12 @@ impl Real for f32 {
     fn of(v: f64) -> Self {
         v as f32
     }
+    fn rint(self) -> Self {
+        self.round_ties_even()
+    }
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
     fn get(self) -> f64 {
         self as f64
     }
@@ -242,6 +248,10 @@ impl Real for half::f16 {
     fn of(v: f64) -> Self {
         half::f16::from_f64(v)
     }
+    fn rint(self) -> Self {
+        // Exact: an f16 value is an f32 value, and so is its rounding.
+        half::f16::from_f32(self.to_f32().round_ties_even())
+    }
     fn get(self) -> f64 {
         self.to_f64()
     }
@@ -264,6 +274,7 @@ impl Real for half::f16 {
 
 /// Blocks of a weight: for each axis the block extent (the whole axis when
 /// its block size is 0), and the shape of the grid of blocks.
+#[derive(Debug)]
 pub struct Blocks {
     pub extent: Vec<usize>,
     pub grid: Vec<usize>,

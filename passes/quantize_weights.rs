@@ -192,7 +192,7 @@ impl Pass for QuantizeWeights {
 /// Quantized codes, scales and zero points of a weight (row-major; one
 /// scale and zero point per block).
 struct Quantized<T> {
-    codes: Vec<i64>,
+    codes: Vec<i16>,
     scales: Vec<T>,
     zero_points: Vec<i64>,
 }
@@ -213,15 +213,16 @@ fn quantize_weight<'c, 'a>(
     let float = ty.element();
     let grid: Vec<i64> = blocks.grid.iter().map(|&g| g as i64).collect();
     let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
+    let remarks = options.remarks;
     let (codes, scales, zero_points, error) = match &w.data {
         FloatData::F32(v) => {
             let q = quantize(v, &w.shape, &blocks, lo, hi, signed, options.symmetric);
-            let e = relative_error(v, &q, &w.shape, &blocks);
+            let e = remarks.then(|| relative_error(v, &q, &w.shape, &blocks));
             (q.codes, f32::bytes(&q.scales), q.zero_points, e)
         }
         FloatData::F16(v) => {
             let q = quantize(v, &w.shape, &blocks, lo, hi, signed, options.symmetric);
-            let e = relative_error(v, &q, &w.shape, &blocks);
+            let e = remarks.then(|| relative_error(v, &q, &w.shape, &blocks));
             (q.codes, half::f16::bytes(&q.scales), q.zero_points, e)
         }
     };
@@ -243,7 +244,7 @@ fn quantize_weight<'c, 'a>(
         grid_float_ty,
         float_splat(grid_float_ty, 0.0).ok_or("cannot build the zero offset")?,
     )?;
-    if options.remarks {
+    if let Some(error) = error {
         eprintln!(
             "{}: {}: {:?} {} to {}{bits}, blocks {:?}, relative error {error:.3e}",
             INFO.name,
@@ -265,11 +266,16 @@ fn quantize_weight<'c, 'a>(
 
 /// Codes as a constant's value: a packed blob below 8 bits, a byte blob
 /// at 8.
-fn code_blob<'c>(ty: Type<'c>, name: &str, codes: &[i64], bits: u32) -> melior::ir::Attribute<'c> {
+fn code_blob<'c, C: Copy + Into<i64>>(
+    ty: Type<'c>,
+    name: &str,
+    codes: &[C],
+    bits: u32,
+) -> melior::ir::Attribute<'c> {
     let bytes = if bits < 8 {
         pack_bits(codes, bits)
     } else {
-        codes.iter().map(|&c| c as u8).collect()
+        codes.iter().map(|&c| c.into() as u8).collect()
     };
     resource(ty, name, bytes, 64)
 }
@@ -320,15 +326,15 @@ fn quantize<T: Real>(
     symmetric: bool,
 ) -> Quantized<T> {
     let n = blocks.count();
-    let mut vmin = vec![None::<T>; n];
-    let mut vmax = vec![None::<T>; n];
+    let mut vmin = vec![T::of(f64::INFINITY); n];
+    let mut vmax = vec![T::of(f64::NEG_INFINITY); n];
     blocks.for_each(shape, |e, b| {
         let x = w[e];
-        if vmin[b].is_none_or(|m| x < m) {
-            vmin[b] = Some(x);
+        if x < vmin[b] {
+            vmin[b] = x;
         }
-        if vmax[b].is_none_or(|m| x > m) {
-            vmax[b] = Some(x);
+        if x > vmax[b] {
+            vmax[b] = x;
         }
     });
     let zero = T::of(0.0);
@@ -338,7 +344,7 @@ fn quantize<T: Real>(
     let mut scales = Vec::with_capacity(n);
     let mut zero_points = Vec::with_capacity(n);
     for b in 0..n {
-        let (mut a, mut z) = (vmin[b].unwrap_or(zero), vmax[b].unwrap_or(zero));
+        let (mut a, mut z) = (vmin[b], vmax[b]);
         if symmetric {
             let m = if a.abs() > z.abs() { a.abs() } else { z.abs() };
             a = T::of(-m.get());
@@ -363,15 +369,13 @@ fn quantize<T: Real>(
         };
         zero_points.push(zp);
     }
-    let mut codes = vec![0i64; w.len()];
+    let mut codes = vec![0i16; w.len()];
+    let offsets: Vec<T> = zero_points.iter().map(|&z| T::of(z as f64)).collect();
+    let (flo, fhi) = (lo as f64, hi as f64);
     blocks.for_each(shape, |e, b| {
-        let q = w[e].div(scales[b]).rint();
-        let q = if zero_points[b] != 0 {
-            q.add(T::of(zero_points[b] as f64))
-        } else {
-            q
-        };
-        codes[e] = q.get().clamp(lo as f64, hi as f64) as i64;
+        // q + z is exact (small integers), so adding a zero z is a no-op.
+        let q = w[e].div(scales[b]).rint().add(offsets[b]);
+        codes[e] = q.get().clamp(flo, fhi) as i16;
     });
     Quantized {
         codes,
@@ -385,7 +389,7 @@ fn relative_error<T: Real>(w: &[T], q: &Quantized<T>, shape: &[usize], blocks: &
     let (mut err, mut norm) = (0.0f64, 0.0f64);
     blocks.for_each(shape, |e, b| {
         let x = w[e].get();
-        let d = (q.codes[e] - q.zero_points[b]) as f64 * q.scales[b].get();
+        let d = (q.codes[e] as i64 - q.zero_points[b]) as f64 * q.scales[b].get();
         err += (x - d) * (x - d);
         norm += x * x;
     });

@@ -25,11 +25,11 @@ pub const CONSTANT: &str = "coreai.constant";
 
 /// `codes` (each fitting `bits` bits, two's complement when negative) as a
 /// packed bit stream.
-pub fn pack_bits(codes: &[i64], bits: u32) -> Vec<u8> {
+pub fn pack_bits<T: Copy + Into<i64>>(codes: &[T], bits: u32) -> Vec<u8> {
     let mut out = vec![0u8; (codes.len() * bits as usize).div_ceil(8)];
     let mask = (1u64 << bits) - 1;
     for (i, &c) in codes.iter().enumerate() {
-        let v = c as u64 & mask;
+        let v = c.into() as u64 & mask;
         let bit = i * bits as usize;
         // An element spans at most two bytes (bits ≤ 8).
         let word = v << (bit % 8);
@@ -259,7 +259,7 @@ mod tests {
         // The examples coreai-core's runtime decodes as written
         // (docs/aicode-format.md §6): si4 [1,-2,3,-4,5,-6,7,-8] and ui4 0..15.
         assert_eq!(
-            pack_bits(&[1, -2, 3, -4, 5, -6, 7, -8], 4),
+            pack_bits(&[1i64, -2, 3, -4, 5, -6, 7, -8], 4),
             [0xe1, 0xc3, 0xa5, 0x87]
         );
         let ui4: Vec<i64> = (0..16).collect();
@@ -274,7 +274,7 @@ mod tests {
             assert_eq!(packed.len(), (37 * bits as usize).div_ceil(8));
             assert_eq!(unpack_bits(&packed, 37, bits, false).unwrap(), codes);
         }
-        let signed = [-8, 7, 0, -1, 3];
+        let signed = [-8i64, 7, 0, -1, 3];
         assert_eq!(unpack_bits(&pack_bits(&signed, 4), 5, 4, true).unwrap(), signed);
         assert!(unpack_bits(&[0u8; 2], 5, 4, true).is_err());
     }

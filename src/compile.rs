@@ -180,10 +180,25 @@ pub const COMPRESSION_PRESETS: &[(&str, &str, &str)] = &[
         "quantize-weights{dtype=int4 granularity=per-block block-size=64}",
         "4-bit integers, one scale per 64 input channels",
     ),
+    (
+        "palettize4",
+        "palettize-weights{n-bits=4}",
+        "4-bit indices into one 16-entry palette per weight",
+    ),
+    (
+        "palettize4-group32",
+        "palettize-weights{n-bits=4 granularity=per-grouped-channel group-size=32}",
+        "4-bit indices, one palette per 32 output channels (Apple's iOS LLM preset)",
+    ),
+    (
+        "palettize6",
+        "palettize-weights{n-bits=6}",
+        "6-bit indices into one 64-entry palette per weight",
+    ),
 ];
 
 /// The passes `--compress` may name.
-const COMPRESSION_PASSES: &[&str] = &["quantize-weights"];
+const COMPRESSION_PASSES: &[&str] = &["quantize-weights", "palettize-weights"];
 
 impl Compression {
     /// A preset's name, or a compression pass with its options in pipeline

@@ -289,3 +289,102 @@ def test_bad_compression_specs_are_one_error(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert out.exists()
+
+
+# ---- palettization: no more error than Apple's k-means ----------------------
+
+def palettized_weights(module_op):
+    """(original weight, reconstructed weight) of each coreai.lut_to_dense
+    whose original constant follows it (Apple's library leaves it there),
+    or (None, reconstructed) for ours."""
+    out = []
+
+    def walk(op):
+        for region in op.regions:
+            for block in region.blocks:
+                ops = list(block.operations)
+                for i, o in enumerate(ops):
+                    if o.operation.name == "coreai.lut_to_dense":
+                        indices = constant_value(o.operands[0].owner).astype(np.int64)
+                        lut = constant_value(o.operands[1].owner).astype(np.float64)
+                        dense = lookup(indices, lut)
+                        original = None
+                        if i + 1 < len(ops) and ops[i + 1].operation.name == "coreai.constant" \
+                                and str(ops[i + 1].results[0].type) == str(o.results[0].type):
+                            original = constant_value(ops[i + 1]).astype(np.float64)
+                        out.append((original, dense))
+                    walk(o.operation)
+
+    walk(module_op)
+    return out
+
+
+def lookup(indices, lut):
+    """lut_to_dense of scalar palettes: `lut` has the weight's rank + 2 dims,
+    the palette count per axis, then entries and 1."""
+    rank = indices.ndim
+    grid = lut.shape[:rank]
+    block = [d // g for d, g in zip(indices.shape, grid)]
+    group = np.stack(np.meshgrid(*[np.arange(d) // b for d, b in zip(indices.shape, block)], indexing="ij"))
+    flat = np.ravel_multi_index(tuple(group), grid)
+    return lut.reshape(-1, lut.shape[rank])[flat, indices]
+
+
+PALETTES = [(4, "per_tensor", 32), (2, "per_tensor", 32), (6, "per_tensor", 32), (8, "per_tensor", 32),
+            (4, "per_grouped_channel", 8)]
+
+
+@pytest.mark.parametrize("model_dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
+def test_palettization_error_at_most_coreai_opt(model_dtype):
+    from coreai._compiler import ir
+    from coreai.authoring.context import Context
+    from coreai_opt.coreai_utils import CompressionGranularity, palettize_weights
+
+    program = coreai_torch_program(model_dtype)
+    text = str(program._module._mlir_module)  # noqa: SLF001
+    worse = []
+    for bits, granularity, group in PALETTES:
+        apple = palettize_weights(program, lut_dtype=None, n_bits=bits,
+                                  granularity=CompressionGranularity(granularity), group_size=group,
+                                  num_kmeans_workers=1)
+        theirs = palettized_weights(apple._module._mlir_module.operation)  # noqa: SLF001
+        options = f"n-bits={bits} granularity={granularity.replace('_', '-')} group-size={group}"
+        r = subprocess.run([str(COREAI_OPT), f"--pass-pipeline=builtin.module(palettize-weights{{{options}}})", "-"],
+                           input=text, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with Context() as c:
+            ours = palettized_weights(ir.Module.parse(r.stdout, c._mlir_context).operation)  # noqa: SLF001
+        assert len(theirs) == len(ours) == 4, (options, len(theirs), len(ours))
+        for i, ((original, apple_dense), (_, our_dense)) in enumerate(zip(theirs, ours)):
+            assert original is not None
+            apple_sse = ((original - apple_dense) ** 2).sum()
+            our_sse = ((original - our_dense) ** 2).sum()
+            if our_sse > apple_sse:
+                worse.append(f"{options}: weight {i} {original.shape}: ours {our_sse:.6g} > coreai-opt {apple_sse:.6g}")
+    assert not worse, "\n".join(worse)
+
+
+@pytest.mark.parametrize("preset", ["palettize4", "palettize4-group32"])
+def test_palettized_llama_runs_in_coreai_core(llama, preset, tmp_path):
+    from coreai_export import convert
+
+    model, ids = llama
+    out = convert(model, (ids,), tmp_path / "p.aimodel", compress=preset, compiler=str(COREAI_COMPILE))
+    np.savez(tmp_path / "in.npz", ids=ids.numpy())
+    r = subprocess.run([sys.executable, str(RUNASSET), str(out), "--inputs", str(tmp_path / "in.npz"),
+                        "--outputs", str(tmp_path / "core.npz")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    core = np.load(tmp_path / "core.npz")
+    got = core[core.files[0]]
+    r = subprocess.run([str(COREAI_RUN), str(out), "--inputs", str(tmp_path / "in.npz"), "--outputs",
+                        str(tmp_path / "ours.npz")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    ours = np.load(tmp_path / "ours.npz")
+    ours = ours[ours.files[0]]
+    with torch.no_grad():
+        dense = model(ids).numpy()
+    scale = np.abs(dense).max()
+    # Apple's runtime and the executor read the same palettes and packed
+    # indices; 4-bit palettes move the output, but not beyond recognition.
+    assert np.abs(got - ours).max() <= 1e-5 * scale, np.abs(got - ours).max() / scale
+    assert 1e-3 * scale < np.abs(got - dense).max() < 0.5 * scale

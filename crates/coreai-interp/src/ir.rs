@@ -472,7 +472,8 @@ impl Attr {
                 let element = ty.element().0;
                 if mlirTypeIsAInteger(element) {
                     let bits = mlirIntegerTypeGetWidth(element);
-                    if (2..8).contains(&bits) {
+                    let unsigned_bit = bits == 1 && mlirIntegerTypeIsUnsigned(element);
+                    if (2..8).contains(&bits) || unsigned_bit {
                         let bytes: &[u8] = if data.is_null() || size == 0 {
                             &[]
                         } else {
@@ -481,6 +482,14 @@ impl Attr {
                         let signed = !mlirIntegerTypeIsUnsigned(element);
                         let codes = coreai_ir::weights::unpack_bits(bytes, n, bits, signed)
                             .map_err(crate::error::InterpError::Kernel)?;
+                        if unsigned_bit {
+                            // ui1 (a 1-bit palette's indices, a sparsity
+                            // mask): the executor's bool.
+                            return Ok(Tensor::Bool(
+                                ArrayD::from_shape_vec(sh, codes.iter().map(|&v| v != 0).collect())
+                                    .expect("sizes agree"),
+                            ));
+                        }
                         return Ok(if signed {
                             Tensor::I8(
                                 ArrayD::from_shape_vec(sh, codes.iter().map(|&v| v as i8).collect())

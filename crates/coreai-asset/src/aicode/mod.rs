@@ -47,6 +47,7 @@ pub enum Elt {
     UI4,
     UI3,
     UI2,
+    UI1,
     /// `complex<f64>`, `complex<f32>`, `complex<f16>`.
     CF64,
     CF32,
@@ -75,6 +76,7 @@ impl Elt {
             Elt::UI4 => 27,
             Elt::UI3 => 37,
             Elt::UI2 => 28,
+            Elt::UI1 => 29,
             Elt::CF64 => 11,
             Elt::CF32 => 12,
             Elt::CF16 => 13,
@@ -85,7 +87,7 @@ impl Elt {
     pub fn size(self) -> usize {
         match self {
             Elt::Bool | Elt::SI8 | Elt::UI8 => 1,
-            Elt::SI4 | Elt::SI2 | Elt::UI6 | Elt::UI4 | Elt::UI3 | Elt::UI2 => 1,
+            Elt::SI4 | Elt::SI2 | Elt::UI6 | Elt::UI4 | Elt::UI3 | Elt::UI2 | Elt::UI1 => 1,
             Elt::F16 | Elt::BF16 | Elt::SI16 | Elt::UI16 => 2,
             Elt::F32 | Elt::SI32 | Elt::UI32 => 4,
             Elt::F64 | Elt::SI64 | Elt::UI64 | Elt::CF32 => 8,

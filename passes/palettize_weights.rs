@@ -1,0 +1,471 @@
+//! `palettize-weights`: each weight as `n-bits`-bit indices into a palette
+//! (a look-up table) of `2^n-bits` values, one `coreai.lut_to_dense` per
+//! weight.
+//!
+//! // %w = coreai.constant <float weight>
+//! //   → %i = coreai.constant <indices: ui1 … ui8, the weight's shape>
+//! //     %t = coreai.constant <palettes: grid × 2^n × 1, the weight's float type>
+//! //     %a = coreai.constant dense<0> : tensor<si16>
+//! //     %w' = coreai.lut_to_dense %i, %t, %a
+//!
+//! Which constants are weights, and their output-channel axis, is
+//! `compress.rs`'s rule (Apple's). `per-tensor` gives the weight one
+//! palette; `per-grouped-channel` one per `group-size` consecutive output
+//! channels (the palette tensor has the number of groups on the output
+//! axis, as Apple's library writes it).
+//!
+//! The palette of a group is an optimal 1-D k-means of its values, not a
+//! heuristic. The values are gathered into buckets by their f16 value (the
+//! same grouping Apple's library clusters after rounding each weight to f16
+//! and then to 4 decimals; ours is finer: each of its buckets is a union of
+//! ours); the clusters are the contiguous runs of buckets that minimize
+//! the sum of squared errors over the exact values (dynamic programming,
+//! divide and conquer on the monotone split points: O(k·u·log u) for `u`
+//! buckets and `k` clusters); each palette entry is the exact mean of its
+//! cluster's values, in the weight's type. Apple's clusters are contiguous
+//! runs of its buckets, hence of ours, with entries that are not their
+//! cluster's exact mean, so each of our palettes has a sum of squared
+//! errors at most Apple's (up to the rounding of an entry to the weight's
+//! type); test/e2e/test_compression.py measures it weight by weight.
+//! A group with no more distinct buckets than entries keeps each bucket's
+//! mean (its values exactly, when they are f16 values); unused entries are 0.
+//!
+//! Indices of fewer than 8 bits are packed into their blob
+//! (`coreai_ir::weights`). Blob names derive from the weight's
+//! (`<name>.indices`, `.palettes`).
+//!
+//! Errors: a `group-size` that does not divide a weight's output channels is
+//! an error at the weight naming both; `n-bits` outside 1, 2, 3, 4, 6, 8 is
+//! an option error. Not yet: vector palettes (`cluster-dim` > 1), palettes
+//! quantized to 8 bits (`lut-dtype`), per-channel scales.
+
+use crate::compress::{weight, Blocks, Real, Selection};
+use coreai_ir::dialects::coreai::LutToDenseOperation;
+use coreai_ir::emit::constant;
+use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::pass::{Pass, PassInfo, PassResult};
+use coreai_ir::rewrite::{Pattern, Policy, RewriteOptions, Rewriter, Rule};
+use coreai_ir::schema::tensor_type;
+use coreai_ir::weights::{
+    int_splat, integer_type, pack_bits, release_pages, resource, FloatData,
+};
+use melior::ir::{
+    operation::OperationRef,
+    r#type::{RankedTensorType, ShapedTypeLike},
+    Value, ValueLike,
+};
+use std::sync::Arc;
+
+pub const INFO: PassInfo = PassInfo {
+    name: "palettize-weights",
+    summary: "Palettize weights: n-bit indices into optimal 1-D k-means palettes per tensor or per group of output channels (coreai.lut_to_dense)",
+    source: include_str!("palettize_weights.rs"),
+    anchor: None,
+    options: PalettizeWeights::OPTIONS,
+    create: || Box::new(PalettizeWeights::default()),
+};
+
+fn parse_bits(v: &str) -> Result<u32, String> {
+    match v.trim().parse::<u32>() {
+        Ok(n @ (1 | 2 | 3 | 4 | 6 | 8)) => Ok(n),
+        _ => Err(format!("'{}' is not one of 1, 2, 3, 4, 6, 8", v.trim())),
+    }
+}
+
+fn parse_grouped(v: &str) -> Result<bool, String> {
+    match v.trim() {
+        "per-tensor" => Ok(false),
+        "per-grouped-channel" => Ok(true),
+        other => Err(format!("'{other}' is not one of per-tensor, per-grouped-channel")),
+    }
+}
+
+fn parse_group_size(v: &str) -> Result<usize, String> {
+    match v.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("'{}' is not a positive group size", v.trim())),
+    }
+}
+
+coreai_ir::pass_options! {
+    struct PalettizeWeights {
+        "n-bits" => bits: u32 = "4", "index bits: 1, 2, 3, 4, 6 or 8 (a palette of 2^n-bits entries)",
+            parse = parse_bits;
+        "granularity" => grouped: bool = "per-tensor",
+            "per-tensor (one palette) or per-grouped-channel (one per group-size output channels)",
+            parse = parse_grouped;
+        "group-size" => group_size: usize = "32",
+            "output channels per palette with granularity=per-grouped-channel",
+            parse = parse_group_size;
+        "min-elements" => min_elements: i64 = "1024",
+            "only weights of more elements than this are palettized";
+        "only" => only: Vec<String> = "",
+            "palettize only weights whose location or blob name contains one of these";
+        "exclude" => exclude: Vec<String> = "",
+            "keep weights whose location or blob name contains one of these";
+        "remarks" => remarks: bool = "false",
+            "a remark per weight: its shape, palettes and relative error";
+    }
+}
+
+impl Pass for PalettizeWeights {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        self.set(name, value)
+    }
+
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
+        let selection = Selection {
+            min_elements: self.min_elements,
+            only: self.only.clone(),
+            exclude: self.exclude.clone(),
+        };
+        let options = self.clone();
+        let pattern = Pattern {
+            name: "palettize-weight".into(),
+            rule: Rule::Shared(Arc::new(move |cx: &LoweringCx<'_, '_>| {
+                palettize_weight(cx, &options)
+            })),
+            may_decline: false,
+        };
+        let mut rewriter = Rewriter::new(
+            INFO.name,
+            Policy::MustLower {
+                verb: "palettize the weight with",
+                noun: "palettization",
+            },
+            rewrites,
+        );
+        let applied = rewriter.run_once(root, |op| {
+            if selection.selects(op) {
+                vec![pattern.clone()]
+            } else {
+                Vec::new()
+            }
+        })?;
+        tracing::debug!(applied, "weights palettized");
+        Ok(())
+    }
+}
+
+// %w = constant → lut_to_dense(indices, palettes, 0)
+fn palettize_weight<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    options: &PalettizeWeights,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let result: Value<'c, 'a> = cx.op().result(0).map_err(|e| e.to_string())?.into();
+    let w = weight(result)?;
+    let mut sizes = vec![0; w.shape.len()];
+    if options.grouped && w.out_axis < sizes.len() {
+        sizes[w.out_axis] = options.group_size;
+    }
+    let blocks = Blocks::new(&w.shape, &sizes).map_err(|e| {
+        format!(
+            "group-size={}: {e} of the weight {:?}",
+            options.group_size, w.shape
+        )
+    })?;
+    let entries = 1usize << options.bits;
+    let (indices, palettes, error) = match &w.data {
+        FloatData::F32(v) => {
+            let (i, p) = palettize(v, &w.shape, &blocks, entries);
+            let e = options.remarks.then(|| relative_error(v, &i, &p, &w.shape, &blocks, entries));
+            (i, f32::bytes(&p), e)
+        }
+        FloatData::F16(v) => {
+            let (i, p) = palettize(v, &w.shape, &blocks, entries);
+            let e = options.remarks.then(|| relative_error(v, &i, &p, &w.shape, &blocks, entries));
+            (i, half::f16::bytes(&p), e)
+        }
+    };
+    release_pages(w.attr);
+    let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
+    let float = ty.element();
+    let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
+    let mut lut_shape: Vec<i64> = blocks.grid.iter().map(|&g| g as i64).collect();
+    lut_shape.extend([entries as i64, 1]);
+    let index_ty = tensor_type(&shape, integer_type(float, options.bits, false));
+    let lut_ty = tensor_type(&lut_shape, float);
+    let axis_ty = tensor_type(&[], integer_type(float, 16, true));
+    let index_bytes = if options.bits < 8 {
+        pack_bits(&indices, options.bits)
+    } else {
+        indices.iter().map(|&i| i as u8).collect()
+    };
+    let indices = constant(cx, index_ty, resource(index_ty, &format!("{}.indices", w.name), index_bytes, 64))?;
+    let palettes = constant(cx, lut_ty, resource(lut_ty, &format!("{}.palettes", w.name), palettes, 64))?;
+    let axis = constant(cx, axis_ty, int_splat(axis_ty, 0).ok_or("cannot build the axis")?)?;
+    if let Some(error) = error {
+        eprintln!(
+            "{}: {}: {:?} {} to ui{} indices, {} palette(s) of {entries}, relative error {error:.3e}",
+            INFO.name,
+            cx.location(),
+            w.shape,
+            coreai_ir::lowering::type_text(float),
+            options.bits,
+            blocks.count(),
+        );
+    }
+    let out = cx.build_value(
+        LutToDenseOperation::name(),
+        &[indices, palettes, axis],
+        result.r#type(),
+        &[],
+    )?;
+    Ok(vec![out])
+}
+
+/// Per block: the values' buckets (by f16 value), clustered; returns each
+/// element's palette index and the palettes (block-major, `entries` each).
+fn palettize<T: Real>(w: &[T], shape: &[usize], blocks: &Blocks, entries: usize) -> (Vec<u8>, Vec<T>) {
+    let n = blocks.count();
+    // Each block's elements, in order (one pass to count, one to fill).
+    let mut block_of = Vec::with_capacity(w.len());
+    let mut counts = vec![0usize; n];
+    blocks.for_each(shape, |_, b| {
+        block_of.push(b as u32);
+        counts[b] += 1;
+    });
+    let mut starts = vec![0usize; n + 1];
+    for b in 0..n {
+        starts[b + 1] = starts[b] + counts[b];
+    }
+    let mut members = vec![0u32; w.len()];
+    let mut fill = starts.clone();
+    for (e, &b) in block_of.iter().enumerate() {
+        members[fill[b as usize]] = e as u32;
+        fill[b as usize] += 1;
+    }
+    drop(block_of);
+    let mut indices = vec![0u8; w.len()];
+    let mut palettes = vec![T::of(0.0); n * entries];
+    for b in 0..n {
+        let elements = &members[starts[b]..starts[b + 1]];
+        let (lut, assign) = cluster(elements.iter().map(|&e| w[e as usize].get()), entries);
+        for (k, &e) in elements.iter().enumerate() {
+            indices[e as usize] = assign[k];
+        }
+        for (k, &c) in lut.iter().enumerate() {
+            palettes[b * entries + k] = T::of(c);
+        }
+    }
+    (indices, palettes)
+}
+
+/// A bucket of values that share an f16 value: their count, sum and sum of
+/// squares (exact values, f64).
+#[derive(Clone, Copy, Default)]
+struct Bucket {
+    count: f64,
+    sum: f64,
+    squares: f64,
+}
+
+/// Optimal 1-D k-means of `values` over f16 buckets: the palette (cluster
+/// means, ascending; at most `entries`) and each value's cluster.
+fn cluster(values: impl Iterator<Item = f64> + Clone, entries: usize) -> (Vec<f64>, Vec<u8>) {
+    // Buckets keyed by the f16 value, in ascending order (the order of
+    // f16 bit patterns mapped to a monotone key).
+    fn key(v: f64) -> u16 {
+        let bits = half::f16::from_f64(v).to_bits();
+        // Negative values descend in bit order: flip them; -0 and +0 meet.
+        if bits & 0x8000 != 0 {
+            !bits
+        } else {
+            bits | 0x8000
+        }
+    }
+    let mut table = vec![Bucket::default(); 1 << 16];
+    for v in values.clone() {
+        let b = &mut table[key(v) as usize];
+        b.count += 1.0;
+        b.sum += v;
+        b.squares += v * v;
+    }
+    let used: Vec<usize> = (0..table.len()).filter(|&k| table[k].count > 0.0).collect();
+    let buckets: Vec<Bucket> = used.iter().map(|&k| table[k]).collect();
+    let k = entries.min(buckets.len());
+    let ends = optimal_partition(&buckets, k);
+    // Cluster of each bucket key, and the means.
+    let mut cluster_of = vec![0u8; 1 << 16];
+    let mut means = Vec::with_capacity(k);
+    let mut start = 0;
+    for (c, &end) in ends.iter().enumerate() {
+        let (mut n, mut s) = (0.0, 0.0);
+        for (i, &key) in used.iter().enumerate().take(end).skip(start) {
+            n += buckets[i].count;
+            s += buckets[i].sum;
+            cluster_of[key] = c as u8;
+        }
+        means.push(s / n);
+        start = end;
+    }
+    let assign = values.map(|v| cluster_of[key(v) as usize]).collect();
+    (means, assign)
+}
+
+/// The end (exclusive) of each of `k` contiguous clusters of `buckets`
+/// minimizing the total sum of squared errors: `D[m][j] = min_i D[m-1][i] +
+/// cost(i, j)`, whose minimizing `i` does not decrease with `j` (1-D
+/// k-means costs are Monge), computed by divide and conquer.
+fn optimal_partition(buckets: &[Bucket], k: usize) -> Vec<usize> {
+    let u = buckets.len();
+    if k == 0 {
+        return Vec::new();
+    }
+    // Prefix sums, shifted by the overall mean for accuracy.
+    let total: f64 = buckets.iter().map(|b| b.count).sum();
+    let mean = buckets.iter().map(|b| b.sum).sum::<f64>() / total;
+    let mut pc = vec![0.0; u + 1];
+    let mut ps = vec![0.0; u + 1];
+    let mut pq = vec![0.0; u + 1];
+    for (i, b) in buckets.iter().enumerate() {
+        let s = b.sum - b.count * mean;
+        let q = b.squares - 2.0 * mean * b.sum + b.count * mean * mean;
+        pc[i + 1] = pc[i] + b.count;
+        ps[i + 1] = ps[i] + s;
+        pq[i + 1] = pq[i] + q;
+    }
+    let cost = |i: usize, j: usize| -> f64 {
+        // Buckets i..j (j exclusive).
+        let n = pc[j] - pc[i];
+        if n <= 0.0 {
+            return 0.0;
+        }
+        let s = ps[j] - ps[i];
+        (pq[j] - pq[i] - s * s / n).max(0.0)
+    };
+    // prev[j]: best cost of m-1 clusters over the first j buckets.
+    let mut prev: Vec<f64> = (0..=u).map(|j| cost(0, j)).collect();
+    let mut splits: Vec<Vec<usize>> = Vec::with_capacity(k);
+    splits.push(vec![0; u + 1]);
+    for m in 1..k {
+        let mut cur = vec![f64::INFINITY; u + 1];
+        let mut arg = vec![0usize; u + 1];
+        // Clusters m+1 over j buckets need j >= m+1.
+        solve(m + 1, u, m, u - 1, &prev, &cost, &mut cur, &mut arg);
+        splits.push(arg);
+        prev = cur;
+    }
+    // Walk the split points back from (k, u).
+    let mut ends = vec![0usize; k];
+    let mut j = u;
+    for m in (0..k).rev() {
+        ends[m] = j;
+        j = splits[m][j];
+    }
+    ends
+}
+
+/// Fills `cur[j]` for `j` in `lo..=hi` with the best split `i` in
+/// `opt_lo..=min(opt_hi, j-1)`.
+#[allow(clippy::too_many_arguments)]
+fn solve(
+    lo: usize,
+    hi: usize,
+    opt_lo: usize,
+    opt_hi: usize,
+    prev: &[f64],
+    cost: &impl Fn(usize, usize) -> f64,
+    cur: &mut [f64],
+    arg: &mut [usize],
+) {
+    if lo > hi {
+        return;
+    }
+    let mid = (lo + hi) / 2;
+    let (mut best, mut best_i) = (f64::INFINITY, opt_lo);
+    for i in opt_lo..=opt_hi.min(mid - 1) {
+        let c = prev[i] + cost(i, mid);
+        if c < best {
+            best = c;
+            best_i = i;
+        }
+    }
+    cur[mid] = best;
+    arg[mid] = best_i;
+    if mid > lo {
+        solve(lo, mid - 1, opt_lo, best_i, prev, cost, cur, arg);
+    }
+    solve(mid + 1, hi, best_i, opt_hi, prev, cost, cur, arg);
+}
+
+/// `‖w - w'‖ / ‖w‖` in f64.
+fn relative_error<T: Real>(
+    w: &[T],
+    indices: &[u8],
+    palettes: &[T],
+    shape: &[usize],
+    blocks: &Blocks,
+    entries: usize,
+) -> f64 {
+    let (mut err, mut norm) = (0.0f64, 0.0f64);
+    blocks.for_each(shape, |e, b| {
+        let x = w[e].get();
+        let d = x - palettes[b * entries + indices[e] as usize].get();
+        err += d * d;
+        norm += x * x;
+    });
+    if norm == 0.0 {
+        0.0
+    } else {
+        (err / norm).sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every partition of `values` (sorted) into `k` contiguous runs: the
+    /// least sum of squared errors, by brute force.
+    fn brute(values: &[f64], k: usize) -> f64 {
+        fn sse(v: &[f64]) -> f64 {
+            let m = v.iter().sum::<f64>() / v.len() as f64;
+            v.iter().map(|x| (x - m) * (x - m)).sum()
+        }
+        fn go(v: &[f64], k: usize) -> f64 {
+            if k == 1 {
+                return sse(v);
+            }
+            (1..=v.len() - (k - 1))
+                .map(|i| sse(&v[..i]) + go(&v[i..], k - 1))
+                .fold(f64::INFINITY, f64::min)
+        }
+        go(values, k)
+    }
+
+    #[test]
+    fn partitions_are_optimal() {
+        // Distinct f16 values (one per bucket), against brute force.
+        let mut seed = 7u64;
+        for trial in 0..20 {
+            let n = 6 + trial % 7;
+            let mut v: Vec<f64> = (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    half::f16::from_f64(((seed >> 33) as f64 / (1u64 << 31) as f64) * 4.0 - 2.0).to_f64()
+                })
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            for k in 1..=v.len().min(4) {
+                let (lut, assign) = cluster(v.iter().copied(), k);
+                let got: f64 = v
+                    .iter()
+                    .zip(&assign)
+                    .map(|(x, &c)| (x - lut[c as usize]).powi(2))
+                    .sum();
+                let want = brute(&v, k);
+                assert!((got - want).abs() <= 1e-9 * (1.0 + want), "{v:?} k={k}: {got} vs {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn few_values_keep_their_values() {
+        let v = [0.5, -1.0, 0.5, 2.0];
+        let (lut, assign) = cluster(v.iter().copied(), 16);
+        assert_eq!(lut, [-1.0, 0.5, 2.0]);
+        assert_eq!(assign, [1, 0, 1, 2]);
+    }
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Weight compression: our `quantize-weights` against Apple's coreai-opt
-0.3.0 `quantize_weights`, on the same coreai IR, in one run. A benchmark,
-not a test.
+"""Weight compression: our `quantize-weights` and `palettize-weights`
+against Apple's coreai-opt 0.3.0 `quantize_weights` and `palettize_weights`
+(one k-means worker: with its default 4 forked workers it deadlocked here),
+on the same coreai IR, in one run. A benchmark, not a test.
 
     .venv/bin/python bench/compression.py [--size 60M] [--opt PATH] [--json FILE]
 
@@ -15,8 +16,9 @@ nothing downloaded), written once as text. For each preset:
     (release build) on the text file, `--mlir-timing`: the pass alone, and
     the whole process (parsing the text, the pass, printing to /dev/null);
     peak RSS of that process against the f32 weight bytes.
-Both outputs are checked equal weight by weight (codes, scales, zero
-points), as test/e2e/test_compression.py does on a small model.
+Quantized outputs are checked equal weight by weight (codes, scales, zero
+points), palettized ones by their error: the sum over weights of the
+squared reconstruction error, ours against Apple's.
 """
 
 import argparse
@@ -24,7 +26,6 @@ import json
 import math
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -38,9 +39,13 @@ sys.path.insert(0, str(REPO / "test"))
 sys.path.insert(0, str(REPO / "test" / "e2e"))
 
 PRESETS = [
-    ("int8", "dtype=int8 granularity=per-channel", dict(dtype="int8", granularity="per_channel")),
-    ("int4-block32", "dtype=int4 granularity=per-block block-size=32",
+    ("int8", "quantize-weights{dtype=int8 granularity=per-channel}",
+     dict(dtype="int8", granularity="per_channel")),
+    ("int4-block32", "quantize-weights{dtype=int4 granularity=per-block block-size=32}",
      dict(dtype="int4", granularity="per_block", block_size=32)),
+    ("palettize4", "palettize-weights{n-bits=4}", dict(n_bits=4, granularity="per_tensor")),
+    ("palettize4-group32", "palettize-weights{n-bits=4 granularity=per-grouped-channel group-size=32}",
+     dict(n_bits=4, granularity="per_grouped_channel", group_size=32)),
 ]
 
 
@@ -56,8 +61,8 @@ def main():
     import transformers
     import coreai_torch
     from scale import config_for
-    from coreai_opt.coreai_utils import CompressionGranularity, DType, quantize_weights
-    from test_compression import compressed_weights, same_bits
+    from coreai_opt.coreai_utils import CompressionGranularity, DType, palettize_weights, quantize_weights
+    from test_compression import compressed_weights, palettized_weights, same_bits
 
     torch.manual_seed(0)
     cfg = transformers.LlamaConfig(**config_for(ns.size), max_position_embeddings=2048, tie_word_embeddings=False)
@@ -81,46 +86,58 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "llama.mlir"
         src.write_text(str(program._module._mlir_module))  # noqa: SLF001
-        for name, ours_options, apple_options in PRESETS:
+        for name, ours_pass, apple_options in PRESETS:
             kw = dict(apple_options)
-            kw["dtype"] = DType(kw["dtype"])
             kw["granularity"] = CompressionGranularity(kw["granularity"])
+            palettize = "n_bits" in kw
             t = time.perf_counter()
-            apple = quantize_weights(program, **kw)
+            if palettize:
+                apple = palettize_weights(program, lut_dtype=None, num_kmeans_workers=1, **kw)
+            else:
+                kw["dtype"] = DType(kw["dtype"])
+                apple = quantize_weights(program, **kw)
             apple_s = time.perf_counter() - t
             out = Path(tmp) / f"{name}.mlir"
-            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
             t = time.perf_counter()
-            r = subprocess.run([ns.opt, str(src), "-o", str(out), "--mlir-timing",
-                                f"--pass-pipeline=builtin.module(quantize-weights{{{ours_options}}})"],
+            r = subprocess.run(["/usr/bin/time", "-f", "%M", ns.opt, str(src), "-o", str(out), "--mlir-timing",
+                                f"--pass-pipeline=builtin.module({ours_pass})"],
                                capture_output=True, text=True)
             process_s = time.perf_counter() - t
             if r.returncode:
                 raise SystemExit(r.stderr)
-            peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            m = re.search(r"([0-9.]+) \(\s*[0-9.]+%\)\s+'?quantize-weights", r.stderr) or \
-                re.search(r"([0-9.]+) \([^)]*\)\s+quantize-weights", r.stderr)
+            peak_kb = int(r.stderr.strip().splitlines()[-1])
+            pass_name = ours_pass.split("{")[0]
+            m = re.search(r"([0-9.]+) \(\s*[0-9.]+%\)\s+" + pass_name, r.stderr)
             pass_s = float(m.group(1)) if m else float("nan")
             from coreai._compiler import ir
             from coreai.authoring.context import Context
-            theirs = compressed_weights(apple._module._mlir_module.operation)  # noqa: SLF001
             with Context() as c:
-                ours = compressed_weights(ir.Module.parse(out.read_text(), c._mlir_context).operation)  # noqa: SLF001
-            equal = len(ours) == len(theirs) and all(
-                a[0] == b[0] and all(same_bits(y, x) for x, y in zip(a[1:], b[1:])) for a, b in zip(theirs, ours))
+                module = ir.Module.parse(out.read_text(), c._mlir_context).operation  # noqa: SLF001
+                if palettize:
+                    theirs = palettized_weights(apple._module._mlir_module.operation)  # noqa: SLF001
+                    ours = palettized_weights(module)
+                    apple_sse = sum(((o - d) ** 2).sum() for o, d in theirs)
+                    our_sse = sum(((o - d) ** 2).sum() for (o, _), (_, d) in zip(theirs, ours))
+                    check = f"error {our_sse / apple_sse:.3f}x Apple's"
+                else:
+                    theirs = compressed_weights(apple._module._mlir_module.operation)  # noqa: SLF001
+                    ours = compressed_weights(module)
+                    equal = len(ours) == len(theirs) and all(
+                        a[0] == b[0] and all(same_bits(y, x) for x, y in zip(a[1:], b[1:]))
+                        for a, b in zip(theirs, ours))
+                    check = "same values" if equal else "DIFFERENT values"
             rows.append(dict(preset=name, weights=len(ours), apple_s=apple_s, ours_pass_s=pass_s,
                              ours_process_s=process_s, ours_peak_gb=peak_kb / 2**20,
-                             peak_note="max over this run's children" if before else "",
-                             weights_gb=params * 4 / 2**30, equal=equal))
+                             weights_gb=params * 4 / 2**30, check=check))
     print(f"Llama {ns.size}: {params / 1e6:.1f}M parameters ({params * 4 / 2**30:.2f} GiB f32)")
     print("| preset | weights | Apple quantize_weights | ours: pass / process | speed-up (pass, process) | "
-          "our peak RSS | same values |")
+          "our peak RSS | check |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for r in rows:
         print(f"| {r['preset']} | {r['weights']} | {r['apple_s']:.2f} s | {r['ours_pass_s']:.2f} s / "
               f"{r['ours_process_s']:.2f} s | {r['apple_s'] / r['ours_pass_s']:.1f}x, "
               f"{r['apple_s'] / r['ours_process_s']:.1f}x | {r['ours_peak_gb']:.2f} GiB "
-              f"({r['ours_peak_gb'] / r['weights_gb']:.2f}x f32 weights) | {r['equal']} |")
+              f"({r['ours_peak_gb'] / r['weights_gb']:.2f}x f32 weights) | {r['check']} |")
     if ns.json:
         Path(ns.json).write_text(json.dumps(dict(size=ns.size, params=params, rows=rows), indent=1))
 

@@ -219,7 +219,7 @@ impl Real for f32 {
         v as f32
     }
     fn rint(self) -> Self {
-        self.round_ties_even()
+        rint_f32(self)
     }
     fn abs(self) -> Self {
         f32::abs(self)
@@ -250,7 +250,7 @@ impl Real for half::f16 {
     }
     fn rint(self) -> Self {
         // Exact: an f16 value is an f32 value, and so is its rounding.
-        half::f16::from_f32(self.to_f32().round_ties_even())
+        half::f16::from_f32(rint_f32(self.to_f32()))
     }
     fn get(self) -> f64 {
         self.to_f64()
@@ -269,6 +269,21 @@ impl Real for half::f16 {
     }
     fn bytes(values: &[Self]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+}
+
+/// `x` rounded to an integer, half to even, without a libm call: below
+/// 2^23 in magnitude, `(|x| + 2^23) - 2^23` rounds `|x|` to an integer in
+/// the default rounding mode (nearest, ties to even); at or above it every
+/// f32 is an integer. NaN stays NaN.
+#[inline]
+pub fn rint_f32(x: f32) -> f32 {
+    const TWO_23: f32 = 8_388_608.0;
+    let a = x.abs();
+    if a < TWO_23 {
+        ((a + TWO_23) - TWO_23).copysign(x)
+    } else {
+        x
     }
 }
 
@@ -361,6 +376,14 @@ mod tests {
         assert!(Blocks::new(&[2, 6], &[1, 4])
             .unwrap_err()
             .contains("4 does not divide axis 1"));
+    }
+
+    #[test]
+    fn rint_rounds_half_to_even() {
+        for x in [0.5f32, 1.5, 2.5, -0.5, -2.5, 3.49999, -7.5, 1e7 + 0.5, 8388609.0, 0.0, -0.0, 1e30] {
+            assert_eq!(rint_f32(x).to_bits(), x.round_ties_even().to_bits(), "{x}");
+        }
+        assert!(rint_f32(f32::NAN).is_nan());
     }
 
     #[test]

@@ -15,20 +15,20 @@
 //! axis, as Apple's library writes it).
 //!
 //! The palette of a group is an optimal 1-D k-means of its values, not a
-//! heuristic. The values are gathered into buckets by their f16 value (the
-//! same grouping Apple's library clusters after rounding each weight to f16
-//! and then to 4 decimals; ours is finer: each of its buckets is a union of
-//! ours); the clusters are the contiguous runs of buckets that minimize
+//! heuristic. The values are gathered into the buckets Apple's library
+//! clusters (each weight rounded to f16, then to 4 decimals: [`bucket`]);
+//! the clusters are the contiguous runs of buckets that minimize
 //! the sum of squared errors over the exact values (dynamic programming,
 //! divide and conquer on the monotone split points: O(k·u·log u) for `u`
 //! buckets and `k` clusters); each palette entry is the exact mean of its
 //! cluster's values, in the weight's type. Apple's clusters are contiguous
-//! runs of its buckets, hence of ours, with entries that are not their
+//! runs of the same buckets, with entries that are not their
 //! cluster's exact mean, so each of our palettes has a sum of squared
 //! errors at most Apple's (up to the rounding of an entry to the weight's
 //! type); test/e2e/test_compression.py measures it weight by weight.
 //! A group with no more distinct buckets than entries keeps each bucket's
-//! mean (its values exactly, when they are f16 values); unused entries are 0.
+//! mean (its values exactly, when each bucket holds one value); unused
+//! entries are 0.
 //!
 //! Indices of fewer than 8 bits are packed into their blob
 //! (`coreai_ir::weights`). Blob names derive from the weight's
@@ -238,9 +238,10 @@ fn palettize<T: Real>(w: &[T], shape: &[usize], blocks: &Blocks, entries: usize)
     drop(block_of);
     let mut indices = vec![0u8; w.len()];
     let mut palettes = vec![T::of(0.0); n * entries];
+    let mut scratch = Scratch::new();
     for b in 0..n {
         let elements = &members[starts[b]..starts[b + 1]];
-        let (lut, assign) = cluster(elements.iter().map(|&e| w[e as usize].get()), entries);
+        let (lut, assign) = cluster(elements.iter().map(|&e| w[e as usize].get()), entries, &mut scratch);
         for (k, &e) in elements.iter().enumerate() {
             indices[e as usize] = assign[k];
         }
@@ -260,33 +261,69 @@ struct Bucket {
     squares: f64,
 }
 
-/// Optimal 1-D k-means of `values` over f16 buckets: the palette (cluster
-/// means, ascending; at most `entries`) and each value's cluster.
-fn cluster(values: impl Iterator<Item = f64> + Clone, entries: usize) -> (Vec<f64>, Vec<u8>) {
-    // Buckets keyed by the f16 value, in ascending order (the order of
-    // f16 bit patterns mapped to a monotone key).
-    fn key(v: f64) -> u16 {
-        let bits = half::f16::from_f64(v).to_bits();
-        // Negative values descend in bit order: flip them; -0 and +0 meet.
-        if bits & 0x8000 != 0 {
-            !bits
-        } else {
-            bits | 0x8000
+/// The bucket a value falls in, as Apple's library groups values before
+/// clustering: its f16 value rounded to 4 decimals in f16 arithmetic
+/// (numpy's `np.round(w.astype(float16), 4)`: `rint(x·10⁴) / 10⁴`, each
+/// step rounded to f16), or its f16 value where that overflows (|x| above
+/// 6.55, beyond every rounded value). Monotone in the value, so a cluster
+/// of contiguous buckets is a range of values.
+fn bucket(v: f64) -> u16 {
+    let h = half::f16::from_f64(v);
+    let k = half::f16::from_f32(10_000.0);
+    let r = half::f16::from_f32(crate::compress::rint_f32((h * k).to_f32())) / k;
+    let value = if r.is_finite() { r } else { h };
+    let bits = value.to_bits();
+    // Order the bit patterns by value: negatives descend in bit order.
+    if bits & 0x8000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000
+    }
+}
+
+/// Reused across the groups of a weight: one slot per bucket key.
+struct Scratch {
+    table: Vec<Bucket>,
+    cluster_of: Vec<u8>,
+}
+
+impl Scratch {
+    fn new() -> Self {
+        Self {
+            table: vec![Bucket::default(); 1 << 16],
+            cluster_of: vec![0; 1 << 16],
         }
     }
-    let mut table = vec![Bucket::default(); 1 << 16];
+}
+
+/// Optimal 1-D k-means of `values` over their buckets ([`bucket`]): the
+/// palette (cluster means, ascending; at most `entries`) and each value's
+/// cluster.
+fn cluster(
+    values: impl Iterator<Item = f64> + Clone,
+    entries: usize,
+    scratch: &mut Scratch,
+) -> (Vec<f64>, Vec<u8>) {
+    let table = &mut scratch.table;
+    let mut used = Vec::new();
     for v in values.clone() {
-        let b = &mut table[key(v) as usize];
+        let key = bucket(v) as usize;
+        let b = &mut table[key];
+        if b.count == 0.0 {
+            used.push(key);
+        }
         b.count += 1.0;
         b.sum += v;
         b.squares += v * v;
     }
-    let used: Vec<usize> = (0..table.len()).filter(|&k| table[k].count > 0.0).collect();
+    used.sort_unstable();
     let buckets: Vec<Bucket> = used.iter().map(|&k| table[k]).collect();
+    for &k in &used {
+        table[k] = Bucket::default();
+    }
     let k = entries.min(buckets.len());
     let ends = optimal_partition(&buckets, k);
-    // Cluster of each bucket key, and the means.
-    let mut cluster_of = vec![0u8; 1 << 16];
+    let cluster_of = &mut scratch.cluster_of;
     let mut means = Vec::with_capacity(k);
     let mut start = 0;
     for (c, &end) in ends.iter().enumerate() {
@@ -299,7 +336,7 @@ fn cluster(values: impl Iterator<Item = f64> + Clone, entries: usize) -> (Vec<f6
         means.push(s / n);
         start = end;
     }
-    let assign = values.map(|v| cluster_of[key(v) as usize]).collect();
+    let assign = values.map(|v| cluster_of[bucket(v) as usize]).collect();
     (means, assign)
 }
 
@@ -443,13 +480,14 @@ mod tests {
             let mut v: Vec<f64> = (0..n)
                 .map(|_| {
                     seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    half::f16::from_f64(((seed >> 33) as f64 / (1u64 << 31) as f64) * 4.0 - 2.0).to_f64()
+                    // Distinct buckets: multiples of 1/8 are f16 values with at most 4 decimals.
+                    (((seed >> 33) % 33) as f64) / 8.0 - 2.0
                 })
                 .collect();
             v.sort_by(f64::total_cmp);
             v.dedup();
             for k in 1..=v.len().min(4) {
-                let (lut, assign) = cluster(v.iter().copied(), k);
+                let (lut, assign) = cluster(v.iter().copied(), k, &mut Scratch::new());
                 let got: f64 = v
                     .iter()
                     .zip(&assign)
@@ -464,7 +502,7 @@ mod tests {
     #[test]
     fn few_values_keep_their_values() {
         let v = [0.5, -1.0, 0.5, 2.0];
-        let (lut, assign) = cluster(v.iter().copied(), 16);
+        let (lut, assign) = cluster(v.iter().copied(), 16, &mut Scratch::new());
         assert_eq!(lut, [-1.0, 0.5, 2.0]);
         assert_eq!(assign, [1, 0, 1, 2]);
     }

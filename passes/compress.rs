@@ -66,7 +66,7 @@ pub struct Selection {
 pub struct Weight<'c> {
     pub attr: Attribute<'c>,
     pub shape: Vec<usize>,
-    pub data: FloatData,
+    pub data: FloatData<'c>,
     /// Output and input channel axes.
     pub out_axis: usize,
     pub in_axis: usize,

@@ -267,24 +267,34 @@ struct Bucket {
 /// step rounded to f16), or its f16 value where that overflows (|x| above
 /// 6.55, beyond every rounded value). Monotone in the value, so a cluster
 /// of contiguous buckets is a range of values.
-fn bucket(v: f64) -> u16 {
-    let h = half::f16::from_f64(v);
+fn bucket(v: f64, table: &[u16]) -> u16 {
+    table[half::f16::from_f64(v).to_bits() as usize]
+}
+
+/// [`bucket`] of each f16 bit pattern.
+fn buckets_of_f16() -> Vec<u16> {
     let k = half::f16::from_f32(10_000.0);
-    let r = half::f16::from_f32(crate::compress::rint_f32((h * k).to_f32())) / k;
-    let value = if r.is_finite() { r } else { h };
-    let bits = value.to_bits();
-    // Order the bit patterns by value: negatives descend in bit order.
-    if bits & 0x8000 != 0 {
-        !bits
-    } else {
-        bits | 0x8000
-    }
+    (0..=u16::MAX)
+        .map(|bits| {
+            let h = half::f16::from_bits(bits);
+            let r = half::f16::from_f32(crate::compress::rint_f32((h * k).to_f32())) / k;
+            let value = if r.is_finite() { r } else { h };
+            let bits = value.to_bits();
+            // Order the bit patterns by value: negatives descend in bit order.
+            if bits & 0x8000 != 0 {
+                !bits
+            } else {
+                bits | 0x8000
+            }
+        })
+        .collect()
 }
 
 /// Reused across the groups of a weight: one slot per bucket key.
 struct Scratch {
     table: Vec<Bucket>,
     cluster_of: Vec<u8>,
+    bucket_of_f16: Vec<u16>,
 }
 
 impl Scratch {
@@ -292,6 +302,7 @@ impl Scratch {
         Self {
             table: vec![Bucket::default(); 1 << 16],
             cluster_of: vec![0; 1 << 16],
+            bucket_of_f16: buckets_of_f16(),
         }
     }
 }
@@ -306,8 +317,9 @@ fn cluster(
 ) -> (Vec<f64>, Vec<u8>) {
     let table = &mut scratch.table;
     let mut used = Vec::new();
-    for v in values.clone() {
-        let key = bucket(v) as usize;
+    let keys: Vec<u16> = values.clone().map(|v| bucket(v, &scratch.bucket_of_f16)).collect();
+    for (v, &key) in values.zip(&keys) {
+        let key = key as usize;
         let b = &mut table[key];
         if b.count == 0.0 {
             used.push(key);
@@ -336,7 +348,7 @@ fn cluster(
         means.push(s / n);
         start = end;
     }
-    let assign = values.map(|v| cluster_of[bucket(v) as usize]).collect();
+    let assign = keys.iter().map(|&key| cluster_of[key as usize]).collect();
     (means, assign)
 }
 

@@ -18,6 +18,7 @@ use melior::ir::{
     Attribute, AttributeLike, Type, TypeLike, Value,
 };
 use mlir_sys::*;
+use std::borrow::Cow;
 use std::ffi::c_void;
 
 /// The op that holds a weight.
@@ -79,14 +80,16 @@ pub fn constant_value<'c>(v: Value<'c, '_>) -> Option<Attribute<'c>> {
     op.attribute("value").ok()
 }
 
-/// The values of a float weight, in its own element type.
+/// The values of a float weight, in its own element type: borrowed from
+/// the attribute's storage when it is aligned little-endian data (a
+/// weight's blob), else copied.
 #[derive(Debug, Clone, PartialEq)]
-pub enum FloatData {
-    F32(Vec<f32>),
-    F16(Vec<half::f16>),
+pub enum FloatData<'a> {
+    F32(Cow<'a, [f32]>),
+    F16(Cow<'a, [half::f16]>),
 }
 
-impl FloatData {
+impl FloatData<'_> {
     pub fn len(&self) -> usize {
         match self {
             FloatData::F32(v) => v.len(),
@@ -101,7 +104,7 @@ impl FloatData {
 
 /// The row-major values of an f32 or f16 elements attribute (inline,
 /// splat or `dense_resource`); `None` for any other attribute.
-pub fn float_data(attr: Attribute<'_>) -> Option<FloatData> {
+pub fn float_data<'c>(attr: Attribute<'c>) -> Option<FloatData<'c>> {
     let ty = RankedTensorType::try_from(attr.r#type()).ok()?;
     let n: usize = crate::schema::static_type_dims(ty.into())
         .ok()?
@@ -115,7 +118,7 @@ pub fn float_data(attr: Attribute<'_>) -> Option<FloatData> {
     let raw = attr.to_raw();
     // SAFETY: `raw` is a live attribute; the byte views below cover the
     // sizes MLIR reports for it, and f32/f16 have no invalid bit patterns.
-    let bytes: &[u8] = unsafe {
+    let bytes: &'c [u8] = unsafe {
         if mlirAttributeIsADenseResourceElements(raw) {
             let mut size = 0usize;
             let data = coreaiDenseResourceElementsGetData(raw, &mut size);
@@ -129,7 +132,7 @@ pub fn float_data(attr: Attribute<'_>) -> Option<FloatData> {
             if mlirDenseElementsAttrIsSplat(raw) {
                 // One element, repeated.
                 let one = std::slice::from_raw_parts(data, width);
-                return float_data_of(&one.repeat(n), n, is_f32, is_f16);
+                return float_data_of(&one.repeat(n), n, is_f32, is_f16).map(FloatData::into_owned);
             }
             std::slice::from_raw_parts(data, n * width)
         } else {
@@ -139,23 +142,46 @@ pub fn float_data(attr: Attribute<'_>) -> Option<FloatData> {
     float_data_of(bytes, n, is_f32, is_f16)
 }
 
-fn float_data_of(bytes: &[u8], n: usize, is_f32: bool, is_f16: bool) -> Option<FloatData> {
+fn float_data_of(bytes: &[u8], n: usize, is_f32: bool, is_f16: bool) -> Option<FloatData<'_>> {
+    let aligned = |width: usize| cfg!(target_endian = "little") && bytes.as_ptr() as usize % width == 0;
     if is_f32 && bytes.len() == n * 4 {
-        Some(FloatData::F32(
+        if aligned(4) {
+            // SAFETY: n aligned little-endian f32 values; every bit pattern
+            // is an f32.
+            return Some(FloatData::F32(Cow::Borrowed(unsafe {
+                std::slice::from_raw_parts(bytes.as_ptr().cast::<f32>(), n)
+            })));
+        }
+        Some(FloatData::F32(Cow::Owned(
             bytes
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect(),
-        ))
+        )))
     } else if is_f16 && bytes.len() == n * 2 {
-        Some(FloatData::F16(
+        if aligned(2) {
+            // SAFETY: as above; `half::f16` is a transparent u16.
+            return Some(FloatData::F16(Cow::Borrowed(unsafe {
+                std::slice::from_raw_parts(bytes.as_ptr().cast::<half::f16>(), n)
+            })));
+        }
+        Some(FloatData::F16(Cow::Owned(
             bytes
                 .chunks_exact(2)
                 .map(|c| half::f16::from_le_bytes([c[0], c[1]]))
                 .collect(),
-        ))
+        )))
     } else {
         None
+    }
+}
+
+impl FloatData<'_> {
+    fn into_owned(self) -> FloatData<'static> {
+        match self {
+            FloatData::F32(v) => FloatData::F32(Cow::Owned(v.into_owned())),
+            FloatData::F16(v) => FloatData::F16(Cow::Owned(v.into_owned())),
+        }
     }
 }
 

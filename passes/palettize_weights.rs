@@ -47,7 +47,7 @@ use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::{Pattern, Policy, RewriteOptions, Rewriter, Rule};
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
-    int_splat, integer_type, pack_bits, release_pages, resource, FloatData,
+    int_splat, integer_type, pack_bits, release_pages, resource, FloatData, BLOB_ALIGNMENT,
 };
 use melior::ir::{
     operation::OperationRef,
@@ -191,8 +191,8 @@ fn palettize_weight<'c, 'a>(
     } else {
         indices.iter().map(|&i| i as u8).collect()
     };
-    let indices = constant(cx, index_ty, resource(index_ty, &format!("{}.indices", w.name), index_bytes, 64))?;
-    let palettes = constant(cx, lut_ty, resource(lut_ty, &format!("{}.palettes", w.name), palettes, 64))?;
+    let indices = constant(cx, index_ty, resource(index_ty, &format!("{}.indices", w.name), index_bytes, BLOB_ALIGNMENT))?;
+    let palettes = constant(cx, lut_ty, resource(lut_ty, &format!("{}.palettes", w.name), palettes, BLOB_ALIGNMENT))?;
     let axis = constant(cx, axis_ty, int_splat(axis_ty, 0).ok_or("cannot build the axis")?)?;
     if let Some(error) = error {
         eprintln!(

@@ -53,6 +53,7 @@ use coreai_ir::rewrite::{Pattern, Policy, RewriteOptions, Rewriter, Rule};
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
     float_splat, int_splat, integer_type, pack_bits, release_pages, resource, FloatData,
+    BLOB_ALIGNMENT,
 };
 use melior::ir::{
     operation::OperationRef,
@@ -232,7 +233,7 @@ fn quantize_weight<'c, 'a>(
     let grid_code_ty = tensor_type(&grid, code_element);
     let grid_float_ty = tensor_type(&grid, float);
     let codes = constant(cx, code_ty, code_blob(code_ty, &format!("{}.codes", w.name), &codes, bits))?;
-    let scales = constant(cx, grid_float_ty, resource(grid_float_ty, &format!("{}.scales", w.name), scales, 64))?;
+    let scales = constant(cx, grid_float_ty, resource(grid_float_ty, &format!("{}.scales", w.name), scales, BLOB_ALIGNMENT))?;
     let zero_points = if zero_points.iter().all(|&z| z == zero_points[0]) {
         int_splat(grid_code_ty, zero_points[0]).ok_or("cannot build the zero point splat")?
     } else {
@@ -277,7 +278,7 @@ fn code_blob<'c, C: Copy + Into<i64>>(
     } else {
         codes.iter().map(|&c| c.into() as u8).collect()
     };
-    resource(ty, name, bytes, 64)
+    resource(ty, name, bytes, BLOB_ALIGNMENT)
 }
 
 /// Per-axis block sizes (0: the whole axis) for the granularity.

@@ -13,20 +13,20 @@
 // TWO-DAG:     %[[A:.*]] = coreai.constant dense<0> : tensor<si16>
 // TWO:         %[[W:.*]] = coreai.lut_to_dense %[[I]], %[[T]], %[[A]] : (tensor<4x2xui2>, tensor<1x1x4x1xf32>, tensor<si16>) -> tensor<4x2xf32>
 // TWO:         coreai.batch_matmul %{{.*}}, %[[W]]
-// TWO:         weight.indices{{.*}}: "0x4000000093EE"
-// TWO:         weight.palettes{{.*}}: "0x40000000000080C0000080BF0000003F55551540"
+// TWO:         weight.indices{{.*}}: "0x1000000093EE"
+// TWO:         weight.palettes{{.*}}: "0x10000000000080C0000080BF0000003F55551540"
 // One palette of 2 per output channel (the matmul's y: its last axis):
 // column 0 [2, -1, 0.5, 0] → {-1, 0, 0.5} → -1/6, {2}; column 1
 // [-4, 1, 2, 3] → {-4}, {1, 2, 3} → 2. Palettes [[-1/6, 2], [-4, 2]],
 // indices [[1, 0], [0, 1], [0, 1], [0, 1]]: bits 1 0 0 1 0 1 0 1 → A9.
 // GROUPED-LABEL: coreai.graph @linear(
 // GROUPED:       coreai.lut_to_dense {{.*}} : (tensor<4x2xui1>, tensor<1x2x2x1xf32>, tensor<si16>) -> tensor<4x2xf32>
-// GROUPED:       weight.indices{{.*}}: "0x40000000A9"
-// GROUPED:       weight.palettes{{.*}}: "0x40000000ABAA2ABE00000040000080C000000040"
+// GROUPED:       weight.indices{{.*}}: "0x10000000A9"
+// GROUPED:       weight.palettes{{.*}}: "0x10000000ABAA2ABE00000040000080C000000040"
 // Seven distinct values and 16 entries: each value its own entry, the
 // rest 0 (-4, -1, 0, 0.5, 1, 2, 3).
 // FEW:           coreai.lut_to_dense {{.*}} : (tensor<4x2xui4>, tensor<1x1x16x1xf32>, tensor<si16>) -> tensor<4x2xf32>
-// FEW:           weight.palettes{{.*}}: "0x40000000000080C0000080BF000000000000003F0000803F000000400000404000000000
+// FEW:           weight.palettes{{.*}}: "0x10000000000080C0000080BF000000000000003F0000803F000000400000404000000000
 coreai.graph @linear(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   %w = coreai.constant dense<[[2.0, -4.0], [-1.0, 1.0], [0.5, 2.0], [0.0, 3.0]]> : tensor<4x2xf32>
   %y = coreai.batch_matmul %x, %w : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>

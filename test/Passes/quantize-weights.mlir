@@ -21,12 +21,12 @@
 // INT8-DAG:     %[[O:.*]] = coreai.constant dense<0.000000e+00> : tensor<1x2xf32>
 // INT8:         %[[W:.*]] = coreai.blockwise_shift_scale %[[Q]], %[[S]], %[[Z]], %[[O]] : (tensor<4x2xsi8>, tensor<1x2xf32>, tensor<1x2xsi8>, tensor<1x2xf32>) -> tensor<4x2xf32>
 // INT8:         coreai.batch_matmul %{{.*}}, %[[W]]
-// INT8:         [[CODES]]: "0x400000007F81C120203F005F"
-// INT8:         [[SCALES]]: "0x400000000602813C0502013D"
+// INT8:         [[CODES]]: "0x100000007F81C120203F005F"
+// INT8:         [[SCALES]]: "0x100000000602813C0502013D"
 // INT4-LABEL: coreai.graph @linear(
 // INT4:         coreai.blockwise_shift_scale {{.*}} : (tensor<4x2xsi4>, tensor<1x1xf32>, tensor<1x1xsi4>, tensor<1x1xf32>) -> tensor<4x2xf32>
-// INT4:         weight.codes{{.*}}: "0x40000000932E3150"
-// INT4:         weight.scales{{.*}}: "0x400000002649123F"
+// INT4:         weight.codes{{.*}}: "0x10000000932E3150"
+// INT4:         weight.scales{{.*}}: "0x100000002649123F"
 // UINT4 (blocks of 2 input channels in each column; asymmetric: vmin = min(0, min w),
 // vmax = max(0, max w), s = (vmax - vmin + 1e-6) / 15, z = rint((0·vmax - 15·vmin) / (vmax - vmin + 1e-6))):
 //   column 0, rows 0-1 [2, -1]: z = rint(15 / 3.000001) = 5, codes rint(w / s) + z = [10 + 5, -5 + 5] = [15, 0];
@@ -36,8 +36,8 @@
 // Zero points [[5, 12], [0, 0]] packed: C5 00; codes [[15, 0], [0, 15], [15, 10], [0, 15]]: 0F F0 AF F0.
 // UINT4-LABEL: coreai.graph @linear(
 // UINT4:         coreai.blockwise_shift_scale {{.*}} : (tensor<4x2xui4>, tensor<2x2xf32>, tensor<2x2xui4>, tensor<2x2xf32>) -> tensor<4x2xf32>
-// UINT4:         weight.codes{{.*}}: "0x400000000FF0AFF0"
-// UINT4:         weight.zero_points{{.*}}: "0x40000000C500"
+// UINT4:         weight.codes{{.*}}: "0x100000000FF0AFF0"
+// UINT4:         weight.zero_points{{.*}}: "0x10000000C500"
 // DEFAULT-LABEL: coreai.graph @linear(
 // DEFAULT-NOT:   blockwise_shift_scale
 coreai.graph @linear(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {

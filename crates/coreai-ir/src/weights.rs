@@ -204,6 +204,13 @@ pub fn release_pages(attr: Attribute<'_>) {
     unsafe { coreaiReleaseResourcePages(attr.to_raw()) };
 }
 
+/// The alignment of the blobs passes make: coreai-torch's. coreai-core's
+/// loader refuses an asset whose bytecode asks for more alignment than its
+/// buffer has ("expected section alignment 64 but bytecode buffer ... is not
+/// aligned"): at 64 a compressed asset loaded or not depending on where the
+/// buffer landed.
+pub const BLOB_ALIGNMENT: usize = 16;
+
 /// A `dense_resource` elements attribute of `ty` named `name` (MLIR
 /// numbers a repeated name: `_1`, `_2` … in the order blobs are made)
 /// holding `bytes`, which MLIR owns from then on.

@@ -160,7 +160,8 @@ fn palettize_weight<'c, 'a>(
     }
     let blocks = Blocks::new(&w.shape, &sizes).map_err(|e| {
         format!(
-            "group-size={}: {e} of the weight {:?}",
+            "group-size={}: {e} of the weight {:?} (a group size that divides it, or \
+             exclude= with the weight's name, keeps it)",
             options.group_size, w.shape
         )
     })?;

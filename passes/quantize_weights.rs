@@ -207,7 +207,13 @@ fn quantize_weight<'c, 'a>(
     let w = weight(result)?;
     let blocks = block_sizes(&w, options)?;
     let blocks = Blocks::new(&w.shape, &blocks)
-        .map_err(|e| format!("block-size={}: {e} of the weight {:?}", options.block_size, w.shape))?;
+        .map_err(|e| {
+            format!(
+                "block-size={}: {e} of the weight {:?} (a block size that divides it, or \
+                 exclude= with the weight's name, keeps it)",
+                options.block_size, w.shape
+            )
+        })?;
     let (bits, signed) = options.dtype;
     let (lo, hi) = code_range(bits, signed, options.symmetric);
     let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;

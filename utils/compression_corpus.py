@@ -8,9 +8,10 @@ tests are test/e2e/test_compression.py).
         [--presets int8,int4-block32,palettize4] [NAME ...]
 
 One line per model: the dense asset's size, then per preset the asset's
-size, the relative error `max|out - eager| / max|eager|` of the first float
-output in coreai-core's runtime and in coreai-run (`same` when the two
-agree to 1e-5 of the output's scale), or the failure. A model with no weight
+size, the relative error `max|out - eager| / max|eager|` (the worst float
+output, matched by name) in coreai-core's runtime, and `same` when
+coreai-run's outputs agree with the runtime's to 1e-5 of their scale (else
+coreai-run's own error), or the failure. A model with no weight
 the passes select (none above 1024 elements read by a matmul, convolution,
 gather or transpose) says `no weights`.
 """
@@ -39,17 +40,20 @@ def size(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
 
-def first_float(npz):
-    d = np.load(npz)
-    for k in d.files:
-        if d[k].dtype.kind == "f":
-            return d[k].astype(np.float64)
-    return None
+def relative_error(got, want):
+    """max over the float outputs (matched by name) of max|got - want| / max|want|."""
+    worst = 0.0
+    for name, w in want.items():
+        if w.dtype.kind != "f" or not np.isfinite(w).all():
+            continue
+        g = np.asarray(got[name], np.float64)
+        worst = max(worst, float(np.abs(g - w).max() / max(np.abs(w).max(), 1e-30)))
+    return worst
 
 
 def one(name, spec, work, presets):
     module, inputs, expected = report.export(name, spec, work)
-    want = first_float(expected)
+    want = report.load(expected)
     dense = work / "dense.aimodel"
     r = subprocess.run([str(COMPILE), str(module), "-o", str(dense)], capture_output=True, text=True)
     if r.returncode:
@@ -77,12 +81,11 @@ def one(name, spec, work, presets):
         if r.returncode:
             cells.append(f"{preset}: coreai-run: {report.first_error(r.stderr)[:100]}")
             continue
-        core, ours = first_float(core_out), first_float(ours_out)
-        scale = max(np.abs(want).max(), 1e-30)
-        err = np.abs(core - want).max() / scale
-        agree = np.abs(core - ours).max() <= 1e-5 * scale
+        core, ours = report.load(core_out), report.load(ours_out)
+        err = relative_error(core, want)
+        agree = relative_error(core, ours) <= 1e-5
         cells.append(f"{preset} {size(asset) / 1024:.0f} KiB err {err:.2e} "
-                     + ("same" if agree else f"coreai-run err {np.abs(ours - want).max() / scale:.2e}"))
+                     + ("same" if agree else f"coreai-run err {relative_error(ours, want):.2e}"))
     return " | ".join(cells)
 
 

@@ -23,6 +23,9 @@ use coreai_ir::dialects::coreai::{
     BatchMatmulOperation, BroadcastingBatchMatmulOperation, ConstantOperation, Conv2dOperation,
     GatherNdOperation, TransposeOperation,
 };
+use coreai_ir::lowering::UserLowering;
+use coreai_ir::pass::PassResult;
+use coreai_ir::rewrite::{Pattern, Policy, RewriteOptions, Rewriter, Rule};
 use coreai_ir::schema::uses;
 use coreai_ir::weights::{constant_value, float_data, resource_name, FloatData};
 use melior::ir::{
@@ -115,6 +118,35 @@ impl Selection {
         };
         (self.only.is_empty() || names(&self.only)) && !names(&self.exclude)
     }
+}
+
+/// Runs `rewrite` on every weight `selection` selects under `root`, one
+/// numbered rewrite per weight through the shared driver; a weight it
+/// cannot compress is an error at the weight (`cannot <verb> '<pass>-weight':
+/// <reason>`).
+pub fn compress_weights(
+    root: OperationRef<'_, '_>,
+    rewrites: &RewriteOptions,
+    pass: &'static str,
+    verb: &'static str,
+    selection: &Selection,
+    rewrite: UserLowering,
+) -> PassResult {
+    let pattern = Pattern {
+        name: format!("{}-weight", pass.trim_end_matches("-weights")),
+        rule: Rule::Shared(rewrite),
+        may_decline: false,
+    };
+    let mut rewriter = Rewriter::new(pass, Policy::MustLower { verb, noun: "compression" }, rewrites);
+    let applied = rewriter.run_once(root, |op| {
+        if selection.selects(op) {
+            vec![pattern.clone()]
+        } else {
+            Vec::new()
+        }
+    })?;
+    tracing::debug!(pass, applied, "weights compressed");
+    Ok(())
 }
 
 /// The weight a selected constant holds, or why it cannot be read (an

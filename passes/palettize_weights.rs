@@ -39,12 +39,12 @@
 //! an option error. Not yet: vector palettes (`cluster-dim` > 1), palettes
 //! quantized to 8 bits (`lut-dtype`), per-channel scales.
 
-use crate::compress::{weight, Blocks, Real, Selection};
+use crate::compress::{compress_weights, weight, Blocks, Real, Selection};
 use coreai_ir::dialects::coreai::LutToDenseOperation;
 use coreai_ir::emit::constant;
-use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
 use coreai_ir::pass::{Pass, PassInfo, PassResult};
-use coreai_ir::rewrite::{Pattern, Policy, RewriteOptions, Rewriter, Rule};
+use coreai_ir::rewrite::RewriteOptions;
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
     int_splat, integer_type, pack_bits, release_pages, resource, FloatData, BLOB_ALIGNMENT,
@@ -120,30 +120,8 @@ impl Pass for PalettizeWeights {
             exclude: self.exclude.clone(),
         };
         let options = self.clone();
-        let pattern = Pattern {
-            name: "palettize-weight".into(),
-            rule: Rule::Shared(Arc::new(move |cx: &LoweringCx<'_, '_>| {
-                palettize_weight(cx, &options)
-            })),
-            may_decline: false,
-        };
-        let mut rewriter = Rewriter::new(
-            INFO.name,
-            Policy::MustLower {
-                verb: "palettize the weight with",
-                noun: "palettization",
-            },
-            rewrites,
-        );
-        let applied = rewriter.run_once(root, |op| {
-            if selection.selects(op) {
-                vec![pattern.clone()]
-            } else {
-                Vec::new()
-            }
-        })?;
-        tracing::debug!(applied, "weights palettized");
-        Ok(())
+        let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| palettize_weight(cx, &options));
+        compress_weights(root, rewrites, INFO.name, "palettize the weight with", &selection, rewrite)
     }
 }
 

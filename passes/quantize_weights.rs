@@ -44,12 +44,12 @@
 //! is told). Unsupported here (yet): the 8- and 4-bit float formats
 //! (`fp8e4m3fn`, `fp8e5m2`, `fp4e2m1fn`), which the executor cannot run.
 
-use crate::compress::{weight, Blocks, Real, Selection, Weight};
+use crate::compress::{compress_weights, weight, Blocks, Real, Selection, Weight};
 use coreai_ir::dialects::coreai::BlockwiseShiftScaleOperation;
 use coreai_ir::emit::constant;
-use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
 use coreai_ir::pass::{Pass, PassInfo, PassResult};
-use coreai_ir::rewrite::{Pattern, Policy, RewriteOptions, Rewriter, Rule};
+use coreai_ir::rewrite::RewriteOptions;
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
     float_splat, int_splat, integer_type, pack_bits, release_pages, resource, FloatData,
@@ -163,30 +163,8 @@ impl Pass for QuantizeWeights {
             exclude: self.exclude.clone(),
         };
         let options = self.clone();
-        let pattern = Pattern {
-            name: "quantize-weight".into(),
-            rule: Rule::Shared(Arc::new(move |cx: &LoweringCx<'_, '_>| {
-                quantize_weight(cx, &options)
-            })),
-            may_decline: false,
-        };
-        let mut rewriter = Rewriter::new(
-            INFO.name,
-            Policy::MustLower {
-                verb: "quantize the weight with",
-                noun: "quantization",
-            },
-            rewrites,
-        );
-        let applied = rewriter.run_once(root, |op| {
-            if selection.selects(op) {
-                vec![pattern.clone()]
-            } else {
-                Vec::new()
-            }
-        })?;
-        tracing::debug!(applied, "weights quantized");
-        Ok(())
+        let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| quantize_weight(cx, &options));
+        compress_weights(root, rewrites, INFO.name, "quantize the weight with", &selection, rewrite)
     }
 }
 

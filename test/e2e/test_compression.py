@@ -208,6 +208,20 @@ def llama():
     return Logits(model), torch.randint(0, 128, (1, 8))
 
 
+def run_asset(asset, ids, tmp_path):
+    """The asset's logits in coreai-core's runtime (a child process) and in coreai-run."""
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, ids=ids.numpy())
+    outputs = []
+    for command, out in [([sys.executable, str(RUNASSET)], "core.npz"), ([str(COREAI_RUN)], "ours.npz")]:
+        r = subprocess.run(command + [str(asset), "--inputs", str(inputs), "--outputs", str(tmp_path / out)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-3000:]
+        z = np.load(tmp_path / out)
+        outputs.append(z[z.files[0]])
+    return outputs
+
+
 def asset_bytes(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
@@ -219,17 +233,7 @@ def test_compressed_llama_runs_like_its_dequantized_weights(llama, preset, tmp_p
     model, ids = llama
     dense = convert(model, (ids,), tmp_path / "dense.aimodel", compiler=str(COREAI_COMPILE))
     out = convert(model, (ids,), tmp_path / "q.aimodel", compress=preset, compiler=str(COREAI_COMPILE))
-    np.savez(tmp_path / "in.npz", ids=ids.numpy())
-    r = subprocess.run([sys.executable, str(RUNASSET), str(out), "--inputs", str(tmp_path / "in.npz"),
-                        "--outputs", str(tmp_path / "core.npz")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-3000:]
-    core = np.load(tmp_path / "core.npz")
-    got = core[core.files[0]]
-    r = subprocess.run([str(COREAI_RUN), str(out), "--inputs", str(tmp_path / "in.npz"), "--outputs",
-                        str(tmp_path / "ours.npz")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-3000:]
-    ours = np.load(tmp_path / "ours.npz")
-    ours = ours[ours.files[0]]
+    got, ours = run_asset(out, ids, tmp_path)
 
     # The eager model with every weight the pass compresses (more than 1024
     # elements, read by a matmul or a gather: the linear layers and the
@@ -379,17 +383,7 @@ def test_palettized_llama_runs_in_coreai_core(llama, preset, tmp_path):
 
     model, ids = llama
     out = convert(model, (ids,), tmp_path / "p.aimodel", compress=preset, compiler=str(COREAI_COMPILE))
-    np.savez(tmp_path / "in.npz", ids=ids.numpy())
-    r = subprocess.run([sys.executable, str(RUNASSET), str(out), "--inputs", str(tmp_path / "in.npz"),
-                        "--outputs", str(tmp_path / "core.npz")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-3000:]
-    core = np.load(tmp_path / "core.npz")
-    got = core[core.files[0]]
-    r = subprocess.run([str(COREAI_RUN), str(out), "--inputs", str(tmp_path / "in.npz"), "--outputs",
-                        str(tmp_path / "ours.npz")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-3000:]
-    ours = np.load(tmp_path / "ours.npz")
-    ours = ours[ours.files[0]]
+    got, ours = run_asset(out, ids, tmp_path)
     with torch.no_grad():
         dense = model(ids).numpy()
     scale = np.abs(dense).max()

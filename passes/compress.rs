@@ -149,6 +149,28 @@ pub fn compress_weights(
     Ok(())
 }
 
+/// A weight kept as it is (its compression error `error` exceeds `bound`,
+/// the pass's `max-error`): the same constant again, and with `remarks` a
+/// line saying so.
+pub fn keep_dense<'c, 'a>(
+    cx: &coreai_ir::lowering::LoweringCx<'c, 'a>,
+    w: &Weight<'c>,
+    pass: &str,
+    error: f64,
+    bound: f64,
+    remarks: bool,
+) -> Result<Vec<Value<'c, 'a>>, coreai_ir::lowering::Decline> {
+    if remarks {
+        eprintln!(
+            "{pass}: {}: {:?} kept dense: relative error {error:.3e} > max-error {bound:e}",
+            cx.location(),
+            w.shape
+        );
+    }
+    let ty = cx.op().result(0).map_err(|e| e.to_string())?.r#type();
+    Ok(vec![coreai_ir::emit::constant(cx, ty, w.attr)?])
+}
+
 /// The weight a selected constant holds, or why it cannot be read (an
 /// element type other than f32/f16).
 pub fn weight<'c>(value: Value<'c, '_>) -> Result<Weight<'c>, String> {

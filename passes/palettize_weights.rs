@@ -39,7 +39,7 @@
 //! an option error. Not yet: vector palettes (`cluster-dim` > 1), palettes
 //! quantized to 8 bits (`lut-dtype`), per-channel scales.
 
-use crate::compress::{compress_weights, weight, Blocks, Real, Selection};
+use crate::compress::{compress_weights, keep_dense, weight, Blocks, Real, Selection};
 use coreai_ir::dialects::coreai::LutToDenseOperation;
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
@@ -103,6 +103,8 @@ coreai_ir::pass_options! {
             "palettize only weights whose location or blob name contains one of these";
         "exclude" => exclude: Vec<String> = "",
             "keep weights whose location or blob name contains one of these";
+        "max-error" => max_error: Option<f64> = "",
+            "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ would exceed this";
         "remarks" => remarks: bool = "false",
             "a remark per weight: its shape, palettes and relative error";
     }
@@ -144,18 +146,24 @@ fn palettize_weight<'c, 'a>(
         )
     })?;
     let entries = 1usize << options.bits;
+    let measure = options.remarks || options.max_error.is_some();
     let (indices, palettes, error) = match &w.data {
         FloatData::F32(v) => {
             let (i, p) = palettize(v, &w.shape, &blocks, entries);
-            let e = options.remarks.then(|| relative_error(v, &i, &p, &w.shape, &blocks, entries));
+            let e = measure.then(|| relative_error(v, &i, &p, &w.shape, &blocks, entries));
             (i, f32::bytes(&p), e)
         }
         FloatData::F16(v) => {
             let (i, p) = palettize(v, &w.shape, &blocks, entries);
-            let e = options.remarks.then(|| relative_error(v, &i, &p, &w.shape, &blocks, entries));
+            let e = measure.then(|| relative_error(v, &i, &p, &w.shape, &blocks, entries));
             (i, half::f16::bytes(&p), e)
         }
     };
+    if let (Some(error), Some(bound)) = (error, options.max_error) {
+        if error > bound {
+            return keep_dense(cx, &w, INFO.name, error, bound, options.remarks);
+        }
+    }
     release_pages(w.attr);
     let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
     let float = ty.element();
@@ -173,7 +181,7 @@ fn palettize_weight<'c, 'a>(
     let indices = constant(cx, index_ty, resource(index_ty, &format!("{}.indices", w.name), index_bytes, BLOB_ALIGNMENT))?;
     let palettes = constant(cx, lut_ty, resource(lut_ty, &format!("{}.palettes", w.name), palettes, BLOB_ALIGNMENT))?;
     let axis = constant(cx, axis_ty, int_splat(axis_ty, 0).ok_or("cannot build the axis")?)?;
-    if let Some(error) = error {
+    if let (Some(error), true) = (error, options.remarks) {
         eprintln!(
             "{}: {}: {:?} {} to ui{} indices, {} palette(s) of {entries}, relative error {error:.3e}",
             INFO.name,

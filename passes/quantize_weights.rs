@@ -44,7 +44,7 @@
 //! is told). Unsupported here (yet): the 8- and 4-bit float formats
 //! (`fp8e4m3fn`, `fp8e5m2`, `fp4e2m1fn`), which the executor cannot run.
 
-use crate::compress::{compress_weights, weight, Blocks, Real, Selection, Weight};
+use crate::compress::{compress_weights, keep_dense, weight, Blocks, Real, Selection, Weight};
 use coreai_ir::dialects::coreai::BlockwiseShiftScaleOperation;
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
@@ -146,6 +146,8 @@ coreai_ir::pass_options! {
             "quantize only weights whose location or blob name contains one of these";
         "exclude" => exclude: Vec<String> = "",
             "keep weights whose location or blob name contains one of these";
+        "max-error" => max_error: Option<f64> = "",
+            "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ would exceed this";
         "remarks" => remarks: bool = "false",
             "a remark per weight: its shape, blocks and relative error";
     }
@@ -198,19 +200,24 @@ fn quantize_weight<'c, 'a>(
     let float = ty.element();
     let grid: Vec<i64> = blocks.grid.iter().map(|&g| g as i64).collect();
     let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
-    let remarks = options.remarks;
+    let measure = options.remarks || options.max_error.is_some();
     let (codes, scales, zero_points, error) = match &w.data {
         FloatData::F32(v) => {
             let q = quantize(v, &w.shape, &blocks, lo, hi, signed, options.symmetric);
-            let e = remarks.then(|| relative_error(v, &q, &w.shape, &blocks));
+            let e = measure.then(|| relative_error(v, &q, &w.shape, &blocks));
             (q.codes, f32::bytes(&q.scales), q.zero_points, e)
         }
         FloatData::F16(v) => {
             let q = quantize(v, &w.shape, &blocks, lo, hi, signed, options.symmetric);
-            let e = remarks.then(|| relative_error(v, &q, &w.shape, &blocks));
+            let e = measure.then(|| relative_error(v, &q, &w.shape, &blocks));
             (q.codes, half::f16::bytes(&q.scales), q.zero_points, e)
         }
     };
+    if let (Some(error), Some(bound)) = (error, options.max_error) {
+        if error > bound {
+            return keep_dense(cx, &w, INFO.name, error, bound, options.remarks);
+        }
+    }
     release_pages(w.attr);
     let code_element = integer_type(float, bits, signed);
     let code_ty = tensor_type(&shape, code_element);
@@ -229,7 +236,7 @@ fn quantize_weight<'c, 'a>(
         grid_float_ty,
         float_splat(grid_float_ty, 0.0).ok_or("cannot build the zero offset")?,
     )?;
-    if let Some(error) = error {
+    if let (Some(error), true) = (error, options.remarks) {
         eprintln!(
             "{}: {}: {:?} {} to {}{bits}, blocks {:?}, relative error {error:.3e}",
             INFO.name,

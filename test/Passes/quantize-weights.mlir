@@ -2,6 +2,8 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(quantize-weights{min-elements=0 dtype=int4 granularity=per-tensor})' | FileCheck %s --check-prefix=INT4 --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(quantize-weights{min-elements=0 dtype=uint4 qscheme=asymmetric granularity=per-block block-size=2})' | FileCheck %s --check-prefix=UINT4 --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(quantize-weights)' | FileCheck %s --check-prefix=DEFAULT
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(quantize-weights{min-elements=0 dtype=int4 granularity=per-tensor max-error=0.08 remarks=true})' 2>&1 | FileCheck %s --check-prefix=BOUND8
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(quantize-weights{min-elements=0 dtype=int4 granularity=per-tensor max-error=0.081})' | FileCheck %s --check-prefix=BOUND81
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(quantize-weights{min-elements=0 exclude=keep})' | FileCheck %s --check-prefix=EXCLUDE
 
 // The `y` operand of a matmul: output channels on its last axis (one scale
@@ -38,6 +40,16 @@
 // UINT4:         coreai.blockwise_shift_scale {{.*}} : (tensor<4x2xui4>, tensor<2x2xf32>, tensor<2x2xui4>, tensor<2x2xf32>) -> tensor<4x2xf32>
 // UINT4:         weight.codes{{.*}}: "0x100000000FF0AFF0"
 // UINT4:         weight.zero_points{{.*}}: "0x10000000C500"
+// max-error: the int4 codes above dequantize to s·[3, -7, -2, 2, 1, 3, 0, 5]
+// = [1.714, -4, -1.143, 1.143, 0.571, 1.714, 0, 2.857]; ‖w - w'‖² = 0.2296,
+// ‖w‖² = 35.25: a relative error of 0.0807. Bound 0.08 keeps the weight
+// dense (and says so), 0.081 quantizes it.
+// BOUND8: quantize-weights: loc({{.*}}): [4, 2] kept dense: relative error 8.070e-2 > max-error 8e-2
+// BOUND8-LABEL: coreai.graph @linear(
+// BOUND8-NOT:   blockwise_shift_scale
+// BOUND8:       coreai.constant dense<{{\[\[}}2.000000e+00, -4.000000e+00]
+// BOUND81-LABEL: coreai.graph @linear(
+// BOUND81:       blockwise_shift_scale
 // DEFAULT-LABEL: coreai.graph @linear(
 // DEFAULT-NOT:   blockwise_shift_scale
 coreai.graph @linear(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {

@@ -250,7 +250,7 @@ fn channel_axes(value: Value<'_, '_>, rank: usize) -> (usize, usize) {
 /// operation in that type (f16's through f32, which rounds each single
 /// operation exactly as f16 arithmetic would), as numpy computes on arrays
 /// of that type.
-pub trait Real: Copy + PartialOrd + std::fmt::Debug {
+pub trait Real: Copy + PartialOrd + std::fmt::Debug + Send + Sync {
     fn of(v: f64) -> Self;
     fn get(self) -> f64;
     fn add(self, o: Self) -> Self;
@@ -375,42 +375,73 @@ impl Blocks {
 
     /// Calls `f(element, block)` for every element in row-major order.
     pub fn for_each(&self, shape: &[usize], mut f: impl FnMut(usize, usize)) {
-        let rank = shape.len();
-        if rank == 0 {
-            f(0, 0);
-            return;
-        }
-        // The block index of an element is the sum over axes of
-        // (index / extent) * grid stride: the last axis's part per column,
-        // the others' once per row.
-        let mut grid_stride = vec![1usize; rank];
-        for d in (0..rank.saturating_sub(1)).rev() {
-            grid_stride[d] = grid_stride[d + 1] * self.grid[d + 1];
-        }
-        let last = rank - 1;
-        let column: Vec<usize> = (0..shape[last])
-            .map(|j| (j / self.extent[last]) * grid_stride[last])
-            .collect();
-        let rows: usize = shape[..last].iter().product();
-        let mut idx = vec![0usize; last];
-        let mut element = 0;
-        for _ in 0..rows {
-            let base: usize = (0..last)
-                .map(|d| (idx[d] / self.extent[d]) * grid_stride[d])
-                .sum();
-            for &c in &column {
-                f(element, base + c);
-                element += 1;
-            }
-            for d in (0..last).rev() {
-                idx[d] += 1;
-                if idx[d] < shape[d] {
-                    break;
-                }
-                idx[d] = 0;
+        let rows = self.rows(shape);
+        for r in 0..rows.count {
+            let base = rows.base(r);
+            for (j, &c) in rows.column.iter().enumerate() {
+                f(r * rows.column.len() + j, base + c);
             }
         }
     }
+
+    /// The weight as rows along its last axis: the block index of element
+    /// `j` of row `r` is `base(r) + column[j]`.
+    pub fn rows(&self, shape: &[usize]) -> Rows {
+        let rank = shape.len();
+        if rank == 0 {
+            return Rows {
+                count: 1,
+                column: vec![0],
+                outer: Vec::new(),
+            };
+        }
+        let mut grid_stride = vec![1usize; rank];
+        for d in (0..rank - 1).rev() {
+            grid_stride[d] = grid_stride[d + 1] * self.grid[d + 1];
+        }
+        let last = rank - 1;
+        Rows {
+            count: shape[..last].iter().product(),
+            column: (0..shape[last])
+                .map(|j| (j / self.extent[last]) * grid_stride[last])
+                .collect(),
+            outer: (0..last)
+                .map(|d| (shape[d], self.extent[d], grid_stride[d]))
+                .collect(),
+        }
+    }
+}
+
+/// A weight's rows and the block of each element ([`Blocks::rows`]).
+pub struct Rows {
+    pub count: usize,
+    pub column: Vec<usize>,
+    /// Per outer axis: its size, block extent and grid stride.
+    outer: Vec<(usize, usize, usize)>,
+}
+
+impl Rows {
+    /// The block index of the first element of row `r`, less its column's part.
+    pub fn base(&self, mut r: usize) -> usize {
+        let mut base = 0;
+        for &(size, extent, stride) in self.outer.iter().rev() {
+            base += (r % size / extent) * stride;
+            r /= size;
+        }
+        base
+    }
+
+    /// Row ranges for up to `threads` workers, in order.
+    pub fn chunks(&self, threads: usize) -> Vec<std::ops::Range<usize>> {
+        let per = self.count.div_ceil(threads.max(1)).max(1);
+        (0..self.count).step_by(per).map(|s| s..(s + per).min(self.count)).collect()
+    }
+}
+
+/// The worker threads the weight passes use for one weight's arithmetic:
+/// the machine's cores, at most 8. Results do not depend on it.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
 }
 
 #[cfg(test)]

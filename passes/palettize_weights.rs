@@ -225,10 +225,31 @@ fn palettize<T: Real>(w: &[T], shape: &[usize], blocks: &Blocks, entries: usize)
     drop(block_of);
     let mut indices = vec![0u8; w.len()];
     let mut palettes = vec![T::of(0.0); n * entries];
-    let mut scratch = Scratch::new();
-    for b in 0..n {
+    // Groups are independent: workers take runs of them, each with its own
+    // scratch tables; results land by group, so they do not depend on the
+    // split.
+    let threads = crate::compress::threads().min(n).max(1);
+    let per = n.div_ceil(threads);
+    let results: Vec<Vec<(Vec<f64>, Vec<u8>)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..n)
+            .step_by(per)
+            .map(|first| {
+                let (members, starts) = (&members, &starts);
+                scope.spawn(move || {
+                    let mut scratch = Scratch::new();
+                    (first..(first + per).min(n))
+                        .map(|b| {
+                            let elements = &members[starts[b]..starts[b + 1]];
+                            cluster(elements.iter().map(|&e| w[e as usize].get()), entries, &mut scratch)
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        workers.into_iter().map(|h| h.join().expect("a palette worker panicked")).collect()
+    });
+    for (b, (lut, assign)) in results.into_iter().flatten().enumerate() {
         let elements = &members[starts[b]..starts[b + 1]];
-        let (lut, assign) = cluster(elements.iter().map(|&e| w[e as usize].get()), entries, &mut scratch);
         for (k, &e) in elements.iter().enumerate() {
             indices[e as usize] = assign[k];
         }

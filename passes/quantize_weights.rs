@@ -308,7 +308,7 @@ fn code_range(bits: u32, signed: bool, symmetric: bool) -> (i64, i64) {
 
 const EPS: f64 = 1e-6;
 
-fn quantize<T: Real>(
+fn quantize<T: Real + Send + Sync>(
     w: &[T],
     shape: &[usize],
     blocks: &Blocks,
@@ -318,17 +318,52 @@ fn quantize<T: Real>(
     symmetric: bool,
 ) -> Quantized<T> {
     let n = blocks.count();
+    let rows = blocks.rows(shape);
+    let width = rows.column.len();
+    let chunks = rows.chunks(crate::compress::threads());
+    // Each worker's ranges over its rows, merged in order (min and max are
+    // exact, so the result does not depend on the split).
+    let ranges: Vec<(Vec<T>, Vec<T>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = chunks
+            .iter()
+            .map(|range| {
+                let rows = &rows;
+                let range = range.clone();
+                scope.spawn(move || {
+                    let mut vmin = vec![T::of(f64::INFINITY); n];
+                    let mut vmax = vec![T::of(f64::NEG_INFINITY); n];
+                    for r in range {
+                        let base = rows.base(r);
+                        let xs = &w[r * width..(r + 1) * width];
+                        for (&x, &c) in xs.iter().zip(&rows.column) {
+                            let b = base + c;
+                            if x < vmin[b] {
+                                vmin[b] = x;
+                            }
+                            if x > vmax[b] {
+                                vmax[b] = x;
+                            }
+                        }
+                    }
+                    (vmin, vmax)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|h| h.join().expect("a range worker panicked")).collect()
+    });
     let mut vmin = vec![T::of(f64::INFINITY); n];
     let mut vmax = vec![T::of(f64::NEG_INFINITY); n];
-    blocks.for_each(shape, |e, b| {
-        let x = w[e];
-        if x < vmin[b] {
-            vmin[b] = x;
+    for (mins, maxs) in &ranges {
+        for b in 0..n {
+            if mins[b] < vmin[b] {
+                vmin[b] = mins[b];
+            }
+            if maxs[b] > vmax[b] {
+                vmax[b] = maxs[b];
+            }
         }
-        if x > vmax[b] {
-            vmax[b] = x;
-        }
-    });
+    }
+    drop(ranges);
     let zero = T::of(0.0);
     let eps = T::of(EPS);
     let (tlo, thi) = (T::of(lo as f64), T::of(hi as f64));
@@ -364,10 +399,27 @@ fn quantize<T: Real>(
     let mut codes = vec![0i16; w.len()];
     let offsets: Vec<T> = zero_points.iter().map(|&z| T::of(z as f64)).collect();
     let (flo, fhi) = (lo as f64, hi as f64);
-    blocks.for_each(shape, |e, b| {
-        // q + z is exact (small integers), so adding a zero z is a no-op.
-        let q = w[e].div(scales[b]).rint().add(offsets[b]);
-        codes[e] = q.get().clamp(flo, fhi) as i16;
+    std::thread::scope(|scope| {
+        let mut rest = codes.as_mut_slice();
+        for range in &chunks {
+            let (mine, tail) = rest.split_at_mut(range.len() * width);
+            rest = tail;
+            let (rows, scales, offsets, range) = (&rows, &scales, &offsets, range.clone());
+            scope.spawn(move || {
+                for (k, r) in range.enumerate() {
+                    let base = rows.base(r);
+                    let xs = &w[r * width..(r + 1) * width];
+                    let out = &mut mine[k * width..(k + 1) * width];
+                    for ((o, &x), &c) in out.iter_mut().zip(xs).zip(&rows.column) {
+                        let b = base + c;
+                        // q + z is exact (small integers): adding a zero z
+                        // changes nothing.
+                        let q = x.div(scales[b]).rint().add(offsets[b]);
+                        *o = q.get().clamp(flo, fhi) as i16;
+                    }
+                }
+            });
+        }
     });
     Quantized {
         codes,

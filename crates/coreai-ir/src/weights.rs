@@ -27,8 +27,20 @@ pub const CONSTANT: &str = "coreai.constant";
 /// `codes` (each fitting `bits` bits, two's complement when negative) as a
 /// packed bit stream.
 pub fn pack_bits<T: Copy + Into<i64>>(codes: &[T], bits: u32) -> Vec<u8> {
-    let mut out = vec![0u8; (codes.len() * bits as usize).div_ceil(8)];
     let mask = (1u64 << bits) - 1;
+    if 8 % bits == 0 {
+        // Whole codes per byte (1, 2, 4, 8 bits): one byte from each run.
+        let per = (8 / bits) as usize;
+        return codes
+            .chunks(per)
+            .map(|run| {
+                run.iter()
+                    .enumerate()
+                    .fold(0u8, |byte, (k, &c)| byte | (((c.into() as u64 & mask) as u8) << (k as u32 * bits)))
+            })
+            .collect();
+    }
+    let mut out = vec![0u8; (codes.len() * bits as usize).div_ceil(8)];
     for (i, &c) in codes.iter().enumerate() {
         let v = c.into() as u64 & mask;
         let bit = i * bits as usize;

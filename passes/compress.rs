@@ -51,7 +51,11 @@ fn is_matmul(name: &str) -> bool {
 }
 
 fn op_name(op: &OperationRef<'_, '_>) -> String {
-    op.name().as_string_ref().as_str().unwrap_or_default().to_string()
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Which weights a pass compresses: the options every compression pass
@@ -137,7 +141,14 @@ pub fn compress_weights(
         rule: Rule::Shared(rewrite),
         may_decline: false,
     };
-    let mut rewriter = Rewriter::new(pass, Policy::MustLower { verb, noun: "compression" }, rewrites);
+    let mut rewriter = Rewriter::new(
+        pass,
+        Policy::MustLower {
+            verb,
+            noun: "compression",
+        },
+        rewrites,
+    );
     let applied = rewriter.run_once(root, |op| {
         if selection.selects(op) {
             vec![pattern.clone()]
@@ -434,14 +445,19 @@ impl Rows {
     /// Row ranges for up to `threads` workers, in order.
     pub fn chunks(&self, threads: usize) -> Vec<std::ops::Range<usize>> {
         let per = self.count.div_ceil(threads.max(1)).max(1);
-        (0..self.count).step_by(per).map(|s| s..(s + per).min(self.count)).collect()
+        (0..self.count)
+            .step_by(per)
+            .map(|s| s..(s + per).min(self.count))
+            .collect()
     }
 }
 
 /// The worker threads the weight passes use for one weight's arithmetic:
 /// the machine's cores, at most 8. Results do not depend on it.
 pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8)
 }
 
 #[cfg(test)]
@@ -456,7 +472,16 @@ mod tests {
         b.for_each(&[2, 4], |e, k| got.push((e, k)));
         assert_eq!(
             got,
-            [(0, 0), (1, 0), (2, 1), (3, 1), (4, 2), (5, 2), (6, 3), (7, 3)]
+            [
+                (0, 0),
+                (1, 0),
+                (2, 1),
+                (3, 1),
+                (4, 2),
+                (5, 2),
+                (6, 3),
+                (7, 3)
+            ]
         );
         assert!(Blocks::new(&[2, 6], &[1, 4])
             .unwrap_err()
@@ -465,7 +490,20 @@ mod tests {
 
     #[test]
     fn rint_rounds_half_to_even() {
-        for x in [0.5f32, 1.5, 2.5, -0.5, -2.5, 3.49999, -7.5, 1e7 + 0.5, 8388609.0, 0.0, -0.0, 1e30] {
+        for x in [
+            0.5f32,
+            1.5,
+            2.5,
+            -0.5,
+            -2.5,
+            3.49999,
+            -7.5,
+            1e7 + 0.5,
+            8388609.0,
+            0.0,
+            -0.0,
+            1e30,
+        ] {
             assert_eq!(rint_f32(x).to_bits(), x.round_ties_even().to_bits(), "{x}");
         }
         assert!(rint_f32(f32::NAN).is_nan());

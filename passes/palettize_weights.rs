@@ -76,7 +76,9 @@ fn parse_grouped(v: &str) -> Result<bool, String> {
     match v.trim() {
         "per-tensor" => Ok(false),
         "per-grouped-channel" => Ok(true),
-        other => Err(format!("'{other}' is not one of per-tensor, per-grouped-channel")),
+        other => Err(format!(
+            "'{other}' is not one of per-tensor, per-grouped-channel"
+        )),
     }
 }
 
@@ -122,8 +124,16 @@ impl Pass for PalettizeWeights {
             exclude: self.exclude.clone(),
         };
         let options = self.clone();
-        let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| palettize_weight(cx, &options));
-        compress_weights(root, rewrites, INFO.name, "palettize the weight with", &selection, rewrite)
+        let rewrite: UserLowering =
+            Arc::new(move |cx: &LoweringCx<'_, '_>| palettize_weight(cx, &options));
+        compress_weights(
+            root,
+            rewrites,
+            INFO.name,
+            "palettize the weight with",
+            &selection,
+            rewrite,
+        )
     }
 }
 
@@ -176,11 +186,33 @@ fn palettize_weight<'c, 'a>(
     let index_bytes = if options.bits < 8 {
         pack_bits(&indices, options.bits)
     } else {
-        indices.iter().map(|&i| i as u8).collect()
+        indices.clone()
     };
-    let indices = constant(cx, index_ty, resource(index_ty, &format!("{}.indices", w.name), index_bytes, BLOB_ALIGNMENT))?;
-    let palettes = constant(cx, lut_ty, resource(lut_ty, &format!("{}.palettes", w.name), palettes, BLOB_ALIGNMENT))?;
-    let axis = constant(cx, axis_ty, int_splat(axis_ty, 0).ok_or("cannot build the axis")?)?;
+    let indices = constant(
+        cx,
+        index_ty,
+        resource(
+            index_ty,
+            &format!("{}.indices", w.name),
+            index_bytes,
+            BLOB_ALIGNMENT,
+        ),
+    )?;
+    let palettes = constant(
+        cx,
+        lut_ty,
+        resource(
+            lut_ty,
+            &format!("{}.palettes", w.name),
+            palettes,
+            BLOB_ALIGNMENT,
+        ),
+    )?;
+    let axis = constant(
+        cx,
+        axis_ty,
+        int_splat(axis_ty, 0).ok_or("cannot build the axis")?,
+    )?;
     if let (Some(error), true) = (error, options.remarks) {
         eprintln!(
             "{}: {}: {:?} {} to ui{} indices, {} palette(s) of {entries}, relative error {error:.3e}",
@@ -203,7 +235,12 @@ fn palettize_weight<'c, 'a>(
 
 /// Per block: the values' buckets (by f16 value), clustered; returns each
 /// element's palette index and the palettes (block-major, `entries` each).
-fn palettize<T: Real>(w: &[T], shape: &[usize], blocks: &Blocks, entries: usize) -> (Vec<u8>, Vec<T>) {
+fn palettize<T: Real>(
+    w: &[T],
+    shape: &[usize],
+    blocks: &Blocks,
+    entries: usize,
+) -> (Vec<u8>, Vec<T>) {
     let n = blocks.count();
     // Each block's elements, in order (one pass to count, one to fill).
     let mut block_of = Vec::with_capacity(w.len());
@@ -240,13 +277,20 @@ fn palettize<T: Real>(w: &[T], shape: &[usize], blocks: &Blocks, entries: usize)
                     (first..(first + per).min(n))
                         .map(|b| {
                             let elements = &members[starts[b]..starts[b + 1]];
-                            cluster(elements.iter().map(|&e| w[e as usize].get()), entries, &mut scratch)
+                            cluster(
+                                elements.iter().map(|&e| w[e as usize].get()),
+                                entries,
+                                &mut scratch,
+                            )
                         })
                         .collect()
                 })
             })
             .collect();
-        workers.into_iter().map(|h| h.join().expect("a palette worker panicked")).collect()
+        workers
+            .into_iter()
+            .map(|h| h.join().expect("a palette worker panicked"))
+            .collect()
     });
     for (b, (lut, assign)) in results.into_iter().flatten().enumerate() {
         let elements = &members[starts[b]..starts[b + 1]];
@@ -325,7 +369,10 @@ fn cluster(
 ) -> (Vec<f64>, Vec<u8>) {
     let table = &mut scratch.table;
     let mut used = Vec::new();
-    let keys: Vec<u16> = values.clone().map(|v| bucket(v, &scratch.bucket_of_f16)).collect();
+    let keys: Vec<u16> = values
+        .clone()
+        .map(|v| bucket(v, &scratch.bucket_of_f16))
+        .collect();
     for (v, &key) in values.zip(&keys) {
         let key = key as usize;
         let b = &mut table[key];
@@ -431,8 +478,13 @@ fn solve(
     }
     let mid = (lo + hi) / 2;
     let (mut best, mut best_i) = (f64::INFINITY, opt_lo);
-    for i in opt_lo..=opt_hi.min(mid - 1) {
-        let c = prev[i] + cost(i, mid);
+    for (i, &before) in prev
+        .iter()
+        .enumerate()
+        .take(opt_hi.min(mid - 1) + 1)
+        .skip(opt_lo)
+    {
+        let c = before + cost(i, mid);
         if c < best {
             best = c;
             best_i = i;
@@ -499,7 +551,9 @@ mod tests {
             let n = 6 + trial % 7;
             let mut v: Vec<f64> = (0..n)
                 .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     // Distinct buckets: multiples of 1/8 are f16 values with at most 4 decimals.
                     (((seed >> 33) % 33) as f64) / 8.0 - 2.0
                 })
@@ -514,7 +568,10 @@ mod tests {
                     .map(|(x, &c)| (x - lut[c as usize]).powi(2))
                     .sum();
                 let want = brute(&v, k);
-                assert!((got - want).abs() <= 1e-9 * (1.0 + want), "{v:?} k={k}: {got} vs {want}");
+                assert!(
+                    (got - want).abs() <= 1e-9 * (1.0 + want),
+                    "{v:?} k={k}: {got} vs {want}"
+                );
             }
         }
     }

@@ -165,8 +165,16 @@ impl Pass for QuantizeWeights {
             exclude: self.exclude.clone(),
         };
         let options = self.clone();
-        let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| quantize_weight(cx, &options));
-        compress_weights(root, rewrites, INFO.name, "quantize the weight with", &selection, rewrite)
+        let rewrite: UserLowering =
+            Arc::new(move |cx: &LoweringCx<'_, '_>| quantize_weight(cx, &options));
+        compress_weights(
+            root,
+            rewrites,
+            INFO.name,
+            "quantize the weight with",
+            &selection,
+            rewrite,
+        )
     }
 }
 
@@ -186,14 +194,13 @@ fn quantize_weight<'c, 'a>(
     let result: Value<'c, 'a> = cx.op().result(0).map_err(|e| e.to_string())?.into();
     let w = weight(result)?;
     let blocks = block_sizes(&w, options)?;
-    let blocks = Blocks::new(&w.shape, &blocks)
-        .map_err(|e| {
-            format!(
-                "block-size={}: {e} of the weight {:?} (a block size that divides it, or \
+    let blocks = Blocks::new(&w.shape, &blocks).map_err(|e| {
+        format!(
+            "block-size={}: {e} of the weight {:?} (a block size that divides it, or \
                  exclude= with the weight's name, keeps it)",
-                options.block_size, w.shape
-            )
-        })?;
+            options.block_size, w.shape
+        )
+    })?;
     let (bits, signed) = options.dtype;
     let (lo, hi) = code_range(bits, signed, options.symmetric);
     let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
@@ -223,12 +230,30 @@ fn quantize_weight<'c, 'a>(
     let code_ty = tensor_type(&shape, code_element);
     let grid_code_ty = tensor_type(&grid, code_element);
     let grid_float_ty = tensor_type(&grid, float);
-    let codes = constant(cx, code_ty, code_blob(code_ty, &format!("{}.codes", w.name), &codes, bits))?;
-    let scales = constant(cx, grid_float_ty, resource(grid_float_ty, &format!("{}.scales", w.name), scales, BLOB_ALIGNMENT))?;
+    let codes = constant(
+        cx,
+        code_ty,
+        code_blob(code_ty, &format!("{}.codes", w.name), &codes, bits),
+    )?;
+    let scales = constant(
+        cx,
+        grid_float_ty,
+        resource(
+            grid_float_ty,
+            &format!("{}.scales", w.name),
+            scales,
+            BLOB_ALIGNMENT,
+        ),
+    )?;
     let zero_points = if zero_points.iter().all(|&z| z == zero_points[0]) {
         int_splat(grid_code_ty, zero_points[0]).ok_or("cannot build the zero point splat")?
     } else {
-        code_blob(grid_code_ty, &format!("{}.zero_points", w.name), &zero_points, bits)
+        code_blob(
+            grid_code_ty,
+            &format!("{}.zero_points", w.name),
+            &zero_points,
+            bits,
+        )
     };
     let zero_points = constant(cx, grid_code_ty, zero_points)?;
     let zero = constant(
@@ -242,8 +267,8 @@ fn quantize_weight<'c, 'a>(
             INFO.name,
             cx.location(),
             w.shape,
-                coreai_ir::lowering::type_text(float),
-                if signed { "si" } else { "ui" },
+            coreai_ir::lowering::type_text(float),
+            if signed { "si" } else { "ui" },
             blocks.extent,
         );
     }
@@ -299,7 +324,10 @@ fn block_sizes(w: &Weight<'_>, options: &QuantizeWeights) -> Result<Vec<usize>, 
 fn code_range(bits: u32, signed: bool, symmetric: bool) -> (i64, i64) {
     if signed {
         let lo = -(1i64 << (bits - 1));
-        (if symmetric { lo + 1 } else { lo }, (1i64 << (bits - 1)) - 1)
+        (
+            if symmetric { lo + 1 } else { lo },
+            (1i64 << (bits - 1)) - 1,
+        )
     } else {
         let hi = (1i64 << bits) - 1;
         (0, if symmetric { hi - 1 } else { hi })
@@ -349,7 +377,10 @@ fn quantize<T: Real + Send + Sync>(
                 })
             })
             .collect();
-        workers.into_iter().map(|h| h.join().expect("a range worker panicked")).collect()
+        workers
+            .into_iter()
+            .map(|h| h.join().expect("a range worker panicked"))
+            .collect()
     });
     let mut vmin = vec![T::of(f64::INFINITY); n];
     let mut vmax = vec![T::of(f64::NEG_INFINITY); n];

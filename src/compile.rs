@@ -282,8 +282,7 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         &[]
     };
     let explained = |pass: &&str| -> String {
-        let remarks =
-            options.explain && (F16_PASSES.contains(pass) || pass.starts_with("target-"));
+        let remarks = options.explain && (F16_PASSES.contains(pass) || pass.starts_with("target-"));
         if remarks {
             format!("{pass}{{remarks=true}}")
         } else {
@@ -304,9 +303,10 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         .chain(compress)
         .chain(f16.iter().map(explained))
         .chain(target_stage.iter().map(explained))
-        .chain((stop == Stage::Target && !hw.is_empty()).then(|| {
-            format!("set-hw-constraints{{constraints={}}}", hw.join(","))
-        }))
+        .chain(
+            (stop == Stage::Target && !hw.is_empty())
+                .then(|| format!("set-hw-constraints{{constraints={}}}", hw.join(","))),
+        )
         .collect();
     format!("builtin.module({})", passes.join(","))
 }
@@ -373,10 +373,7 @@ mod tests {
             "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
              fp16-stabilize,canonicalize,cse,core-optimize,cast-to-f16,target-cpu,canonicalize,cse)"
         );
-        assert_eq!(
-            pipeline(Stage::Coreai, &f16),
-            p(Stage::Coreai)
-        );
+        assert_eq!(pipeline(Stage::Coreai, &f16), p(Stage::Coreai));
     }
 
     #[test]
@@ -402,7 +399,10 @@ mod tests {
             )
         );
         assert_eq!(
-            pipeline(Stage::Optimized, &o(Target::Gpu, Precision::F32, false, &[])),
+            pipeline(
+                Stage::Optimized,
+                &o(Target::Gpu, Precision::F32, false, &[])
+            ),
             format!("builtin.module({optimized})")
         );
         let hw = [
@@ -417,7 +417,10 @@ mod tests {
             )
         );
         assert_eq!(
-            pipeline(Stage::Optimized, &o(Target::Cpu, Precision::F32, false, &hw)),
+            pipeline(
+                Stage::Optimized,
+                &o(Target::Cpu, Precision::F32, false, &hw)
+            ),
             format!("builtin.module({optimized})")
         );
         assert_eq!(default_precision(Target::Ane), Precision::F16);
@@ -439,7 +442,10 @@ mod tests {
         let full = Compression::parse("quantize-weights{dtype=uint8}").unwrap();
         assert_eq!(full.pass(), "quantize-weights{dtype=uint8}");
         let err = Compression::parse("int3").unwrap_err();
-        assert!(err.contains("int4-block32") && err.contains("quantize-weights"), "{err}");
+        assert!(
+            err.contains("int4-block32") && err.contains("quantize-weights"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -492,13 +492,19 @@ impl Attr {
                         }
                         return Ok(if signed {
                             Tensor::I8(
-                                ArrayD::from_shape_vec(sh, codes.iter().map(|&v| v as i8).collect())
-                                    .expect("sizes agree"),
+                                ArrayD::from_shape_vec(
+                                    sh,
+                                    codes.iter().map(|&v| v as i8).collect(),
+                                )
+                                .expect("sizes agree"),
                             )
                         } else {
                             Tensor::U8(
-                                ArrayD::from_shape_vec(sh, codes.iter().map(|&v| v as u8).collect())
-                                    .expect("sizes agree"),
+                                ArrayD::from_shape_vec(
+                                    sh,
+                                    codes.iter().map(|&v| v as u8).collect(),
+                                )
+                                .expect("sizes agree"),
                             )
                         });
                     }

@@ -34,9 +34,9 @@ pub fn pack_bits<T: Copy + Into<i64>>(codes: &[T], bits: u32) -> Vec<u8> {
         return codes
             .chunks(per)
             .map(|run| {
-                run.iter()
-                    .enumerate()
-                    .fold(0u8, |byte, (k, &c)| byte | (((c.into() as u64 & mask) as u8) << (k as u32 * bits)))
+                run.iter().enumerate().fold(0u8, |byte, (k, &c)| {
+                    byte | (((c.into() as u64 & mask) as u8) << (k as u32 * bits))
+                })
             })
             .collect();
     }
@@ -155,7 +155,9 @@ pub fn float_data<'c>(attr: Attribute<'c>) -> Option<FloatData<'c>> {
 }
 
 fn float_data_of(bytes: &[u8], n: usize, is_f32: bool, is_f16: bool) -> Option<FloatData<'_>> {
-    let aligned = |width: usize| cfg!(target_endian = "little") && bytes.as_ptr() as usize % width == 0;
+    let aligned = |width: usize| {
+        cfg!(target_endian = "little") && (bytes.as_ptr() as usize).is_multiple_of(width)
+    };
     if is_f32 && bytes.len() == n * 4 {
         if aligned(4) {
             // SAFETY: n aligned little-endian f32 values; every bit pattern
@@ -320,7 +322,10 @@ mod tests {
             assert_eq!(unpack_bits(&packed, 37, bits, false).unwrap(), codes);
         }
         let signed = [-8i64, 7, 0, -1, 3];
-        assert_eq!(unpack_bits(&pack_bits(&signed, 4), 5, 4, true).unwrap(), signed);
+        assert_eq!(
+            unpack_bits(&pack_bits(&signed, 4), 5, 4, true).unwrap(),
+            signed
+        );
         assert!(unpack_bits(&[0u8; 2], 5, 4, true).is_err());
     }
 }

@@ -337,6 +337,27 @@ impl Real for half::f16 {
     }
 }
 
+/// `‖w - w'‖ / ‖w‖` in f64, `w'[e]` = `reconstructed(e, block of e)`.
+pub fn relative_error<T: Real>(
+    w: &[T],
+    shape: &[usize],
+    blocks: &Blocks,
+    reconstructed: impl Fn(usize, usize) -> f64,
+) -> f64 {
+    let (mut err, mut norm) = (0.0f64, 0.0f64);
+    blocks.for_each(shape, |e, b| {
+        let x = w[e].get();
+        let d = x - reconstructed(e, b);
+        err += d * d;
+        norm += x * x;
+    });
+    if norm == 0.0 {
+        0.0
+    } else {
+        (err / norm).sqrt()
+    }
+}
+
 /// `x` rounded to an integer, half to even, without a libm call: below
 /// 2^23 in magnitude, `(|x| + 2^23) - 2^23` rounds `|x|` to an integer in
 /// the default rounding mode (nearest, ties to even); at or above it every

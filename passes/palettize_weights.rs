@@ -498,7 +498,7 @@ fn solve(
     solve(mid + 1, hi, best_i, opt_hi, prev, cost, cur, arg);
 }
 
-/// `‖w - w'‖ / ‖w‖` in f64.
+/// `‖w - w'‖ / ‖w‖` in f64, `w'` the palette entries the indices pick.
 fn relative_error<T: Real>(
     w: &[T],
     indices: &[u8],
@@ -507,18 +507,9 @@ fn relative_error<T: Real>(
     blocks: &Blocks,
     entries: usize,
 ) -> f64 {
-    let (mut err, mut norm) = (0.0f64, 0.0f64);
-    blocks.for_each(shape, |e, b| {
-        let x = w[e].get();
-        let d = x - palettes[b * entries + indices[e] as usize].get();
-        err += d * d;
-        norm += x * x;
-    });
-    if norm == 0.0 {
-        0.0
-    } else {
-        (err / norm).sqrt()
-    }
+    crate::compress::relative_error(w, shape, blocks, |e, b| {
+        palettes[b * entries + indices[e] as usize].get()
+    })
 }
 
 #[cfg(test)]

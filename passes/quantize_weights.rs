@@ -461,18 +461,9 @@ fn quantize<T: Real + Send + Sync>(
 
 /// `‖w - (q - z)·s‖ / ‖w‖` in f64.
 fn relative_error<T: Real>(w: &[T], q: &Quantized<T>, shape: &[usize], blocks: &Blocks) -> f64 {
-    let (mut err, mut norm) = (0.0f64, 0.0f64);
-    blocks.for_each(shape, |e, b| {
-        let x = w[e].get();
-        let d = (q.codes[e] as i64 - q.zero_points[b]) as f64 * q.scales[b].get();
-        err += (x - d) * (x - d);
-        norm += x * x;
-    });
-    if norm == 0.0 {
-        0.0
-    } else {
-        (err / norm).sqrt()
-    }
+    crate::compress::relative_error(w, shape, blocks, |e, b| {
+        (q.codes[e] as i64 - q.zero_points[b]) as f64 * q.scales[b].get()
+    })
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub mod legalize_aten_to_coreai;
 pub mod palettize_weights;
 pub mod quantize_weights;
 pub mod set_hw_constraints;
+pub mod state_handles;
 pub mod target_ane;
 pub mod target_cpu;
 pub mod target_gpu;
@@ -38,6 +39,7 @@ pub static PASSES: &[PassInfo] = &[
     palettize_weights::INFO,
     quantize_weights::INFO,
     set_hw_constraints::INFO,
+    state_handles::INFO,
     target_ane::INFO,
     target_cpu::INFO,
     target_gpu::INFO,

@@ -248,9 +248,15 @@ const F16_PASSES: &[&str] = &["cast-to-f16"];
 /// up after it.
 fn target_passes(target: Target) -> &'static [&'static str] {
     match target {
-        Target::Cpu => &["target-cpu", "canonicalize", "cse"],
-        Target::Gpu => &["target-gpu", "canonicalize", "cse"],
-        Target::Ane => &["target-ane", "canonicalize", "cse", "core-optimize"],
+        Target::Cpu => &["target-cpu", "canonicalize", "cse", "state-handles"],
+        Target::Gpu => &["target-gpu", "canonicalize", "cse", "state-handles"],
+        Target::Ane => &[
+            "target-ane",
+            "canonicalize",
+            "cse",
+            "core-optimize",
+            "state-handles",
+        ],
     }
 }
 

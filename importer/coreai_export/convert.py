@@ -65,7 +65,7 @@ def find_compiler():
 
 def convert(model, example_inputs, output, *, target="cpu", precision="f32", decompositions="none",
             dynamic_shapes=None, static_shapes=None, externalize=(), hw_constraints=None, metadata=None,
-            compiler=None, timing=False, compress=None):
+            compiler=None, timing=False, compress=None, input_names=None, output_names=None):
     """Exports `model` on `example_inputs` and compiles it to the asset
     `output` (NAME.aimodel); returns its path. `externalize`: Externalize
     specs, their command-line strings (`RMSNorm=rms_norm:eps`), classes,
@@ -84,8 +84,12 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
     `--mlir-timing` report (its parsing, each pass, the asset).
     `compress`: weight compression, `coreai-compile --compress` (a preset
     such as `"int8"` or `"int4-block32"`, or a compression pass with its
-    options; docs/compression.md)."""
+    options; docs/compression.md). `input_names`, `output_names`: the
+    asset's names of the forward's inputs (in order; a mutated input names
+    its state) and of its outputs, instead of torch.export's placeholder
+    names and `output`/`output_N`."""
     specs = [Externalize.of(s) for s in externalize]
+    names = (input_names, output_names)
     # Steps: torch.export and the import per program, then coreai-compile.
     programs_count = len(static_shapes) if isinstance(static_shapes, dict) and static_shapes else 1
     token = COMPILER.set(compiler)
@@ -95,7 +99,7 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
                 model, example_inputs, output, programs_count, static_shapes, specs, target=target,
                 precision=precision, decompositions=decompositions, dynamic_shapes=dynamic_shapes,
                 hw_constraints=hw_constraints, metadata=metadata, compiler=compiler, timing=timing,
-                compress=compress)
+                compress=compress, names=names)
     finally:
         COMPILER.reset(token)
     if timing:
@@ -104,11 +108,12 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
 
 
 def _convert(model, example_inputs, output, programs_count, static_shapes, specs, *, target, precision,
-             decompositions, dynamic_shapes, hw_constraints, metadata, compiler, timing, compress=None):
+             decompositions, dynamic_shapes, hw_constraints, metadata, compiler, timing, compress=None,
+             names=(None, None)):
     """(the asset's path, coreai-compile's timing report or "")."""
     with progress.display(total=3 * programs_count + 2):
         if static_shapes is None:
-            programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs))]
+            programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs, names))]
         else:
             programs = specialized(model, example_inputs, static_shapes, decompositions=decompositions,
                                    dynamic_shapes=dynamic_shapes, externalize=specs)
@@ -119,12 +124,13 @@ def _convert(model, example_inputs, output, programs_count, static_shapes, specs
         return out, "".join(report or [])
 
 
-def import_model(model, inputs, decompositions, dynamic_shapes, specs):
-    """The imported program (`@main`) of `model` exported on `inputs`."""
+def import_model(model, inputs, decompositions, dynamic_shapes, specs, names=(None, None)):
+    """The imported program (`@main`) of `model` exported on `inputs`;
+    `names`: (input_names, output_names) or Nones."""
     with externalized(model, specs, inputs) as marked:
         ep = export_module(model, inputs, decompositions, dynamic_shapes)
         functions = marked.functions(ep, decompositions)
-    return import_program(ep, "main", functions)
+    return import_program(ep, "main", functions, *names)
 
 
 def hw_constraint_flags(hw_constraints):

@@ -774,11 +774,14 @@ class _Emitter:
         self.bind(node, env, refs, outs)
 
     # entry -------------------------------------------------------------
-    def program(self, function=None):
+    def program(self, function=None, input_names=None, output_names=None):
         """The entry function, or with `function` (externalize.Function) that
         externalized submodule: parameters and buffers become its leading
         arguments (those read by a compression op stay constants, in their
-        narrow types), and it is `coreai.noinline` with its declaration."""
+        narrow types), and it is `coreai.noinline` with its declaration.
+        `input_names`: the names of the user inputs in forward order (a
+        mutated one names its state), instead of torch.export's placeholder
+        names; `output_names`: the names of the user outputs."""
         from torch.export.graph_signature import InputKind, OutputKind
 
         ep = self.ep
@@ -799,6 +802,13 @@ class _Emitter:
             for spec in sig.output_specs
             if spec.kind == OutputKind.USER_INPUT_MUTATION
         }
+        user_specs = [s for s in sig.input_specs if s.kind == InputKind.USER_INPUT]
+        renamed = {}
+        if input_names is not None:
+            if len(input_names) != len(user_specs):
+                raise ImportError_(f"input_names gives {len(input_names)} names for {len(user_specs)} inputs "
+                                   f"({', '.join(s.arg.name for s in user_specs)})")
+            renamed = {s.arg.name: n for s, n in zip(user_specs, input_names)}
         env, lines = {}, []
         self.env = env
         # The constants only a Metal kernel's dispatch arguments read become
@@ -865,6 +875,10 @@ class _Emitter:
                 state_new[spec.target] = o
             elif spec.kind == OutputKind.USER_OUTPUT:
                 name = "output" if n_user == 1 else f"output_{ui}"
+                if output_names is not None:
+                    if len(output_names) != n_user:
+                        raise ImportError_(f"output_names gives {len(output_names)} names for {n_user} outputs")
+                    name = output_names[ui]
                 ui += 1
                 user_res.append((o, name))
             else:
@@ -873,7 +887,7 @@ class _Emitter:
                     "(only user outputs, buffer and input mutations)"
                 )
         # each state's new value, in the order of the state arguments
-        state_res = [(state_new[label], label) for _, label, _, _ in state_args]
+        state_res = [(state_new[label], renamed.get(label, label)) for _, label, _, _ in state_args]
         res_refs, res_types, res_names = [], [], []
         for o, name in user_res + state_res:
             if isinstance(o, torch.fx.Node):
@@ -888,6 +902,8 @@ class _Emitter:
 
         arg_texts = []
         arg_names = []
+        user_args = [(nm, renamed.get(label, label), ty, val) for nm, label, ty, val in user_args]
+        state_args = [(nm, renamed.get(label, label), ty, val) for nm, label, ty, val in state_args]
         for nm, label, ty, val in user_args:
             arg_texts.append(f"%{nm}: {ty} {{coreai.name = {mlir_str(label)}{self.dims_attr(val)}}}")
             arg_names.append(label)
@@ -1009,22 +1025,25 @@ def mlir_symbol(name: str) -> str:
     return name if re.fullmatch(r"[A-Za-z_][\w$.]*", name) else mlir_str(name)
 
 
-def import_program(ep, entry: str = "main", functions=None) -> ImportedProgram:
+def import_program(ep, entry: str = "main", functions=None, input_names=None, output_names=None) -> ImportedProgram:
     """The aten-dialect MLIR module of an (already decomposed) ExportedProgram.
     `functions` maps externalized call sites (FX node names) to their
-    externalize.Function: each becomes a function of the module."""
+    externalize.Function: each becomes a function of the module.
+    `input_names`/`output_names`: the entry's user input names (forward
+    order, mutated inputs included) and output names, as coreai-torch's
+    `add_pytorch_module` takes them."""
     with progress.step("import to aten MLIR"):
-        return _import_program(ep, entry, functions)
+        return _import_program(ep, entry, functions, input_names, output_names)
 
 
-def _import_program(ep, entry, functions):
+def _import_program(ep, entry, functions, input_names=None, output_names=None):
     em = _Emitter(ep, entry, functions)
     parts = []
     for function in (functions or {}).values():
         sub = _Emitter(function.program, function.name, parent=em)
         head, body, _, _ = sub.program(function)
         parts += [head, *body, "  }"]
-    head, body, arg_names, res_names = em.program()
+    head, body, arg_names, res_names = em.program(input_names=input_names, output_names=output_names)
     parts += [head, *body, "  }", "}"]
     stats = dict(em.stats, generic_targets=sorted(em.generic_targets))
     return ImportedProgram("\n".join(parts) + "\n", arg_names, res_names, stats, em.resources)

@@ -205,6 +205,13 @@ def w_interpret(text, inputs, work, function="main"):
     return _run_function(path, function, inputs)
 
 
+def w_llm_session(bundle, turns):
+    """llm_session.record of `turns` through `bundle` in coreai-core's runtime."""
+    import llm_session
+
+    return llm_session.record(bundle, "coreai-core", None, turns)
+
+
 def w_runasset(argv):
     """utils/aicode/runasset.py's main on `argv`; what it printed."""
     import contextlib
@@ -272,6 +279,12 @@ def interpret(text, inputs, work, function="main", expect_death=False):
     """coreai-core's runtime on coreai IR `text` (saved as an asset in
     `work`); outputs by name."""
     return call("interpret", text, dict(inputs), str(work), function, expect_death=expect_death)
+
+
+def llm_session(bundle, turns):
+    """One conversation (`turns`, test/llm_session.py) with the LLM bundle
+    `bundle` in coreai-core's runtime, in the worker; its record."""
+    return call("llm_session", str(bundle), turns)
 
 
 def runasset(*args, expect_death=False):

@@ -332,8 +332,24 @@ class Session:
             token = int(np.argmax(logits[-1]))
             out.append(token)
             feed = [token]
-        self.pending = feed if out else feed
+        self.pending = feed
         return out
+
+    def follow(self, prompt_ids, continuation):
+        """Teacher-forced greedy choices: feeds `prompt_ids`, then each token
+        of `continuation` in turn (one decode call each), and returns the
+        argmax after the prompt and after each fed token but the last, so
+        choice i is what the bundle picks where `continuation[i]` was
+        picked. Agreement measured this way does not cascade: one different
+        choice does not change the context of the next."""
+        feed = self.pending + [int(t) for t in prompt_ids]
+        self.pending = []
+        choices = []
+        for token in continuation:
+            choices.append(int(np.argmax(self.step(feed)[-1])))
+            feed = [int(token)]
+        self.pending = feed
+        return choices
 
     # the runtimes
 
@@ -403,11 +419,12 @@ def _coreai_run():
     return str(tool)
 
 
-def generate(bundle, prompt_ids, max_new_tokens, runtime="coreai-core"):
+def generate(bundle, prompt_ids, max_new_tokens, runtime="coreai-core", coreai_run=None):
     """Greedy tokens of `bundle` after `prompt_ids`, decoded through the
     asset's own `main` and states in `runtime` ("coreai-core" or
-    "coreai-run"). For a conversation over several calls use Session."""
-    with Session(bundle, runtime) as session:
+    "coreai-run"; `coreai_run`: that binary, default beside coreai-compile).
+    For a conversation over several calls use Session."""
+    with Session(bundle, runtime, coreai_run) as session:
         return session.generate(prompt_ids, max_new_tokens)
 
 

@@ -1,0 +1,296 @@
+"""Causal language models to LLM bundles (`coreai_export.llm`, docs/llm.md)
+against eager PyTorch, in coreai-core's runtime and in coreai-run.
+
+The models are the zoo's transformers decoders (test/zoo/models.py: random
+weights, hidden 64, 2 layers, GQA, sliding window 4 where the family has
+one), unmodified. The oracle is the same model in eager PyTorch:
+`model.generate(do_sample=False)` for the greedy tokens, and the model run
+step by step with transformers' own DynamicCache for the logits of every
+call (the prompt's positions, then each decode step, well past the sliding
+window).
+
+- f32 bundles: the 32 greedy tokens equal eager's, token for token; every
+  call's logits equal eager's to 1e-4 of their scale.
+- A prompt of one token; a second turn feeds only its new tokens and gives
+  the tokens one long prompt gives.
+- f16 compute with int4-block32 weights: over 8 prompts, teacher-forced
+  greedy choices agree with eager running the dequantized weights
+  (test_compression's formula) on at least 90% of the tokens.
+- The bundle: metadata.json as coreai-models writes it, the asset's
+  signature (inputs, states, output) in coreai-core's descriptor, the
+  weights stored once.
+- A recurrent model is refused with one message naming the layer.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import oracle
+import llm_session
+from oracle import run_script
+from test_compression import dequantized
+from toolchain import BUILD, COREAI_RUN
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "zoo"))
+
+import models  # noqa: E402
+
+COREAI_COMPILE = BUILD / "coreai-compile"
+RUNTIMES = ("coreai-core", "coreai-run")
+FAMILIES = ("llama", "qwen2", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "mixtral", "qwen3_moe")
+MAX_CONTEXT = 64
+NEW_TOKENS = 32
+
+
+def build(name):
+    """The zoo's transformers model `name` (seeded: two builds are equal)."""
+    wrapped, _, _ = models.build(name)
+    return wrapped.model.eval()
+
+
+def convert(model, path, **kw):
+    from coreai_export import llm
+
+    kw.setdefault("target", "cpu")
+    kw.setdefault("precision", "f32")
+    return llm.convert_causal_lm(model, path, max_context=MAX_CONTEXT, compiler=str(COREAI_COMPILE), **kw)
+
+
+def run(bundle, runtime, turns):
+    """The record (test/llm_session.py) of one conversation of `turns`
+    with `bundle` in `runtime`: coreai-core's in the oracle's worker,
+    coreai-run here."""
+    if runtime == "coreai-core":
+        return oracle.llm_session(bundle, turns)
+    return llm_session.record(bundle, runtime, str(COREAI_RUN), turns)
+
+
+def call_logits(record, turn):
+    out, j = [], 0
+    while f"logits_{turn}_{j}" in record:
+        out.append(record[f"logits_{turn}_{j}"])
+        j += 1
+    return out
+
+
+def eager_steps(model, prompt, continuation):
+    """Eager logits of each call: the prompt, then each continuation token
+    but the last, with transformers' DynamicCache."""
+    from coreai_export import llm
+    from transformers.cache_utils import DynamicCache
+
+    cache = DynamicCache(config=model.config)
+    cache_argument = llm._cache_argument(model)
+    out, feed, seen = [], list(prompt), 0
+    with torch.no_grad():
+        for token in continuation:
+            ids = torch.tensor([feed])
+            positions = torch.arange(seen, seen + len(feed))[None]
+            logits = model(input_ids=ids, position_ids=positions, use_cache=True, **{cache_argument: cache}).logits
+            out.append(logits[0].float().numpy())
+            seen += len(feed)
+            feed = [token]
+    return out
+
+
+def eager_greedy(model, prompt, n):
+    """`model.generate(do_sample=False)`'s n tokens after `prompt`, with no
+    end-of-sequence stop (`min_new_tokens` would instead forbid the EOS
+    token, which the bundle may choose)."""
+    with torch.no_grad():
+        ids = model.generate(torch.tensor([prompt]), max_new_tokens=n, do_sample=False, eos_token_id=None)
+    assert ids.shape[1] == len(prompt) + n
+    return ids[0, len(prompt):].tolist()
+
+
+def assert_logits_match(got, want, what):
+    assert len(got) == len(want), f"{what}: {len(got)} calls, eager made {len(want)}"
+    for j, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape, f"{what}: call {j} logits {g.shape}, eager {w.shape}"
+        scale = np.abs(w).max()
+        err = np.abs(g - w).max()
+        assert err <= 1e-4 * scale, f"{what}: call {j} differs from eager by {err / scale:.2e} of the scale"
+
+
+# ---- f32: tokens and logits equal eager's ------------------------------------
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_greedy_tokens_and_every_step_equal_eager(name, tmp_path):
+    model = build(name)
+    bundle = convert(model, tmp_path / "bundle")
+    prompt = models.ids(8)[0].tolist()
+    want = eager_greedy(model, prompt, NEW_TOKENS)
+    steps = eager_steps(model, prompt, want)
+    for runtime in RUNTIMES:
+        record = run(bundle, runtime, [{"generate": prompt, "n": NEW_TOKENS}])
+        assert record["tokens_0"].tolist() == want, f"{name} in {runtime}"
+        # The calls: the prompt, then one token each, over 39 positions
+        # (past the sliding window of 4 in mistral, gemma2, gemma3).
+        assert record["calls"].tolist() == [[8, 8]] + [[1, 8 + i] for i in range(1, NEW_TOKENS)]
+        assert_logits_match(call_logits(record, 0), steps, f"{name} in {runtime}")
+
+
+@pytest.mark.parametrize("name", ["llama", "mistral"])
+def test_prompt_of_one_token(name, tmp_path):
+    model = build(name)
+    bundle = convert(model, tmp_path / "bundle")
+    want = eager_greedy(model, [5], 12)
+    steps = eager_steps(model, [5], want)
+    for runtime in RUNTIMES:
+        record = run(bundle, runtime, [{"generate": [5], "n": 12}])
+        assert record["tokens_0"].tolist() == want, runtime
+        assert_logits_match(call_logits(record, 0), steps, f"{name} in {runtime}")
+
+
+def test_second_turn_reuses_the_cached_prefix(tmp_path):
+    model = build("gemma3")
+    bundle = convert(model, tmp_path / "bundle")
+    first, second = models.ids(6, seed=1)[0].tolist(), models.ids(5, seed=2)[0].tolist()
+    for runtime in RUNTIMES:
+        record = run(bundle, runtime, [{"generate": first, "n": 8}, {"generate": second, "n": 8}])
+        reply = record["tokens_0"].tolist()
+        # One long prompt: the first turn, its reply, the second turn.
+        long = run(bundle, runtime, [{"generate": first + reply + second, "n": 8}])
+        assert record["tokens_1"].tolist() == long["tokens_0"].tolist(), runtime
+        assert record["tokens_1"].tolist() == eager_greedy(model, first + reply + second, 8), runtime
+        # The second turn's first call fed the reply's last token and the
+        # new prompt: 6 tokens, not the 20 of the whole history.
+        calls = record["calls"].tolist()
+        assert calls[8] == [1 + len(second), len(first) + 8 + len(second)], calls
+
+
+# ---- f16 with int4-block32 weights ---------------------------------------------
+
+def dequantize_model(model, bits=4, block=32):
+    """`model` with every weight int4-block32 compresses (2-D, more than
+    1024 elements) replaced by its dequantized value, in place."""
+    with torch.no_grad():
+        for _, p in model.named_parameters():
+            if p.dim() == 2 and p.numel() > 1024:
+                p.copy_(torch.from_numpy(dequantized(p.numpy(), bits, block)))
+    return model
+
+
+@pytest.mark.parametrize("name", ["llama", "qwen3", "gemma3"])
+def test_f16_int4_block32_agrees_with_its_dequantized_weights(name, tmp_path):
+    model = build(name)
+    bundle = convert(model, tmp_path / "bundle", target="gpu", precision="f16", compress="int4-block32")
+    meta = json.loads((bundle / "metadata.json").read_text())
+    assert meta["compression"] == "int4-block32"
+    assert meta["states"]["keyCache"]["dtype"] == "float16"
+    original = [eager_greedy(model, models.ids(8, seed=s)[0].tolist(), NEW_TOKENS) for s in range(8)]
+    reference = dequantize_model(build(name))
+    agree = total = agree_original = 0
+    turns, wants = [], []
+    for s in range(8):
+        prompt = models.ids(8, seed=s)[0].tolist()
+        want = eager_greedy(reference, prompt, NEW_TOKENS)
+        wants.append(want)
+        turns.append({"follow": prompt, "continuation": want})
+    # One session per prompt: the driver runs one conversation, so each
+    # prompt is its own run.
+    for runtime in RUNTIMES:
+        for s, (turn, want) in enumerate(zip(turns, wants)):
+            record = run(bundle, runtime, [turn])
+            choices = record["tokens_0"].tolist()
+            agree += sum(a == b for a, b in zip(choices, want))
+            agree_original += sum(a == b for a, b in zip(choices, original[s]))
+            total += len(want)
+    assert agree >= 0.9 * total, f"{name}: {agree}/{total} teacher-forced choices agree with eager"
+    print(f"{name}: {agree / total:.3f} with the dequantized weights, {agree_original / total:.3f} with the "
+          "original's own greedy tokens")
+
+
+# ---- the bundle -------------------------------------------------------------------
+
+def test_bundle_layout_signature_and_weights_stored_once(tmp_path):
+    from coreai_export import convert as convert_asset
+
+    model = build("qwen3")
+    bundle = convert(model, tmp_path / "bundle", name="qwen3")
+    meta = json.loads((bundle / "metadata.json").read_text())
+    assert meta["metadata_version"] == "0.2" and meta["kind"] == "llm"
+    assert meta["assets"] == {"main": "qwen3.aimodel"}
+    assert meta["language"]["function_map"] == {"main": ["main"]}
+    assert meta["language"]["max_context_length"] == MAX_CONTEXT
+    assert meta["language"]["vocab_size"] == models.VOCAB
+    shape = [2, 1, 2, MAX_CONTEXT, 16]
+    assert meta["states"] == {"keyCache": {"shape": shape, "dtype": "float32"},
+                              "valueCache": {"shape": shape, "dtype": "float32"}}
+    script = (
+        "import asyncio, sys\n"
+        "from coreai.authoring.asset import AIModelAsset\n"
+        "async def go():\n"
+        "    asset = AIModelAsset.load(sys.argv[1])\n"
+        "    async with asset.executable() as m:\n"
+        "        fn = m.load_function('main')\n"
+        "        fn = (await fn) if asyncio.iscoroutine(fn) else fn\n"
+        "        print(fn.desc)\n"
+        "asyncio.run(go())\n")
+    r = run_script([sys.executable, "-c", script, str(bundle / "qwen3.aimodel")])
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert 'Inputs:  ["input_ids", "position_ids"]' in r.stdout, r.stdout
+    assert 'Outputs: ["logits"]' in r.stdout, r.stdout
+    assert 'States:  ["keyCache", "valueCache"]' in r.stdout, r.stdout
+
+    # Prefill and decode are one function: the weights are in the asset
+    # once, as in a plain one-call conversion of the model.
+    class Logits(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids):
+            return self.m(input_ids=input_ids, use_cache=False).logits
+
+    plain = convert_asset(Logits(model), (models.ids(),), tmp_path / "plain.aimodel", compiler=str(COREAI_COMPILE))
+
+    def size(p):
+        return sum(f.stat().st_size for f in Path(p).rglob("*") if f.is_file())
+
+    assert abs(size(bundle / "qwen3.aimodel") - size(plain)) <= 0.02 * size(plain)
+
+
+def test_a_recurrent_model_is_refused_naming_the_layer(tmp_path):
+    from coreai_export import llm
+
+    model = build("mamba")
+    with pytest.raises(llm.Unsupported) as e:
+        convert(model, tmp_path / "bundle")
+    message = str(e.value)
+    assert message.startswith("MambaForCausalLM: layer 0 ") and "cache" in message, message
+    assert not (tmp_path / "bundle").exists()
+
+
+def test_command_line_converts_and_generates(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(HERE.parent / 'zoo')!r})\n"
+        "import models\n"
+        "def factory():\n"
+        "    return models.build('llama')[0].model\n")
+    env = {"COREAI_COMPILE": str(COREAI_COMPILE), "PYTHONPATH": str(HERE.parents[1] / "importer"),
+           "PATH": "/usr/bin:/bin"}
+    bundle = tmp_path / "bundle"
+    r = subprocess.run([sys.executable, "-m", "coreai_export.llm", "--module-file", f"{source}:factory",
+                        "-o", str(bundle), "--max-context", "32", "--target", "cpu", "--precision", "f32"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert (bundle / "model.aimodel").is_dir() and (bundle / "metadata.json").is_file()
+    r = subprocess.run([sys.executable, "-m", "coreai_export.llm", "-o", str(bundle), "--generate", "3,1,4,1,5",
+                        "--max-new-tokens", "6", "--runtime", "coreai-run"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    want = eager_greedy(build("llama"), [3, 1, 4, 1, 5], 6)
+    assert r.stdout.split() == [str(t) for t in want]
+    # A bad request is one line on stderr and status 1.
+    r = subprocess.run([sys.executable, "-m", "coreai_export.llm", "-o", str(bundle), "--generate", "1",
+                        "--max-new-tokens", "40", "--runtime", "coreai-run"], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "holds 31 (max_context - 1)" in r.stderr, r.stderr

@@ -60,7 +60,8 @@ impl Stage {
             Stage::Target => {
                 "After the target's passes: `target-cpu` (then `canonicalize`, `cse`) for `cpu`; \
                  `target-gpu` (then `canonicalize`, `cse`) for `gpu`; `target-ane` (then \
-                 `canonicalize`, `cse`, `core-optimize`) for `ane`"
+                 `canonicalize`, `cse`, `core-optimize`) for `ane`; then `state-handles` (states \
+                 become handles the runtime binds with `state=`)"
             }
         }
     }

@@ -101,11 +101,14 @@ def eager_steps(model, prompt, continuation):
 
 
 def eager_greedy(model, prompt, n):
-    """`model.generate(do_sample=False)`'s n tokens after `prompt`, with no
-    end-of-sequence stop (`min_new_tokens` would instead forbid the EOS
-    token, which the bundle may choose)."""
+    """`model.generate(do_sample=False)`'s n tokens after `prompt`, every
+    prompt token attended (without an attention mask, generate would mask
+    out a prompt token equal to the pad token id) and no end-of-sequence
+    stop (`min_new_tokens` would instead forbid the EOS token, which the
+    bundle may choose)."""
     with torch.no_grad():
-        ids = model.generate(torch.tensor([prompt]), max_new_tokens=n, do_sample=False, eos_token_id=None)
+        ids = model.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+                             max_new_tokens=n, do_sample=False, eos_token_id=None)
     assert ids.shape[1] == len(prompt) + n
     return ids[0, len(prompt):].tolist()
 

@@ -92,7 +92,8 @@ def count_params(c):
 
 def config_for(size):
     """The fields of the named size, else by formula: the width (a multiple
-    of 64, heads of 64, a quarter as many kv heads from 4 heads on, an MLP
+    of 64, heads of 64, a quarter as many kv heads from 4 heads on (so a
+    multiple of 4 heads from there), an MLP
     of ~8/3 the width) and layer count whose count is within 5% of `size`
     and whose width per layer is closest to 64 (60M's shape)."""
     if size.upper() in CONFIGS:
@@ -102,6 +103,8 @@ def config_for(size):
     best = None
     for h in range(64, 16384 + 1, 64):
         heads = h // 64
+        if heads >= 4 and heads % 4:
+            continue  # a quarter as many kv heads must divide the heads
         c = dict(vocab_size=vocab, hidden_size=h, intermediate_size=max(64, round(8 * h / 3 / 64) * 64),
                  num_hidden_layers=1, num_attention_heads=heads,
                  num_key_value_heads=heads // 4 if heads >= 4 else heads)

@@ -638,19 +638,7 @@ fn convert_signature(graph: MlirOperation) {
             .map(|i| value_type(mlirBlockGetArgument(block, i)))
             .collect();
         let outputs: Vec<MlirType> = operands(terminator).into_iter().map(value_type).collect();
-        let ctx = mlirOperationGetContext(graph);
-        let fty = mlirFunctionTypeGet(
-            ctx,
-            inputs.len() as isize,
-            inputs.as_ptr(),
-            outputs.len() as isize,
-            outputs.as_ptr(),
-        );
-        mlirOperationSetAttributeByName(
-            graph,
-            coreai_ir::ffi::string_ref("function_type"),
-            mlirTypeAttrGet(fty),
-        );
+        ir::set_function_type(graph, &inputs, &outputs);
     }
 }
 

@@ -33,7 +33,9 @@
 //! write is one error at the graph; nothing is changed. No pass after it
 //! in `coreai-compile` looks through the copies.
 
-use crate::cast_to_f16::ir::{attr_str, attribute, create, op_name, uses, value_type};
+use crate::cast_to_f16::ir::{
+    attr_str, attribute, create, op_name, set_function_type, uses, value_type,
+};
 use coreai_ir::options::list_items;
 use coreai_ir::{
     diagnostics::emit_error,
@@ -450,14 +452,7 @@ fn apply(graph: MlirOperation, plan: &Plan) -> Result<(), String> {
         for (i, r) in &plan.outputs {
             outs[*i] = r.outer;
         }
-        let fty = mlirFunctionTypeGet(
-            mlirOperationGetContext(graph),
-            ins.len() as isize,
-            ins.as_ptr(),
-            outs.len() as isize,
-            outs.as_ptr(),
-        );
-        mlirOperationSetAttributeByName(graph, string_ref("function_type"), mlirTypeAttrGet(fty));
+        set_function_type(graph, &ins, &outs);
     }
     Ok(())
 }

@@ -26,7 +26,9 @@
 //! argument without exactly one state result of its name and type (or the
 //! reverse) is one error at the graph; nothing is changed.
 
-use crate::cast_to_f16::ir::{attr_str, attribute, create, op_name, results, uses};
+use crate::cast_to_f16::ir::{
+    attr_str, attribute, create, op_name, results, set_function_type, uses,
+};
 use coreai_ir::dialects::coreai::{
     CreateTokenOperation, GraphOperation, OutputOperation, ReadHandleOperation,
     WriteHandleOperation,
@@ -135,7 +137,12 @@ fn plan(graph: MlirOperation) -> Result<Option<Vec<State>>, String> {
     let named = |attr: &str, count: usize| -> Vec<(usize, Option<String>)> {
         (0..count)
             .filter(|&i| field(entry(graph, attr, i), "coreai.state").is_some())
-            .map(|i| (i, field(entry(graph, attr, i), "coreai.name").and_then(attr_str)))
+            .map(|i| {
+                (
+                    i,
+                    field(entry(graph, attr, i), "coreai.name").and_then(attr_str),
+                )
+            })
             .collect()
     };
     let args = named("arg_attrs", ins.len());
@@ -160,7 +167,10 @@ fn plan(graph: MlirOperation) -> Result<Option<Vec<State>>, String> {
             ));
         }
         if !unsafe { mlirTypeIsARankedTensor(ty) } {
-            return Err(format!("state '{name}' is a {}, not a tensor", type_text(ty)));
+            return Err(format!(
+                "state '{name}' is a {}, not a tensor",
+                type_text(ty)
+            ));
         }
         states.push(State {
             arg,
@@ -179,12 +189,7 @@ fn plan(graph: MlirOperation) -> Result<Option<Vec<State>>, String> {
 }
 
 fn named_attr(ctx: MlirContext, name: &str, value: MlirAttribute) -> MlirNamedAttribute {
-    unsafe {
-        mlirNamedAttributeGet(
-            mlirIdentifierGet(ctx, string_ref(name)),
-            value,
-        )
-    }
+    unsafe { mlirNamedAttributeGet(mlirIdentifierGet(ctx, string_ref(name)), value) }
 }
 
 fn string_attr(ctx: MlirContext, s: &str) -> MlirAttribute {
@@ -202,8 +207,14 @@ fn dictionary(
     if let Some(d) = d {
         for i in 0..unsafe { mlirDictionaryAttrGetNumElements(d) } {
             let e = unsafe { mlirDictionaryAttrGetElement(d, i) };
-            let name = String::from_utf8_lossy(&unsafe { string_ref_bytes(mlirIdentifierStr(e.name)) }).into_owned();
-            if !drop.contains(&name.as_str()) && !entries.iter().any(|x| unsafe { mlirIdentifierEqual(x.name, e.name) }) {
+            let name =
+                String::from_utf8_lossy(&unsafe { string_ref_bytes(mlirIdentifierStr(e.name)) })
+                    .into_owned();
+            if !drop.contains(&name.as_str())
+                && !entries
+                    .iter()
+                    .any(|x| unsafe { mlirIdentifierEqual(x.name, e.name) })
+            {
                 entries.push(e);
             }
         }
@@ -218,15 +229,23 @@ fn rewrite(graph: MlirOperation, states: &[State]) {
         let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(graph, 0));
         let output = mlirBlockGetTerminator(body);
         let token_ty = mlirTypeParseGet(ctx, string_ref("!coreai.token"));
-        let token = create(CreateTokenOperation::name(), location, &[], &[token_ty], &[]);
+        let token = create(
+            CreateTokenOperation::name(),
+            location,
+            &[],
+            &[token_ty],
+            &[],
+        );
         mlirBlockInsertOwnedOperation(body, 0, token);
         let token = mlirOperationGetResult(token, 0);
         let (mut ins, outs) = function_type(graph);
         let mut written = Vec::new();
         for (k, s) in states.iter().enumerate() {
             let arg = mlirBlockGetArgument(body, s.arg as isize);
-            let handle_ty =
-                mlirTypeParseGet(ctx, string_ref(&format!("!coreai.handle<{}>", type_text(s.ty))));
+            let handle_ty = mlirTypeParseGet(
+                ctx,
+                string_ref(&format!("!coreai.handle<{}>", type_text(s.ty))),
+            );
             let users = uses(arg);
             mlirBlockArgumentSetType(arg, handle_ty);
             ins[s.arg] = handle_ty;
@@ -260,7 +279,10 @@ fn rewrite(graph: MlirOperation, states: &[State]) {
             .filter(|r| !states.iter().any(|s| s.result == *r))
             .collect();
         let mut operands = written.clone();
-        operands.extend(kept.iter().map(|&r| mlirOperationGetOperand(output, r as isize)));
+        operands.extend(
+            kept.iter()
+                .map(|&r| mlirOperationGetOperand(output, r as isize)),
+        );
         let new_output = create(
             OutputOperation::name(),
             mlirOperationGetLocation(output),
@@ -272,14 +294,7 @@ fn rewrite(graph: MlirOperation, states: &[State]) {
         mlirOperationDestroy(output);
         let mut result_types: Vec<MlirType> = vec![token_ty; states.len()];
         result_types.extend(kept.iter().map(|&r| outs[r]));
-        let fty = mlirFunctionTypeGet(
-            ctx,
-            ins.len() as isize,
-            ins.as_ptr(),
-            result_types.len() as isize,
-            result_types.as_ptr(),
-        );
-        mlirOperationSetAttributeByName(graph, string_ref("function_type"), mlirTypeAttrGet(fty));
+        set_function_type(graph, &ins, &result_types);
         // Attributes: a state argument trades `coreai.state` for
         // coreai-torch's `MutableBuffers.buffer_mutation`; each token is
         // named after its state.
@@ -289,21 +304,30 @@ fn rewrite(graph: MlirOperation, states: &[State]) {
                     ctx,
                     entry(graph, "arg_attrs", i),
                     &["coreai.state"],
-                    vec![named_attr(ctx, "MutableBuffers.buffer_mutation", string_attr(ctx, &s.name))],
+                    vec![named_attr(
+                        ctx,
+                        "MutableBuffers.buffer_mutation",
+                        string_attr(ctx, &s.name),
+                    )],
                 ),
-                None => entry(graph, "arg_attrs", i).unwrap_or_else(|| dictionary(ctx, None, &[], vec![])),
+                None => entry(graph, "arg_attrs", i)
+                    .unwrap_or_else(|| dictionary(ctx, None, &[], vec![])),
             })
             .collect();
         let mut res_attrs: Vec<MlirAttribute> = states
             .iter()
             .map(|s| {
-                dictionary(ctx, None, &[], vec![named_attr(ctx, "coreai.name", string_attr(ctx, &s.name))])
+                dictionary(
+                    ctx,
+                    None,
+                    &[],
+                    vec![named_attr(ctx, "coreai.name", string_attr(ctx, &s.name))],
+                )
             })
             .collect();
-        res_attrs.extend(
-            kept.iter()
-                .map(|&r| entry(graph, "res_attrs", r).unwrap_or_else(|| dictionary(ctx, None, &[], vec![]))),
-        );
+        res_attrs.extend(kept.iter().map(|&r| {
+            entry(graph, "res_attrs", r).unwrap_or_else(|| dictionary(ctx, None, &[], vec![]))
+        }));
         for (name, list) in [("arg_attrs", arg_attrs), ("res_attrs", res_attrs)] {
             let array = mlirArrayAttrGet(ctx, list.len() as isize, list.as_ptr());
             mlirOperationSetAttributeByName(graph, string_ref(name), array);

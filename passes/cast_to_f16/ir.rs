@@ -204,6 +204,20 @@ pub fn create(
     }
 }
 
+/// Sets `graph`'s `function_type` to `(inputs) -> (outputs)`.
+pub fn set_function_type(graph: MlirOperation, inputs: &[MlirType], outputs: &[MlirType]) {
+    unsafe {
+        let fty = mlirFunctionTypeGet(
+            mlirOperationGetContext(graph),
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            outputs.len() as isize,
+            outputs.as_ptr(),
+        );
+        mlirOperationSetAttributeByName(graph, string_ref("function_type"), mlirTypeAttrGet(fty));
+    }
+}
+
 /// `coreai.cast %v : T to ty`, not inserted.
 pub fn cast(v: MlirValue, ty: MlirType, location: MlirLocation) -> MlirOperation {
     create("coreai.cast", location, &[v], &[ty], &[])

@@ -245,15 +245,7 @@ def test_bundle_layout_signature_and_weights_stored_once(tmp_path):
 
     # Prefill and decode are one function: the weights are in the asset
     # once, as in a plain one-call conversion of the model.
-    class Logits(torch.nn.Module):
-        def __init__(self, m):
-            super().__init__()
-            self.m = m
-
-        def forward(self, input_ids):
-            return self.m(input_ids=input_ids, use_cache=False).logits
-
-    plain = convert_asset(Logits(model), (models.ids(),), tmp_path / "plain.aimodel", compiler=str(COREAI_COMPILE))
+    plain = convert_asset(models.Logits(model), (models.ids(),), tmp_path / "plain.aimodel", compiler=str(COREAI_COMPILE))
 
     def size(p):
         return sum(f.stat().st_size for f in Path(p).rglob("*") if f.is_file())

@@ -181,8 +181,12 @@ def _run_function(asset_path, function, inputs):
             fn = model.load_function(function)
             if asyncio.iscoroutine(fn):
                 fn = await fn
-            out = await fn(inputs=_load_inputs(inputs))
-            return {k: v.numpy() for k, v in out.items()}
+            # States are bound with `state=` from the inputs of their
+            # names; their values after the call are outputs of those names.
+            fed = _load_inputs(inputs)
+            states = {k: fed.pop(k) for k in fn.desc.state_names if k in fed}
+            out = await fn(inputs=fed, state=states)
+            return {**{k: v.numpy() for k, v in out.items()}, **{k: v.numpy() for k, v in states.items()}}
 
     return asyncio.run(go())
 

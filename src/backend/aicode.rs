@@ -283,8 +283,7 @@ fn token_or_handle(t: MlirType) -> Option<TensorType> {
     if inner.ptr.is_null() {
         return None;
     }
-    let inner = tensor_type(inner).filter(|t| t.encoding.is_none())?;
-    Some(TensorType::handle(&inner))
+    Some(TensorType::handle(&tensor_type(inner)?))
 }
 
 /// The attributes of `op`, by name.
@@ -728,15 +727,19 @@ fn convert_op(
         return hardware_op(p, body, op, name, &attrs, values, &results);
     }
     // Encoded tensors are written only where coreai-core's form was
-    // measured: the copies, metal4_kernel, graph arguments and results, and
-    // `invoke` (its operands and results keep their types).
+    // measured: the copies, metal4_kernel, graph arguments and results,
+    // `invoke` (its operands and results keep their types), and the reads
+    // and writes of a constrained state's handle (set_hardware_constraints
+    // on a state).
     let inputs = operand_values(op, values)?;
     if short == "invoke" {
         return invoke(p, body, op, &attrs, &inputs, &results);
     }
+    let handle_access = matches!(short, "read_handle" | "write_handle");
     if let Some(t) = results
         .iter()
         .chain(inputs.iter().map(|&v| body.ty(v)))
+        .filter(|_| !handle_access)
         .find(|t| t.encoding.is_some())
     {
         let e = t.encoding.as_ref().expect("an encoding");

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Loads an .aimodel in coreai-core's runtime, prints its summary as JSON and,
-with --inputs, runs a function and saves its outputs.
+with --inputs, runs a function and saves its outputs (a state is bound
+from the input of its name, and its value after the call saved under it).
 
     runasset.py ASSET [--function main] [--inputs IN.npz --outputs OUT.npz] [--also OTHER]
 
@@ -38,8 +39,12 @@ async def run(asset, function, inputs):
         fn = model.load_function(function)
         if asyncio.iscoroutine(fn):
             fn = await fn
-        out = await fn(inputs={k: NDArray(np.ascontiguousarray(v)) for k, v in inputs.items()})
-        return {k: v.numpy() for k, v in out.items()}
+        # A state (a handle argument) is bound with `state=` from the input
+        # of its name; its value after the call is an output of that name.
+        states = {k: NDArray(np.ascontiguousarray(inputs[k])) for k in fn.desc.state_names if k in inputs}
+        feed = {k: NDArray(np.ascontiguousarray(v)) for k, v in inputs.items() if k not in states}
+        out = await fn(inputs=feed, state=states)
+        return {**{k: v.numpy() for k, v in out.items()}, **{k: v.numpy() for k, v in states.items()}}
 
 
 def main(argv=None):

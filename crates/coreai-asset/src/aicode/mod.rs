@@ -402,7 +402,11 @@ impl<'a> Program<'a> {
         match t.kind {
             Kind::Token => return self.type_(Self::code(32)),
             Kind::Handle => {
-                let inner = self.tensor_type(&TensorType::new(&t.dims, t.elt));
+                // The tensor it holds, with its hardware constraints.
+                let inner = self.tensor_type(&TensorType {
+                    kind: Kind::Tensor,
+                    ..t.clone()
+                });
                 let mut b = Self::code(31);
                 varint(&mut b, inner);
                 return self.type_(b);

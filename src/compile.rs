@@ -373,12 +373,13 @@ mod tests {
         assert_eq!(
             p(Stage::Target),
             "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
-             fp16-stabilize,canonicalize,cse,core-optimize,target-cpu,canonicalize,cse)"
+             fp16-stabilize,canonicalize,cse,core-optimize,target-cpu,canonicalize,cse,state-handles)"
         );
         assert_eq!(
             pipeline(Stage::Target, &f16),
             "builtin.module(decompose,legalize-aten-to-coreai,externalize-composites,\
-             fp16-stabilize,canonicalize,cse,core-optimize,cast-to-f16,target-cpu,canonicalize,cse)"
+             fp16-stabilize,canonicalize,cse,core-optimize,cast-to-f16,target-cpu,canonicalize,cse,\
+             state-handles)"
         );
         assert_eq!(pipeline(Stage::Coreai, &f16), p(Stage::Coreai));
     }
@@ -396,13 +397,13 @@ mod tests {
         };
         assert_eq!(
             pipeline(Stage::Target, &o(Target::Gpu, Precision::F32, false, &[])),
-            format!("builtin.module({optimized},target-gpu,canonicalize,cse)")
+            format!("builtin.module({optimized},target-gpu,canonicalize,cse,state-handles)")
         );
         assert_eq!(
             pipeline(Stage::Target, &o(Target::Ane, Precision::F16, true, &[])),
             format!(
                 "builtin.module({optimized},cast-to-f16{{remarks=true}},\
-                 target-ane{{remarks=true}},canonicalize,cse,core-optimize)"
+                 target-ane{{remarks=true}},canonicalize,cse,core-optimize,state-handles)"
             )
         );
         assert_eq!(
@@ -419,7 +420,7 @@ mod tests {
         assert_eq!(
             pipeline(Stage::Target, &o(Target::Cpu, Precision::F32, false, &hw)),
             format!(
-                "builtin.module({optimized},target-cpu,canonicalize,cse,\
+                "builtin.module({optimized},target-cpu,canonicalize,cse,state-handles,\
                  set-hw-constraints{{constraints=x=IOSurface:1x1x32x1:1x1x1,y=Heap:1x1:1}})"
             )
         );

@@ -67,15 +67,9 @@ def main():
     torch.manual_seed(0)
     cfg = transformers.LlamaConfig(**config_for(ns.size), max_position_embeddings=2048, tie_word_embeddings=False)
 
-    class Logits(torch.nn.Module):
-        def __init__(self, m):
-            super().__init__()
-            self.m = m
+    from toolchain import zoo
 
-        def forward(self, ids):
-            return self.m(input_ids=ids, use_cache=False).logits
-
-    model = Logits(transformers.LlamaForCausalLM(cfg)).eval()
+    model = zoo().Logits(transformers.LlamaForCausalLM(cfg)).eval()
     params = sum(p.numel() for p in model.parameters())
     ids = torch.randint(0, cfg.vocab_size, (1, 16))
     with torch.no_grad():

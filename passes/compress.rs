@@ -58,6 +58,15 @@ fn op_name(op: &OperationRef<'_, '_>) -> String {
         .to_string()
 }
 
+/// A positive integer option value (`block-size`, `group-size`); the error
+/// names `what`.
+pub fn parse_positive(v: &str, what: &str) -> Result<usize, String> {
+    match v.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("'{}' is not a positive {what}", v.trim())),
+    }
+}
+
 /// Which weights a pass compresses: the options every compression pass
 /// takes.
 #[derive(Clone, Debug, Default)]

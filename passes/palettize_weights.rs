@@ -39,7 +39,9 @@
 //! an option error. Not yet: vector palettes (`cluster-dim` > 1), palettes
 //! quantized to 8 bits (`lut-dtype`), per-channel scales.
 
-use crate::compress::{compress_weights, keep_dense, weight, Blocks, Real, Selection};
+use crate::compress::{
+    compress_weights, keep_dense, parse_positive, weight, Blocks, Real, Selection,
+};
 use coreai_ir::dialects::coreai::LutToDenseOperation;
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
@@ -83,10 +85,7 @@ fn parse_grouped(v: &str) -> Result<bool, String> {
 }
 
 fn parse_group_size(v: &str) -> Result<usize, String> {
-    match v.trim().parse::<usize>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err(format!("'{}' is not a positive group size", v.trim())),
-    }
+    parse_positive(v, "group size")
 }
 
 coreai_ir::pass_options! {

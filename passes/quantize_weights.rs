@@ -44,7 +44,9 @@
 //! is told). Unsupported here (yet): the 8- and 4-bit float formats
 //! (`fp8e4m3fn`, `fp8e5m2`, `fp4e2m1fn`), which the executor cannot run.
 
-use crate::compress::{compress_weights, keep_dense, weight, Blocks, Real, Selection, Weight};
+use crate::compress::{
+    compress_weights, keep_dense, parse_positive, weight, Blocks, Real, Selection, Weight,
+};
 use coreai_ir::dialects::coreai::BlockwiseShiftScaleOperation;
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
@@ -120,10 +122,7 @@ fn parse_symmetric(v: &str) -> Result<bool, String> {
 }
 
 fn parse_block_size(v: &str) -> Result<usize, String> {
-    match v.trim().parse::<usize>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err(format!("'{}' is not a positive block size", v.trim())),
-    }
+    parse_positive(v, "block size")
 }
 
 coreai_ir::pass_options! {

@@ -73,6 +73,21 @@ def export_corpus_model(name, out_dir, decompositions="coreai"):
     return module, inputs, expected
 
 
+def zoo():
+    """test/zoo/models.py (the model zoo) as a module of its own name,
+    `zoo_models`: test/e2e has another module `models`, so importing the zoo
+    by path order would depend on which suite imported first."""
+    import importlib.util
+
+    module = sys.modules.get("zoo_models")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("zoo_models", REPO / "test" / "zoo" / "models.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["zoo_models"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
 def coreai_opt(*args, stdin=None):
     """coreai-opt ARGS; returns the CompletedProcess."""
     return subprocess.run([str(COREAI_OPT), *map(str, args)], input=stdin, capture_output=True, text=True)

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 import torch
 
-from toolchain import COREAI_OPT, COREAI_RUN, IMPORTER, REPO, BUILD
+from toolchain import COREAI_OPT, COREAI_RUN, IMPORTER, REPO, BUILD, zoo
 
 sys.path.insert(0, str(IMPORTER))
 
@@ -196,22 +196,13 @@ def llama():
                                       max_position_embeddings=64)
     torch.manual_seed(0)
     model = transformers.LlamaForCausalLM(config).eval()
-
-    class Logits(torch.nn.Module):
-        def __init__(self, m):
-            super().__init__()
-            self.m = m
-
-        def forward(self, ids):
-            return self.m(input_ids=ids, use_cache=False).logits
-
-    return Logits(model), torch.randint(0, 128, (1, 8))
+    return zoo().Logits(model), torch.randint(0, 128, (1, 8))
 
 
 def run_asset(asset, ids, tmp_path):
     """The asset's logits in coreai-core's runtime (a child process) and in coreai-run."""
     inputs = tmp_path / "in.npz"
-    np.savez(inputs, ids=ids.numpy())
+    np.savez(inputs, input_ids=ids.numpy())
     outputs = []
     for command, out in [([sys.executable, str(RUNASSET)], "core.npz"), ([str(COREAI_RUN)], "ours.npz")]:
         r = subprocess.run(command + [str(asset), "--inputs", str(inputs), "--outputs", str(tmp_path / out)],

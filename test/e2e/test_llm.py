@@ -35,23 +35,10 @@ import oracle
 import llm_session
 from oracle import run_script
 from test_compression import dequantized
-from toolchain import BUILD, COREAI_RUN
+from toolchain import BUILD, COREAI_RUN, zoo
 
 HERE = Path(__file__).resolve().parent
-
-
-def _zoo():
-    """test/zoo/models.py, under a name of its own (test/e2e/models is
-    another module `models`)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("zoo_models", HERE.parent / "zoo" / "models.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-models = _zoo()
+models = zoo()
 
 COREAI_COMPILE = BUILD / "coreai-compile"
 RUNTIMES = ("coreai-core", "coreai-run")

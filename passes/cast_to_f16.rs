@@ -99,6 +99,7 @@ mod islands;
 
 pub use calibration::{OpRange, ValueRange};
 
+use coreai_ir::op::{coreai, coreaix};
 use coreai_ir::options::OptionValue;
 use coreai_ir::{
     diagnostics::emit_error,
@@ -265,8 +266,11 @@ impl CastToF16 {
     fn keeps(&self, name: &str) -> bool {
         self.keep_f32.iter().any(|k| {
             name == k
-                || name.strip_prefix("coreai.") == Some(k.as_str())
-                || name.strip_prefix("coreai.decomposable.broadcasting_") == Some(k.as_str())
+                || name
+                    .strip_prefix(coreai::DIALECT)
+                    .and_then(|r| r.strip_prefix('.'))
+                    == Some(k.as_str())
+                || coreai::short(name) == k
         })
     }
 
@@ -276,7 +280,7 @@ impl CastToF16 {
         let mut invoked: HashSet<String> = HashSet::new();
         let mut invokes: Vec<MlirOperation> = Vec::new();
         root.walk(WalkOrder::PreOrder, |op| {
-            if op_name(op.to_raw()) == "coreai.invoke" {
+            if op_name(op.to_raw()) == coreai::INVOKE {
                 if let Some(callee) = ir::callee(op.to_raw()) {
                     invoked.insert(callee);
                     invokes.push(op.to_raw());
@@ -308,7 +312,7 @@ impl CastToF16 {
                 );
                 continue;
             }
-            if internal && self.keeps("coreai.invoke") {
+            if internal && self.keeps(coreai::INVOKE) {
                 f32_graphs.insert(name, "keep-f32 names invoke".into());
                 continue;
             }
@@ -377,13 +381,13 @@ impl CastToF16 {
         let mut op = unsafe { mlirBlockGetFirstOperation(block) };
         while !ir::is_null_op(op) {
             let name = op_name(op);
-            if name == "coreai.constant" {
+            if name == coreai::CONSTANT {
                 plan.constants.push(op);
             }
             if let Some(d) = self.decide(op, &name, f32_graphs, ranges) {
                 decided.push((op, d));
             }
-            if matches!(name.as_str(), "coreai.if" | "coreai.while") {
+            if matches!(name.as_str(), coreai::IF | coreai::WHILE) {
                 for r in 0..unsafe { mlirOperationGetNumRegions(op) } {
                     let mut b = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)) };
                     while !b.ptr.is_null() {
@@ -410,19 +414,19 @@ impl CastToF16 {
         let rs = results(op);
         if matches!(
             name,
-            "coreai.constant" | "coreai.output" | "func.return" | "coreai.yield"
+            coreai::CONSTANT | coreai::OUTPUT | "func.return" | coreai::YIELD
         ) || !rs.iter().any(|r| is_f32_tensor(value_type(*r)))
         {
             return None;
         }
-        if name == "coreai.cast"
+        if name == coreai::CAST
             && operands(op)
                 .first()
                 .is_some_and(|v| ir::is_float_tensor(value_type(*v)))
         {
             return None;
         }
-        if name == "coreai.invoke" {
+        if name == coreai::INVOKE {
             let callee = ir::callee(op).unwrap_or_default();
             return f32_graphs
                 .get(&callee)
@@ -431,7 +435,7 @@ impl CastToF16 {
         if !rs.iter().all(|r| is_f32_tensor(value_type(*r))) {
             return Some(Err("has integer, bool or non-f32 results".into()));
         }
-        if matches!(name, "coreai.if" | "coreai.while") {
+        if matches!(name, coreai::IF | coreai::WHILE) {
             return Some(Err(
                 "control flow: its results stay f32, its body converts".into()
             ));
@@ -444,9 +448,9 @@ impl CastToF16 {
         }
         if matches!(
             name,
-            "coreai.metal4_kernel"
-                | "coreaix.copy_with_constraints"
-                | "coreaix.copy_discarding_constraints"
+            coreai::METAL4_KERNEL
+                | coreaix::COPY_WITH_CONSTRAINTS
+                | coreaix::COPY_DISCARDING_CONSTRAINTS
         ) {
             return Some(Err(
                 "a custom Metal kernel: its source is written for its types".into(),
@@ -472,7 +476,7 @@ impl CastToF16 {
 /// ones directly in it.
 fn callables(root: MlirOperation) -> Vec<MlirOperation> {
     let is_callable = |op: MlirOperation| {
-        matches!(op_name(op).as_str(), "coreai.graph" | "func.func") && entry_block(op).is_some()
+        matches!(op_name(op).as_str(), coreai::GRAPH | "func.func") && entry_block(op).is_some()
     };
     if is_callable(root) {
         return vec![root];
@@ -543,10 +547,7 @@ fn check_constants(plan: &Plan) -> Result<(), PassFailed> {
             .map(|(u, _)| op_name(u))
             .collect();
         if let Some(user) = users.first() {
-            let short = user
-                .strip_prefix("coreai.decomposable.broadcasting_")
-                .or_else(|| user.strip_prefix("coreai."))
-                .unwrap_or(user);
+            let short = coreai::short(user);
             let message = format!(
                 "cast-to-f16: the constant holds {bad:e}, outside the f16 range (|x| <= 65504), and its user '{user}' would convert to f16; keep the user in f32 with keep-f32={short}"
             );
@@ -562,11 +563,11 @@ fn check_constants(plan: &Plan) -> Result<(), PassFailed> {
 }
 
 /// Ops coreai defines on f32 only.
-const F32_ONLY: &[&str] = &["coreai.interpolate_coordinates", "coreai.create_complex"];
+const F32_ONLY: &[&str] = &[coreai::INTERPOLATE_COORDINATES, coreai::CREATE_COMPLEX];
 
 /// Operands coreai defines on f32 only, by op: they stay f32 when the op
 /// converts (`interpolate`'s `scale` and `offset`).
-const F32_OPERANDS: &[(&str, &[usize])] = &[("coreai.interpolate", &[2, 3])];
+const F32_OPERANDS: &[(&str, &[usize])] = &[(coreai::INTERPOLATE, &[2, 3])];
 
 /// The driver's pattern: `op` rebuilt on f16 operands with f16 results,
 /// each result cast back to f32 for the users not converted yet.
@@ -673,13 +674,7 @@ fn rebuild_invoke(invoke: MlirOperation, graphs: &HashMap<String, MlirOperation>
             .collect();
         let location = mlirOperationGetLocation(invoke);
         let block = mlirOperationGetBlock(invoke);
-        let new = ir::create(
-            "coreai.invoke",
-            location,
-            &new_operands,
-            &types,
-            &attributes,
-        );
+        let new = ir::create(coreai::INVOKE, location, &new_operands, &types, &attributes);
         mlirBlockInsertOwnedOperationBefore(block, invoke, new);
         for (i, old) in results(invoke).into_iter().enumerate() {
             let mut r = mlirOperationGetResult(new, i as isize);
@@ -699,7 +694,7 @@ fn rebuild_invoke(invoke: MlirOperation, graphs: &HashMap<String, MlirOperation>
 fn cleanup(root: OperationRef<'_, '_>) {
     let mut casts: Vec<MlirOperation> = Vec::new();
     root.walk(WalkOrder::PreOrder, |op| {
-        if op_name(op.to_raw()) == "coreai.cast" {
+        if op_name(op.to_raw()) == coreai::CAST {
             casts.push(op.to_raw());
         }
         WalkResult::Advance
@@ -712,13 +707,13 @@ fn cleanup(root: OperationRef<'_, '_>) {
         }
         let Some(def) = producer(input) else { continue };
         match op_name(def).as_str() {
-            "coreai.cast" => {
+            coreai::CAST => {
                 let inner = operands(def)[0];
                 if is_f16_tensor(value_type(inner)) {
                     unsafe { mlirValueReplaceAllUsesOfWith(output, inner) };
                 }
             }
-            "coreai.constant" => {
+            coreai::CONSTANT => {
                 let Some(values) = attribute(def, "value").and_then(ir::float_values) else {
                     continue;
                 };
@@ -731,7 +726,7 @@ fn cleanup(root: OperationRef<'_, '_>) {
                         attr,
                     );
                     let k = ir::create(
-                        "coreai.constant",
+                        coreai::CONSTANT,
                         mlirOperationGetLocation(def),
                         &[],
                         &[ty],
@@ -748,7 +743,7 @@ fn cleanup(root: OperationRef<'_, '_>) {
         let mut dead: Vec<MlirOperation> = Vec::new();
         root.walk(WalkOrder::PostOrder, |op| {
             let raw = op.to_raw();
-            if matches!(op_name(raw).as_str(), "coreai.cast" | "coreai.constant")
+            if matches!(op_name(raw).as_str(), coreai::CAST | coreai::CONSTANT)
                 && results(raw).iter().all(|r| uses(*r).is_empty())
             {
                 dead.push(raw);

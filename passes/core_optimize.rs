@@ -77,6 +77,7 @@ pub(crate) use shape_chains::RESHAPES;
 pub use fold_constants::evaluate;
 
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::{Pattern as DriverPattern, Policy, RewriteOptions, Rewriter, Rule};
 use melior::ir::{
@@ -116,107 +117,103 @@ pub type Pattern =
 /// constant folding is tried first on every op.
 static PATTERNS: &[(&str, &str, Pattern)] = &[
     (
-        "coreai.reshape",
+        coreai::RESHAPE,
         "reshape-identity",
         shape_chains::reshape_identity,
     ),
     (
-        "coreai.reshape",
+        coreai::RESHAPE,
         "reshape-of-reshape",
         shape_chains::reshape_of_reshape,
     ),
     (
-        "coreai.reshape",
+        coreai::RESHAPE,
         "unflatten-linear",
         linear::unflatten_linear,
     ),
     (
-        "coreai.expand_dims",
+        coreai::EXPAND_DIMS,
         "reshape-of-reshape",
         shape_chains::reshape_of_reshape,
     ),
     (
-        "coreai.shrink_dims",
+        coreai::SHRINK_DIMS,
         "reshape-of-reshape",
         shape_chains::reshape_of_reshape,
     ),
     (
-        "coreai.transpose",
+        coreai::TRANSPOSE,
         "transpose-identity",
         shape_chains::transpose_identity,
     ),
     (
-        "coreai.transpose",
+        coreai::TRANSPOSE,
         "transpose-of-transpose",
         shape_chains::transpose_of_transpose,
     ),
     (
-        "coreai.broadcast_to",
+        coreai::BROADCAST_TO,
         "same-type-identity",
         shape_chains::same_type_identity,
     ),
     (
-        "coreai.broadcast_in_dims",
+        coreai::BROADCAST_IN_DIMS,
         "same-type-identity",
         shape_chains::same_type_identity,
     ),
     (
-        "coreai.tile",
+        coreai::TILE,
         "same-type-identity",
         shape_chains::same_type_identity,
     ),
     (
-        "coreai.slice",
+        coreai::SLICE,
         "slice-identity",
         shape_chains::slice_identity,
     ),
+    (coreai::CONCAT, "concat-of-one", shape_chains::concat_of_one),
     (
-        "coreai.concat",
-        "concat-of-one",
-        shape_chains::concat_of_one,
-    ),
-    (
-        "coreai.cast",
+        coreai::CAST,
         "cast-to-same-type",
         identities::cast_to_same_type,
     ),
     (
-        "coreai.cast",
+        coreai::CAST,
         "widen-then-narrow",
         identities::widen_then_narrow,
     ),
     (
-        "coreai.decomposable.broadcasting_mul",
+        coreai::DECOMPOSABLE_BROADCASTING_MUL,
         "mul-by-one",
         identities::mul_by_one,
     ),
     (
-        "coreai.decomposable.broadcasting_mul",
+        coreai::DECOMPOSABLE_BROADCASTING_MUL,
         "fold-scale-into-convolution",
         scales::fold_scale_into_convolution,
     ),
     (
-        "coreai.decomposable.broadcasting_mul",
+        coreai::DECOMPOSABLE_BROADCASTING_MUL,
         "merge-constant-scales",
         scales::merge_constant_scales,
     ),
     (
-        "coreai.decomposable.broadcasting_add",
+        coreai::DECOMPOSABLE_BROADCASTING_ADD,
         "add-negative-zero",
         identities::add_negative_zero,
     ),
     (
-        "coreai.decomposable.broadcasting_sub",
+        coreai::DECOMPOSABLE_BROADCASTING_SUB,
         "sub-zero",
         identities::sub_zero,
     ),
     (
-        "coreai.decomposable.broadcasting_divide",
+        coreai::DECOMPOSABLE_BROADCASTING_DIVIDE,
         "div-by-one",
         identities::div_by_one,
     ),
     (
-        "coreai.invoke",
+        coreai::INVOKE,
         "fold-batch-norm",
         batch_norm::fold_batch_norm,
     ),
@@ -266,8 +263,8 @@ impl Pass for CoreOptimize {
 fn is_root(name: &str) -> bool {
     !matches!(
         name,
-        "coreai.constant" | "coreai.output" | "coreai.yield" | "coreai.condition" | "coreai.graph"
-    ) && name.starts_with("coreai.")
+        coreai::CONSTANT | coreai::OUTPUT | coreai::YIELD | coreai::CONDITION | coreai::GRAPH
+    ) && coreai::contains(name)
 }
 
 /// The patterns of one run, as the driver calls them: each closes over the
@@ -306,7 +303,7 @@ impl Patterns {
             .iter()
             .filter(|(key, _)| *key == name)
             .map(|(_, p)| p.clone());
-        let broadcasting = if name.starts_with("coreai.decomposable.broadcasting_") {
+        let broadcasting = if coreai::broadcast_base(&name).is_some() {
             self.broadcasting.as_slice()
         } else {
             &[]
@@ -373,7 +370,7 @@ pub(crate) fn single_use_producer(v: Value<'_, '_>) -> Option<MlirOperation> {
 /// The `value` attribute of the `coreai.constant` defining `value`.
 pub(crate) fn constant_attr(value: MlirValue) -> Option<MlirAttribute> {
     let op = defining_op(value)?;
-    if op_name(op) != "coreai.constant" {
+    if op_name(op) != coreai::CONSTANT {
         return None;
     }
     let attr = unsafe {

@@ -65,6 +65,7 @@ mod rms_norm;
 mod rope;
 
 use crate::fp16_stabilize::pattern::op_name;
+use coreai_ir::op::coreai;
 use coreai_ir::pass::parse_choices;
 use coreai_ir::{
     diagnostics::{emit_with_notes, Offender},
@@ -112,31 +113,31 @@ type Recognizer =
 static RECOGNIZERS: &[(&str, &[&str], Recognizer)] = &[
     (
         "rms_norm",
-        &["coreai.decomposable.broadcasting_mul", "coreai.cast"],
+        &[coreai::DECOMPOSABLE_BROADCASTING_MUL, coreai::CAST],
         rms_norm::recognize,
     ),
     (
         "rope",
         &[
-            "coreai.decomposable.broadcasting_add",
-            "coreai.concat",
-            "coreai.reshape",
+            coreai::DECOMPOSABLE_BROADCASTING_ADD,
+            coreai::CONCAT,
+            coreai::RESHAPE,
         ],
         rope::recognize,
     ),
     (
         "scaled_dot_product_attention",
         &[
-            "coreai.reshape",
-            "coreai.decomposable.broadcasting_batch_matmul",
+            coreai::RESHAPE,
+            coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL,
         ],
         attention::recognize,
     ),
     (
         "gather_mm",
         &[
-            "coreai.reshape",
-            "coreai.decomposable.broadcasting_batch_matmul",
+            coreai::RESHAPE,
+            coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL,
         ],
         gather_mm::recognize,
     ),
@@ -362,7 +363,7 @@ fn erase_outlined(root: OperationRef<'_, '_>) {
         let op = unsafe { OperationRef::from_raw(raw) };
         for i in 0..op.operand_count() {
             let Ok(v) = op.operand(i) else { continue };
-            if let Some(c) = crate::fp16_stabilize::pattern::defined_by(v, "constant") {
+            if let Some(c) = crate::fp16_stabilize::pattern::defined_by(v, coreai::CONSTANT) {
                 if !constants.iter().any(|k| k.ptr == c.to_raw().ptr) {
                     constants.push(c.to_raw());
                 }

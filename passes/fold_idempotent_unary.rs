@@ -20,6 +20,7 @@
 //! Option `ops`: a comma-separated subset of the foldable op names (default:
 //! all of them).
 
+use coreai_ir::op::coreai;
 use coreai_ir::pass::parse_choices;
 use coreai_ir::{
     lowering::{Decline, LoweringCx},
@@ -32,7 +33,7 @@ use melior::ir::{
 };
 
 /// The op names this pass folds.
-const FOLDABLE: &[&str] = &["coreai.abs", "aten.relu.default"];
+const FOLDABLE: &[&str] = &[coreai::ABS, "aten.relu.default"];
 
 pub const INFO: PassInfo = PassInfo {
     name: "fold-idempotent-unary",

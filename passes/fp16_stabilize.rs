@@ -45,6 +45,7 @@ mod norms;
 pub(crate) mod pattern;
 mod softplus;
 
+use coreai_ir::op::coreai;
 use coreai_ir::pass::parse_choices;
 use coreai_ir::{
     pass::{Pass, PassInfo, PassResult},
@@ -62,43 +63,43 @@ static PATTERNS: &[(&str, &str, &str, RewriteFn)] = &[
     (
         "log1p-exp",
         "softplus",
-        "coreai.decomposable.broadcasting_where",
+        coreai::DECOMPOSABLE_BROADCASTING_WHERE,
         softplus::log1p_exp,
     ),
     (
         "log-one-plus-exp",
         "softplus",
-        "coreai.log",
+        coreai::LOG,
         softplus::log_one_plus_exp,
     ),
     (
         "log-sigmoid",
         "softplus",
-        "coreai.log",
+        coreai::LOG,
         softplus::log_sigmoid,
     ),
     (
         "log-sum-exp",
         "logsumexp",
-        "coreai.log",
+        coreai::LOG,
         logsumexp::log_sum_exp,
     ),
     (
         "softmax-by-hand",
         "logsumexp",
-        "coreai.decomposable.broadcasting_divide",
+        coreai::DECOMPOSABLE_BROADCASTING_DIVIDE,
         logsumexp::softmax_by_hand,
     ),
     (
         "sqrt-of-squares",
         "norms",
-        "coreai.sqrt",
+        coreai::SQRT,
         norms::root_of_squares,
     ),
     (
         "rsqrt-of-squares",
         "norms",
-        "coreai.rsqrt",
+        coreai::RSQRT,
         norms::root_of_squares,
     ),
 ];
@@ -150,18 +151,23 @@ impl Pass for Fp16Stabilize {
 
 /// Ops this pass may erase once unused: side-effect-free, no regions.
 fn is_erasable(name: &str) -> bool {
-    name.starts_with("coreai.decomposable.broadcasting_")
-        || name.starts_with("coreai.reduce_")
+    coreai::broadcast_base(name).is_some()
         || matches!(
             name,
-            "coreai.constant"
-                | "coreai.exp"
-                | "coreai.log"
-                | "coreai.abs"
-                | "coreai.sqrt"
-                | "coreai.rsqrt"
-                | "coreai.sigmoid"
-                | "coreai.reshape"
+            coreai::REDUCE_INDEX
+                | coreai::REDUCE_MAX
+                | coreai::REDUCE_MEAN
+                | coreai::REDUCE_MIN
+                | coreai::REDUCE_PRODUCT
+                | coreai::REDUCE_SUM
+                | coreai::CONSTANT
+                | coreai::EXP
+                | coreai::LOG
+                | coreai::ABS
+                | coreai::SQRT
+                | coreai::RSQRT
+                | coreai::SIGMOID
+                | coreai::RESHAPE
         )
 }
 

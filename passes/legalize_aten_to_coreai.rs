@@ -53,6 +53,7 @@
 //! Interactions: run `decompose` first with the same table.
 
 use crate::{aten_to_coreai, decomposition_table::Table};
+use coreai_ir::op::{attr, coreai};
 use coreai_ir::{
     diagnostics::{emit_error, emit_with_notes, sorted_unique, Offender},
     lowering::{self, Decline, LoweringCx, LoweringOptions},
@@ -371,7 +372,7 @@ fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, Pa
             if let Ok(mark) = op.attribute(lowering::WRAPPED_NUMBER) {
                 attributes.push((lowering::WRAPPED_NUMBER, mark));
             }
-            let new = cx.build("coreai.constant", &[], &[ty], &attributes)?;
+            let new = cx.build(coreai::CONSTANT, &[], &[ty], &attributes)?;
             let old = op.result(0).map_err(|_| "no result".to_string())?;
             let value = new.result(0).map_err(|_| "no result".to_string())?;
             unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), value.to_raw()) };
@@ -452,7 +453,7 @@ fn convert_functions(module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         let rewritten = match name {
             "func.return" => {
                 let operands: Vec<Value> = op.operands().collect();
-                cx.build("coreai.output", &operands, &[], &[]).map(|_| ())
+                cx.build(coreai::OUTPUT, &operands, &[], &[]).map(|_| ())
             }
             _ => invoke_from_call(&cx),
         };
@@ -480,7 +481,7 @@ fn invoke_from_call(cx: &LoweringCx<'_, '_>) -> Result<(), Decline> {
     let results = (0..op.result_count())
         .map(|i| cx.result_type(i))
         .collect::<Result<Vec<_>, _>>()?;
-    let invoke = cx.build("coreai.invoke", &operands, &results, &[("callee", callee)])?;
+    let invoke = cx.build(coreai::INVOKE, &operands, &results, &[("callee", callee)])?;
     for i in 0..op.result_count() {
         let (Ok(old), Ok(new)) = (op.result(i), invoke.result(i)) else {
             return Err("result count mismatch".into());
@@ -527,10 +528,10 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
     }
     // An externalized submodule (the importer's `--externalize`) keeps its
     // boundary: `coreai.noinline` and its composite declaration carry over.
-    if func.attribute("coreai.noinline").is_ok() {
+    if func.attribute(attr::NOINLINE).is_ok() {
         attributes.push(("no_inline", cx.unit_attribute()));
     }
-    if let Ok(decl) = func.attribute("coreai.composite_decl") {
+    if let Ok(decl) = func.attribute(attr::COMPOSITE_DECL) {
         attributes.push(("composite_decl", decl));
     }
     let attributes: Vec<(Identifier, Attribute)> = attributes
@@ -539,7 +540,7 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         .collect();
     let region = melior::ir::Region::new();
     unsafe { mlir_sys::mlirRegionTakeBody(region.to_raw(), body.to_raw()) };
-    let graph = OperationBuilder::new("coreai.graph", func.location())
+    let graph = OperationBuilder::new(coreai::GRAPH, func.location())
         .add_attributes(&attributes)
         .add_regions([region])
         .build()

@@ -36,6 +36,7 @@
 use crate::cast_to_f16::ir::{
     attr_str, attribute, create, op_name, set_function_type, uses, value_type,
 };
+use coreai_ir::op::{attr, coreai, coreaix};
 use coreai_ir::options::list_items;
 use coreai_ir::{
     diagnostics::emit_error,
@@ -178,7 +179,7 @@ fn find_graph(root: OperationRef<'_, '_>, name: &str) -> Option<MlirOperation> {
     let mut found = None;
     root.walk(WalkOrder::PreOrder, |op| {
         let raw = op.to_raw();
-        if op_name(raw) == "coreai.graph"
+        if op_name(raw) == coreai::GRAPH
             && attribute(raw, "sym_name").and_then(attr_str).as_deref() == Some(name)
         {
             found = Some(raw);
@@ -214,7 +215,7 @@ fn io_names(graph: MlirOperation, attr: &str, count: isize) -> Vec<Option<String
             if !mlirAttributeIsADictionary(dict) {
                 return None;
             }
-            let name = mlirDictionaryAttrGetElementByName(dict, string_ref("coreai.name"));
+            let name = mlirDictionaryAttrGetElementByName(dict, string_ref(attr::NAME));
             (!name.ptr.is_null()).then(|| attr_str(name)).flatten()
         })
         .collect()
@@ -380,7 +381,7 @@ fn apply(graph: MlirOperation, plan: &Plan) -> Result<(), String> {
         for (user, operand) in uses(arg) {
             let name = op_name(user);
             if !(operand == 0
-                && matches!(name.as_str(), "coreai.read_handle" | "coreai.write_handle"))
+                && matches!(name.as_str(), coreai::READ_HANDLE | coreai::WRITE_HANDLE))
             {
                 return Err(format!(
                     "input {i} ({}) is used by '{name}'; only coreai.read_handle and \
@@ -399,7 +400,7 @@ fn apply(graph: MlirOperation, plan: &Plan) -> Result<(), String> {
                 let users = uses(arg);
                 mlirBlockArgumentSetType(arg, r.outer);
                 for (user, _) in users {
-                    if op_name(user) == "coreai.read_handle" {
+                    if op_name(user) == coreai::READ_HANDLE {
                         discard_after_read(user, r.tensor);
                     } else {
                         constrain_written(user, r.tensor);
@@ -409,7 +410,7 @@ fn apply(graph: MlirOperation, plan: &Plan) -> Result<(), String> {
             }
             mlirBlockArgumentSetType(arg, r.outer);
             let copy = create(
-                "coreaix.copy_discarding_constraints",
+                coreaix::COPY_DISCARDING_CONSTRAINTS,
                 location,
                 &[arg],
                 &[plain],
@@ -429,7 +430,7 @@ fn apply(graph: MlirOperation, plan: &Plan) -> Result<(), String> {
             }
             let value = mlirOperationGetOperand(terminator, *i as isize);
             let copy = create(
-                "coreaix.copy_with_constraints",
+                coreaix::COPY_WITH_CONSTRAINTS,
                 location,
                 &[value],
                 &[r.outer],
@@ -465,7 +466,7 @@ fn discard_after_read(read: MlirOperation, tensor: MlirType) {
         let plain = value_type(result);
         mlirValueSetType(result, tensor);
         let copy = create(
-            "coreaix.copy_discarding_constraints",
+            coreaix::COPY_DISCARDING_CONSTRAINTS,
             mlirOperationGetLocation(read),
             &[result],
             &[plain],
@@ -483,7 +484,7 @@ fn constrain_written(write: MlirOperation, tensor: MlirType) {
     unsafe {
         let value = mlirOperationGetOperand(write, 1);
         let copy = create(
-            "coreaix.copy_with_constraints",
+            coreaix::COPY_WITH_CONSTRAINTS,
             mlirOperationGetLocation(write),
             &[value],
             &[tensor],

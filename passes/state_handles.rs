@@ -33,6 +33,7 @@ use coreai_ir::dialects::coreai::{
     CreateTokenOperation, GraphOperation, OutputOperation, ReadHandleOperation,
     WriteHandleOperation,
 };
+use coreai_ir::op::attr;
 use coreai_ir::{
     diagnostics::emit_error,
     ffi::{printed, string_ref, string_ref_bytes},
@@ -136,11 +137,11 @@ fn plan(graph: MlirOperation) -> Result<Option<Vec<State>>, String> {
     let (ins, outs) = function_type(graph);
     let named = |attr: &str, count: usize| -> Vec<(usize, Option<String>)> {
         (0..count)
-            .filter(|&i| field(entry(graph, attr, i), "coreai.state").is_some())
+            .filter(|&i| field(entry(graph, attr, i), attr::STATE).is_some())
             .map(|i| {
                 (
                     i,
-                    field(entry(graph, attr, i), "coreai.name").and_then(attr_str),
+                    field(entry(graph, attr, i), attr::NAME).and_then(attr_str),
                 )
             })
             .collect()
@@ -303,7 +304,7 @@ fn rewrite(graph: MlirOperation, states: &[State]) {
                 Some(s) => dictionary(
                     ctx,
                     entry(graph, "arg_attrs", i),
-                    &["coreai.state"],
+                    &[attr::STATE],
                     vec![named_attr(
                         ctx,
                         "MutableBuffers.buffer_mutation",
@@ -321,7 +322,7 @@ fn rewrite(graph: MlirOperation, states: &[State]) {
                     ctx,
                     None,
                     &[],
-                    vec![named_attr(ctx, "coreai.name", string_attr(ctx, &s.name))],
+                    vec![named_attr(ctx, attr::NAME, string_attr(ctx, &s.name))],
                 )
             })
             .collect();

@@ -51,6 +51,7 @@
 mod iosurface;
 mod layout;
 
+use coreai_ir::op::coreai;
 use coreai_ir::{
     pass::PassInfo,
     rewrite::{ExplainedPass, ExplainedPattern, Rewriter},
@@ -81,38 +82,38 @@ const CHAIN_REASON: &str = "a chain of matrix products and elementwise ops stays
 static PATTERNS: &[ExplainedPattern] = &[
     ExplainedPattern {
         name: "matmul-rank4",
-        root: "coreai.decomposable.broadcasting_batch_matmul",
+        roots: &[coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL],
         rewrite: layout::matmul_rank4,
         reason: MATMUL_REASON,
     },
     ExplainedPattern {
         name: "matmul-rank4",
-        root: "coreai.batch_matmul",
+        roots: &[coreai::BATCH_MATMUL],
         rewrite: layout::matmul_rank4,
         reason: MATMUL_REASON,
     },
     ExplainedPattern {
         name: "embedding-iosurface",
-        root: "coreai.gather_nd",
+        roots: &[coreai::GATHER_ND],
         rewrite: iosurface::embedding_iosurface,
         reason: "Apple's IOSurface configuration for embedding tables (guide §7.7: alignments [1,1,1,1], interleave [8,1,1]) on a noinline graph's (V, 1, D) table parameter",
     },
     ExplainedPattern {
         name: "embedding-v1d",
-        root: "coreai.gather_nd",
+        roots: &[coreai::GATHER_ND],
         rewrite: layout::embedding_v1d,
         reason:
             "Neural Engine embedding tables are (V, 1, D) for BC1S-compatible rows (guide §8.6)",
     },
     ExplainedPattern {
         name: "rank4-chain",
-        root: layout::SAME_SHAPE_ELEMENTWISE,
+        roots: layout::SAME_SHAPE_ELEMENTWISE,
         rewrite: layout::rank4_chain,
         reason: CHAIN_REASON,
     },
     ExplainedPattern {
         name: "rank4-chain",
-        root: layout::BROADCASTING_ELEMENTWISE,
+        roots: layout::BROADCASTING_ELEMENTWISE,
         rewrite: layout::rank4_chain,
         reason: CHAIN_REASON,
     },

@@ -68,6 +68,7 @@
 pub(crate) mod masks;
 mod rounding;
 
+use coreai_ir::op::coreai;
 use coreai_ir::{
     pass::PassInfo,
     rewrite::{ExplainedPass, ExplainedPattern, Rewriter},
@@ -78,19 +79,19 @@ use melior::ir::{Type, TypeLike};
 static PATTERNS: &[ExplainedPattern] = &[
     ExplainedPattern {
         name: "floor-by-two",
-        root: "coreai.decomposable.broadcasting_floor_divide",
+        roots: &[coreai::DECOMPOSABLE_BROADCASTING_FLOOR_DIVIDE],
         rewrite: rounding::floor_divide_by_one,
         reason: FLOOR_REASON,
     },
     ExplainedPattern {
         name: "floor-by-two",
-        root: "coreai.floor_divide",
+        roots: &[coreai::FLOOR_DIVIDE],
         rewrite: rounding::floor_divide_by_one,
         reason: FLOOR_REASON,
     },
     ExplainedPattern {
         name: "round-half-even",
-        root: "coreai.round",
+        roots: &[coreai::ROUND],
         rewrite: rounding::round_half_even,
         reason: "the GPU delegate rounds ties away from zero, PyTorch to even (guide §9.7 #7); ties-to-even from (2|x|) // 2",
     },
@@ -103,13 +104,13 @@ static PATTERNS: &[ExplainedPattern] = &[
 pub(crate) const MASK_PATTERNS: [ExplainedPattern; 2] = [
     ExplainedPattern {
         name: "mask-arithmetic",
-        root: "coreai.cast",
+        roots: &[coreai::CAST],
         rewrite: masks::cast_of_mask,
         reason: "an integer comparison → bool → float chain corrupts an unrelated live tensor on the CPU and GPU delegates (guide §9.7 #8); the mask in float arithmetic",
     },
     ExplainedPattern {
         name: "mask-select",
-        root: "coreai.decomposable.broadcasting_where",
+        roots: &[coreai::DECOMPOSABLE_BROADCASTING_WHERE],
         rewrite: masks::where_of_mask,
         reason: "an integer comparison → bool → float chain corrupts an unrelated live tensor on the CPU and GPU delegates (guide §9.7 #8); where(m > 0, x, y) with m the mask in float arithmetic",
     },

@@ -14,6 +14,7 @@ use super::promotion::{
 use coreai_ir::emit::cast_to;
 use coreai_ir::emit::{arith, predicate, select, unary};
 use coreai_ir::lowering::{Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::{is_bool, is_float};
 use coreai_ir::schema::{segment_operand, str_attr};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value};
@@ -36,8 +37,8 @@ pub static LOWERINGS: super::Family = &[
     ("leaky_relu.default", leaky_relu),
     ("mish.default", mish),
     ("relu.default", relu),
-    ("sigmoid.default", |cx| single(cx, "sigmoid")),
-    ("silu.default", |cx| single(cx, "silu")),
+    ("sigmoid.default", |cx| single(cx, coreai::SIGMOID)),
+    ("silu.default", |cx| single(cx, coreai::SILU)),
     ("softplus.default", softplus),
 ];
 
@@ -54,10 +55,10 @@ fn relu<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let result = cx.result_tensor(0)?.element();
     let x = materialize(cx, arg(cx, 0)?, result)?;
     if is_float(result) {
-        return Ok(vec![unary(cx, "relu", x)?]);
+        return Ok(vec![unary(cx, coreai::RELU, x)?]);
     }
     let zero = constant_like(cx, 0.0, x)?;
-    Ok(vec![arith(cx, "maximum", x, zero)?])
+    Ok(vec![arith(cx, coreai::MAXIMUM, x, zero)?])
 }
 
 // aten.gelu.default(%x) {approximate = "none"} → coreai.gelu %x
@@ -83,7 +84,7 @@ fn gelu<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         }
     }
     Ok(vec![cx.build_value(
-        "coreai.gelu",
+        coreai::GELU,
         &[x],
         cx.result_type(0)?,
         &attributes,
@@ -98,9 +99,9 @@ fn relu6_of_shifted<'c, 'a>(
     let three = constant_like(cx, 3.0, x)?;
     let zero = constant_like(cx, 0.0, x)?;
     let six = constant_like(cx, 6.0, x)?;
-    let shifted = arith(cx, "add", x, three)?;
-    let low = arith(cx, "maximum", shifted, zero)?;
-    arith(cx, "minimum", low, six)
+    let shifted = arith(cx, coreai::ADD, x, three)?;
+    let low = arith(cx, coreai::MAXIMUM, shifted, zero)?;
+    arith(cx, coreai::MINIMUM, low, six)
 }
 
 // aten.hardsigmoid.default(%x) → min(max(x + 3, 0), 6) / 6, in coreai-torch's
@@ -109,7 +110,7 @@ fn relu6_of_shifted<'c, 'a>(
 fn hardsigmoid<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = widened_operand(cx)?;
     let six = constant_like(cx, 6.0, x)?;
-    let r = arith(cx, "divide", relu6_of_shifted(cx, x)?, six)?;
+    let r = arith(cx, coreai::DIVIDE, relu6_of_shifted(cx, x)?, six)?;
     finish(cx, r)
 }
 
@@ -119,8 +120,8 @@ fn hardsigmoid<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn hardswish<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = widened_operand(cx)?;
     let six = constant_like(cx, 6.0, x)?;
-    let product = arith(cx, "mul", x, relu6_of_shifted(cx, x)?)?;
-    let r = arith(cx, "divide", product, six)?;
+    let product = arith(cx, coreai::MUL, x, relu6_of_shifted(cx, x)?)?;
+    let r = arith(cx, coreai::DIVIDE, product, six)?;
     finish(cx, r)
 }
 
@@ -133,10 +134,10 @@ fn clamp_between<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let mut r = x;
     if let Some(lo) = lo {
-        r = arith(cx, "maximum", r, lo)?;
+        r = arith(cx, coreai::MAXIMUM, r, lo)?;
     }
     if let Some(hi) = hi {
-        r = arith(cx, "minimum", r, hi)?;
+        r = arith(cx, coreai::MINIMUM, r, hi)?;
     }
     Ok(r)
 }
@@ -217,8 +218,8 @@ fn leaky_relu<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cast_to(cx, x, element)?;
     let s = materialize(cx, slope, element)?;
     let zero = constant_like(cx, 0.0, x)?;
-    let positive = predicate(cx, "greater", x, zero)?;
-    let scaled = arith(cx, "mul", x, s)?;
+    let positive = predicate(cx, coreai::GREATER, x, zero)?;
+    let scaled = arith(cx, coreai::MUL, x, s)?;
     let r = select(cx, positive, x, scaled)?;
     finish(cx, r)
 }
@@ -233,7 +234,7 @@ fn scale<'c, 'a>(
         return Ok(x);
     }
     let k = constant_like(cx, k, x)?;
-    arith(cx, "mul", x, k)
+    arith(cx, coreai::MUL, x, k)
 }
 
 /// A `Scalar` attribute as a float.
@@ -255,7 +256,7 @@ fn elu<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     );
     let x = widened_operand(cx)?;
     let zero = constant_like(cx, 0.0, x)?;
-    let positive = predicate(cx, "greater", x, zero)?;
+    let positive = predicate(cx, coreai::GREATER, x, zero)?;
     let pos = scale(cx, x, scale_k)?;
     let neg = expm1_value(cx, scale(cx, x, input_scale)?)?;
     let neg = scale(cx, neg, alpha * scale_k)?;
@@ -270,13 +271,13 @@ fn softplus<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = widened_operand(cx)?;
     let bx = scale(cx, x, beta)?;
     let t = constant_like(cx, threshold, x)?;
-    let linear = predicate(cx, "greater", bx, t)?;
-    let soft = log1p_value(cx, unary(cx, "exp", bx)?)?;
+    let linear = predicate(cx, coreai::GREATER, bx, t)?;
+    let soft = log1p_value(cx, unary(cx, coreai::EXP, bx)?)?;
     let soft = if beta == 1.0 {
         soft
     } else {
         let b = constant_like(cx, beta, x)?;
-        arith(cx, "divide", soft, b)?
+        arith(cx, coreai::DIVIDE, soft, b)?
     };
     let r = select(cx, linear, x, soft)?;
     finish(cx, r)
@@ -287,7 +288,7 @@ fn softplus<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // for f16/bf16, so exp does not overflow at x ≈ 11 as it would in f16)
 fn mish<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = widened_operand(cx)?;
-    let soft = log1p_value(cx, unary(cx, "exp", x)?)?;
-    let r = arith(cx, "mul", x, unary(cx, "tanh", soft)?)?;
+    let soft = log1p_value(cx, unary(cx, coreai::EXP, x)?)?;
+    let r = arith(cx, coreai::MUL, x, unary(cx, coreai::TANH, soft)?)?;
     finish(cx, r)
 }

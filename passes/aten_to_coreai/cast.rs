@@ -23,6 +23,7 @@ use super::promotion::{category, number};
 use coreai_ir::emit::broadcasting;
 use coreai_ir::emit::cast_to;
 use coreai_ir::lowering::{Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::is_bool;
 use coreai_ir::schema::{dims, element_type, str_attr, tensor_type};
 use melior::ir::{
@@ -91,7 +92,7 @@ pub fn convert<'c, 'a>(
     );
     if is_bool(to) {
         let zero = number(cx, Scalar::Int(0), from)?;
-        return broadcasting(cx, "not_equal", x, zero, tensor_type(&shape, to));
+        return broadcasting(cx, coreai::NOT_EQUAL, x, zero, tensor_type(&shape, to));
     }
     let (tf, tt) = (from.to_string(), to.to_string());
     if category(from) == 2 && category(to) == 1 {
@@ -115,11 +116,11 @@ pub fn convert<'c, 'a>(
     let wide_ty = tensor_type(&shape, wide_type);
     let bits = int_bits(&tt);
     let mask = number(cx, Scalar::Int((1i64 << bits) - 1), wide_type)?;
-    let mut low = broadcasting(cx, "bitwise_and", wide, mask, wide_ty)?;
+    let mut low = broadcasting(cx, coreai::BITWISE_AND, wide, mask, wide_ty)?;
     if !tt.starts_with("ui") {
         let m = number(cx, Scalar::Int(1i64 << (bits - 1)), wide_type)?;
-        let flipped = broadcasting(cx, "bitwise_xor", low, m, wide_ty)?;
-        low = broadcasting(cx, "sub", flipped, m, wide_ty)?;
+        let flipped = broadcasting(cx, coreai::BITWISE_XOR, low, m, wide_ty)?;
+        low = broadcasting(cx, coreai::SUB, flipped, m, wide_ty)?;
     }
     cast_to(cx, low, to)
 }

@@ -12,6 +12,7 @@ use super::promotion::{arg, binary_args, finish, materialize, numbers, Arg};
 use super::promotion::{number, promoted_element};
 use coreai_ir::emit::{arith, binary, predicate, select, unary};
 use coreai_ir::lowering::{type_text, Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::element_type;
 use coreai_ir::schema::{is_bool, is_float};
 use melior::ir::{r#type::ShapedTypeLike, Type, Value};
@@ -20,13 +21,13 @@ type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
 pub static LOWERINGS: super::Family = &[
     ("__lshift__.Scalar", lshift),
-    ("bitwise_and.Scalar", |cx| bitwise(cx, "bitwise_and")),
-    ("bitwise_and.Tensor", |cx| bitwise(cx, "bitwise_and")),
+    ("bitwise_and.Scalar", |cx| bitwise(cx, coreai::BITWISE_AND)),
+    ("bitwise_and.Tensor", |cx| bitwise(cx, coreai::BITWISE_AND)),
     ("bitwise_not.default", bitwise_not),
-    ("bitwise_or.Scalar", |cx| bitwise(cx, "bitwise_or")),
-    ("bitwise_or.Tensor", |cx| bitwise(cx, "bitwise_or")),
-    ("bitwise_xor.Scalar", |cx| bitwise(cx, "bitwise_xor")),
-    ("bitwise_xor.Tensor", |cx| bitwise(cx, "bitwise_xor")),
+    ("bitwise_or.Scalar", |cx| bitwise(cx, coreai::BITWISE_OR)),
+    ("bitwise_or.Tensor", |cx| bitwise(cx, coreai::BITWISE_OR)),
+    ("bitwise_xor.Scalar", |cx| bitwise(cx, coreai::BITWISE_XOR)),
+    ("bitwise_xor.Tensor", |cx| bitwise(cx, coreai::BITWISE_XOR)),
     ("eq.Scalar", |cx| compare(cx, Cmp::Eq)),
     ("eq.Tensor", |cx| compare(cx, Cmp::Eq)),
     ("ge.Scalar", |cx| compare(cx, Cmp::Ge)),
@@ -37,10 +38,10 @@ pub static LOWERINGS: super::Family = &[
     ("isnan.default", isnan),
     ("le.Scalar", |cx| compare(cx, Cmp::Le)),
     ("le.Tensor", |cx| compare(cx, Cmp::Le)),
-    ("logical_and.default", |cx| logical(cx, "and")),
+    ("logical_and.default", |cx| logical(cx, coreai::AND)),
     ("logical_not.default", logical_not),
-    ("logical_or.default", |cx| logical(cx, "or")),
-    ("logical_xor.default", |cx| logical(cx, "xor")),
+    ("logical_or.default", |cx| logical(cx, coreai::OR)),
+    ("logical_xor.default", |cx| logical(cx, coreai::XOR)),
     ("lt.Scalar", |cx| compare(cx, Cmp::Lt)),
     ("lt.Tensor", |cx| compare(cx, Cmp::Lt)),
     ("ne.Scalar", |cx| compare(cx, Cmp::Ne)),
@@ -87,19 +88,19 @@ fn compare<'c, 'a>(cx: &LoweringCx<'c, 'a>, cmp: Cmp) -> Lowered<'c, 'a> {
     let a = materialize(cx, args[0], element)?;
     let b = materialize(cx, args[1], element)?;
     let r = match cmp {
-        Cmp::Eq => predicate(cx, "equal", a, b)?,
-        Cmp::Ne => predicate(cx, "not_equal", a, b)?,
-        Cmp::Gt => predicate(cx, "greater", a, b)?,
-        Cmp::Lt => predicate(cx, "greater", b, a)?,
+        Cmp::Eq => predicate(cx, coreai::EQUAL, a, b)?,
+        Cmp::Ne => predicate(cx, coreai::NOT_EQUAL, a, b)?,
+        Cmp::Gt => predicate(cx, coreai::GREATER, a, b)?,
+        Cmp::Lt => predicate(cx, coreai::GREATER, b, a)?,
         Cmp::Ge | Cmp::Le => {
             let (x, y) = if matches!(cmp, Cmp::Ge) {
                 (a, b)
             } else {
                 (b, a)
             };
-            let greater = predicate(cx, "greater", x, y)?;
-            let equal = predicate(cx, "equal", a, b)?;
-            predicate(cx, "or", greater, equal)?
+            let greater = predicate(cx, coreai::GREATER, x, y)?;
+            let equal = predicate(cx, coreai::EQUAL, a, b)?;
+            predicate(cx, coreai::OR, greater, equal)?
         }
     };
     finish(cx, r)
@@ -112,7 +113,7 @@ fn truth<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 
         return Ok(x);
     }
     let zero = number(cx, Scalar::Int(0), element)?;
-    predicate(cx, "not_equal", x, zero)
+    predicate(cx, coreai::NOT_EQUAL, x, zero)
 }
 
 /// Operand `index` as a tensor (a wrapped number becomes a constant of its
@@ -136,10 +137,10 @@ fn logical_not<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = tensor_operand(cx, 0)?;
     let element = element_type(x)?;
     let r = if is_bool(element) {
-        unary(cx, "not", x)?
+        unary(cx, coreai::NOT, x)?
     } else {
         let zero = number(cx, Scalar::Int(0), element)?;
-        predicate(cx, "equal", x, zero)?
+        predicate(cx, coreai::EQUAL, x, zero)?
     };
     finish(cx, r)
 }
@@ -192,10 +193,10 @@ fn bitwise_not<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let element = bitwise_result(cx)?;
     let x = materialize(cx, arg(cx, 0)?, element)?;
     if is_bool(element) {
-        return Ok(vec![unary(cx, "not", x)?]);
+        return Ok(vec![unary(cx, coreai::NOT, x)?]);
     }
     let ones = number(cx, all_ones(element)?, element)?;
-    Ok(vec![binary(cx, "bitwise_xor", x, ones, element)?])
+    Ok(vec![binary(cx, coreai::BITWISE_XOR, x, ones, element)?])
 }
 
 // aten.__lshift__.Scalar(%x) {other = k} → coreai.decomposable.broadcasting_mul %x, 2^k  (wrapping)
@@ -228,13 +229,13 @@ fn lshift<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         }) as i64
     };
     let factor = number(cx, Scalar::Int(factor), element)?;
-    Ok(vec![arith(cx, "mul", x, factor)?])
+    Ok(vec![arith(cx, coreai::MUL, x, factor)?])
 }
 
 // aten.isnan.default(%x) → coreai.decomposable.broadcasting_not_equal %x, %x
 fn isnan<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = tensor_operand(cx, 0)?;
-    Ok(vec![predicate(cx, "not_equal", x, x)?])
+    Ok(vec![predicate(cx, coreai::NOT_EQUAL, x, x)?])
 }
 
 // aten.isinf.default(%x) → coreai.decomposable.broadcasting_equal (coreai.abs %x), inf
@@ -242,7 +243,7 @@ fn isnan<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn isinf<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = tensor_operand(cx, 0)?;
     if !is_float(element_type(x)?) {
-        return Ok(vec![predicate(cx, "not_equal", x, x)?]);
+        return Ok(vec![predicate(cx, coreai::NOT_EQUAL, x, x)?]);
     }
     Ok(vec![is_inf(cx, x)?])
 }

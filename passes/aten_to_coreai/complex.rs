@@ -11,6 +11,7 @@ use coreai_ir::emit::expand_dim;
 use coreai_ir::emit::{arith, unary};
 use coreai_ir::emit::{axes, int_scalar, reshape, slice, TO_END};
 use coreai_ir::lowering::{type_text, Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::{dims, shape_of, tensor_type, DYNAMIC};
 use melior::ir::{
     r#type::{RankedTensorType, ShapedTypeLike},
@@ -72,7 +73,7 @@ fn create_complex<'c, 'a>(
         }
     }
     Ok(vec![cx.build_value(
-        "coreai.create_complex",
+        coreai::CREATE_COMPLEX,
         &[re, im],
         cx.result_type(0)?,
         &[],
@@ -88,8 +89,8 @@ fn complex<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //                                                  (broadcasting_mul %abs, (coreai.sin %angle))
 fn polar<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let (magnitude, angle) = (cx.operand(0)?, cx.operand(1)?);
-    let re = arith(cx, "mul", magnitude, unary(cx, "cos", angle)?)?;
-    let im = arith(cx, "mul", magnitude, unary(cx, "sin", angle)?)?;
+    let re = arith(cx, coreai::MUL, magnitude, unary(cx, coreai::COS, angle)?)?;
+    let im = arith(cx, coreai::MUL, magnitude, unary(cx, coreai::SIN, angle)?)?;
     create_complex(cx, re, im)
 }
 
@@ -124,13 +125,13 @@ fn view_as_real<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let d = dims(cx.operand_tensor(0)?);
     let element = cx.result_tensor(0)?.element();
     let part_ty = tensor_type(&d, element);
-    let re = cx.build_value("coreai.real_part", &[z], part_ty, &[])?;
-    let im = cx.build_value("coreai.imaginary_part", &[z], part_ty, &[])?;
+    let re = cx.build_value(coreai::REAL_PART, &[z], part_ty, &[])?;
+    let im = cx.build_value(coreai::IMAGINARY_PART, &[z], part_ty, &[])?;
     let axis = int_scalar(cx, d.len() as i64, "si32")?;
     let re = add_last(cx, re, &d)?;
     let im = add_last(cx, im, &d)?;
     Ok(vec![cx.build_value(
-        "coreai.concat",
+        coreai::CONCAT,
         &[axis, re, im],
         cx.result_type(0)?,
         &[],
@@ -150,7 +151,7 @@ fn drop_last<'c, 'a>(
         .map_err(|_| format!("{} is not a ranked tensor", x.r#type()))?;
     let a = axes(cx, &[kept.len() as i64])?;
     cx.build_value(
-        "coreai.shrink_dims",
+        coreai::SHRINK_DIMS,
         &[x, a],
         tensor_type(kept, ty.element()),
         &[],

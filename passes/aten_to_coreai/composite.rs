@@ -27,6 +27,7 @@
 
 use super::LowerFn;
 use coreai_ir::lowering::{float_literal, Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{
     operation::{OperationLike, OperationRef},
     AttributeLike, BlockLike, RegionLike, Value, ValueLike,
@@ -269,7 +270,7 @@ fn build_body<'c, 'a>(
     let body = LoweringCx::with_options(copy_ref, cx.options());
     let outcome = lower(&body).and_then(|values| {
         let first = *values.first().ok_or("the lowering returned no value")?;
-        body.build("coreai.output", &[first], &[], &[]).map(|_| ())
+        body.build(coreai::OUTPUT, &[first], &[], &[]).map(|_| ())
     });
     unsafe { mlir_sys::mlirOperationDestroy(copy) };
     outcome
@@ -287,7 +288,7 @@ fn invoke<'c, 'a>(
     let callee = cx.parse_attribute(&format!("#param.constant<@{name}> : !param.symbol"))?;
     let operands: Vec<Value> = spec.inputs.iter().map(|i| i.value).collect();
     let mut results = vec![cx.build_value(
-        "coreai.invoke",
+        coreai::INVOKE,
         &operands,
         cx.result_type(0)?,
         &[("callee", callee)],

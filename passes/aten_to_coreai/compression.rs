@@ -29,6 +29,7 @@ use coreai_ir::emit::arith;
 use coreai_ir::emit::constant;
 use coreai_ir::emit::{cast_to, int_scalar, reshape, splat};
 use coreai_ir::lowering::{type_text, Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::is_half;
 use coreai_ir::schema::{dims, element_type, normalize_dim, shape_of, tensor_type, DYNAMIC};
 use melior::ir::{
@@ -187,7 +188,7 @@ fn lut_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let axis = normalize_dim(int_or(cx, "axis", 0)?, rank.max(1))?;
     let axis = int_scalar(cx, axis as i64, "si16")?;
     let out = cx.build_value(
-        "coreai.lut_to_dense",
+        coreai::LUT_TO_DENSE,
         &[indices, lut, axis],
         cx.result_type(0)?,
         &[],
@@ -229,7 +230,7 @@ fn blockwise_shift_scale<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let float = cx.result_tensor(0)?.element();
     let (offset1, offset2) = offsets(cx, quant, float, logical, &shape)?;
     let out = cx.build_value(
-        "coreai.blockwise_shift_scale",
+        coreai::BLOCKWISE_SHIFT_SCALE,
         &[data, scale, offset1, offset2],
         cx.result_type(0)?,
         &[],
@@ -243,7 +244,7 @@ fn quantize<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let input = required_operand(cx, "input")?;
     let quant = cx.result_tensor(0)?.element();
     let float = element_type(input)?;
-    quantization(cx, "coreai.quantize", input, quant, float, Some(quant))
+    quantization(cx, coreai::QUANTIZE, input, quant, float, Some(quant))
 }
 
 // aten.operator "coreai::dequantize"(%q, %scale, %zero_point?, %minval?) {axis, input_dtype?, output_dtype?}
@@ -253,7 +254,7 @@ fn dequantize<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let quant = element_type(input)?;
     let float = cx.result_tensor(0)?.element();
     let logical = dtype_attr(cx, "input_dtype")?;
-    quantization(cx, "coreai.dequantize", input, quant, float, logical)
+    quantization(cx, coreai::DEQUANTIZE, input, quant, float, logical)
 }
 
 /// The per-tensor (0-d) or per-channel (1-d along `axis`) form shared by
@@ -291,7 +292,7 @@ fn quantization<'c, 'a>(
     };
     let scale = reshape(cx, scale, &shape)?;
     let (offset1, offset2) = offsets(cx, quant, float, logical, &shape)?;
-    let (input, scale, offset2) = if name == "coreai.quantize" && is_half(float) {
+    let (input, scale, offset2) = if name == coreai::QUANTIZE && is_half(float) {
         half_quotient(cx, input, scale, offset2, axis, &shape)?
     } else {
         (input, scale, offset2)
@@ -336,10 +337,10 @@ fn half_quotient<'c, 'a>(
         }
     };
     let shifted = match named_operand(cx, "minval")? {
-        Some(_) => arith(cx, "sub", x, along(offset2)?)?,
+        Some(_) => arith(cx, coreai::SUB, x, along(offset2)?)?,
         None => x,
     };
-    let quotient = arith(cx, "divide", shifted, along(scale)?)?;
+    let quotient = arith(cx, coreai::DIVIDE, shifted, along(scale)?)?;
     let one = splat(
         cx,
         Scalar::Float(1.0),
@@ -381,13 +382,13 @@ fn sparse_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         result.element()
     ))?;
     let built = cx.build_value(
-        "coreai.build_sparse_with_bitmask",
+        coreai::BUILD_SPARSE_WITH_BITMASK,
         &[values, mask],
         sparse,
         &[],
     )?;
     let dense = cx.build_value(
-        "coreai.sparse_with_bitmask_to_dense",
+        coreai::SPARSE_WITH_BITMASK_TO_DENSE,
         &[built],
         result.into(),
         &[],
@@ -476,7 +477,7 @@ fn constant_ints(v: Value<'_, '_>) -> Option<Vec<i64>> {
         }
         OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw))
     };
-    if op.name().as_string_ref().as_str() != Ok("coreai.constant") {
+    if op.name().as_string_ref().as_str() != Ok(coreai::CONSTANT) {
         return None;
     }
     let attr = op.attribute("value").ok()?.to_raw();

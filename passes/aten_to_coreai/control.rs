@@ -9,6 +9,7 @@
 
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{type_text, Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef},
     r#type::RankedTensorType,
@@ -139,7 +140,7 @@ fn rank0_predicate<'c, 'a>(
         cx.parse_attribute("dense<> : tensor<0xui32>")?,
     )?;
     let scalar = cx.parse_type("tensor<i1>")?;
-    cx.build_value("coreai.reshape", &[p, shape], scalar, &[])
+    cx.build_value(coreai::RESHAPE, &[p, shape], scalar, &[])
 }
 
 // aten.cond %p (%xs...) {^bb0(%as...): ... aten.yield} , {...}
@@ -154,7 +155,7 @@ fn cond<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> 
         inline_arguments(entry_block(cx, index)?, 0, inputs)?;
     }
     let regions = [take_region(cx, 0)?, take_region(cx, 1)?];
-    build_with_regions(cx, "coreai.if", &[p], &result_types(cx)?, regions)
+    build_with_regions(cx, coreai::IF, &[p], &result_types(cx)?, regions)
 }
 
 // aten.while_loop (%carried...) (%extra...) cond {^bb0(%c..., %e...): aten.yield %b} body {... aten.yield %next...}
@@ -170,7 +171,7 @@ fn while_loop<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Dec
         inline_arguments(block, carried, extra)?;
     }
     let regions = [take_region(cx, 0)?, take_region(cx, 1)?];
-    build_with_regions(cx, "coreai.while", inits, &result_types(cx)?, regions)
+    build_with_regions(cx, coreai::WHILE, inits, &result_types(cx)?, regions)
 }
 
 /// The number of carried inputs of `aten.while_loop` (its
@@ -193,10 +194,10 @@ fn yield_op<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decli
         .parent_operation()
         .ok_or("aten.yield has no parent op")?;
     let parent_name = parent.name();
-    let in_before = parent_name.as_string_ref().as_str() == Ok("coreai.while")
+    let in_before = parent_name.as_string_ref().as_str() == Ok(coreai::WHILE)
         && parent.region(0).ok().and_then(|r| r.first_block()) == Some(block);
     if !in_before {
-        cx.build("coreai.yield", &values, &[], &[])?;
+        cx.build(coreai::YIELD, &values, &[], &[])?;
         return Ok(Vec::new());
     }
     let [condition] = values.as_slice() else {
@@ -210,6 +211,6 @@ fn yield_op<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decli
     for i in 0..block.argument_count() {
         operands.push(block.argument(i).map_err(|e| e.to_string())?.into());
     }
-    cx.build("coreai.condition", &operands, &[], &[])?;
+    cx.build(coreai::CONDITION, &operands, &[], &[])?;
     Ok(Vec::new())
 }

@@ -21,6 +21,7 @@ use super::promotion::{
 use coreai_ir::emit::cast_to;
 use coreai_ir::emit::{arith, binary, predicate, select, unary};
 use coreai_ir::lowering::{Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::{element_type, int_attr, str_attr};
 use coreai_ir::schema::{f32_type, is_bool, is_float, is_half};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Type, Value};
@@ -29,36 +30,40 @@ type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
 pub static LOWERINGS: super::Family = &[
     ("abs.default", abs),
-    ("acos.default", |cx| math(cx, "acos")),
-    ("acosh.default", |cx| math(cx, "acosh")),
-    ("add.Scalar", |cx| add_sub(cx, "add", false)),
-    ("add.Tensor", |cx| add_sub(cx, "add", false)),
-    ("asin.default", |cx| math(cx, "asin")),
-    ("asinh.default", |cx| math(cx, "asinh")),
-    ("atan.default", |cx| math(cx, "atan")),
+    ("acos.default", |cx| math(cx, coreai::ACOS)),
+    ("acosh.default", |cx| math(cx, coreai::ACOSH)),
+    ("add.Scalar", |cx| add_sub(cx, coreai::ADD, false)),
+    ("add.Tensor", |cx| add_sub(cx, coreai::ADD, false)),
+    ("asin.default", |cx| math(cx, coreai::ASIN)),
+    ("asinh.default", |cx| math(cx, coreai::ASINH)),
+    ("atan.default", |cx| math(cx, coreai::ATAN)),
     ("atan2.default", atan2),
-    ("atanh.default", |cx| math(cx, "atanh")),
+    ("atanh.default", |cx| math(cx, coreai::ATANH)),
     ("ceil.default", ceil),
-    ("cos.default", |cx| math(cx, "cos")),
-    ("cosh.default", |cx| math(cx, "cosh")),
+    ("cos.default", |cx| math(cx, coreai::COS)),
+    ("cosh.default", |cx| math(cx, coreai::COSH)),
     ("div.Scalar", div),
     ("div.Scalar_mode", div),
     ("div.Tensor", div),
     ("div.Tensor_mode", div),
-    ("erf.default", |cx| math(cx, "erf")),
-    ("exp.default", |cx| math(cx, "exp")),
+    ("erf.default", |cx| math(cx, coreai::ERF)),
+    ("exp.default", |cx| math(cx, coreai::EXP)),
     ("exp2.default", exp2),
     ("expm1.default", expm1),
     ("floor.default", floor),
     ("floor_divide.default", floor_divide),
     ("fmod.Scalar", fmod),
     ("fmod.Tensor", fmod),
-    ("log.default", |cx| math(cx, "log")),
+    ("log.default", |cx| math(cx, coreai::LOG)),
     ("log10.default", |cx| log_base(cx, 10.0)),
     ("log1p.default", log1p),
     ("log2.default", |cx| log_base(cx, 2.0)),
-    ("maximum.default", |cx| same_dtype_binary(cx, "maximum")),
-    ("minimum.default", |cx| same_dtype_binary(cx, "minimum")),
+    ("maximum.default", |cx| {
+        same_dtype_binary(cx, coreai::MAXIMUM)
+    }),
+    ("minimum.default", |cx| {
+        same_dtype_binary(cx, coreai::MINIMUM)
+    }),
     ("mul.Scalar", mul),
     ("mul.Tensor", mul),
     ("neg.default", neg),
@@ -70,16 +75,16 @@ pub static LOWERINGS: super::Family = &[
     ("remainder.Tensor", remainder),
     ("round.decimals", round_decimals),
     ("round.default", round),
-    ("rsqrt.default", |cx| math(cx, "rsqrt")),
-    ("rsub.Scalar", |cx| add_sub(cx, "sub", true)),
+    ("rsqrt.default", |cx| math(cx, coreai::RSQRT)),
+    ("rsub.Scalar", |cx| add_sub(cx, coreai::SUB, true)),
     ("sign.default", sign),
-    ("sin.default", |cx| math(cx, "sin")),
-    ("sinh.default", |cx| math(cx, "sinh")),
-    ("sqrt.default", |cx| math(cx, "sqrt")),
-    ("sub.Scalar", |cx| add_sub(cx, "sub", false)),
-    ("sub.Tensor", |cx| add_sub(cx, "sub", false)),
-    ("tan.default", |cx| math(cx, "tan")),
-    ("tanh.default", |cx| math(cx, "tanh")),
+    ("sin.default", |cx| math(cx, coreai::SIN)),
+    ("sinh.default", |cx| math(cx, coreai::SINH)),
+    ("sqrt.default", |cx| math(cx, coreai::SQRT)),
+    ("sub.Scalar", |cx| add_sub(cx, coreai::SUB, false)),
+    ("sub.Tensor", |cx| add_sub(cx, coreai::SUB, false)),
+    ("tan.default", |cx| math(cx, coreai::TAN)),
+    ("tanh.default", |cx| math(cx, coreai::TANH)),
     ("true_divide.Tensor", div),
     ("trunc.default", trunc),
 ];
@@ -136,7 +141,7 @@ fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, reversed: bool) -> Lowered
         } else {
             cast_to(cx, number(cx, alpha, result)?, element)?
         };
-        b = arith(cx, "mul", b, k)?;
+        b = arith(cx, coreai::MUL, b, k)?;
     }
     let r = arith(cx, op, a, b)?;
     finish(cx, r)
@@ -153,13 +158,13 @@ fn add_sub<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str, reversed: bool) -> Lowered
 // multiply masks)
 fn mul<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if is_bool(cx.result_tensor(0)?.element()) {
-        return super::compare::logical(cx, "and");
+        return super::compare::logical(cx, coreai::AND);
     }
     let result = arithmetic_result(cx)?;
     let args = binary_args(cx)?;
     let element = opmath_element(cx, result, &args)?;
     let v = all_in(cx, &args, element)?;
-    let r = arith(cx, "mul", v[0], v[1])?;
+    let r = arith(cx, coreai::MUL, v[0], v[1])?;
     finish(cx, r)
 }
 
@@ -196,11 +201,11 @@ fn div<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
                     "true division must have a float result, not {result}"
                 ));
             }
-            arith(cx, "divide", v[0], v[1])?
+            arith(cx, coreai::DIVIDE, v[0], v[1])?
         }
-        Some("trunc") if !is_float(element) => arith(cx, "divide", v[0], v[1])?,
+        Some("trunc") if !is_float(element) => arith(cx, coreai::DIVIDE, v[0], v[1])?,
         Some("trunc") => {
-            let mut q = arith(cx, "divide", v[0], v[1])?;
+            let mut q = arith(cx, coreai::DIVIDE, v[0], v[1])?;
             if is_half(result) && numbers(&args).is_empty() {
                 // Two f16/bf16 tensors: PyTorch truncates the quotient
                 // rounded to f16 (measured); a number divisor stays in f32.
@@ -243,13 +248,13 @@ fn remainder<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let v = all_in(cx, &args, result)?;
     let (a, b) = (v[0], v[1]);
     let zero = constant_like(cx, 0.0, a)?;
-    let m = arith(cx, "modulo", a, b)?;
-    let m_nonzero = predicate(cx, "not_equal", m, zero)?;
-    let m_neg = predicate(cx, "greater", zero, m)?;
-    let b_neg = predicate(cx, "greater", zero, b)?;
-    let signs_differ = predicate(cx, "xor", m_neg, b_neg)?;
-    let adjust = predicate(cx, "and", m_nonzero, signs_differ)?;
-    let shifted = arith(cx, "add", m, b)?;
+    let m = arith(cx, coreai::MODULO, a, b)?;
+    let m_nonzero = predicate(cx, coreai::NOT_EQUAL, m, zero)?;
+    let m_neg = predicate(cx, coreai::GREATER, zero, m)?;
+    let b_neg = predicate(cx, coreai::GREATER, zero, b)?;
+    let signs_differ = predicate(cx, coreai::XOR, m_neg, b_neg)?;
+    let adjust = predicate(cx, coreai::AND, m_nonzero, signs_differ)?;
+    let shifted = arith(cx, coreai::ADD, m, b)?;
     let r = select(cx, adjust, shifted, m)?;
     finish(cx, r)
 }
@@ -260,7 +265,7 @@ fn fmod<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let result = arithmetic_result(cx)?;
     let args = binary_args(cx)?;
     let v = all_in(cx, &args, result)?;
-    let r = arith(cx, "modulo", v[0], v[1])?;
+    let r = arith(cx, coreai::MODULO, v[0], v[1])?;
     finish(cx, r)
 }
 
@@ -293,7 +298,7 @@ fn pow<'c, 'a>(cx: &LoweringCx<'c, 'a>, form: PowForm) -> Lowered<'c, 'a> {
         }
     }
     let v = all_in(cx, &args, result)?;
-    let r = arith(cx, "pow", v[0], v[1])?;
+    let r = arith(cx, coreai::POW, v[0], v[1])?;
     finish(cx, r)
 }
 
@@ -331,7 +336,7 @@ fn pow_by_number<'c, 'a>(
         loop {
             if k & 1 == 1 {
                 acc = Some(match acc {
-                    Some(a) => arith(cx, "mul", a, base)?,
+                    Some(a) => arith(cx, coreai::MUL, a, base)?,
                     None => base,
                 });
             }
@@ -339,7 +344,7 @@ fn pow_by_number<'c, 'a>(
             if k == 0 {
                 return Ok(acc);
             }
-            base = arith(cx, "mul", base, base)?;
+            base = arith(cx, coreai::MUL, base, base)?;
         }
     }
     let element = if is_half(result) {
@@ -348,21 +353,21 @@ fn pow_by_number<'c, 'a>(
         result
     };
     let x = cast_to(cx, x, element)?;
-    let square = |x| arith(cx, "mul", x, x);
+    let square = |x| arith(cx, coreai::MUL, x, x);
     let inverse = |v| -> Result<Value<'c, 'a>, Decline> {
         let one = constant_like(cx, 1.0, v)?;
-        arith(cx, "divide", one, v)
+        arith(cx, coreai::DIVIDE, one, v)
     };
     let r = if exponent == 2.0 {
         square(x)?
     } else if exponent == 3.0 {
-        arith(cx, "mul", square(x)?, x)?
+        arith(cx, coreai::MUL, square(x)?, x)?
     } else if exponent == -2.0 {
         inverse(square(x)?)?
     } else if exponent == 0.5 {
-        unary(cx, "sqrt", x)?
+        unary(cx, coreai::SQRT, x)?
     } else if exponent == -0.5 {
-        unary(cx, "rsqrt", x)?
+        unary(cx, coreai::RSQRT, x)?
     } else if exponent == -1.0 {
         inverse(x)?
     } else {
@@ -405,25 +410,25 @@ fn atan2<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let minus_pi = constant_like(cx, -PI, x)?;
     let y_neg = sign_bit(cx, y)?;
     let x_neg = sign_bit(cx, x)?;
-    let base = unary(cx, "atan", arith(cx, "divide", y, x)?)?;
+    let base = unary(cx, coreai::ATAN, arith(cx, coreai::DIVIDE, y, x)?)?;
     let turn = select(cx, y_neg, minus_pi, pi)?;
-    let turned = arith(cx, "add", base, turn)?;
+    let turned = arith(cx, coreai::ADD, base, turn)?;
     let r = select(cx, x_neg, turned, base)?;
     // Both zero: 0/0 is NaN above.
-    let y_zero = predicate(cx, "equal", y, zero)?;
-    let x_zero = predicate(cx, "equal", x, zero)?;
-    let both_zero = predicate(cx, "and", y_zero, x_zero)?;
+    let y_zero = predicate(cx, coreai::EQUAL, y, zero)?;
+    let x_zero = predicate(cx, coreai::EQUAL, x, zero)?;
+    let both_zero = predicate(cx, coreai::AND, y_zero, x_zero)?;
     let zero_case = select(cx, x_neg, turn, y)?;
     let r = select(cx, both_zero, zero_case, r)?;
     // Both infinite: inf/inf is NaN above.
     let y_inf = is_inf(cx, y)?;
     let x_inf = is_inf(cx, x)?;
-    let both_inf = predicate(cx, "and", y_inf, x_inf)?;
+    let both_inf = predicate(cx, coreai::AND, y_inf, x_inf)?;
     let quarter = constant_like(cx, FRAC_PI_4, x)?;
     let three_quarters = constant_like(cx, 3.0 * FRAC_PI_4, x)?;
     let magnitude = select(cx, x_neg, three_quarters, quarter)?;
     let minus_one = constant_like(cx, -1.0, x)?;
-    let negated = arith(cx, "mul", magnitude, minus_one)?;
+    let negated = arith(cx, coreai::MUL, magnitude, minus_one)?;
     let inf_case = select(cx, y_neg, negated, magnitude)?;
     let r = select(cx, both_inf, inf_case, r)?;
     finish(cx, r)
@@ -433,10 +438,10 @@ fn atan2<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn sign_bit<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let zero = constant_like(cx, 0.0, x)?;
     let one = constant_like(cx, 1.0, x)?;
-    let negative = predicate(cx, "greater", zero, x)?;
-    let inverse = arith(cx, "divide", one, x)?;
-    let negative_zero = predicate(cx, "greater", zero, inverse)?;
-    predicate(cx, "or", negative, negative_zero)
+    let negative = predicate(cx, coreai::GREATER, zero, x)?;
+    let inverse = arith(cx, coreai::DIVIDE, one, x)?;
+    let negative_zero = predicate(cx, coreai::GREATER, zero, inverse)?;
+    predicate(cx, coreai::OR, negative, negative_zero)
 }
 
 // ---------------------------------------------------------------------------
@@ -454,7 +459,7 @@ fn math<'c, 'a>(cx: &LoweringCx<'c, 'a>, op: &str) -> Lowered<'c, 'a> {
 fn abs<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     arithmetic_result(cx)?;
     let x = operand_in_result(cx)?;
-    Ok(vec![unary(cx, "abs", x)?])
+    Ok(vec![unary(cx, coreai::ABS, x)?])
 }
 
 // aten.neg.default(%x) → coreai.decomposable.broadcasting_mul %x, -1  (exact; -0.0 for 0.0; ints wrap)
@@ -462,21 +467,21 @@ fn neg<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     arithmetic_result(cx)?;
     let x = operand_in_result(cx)?;
     let minus_one = constant_like(cx, -1.0, x)?;
-    Ok(vec![arith(cx, "mul", x, minus_one)?])
+    Ok(vec![arith(cx, coreai::MUL, x, minus_one)?])
 }
 
 // aten.reciprocal.default(%x) → coreai.decomposable.broadcasting_divide 1, %x
 fn reciprocal<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = float_operand(cx)?;
     let one = constant_like(cx, 1.0, x)?;
-    Ok(vec![arith(cx, "divide", one, x)?])
+    Ok(vec![arith(cx, coreai::DIVIDE, one, x)?])
 }
 
 // aten.exp2.default(%x) → coreai.decomposable.broadcasting_pow 2, %x
 fn exp2<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = float_operand(cx)?;
     let two = constant_like(cx, 2.0, x)?;
-    Ok(vec![arith(cx, "pow", two, x)?])
+    Ok(vec![arith(cx, coreai::POW, two, x)?])
 }
 
 // aten.log2.default(%x)  → coreai.decomposable.broadcasting_divide (coreai.log %x), ln 2
@@ -484,8 +489,8 @@ fn exp2<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn log_base<'c, 'a>(cx: &LoweringCx<'c, 'a>, base: f64) -> Lowered<'c, 'a> {
     let x = widened_operand(cx)?;
     let ln_base = constant_like(cx, base.ln(), x)?;
-    let ln = unary(cx, "log", x)?;
-    let r = arith(cx, "divide", ln, ln_base)?;
+    let ln = unary(cx, coreai::LOG, x)?;
+    let r = arith(cx, coreai::DIVIDE, ln, ln_base)?;
     finish(cx, r)
 }
 
@@ -519,9 +524,9 @@ fn sign<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![x]);
     }
     let zero = constant_like(cx, 0.0, x)?;
-    let positive = cast_to(cx, predicate(cx, "greater", x, zero)?, result)?;
-    let negative = cast_to(cx, predicate(cx, "greater", zero, x)?, result)?;
-    Ok(vec![arith(cx, "sub", positive, negative)?])
+    let positive = cast_to(cx, predicate(cx, coreai::GREATER, x, zero)?, result)?;
+    let negative = cast_to(cx, predicate(cx, coreai::GREATER, zero, x)?, result)?;
+    Ok(vec![arith(cx, coreai::SUB, positive, negative)?])
 }
 
 /// The operand of a rounding op, or `None` when it is an integer (rounding
@@ -545,8 +550,8 @@ fn ceil<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Ok(vec![operand_in_result(cx)?]);
     };
     let minus_one = constant_like(cx, -1.0, x)?;
-    let f = floor_float(cx, arith(cx, "mul", x, minus_one)?)?;
-    Ok(vec![arith(cx, "mul", f, minus_one)?])
+    let f = floor_float(cx, arith(cx, coreai::MUL, x, minus_one)?)?;
+    Ok(vec![arith(cx, coreai::MUL, f, minus_one)?])
 }
 
 // aten.trunc.default(%x) → where(x < 0, -floor(|x|), where(x == 0, x, floor(|x|)))  (ints: %x)
@@ -560,7 +565,7 @@ fn trunc<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 // aten.round.default(%x) → coreai.round %x  (half to even, as torch.round; ints: %x)
 fn round<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     match rounding_operand(cx)? {
-        Some(x) => Ok(vec![unary(cx, "round", x)?]),
+        Some(x) => Ok(vec![unary(cx, coreai::ROUND, x)?]),
         None => Ok(vec![operand_in_result(cx)?]),
     }
 }
@@ -581,11 +586,11 @@ fn round_decimals<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     };
     let scale = constant_like(cx, 10f64.powi(decimals.unsigned_abs() as i32), x)?;
     let (there, back) = if decimals >= 0 {
-        ("mul", "divide")
+        (coreai::MUL, coreai::DIVIDE)
     } else {
-        ("divide", "mul")
+        (coreai::DIVIDE, coreai::MUL)
     };
-    let r = unary(cx, "round", arith(cx, there, x, scale)?)?;
+    let r = unary(cx, coreai::ROUND, arith(cx, there, x, scale)?)?;
     let r = arith(cx, back, r, scale)?;
     finish(cx, r)
 }

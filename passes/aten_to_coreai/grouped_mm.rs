@@ -33,6 +33,7 @@
 use coreai_ir::emit::{batch_matmul, cast_to, float_scalar, int_scalar, int_vector, reshape};
 use coreai_ir::emit::{predicate, select, unary};
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::{element_type, is_float, named_operand, shape_of, tensor_type, DYNAMIC};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, TypeLike, Value, ValueLike};
 
@@ -155,29 +156,29 @@ fn grouped_rows<'c, 'a>(
         let (zero, one) = (int_scalar(cx, 0, "si32")?, int_scalar(cx, 1, "si32")?);
         let end = coreai_ir::emit::dim_scalar(cx, x, 0, "si32")?;
         let ty = tensor_type(&[DYNAMIC], cx.parse_type("si32")?);
-        cx.build_value("coreai.range", &[zero, end, one], ty, &[])?
+        cx.build_value(coreai::RANGE, &[zero, end, one], ty, &[])?
     } else {
         int_vector(cx, &(0..s).collect::<Vec<_>>(), "si32")?
     };
     let rows = reshape(cx, cast_to(cx, rows, offset_type)?, &[s, 1])?;
     let offs = reshape(cx, offs, &[1, e])?;
     // e(r) = #{i : offs[i] <= r} = #{i : !(offs[i] > r)}.
-    let at_or_before = unary(cx, "not", predicate(cx, "greater", offs, rows)?)?;
+    let at_or_before = unary(cx, coreai::NOT, predicate(cx, coreai::GREATER, offs, rows)?)?;
     let si32 = cx.parse_type("si32")?;
     let counted = cast_to(cx, at_or_before, si32)?;
     let axis = int_vector(cx, &[1], "si32")?;
     let expert = cx.build_value(
-        "coreai.reduce_sum",
+        coreai::REDUCE_SUM,
         &[counted, axis],
         tensor_type(&[s, 1], si32),
         &[],
     )?;
     let last = int_scalar(cx, e - 1, "si32")?;
-    let clamped = coreai_ir::emit::arith(cx, "minimum", expert, last)?;
+    let clamped = coreai_ir::emit::arith(cx, coreai::MINIMUM, expert, last)?;
     // The gather_mm form: w[idx] with idx [S], x as [S, 1, K].
     let idx = reshape(cx, reshape(cx, clamped, &[s])?, &[s, 1])?;
     let gathered = cx.build_value(
-        "coreai.gather_nd",
+        coreai::GATHER_ND,
         &[w, idx],
         tensor_type(&[s, k, n], element),
         &[],
@@ -185,6 +186,6 @@ fn grouped_rows<'c, 'a>(
     let lhs = reshape(cx, x, &[s, 1, k])?;
     let product = reshape(cx, batch_matmul(cx, lhs, gathered)?, &[s, n])?;
     // Rows past offs[E-1] (e = E) are zero.
-    let has_expert = predicate(cx, "greater", int_scalar(cx, e, "si32")?, expert)?;
+    let has_expert = predicate(cx, coreai::GREATER, int_scalar(cx, e, "si32")?, expert)?;
     select(cx, has_expert, product, float_scalar(cx, 0.0, element)?)
 }

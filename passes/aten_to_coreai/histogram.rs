@@ -21,6 +21,7 @@
 
 use coreai_ir::emit::{arith, cast_to, float_scalar, int_vector, predicate, reshape, select};
 use coreai_ir::lowering::{Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::{element_type, is_float, opt_int_attr, shape_of, tensor_type, DYNAMIC};
 use melior::ir::{operation::OperationLike, Value, ValueLike};
 
@@ -108,22 +109,22 @@ fn histc<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let hi = float_scalar(cx, round(max), element)?;
     let at_least = predicate(
         cx,
-        "or",
-        predicate(cx, "greater", flat, lo)?,
-        predicate(cx, "equal", flat, lo)?,
+        coreai::OR,
+        predicate(cx, coreai::GREATER, flat, lo)?,
+        predicate(cx, coreai::EQUAL, flat, lo)?,
     )?;
     let at_most = predicate(
         cx,
-        "or",
-        predicate(cx, "greater", hi, flat)?,
-        predicate(cx, "equal", flat, hi)?,
+        coreai::OR,
+        predicate(cx, coreai::GREATER, hi, flat)?,
+        predicate(cx, coreai::EQUAL, flat, hi)?,
     )?;
-    let inside = predicate(cx, "and", at_least, at_most)?;
+    let inside = predicate(cx, coreai::AND, at_least, at_most)?;
     let xs = select(cx, inside, flat, lo)?;
     let scaled = arith(
         cx,
-        "mul",
-        arith(cx, "sub", xs, lo)?,
+        coreai::MUL,
+        arith(cx, coreai::SUB, xs, lo)?,
         float_scalar(cx, bins as f64, element)?,
     )?;
     // hi - lo: an f32 constant computed here with f32 arithmetic (the
@@ -135,13 +136,13 @@ fn histc<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             element,
         )?
     } else {
-        arith(cx, "sub", hi, lo)?
+        arith(cx, coreai::SUB, hi, lo)?
     };
-    let position = arith(cx, "divide", scaled, width)?;
+    let position = arith(cx, coreai::DIVIDE, scaled, width)?;
     let si32 = cx.parse_type("si32")?;
     let bin = arith(
         cx,
-        "minimum",
+        coreai::MINIMUM,
         cast_to(cx, position, si32)?,
         coreai_ir::emit::int_scalar(cx, bins - 1, "si32")?,
     )?;
@@ -150,10 +151,15 @@ fn histc<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         int_vector(cx, &(0..bins).collect::<Vec<_>>(), "si32")?,
         &[1, bins],
     )?;
-    let hits = predicate(cx, "and", predicate(cx, "equal", bin, numbers)?, inside)?;
+    let hits = predicate(
+        cx,
+        coreai::AND,
+        predicate(cx, coreai::EQUAL, bin, numbers)?,
+        inside,
+    )?;
     let axis = int_vector(cx, &[0], "si32")?;
     let sums = cx.build_value(
-        "coreai.reduce_sum",
+        coreai::REDUCE_SUM,
         &[cast_to(cx, hits, si32)?, axis],
         tensor_type(&[1, bins], si32),
         &[],

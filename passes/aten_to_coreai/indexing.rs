@@ -24,6 +24,7 @@ use coreai_ir::emit::{
 };
 use coreai_ir::lowering::broadcast_shapes;
 use coreai_ir::lowering::{type_text, Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::is_bool;
 use coreai_ir::schema::{
     bool_attr, bool_list_attr, element_type, int_attr, normalize_dim, static_dims,
@@ -91,7 +92,7 @@ fn broadcast<'c, 'a>(
     }
     let s = shape(cx, to)?;
     cx.build_value(
-        "coreai.broadcast_to",
+        coreai::BROADCAST_TO,
         &[x, s],
         tensor_type(to, element_type(x)?),
         &[],
@@ -109,7 +110,7 @@ fn gather<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = fit_other_dims(cx, cx.operand(0)?, &type_dims(idx.r#type())?, dim)?;
     let axis = int_scalar(cx, dim as i64, "si32")?;
     Ok(vec![cx.build_value(
-        "coreai.gather_along_axis",
+        coreai::GATHER_ALONG_AXIS,
         &[x, idx, axis],
         cx.result_type(0)?,
         &[],
@@ -196,7 +197,7 @@ fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let sizes: Vec<i64> = others.iter().map(|&i| xd[i as usize]).collect();
         let (s, a) = (shape(cx, &sizes)?, int_vector(cx, &others, "si32")?);
         let ty = tensor_type(&full, element_type(idx)?);
-        idx = cx.build_value("coreai.broadcast_in_dims", &[idx, s, a], ty, &[])?;
+        idx = cx.build_value(coreai::BROADCAST_IN_DIMS, &[idx, s, a], ty, &[])?;
     }
     let x = cx.operand(0)?;
     let x = if xd.is_empty() {
@@ -207,7 +208,7 @@ fn index_select<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let axis = int_scalar(cx, dim as i64, "si32")?;
     let out = static_type_dims(idx.r#type())?;
     let g = cx.build_value(
-        "coreai.gather_along_axis",
+        coreai::GATHER_ALONG_AXIS,
         &[x, idx, axis],
         tensor_type(&out, element_type(x)?),
         &[],
@@ -252,7 +253,7 @@ pub(super) fn gather_at_dim<'c, 'a>(
     let mut gd = b.clone();
     gd.extend(perm[1..].iter().map(|&i| xd[i]));
     let ty = tensor_type(&gd, element_type(front)?);
-    let g = cx.build_value("coreai.gather_nd", &[front, idx], ty, &[])?;
+    let g = cx.build_value(coreai::GATHER_ND, &[front, idx], ty, &[])?;
     if dim == 0 {
         return Ok(g);
     }
@@ -274,7 +275,7 @@ fn unit_last<'c, 'a>(cx: &LoweringCx<'c, 'a>, v: Value<'c, 'a>) -> Result<Value<
     }
     let a = int_vector(cx, &[d.len() as i64 - 1], "si32")?;
     let ty = tensor_type(&d, element_type(v)?);
-    cx.build_value("coreai.expand_dims", &[v, a], ty, &[])
+    cx.build_value(coreai::EXPAND_DIMS, &[v, a], ty, &[])
 }
 
 /// `x` broadcast to `to` (dynamic dims as `DYNAMIC`, their runtime sizes
@@ -307,19 +308,14 @@ fn broadcast_runtime<'c, 'a>(
         padded.extend(&d);
         let a = int_vector(cx, &axes, "si32")?;
         x = cx.build_value(
-            "coreai.expand_dims",
+            coreai::EXPAND_DIMS,
             &[x, a],
             tensor_type(&padded, element),
             &[],
         )?;
     }
     let s = coreai_ir::emit::runtime_shape(cx, extents, "ui32")?;
-    cx.build_value(
-        "coreai.broadcast_to",
-        &[x, s],
-        tensor_type(to, element),
-        &[],
-    )
+    cx.build_value(coreai::BROADCAST_TO, &[x, s], tensor_type(to, element), &[])
 }
 
 // aten.embedding(%weight, %indices) → coreai.gather_nd %weight at (reshape (si32 %indices) to [..., 1])
@@ -331,12 +327,12 @@ fn embedding<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let idx = if d.contains(&DYNAMIC) {
         let a = int_vector(cx, &[d.len() as i64 - 1], "si32")?;
         let ty = tensor_type(&d, element_type(idx)?);
-        cx.build_value("coreai.expand_dims", &[idx, a], ty, &[])?
+        cx.build_value(coreai::EXPAND_DIMS, &[idx, a], ty, &[])?
     } else {
         reshape(cx, idx, &d)?
     };
     Ok(vec![cx.build_value(
-        "coreai.gather_nd",
+        coreai::GATHER_ND,
         &[cx.operand(0)?, idx],
         cx.result_type(0)?,
         &[],
@@ -372,7 +368,7 @@ fn scatter_along<'c, 'a>(
         ));
     }
     let scattered = cx.build_value(
-        "coreai.scatter_along_axis",
+        coreai::SCATTER_ALONG_AXIS,
         &[block, idx, updates, axis],
         block.r#type(),
         &attrs,
@@ -466,14 +462,14 @@ fn propagate_nan<'c, 'a>(
     let element = element_type(x)?;
     let src = cast_to(cx, cx.operand(2)?, element)?;
     let bool_ty = tensor_type(&type_dims(src.r#type())?, cx.parse_type("i1")?);
-    let is_nan = broadcasting(cx, "not_equal", src, src, bool_ty)?;
+    let is_nan = broadcasting(cx, coreai::NOT_EQUAL, src, src, bool_ty)?;
     let flags = cast_to(cx, is_nan, element)?;
     let zeros = splat(cx, Scalar::Int(0), x.r#type())?;
     let hits = scatter_along(cx, zeros, flags, "max")?[0];
     let scalar = tensor_type(&[], element);
     let zero = splat(cx, Scalar::Int(0), scalar)?;
     let hit_ty = tensor_type(&type_dims(x.r#type())?, cx.parse_type("i1")?);
-    let hit = broadcasting(cx, "greater", hits, zero, hit_ty)?;
+    let hit = broadcasting(cx, coreai::GREATER, hits, zero, hit_ty)?;
     let nan = splat(cx, Scalar::Float(f64::NAN), scalar)?;
     select_to(cx, hit, nan, reduced, reduced.r#type())
 }
@@ -499,18 +495,19 @@ fn scatter_mean<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let mut counts = scatter_along(cx, counts, ones, "add")?[0];
     if !include_self {
         let one = splat(cx, Scalar::Int(1), tensor_type(&[], element))?;
-        counts = broadcasting(cx, "maximum", counts, one, x.r#type())?;
+        counts = broadcasting(cx, coreai::MAXIMUM, counts, one, x.r#type())?;
     }
     let divide = if element.is_integer() {
-        "floor_divide"
+        coreai::FLOOR_DIVIDE
     } else {
-        "divide"
+        coreai::DIVIDE
     };
-    Ok(vec![cx.build_value(
-        &format!("coreai.decomposable.broadcasting_{divide}"),
-        &[sum, counts],
+    Ok(vec![broadcasting(
+        cx,
+        divide,
+        sum,
+        counts,
         cx.result_type(0)?,
-        &[],
     )?])
 }
 
@@ -616,12 +613,12 @@ fn stack_indices<'c, 'a>(
         let si32 = cx.parse_type("si32")?;
         let mut zero = int_scalar(cx, 0, "si32")?;
         for &i in &indexed {
-            zero = binary(cx, "mul", zero, slots[i].expect("indexed"), si32)?;
+            zero = binary(cx, coreai::MUL, zero, slots[i].expect("indexed"), si32)?;
         }
         for &i in &indexed {
             let t = slots[i].expect("indexed");
             if type_dims(t.r#type())? != b {
-                slots[i] = Some(binary(cx, "add", t, zero, si32)?);
+                slots[i] = Some(binary(cx, coreai::ADD, t, zero, si32)?);
             }
         }
     }
@@ -678,7 +675,7 @@ fn stack_indices<'c, 'a>(
         let mut operands = vec![int_scalar(cx, full.len() as i64, "si32")?];
         operands.extend(columns);
         let ty = tensor_type(&stacked_shape, cx.parse_type("si32")?);
-        cx.build_value("coreai.concat", &operands, ty, &[])?
+        cx.build_value(coreai::CONCAT, &operands, ty, &[])?
     };
     Ok(Stacked {
         base,
@@ -709,9 +706,9 @@ fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if let Some(mask) = leading_mask(cx, &tensors, &present)? {
         let rank = cx.operand_tensor(1)?.rank() as i64;
         let ty = tensor_type(&[DYNAMIC, rank], cx.parse_type("si32")?);
-        let nz = cx.build_value("coreai.non_zero", &[mask], ty, &[])?;
+        let nz = cx.build_value(coreai::NON_ZERO, &[mask], ty, &[])?;
         return Ok(vec![cx.build_value(
-            "coreai.gather_nd",
+            coreai::GATHER_ND,
             &[cx.operand(0)?, nz],
             cx.result_type(0)?,
             &[],
@@ -732,7 +729,7 @@ fn index_tensor<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     }
     let s = stack_indices(cx, cx.operand(0)?, &tensors, &present)?;
     Ok(vec![cx.build_value(
-        "coreai.gather_nd",
+        coreai::GATHER_ND,
         &[s.base, s.indices],
         cx.result_type(0)?,
         &[],
@@ -836,7 +833,7 @@ fn masked_put<'c, 'a>(
         return where_(v, x);
     }
     // Each element is selected at most once: x + v where the mask holds.
-    let added = broadcasting(cx, "add", x, v, x.r#type())?;
+    let added = broadcasting(cx, coreai::ADD, x, v, x.r#type())?;
     where_(added, x)
 }
 
@@ -852,14 +849,14 @@ fn scatter_nd<'c, 'a>(
     let block = Block::new(&[(scalar, location), (scalar, location)]);
     let new = block.argument(1).map_err(|_| "no block argument")?;
     block.append_operation(
-        OperationBuilder::new("coreai.yield", location)
+        OperationBuilder::new(coreai::YIELD, location)
             .add_operands(&[new.into()])
             .build()
             .map_err(|e| format!("cannot build coreai.yield: {e}"))?,
     );
     let region = Region::new();
     region.append_block(block);
-    let op = OperationBuilder::new("coreai.scatter_nd", location)
+    let op = OperationBuilder::new(coreai::SCATTER_ND, location)
         .add_operands(&[base, indices, updates])
         .add_results(&[base.r#type()])
         .add_regions([region])
@@ -869,7 +866,7 @@ fn scatter_nd<'c, 'a>(
     inserted
         .result(0)
         .map(Into::into)
-        .map_err(|_| "coreai.scatter_nd has no result".into())
+        .map_err(|_| format!("{} has no result", coreai::SCATTER_ND))
 }
 
 /// Inserts `op` in front of the op being lowered.
@@ -905,24 +902,22 @@ fn accumulate_linear<'c, 'a>(
     let strides: Vec<i64> = (0..k).map(|j| sizes[j + 1..].iter().product()).collect();
     let n = int_vector(cx, sizes, "si32")?;
     let st = int_vector(cx, &strides, "si32")?;
-    let op = |name: &str, a: Value<'c, 'a>, b: Value<'c, 'a>| {
-        cx.build_value(
-            &format!("coreai.decomposable.broadcasting_{name}"),
-            &[a, b],
-            a.r#type(),
-            &[],
-        )
-    };
-    let wrapped = op("modulo", op("add", op("modulo", indices, n)?, n)?, n)?;
+    let op =
+        |name: &str, a: Value<'c, 'a>, b: Value<'c, 'a>| broadcasting(cx, name, a, b, a.r#type());
+    let wrapped = op(
+        coreai::MODULO,
+        op(coreai::ADD, op(coreai::MODULO, indices, n)?, n)?,
+        n,
+    )?;
     let linear = if k == 1 {
         wrapped
     } else {
-        let weighted = op("mul", wrapped, st)?;
+        let weighted = op(coreai::MUL, wrapped, st)?;
         let mut summed_shape = id.clone();
         *summed_shape.last_mut().expect("rank ≥ 1") = 1;
         let last = int_vector(cx, &[id.len() as i64 - 1], "si32")?;
         let ty = tensor_type(&summed_shape, element_type(indices)?);
-        cx.build_value("coreai.reduce_sum", &[weighted, last], ty, &[])?
+        cx.build_value(coreai::REDUCE_SUM, &[weighted, last], ty, &[])?
     };
     let m: i64 = id[..id.len() - 1].iter().product();
     let p: i64 = sizes.iter().product();
@@ -931,14 +926,14 @@ fn accumulate_linear<'c, 'a>(
     if r != 1 {
         let (s, a) = (shape(cx, &[r])?, int_vector(cx, &[1], "si32")?);
         let ty = tensor_type(&[m, r], element_type(idx)?);
-        idx = cx.build_value("coreai.broadcast_in_dims", &[idx, s, a], ty, &[])?;
+        idx = cx.build_value(coreai::BROADCAST_IN_DIMS, &[idx, s, a], ty, &[])?;
     }
     let flat = reshape(cx, base, &[p, r])?;
     let upd = reshape(cx, updates, &[m, r])?;
     let axis = int_scalar(cx, 0, "si32")?;
     let mode = cx.parse_attribute("#coreai.scatter_mode<add>")?;
     let sum = cx.build_value(
-        "coreai.scatter_along_axis",
+        coreai::SCATTER_ALONG_AXIS,
         &[flat, idx, upd, axis],
         flat.r#type(),
         &[("scatter_mode", mode)],
@@ -997,19 +992,19 @@ fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let (axis, reverse) = (int_scalar(cx, 0, "ui32")?, bool_scalar(cx, false)?);
     let sum = cx.integer_attribute(0, 32);
     let cumsum = cx.build_value(
-        "coreai.scan",
+        coreai::SCAN,
         &[counts, axis, reverse],
         counts.r#type(),
         &[("scan_op", sum)],
     )?;
     let one = int_scalar(cx, 1, "si32")?;
-    let idx = broadcasting(cx, "sub", cumsum, one, counts.r#type())?;
+    let idx = broadcasting(cx, coreai::SUB, cumsum, one, counts.r#type())?;
     // Before the first true element the count is 0; clamp so the (unused)
     // gathered index stays in range.
     let zero = int_scalar(cx, 0, "si32")?;
-    let idx = broadcasting(cx, "maximum", idx, zero, counts.r#type())?;
+    let idx = broadcasting(cx, coreai::MAXIMUM, idx, zero, counts.r#type())?;
     let picked = cx.build_value(
-        "coreai.gather_along_axis",
+        coreai::GATHER_ALONG_AXIS,
         &[source, idx, zero],
         x.r#type(),
         &[],
@@ -1024,7 +1019,7 @@ fn masked_scatter<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 fn non_zero<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let rank = cx.operand_tensor(0)?.rank() as i64;
     let ty = tensor_type(&[DYNAMIC, rank], cx.parse_type("si32")?);
-    cx.build_value("coreai.non_zero", &[cx.operand(0)?], ty, &[])
+    cx.build_value(coreai::NON_ZERO, &[cx.operand(0)?], ty, &[])
 }
 
 // aten.nonzero(%x) → coreai.cast (coreai.non_zero %x)   ([?, rank] si32 → si64)
@@ -1052,10 +1047,10 @@ fn nonzero_numpy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
                 int_vector(cx, &[1, 1], "si32")?,
             );
             let ty = tensor_type(&[DYNAMIC, 1], element_type(nz)?);
-            let column = cx.build_value("coreai.slice", &[nz, s, e, st], ty, &[])?;
+            let column = cx.build_value(coreai::SLICE, &[nz, s, e, st], ty, &[])?;
             let a = int_vector(cx, &[1], "si32")?;
             cx.build_value(
-                "coreai.shrink_dims",
+                coreai::SHRINK_DIMS,
                 &[column, a],
                 cx.result_type(d as usize)?,
                 &[],

@@ -13,6 +13,7 @@ use coreai_ir::emit::arith as broadcasting;
 use coreai_ir::emit::{axes, cast_to, int_scalar, reshape, shape, transpose};
 use coreai_ir::emit::{batch_matmul, expand_dim, float_scalar, pad_spatial};
 use coreai_ir::lowering::{Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::{
     bool_attr, element_type, int_attr, int_list_attr, segment_operand, shape_of, static_type_dims,
     tensor_type, DYNAMIC,
@@ -99,7 +100,7 @@ fn scaled<'c, 'a>(
         };
         float_scalar(cx, v, element)?
     };
-    broadcasting(cx, "mul", x, constant)
+    broadcasting(cx, coreai::MUL, x, constant)
 }
 
 /// `beta · bias + alpha · product`; with beta = 0 the bias is ignored, NaN
@@ -120,7 +121,7 @@ fn add_scaled_bias<'c, 'a>(
         return Ok(vec![product]);
     }
     let bias = scaled(cx, cx.operand(0)?, beta)?;
-    Ok(vec![broadcasting(cx, "add", product, bias)?])
+    Ok(vec![broadcasting(cx, coreai::ADD, product, bias)?])
 }
 
 // aten.addmm.default(%bias, %a, %b) {beta, alpha}
@@ -156,7 +157,7 @@ pub fn linear<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Dec
     };
     let mut y = batch_matmul(cx, x2, wt)?;
     if let Some(bias) = segment_operand(cx, 2)? {
-        y = broadcasting(cx, "add", y, bias)?;
+        y = broadcasting(cx, coreai::ADD, y, bias)?;
     }
     let result = cx.result_type(0)?;
     if y.r#type() != result {
@@ -256,11 +257,11 @@ pub fn convolution<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
         let mut to = vec![1; rank];
         to[1] = out_shape[1];
         let bias = reshape(cx, bias, &to)?;
-        y = broadcasting(cx, "add", y, bias)?;
+        y = broadcasting(cx, coreai::ADD, y, bias)?;
     }
     if unbatched && out_shape.contains(&DYNAMIC) {
         let ty = tensor_type(&out_shape[1..], element);
-        y = cx.build_value("coreai.shrink_dims", &[y, axes(cx, &[0])?], ty, &[])?;
+        y = cx.build_value(coreai::SHRINK_DIMS, &[y, axes(cx, &[0])?], ty, &[])?;
     } else if unbatched {
         y = reshape(cx, y, &out_shape[1..])?;
     }
@@ -316,7 +317,7 @@ fn conv1d<'c, 'a>(
     };
     let ty = tensor_type(out_shape, element_type(x)?);
     let axis = axes(cx, &[axis as i64])?;
-    cx.build_value("coreai.shrink_dims", &[y, axis], ty, &[])
+    cx.build_value(coreai::SHRINK_DIMS, &[y, axis], ty, &[])
 }
 
 /// `coreai.pad` with zeros, `padding[i]` on both sides of spatial dim `i`
@@ -339,8 +340,8 @@ fn conv<'c, 'a>(
     out_shape: &[i64],
 ) -> Result<Value<'c, 'a>, Decline> {
     let name = match out_shape.len() {
-        4 => "coreai.conv2d",
-        5 => "coreai.conv3d",
+        4 => coreai::CONV2D,
+        5 => coreai::CONV3D,
         r => return Err(format!("no coreai convolution of rank {r}")),
     };
     let ty = tensor_type(out_shape, element_type(x)?);
@@ -364,8 +365,8 @@ fn conv_transpose<'c, 'a>(
     out_shape: &[i64],
 ) -> Result<Value<'c, 'a>, Decline> {
     let name = match out_shape.len() {
-        4 => "coreai.conv_transpose2d",
-        5 => "coreai.conv_transpose3d",
+        4 => coreai::CONV_TRANSPOSE2D,
+        5 => coreai::CONV_TRANSPOSE3D,
         r => return Err(format!("no coreai transposed convolution of rank {r}")),
     };
     for ((&op, &s), &d) in p.output_padding.iter().zip(&p.stride).zip(&p.dilation) {

@@ -43,6 +43,7 @@
 
 use coreai_ir::emit;
 use coreai_ir::lowering::{type_text, Decline, LoweringCx};
+use coreai_ir::op::{coreai, coreaix};
 use coreai_ir::schema::{static_type_dims, tensor_of};
 use coreai_ir::strings::string_value;
 use melior::ir::{
@@ -502,7 +503,7 @@ pub fn lower_call<'c, 'a>(
     let mut operands: Vec<Value<'c, '_>> = Vec::new();
     for v in &host {
         let ty = mtl_type(cx, v.r#type())?;
-        operands.push(cx.build_value("coreaix.copy_with_constraints", &[*v], ty, &[])?);
+        operands.push(cx.build_value(coreaix::COPY_WITH_CONSTRAINTS, &[*v], ty, &[])?);
     }
     operands.push(emit::int_vector(cx, &call.threads_per_grid, "ui32")?);
     operands.push(emit::int_vector(
@@ -519,7 +520,7 @@ pub fn lower_call<'c, 'a>(
         call.result_shapes.len()
     ))?;
     let kernel = cx.build(
-        "coreai.metal4_kernel",
+        coreai::METAL4_KERNEL,
         &operands,
         &result_types,
         &[
@@ -532,7 +533,7 @@ pub fn lower_call<'c, 'a>(
         .map(|i| {
             let r: Value<'c, '_> = kernel.result(i).map_err(|e| e.to_string())?.into();
             cx.build_value(
-                "coreaix.copy_discarding_constraints",
+                coreaix::COPY_DISCARDING_CONSTRAINTS,
                 &[r],
                 cx.result_type(i)?,
                 &[],

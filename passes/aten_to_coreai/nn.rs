@@ -23,6 +23,7 @@ use coreai_ir::emit::{batch_matmul, float_scalar, pad_spatial};
 use coreai_ir::emit::{extents_of, reshape_to, Extent};
 use coreai_ir::emit::{predicate, select, unary};
 use coreai_ir::lowering::{type_text, Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::arg_operand;
 use coreai_ir::schema::is_bool;
 use coreai_ir::schema::{
@@ -87,7 +88,7 @@ type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
 // ---------------------------------------------------------------- helpers
 
-/// A keep-dims reduction `coreai.<op> %x, axes` (`reduce_mean`, `reduce_max`).
+/// A keep-dims reduction `op %x, axes` (`coreai::REDUCE_MEAN`, `coreai::REDUCE_MAX`).
 fn reduce<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     op: &str,
@@ -100,7 +101,7 @@ fn reduce<'c, 'a>(
     }
     let list: Vec<i64> = over.iter().map(|&a| a as i64).collect();
     let ty = tensor_type(&to, element_type(x)?);
-    cx.build_value(&format!("coreai.{op}"), &[x, axes(cx, &list)?], ty, &[])
+    cx.build_value(op, &[x, axes(cx, &list)?], ty, &[])
 }
 
 /// A float constant of `element` and shape `to` holding `values` (row-major,
@@ -261,7 +262,7 @@ pub fn softmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let (x, axis) = softmax_input(cx)?;
     let dim = coreai_ir::emit::int_scalar(cx, axis as i64, "si32")?;
     Ok(vec![cx.build_value(
-        "coreai.softmax",
+        coreai::SOFTMAX,
         &[x, dim],
         cx.result_type(0)?,
         &[],
@@ -272,12 +273,12 @@ pub fn softmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 //   → d = x - reduce_max(x, dim); d - log(reduce_sum(exp(d), dim))
 pub fn log_softmax<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let (x, axis) = softmax_input(cx)?;
-    let max = reduce(cx, "reduce_max", x, &[axis])?;
-    let shifted = broadcasting(cx, "sub", x, max)?;
-    let e = unary(cx, "exp", shifted)?;
-    let sum = reduce(cx, "reduce_sum", e, &[axis])?;
-    let log = unary(cx, "log", sum)?;
-    Ok(vec![broadcasting(cx, "sub", shifted, log)?])
+    let max = reduce(cx, coreai::REDUCE_MAX, x, &[axis])?;
+    let shifted = broadcasting(cx, coreai::SUB, x, max)?;
+    let e = unary(cx, coreai::EXP, shifted)?;
+    let sum = reduce(cx, coreai::REDUCE_SUM, e, &[axis])?;
+    let log = unary(cx, coreai::LOG, sum)?;
+    Ok(vec![broadcasting(cx, coreai::SUB, shifted, log)?])
 }
 
 // ---------------------------------------------------------------- norms
@@ -295,11 +296,11 @@ fn affine<'c, 'a>(
     let mut y = normalized;
     if let Some(w) = weight {
         let w = reshape(cx, cast_to(cx, w, compute)?, param_shape)?;
-        y = broadcasting(cx, "mul", y, w)?;
+        y = broadcasting(cx, coreai::MUL, y, w)?;
     }
     if let Some(b) = bias {
         let b = reshape(cx, cast_to(cx, b, compute)?, param_shape)?;
-        y = broadcasting(cx, "add", y, b)?;
+        y = broadcasting(cx, coreai::ADD, y, b)?;
     }
     Ok(y)
 }
@@ -312,13 +313,13 @@ fn standardize<'c, 'a>(
     over: &[usize],
     eps: f64,
 ) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>), Decline> {
-    let mean = reduce(cx, "reduce_mean", x, over)?;
-    let centered = broadcasting(cx, "sub", x, mean)?;
-    let squares = broadcasting(cx, "mul", centered, centered)?;
-    let var = reduce(cx, "reduce_mean", squares, over)?;
+    let mean = reduce(cx, coreai::REDUCE_MEAN, x, over)?;
+    let centered = broadcasting(cx, coreai::SUB, x, mean)?;
+    let squares = broadcasting(cx, coreai::MUL, centered, centered)?;
+    let var = reduce(cx, coreai::REDUCE_MEAN, squares, over)?;
     let eps = float_scalar(cx, eps, element_type(x)?)?;
-    let rstd = unary(cx, "rsqrt", broadcasting(cx, "add", var, eps)?)?;
-    Ok((broadcasting(cx, "mul", centered, rstd)?, mean, rstd))
+    let rstd = unary(cx, coreai::RSQRT, broadcasting(cx, coreai::ADD, var, eps)?)?;
+    Ok((broadcasting(cx, coreai::MUL, centered, rstd)?, mean, rstd))
 }
 
 /// `[1, C, 1, ...]` for a rank-`rank` input with `c` channels.
@@ -349,9 +350,14 @@ pub fn batch_norm_no_training<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a
     };
     let (mean, var) = (stat(3)?, stat(4)?);
     let eps = float_scalar(cx, float_attr(cx, "eps")?, compute)?;
-    let std = unary(cx, "sqrt", broadcasting(cx, "add", var, eps)?)?;
+    let std = unary(cx, coreai::SQRT, broadcasting(cx, coreai::ADD, var, eps)?)?;
     let xc = cast_to(cx, x, compute)?;
-    let normalized = broadcasting(cx, "divide", broadcasting(cx, "sub", xc, mean)?, std)?;
+    let normalized = broadcasting(
+        cx,
+        coreai::DIVIDE,
+        broadcasting(cx, coreai::SUB, xc, mean)?,
+        std,
+    )?;
     let y = affine(
         cx,
         normalized,
@@ -515,8 +521,13 @@ pub fn instance_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         let rm = reshape(cx, cast_to(cx, rm, compute)?, &param)?;
         let rv = reshape(cx, cast_to(cx, rv, compute)?, &param)?;
         let eps = float_scalar(cx, eps, compute)?;
-        let rstd = unary(cx, "rsqrt", broadcasting(cx, "add", rv, eps)?)?;
-        broadcasting(cx, "mul", broadcasting(cx, "sub", xc, rm)?, rstd)?
+        let rstd = unary(cx, coreai::RSQRT, broadcasting(cx, coreai::ADD, rv, eps)?)?;
+        broadcasting(
+            cx,
+            coreai::MUL,
+            broadcasting(cx, coreai::SUB, xc, rm)?,
+            rstd,
+        )?
     };
     let y = affine(
         cx,
@@ -559,7 +570,7 @@ pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         None => (q, kt, v),
     };
     let scores = batch_matmul(cx, q, kt)?;
-    let scores = broadcasting(cx, "mul", scores, float_scalar(cx, scale, element)?)?;
+    let scores = broadcasting(cx, coreai::MUL, scores, float_scalar(cx, scale, element)?)?;
     // Masks broadcast against [..., Hq, L, S]: apply them in that view.
     let grouped_shape = shape_of(scores)?;
     let scores = if groups.is_some() {
@@ -574,7 +585,7 @@ pub fn sdpa<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         scores
     };
     let dim = coreai_ir::emit::int_scalar(cx, grouped_shape.len() as i64 - 1, "si32")?;
-    let weights = cx.build_value("coreai.softmax", &[scores, dim], scores.r#type(), &[])?;
+    let weights = cx.build_value(coreai::SOFTMAX, &[scores, dim], scores.r#type(), &[])?;
     let out = batch_matmul(cx, weights, v)?;
     if out.r#type() == cx.result_type(0)? {
         return Ok(vec![out]);
@@ -685,7 +696,7 @@ fn causal_masked<'c, 'a>(
             si32(n)?
         };
         let ty = tensor_type(&[n], cx.parse_type("si32")?);
-        let r = cx.build_value("coreai.range", &[si32(0)?, end, si32(1)?], ty, &[])?;
+        let r = cx.build_value(coreai::RANGE, &[si32(0)?, end, si32(1)?], ty, &[])?;
         if n == DYNAMIC {
             return coreai_ir::emit::expand_dim(cx, r, unit);
         }
@@ -694,7 +705,7 @@ fn causal_masked<'c, 'a>(
         reshape(cx, r, &to)
     };
     let (rows, cols) = (positions(l, 0, 1)?, positions(s, 1, 0)?);
-    predicate(cx, "greater", cols, rows)
+    predicate(cx, coreai::GREATER, cols, rows)
 }
 
 fn apply_mask<'c, 'a>(
@@ -722,7 +733,7 @@ fn apply_mask<'c, 'a>(
                 let minus_inf = float_scalar(cx, f64::NEG_INFINITY, element)?;
                 select(cx, m, scores, minus_inf)
             } else {
-                broadcasting(cx, "add", scores, cast_to(cx, m, element)?)
+                broadcasting(cx, coreai::ADD, scores, cast_to(cx, m, element)?)
             }
         }
     }
@@ -850,7 +861,7 @@ impl<'c, 'a> PoolIo<'c, 'a> {
             return reshape(cx, y, &d[1..]);
         }
         let ty = tensor_type(&d[1..], element_type(y)?);
-        cx.build_value("coreai.shrink_dims", &[y, axes(cx, &[0])?], ty, &[])
+        cx.build_value(coreai::SHRINK_DIMS, &[y, axes(cx, &[0])?], ty, &[])
     }
 }
 
@@ -958,7 +969,7 @@ pub fn max_pool2d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         bool_constant(cx, false)?,
     ];
     let y = cx.build_value(
-        "coreai.max_pool_2d",
+        coreai::MAX_POOL_2D,
         &operands,
         io.result_type(element_type(io.x)?),
         &[],
@@ -1029,7 +1040,7 @@ fn max_pool_indices<'c, 'a>(
         ];
         let strides = [1, 1, h.stride, w.stride];
         let tap = cx.build_value(
-            "coreai.slice",
+            coreai::SLICE,
             &[
                 padded,
                 axes(cx, &begin)?,
@@ -1042,7 +1053,7 @@ fn max_pool_indices<'c, 'a>(
         operands.push(coreai_ir::emit::expand_dim(cx, tap, 4)?);
     }
     let stacked = cx.build_value(
-        "coreai.concat",
+        coreai::CONCAT,
         &operands,
         tensor_type(&[n, c, h.output, w.output, k], element),
         &[],
@@ -1078,7 +1089,7 @@ fn first_max_index<'c, 'a>(
     let axis = coreai_ir::emit::int_scalar(cx, 4, "si32")?;
     let ui32 = cx.parse_type("ui32")?;
     let best = cx.build_value(
-        "coreai.argmax",
+        coreai::ARGMAX,
         &[stacked, axis],
         tensor_type(&kept, ui32),
         &[],
@@ -1096,13 +1107,13 @@ fn first_max_index<'c, 'a>(
         shape(cx, &d)?
     };
     let table = cx.build_value(
-        "coreai.broadcast_to",
+        coreai::BROADCAST_TO,
         &[table, to],
         tensor_type(&d, index_type),
         &[],
     )?;
     let picked = cx.build_value(
-        "coreai.gather_along_axis",
+        coreai::GATHER_ALONG_AXIS,
         &[table, best, axis],
         tensor_type(&kept, index_type),
         &[],
@@ -1143,9 +1154,9 @@ fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Lowered<'c, 'a> 
         shape(cx, &vec![1; spatial])?,
     ];
     let name = if spatial == 2 {
-        "coreai.sum_pool_2d"
+        coreai::SUM_POOL_2D
     } else {
-        "coreai.sum_pool_3d"
+        coreai::SUM_POOL_3D
     };
     let element = element_type(x)?;
     let sum = cx.build_value(name, &operands, io.result_type(element), &[])?;
@@ -1178,7 +1189,7 @@ fn avg_pool<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Lowered<'c, 'a> 
             float_constant(cx, &to, &values, element)?
         }
     };
-    let y = broadcasting(cx, "divide", sum, divisor)?;
+    let y = broadcasting(cx, coreai::DIVIDE, sum, divisor)?;
     Ok(vec![io.finish(cx, y)?])
 }
 
@@ -1262,7 +1273,7 @@ fn adaptive_separable<'c, 'a>(
             let mut piece_shape = d.clone();
             piece_shape[axis] = end - start;
             let piece = cx.build_value(
-                "coreai.slice",
+                coreai::SLICE,
                 &[
                     y,
                     axes(cx, &begin)?,
@@ -1279,7 +1290,7 @@ fn adaptive_separable<'c, 'a>(
         let mut operands = vec![coreai_ir::emit::int_scalar(cx, axis as i64, "si32")?];
         operands.extend(parts);
         y = cx.build_value(
-            "coreai.concat",
+            coreai::CONCAT,
             &operands,
             tensor_type(&joined, element_type(y)?),
             &[],
@@ -1305,32 +1316,36 @@ fn adaptive<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Result<Value<'c, 'a>,
                 "adaptive pooling to a size other than 1x1 needs its size",
             )?;
         }
-        let op = if max { "reduce_max" } else { "reduce_mean" };
+        let op = if max {
+            coreai::REDUCE_MAX
+        } else {
+            coreai::REDUCE_MEAN
+        };
         return io.finish(cx, reduce(cx, op, x, &[2, 3])?);
     }
     let divisible = d[2] % out[2] == 0 && d[3] % out[3] == 0;
     let y = if !divisible {
-        adaptive_separable(cx, x, out, if max { "reduce_max" } else { "reduce_mean" })?
+        adaptive_separable(
+            cx,
+            x,
+            out,
+            if max {
+                coreai::REDUCE_MAX
+            } else {
+                coreai::REDUCE_MEAN
+            },
+        )?
     } else {
         let k = [d[2] / out[2], d[3] / out[3]];
         let mut operands = vec![x, shape(cx, &k)?, shape(cx, &k)?, shape(cx, &[1, 1])?];
         if max {
             operands.push(bool_constant(cx, false)?);
-            cx.build_value(
-                "coreai.max_pool_2d",
-                &operands,
-                io.result_type(element),
-                &[],
-            )?
+            cx.build_value(coreai::MAX_POOL_2D, &operands, io.result_type(element), &[])?
         } else {
-            let sum = cx.build_value(
-                "coreai.sum_pool_2d",
-                &operands,
-                io.result_type(element),
-                &[],
-            )?;
+            let sum =
+                cx.build_value(coreai::SUM_POOL_2D, &operands, io.result_type(element), &[])?;
             let count = float_scalar(cx, (k[0] * k[1]) as f64, element)?;
-            broadcasting(cx, "divide", sum, count)?
+            broadcasting(cx, coreai::DIVIDE, sum, count)?
         }
     };
     io.finish(cx, y)
@@ -1406,7 +1421,7 @@ fn adaptive_max_indices<'c, 'a>(
     let idx = reshape(cx, idx, &[1, 1, ho * wo * t])?;
     let gathered = [n, c, ho * wo * t];
     let idx = cx.build_value(
-        "coreai.broadcast_to",
+        coreai::BROADCAST_TO,
         &[
             idx,
             coreai_ir::emit::runtime_shape(cx, &lead(&[ho * wo * t]), "ui32")?,
@@ -1416,7 +1431,7 @@ fn adaptive_max_indices<'c, 'a>(
     )?;
     let axis = coreai_ir::emit::int_scalar(cx, 2, "si32")?;
     let taps = cx.build_value(
-        "coreai.gather_along_axis",
+        coreai::GATHER_ALONG_AXIS,
         &[planes, idx, axis],
         tensor_type(&gathered, element),
         &[],
@@ -1509,7 +1524,7 @@ fn interpolate_to<'c, 'a>(
     ];
     let mode = cx.parse_attribute(&format!("#coreai.interpolation_mode<{mode}>"))?;
     Ok(vec![cx.build_value(
-        "coreai.interpolate",
+        coreai::INTERPOLATE,
         &operands,
         cx.result_type(0)?,
         &[("interpolation_mode", mode)],
@@ -1585,7 +1600,7 @@ fn upsample_dynamic_spatial<'c, 'a>(
     let k = [1, 1, factors[0] as i64, factors[1] as i64];
     let shape = broadcasting(
         cx,
-        "mul",
+        coreai::MUL,
         shape,
         coreai_ir::emit::int_vector(cx, &k, "si32")?,
     )?;
@@ -1644,22 +1659,27 @@ fn resample_at_run_time<'c, 'a>(
         let in_f =
             coreai_ir::emit::expand_dim(cx, coreai_ir::emit::dim_scalar(cx, y, axis, "f32")?, 0)?;
         let last = coreai_ir::emit::dim_scalar(cx, y, axis, "si32")?;
-        let last = broadcasting(cx, "sub", last, coreai_ir::emit::int_scalar(cx, 1, "si32")?)?;
+        let last = broadcasting(
+            cx,
+            coreai::SUB,
+            last,
+            coreai_ir::emit::int_scalar(cx, 1, "si32")?,
+        )?;
         let zero = coreai_ir::emit::int_scalar(cx, 0, "si32")?;
         let one = coreai_ir::emit::int_scalar(cx, 1, "si32")?;
         let positions = cx.build_value(
-            "coreai.range",
+            coreai::RANGE,
             &[zero, out_i, one],
             tensor_type(&[n], si32),
             &[],
         )?;
         let o = cast_to(cx, positions, f32)?;
-        let floor = |v| broadcasting(cx, "floor_divide", v, f(1.0)?);
+        let floor = |v| broadcasting(cx, coreai::FLOOR_DIVIDE, v, f(1.0)?);
         let index = |v| -> Result<Value<'c, 'a>, Decline> {
             let i = cast_to(cx, v, si32)?;
-            broadcasting(cx, "minimum", i, last)
+            broadcasting(cx, coreai::MINIMUM, i, last)
         };
-        let ratio = broadcasting(cx, "divide", in_f, out_f)?;
+        let ratio = broadcasting(cx, coreai::DIVIDE, in_f, out_f)?;
         // The weights of one source position broadcast along `axis`.
         let along = |v: Value<'c, 'a>| -> Result<Value<'c, 'a>, Decline> {
             let mut v = cast_to(cx, v, element)?;
@@ -1672,38 +1692,43 @@ fn resample_at_run_time<'c, 'a>(
         };
         y = match mode {
             Resample::Nearest => {
-                let src = floor(broadcasting(cx, "mul", o, ratio)?)?;
+                let src = floor(broadcasting(cx, coreai::MUL, o, ratio)?)?;
                 gather_at_dim(cx, y, index(src)?, axis)?
             }
             Resample::Linear => {
                 let src = if align {
-                    let in_less = broadcasting(cx, "sub", in_f, f(1.0)?)?;
-                    let out_less = broadcasting(cx, "sub", out_f, f(1.0)?)?;
-                    let wide = predicate(cx, "greater", out_f, f(1.0)?)?;
+                    let in_less = broadcasting(cx, coreai::SUB, in_f, f(1.0)?)?;
+                    let out_less = broadcasting(cx, coreai::SUB, out_f, f(1.0)?)?;
+                    let wide = predicate(cx, coreai::GREATER, out_f, f(1.0)?)?;
                     let safe = select(cx, wide, out_less, f(1.0)?)?;
                     let scale = select(
                         cx,
                         wide,
-                        broadcasting(cx, "divide", in_less, safe)?,
+                        broadcasting(cx, coreai::DIVIDE, in_less, safe)?,
                         f(0.0)?,
                     )?;
-                    broadcasting(cx, "mul", o, scale)?
+                    broadcasting(cx, coreai::MUL, o, scale)?
                 } else {
-                    let centre = broadcasting(cx, "add", o, f(0.5)?)?;
-                    let src = broadcasting(cx, "mul", centre, ratio)?;
-                    let src = broadcasting(cx, "sub", src, f(0.5)?)?;
-                    broadcasting(cx, "maximum", src, f(0.0)?)?
+                    let centre = broadcasting(cx, coreai::ADD, o, f(0.5)?)?;
+                    let src = broadcasting(cx, coreai::MUL, centre, ratio)?;
+                    let src = broadcasting(cx, coreai::SUB, src, f(0.5)?)?;
+                    broadcasting(cx, coreai::MAXIMUM, src, f(0.0)?)?
                 };
                 let i0f = floor(src)?;
                 let i0 = index(i0f)?;
-                let i1 = broadcasting(cx, "add", i0, one)?;
-                let i1 = broadcasting(cx, "minimum", i1, last)?;
-                let l1 = broadcasting(cx, "sub", src, i0f)?;
-                let l0 = broadcasting(cx, "sub", f(1.0)?, l1)?;
+                let i1 = broadcasting(cx, coreai::ADD, i0, one)?;
+                let i1 = broadcasting(cx, coreai::MINIMUM, i1, last)?;
+                let l1 = broadcasting(cx, coreai::SUB, src, i0f)?;
+                let l0 = broadcasting(cx, coreai::SUB, f(1.0)?, l1)?;
                 let a = gather_at_dim(cx, y, i0, axis)?;
                 let b = gather_at_dim(cx, y, i1, axis)?;
-                let a = broadcasting(cx, "mul", a, along(l0)?)?;
-                broadcasting(cx, "add", a, broadcasting(cx, "mul", b, along(l1)?)?)?
+                let a = broadcasting(cx, coreai::MUL, a, along(l0)?)?;
+                broadcasting(
+                    cx,
+                    coreai::ADD,
+                    a,
+                    broadcasting(cx, coreai::MUL, b, along(l1)?)?,
+                )?
             }
         };
     }
@@ -1910,7 +1935,7 @@ fn sdpa_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
     if causal && segment_operand(cx, 3)?.is_none() {
         let (qd, kd) = qk_dims(cx)?;
         let (l, s) = (qd[qd.len() - 2], kd[kd.len() - 2]);
-        let attend = unary(cx, "not", causal_masked(cx, l, s)?)?;
+        let attend = unary(cx, coreai::NOT, causal_masked(cx, l, s)?)?;
         inputs.push(Input {
             name: "attn_mask",
             arg: "m",

@@ -24,6 +24,7 @@ use coreai_ir::emit::{
     axes as axes_constant, bool_scalar, broadcasting, cast_to, int_scalar, int_vector, reshape,
 };
 use coreai_ir::lowering::{type_text, Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::is_bool;
 use coreai_ir::schema::{
     bool_attr, dims, element_type, int_attr, int_list_attr, normalize_dim, opt_int_attr, tensor_of,
@@ -165,7 +166,7 @@ fn fit<'c, 'a>(
     }
     let list: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
     let a = axes_constant(cx, &list)?;
-    cx.build_value("coreai.shrink_dims", &[value, a], ty, &[])
+    cx.build_value(coreai::SHRINK_DIMS, &[value, a], ty, &[])
 }
 
 /// The type of `x` with `axes` set to 1 and element `element`.
@@ -257,7 +258,7 @@ fn binary<'c, 'a>(
 fn is_nan<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
     let i1 = cx.parse_type("i1")?;
     let ty = tensor_type(&dims(tensor_of(x)?), i1);
-    cx.build_value("coreai.not_equal", &[x, x], ty, &[])
+    cx.build_value(coreai::NOT_EQUAL, &[x, x], ty, &[])
 }
 
 /// `x` as a bool tensor: itself when bool, else `x != 0` (NaN is true).
@@ -267,7 +268,7 @@ fn truthy<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c,
         return Ok(x);
     }
     let zero = cx.scalar_constant(Scalar::Int(0), element)?;
-    binary(cx, "not_equal", x, zero, cx.parse_type("i1")?)
+    binary(cx, coreai::NOT_EQUAL, x, zero, cx.parse_type("i1")?)
 }
 
 // ---------------------------------------------------------------------------
@@ -293,9 +294,9 @@ fn sum_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 /// A bool sum (only with a bool result: PyTorch promotes otherwise) is `any`.
 fn sum_over<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>, axes: &[usize]) -> Lowered<'c, 'a> {
     let op = if is_bool(element_type(x)?) {
-        "coreai.any"
+        coreai::ANY
     } else {
-        "coreai.reduce_sum"
+        coreai::REDUCE_SUM
     };
     reduce_to_result(cx, op, x, axes)
 }
@@ -321,7 +322,7 @@ fn mean_over<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>, axes: &[usize]) 
             x.r#type()
         ));
     }
-    reduce_to_result(cx, "coreai.reduce_mean", x, axes)
+    reduce_to_result(cx, coreai::REDUCE_MEAN, x, axes)
 }
 
 // aten.prod.dim_int(%x) {dim, keepdim, dtype?}
@@ -347,9 +348,9 @@ fn prod_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
 /// A bool product (bool result) is `all`.
 fn prod_over<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>, axes: &[usize]) -> Lowered<'c, 'a> {
     let op = if is_bool(element_type(x)?) {
-        "coreai.all"
+        coreai::ALL
     } else {
-        "coreai.reduce_product"
+        coreai::REDUCE_PRODUCT
     };
     reduce_to_result(cx, op, x, axes)
 }
@@ -358,10 +359,10 @@ fn prod_over<'c, 'a>(cx: &LoweringCx<'c, 'a>, x: Value<'c, 'a>, axes: &[usize]) 
 /// coreai's reduce_max does not take.
 fn extremum_op(x: Value<'_, '_>, max: bool) -> Result<&'static str, Decline> {
     Ok(match (is_bool(element_type(x)?), max) {
-        (true, true) => "coreai.any",
-        (true, false) => "coreai.all",
-        (false, true) => "coreai.reduce_max",
-        (false, false) => "coreai.reduce_min",
+        (true, true) => coreai::ANY,
+        (true, false) => coreai::ALL,
+        (false, true) => coreai::REDUCE_MAX,
+        (false, false) => coreai::REDUCE_MIN,
     })
 }
 
@@ -458,22 +459,22 @@ fn arg_index<'c, 'a>(
     if !max {
         key = if float {
             let minus_one = float_scalar(cx, -1.0, element)?;
-            binary(cx, "mul", x, minus_one, element)?
+            binary(cx, coreai::MUL, x, minus_one, element)?
         } else {
             let ones = cx.scalar_constant(Scalar::Int(all_ones(element)?), element)?;
-            binary(cx, "bitwise_xor", x, ones, element)?
+            binary(cx, coreai::BITWISE_XOR, x, ones, element)?
         };
     }
     if float {
         let nan = is_nan(cx, x)?;
-        let any_nan = reduce_keep(cx, "coreai.any", nan, &[axis])?;
+        let any_nan = reduce_keep(cx, coreai::ANY, nan, &[axis])?;
         let mask = cast_to(cx, nan, element)?;
         key = select_to(cx, any_nan, mask, key, key.r#type())?;
     }
     let a = int_scalar(cx, axis as i64, "si32")?;
     let ui32 = cx.parse_type("ui32")?;
     cx.build_value(
-        "coreai.argmax",
+        coreai::ARGMAX,
         &[key, a],
         kept_type(key, &[axis], ui32)?,
         &[],
@@ -555,10 +556,10 @@ fn variance_keep<'c, 'a>(
         .map(|&a| shape[a])
         .filter(|&d| d != DYNAMIC)
         .product();
-    let mean = reduce_keep(cx, "coreai.reduce_mean", x, axes)?;
-    let d = binary(cx, "sub", x, mean, element)?;
-    let sq = binary(cx, "mul", d, d, element)?;
-    let s = reduce_keep(cx, "coreai.reduce_sum", sq, axes)?;
+    let mean = reduce_keep(cx, coreai::REDUCE_MEAN, x, axes)?;
+    let d = binary(cx, coreai::SUB, x, mean, element)?;
+    let sq = binary(cx, coreai::MUL, d, d, element)?;
+    let s = reduce_keep(cx, coreai::REDUCE_SUM, sq, axes)?;
     let dynamic: Vec<usize> = axes
         .iter()
         .copied()
@@ -572,20 +573,20 @@ fn variance_keep<'c, 'a>(
         let mut count = float_scalar(cx, n as f64, element)?;
         for a in dynamic {
             let size = coreai_ir::emit::dim_scalar(cx, x, a, &type_text(element))?;
-            count = binary(cx, "mul", count, size, element)?;
+            count = binary(cx, coreai::MUL, count, size, element)?;
         }
         let c = float_scalar(cx, correction, element)?;
         let zero = float_scalar(cx, 0.0, element)?;
         binary(
             cx,
-            "maximum",
-            binary(cx, "sub", count, c, element)?,
+            coreai::MAXIMUM,
+            binary(cx, coreai::SUB, count, c, element)?,
             zero,
             element,
         )?
     };
     let s_ty = s.r#type();
-    let var = broadcasting(cx, "divide", s, divisor, s_ty)?;
+    let var = broadcasting(cx, coreai::DIVIDE, s, divisor, s_ty)?;
     Ok((var, mean))
 }
 
@@ -609,7 +610,7 @@ fn variance<'c, 'a>(cx: &LoweringCx<'c, 'a>, sqrt: bool) -> Lowered<'c, 'a> {
     let axes = reduce_axes(tensor_of(x)?.rank(), opt_int_list(cx, "dim")?)?;
     let (mut v, mean) = variance_keep(cx, x, &axes, correction(cx)?)?;
     if sqrt {
-        v = unary(cx, "coreai.sqrt", v, element_type(v)?)?;
+        v = unary(cx, coreai::SQRT, v, element_type(v)?)?;
     }
     let mut results = vec![fit(cx, v, cx.result_type(0)?, &axes)?];
     if cx.op().result_count() == 2 {
@@ -682,32 +683,32 @@ fn listed_dims(cx: &LoweringCx<'_, '_>) -> Result<Option<Vec<usize>>, Decline> {
 
 // aten.any.default(%x) → coreai.any (x != 0), every dim + reshape to rank 0
 fn any_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    logical(cx, "coreai.any", None)
+    logical(cx, coreai::ANY, None)
 }
 
 // aten.any.dim(%x) {dim, keepdim} → coreai.any (x != 0), [dim] (+ reshape)
 fn any_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    logical(cx, "coreai.any", Some(one_dim(cx)?))
+    logical(cx, coreai::ANY, Some(one_dim(cx)?))
 }
 
 // aten.any.dims(%x) {dim?, keepdim} → coreai.any (x != 0), dims (+ reshape)
 fn any_dims<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    logical(cx, "coreai.any", listed_dims(cx)?)
+    logical(cx, coreai::ANY, listed_dims(cx)?)
 }
 
 // aten.all.default(%x) → coreai.all (x != 0), every dim + reshape to rank 0
 fn all_default<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    logical(cx, "coreai.all", None)
+    logical(cx, coreai::ALL, None)
 }
 
 // aten.all.dim(%x) {dim, keepdim} → coreai.all (x != 0), [dim] (+ reshape)
 fn all_dim<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    logical(cx, "coreai.all", Some(one_dim(cx)?))
+    logical(cx, coreai::ALL, Some(one_dim(cx)?))
 }
 
 // aten.all.dims(%x) {dim?, keepdim} → coreai.all (x != 0), dims (+ reshape)
 fn all_dims<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
-    logical(cx, "coreai.all", listed_dims(cx)?)
+    logical(cx, coreai::ALL, listed_dims(cx)?)
 }
 
 // ---------------------------------------------------------------------------
@@ -762,7 +763,7 @@ fn scan_along<'c, 'a>(
     let reverse = bool_scalar(cx, false)?;
     let combiner = cx.integer_attribute(code, 32);
     cx.build_value(
-        "coreai.scan",
+        coreai::SCAN,
         &[x, a, reverse],
         x.r#type(),
         &[("scan_op", combiner)],
@@ -795,7 +796,7 @@ fn positions<'c, 'a>(
         let (zero, one) = (int_scalar(cx, 0, "si32")?, int_scalar(cx, 1, "si32")?);
         let end = coreai_ir::emit::dim_scalar(cx, x, axis, "si32")?;
         let ty = tensor_type(&[DYNAMIC], cx.parse_type("si32")?);
-        cx.build_value("coreai.range", &[zero, end, one], ty, &[])?
+        cx.build_value(coreai::RANGE, &[zero, end, one], ty, &[])?
     } else {
         int_vector(cx, &(0..n).collect::<Vec<_>>(), "si32")?
     };
@@ -849,7 +850,7 @@ fn cumulative_extremum<'c, 'a>(cx: &LoweringCx<'c, 'a>, max: bool) -> Lowered<'c
     let iota = positions(cx, x, axis)?;
     let zero = int_scalar(cx, 0, "si32")?;
     let i1 = cx.parse_type("i1")?;
-    let hit = same_shape_binary(cx, "coreai.equal", xs, values, i1)?;
+    let hit = same_shape_binary(cx, coreai::EQUAL, xs, values, i1)?;
     let mut index = scan_along(cx, select(cx, hit, iota, zero)?, axis, 3)?;
     if let Some(nan) = nan {
         let seen = scan_along(cx, cast_to(cx, nan, element)?, axis, 3)?;
@@ -885,23 +886,23 @@ fn logsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Err(format!("logsumexp to {element} is not lowered"));
     }
     let axes = reduce_axes(tensor_of(x)?.rank(), opt_int_list(cx, "dim")?)?;
-    let m = reduce_keep(cx, "coreai.reduce_max", x, &axes)?;
-    let abs = unary(cx, "coreai.abs", m, element)?;
+    let m = reduce_keep(cx, coreai::REDUCE_MAX, x, &axes)?;
+    let abs = unary(cx, coreai::ABS, m, element)?;
     let inf = float_scalar(cx, f64::INFINITY, element)?;
-    let infinite = binary(cx, "equal", abs, inf, cx.parse_type("i1")?)?;
+    let infinite = binary(cx, coreai::EQUAL, abs, inf, cx.parse_type("i1")?)?;
     let zero = float_scalar(cx, 0.0, element)?;
     let shift = select_to(cx, infinite, zero, m, m.r#type())?;
     let e = unary(
         cx,
-        "coreai.exp",
-        binary(cx, "sub", x, shift, element)?,
+        coreai::EXP,
+        binary(cx, coreai::SUB, x, shift, element)?,
         element,
     )?;
-    let s = reduce_keep(cx, "coreai.reduce_sum", e, &axes)?;
+    let s = reduce_keep(cx, coreai::REDUCE_SUM, e, &axes)?;
     let r = binary(
         cx,
-        "add",
-        unary(cx, "coreai.log", s, element)?,
+        coreai::ADD,
+        unary(cx, coreai::LOG, s, element)?,
         shift,
         element,
     )?;
@@ -948,7 +949,7 @@ fn logcumsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             coreai_ir::emit::dim_scalar(cx, x, axis, "si32")?,
             int_scalar(cx, 1, "si32")?,
         );
-        let r = cx.build_value("coreai.range", &[zero, end, one], ty, &[])?;
+        let r = cx.build_value(coreai::RANGE, &[zero, end, one], ty, &[])?;
         reshape(cx, r, to)
     };
     let ones = |k: usize| vec![1i64; k];
@@ -957,7 +958,7 @@ fn logcumsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let i1 = cx.parse_type("i1")?;
     let later = broadcasting(
         cx,
-        "greater",
+        coreai::GREATER,
         j,
         i,
         tensor_type(&[ones(axis), vec![n, n], ones(after.len())].concat(), i1),
@@ -965,30 +966,30 @@ fn logcumsumexp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let minus_inf = float_scalar(cx, f64::NEG_INFINITY, element)?;
     let square = with(&[n, n]);
     let prefix = select_to(cx, later, minus_inf, row, tensor_type(&square, element))?;
-    let m = reduce_keep(cx, "coreai.reduce_max", prefix, &[axis + 1])?;
-    let abs = unary(cx, "coreai.abs", m, element)?;
+    let m = reduce_keep(cx, coreai::REDUCE_MAX, prefix, &[axis + 1])?;
+    let abs = unary(cx, coreai::ABS, m, element)?;
     let inf = float_scalar(cx, f64::INFINITY, element)?;
-    let infinite = binary(cx, "equal", abs, inf, i1)?;
+    let infinite = binary(cx, coreai::EQUAL, abs, inf, i1)?;
     let zero = float_scalar(cx, 0.0, element)?;
     let shift = select(cx, infinite, zero, m)?;
     let e = unary(
         cx,
-        "coreai.exp",
-        binary(cx, "sub", prefix, shift, element)?,
+        coreai::EXP,
+        binary(cx, coreai::SUB, prefix, shift, element)?,
         element,
     )?;
-    let s = reduce_keep(cx, "coreai.reduce_sum", e, &[axis + 1])?;
+    let s = reduce_keep(cx, coreai::REDUCE_SUM, e, &[axis + 1])?;
     let r = binary(
         cx,
-        "add",
-        unary(cx, "coreai.log", s, element)?,
+        coreai::ADD,
+        unary(cx, coreai::LOG, s, element)?,
         shift,
         element,
     )?;
     let r = if dynamic {
         let a = int_vector(cx, &[axis as i64 + 1], "si32")?;
         let ty = tensor_type(&shape, element);
-        cx.build_value("coreai.shrink_dims", &[r, a], ty, &[])?
+        cx.build_value(coreai::SHRINK_DIMS, &[r, a], ty, &[])?
     } else {
         reshape(cx, r, &shape)?
     };
@@ -1011,28 +1012,28 @@ fn linalg_vector_norm<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         Scalar::Int(v) => v as f64,
         Scalar::Float(v) => v,
     };
-    let abs = || unary(cx, "coreai.abs", x, element);
+    let abs = || unary(cx, coreai::ABS, x, element);
     let r = if ord == 2.0 {
-        let sq = binary(cx, "mul", x, x, element)?;
-        let s = reduce_keep(cx, "coreai.reduce_sum", sq, &axes)?;
-        unary(cx, "coreai.sqrt", s, element)?
+        let sq = binary(cx, coreai::MUL, x, x, element)?;
+        let s = reduce_keep(cx, coreai::REDUCE_SUM, sq, &axes)?;
+        unary(cx, coreai::SQRT, s, element)?
     } else if ord == 1.0 {
-        reduce_keep(cx, "coreai.reduce_sum", abs()?, &axes)?
+        reduce_keep(cx, coreai::REDUCE_SUM, abs()?, &axes)?
     } else if ord == f64::INFINITY {
-        reduce_keep(cx, "coreai.reduce_max", abs()?, &axes)?
+        reduce_keep(cx, coreai::REDUCE_MAX, abs()?, &axes)?
     } else if ord == f64::NEG_INFINITY {
-        reduce_keep(cx, "coreai.reduce_min", abs()?, &axes)?
+        reduce_keep(cx, coreai::REDUCE_MIN, abs()?, &axes)?
     } else if ord == 0.0 {
         let nonzero = truthy(cx, x)?;
         let counts = cast_to(cx, nonzero, element)?;
-        reduce_keep(cx, "coreai.reduce_sum", counts, &axes)?
+        reduce_keep(cx, coreai::REDUCE_SUM, counts, &axes)?
     } else {
         let p = float_scalar(cx, ord, element)?;
-        let powered = binary(cx, "pow", abs()?, p, element)?;
-        let s = reduce_keep(cx, "coreai.reduce_sum", powered, &axes)?;
+        let powered = binary(cx, coreai::POW, abs()?, p, element)?;
+        let s = reduce_keep(cx, coreai::REDUCE_SUM, powered, &axes)?;
         let one = float_scalar(cx, 1.0, element)?;
-        let inv = binary(cx, "divide", one, p, element)?;
-        binary(cx, "pow", s, inv, element)?
+        let inv = binary(cx, coreai::DIVIDE, one, p, element)?;
+        binary(cx, coreai::POW, s, inv, element)?
     };
     Ok(vec![fit(cx, r, cx.result_type(0)?, &axes)?])
 }
@@ -1089,7 +1090,7 @@ fn sort_permutation<'c, 'a>(
         let a = int_scalar(cx, axis as i64, "si32")?;
         let d = bool_scalar(cx, descending)?;
         let s = bool_scalar(cx, true)?;
-        cx.build_value("coreai.argsort", &[key, a, d, s], perm_ty, &[])
+        cx.build_value(coreai::ARGSORT, &[key, a, d, s], perm_ty, &[])
     };
     let p1 = argsort(x)?;
     if !(descending && is_float(element)) {
@@ -1110,7 +1111,7 @@ fn gather<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let a = int_scalar(cx, axis as i64, "si32")?;
     let ty = tensor_type(&dims(tensor_of(indices)?), element_type(x)?);
-    cx.build_value("coreai.gather_along_axis", &[x, indices, a], ty, &[])
+    cx.build_value(coreai::GATHER_ALONG_AXIS, &[x, indices, a], ty, &[])
 }
 
 /// The values of `x` sorted along `axis`: `coreai.sort` (stable), or the
@@ -1129,7 +1130,7 @@ fn sorted_values<'c, 'a>(
     let a = int_scalar(cx, axis as i64, "si32")?;
     let d = bool_scalar(cx, descending)?;
     let s = bool_scalar(cx, true)?;
-    cx.build_value("coreai.sort", &[x, a, d, s], x.r#type(), &[])
+    cx.build_value(coreai::SORT, &[x, a, d, s], x.r#type(), &[])
 }
 
 fn sort_axis(cx: &LoweringCx<'_, '_>, x: Value<'_, '_>) -> Result<usize, Decline> {
@@ -1223,7 +1224,7 @@ fn take_range<'c, 'a>(
     let stride = int_vector(cx, &vec![1; rank], "si32")?;
     shape[axis] = len;
     let ty = tensor_type(&shape, element_type(x)?);
-    cx.build_value("coreai.slice", &[x, begin, end_v, stride], ty, &[])
+    cx.build_value(coreai::SLICE, &[x, begin, end_v, stride], ty, &[])
 }
 
 // aten.median.dim(%x) {dim, keepdim} → (values, indices): the lower median
@@ -1315,12 +1316,12 @@ fn order_statistic<'c, 'a>(
     let element = element_type(x)?;
     if nan_wins && is_float(element) {
         let nan = is_nan(cx, x)?;
-        let any_nan = reduce_keep(cx, "coreai.any", nan, &[axis])?;
+        let any_nan = reduce_keep(cx, coreai::ANY, nan, &[axis])?;
         let a = int_scalar(cx, axis as i64, "si32")?;
         let ui32 = cx.parse_type("ui32")?;
         let mask = cast_to(cx, nan, element)?;
         let first_nan = cx.build_value(
-            "coreai.argmax",
+            coreai::ARGMAX,
             &[mask, a],
             kept_type(mask, &[axis], ui32)?,
             &[],

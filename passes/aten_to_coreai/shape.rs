@@ -25,6 +25,7 @@ use coreai_ir::emit::{
     TO_END,
 };
 use coreai_ir::lowering::{Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::{
     dims, element_type, int_attr, int_list_attr, named_operand, normalize_dim, opt_int_attr,
     shape_of, str_attr, tensor_type, DYNAMIC,
@@ -282,7 +283,7 @@ fn symbolic_view<'c, 'a>(cx: &LoweringCx<'c, 'a>, out: &[i64]) -> Result<Value<'
         .collect::<Result<_, Decline>>()?;
     let s = coreai_ir::emit::runtime_shape(cx, &extents, "si32")?;
     cx.build_value(
-        "coreai.reshape",
+        coreai::RESHAPE,
         &[cx.operand(0)?, s],
         cx.result_type(0)?,
         &[],
@@ -331,7 +332,7 @@ fn unsqueeze<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let dim = normalize_dim(int_attr(cx, "dim")?, rank)? as i64;
     let a = axes(cx, &[dim])?;
     Ok(vec![cx.build_value(
-        "coreai.expand_dims",
+        coreai::EXPAND_DIMS,
         &[x, a],
         cx.result_type(0)?,
         &[],
@@ -368,7 +369,7 @@ fn squeeze<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     }
     let a = axes(cx, &unit)?;
     Ok(vec![cx.build_value(
-        "coreai.shrink_dims",
+        coreai::SHRINK_DIMS,
         &[x, a],
         cx.result_type(0)?,
         &[],
@@ -394,7 +395,7 @@ fn expand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     if lead > 0 && in_dims.contains(&DYNAMIC) {
         let a = axes(cx, &(0..lead as i64).collect::<Vec<_>>())?;
         let ty = tensor_type(&padded, in_ty.element());
-        x = cx.build_value("coreai.expand_dims", &[x, a], ty, &[])?;
+        x = cx.build_value(coreai::EXPAND_DIMS, &[x, a], ty, &[])?;
     } else if lead > 0 {
         x = reshape(cx, x, &padded)?;
     }
@@ -432,7 +433,7 @@ fn expand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     }
     let (s, a) = (shape(cx, &sizes)?, axes(cx, &ax)?);
     Ok(vec![cx.build_value(
-        "coreai.broadcast_in_dims",
+        coreai::BROADCAST_IN_DIMS,
         &[x, s, a],
         cx.result_type(0)?,
         &[],
@@ -462,7 +463,7 @@ fn expand_symbolic<'c, 'a>(
         })
         .collect::<Result<_, Decline>>()?;
     let s = coreai_ir::emit::runtime_shape(cx, &extents, "ui32")?;
-    cx.build_value("coreai.broadcast_to", &[x, s], cx.result_type(0)?, &[])
+    cx.build_value(coreai::BROADCAST_TO, &[x, s], cx.result_type(0)?, &[])
 }
 
 // aten.copy(%self, %src) → coreai.broadcast_to (coreai.cast %src), <self shape : ui32>
@@ -481,7 +482,7 @@ fn copy<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         shape(cx, &out)?
     };
     Ok(vec![cx.build_value(
-        "coreai.broadcast_to",
+        coreai::BROADCAST_TO,
         &[src, s],
         cx.result_type(0)?,
         &[],
@@ -558,7 +559,7 @@ fn runtime_bound<'c, 'a>(
     let v = cast_to(cx, v, cx.parse_type("si64")?)?;
     let lo = int_scalar(cx, -TO_END, "si64")?;
     let hi = int_scalar(cx, TO_END, "si64")?;
-    arith(cx, "minimum", arith(cx, "maximum", v, lo)?, hi)
+    arith(cx, coreai::MINIMUM, arith(cx, coreai::MAXIMUM, v, lo)?, hi)
 }
 
 /// `coreai.slice %x` (or `coreai.slice_update %x with update`) taking
@@ -595,12 +596,12 @@ fn slice_along<'c, 'a>(
     let steps = axes(cx, &steps)?;
     match update {
         Some(u) => cx.build_value(
-            "coreai.slice_update",
+            coreai::SLICE_UPDATE,
             &[x, starts, ends, steps, u],
             result,
             &[],
         ),
-        None => cx.build_value("coreai.slice", &[x, starts, ends, steps], result, &[]),
+        None => cx.build_value(coreai::SLICE, &[x, starts, ends, steps], result, &[]),
     }
 }
 
@@ -639,8 +640,13 @@ fn select_bounds<'c, 'a>(
         }
         n => int_scalar(cx, n, "si64")?,
     };
-    let wrapped = arith(cx, "sub", i, arith(cx, "mul", n, floor_div(cx, i, n)?)?)?;
-    let next = arith(cx, "add", wrapped, int_scalar(cx, 1, "si64")?)?;
+    let wrapped = arith(
+        cx,
+        coreai::SUB,
+        i,
+        arith(cx, coreai::MUL, n, floor_div(cx, i, n)?)?,
+    )?;
+    let next = arith(cx, coreai::ADD, wrapped, int_scalar(cx, 1, "si64")?)?;
     Ok((Bound::Runtime(wrapped), Bound::Runtime(next), 1))
 }
 
@@ -677,7 +683,7 @@ fn select_int<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     }
     let a = axes(cx, &[dim as i64])?;
     Ok(vec![cx.build_value(
-        "coreai.shrink_dims",
+        coreai::SHRINK_DIMS,
         &[sliced, a],
         cx.result_type(0)?,
         &[],
@@ -756,7 +762,7 @@ fn concat<'c, 'a>(
             let mut operands = vec![int_scalar(cx, dim as i64, "si32")?];
             operands.extend(inputs);
             Ok(vec![cx.build_value(
-                "coreai.concat",
+                coreai::CONCAT,
                 &operands,
                 cx.result_type(0)?,
                 &[],
@@ -792,12 +798,12 @@ fn split<'c, 'a>(cx: &LoweringCx<'c, 'a>, sizes: &[i64], dim: usize) -> Lowered<
         ));
     }
     let (s, d) = (shape(cx, sizes)?, int_scalar(cx, dim as i64, "si32")?);
-    let op = cx.build("coreai.split", &[cx.operand(0)?, s, d], &results, &[])?;
+    let op = cx.build(coreai::SPLIT, &[cx.operand(0)?, s, d], &results, &[])?;
     (0..results.len())
         .map(|i| {
             op.result(i)
                 .map(Into::into)
-                .map_err(|_| "coreai.split has too few results".to_string())
+                .map_err(|_| format!("{} has too few results", coreai::SPLIT))
         })
         .collect()
 }
@@ -838,7 +844,7 @@ fn unbind<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         return Err(format!("{n} slices for {} results", cx.op().result_count()));
     }
     let (s, a) = (shape(cx, &vec![1; n])?, int_scalar(cx, dim as i64, "si32")?);
-    let op = cx.build("coreai.split", &[cx.operand(0)?, s, a], &vec![ty; n], &[])?;
+    let op = cx.build(coreai::SPLIT, &[cx.operand(0)?, s, a], &vec![ty; n], &[])?;
     (0..n)
         .map(|i| {
             let part: Value = op.result(i).map_err(|_| "missing split result")?.into();
@@ -859,7 +865,7 @@ fn flip<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     }
     let a = axes(cx, &ds)?;
     Ok(vec![cx.build_value(
-        "coreai.reverse",
+        coreai::REVERSE,
         &[cx.operand(0)?, a],
         cx.result_type(0)?,
         &[],
@@ -921,7 +927,7 @@ fn roll_dim<'c, 'a>(
     };
     let (tail, head) = (part(n - s, n)?, part(0, n - s)?);
     let dimv = int_scalar(cx, dim as i64, "si32")?;
-    cx.build_value("coreai.concat", &[dimv, tail, head], x.r#type(), &[])
+    cx.build_value(coreai::CONCAT, &[dimv, tail, head], x.r#type(), &[])
 }
 
 // aten.diagonal(%x) {offset, dim1, dim2}: x[..., i, i + offset] over the other dims
@@ -995,7 +1001,7 @@ fn tile_to<'c, 'a>(cx: &LoweringCx<'c, 'a>, reps: Vec<i64>) -> Lowered<'c, 'a> {
     }
     let r = shape(cx, &reps)?;
     Ok(vec![cx.build_value(
-        "coreai.tile",
+        coreai::TILE,
         &[x, r],
         cx.result_type(0)?,
         &[],
@@ -1034,8 +1040,8 @@ fn pixel_shuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let mut out = e[..lead].to_vec();
     out.extend([
         Extent::Static(c / (r * r)),
-        scaled(cx, h, r, "mul")?,
-        scaled(cx, w, r, "mul")?,
+        scaled(cx, h, r, coreai::MUL)?,
+        scaled(cx, w, r, coreai::MUL)?,
     ]);
     Ok(vec![reshape_extents(cx, x, &out)?])
 }
@@ -1057,8 +1063,8 @@ fn pixel_unshuffle<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     let x = cx.operand(0)?;
     let e = extents_of(x)?;
     let (h, w) = (
-        scaled(cx, e[lead + 1], r, "floor_divide")?,
-        scaled(cx, e[lead + 2], r, "floor_divide")?,
+        scaled(cx, e[lead + 1], r, coreai::FLOOR_DIVIDE)?,
+        scaled(cx, e[lead + 2], r, coreai::FLOOR_DIVIDE)?,
     );
     let mut split = e[..lead].to_vec();
     split.extend([
@@ -1092,7 +1098,7 @@ fn scaled<'c, 'a>(
     op: &str,
 ) -> Result<Extent<'c, 'a>, Decline> {
     Ok(match n {
-        Extent::Static(n) if op == "mul" => Extent::Static(n * r),
+        Extent::Static(n) if op == coreai::MUL => Extent::Static(n * r),
         Extent::Static(n) => Extent::Static(n / r),
         Extent::DimOf(x, d) => {
             let size = coreai_ir::emit::dim_scalar(cx, x, d, "si32")?;
@@ -1150,7 +1156,7 @@ fn pad<'c, 'a>(
     let p = shape(cx, pads)?;
     let m = cx.parse_attribute(&format!("#coreai.padding_mode<{mode}>"))?;
     cx.build_value(
-        "coreai.pad",
+        coreai::PAD,
         &[x, p, v],
         cx.result_type(0)?,
         &[("padding_mode", m)],
@@ -1278,7 +1284,7 @@ fn repeat_interleave<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     wide[dim + 1] = r;
     let (s, a) = (shape(cx, &[r])?, axes(cx, &[dim as i64 + 1])?);
     let ty = tensor_type(&wide, cx.operand_tensor(0)?.element());
-    let b = cx.build_value("coreai.broadcast_in_dims", &[x, s, a], ty, &[])?;
+    let b = cx.build_value(coreai::BROADCAST_IN_DIMS, &[x, s, a], ty, &[])?;
     Ok(vec![reshape_to_result(cx, b)?])
 }
 
@@ -1438,7 +1444,7 @@ fn dynamic_arange<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     };
     let (start, end, step) = (bound("start", 0)?, bound("end", 0)?, bound("step", 1)?);
     Ok(vec![cx.build_value(
-        "coreai.range",
+        coreai::RANGE,
         &[start, end, step],
         ty,
         &[],

@@ -21,6 +21,7 @@ use super::promotion::constant_like;
 use coreai_ir::emit::{arith, select, unary};
 use coreai_ir::emit::{cast_to, reshape, slice, splat};
 use coreai_ir::lowering::{Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::is_float;
 use coreai_ir::schema::{
     dims, element_type, int_attr, named_operand, normalize_dim, tensor_type, DYNAMIC,
@@ -31,7 +32,7 @@ type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
 pub static LOWERINGS: super::Family = &[
     ("_local_scalar_dense.default", local_scalar_dense),
-    ("add", |cx| arithmetic(cx, "add")),
+    ("add", |cx| arithmetic(cx, coreai::ADD)),
     ("and_", |cx| delegate(cx, "logical_and.default")),
     ("ceil", |cx| to_int(cx, Rounding::Ceil)),
     ("eq", |cx| delegate(cx, "eq.Tensor")),
@@ -42,23 +43,23 @@ pub static LOWERINGS: super::Family = &[
     ("le", |cx| delegate(cx, "le.Tensor")),
     ("lt", |cx| delegate(cx, "lt.Tensor")),
     ("mod", |cx| delegate(cx, "remainder.Tensor")),
-    ("mul", |cx| arithmetic(cx, "mul")),
+    ("mul", |cx| arithmetic(cx, coreai::MUL)),
     ("ne", |cx| delegate(cx, "ne.Tensor")),
     ("neg", |cx| delegate(cx, "neg.default")),
     ("or_", |cx| delegate(cx, "logical_or.default")),
-    ("pow", |cx| arithmetic(cx, "pow")),
+    ("pow", |cx| arithmetic(cx, coreai::POW)),
     ("round", python_round),
-    ("sub", |cx| arithmetic(cx, "sub")),
+    ("sub", |cx| arithmetic(cx, coreai::SUB)),
     ("sym_float", sym_float),
     ("sym_int", |cx| to_int(cx, Rounding::Trunc)),
     ("sym_ite", sym_ite),
-    ("sym_max", |cx| arithmetic(cx, "maximum")),
-    ("sym_min", |cx| arithmetic(cx, "minimum")),
+    ("sym_max", |cx| arithmetic(cx, coreai::MAXIMUM)),
+    ("sym_min", |cx| arithmetic(cx, coreai::MINIMUM)),
     ("sym_not", |cx| delegate(cx, "logical_not.default")),
     ("sym_size.int", sym_size),
     ("sym_sqrt", sym_sqrt),
     ("trunc", |cx| to_int(cx, Rounding::Trunc)),
-    ("truediv", |cx| arithmetic(cx, "divide")),
+    ("truediv", |cx| arithmetic(cx, coreai::DIVIDE)),
 ];
 
 /// The result element type.
@@ -93,7 +94,7 @@ fn sym_size<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
     }
     let ui32 = cx.parse_type("ui32")?;
     let shape = cx.build_value(
-        "coreai.get_shape",
+        coreai::GET_SHAPE,
         &[x],
         tensor_type(&[d.len() as i64], ui32),
         &[],
@@ -136,7 +137,7 @@ fn sym_sqrt<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
             cx.result_type(0)?
         ));
     }
-    Ok(vec![unary(cx, "sqrt", operand_in_result(cx, 0)?)?])
+    Ok(vec![unary(cx, coreai::SQRT, operand_in_result(cx, 0)?)?])
 }
 
 #[derive(Clone, Copy)]
@@ -158,13 +159,18 @@ fn to_int<'c, 'a>(cx: &LoweringCx<'c, 'a>, how: Rounding) -> Lowered<'c, 'a> {
     let one = constant_like(cx, 1.0, x)?;
     let minus_one = constant_like(cx, -1.0, x)?;
     let rounded = match how {
-        Rounding::Floor => arith(cx, "floor_divide", x, one)?,
+        Rounding::Floor => arith(cx, coreai::FLOOR_DIVIDE, x, one)?,
         Rounding::Ceil => {
-            let f = arith(cx, "floor_divide", arith(cx, "mul", x, minus_one)?, one)?;
-            arith(cx, "mul", f, minus_one)?
+            let f = arith(
+                cx,
+                coreai::FLOOR_DIVIDE,
+                arith(cx, coreai::MUL, x, minus_one)?,
+                one,
+            )?;
+            arith(cx, coreai::MUL, f, minus_one)?
         }
         Rounding::Trunc => trunc_float(cx, x)?,
-        Rounding::Round => unary(cx, "round", x)?,
+        Rounding::Round => unary(cx, coreai::ROUND, x)?,
     };
     Ok(vec![cast_to(cx, rounded, result_element(cx)?)?])
 }

@@ -2,6 +2,7 @@
 //! definition, uses, and f16 constants.
 
 use coreai_ir::ffi::string_ref;
+use coreai_ir::op::coreai;
 use mlir_sys::*;
 
 pub fn op_name(op: MlirOperation) -> String {
@@ -220,7 +221,7 @@ pub fn set_function_type(graph: MlirOperation, inputs: &[MlirType], outputs: &[M
 
 /// `coreai.cast %v : T to ty`, not inserted.
 pub fn cast(v: MlirValue, ty: MlirType, location: MlirLocation) -> MlirOperation {
-    create("coreai.cast", location, &[v], &[ty], &[])
+    create(coreai::CAST, location, &[v], &[ty], &[])
 }
 
 /// Where a value's casts live: right after its defining op, or at the
@@ -248,7 +249,7 @@ fn definition_point(v: MlirValue) -> (MlirBlock, MlirOperation) {
 pub fn to_f16(v: MlirValue) -> MlirValue {
     unsafe {
         if let Some(def) = producer(v) {
-            if op_name(def) == "coreai.cast" {
+            if op_name(def) == coreai::CAST {
                 let input = mlirOperationGetOperand(def, 0);
                 if is_f16_tensor(value_type(input)) {
                     return input;
@@ -261,7 +262,7 @@ pub fn to_f16(v: MlirValue) -> MlirValue {
         } else {
             mlirOperationGetNextInBlock(after)
         };
-        while !is_null_op(next) && op_name(next) == "coreai.cast" {
+        while !is_null_op(next) && op_name(next) == coreai::CAST {
             let result = mlirOperationGetResult(next, 0);
             if same_value(mlirOperationGetOperand(next, 0), v) && is_f16_tensor(value_type(result))
             {

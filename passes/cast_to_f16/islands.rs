@@ -2,49 +2,50 @@
 //! reason printed by `remarks=true`.
 
 use super::ir::{self, op_name, operands, producer, results, static_shape, value_type};
+use coreai_ir::op::coreai;
 use mlir_sys::MlirOperation;
 use std::collections::HashMap;
 
 /// Reductions that accumulate (max/min select and are exact in f16).
 const ACCUMULATING: &[&str] = &[
-    "coreai.reduce_sum",
-    "coreai.reduce_mean",
-    "coreai.reduce_product",
-    "coreai.scan",
+    coreai::REDUCE_SUM,
+    coreai::REDUCE_MEAN,
+    coreai::REDUCE_PRODUCT,
+    coreai::SCAN,
 ];
 
 /// Ops whose result is a normalised accumulation computed inside the op.
-const ACCUMULATORS: &[&str] = &["coreai.softmax"];
+const ACCUMULATORS: &[&str] = &[coreai::SOFTMAX];
 
 /// Ops a norm statistic flows through between its reduction and its root.
 const STATISTIC_CHAIN: &[&str] = &[
-    "coreai.decomposable.broadcasting_add",
-    "coreai.decomposable.broadcasting_sub",
-    "coreai.decomposable.broadcasting_mul",
-    "coreai.decomposable.broadcasting_divide",
-    "coreai.decomposable.broadcasting_maximum",
-    "coreai.reshape",
-    "coreai.expand_dims",
-    "coreai.shrink_dims",
+    coreai::DECOMPOSABLE_BROADCASTING_ADD,
+    coreai::DECOMPOSABLE_BROADCASTING_SUB,
+    coreai::DECOMPOSABLE_BROADCASTING_MUL,
+    coreai::DECOMPOSABLE_BROADCASTING_DIVIDE,
+    coreai::DECOMPOSABLE_BROADCASTING_MAXIMUM,
+    coreai::RESHAPE,
+    coreai::EXPAND_DIMS,
+    coreai::SHRINK_DIMS,
 ];
 
 /// Ops RoPE positions and frequencies flow through into `sin`/`cos`.
 const ANGLE_CHAIN: &[&str] = &[
-    "coreai.decomposable.broadcasting_batch_matmul",
-    "coreai.decomposable.broadcasting_add",
-    "coreai.decomposable.broadcasting_sub",
-    "coreai.decomposable.broadcasting_mul",
-    "coreai.decomposable.broadcasting_divide",
-    "coreai.reshape",
-    "coreai.expand_dims",
-    "coreai.shrink_dims",
-    "coreai.broadcast_to",
-    "coreai.broadcast_in_dims",
-    "coreai.transpose",
-    "coreai.concat",
-    "coreai.tile",
-    "coreai.slice",
-    "coreai.cast",
+    coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL,
+    coreai::DECOMPOSABLE_BROADCASTING_ADD,
+    coreai::DECOMPOSABLE_BROADCASTING_SUB,
+    coreai::DECOMPOSABLE_BROADCASTING_MUL,
+    coreai::DECOMPOSABLE_BROADCASTING_DIVIDE,
+    coreai::RESHAPE,
+    coreai::EXPAND_DIMS,
+    coreai::SHRINK_DIMS,
+    coreai::BROADCAST_TO,
+    coreai::BROADCAST_IN_DIMS,
+    coreai::TRANSPOSE,
+    coreai::CONCAT,
+    coreai::TILE,
+    coreai::SLICE,
+    coreai::CAST,
 ];
 
 /// A constant holding a value beyond this that f16 does not represent
@@ -79,22 +80,22 @@ pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usi
                 ),
                 None => mark(op, "reduction over a dynamic number of elements", &mut keep),
             }
-            if feeds_from(op, "coreai.exp") {
+            if feeds_from(op, coreai::EXP) {
                 mark(op, "logsumexp/softmax accumulator (sum of exp)", &mut keep);
             }
         }
         if ACCUMULATORS.contains(&name.as_str()) {
             mark(op, "softmax accumulator", &mut keep);
         }
-        if name == "coreai.log"
+        if name == coreai::LOG
             && operands(op)
                 .first()
                 .and_then(|v| producer(*v))
-                .is_some_and(|p| op_name(p) == "coreai.reduce_sum" && feeds_from(p, "coreai.exp"))
+                .is_some_and(|p| op_name(p) == coreai::REDUCE_SUM && feeds_from(p, coreai::EXP))
         {
             mark(op, "logsumexp accumulator (log of a sum of exp)", &mut keep);
         }
-        if matches!(name.as_str(), "coreai.sqrt" | "coreai.rsqrt") {
+        if matches!(name.as_str(), coreai::SQRT | coreai::RSQRT) {
             let mut path = Vec::new();
             let mut found = Vec::new();
             statistic_paths(op, 0, &mut path, &mut found);
@@ -105,24 +106,24 @@ pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usi
                 }
             }
         }
-        if name == "coreai.decomposable.broadcasting_pow"
+        if name == coreai::DECOMPOSABLE_BROADCASTING_POW
             && operands(op)
                 .get(1)
                 .and_then(|v| producer(*v))
                 .map(op_name)
                 .as_deref()
-                != Some("coreai.constant")
+                != Some(coreai::CONSTANT)
         {
             mark(op, "pow with a tensor exponent (exp's range)", &mut keep);
         }
-        if matches!(name.as_str(), "coreai.sin" | "coreai.cos") {
+        if matches!(name.as_str(), coreai::SIN | coreai::COS) {
             let mut seen = Vec::new();
             angle_slice(op, 0, &mut seen);
             let product = seen.iter().any(|o| {
                 matches!(
                     op_name(*o).as_str(),
-                    "coreai.decomposable.broadcasting_mul"
-                        | "coreai.decomposable.broadcasting_batch_matmul"
+                    coreai::DECOMPOSABLE_BROADCASTING_MUL
+                        | coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL
                 )
             });
             if product {
@@ -135,7 +136,7 @@ pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usi
         }
         for v in operands(op) {
             let inexact = producer(v)
-                .filter(|p| op_name(*p) == "coreai.constant")
+                .filter(|p| op_name(*p) == coreai::CONSTANT)
                 .and_then(|p| ir::attribute(p, "value"))
                 .and_then(ir::float_values)
                 .and_then(|vals| {
@@ -164,7 +165,7 @@ pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usi
 /// Input elements per output element of a reduction; for a `scan`, the
 /// length of its axis.
 fn reduced_elements(op: MlirOperation) -> Option<u64> {
-    if op_name(op) == "coreai.scan" {
+    if op_name(op) == coreai::SCAN {
         let input = static_shape(value_type(*operands(op).first()?))?;
         let axis = crate::core_optimize::constant_ints(*operands(op).get(1)?)?;
         let rank = input.len() as i64;
@@ -192,7 +193,7 @@ fn feeds_from(op: MlirOperation, name: &str) -> bool {
         }
         if !matches!(
             n.as_str(),
-            "coreai.reshape" | "coreai.expand_dims" | "coreai.shrink_dims"
+            coreai::RESHAPE | coreai::EXPAND_DIMS | coreai::SHRINK_DIMS
         ) {
             return false;
         }
@@ -223,9 +224,9 @@ fn statistic_paths(
             found.extend(path.iter().copied());
             found.push(p);
             if let Some(sq) = operands(p).first().and_then(|x| producer(*x)) {
-                let squares = op_name(sq) == "coreai.decomposable.broadcasting_mul"
+                let squares = op_name(sq) == coreai::DECOMPOSABLE_BROADCASTING_MUL
                     && ir::same_value(operands(sq)[0], operands(sq)[1]);
-                if squares || op_name(sq) == "coreai.decomposable.broadcasting_pow" {
+                if squares || op_name(sq) == coreai::DECOMPOSABLE_BROADCASTING_POW {
                     found.push(sq);
                 }
             }

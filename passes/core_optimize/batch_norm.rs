@@ -33,10 +33,11 @@ use super::{constant_attr, op_name, single_use_producer, static_shape, Options};
 use coreai_ir::emit::broadcasting;
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{operation::OperationLike, Type, TypeLike, Value, ValueLike};
 use mlir_sys::MlirOperation;
 
-const CONVOLUTIONS: &[&str] = &["coreai.conv1d", "coreai.conv2d", "coreai.conv3d"];
+const CONVOLUTIONS: &[&str] = &[coreai::CONV2D, coreai::CONV3D];
 
 /// The graph `invoke` calls, found among the module's ops.
 fn callee(invoke: MlirOperation) -> Option<MlirOperation> {
@@ -101,7 +102,7 @@ pub(super) fn reshaped<'c, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let (shape_ty, shape_attr) = cx.int_tensor(&[shape.len() as i64], shape, "ui32")?;
     let s = constant(cx, shape_ty, shape_attr)?;
-    cx.build_value("coreai.reshape", &[v, s], tensor(cx, shape, element)?, &[])
+    cx.build_value(coreai::RESHAPE, &[v, s], tensor(cx, shape, element)?, &[])
 }
 
 /// `v` cast to `ty` (nothing when it has it).
@@ -113,7 +114,7 @@ pub(super) fn cast<'c, 'a>(
     if v.r#type() == ty {
         return Ok(v);
     }
-    cx.build_value("coreai.cast", &[v], ty, &[])
+    cx.build_value(coreai::CAST, &[v], ty, &[])
 }
 
 /// The element type name of a float tensor the fold handles.
@@ -176,17 +177,17 @@ pub fn fold_batch_norm<'c, 'a>(
     ))?;
     let eps = constant(cx, tensor(cx, &[], "f32")?, eps_attr)?;
     let sd = cx.build_value(
-        "coreai.sqrt",
-        &[broadcasting(cx, "add", var, eps, vec32)?],
+        coreai::SQRT,
+        &[broadcasting(cx, coreai::ADD, var, eps, vec32)?],
         vec32,
         &[],
     )?;
-    let s = broadcasting(cx, "divide", gamma, sd, vec32)?;
+    let s = broadcasting(cx, coreai::DIVIDE, gamma, sd, vec32)?;
     let bias = broadcasting(
         cx,
-        "sub",
+        coreai::SUB,
         beta,
-        broadcasting(cx, "mul", mean, s, vec32)?,
+        broadcasting(cx, coreai::MUL, mean, s, vec32)?,
         vec32,
     )?;
     let mut channel_shape = vec![1i64; rank];
@@ -196,11 +197,11 @@ pub fn fold_batch_norm<'c, 'a>(
         Some((conv, b)) => (conv, b.unwrap_or(bias)),
         None => {
             let s = cast(cx, reshaped(cx, s, &channel_shape, "f32")?, channel_ty)?;
-            (broadcasting(cx, "mul", x, s, result)?, bias)
+            (broadcasting(cx, coreai::MUL, x, s, result)?, bias)
         }
     };
     let bias = cast(cx, reshaped(cx, bias, &channel_shape, "f32")?, channel_ty)?;
-    Ok(vec![broadcasting(cx, "add", scaled, bias, result)?])
+    Ok(vec![broadcasting(cx, coreai::ADD, scaled, bias, result)?])
 }
 
 /// When `x` is the only use of a convolution with constant weights
@@ -221,7 +222,7 @@ pub(super) fn scale_convolution<'c, 'a>(
         return Ok(None);
     };
     let mut bias = bias;
-    if op_name(conv) == "coreai.decomposable.broadcasting_add" {
+    if op_name(conv) == coreai::DECOMPOSABLE_BROADCASTING_ADD {
         let (c, y) = unsafe {
             (
                 mlir_sys::mlirOperationGetOperand(conv, 1),
@@ -243,15 +244,15 @@ pub(super) fn scale_convolution<'c, 'a>(
         let (shape_ty, shape_attr) = cx.int_tensor(&[1], &[channels], "ui32")?;
         let shape = constant(cx, shape_ty, shape_attr)?;
         let c = cx.build_value(
-            "coreai.reshape",
+            coreai::RESHAPE,
             &[c, shape],
             tensor(cx, &[channels], element)?,
             &[],
         )?;
         let c = cast(cx, c, vec32)?;
-        let cs = broadcasting(cx, "mul", c, s, vec32)?;
+        let cs = broadcasting(cx, coreai::MUL, c, s, vec32)?;
         bias = Some(match bias {
-            Some(b) => broadcasting(cx, "add", b, cs, vec32)?,
+            Some(b) => broadcasting(cx, coreai::ADD, b, cs, vec32)?,
             None => cs,
         });
         conv = inner;
@@ -274,7 +275,7 @@ pub(super) fn scale_convolution<'c, 'a>(
     let w32 = cast(cx, weight, tensor(cx, &dims, "f32")?)?;
     let scaled = broadcasting(
         cx,
-        "mul",
+        coreai::MUL,
         w32,
         reshaped(cx, s, &shape, "f32")?,
         tensor(cx, &dims, "f32")?,

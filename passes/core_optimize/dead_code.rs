@@ -10,6 +10,7 @@
 //! through handles. Declines (keeps the op) otherwise.
 
 use super::{op_name, symbols_in};
+use coreai_ir::op::coreai;
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use mlir_sys::MlirOperation;
 use std::collections::HashSet;
@@ -52,7 +53,7 @@ pub fn erase_dead_ops(root: OperationRef<'_, '_>) -> usize {
         let mut dead: Vec<MlirOperation> = Vec::new();
         root.walk(WalkOrder::PostOrder, |op| {
             let raw = op.to_raw();
-            if raw.ptr != root.to_raw().ptr && op_name(raw).starts_with("coreai.") && is_dead(raw) {
+            if raw.ptr != root.to_raw().ptr && coreai::contains(&op_name(raw)) && is_dead(raw) {
                 dead.push(raw);
             }
             WalkResult::Advance
@@ -75,7 +76,7 @@ fn symbol_uses(root: OperationRef<'_, '_>) -> HashSet<String> {
     let mut uses = Vec::new();
     root.walk(WalkOrder::PreOrder, |op| {
         let raw = op.to_raw();
-        if raw.ptr != root.to_raw().ptr && op_name(raw) != "coreai.constant" {
+        if raw.ptr != root.to_raw().ptr && op_name(raw) != coreai::CONSTANT {
             unsafe {
                 for i in 0..mlir_sys::mlirOperationGetNumAttributes(raw) {
                     let named = mlir_sys::mlirOperationGetAttribute(raw, i);
@@ -90,7 +91,7 @@ fn symbol_uses(root: OperationRef<'_, '_>) -> HashSet<String> {
 
 /// The `sym_name` of a graph, and whether it is private.
 pub fn graph_symbol(op: MlirOperation) -> Option<(String, bool)> {
-    if op_name(op) != "coreai.graph" {
+    if op_name(op) != coreai::GRAPH {
         return None;
     }
     unsafe {

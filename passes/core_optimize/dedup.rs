@@ -20,6 +20,7 @@
 
 use super::dead_code::{graph_symbol, top_level_ops};
 use super::op_name;
+use coreai_ir::op::coreai;
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use mlir_sys::{MlirAttribute, MlirBlock, MlirOperation};
 use std::collections::HashMap;
@@ -62,7 +63,7 @@ pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
     let mut duplicates: Vec<(MlirOperation, MlirOperation)> = Vec::new();
     root.walk(WalkOrder::PreOrder, |op| {
         let raw = op.to_raw();
-        if op_name(raw) == "coreai.constant" {
+        if op_name(raw) == coreai::CONSTANT {
             unsafe {
                 let attr = mlir_sys::mlirOperationGetAttributeByName(
                     raw,
@@ -121,7 +122,7 @@ fn body_text(op: MlirOperation, name: &str) -> Option<String> {
         mlir_sys::mlirOperationPrintWithFlags(op, flags, callback, data);
         mlir_sys::mlirOpPrintingFlagsDestroy(flags);
     });
-    text.contains("\"coreai.output\"")
+    text.contains(&format!("\"{}\"", coreai::OUTPUT))
         .then(|| text.replacen(&format!("sym_name = \"{name}\""), "sym_name = \"\"", 1))
 }
 
@@ -153,7 +154,7 @@ pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
     let mut calls = 0;
     root.walk(WalkOrder::PreOrder, |op| {
         let raw = op.to_raw();
-        if op_name(raw) == "coreai.invoke" {
+        if op_name(raw) == coreai::INVOKE {
             if let Some(target) = super::callee_name(raw).and_then(|c| renamed.get(&c)) {
                 unsafe {
                     let ctx = mlir_sys::mlirOperationGetContext(raw);

@@ -21,6 +21,7 @@
 use super::{constant_attr, op_name, Options};
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{operation::OperationLike, Attribute, TypeLike, Value, ValueLike};
 use mlir_sys::{MlirAttribute, MlirOperation, MlirType};
 
@@ -38,20 +39,25 @@ fn evaluate_op(
 /// A fold may make the module larger than its operands by this much.
 pub const MAX_GROWTH_BYTES: u64 = 64 * 1024;
 
-/// Ops never folded: calls and effects.
-const NEVER: &[&str] = &["coreai.invoke", "coreai.read_state", "coreai.write_state"];
+/// Ops never folded: calls and effects (state handles, ordering tokens).
+const NEVER: &[&str] = &[
+    coreai::INVOKE,
+    coreai::READ_HANDLE,
+    coreai::WRITE_HANDLE,
+    coreai::CREATE_TOKEN,
+    coreai::JOIN_TOKEN,
+];
 
 /// Whether `name` decompresses a weight (`quantize-weights`'
 /// `blockwise_shift_scale`, a palette's `lut_to_dense`, the bitmask sparse
 /// ops): folding it would undo the compression.
 fn decompresses(name: &str) -> bool {
-    use coreai_ir::dialects::coreai::*;
     [
-        BlockwiseShiftScaleOperation::name(),
-        LutToDenseOperation::name(),
-        LutToSparseWithBitmaskOperation::name(),
-        SparseWithBitmaskToDenseOperation::name(),
-        BuildSparseWithBitmaskOperation::name(),
+        coreai::BLOCKWISE_SHIFT_SCALE,
+        coreai::LUT_TO_DENSE,
+        coreai::LUT_TO_SPARSE_WITH_BITMASK,
+        coreai::SPARSE_WITH_BITMASK_TO_DENSE,
+        coreai::BUILD_SPARSE_WITH_BITMASK,
     ]
     .contains(&name)
 }

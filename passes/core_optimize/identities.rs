@@ -13,6 +13,7 @@
 
 use super::{constant_attr, Options};
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{TypeLike, Value, ValueLike};
 use mlir_sys::{MlirType, MlirValue};
 
@@ -210,7 +211,7 @@ pub fn widen_then_narrow<'c, 'a>(
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let mid = cx.operand(0)?;
     let inner = super::defining_op(mid.to_raw()).ok_or("the operand is not an op result")?;
-    if super::op_name(inner) != "coreai.cast" {
+    if super::op_name(inner) != coreai::CAST {
         return Err("the operand is not a cast".into());
     }
     let x = unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(inner, 0)) };

@@ -22,11 +22,12 @@
 use super::{defining_op, op_name, single_use_producer, static_shape, Options};
 use coreai_ir::emit::reshape;
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::tensor_type;
 use melior::ir::{Type, TypeLike, Value, ValueLike};
 
-const MATMUL: &str = "coreai.decomposable.broadcasting_batch_matmul";
-const ADD: &str = "coreai.decomposable.broadcasting_add";
+const MATMUL: &str = coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL;
+const ADD: &str = coreai::DECOMPOSABLE_BROADCASTING_ADD;
 
 fn operand<'c, 'a>(op: mlir_sys::MlirOperation, i: isize) -> Value<'c, 'a> {
     unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(op, i)) }
@@ -63,7 +64,7 @@ pub fn unflatten_linear<'c, 'a>(
     let matmul = producer;
     let (flat, w) = (operand(matmul, 0), operand(matmul, 1));
     let flatten = defining_op(flat.to_raw()).ok_or("the matmul's lhs is not an op result")?;
-    if op_name(flatten) != "coreai.reshape" {
+    if op_name(flatten) != coreai::RESHAPE {
         return Err("the matmul's lhs is not a reshape".into());
     }
     let x = operand(flatten, 0);

@@ -23,6 +23,7 @@ use super::batch_norm::{cast, float_element, reshaped, scale_convolution, tensor
 use super::{constant_attr, single_use_producer, static_shape, Options};
 use coreai_ir::emit::broadcasting;
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{TypeLike, Value, ValueLike};
 
 /// Two operands as (computed, constant), either order.
@@ -82,7 +83,7 @@ pub fn fold_scale_into_convolution<'c, 'a>(
             let one = cast(cx, one, tensor(cx, &[1], "f32")?)?;
             let (ty, attr) = cx.int_tensor(&[1], &[channels], "ui32")?;
             let to = coreai_ir::emit::constant(cx, ty, attr)?;
-            cx.build_value("coreai.broadcast_to", &[one, to], vec32, &[])?
+            cx.build_value(coreai::BROADCAST_TO, &[one, to], vec32, &[])?
         }
         false => cast(cx, reshaped(cx, c, &[channels], element)?, vec32)?,
     };
@@ -96,7 +97,7 @@ pub fn fold_scale_into_convolution<'c, 'a>(
     channel_shape[1] = channels;
     let bias = reshaped(cx, bias, &channel_shape, "f32")?;
     let bias = cast(cx, bias, tensor(cx, &channel_shape, element)?)?;
-    Ok(vec![broadcasting(cx, "add", conv, bias, result)?])
+    Ok(vec![broadcasting(cx, coreai::ADD, conv, bias, result)?])
 }
 
 // (x * c1) * c2 → x * (c1 * c2)
@@ -109,7 +110,7 @@ pub fn merge_constant_scales<'c, 'a>(
     }
     let (inner, c2) = with_constant(cx)?;
     let op = single_use_producer(inner).ok_or("the operand is not used only here")?;
-    if super::op_name(op) != "coreai.decomposable.broadcasting_mul" {
+    if super::op_name(op) != coreai::DECOMPOSABLE_BROADCASTING_MUL {
         return Err("the operand is not a product".into());
     }
     let operand = |i| unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(op, i)) };
@@ -121,12 +122,12 @@ pub fn merge_constant_scales<'c, 'a>(
     let s1 = static_shape(c1.r#type().to_raw()).ok_or("a dynamic constant")?;
     let s2 = static_shape(c2.r#type().to_raw()).ok_or("a dynamic constant")?;
     let both = coreai_ir::lowering::broadcast_shapes(&[&s1, &s2])?;
-    let product = broadcasting(cx, "mul", c1, c2, tensor(cx, &both, element)?)?;
+    let product = broadcasting(cx, coreai::MUL, c1, c2, tensor(cx, &both, element)?)?;
     let result = cx.result_type(0)?;
     let x_shape = static_shape(x.r#type().to_raw()).ok_or("a dynamic operand")?;
     let out = static_shape(result.to_raw()).ok_or("a dynamic result")?;
     if coreai_ir::lowering::broadcast_shapes(&[&x_shape, &both])? != out {
         return Err("the merged product has another shape".into());
     }
-    Ok(vec![broadcasting(cx, "mul", x, product, result)?])
+    Ok(vec![broadcasting(cx, coreai::MUL, x, product, result)?])
 }

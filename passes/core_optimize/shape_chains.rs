@@ -10,6 +10,7 @@
 use super::{constant_ints, defining_op, op_name, Options};
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{operation::OperationLike, TypeLike, Value, ValueLike};
 
 /// The operand replacing the op when its type is the op's result type.
@@ -49,8 +50,7 @@ pub fn reshape_identity<'c, 'a>(
 }
 
 /// Ops that only change the shape (row-major order kept).
-pub(crate) const RESHAPES: &[&str] =
-    &["coreai.reshape", "coreai.expand_dims", "coreai.shrink_dims"];
+pub(crate) const RESHAPES: &[&str] = &[coreai::RESHAPE, coreai::EXPAND_DIMS, coreai::SHRINK_DIMS];
 
 // reshape(reshape(x, s1), s2) → reshape(x, s2)
 // (any of reshape, expand_dims, shrink_dims, inner or outer; the new shape
@@ -97,7 +97,7 @@ pub fn transpose_of_transpose<'c, 'a>(
     _: Options,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let inner = defining_op(cx.operand(0)?.to_raw()).ok_or("the operand is not an op result")?;
-    if op_name(inner) != "coreai.transpose" {
+    if op_name(inner) != coreai::TRANSPOSE {
         return Err("the operand is not a transpose".into());
     }
     let (x, p) = unsafe {
@@ -118,7 +118,7 @@ pub fn transpose_of_transpose<'c, 'a>(
     let perm = constant(cx, perm_ty, perm)?;
     let ty = cx.result_type(0)?;
     Ok(vec![cx.build_value(
-        "coreai.transpose",
+        coreai::TRANSPOSE,
         &[x, perm],
         ty,
         &[],
@@ -208,7 +208,7 @@ pub fn broadcast_operand_reshape<'c, 'a>(
         let Some(reshape) = defining_op(cx.operand(i)?.to_raw()) else {
             continue;
         };
-        if op_name(reshape) != "coreai.reshape" {
+        if op_name(reshape) != coreai::RESHAPE {
             continue;
         }
         let b = unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(reshape, 0)) };

@@ -58,6 +58,7 @@ use super::{
 };
 use crate::fp16_stabilize::pattern::{defined_by, shape, splat, use_count};
 use coreai_ir::lowering::{broadcast_shapes, Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{operation::OperationLike, OperationRef, Value};
 
 const STAGES: &[&str] = &[
@@ -85,15 +86,18 @@ type Ops<'c, 'a> = Vec<OperationRef<'c, 'a>>;
 /// A 4-D matmul `a · b` (the lowering's reshape/batch-matmul/reshape or a
 /// rank-4 batch matmul) or a 3-D one (a rank-3 batch matmul).
 fn matmul<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Value<'c, 'a>, Ops<'c, 'a>)> {
-    if let Some(bmm) = defined_by(v, "b.batch_matmul") {
+    if let Some(bmm) = defined_by(v, coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL) {
         let (a, b) = (bmm.operand(0).ok()?, bmm.operand(1).ok()?);
         let (ra, rb) = (shape(a).ok()?.len(), shape(b).ok()?.len());
         return (ra == rb && (ra == 3 || ra == 4)).then(|| (a, b, vec![bmm]));
     }
-    let back = defined_by(v, "reshape")?;
-    let bmm = defined_by(back.operand(0).ok()?, "b.batch_matmul")?;
-    let ra = defined_by(bmm.operand(0).ok()?, "reshape")?;
-    let rb = defined_by(bmm.operand(1).ok()?, "reshape")?;
+    let back = defined_by(v, coreai::RESHAPE)?;
+    let bmm = defined_by(
+        back.operand(0).ok()?,
+        coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL,
+    )?;
+    let ra = defined_by(bmm.operand(0).ok()?, coreai::RESHAPE)?;
+    let rb = defined_by(bmm.operand(1).ok()?, coreai::RESHAPE)?;
     let (a, b) = (ra.operand(0).ok()?, rb.operand(0).ok()?);
     let (sa, sb, sv) = (shape(a).ok()?, shape(b).ok()?, shape(v).ok()?);
     let consistent = sa.len() == 4
@@ -110,9 +114,9 @@ fn matmul<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Value<'c, 'a>,
 /// `x` repeated on the head axis, interleaved (`repeat_interleave(n, 1)` or
 /// `x[:, :, None].expand(...).reshape(...)`): the native `x` and the ops.
 fn repeated_heads<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Ops<'c, 'a>)> {
-    let r2 = defined_by(v, "reshape")?;
-    let bc = defined_by(r2.operand(0).ok()?, "broadcast_in_dims")?;
-    let r1 = defined_by(bc.operand(0).ok()?, "reshape")?;
+    let r2 = defined_by(v, coreai::RESHAPE)?;
+    let bc = defined_by(r2.operand(0).ok()?, coreai::BROADCAST_IN_DIMS)?;
+    let r1 = defined_by(bc.operand(0).ok()?, coreai::RESHAPE)?;
     let x = r1.operand(0).ok()?;
     let (sx, s1, sb, sv) = (
         shape(x).ok()?,
@@ -174,7 +178,7 @@ fn scores<'c: 'a, 'a>(s: Value<'c, 'a>) -> Result<Scores<'c, 'a>, NearMiss> {
     let mut ops = Vec::new();
     let mut scale = None;
     let mut s0 = s;
-    if let Some(div) = defined_by(s, "b.divide") {
+    if let Some(div) = defined_by(s, coreai::DECOMPOSABLE_BROADCASTING_DIVIDE) {
         let c = div
             .operand(1)
             .ok()
@@ -183,7 +187,7 @@ fn scores<'c: 'a, 'a>(s: Value<'c, 'a>) -> Result<Scores<'c, 'a>, NearMiss> {
         scale = Some(1.0 / c);
         s0 = div.operand(0).map_err(|_| miss(3, "no operand"))?;
         ops.push(div);
-    } else if let Some(mul) = defined_by(s, "b.mul") {
+    } else if let Some(mul) = defined_by(s, coreai::DECOMPOSABLE_BROADCASTING_MUL) {
         let (a, b) = (mul.operand(0).ok(), mul.operand(1).ok());
         let (x, c) = match (a.and_then(splat), b.and_then(splat)) {
             (_, Some(c)) => (a, c),
@@ -196,7 +200,7 @@ fn scores<'c: 'a, 'a>(s: Value<'c, 'a>) -> Result<Scores<'c, 'a>, NearMiss> {
     }
     let (mut q, kt, mm) = matmul(s0).ok_or_else(|| miss(4, "the scores are not a 4-D matmul"))?;
     ops.extend(mm);
-    let tr = defined_by(kt, "transpose")
+    let tr = defined_by(kt, coreai::TRANSPOSE)
         .ok_or_else(|| miss(5, "the right operand is not a transpose"))?;
     let perm = tr.operand(1).ok().and_then(int_values);
     let last_two: &[i64] = if shape(q).map_or(0, |s| s.len()) == 3 {
@@ -213,7 +217,9 @@ fn scores<'c: 'a, 'a>(s: Value<'c, 'a>) -> Result<Scores<'c, 'a>, NearMiss> {
     ops.push(tr);
     let k = tr.operand(0).map_err(|_| miss(5, "no operand"))?;
     if scale.is_none() {
-        if let Some(mul) = defined_by(q, "b.mul").filter(|_| use_count(q) == 1) {
+        if let Some(mul) =
+            defined_by(q, coreai::DECOMPOSABLE_BROADCASTING_MUL).filter(|_| use_count(q) == 1)
+        {
             let (a, b) = (mul.operand(0).ok(), mul.operand(1).ok());
             if let (Some(x), Some(c)) = (a, b.and_then(splat)) {
                 scale = Some(c);
@@ -255,7 +261,7 @@ type Mask<'c, 'a> = (Value<'c, 'a>, MaskKind);
 fn masked<'c: 'a, 'a>(
     s: Value<'c, 'a>,
 ) -> Result<(Scores<'c, 'a>, Option<Mask<'c, 'a>>, Ops<'c, 'a>), NearMiss> {
-    if let Some(add) = defined_by(s, "b.add") {
+    if let Some(add) = defined_by(s, coreai::DECOMPOSABLE_BROADCASTING_ADD) {
         let (a, b) = (
             add.operand(0).map_err(|_| miss(2, "no operand"))?,
             add.operand(1).map_err(|_| miss(2, "no operand"))?,
@@ -271,7 +277,7 @@ fn masked<'c: 'a, 'a>(
         }
         return Err(last);
     }
-    if let Some(w) = defined_by(s, "b.where") {
+    if let Some(w) = defined_by(s, coreai::DECOMPOSABLE_BROADCASTING_WHERE) {
         let operand = |i| w.operand(i).map_err(|_| miss(2, "no operand"));
         let (c, t, f) = (operand(0)?, operand(1)?, operand(2)?);
         let very_negative = |v| splat(v).is_some_and(|x| x <= -1e4);
@@ -302,7 +308,7 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
     let out: Value = root.result(0).map_err(|_| miss(0, "no result"))?.into();
     let (p, vr, mut ops) = matmul(out).ok_or_else(|| miss(0, "not a 4-D matmul"))?;
     let softmax =
-        defined_by(p, "softmax").ok_or_else(|| miss(1, "the weights are not a softmax"))?;
+        defined_by(p, coreai::SOFTMAX).ok_or_else(|| miss(1, "the weights are not a softmax"))?;
     let rank = shape(p).map_err(|e| miss(1, e))?.len() as i64;
     let axis = softmax.operand(1).ok().and_then(int_values);
     if !matches!(axis.as_deref(), Some([a]) if *a == rank - 1 || *a == -1) {
@@ -449,7 +455,7 @@ fn causal_mask(
 /// `not(m)`: a mask true where masked out as the composite's, true where
 /// attended; the body negates it back (`not(not(m)) = m`).
 fn negate<'c, 'a>(cx: &LoweringCx<'c, 'a>, m: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
-    coreai_ir::emit::unary(cx, "not", m)
+    coreai_ir::emit::unary(cx, coreai::NOT, m)
 }
 
 fn negate_lift<'c, 'a>(

@@ -33,6 +33,7 @@
 use super::{outline::OpAttr, outline::Outline, NearMiss};
 use crate::fp16_stabilize::pattern::{defined_by, op_name, shape};
 use coreai_ir::lowering::broadcast_shapes;
+use coreai_ir::op::coreai;
 use coreai_ir::schema::DYNAMIC;
 use melior::ir::{operation::OperationLike, OperationRef, Value};
 
@@ -72,7 +73,7 @@ fn direct_miss(stage: usize, reason: impl Into<String>) -> NearMiss {
 /// The index `idx` of `idx1 = idx` with a trailing unit dim (a reshape or
 /// an `expand_dims`; the caller checks the shapes), and the op adding it.
 fn unit_last_index<'c, 'a>(idx1: Value<'c, 'a>) -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>)> {
-    let op = defined_by(idx1, "reshape").or_else(|| defined_by(idx1, "expand_dims"))?;
+    let op = defined_by(idx1, coreai::RESHAPE).or_else(|| defined_by(idx1, coreai::EXPAND_DIMS))?;
     Some((op, op.operand(0).ok()?))
 }
 
@@ -88,24 +89,28 @@ fn batch_size(s: &[i64]) -> i64 {
 /// Recognises `x @ w[idx]`: rooted at the reshape after the batch matmul
 /// of 3-D reshapes, or at a batch matmul of the gathered weights.
 pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, NearMiss> {
-    if op_name(&root) == "coreai.decomposable.broadcasting_batch_matmul" {
+    if op_name(&root) == coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL {
         return recognize_direct(root);
     }
     let out: Value = root.result(0).map_err(|_| miss(0, "no result"))?.into();
     let bmm = root
         .operand(0)
         .ok()
-        .and_then(|v| defined_by(v, "b.batch_matmul"))
+        .and_then(|v| defined_by(v, coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL))
         .ok_or_else(|| miss(0, "not a reshape of a batch matmul"))?;
     let (Some(ra), Some(rb)) = (
-        bmm.operand(0).ok().and_then(|v| defined_by(v, "reshape")),
-        bmm.operand(1).ok().and_then(|v| defined_by(v, "reshape")),
+        bmm.operand(0)
+            .ok()
+            .and_then(|v| defined_by(v, coreai::RESHAPE)),
+        bmm.operand(1)
+            .ok()
+            .and_then(|v| defined_by(v, coreai::RESHAPE)),
     ) else {
         return Err(miss(0, "the matmul operands are not reshaped"));
     };
     let g = rb.operand(0).map_err(|_| miss(1, "no operand"))?;
-    let gather =
-        defined_by(g, "gather_nd").ok_or_else(|| miss(1, "the right operand is not a gather"))?;
+    let gather = defined_by(g, coreai::GATHER_ND)
+        .ok_or_else(|| miss(1, "the right operand is not a gather"))?;
     let (w, idx1) = (
         gather.operand(0).map_err(|_| miss(1, "no operand"))?,
         gather.operand(1).map_err(|_| miss(1, "no operand"))?,
@@ -158,7 +163,7 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         return Err(miss(2, "the shapes are not those of x @ w[idx]"));
     }
     let mut ops = vec![root, bmm, ra, rb, gather, ri];
-    let lhs = match defined_by(a, "broadcast_in_dims") {
+    let lhs = match defined_by(a, coreai::BROADCAST_IN_DIMS) {
         Some(b) => {
             let x = b.operand(0).map_err(|_| miss(2, "no operand"))?;
             let sx = shape(x).map_err(|e| miss(2, e))?;
@@ -189,7 +194,7 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
 /// the gather itself.
 fn recognize_direct<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, NearMiss> {
     let g = root.operand(1).map_err(|_| direct_miss(0, "no operand"))?;
-    let gather = defined_by(g, "gather_nd")
+    let gather = defined_by(g, coreai::GATHER_ND)
         .ok_or_else(|| direct_miss(0, "the right operand is not a gather"))?;
     let (w, idx1) = (
         gather

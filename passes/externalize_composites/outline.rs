@@ -19,6 +19,7 @@
 //! is replaced.
 
 use coreai_ir::lowering::{float_literal, Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{
     operation::{OperationLike, OperationRef},
     Attribute, AttributeLike, BlockLike, Value, ValueLike,
@@ -166,7 +167,7 @@ fn body_ops<'c, 'a>(
             }
             match owner(v) {
                 Some(o) if matched.contains(&o.ptr) => {}
-                Some(o) if name_of(&unsafe { OperationRef::from_raw(o) }) == "coreai.constant" => {
+                Some(o) if name_of(&unsafe { OperationRef::from_raw(o) }) == coreai::CONSTANT => {
                     if !constants.iter().any(|c| c.ptr == o.ptr) {
                         constants.push(o);
                     }
@@ -248,7 +249,7 @@ pub fn outline<'c, 'a>(
     }
     let callee = cx.parse_attribute(&format!("#param.constant<@{name}> : !param.symbol"))?;
     let call = cx.build_value(
-        "coreai.invoke",
+        coreai::INVOKE,
         &operands,
         result_type,
         &[("callee", callee)],

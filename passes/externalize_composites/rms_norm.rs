@@ -25,6 +25,7 @@
 use super::{outline::OpAttr, outline::Outline, NearMiss};
 use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, shape, splat};
 use coreai_ir::lowering::broadcast_shapes;
+use coreai_ir::op::coreai;
 use melior::ir::{operation::OperationLike, AttributeLike, OperationRef, Value, ValueLike};
 
 /// The sub-patterns, in matching order (a near miss names the first that
@@ -67,14 +68,14 @@ struct Normalized<'c, 'a> {
 fn inverse_root<'c: 'a, 'a>(
     r: Value<'c, 'a>,
 ) -> Option<(Value<'c, 'a>, Vec<OperationRef<'c, 'a>>)> {
-    if let Some(op) = defined_by(r, "rsqrt") {
+    if let Some(op) = defined_by(r, coreai::RSQRT) {
         return Some((op.operand(0).ok()?, vec![op]));
     }
-    let div = defined_by(r, "b.divide")?;
+    let div = defined_by(r, coreai::DECOMPOSABLE_BROADCASTING_DIVIDE)?;
     if splat(div.operand(0).ok()?) != Some(1.0) {
         return None;
     }
-    let root = defined_by(div.operand(1).ok()?, "sqrt")?;
+    let root = defined_by(div.operand(1).ok()?, coreai::SQRT)?;
     Some((root.operand(0).ok()?, vec![div, root]))
 }
 
@@ -84,18 +85,18 @@ fn statistic<'c: 'a, 'a>(
     x: Value<'c, 'a>,
     mut ops: Vec<OperationRef<'c, 'a>>,
 ) -> Result<Normalized<'c, 'a>, NearMiss> {
-    let add = defined_by(e, "b.add")
+    let add = defined_by(e, coreai::DECOMPOSABLE_BROADCASTING_ADD)
         .ok_or_else(|| miss(2, "the root's operand is not a sum (mean + eps)"))?;
     let (mean, eps) = both(&add)
         .into_iter()
         .find_map(|(m, c)| {
             let eps = splat(c)?;
             let scalar = shape(c).ok()?.iter().all(|&d| d == 1);
-            (scalar && defined_by(m, "reduce_mean").is_some()).then_some((m, eps))
+            (scalar && defined_by(m, coreai::REDUCE_MEAN).is_some()).then_some((m, eps))
         })
         .ok_or_else(|| miss(2, "not a mean plus a scalar constant epsilon"))?;
     ops.push(add);
-    let reduce = defined_by(mean, "reduce_mean").ok_or_else(|| miss(3, "no mean"))?;
+    let reduce = defined_by(mean, coreai::REDUCE_MEAN).ok_or_else(|| miss(3, "no mean"))?;
     let rank = shape(x).map_err(|e| miss(3, e))?.len() as i64;
     let axes = reduce
         .operand(1)
@@ -110,7 +111,8 @@ fn statistic<'c: 'a, 'a>(
     }
     ops.push(reduce);
     let square = reduce.operand(0).map_err(|_| miss(4, "no operand"))?;
-    let sq = defined_by(square, "b.mul").ok_or_else(|| miss(4, "the mean is not of a square"))?;
+    let sq = defined_by(square, coreai::DECOMPOSABLE_BROADCASTING_MUL)
+        .ok_or_else(|| miss(4, "the mean is not of a square"))?;
     if sq.operand(0).ok() != Some(x) || sq.operand(1).ok() != Some(x) {
         return Err(miss(4, "the square is not of the normalized value"));
     }
@@ -120,7 +122,7 @@ fn statistic<'c: 'a, 'a>(
 
 /// The integer values of a constant (an axes operand).
 pub fn int_values(v: Value<'_, '_>) -> Option<Vec<i64>> {
-    let op = defined_by(v, "constant")?;
+    let op = defined_by(v, coreai::CONSTANT)?;
     let attr = op.attribute("value").ok()?;
     unsafe {
         let raw = attr.to_raw();
@@ -148,22 +150,22 @@ pub fn int_values(v: Value<'_, '_>) -> Option<Vec<i64>> {
 fn normalized<'c: 'a, 'a>(n: Value<'c, 'a>) -> Result<Normalized<'c, 'a>, NearMiss> {
     let mut ops = Vec::new();
     let mut n = n;
-    if let Some(cast) = defined_by(n, "cast") {
+    if let Some(cast) = defined_by(n, coreai::CAST) {
         ops.push(cast);
         n = cast.operand(0).map_err(|_| miss(1, "no operand"))?;
     }
-    if let Some(div) = defined_by(n, "b.divide") {
+    if let Some(div) = defined_by(n, coreai::DECOMPOSABLE_BROADCASTING_DIVIDE) {
         let x = div.operand(0).map_err(|_| miss(1, "no operand"))?;
         let root = div
             .operand(1)
             .ok()
-            .and_then(|r| defined_by(r, "sqrt"))
+            .and_then(|r| defined_by(r, coreai::SQRT))
             .ok_or_else(|| miss(1, "a division by something other than a square root"))?;
         ops.extend([div, root]);
         let e = root.operand(0).map_err(|_| miss(2, "no operand"))?;
         return statistic(e, x, ops);
     }
-    let mul = defined_by(n, "b.mul")
+    let mul = defined_by(n, coreai::DECOMPOSABLE_BROADCASTING_MUL)
         .ok_or_else(|| miss(1, "neither x · rsqrt(...) nor x / sqrt(...)"))?;
     let mut last = miss(1, "neither operand is rsqrt(...) or 1 / sqrt(...)");
     for (x, r) in both(&mul) {
@@ -184,7 +186,7 @@ fn normalized<'c: 'a, 'a>(n: Value<'c, 'a>) -> Result<Normalized<'c, 'a>, NearMi
 /// Adds the cast to f32 in front of `x` (its input becomes the cast's
 /// operand) when the matched ops are its only users.
 fn input_of<'c: 'a, 'a>(norm: &mut Normalized<'c, 'a>) -> Value<'c, 'a> {
-    if let Some(cast) = defined_by(norm.x, "cast") {
+    if let Some(cast) = defined_by(norm.x, coreai::CAST) {
         let users = crate::fp16_stabilize::pattern::use_count(norm.x);
         let inside = norm
             .ops
@@ -217,11 +219,11 @@ fn keeps_shape(n: Value<'_, '_>, w: Value<'_, '_>) -> bool {
 pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, NearMiss> {
     let mut ops = vec![root];
     let mut mul = root;
-    if op_name(&root) == "coreai.cast" {
+    if op_name(&root) == coreai::CAST {
         mul = root
             .operand(0)
             .ok()
-            .and_then(|v| defined_by(v, "b.mul"))
+            .and_then(|v| defined_by(v, coreai::DECOMPOSABLE_BROADCASTING_MUL))
             .ok_or_else(|| miss(0, "a cast of something other than a multiplication"))?;
         ops.push(mul);
     } else if let Ok(r) = root.result(0) {
@@ -233,7 +235,7 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
             (!mlir_sys::mlirOpOperandIsNull(u))
                 .then(|| OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(u)))
         };
-        if single && first_user.is_some_and(|u| op_name(&u) == "coreai.cast") {
+        if single && first_user.is_some_and(|u| op_name(&u) == coreai::CAST) {
             return Err(miss(0, "a cast follows; it is the root"));
         }
     }
@@ -258,10 +260,12 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         }
     }
     // Weight before: mul(mul(w, x), rsqrt(E)).
-    if op_name(&root) != "coreai.cast" {
+    if op_name(&root) != coreai::CAST {
         for (wx, r) in both(&mul) {
-            let (Some((e, root_ops)), Some(inner)) = (inverse_root(r), defined_by(wx, "b.mul"))
-            else {
+            let (Some((e, root_ops)), Some(inner)) = (
+                inverse_root(r),
+                defined_by(wx, coreai::DECOMPOSABLE_BROADCASTING_MUL),
+            ) else {
                 continue;
             };
             for (w, x) in both(&inner) {

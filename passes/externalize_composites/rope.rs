@@ -76,6 +76,7 @@ use super::{
 };
 use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, shape, splat};
 use coreai_ir::lowering::{broadcast_shapes, Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{
     operation::OperationLike, AttributeLike, OperationRef, TypeLike, Value, ValueLike,
 };
@@ -104,7 +105,7 @@ const INT32_MAX: i64 = i32::MAX as i64;
 /// `x[..., begin:end]` on the last axis only (`end` clamped to the width):
 /// the sliced value, begin and end.
 fn last_axis_slice<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, i64, i64)> {
-    let op = defined_by(v, "slice")?;
+    let op = defined_by(v, coreai::SLICE)?;
     let x = op.operand(0).ok()?;
     let sx = shape(x).ok()?;
     let r = sx.len();
@@ -122,12 +123,11 @@ fn last_axis_slice<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, i64, 
     Some((x, begin[r - 1], end[r - 1].min(sx[r - 1])))
 }
 
-/// The negated operand of `-z` (`z · -1`, `-1 · z` or `coreai.negate`).
+/// The negated operand of `-z` (`z · -1` or `-1 · z`).
 fn negated<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, OperationRef<'c, 'a>)> {
     let op = producer(v)?;
     match op_name(&op).as_str() {
-        "coreai.negate" => Some((op.operand(0).ok()?, op)),
-        "coreai.decomposable.broadcasting_mul" => {
+        coreai::DECOMPOSABLE_BROADCASTING_MUL => {
             let (a, b) = (op.operand(0).ok()?, op.operand(1).ok()?);
             if splat(b) == Some(-1.0) && shape(b).ok()?.iter().all(|&d| d == 1) {
                 Some((a, op))
@@ -151,7 +151,7 @@ fn concat_on_last(op: &OperationRef<'_, '_>, rank: usize) -> bool {
 
 /// `rotate_half(z)`: `z` and the ops.
 fn rotate_half<'c: 'a, 'a>(r: Value<'c, 'a>) -> Result<(Value<'c, 'a>, Ops<'c, 'a>), NearMiss> {
-    let cat = defined_by(r, "concat").ok_or_else(|| miss(1, "not a concat"))?;
+    let cat = defined_by(r, coreai::CONCAT).ok_or_else(|| miss(1, "not a concat"))?;
     let rank = shape(r).map_err(|e| miss(1, e))?.len();
     if cat.operand_count() != 3 || !concat_on_last(&cat, rank) {
         return Err(miss(1, "not a concat of two parts on the last axis"));
@@ -195,19 +195,19 @@ fn halves_equal(t: Value<'_, '_>) -> bool {
         let name = op_name(&op);
         let last = |x: Value| shape(x).ok().and_then(|s| s.last().copied());
         let next = match name.as_str() {
-            "coreai.constant" => return constant_halves_equal(&op, v),
-            "coreai.cos" | "coreai.sin" | "coreai.cast" | "coreai.negate" => op.operand(0).ok(),
-            "coreai.concat" => {
+            coreai::CONSTANT => return constant_halves_equal(&op, v),
+            coreai::COS | coreai::SIN | coreai::CAST => op.operand(0).ok(),
+            coreai::CONCAT => {
                 let rank = shape(v).map(|s| s.len()).unwrap_or(0);
                 return op.operand_count() == 3
                     && concat_on_last(&op, rank)
                     && op.operand(1).ok() == op.operand(2).ok();
             }
-            "coreai.reshape" | "coreai.broadcast_in_dims" => op
+            coreai::RESHAPE | coreai::BROADCAST_IN_DIMS => op
                 .operand(0)
                 .ok()
                 .filter(|x| last(*x).is_some() && last(*x) == last(v)),
-            "coreai.transpose" => {
+            coreai::TRANSPOSE => {
                 let rank = shape(v).map(|s| s.len() as i64).unwrap_or(0);
                 let keeps = op
                     .operand(1)
@@ -216,7 +216,7 @@ fn halves_equal(t: Value<'_, '_>) -> bool {
                     .is_some_and(|p| p.last() == Some(&(rank - 1)));
                 op.operand(0).ok().filter(|_| keeps)
             }
-            "coreai.slice" => last_axis_slice(v)
+            coreai::SLICE => last_axis_slice(v)
                 .filter(|(x, b, e)| *b == 0 && Some(*e) == last(*x))
                 .map(|(x, _, _)| x)
                 .or_else(|| {
@@ -233,7 +233,7 @@ fn halves_equal(t: Value<'_, '_>) -> bool {
                         && stride[r - 1] == 1)
                         .then_some(x)
                 }),
-            n if n.starts_with("coreai.decomposable.broadcasting_") => {
+            n if coreai::broadcast_base(n).is_some() => {
                 let (a, b) = (op.operand(0).ok(), op.operand(1).ok());
                 let scalar = |x: Option<Value>| {
                     x.and_then(|x| shape(x).ok())
@@ -314,7 +314,7 @@ fn fits(x: Value<'_, '_>, t: Value<'_, '_>) -> bool {
 /// A constant 1-D si32 tensor.
 fn indices<'c, 'a>(cx: &LoweringCx<'c, 'a>, values: &[i64]) -> Result<Value<'c, 'a>, Decline> {
     let (ty, attr) = cx.int_tensor(&[values.len() as i64], values, "si32")?;
-    cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
+    cx.build_value(coreai::CONSTANT, &[], ty, &[("value", attr)])
 }
 
 /// `t[..., :w/2]`, built at the call site.
@@ -332,7 +332,7 @@ fn first_half<'c, 'a>(cx: &LoweringCx<'c, 'a>, t: Value<'c, 'a>) -> Result<Value
         &s,
         crate::fp16_stabilize::pattern::element(t)?,
     );
-    cx.build_value("coreai.slice", &[t, begin, end, stride], ty, &[])
+    cx.build_value(coreai::SLICE, &[t, begin, end, stride], ty, &[])
 }
 
 /// `cat(t, t)` on the last axis, built in the body.
@@ -341,12 +341,12 @@ fn doubled<'c, 'a>(cx: &LoweringCx<'c, 'a>, t: Value<'c, 'a>) -> Result<Value<'c
     let r = s.len();
     s[r - 1] *= 2;
     let (ty, attr) = cx.int_tensor(&[], &[r as i64 - 1], "si32")?;
-    let axis = cx.build_value("coreai.constant", &[], ty, &[("value", attr)])?;
+    let axis = cx.build_value(coreai::CONSTANT, &[], ty, &[("value", attr)])?;
     let out = crate::fp16_stabilize::pattern::tensor_type(
         &s,
         crate::fp16_stabilize::pattern::element(t)?,
     );
-    cx.build_value("coreai.concat", &[axis, t, t], out, &[])
+    cx.build_value(coreai::CONCAT, &[axis, t, t], out, &[])
 }
 
 /// `x · c + rotate_half(x) · s`: x, c, s and the ops.
@@ -354,7 +354,7 @@ fn rotation<'c: 'a, 'a>(
     add: OperationRef<'c, 'a>,
 ) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>, Ops<'c, 'a>), NearMiss> {
     let products = |v: Value<'c, 'a>| {
-        let m = defined_by(v, "b.mul")?;
+        let m = defined_by(v, coreai::DECOMPOSABLE_BROADCASTING_MUL)?;
         Some((m, m.operand(0).ok()?, m.operand(1).ok()?))
     };
     let (Some((ma, a0, a1)), Some((mb, b0, b1))) = (
@@ -411,7 +411,7 @@ fn imiss(stage: usize, reason: impl Into<String>) -> NearMiss {
 /// `x[..., begin:end:stride]` on the last axis only (`end` clamped to the
 /// width): the sliced value, begin, end and stride.
 fn strided_last_axis_slice<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, i64, i64, i64)> {
-    let op = defined_by(v, "slice")?;
+    let op = defined_by(v, coreai::SLICE)?;
     let x = op.operand(0).ok()?;
     let sx = shape(x).ok()?;
     let r = sx.len();
@@ -433,7 +433,7 @@ fn strided_last_axis_slice<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a
 fn factors<'c: 'a, 'a>(
     v: Value<'c, 'a>,
 ) -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
-    let m = defined_by(v, "b.mul")?;
+    let m = defined_by(v, coreai::DECOMPOSABLE_BROADCASTING_MUL)?;
     Some((m, m.operand(0).ok()?, m.operand(1).ok()?))
 }
 
@@ -459,10 +459,10 @@ fn component<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<Component<'c, 'a>> {
             ops: vec![producer(v)?],
         });
     }
-    let squeeze = defined_by(v, "reshape")?;
+    let squeeze = defined_by(v, coreai::RESHAPE)?;
     let picked = squeeze.operand(0).ok()?;
     let (pairs, begin, end) = last_axis_slice(picked)?;
-    let split = defined_by(pairs, "reshape")?;
+    let split = defined_by(pairs, coreai::RESHAPE)?;
     let x = split.operand(0).ok()?;
     let (sx, sp, sv) = (shape(x).ok()?, shape(pairs).ok()?, shape(v).ok()?);
     let r = sx.len();
@@ -518,7 +518,8 @@ fn interleaved_rotation<'c: 'a, 'a>(
 > {
     let out: Value = root.result(0).map_err(|_| imiss(0, "no result"))?.into();
     let input = root.operand(0).map_err(|_| imiss(0, "no operand"))?;
-    let cat = defined_by(input, "concat").ok_or_else(|| imiss(0, "not a reshape of a concat"))?;
+    let cat =
+        defined_by(input, coreai::CONCAT).ok_or_else(|| imiss(0, "not a reshape of a concat"))?;
     let (Ok(sc), Ok(so)) = (shape(input), shape(out)) else {
         return Err(imiss(0, "unranked"));
     };
@@ -534,7 +535,7 @@ fn interleaved_rotation<'c: 'a, 'a>(
         return Err(imiss(0, "not pairs [..., h, 2] flattened to [..., 2h]"));
     }
     let unsqueezed = |i: usize| -> Option<(OperationRef<'c, 'a>, Value<'c, 'a>)> {
-        let u = defined_by(cat.operand(i).ok()?, "reshape")?;
+        let u = defined_by(cat.operand(i).ok()?, coreai::RESHAPE)?;
         let y = u.operand(0).ok()?;
         (shape(y).ok()? == sc[..r - 1]).then_some((u, y))
     };
@@ -544,13 +545,13 @@ fn interleaved_rotation<'c: 'a, 'a>(
             "the concatenated parts are not unsqueezed [..., h] values",
         ));
     };
-    let Some(sub) = defined_by(y1, "b.sub") else {
+    let Some(sub) = defined_by(y1, coreai::DECOMPOSABLE_BROADCASTING_SUB) else {
         return Err(imiss(
             1,
             "the first part is not a difference (a rotation with the wrong sign)",
         ));
     };
-    let Some(add) = defined_by(y2, "b.add") else {
+    let Some(add) = defined_by(y2, coreai::DECOMPOSABLE_BROADCASTING_ADD) else {
         return Err(imiss(
             1,
             "the second part is not a sum (a rotation with the wrong sign)",
@@ -779,13 +780,13 @@ fn cat_rotation<'c: 'a, 'a>(
     ),
     NearMiss,
 > {
-    let sub = defined_by(y1, "b.sub").ok_or_else(|| {
+    let sub = defined_by(y1, coreai::DECOMPOSABLE_BROADCASTING_SUB).ok_or_else(|| {
         cmiss(
             1,
             "the first part is not a difference (a rotation with the wrong sign)",
         )
     })?;
-    let add = defined_by(y2, "b.add").ok_or_else(|| {
+    let add = defined_by(y2, coreai::DECOMPOSABLE_BROADCASTING_ADD).ok_or_else(|| {
         cmiss(
             1,
             "the second part is not a sum (a rotation with the wrong sign)",
@@ -855,7 +856,7 @@ fn cat_form<'c, 'a>(
 /// a rotated part and the passed-through `x[..., d:]` (partial rotary).
 pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, NearMiss> {
     if let Some(user) = single_user(root) {
-        if op_name(&user) == "coreai.concat"
+        if op_name(&user) == coreai::CONCAT
             && user.operand_count() == 3
             && user.operand(1).ok() == root.result(0).ok().map(Into::into)
             && recognize(user).is_ok()
@@ -864,8 +865,8 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         }
     }
     match op_name(&root).as_str() {
-        "coreai.reshape" => return interleaved(root, root, None),
-        "coreai.concat" => {}
+        coreai::RESHAPE => return interleaved(root, root, None),
+        coreai::CONCAT => {}
         _ => return half_split(root, root, None),
     }
     let rank = root
@@ -884,7 +885,7 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
     }
     let (first, second) = (parts[0], parts[1]);
     if parts.len() == 3 {
-        if defined_by(first, "b.sub").is_none() {
+        if defined_by(first, coreai::DECOMPOSABLE_BROADCASTING_SUB).is_none() {
             return Err(cmiss(
                 0,
                 "a concat of three parts whose first is not a difference",
@@ -892,22 +893,27 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         }
         return cat_form(root, (first, second), Some(parts[2]), None);
     }
-    if defined_by(first, "b.sub").is_some() {
+    if defined_by(first, coreai::DECOMPOSABLE_BROADCASTING_SUB).is_some() {
         return cat_form(root, (first, second), None, None);
     }
-    if let Some(reshape) = defined_by(first, "reshape") {
+    if let Some(reshape) = defined_by(first, coreai::RESHAPE) {
         return interleaved(root, reshape, Some(second));
     }
-    if let Some(inner) = defined_by(first, "concat").filter(|c| c.operand_count() == 3) {
+    if let Some(inner) = defined_by(first, coreai::CONCAT).filter(|c| c.operand_count() == 3) {
         let halves = (inner.operand(1), inner.operand(2));
         if let (Ok(y1), Ok(y2)) = halves {
-            if concat_on_last(&inner, rank) && defined_by(y1, "b.sub").is_some() {
+            if concat_on_last(&inner, rank)
+                && defined_by(y1, coreai::DECOMPOSABLE_BROADCASTING_SUB).is_some()
+            {
                 return cat_form(root, (y1, y2), Some(second), Some(inner));
             }
         }
     }
-    let add = defined_by(first, "b.add").ok_or_else(|| miss(0, "the first part is not a sum"))?;
-    if last_axis_slice(second).is_none() && defined_by(second, "b.sub").is_some() {
+    let add = defined_by(first, coreai::DECOMPOSABLE_BROADCASTING_ADD)
+        .ok_or_else(|| miss(0, "the first part is not a sum"))?;
+    if last_axis_slice(second).is_none()
+        && defined_by(second, coreai::DECOMPOSABLE_BROADCASTING_SUB).is_some()
+    {
         // cat(c·x₁ + s·x₂, s·x₁ − c·x₂): the cat form with the signs swapped.
         return cat_form(root, (first, second), None, None);
     }

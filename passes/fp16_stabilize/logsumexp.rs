@@ -15,13 +15,16 @@
 
 use super::pattern::*;
 use coreai_ir::lowering::LoweringCx;
+use coreai_ir::op::coreai;
 use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
 
 /// `(z, reduce_sum op)` when `s` is `reduce_sum(exp(z), axes)` over an
 /// unshifted float `z`.
 fn sum_of_exp<'c: 'a, 'a>(s: Value<'c, 'a>) -> Option<(Value<'c, 'a>, OperationRef<'c, 'a>)> {
-    let sum = defined_by(s, "reduce_sum")?;
-    let z = defined_by(sum.operand(0).ok()?, "exp")?.operand(0).ok()?;
+    let sum = defined_by(s, coreai::REDUCE_SUM)?;
+    let z = defined_by(sum.operand(0).ok()?, coreai::EXP)?
+        .operand(0)
+        .ok()?;
     (is_float(z) && !is_max_shifted(z)).then_some((z, sum))
 }
 
@@ -38,8 +41,8 @@ fn shifted_sum<'c: 'a, 'a>(
         .map_err(|_| "reduce_sum has no result")?
         .r#type();
     let m = finite_max(cx, z, axes, ty)?;
-    let e = unary(cx, "exp", binary(cx, "sub", z, m)?)?;
-    let s = reduce(cx, "reduce_sum", e, axes, ty)?;
+    let e = unary(cx, coreai::EXP, binary(cx, coreai::SUB, z, m)?)?;
+    let s = reduce(cx, coreai::REDUCE_SUM, e, axes, ty)?;
     Ok((m, e, s))
 }
 
@@ -47,15 +50,15 @@ fn shifted_sum<'c: 'a, 'a>(
 //   → m' + log(reduce_sum(exp(z - m'), axes)) [→ reshape],  m' = finite_max(z, axes)
 pub fn log_sum_exp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Rewritten<'c, 'a> {
     let operand = arg(&cx.op(), 0)?;
-    let (s, reshape) = match defined_by(operand, "reshape") {
+    let (s, reshape) = match defined_by(operand, coreai::RESHAPE) {
         Some(r) => (arg(&r, 0)?, Some(r)),
         None => (operand, None),
     };
     let (z, sum) = sum_of_exp(s).ok_or("not log(reduce_sum(exp(z))) with an unshifted z")?;
     let (m, _, shifted) = shifted_sum(cx, z, &sum)?;
-    let r = binary(cx, "add", unary(cx, "log", shifted)?, m)?;
+    let r = binary(cx, coreai::ADD, unary(cx, coreai::LOG, shifted)?, m)?;
     Ok(vec![match reshape {
-        Some(op) => cx.build_value("coreai.reshape", &[r, arg(&op, 1)?], operand.r#type(), &[])?,
+        Some(op) => cx.build_value(coreai::RESHAPE, &[r, arg(&op, 1)?], operand.r#type(), &[])?,
         None => r,
     }])
 }
@@ -65,7 +68,7 @@ pub fn log_sum_exp<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Rewritten<'c, 'a> {
 pub fn softmax_by_hand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Rewritten<'c, 'a> {
     let (num, den) = (arg(&cx.op(), 0)?, arg(&cx.op(), 1)?);
     let (z, sum) = sum_of_exp(den).ok_or("the divisor is not reduce_sum(exp(z))")?;
-    let numerator_z = defined_by(num, "exp").and_then(|e| e.operand(0).ok());
+    let numerator_z = defined_by(num, coreai::EXP).and_then(|e| e.operand(0).ok());
     if numerator_z != Some(z) {
         return Err("the numerator is not exp of the summed z".into());
     }
@@ -73,5 +76,5 @@ pub fn softmax_by_hand<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Rewritten<'c, 'a> {
         return Err("the quotient broadcasts beyond exp(z)".into());
     }
     let (_, e, s) = shifted_sum(cx, z, &sum)?;
-    Ok(vec![binary(cx, "divide", e, s)?])
+    Ok(vec![binary(cx, coreai::DIVIDE, e, s)?])
 }

@@ -18,6 +18,7 @@
 
 use super::pattern::*;
 use coreai_ir::lowering::{broadcast_shapes, LoweringCx};
+use coreai_ir::op::coreai;
 use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
 
 /// One op between the reduction and the root.
@@ -56,8 +57,8 @@ fn sum_of_squares<'c: 'a, 'a>(mut v: Value<'c, 'a>) -> Option<Statistic<'c, 'a>>
     for _ in 0..5 {
         let op = producer(v)?;
         match op_name(&op).as_str() {
-            "coreai.reduce_mean" | "coreai.reduce_sum" => {
-                let sq = defined_by(op.operand(0).ok()?, "b.mul")?;
+            coreai::REDUCE_MEAN | coreai::REDUCE_SUM => {
+                let sq = defined_by(op.operand(0).ok()?, coreai::DECOMPOSABLE_BROADCASTING_MUL)?;
                 let d = sq.operand(0).ok()?;
                 if sq.operand(1).ok()? != d || !is_float(d) {
                     return None;
@@ -65,22 +66,22 @@ fn sum_of_squares<'c: 'a, 'a>(mut v: Value<'c, 'a>) -> Option<Statistic<'c, 'a>>
                 links.reverse();
                 return Some((op, d, links));
             }
-            "coreai.decomposable.broadcasting_add" => {
+            coreai::DECOMPOSABLE_BROADCASTING_ADD => {
                 let (w, c) = scalar_operand(&op, true)?;
                 links.push(Link::Add(c));
                 v = w;
             }
-            "coreai.decomposable.broadcasting_divide" => {
+            coreai::DECOMPOSABLE_BROADCASTING_DIVIDE => {
                 let (w, c) = scalar_operand(&op, false)?;
-                links.push(Link::Scale("divide", c));
+                links.push(Link::Scale(coreai::DIVIDE, c));
                 v = w;
             }
-            "coreai.decomposable.broadcasting_mul" => {
+            coreai::DECOMPOSABLE_BROADCASTING_MUL => {
                 let (w, c) = scalar_operand(&op, true)?;
-                links.push(Link::Scale("mul", c));
+                links.push(Link::Scale(coreai::MUL, c));
                 v = w;
             }
-            "coreai.reshape" => {
+            coreai::RESHAPE => {
                 links.push(Link::Reshape(op.operand(1).ok()?, v.r#type()));
                 v = op.operand(0).ok()?;
             }
@@ -100,14 +101,14 @@ fn scale<'c: 'a, 'a>(
     let ty = reduction.result(0).map_err(|_| "no result")?.r#type();
     let a = reduce(
         cx,
-        "reduce_max",
-        unary(cx, "abs", d)?,
+        coreai::REDUCE_MAX,
+        unary(cx, coreai::ABS, d)?,
         arg(reduction, 1)?,
         ty,
     )?;
     let one = scalar(cx, 1.0, d)?;
-    let infinite = binary(cx, "equal", a, scalar(cx, f64::INFINITY, d)?)?;
-    select(cx, infinite, one, binary(cx, "maximum", a, one)?)
+    let infinite = binary(cx, coreai::EQUAL, a, scalar(cx, f64::INFINITY, d)?)?;
+    select(cx, infinite, one, binary(cx, coreai::MAXIMUM, a, one)?)
 }
 
 // sqrt(chain(reduce(d · d)))  → s · sqrt(chain'(reduce((d/s) · (d/s))))
@@ -118,8 +119,8 @@ pub fn root_of_squares<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Rewritten<'c, 'a> {
     let (reduction, d, links) =
         sum_of_squares(arg(&root, 0)?).ok_or("not a root of a reduced d · d")?;
     let mut s = scale(cx, d, &reduction)?;
-    let scaled = binary(cx, "divide", d, s)?;
-    let squares = binary(cx, "mul", scaled, scaled)?;
+    let scaled = binary(cx, coreai::DIVIDE, d, s)?;
+    let squares = binary(cx, coreai::MUL, scaled, scaled)?;
     let ty = reduction.result(0).map_err(|_| "no result")?.r#type();
     let mut v = cx.build_value(
         &op_name(&reduction),
@@ -131,22 +132,22 @@ pub fn root_of_squares<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Rewritten<'c, 'a> {
         v = match link {
             Link::Add(c) => binary(
                 cx,
-                "add",
+                coreai::ADD,
                 v,
-                binary(cx, "divide", binary(cx, "divide", c, s)?, s)?,
+                binary(cx, coreai::DIVIDE, binary(cx, coreai::DIVIDE, c, s)?, s)?,
             )?,
             Link::Scale(op, c) => binary(cx, op, v, c)?,
             Link::Reshape(to, ty) => {
                 let s_ty = tensor_type(&type_shape(ty)?, element(s)?);
-                s = cx.build_value("coreai.reshape", &[s, to], s_ty, &[])?;
-                cx.build_value("coreai.reshape", &[v, to], ty, &[])?
+                s = cx.build_value(coreai::RESHAPE, &[s, to], s_ty, &[])?;
+                cx.build_value(coreai::RESHAPE, &[v, to], ty, &[])?
             }
         };
     }
-    let r = if op_name(&root) == "coreai.sqrt" {
-        binary(cx, "mul", unary(cx, "sqrt", v)?, s)?
+    let r = if op_name(&root) == coreai::SQRT {
+        binary(cx, coreai::MUL, unary(cx, coreai::SQRT, v)?, s)?
     } else {
-        binary(cx, "divide", unary(cx, "rsqrt", v)?, s)?
+        binary(cx, coreai::DIVIDE, unary(cx, coreai::RSQRT, v)?, s)?
     };
     Ok(vec![r])
 }

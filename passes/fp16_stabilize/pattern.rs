@@ -5,6 +5,7 @@
 
 use coreai_ir::emit::select_to;
 use coreai_ir::lowering::{broadcast_shapes, Decline, LoweringCx};
+use coreai_ir::op::coreai;
 pub use coreai_ir::schema::{
     element_type as element, shape_of as shape, tensor_of as tensor, tensor_type,
     type_dims as type_shape,
@@ -28,15 +29,10 @@ pub fn producer<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     }
 }
 
-/// The op named `name` (`coreai.` prefix implied, `b.` for
-/// `coreai.decomposable.broadcasting_`) that defines `v`.
+/// The op named `name` (`coreai::CONSTANT`) that defines `v`.
 pub fn defined_by<'c: 'a, 'a>(v: Value<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
-    let full = match name.strip_prefix("b.") {
-        Some(rest) => format!("coreai.decomposable.broadcasting_{rest}"),
-        None => format!("coreai.{name}"),
-    };
     let op = producer(v)?;
-    (op_name(&op) == full).then_some(op)
+    (op_name(&op) == name).then_some(op)
 }
 
 pub fn op_name(op: &OperationRef<'_, '_>) -> String {
@@ -55,7 +51,7 @@ pub fn arg<'c: 'a, 'a>(op: &OperationRef<'c, 'a>, i: usize) -> Result<Value<'c, 
 
 /// The element of a splat `coreai.constant` (any shape and type).
 pub fn splat_element(v: Value<'_, '_>) -> Option<mlir_sys::MlirAttribute> {
-    let op = defined_by(v, "constant")?;
+    let op = defined_by(v, coreai::CONSTANT)?;
     let attr = op.attribute("value").ok()?;
     unsafe {
         let raw = attr.to_raw();
@@ -112,17 +108,18 @@ pub fn is_float(v: Value<'_, '_>) -> bool {
     tensor(v).is_ok_and(|t| unsafe { mlir_sys::mlirTypeIsAFloat(t.element().to_raw()) })
 }
 
-/// Builds `coreai.<op>` elementwise on `x`.
+/// Builds elementwise `op` (`coreai::EXP`) on `x`.
 pub fn unary<'c: 'a, 'a>(
     cx: &LoweringCx<'c, 'a>,
     op: &str,
     x: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    cx.build_value(&format!("coreai.{op}"), &[x], x.r#type(), &[])
+    cx.build_value(op, &[x], x.r#type(), &[])
 }
 
-/// Builds `coreai.decomposable.broadcasting_<op> %a, %b`; the result has the
-/// broadcast shape and `a`'s element (`i1` for comparisons).
+/// Builds the broadcasting form of elementwise `op` (`coreai::SUB`) on
+/// `%a, %b`; the result has the broadcast shape and `a`'s element (`i1` for
+/// comparisons).
 pub fn binary<'c: 'a, 'a>(
     cx: &LoweringCx<'c, 'a>,
     op: &str,
@@ -131,15 +128,10 @@ pub fn binary<'c: 'a, 'a>(
 ) -> Result<Value<'c, 'a>, Decline> {
     let s = broadcast_shapes(&[&shape(a)?, &shape(b)?])?;
     let e = match op {
-        "equal" | "greater" | "not_equal" => cx.parse_type("i1")?,
+        coreai::EQUAL | coreai::GREATER | coreai::NOT_EQUAL => cx.parse_type("i1")?,
         _ => element(a)?,
     };
-    cx.build_value(
-        &format!("coreai.decomposable.broadcasting_{op}"),
-        &[a, b],
-        tensor_type(&s, e),
-        &[],
-    )
+    coreai_ir::emit::broadcasting(cx, op, a, b, tensor_type(&s, e))
 }
 
 /// `where(c, a, b)` with the broadcast shape and `a`'s element.
@@ -162,7 +154,8 @@ pub fn scalar<'c: 'a, 'a>(
     cx.scalar_constant(coreai_ir::lowering::Scalar::Float(value), element(like)?)
 }
 
-/// `coreai.<op> %x, %axes` with the result type `ty` (the reduced dims kept).
+/// `op %x, %axes` (`coreai::REDUCE_MAX`) with the result type `ty` (the
+/// reduced dims kept).
 pub fn reduce<'c: 'a, 'a>(
     cx: &LoweringCx<'c, 'a>,
     op: &str,
@@ -170,7 +163,7 @@ pub fn reduce<'c: 'a, 'a>(
     axes: Value<'c, 'a>,
     ty: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    cx.build_value(&format!("coreai.{op}"), &[x, axes], ty, &[])
+    cx.build_value(op, &[x, axes], ty, &[])
 }
 
 /// The max of `x` over `axes` (type `ty`) with ±inf replaced by 0, the
@@ -183,11 +176,11 @@ pub fn finite_max<'c: 'a, 'a>(
     axes: Value<'c, 'a>,
     ty: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    let m = reduce(cx, "reduce_max", x, axes, ty)?;
+    let m = reduce(cx, coreai::REDUCE_MAX, x, axes, ty)?;
     let infinite = binary(
         cx,
-        "equal",
-        unary(cx, "abs", m)?,
+        coreai::EQUAL,
+        unary(cx, coreai::ABS, m)?,
         scalar(cx, f64::INFINITY, m)?,
     )?;
     select(cx, infinite, scalar(cx, 0.0, m)?, m)
@@ -196,16 +189,16 @@ pub fn finite_max<'c: 'a, 'a>(
 /// Whether `z` is already shifted by a max: `x - m` with `m` a
 /// `reduce_max` or the guarded `where(_, _, reduce_max)` of [`finite_max`].
 pub fn is_max_shifted(z: Value<'_, '_>) -> bool {
-    let Some(sub) = defined_by(z, "b.sub") else {
+    let Some(sub) = defined_by(z, coreai::DECOMPOSABLE_BROADCASTING_SUB) else {
         return false;
     };
     let Ok(m) = sub.operand(1) else {
         return false;
     };
-    if defined_by(m, "reduce_max").is_some() {
+    if defined_by(m, coreai::REDUCE_MAX).is_some() {
         return true;
     }
-    defined_by(m, "b.where")
+    defined_by(m, coreai::DECOMPOSABLE_BROADCASTING_WHERE)
         .and_then(|w| w.operand(2).ok())
-        .is_some_and(|m| defined_by(m, "reduce_max").is_some())
+        .is_some_and(|m| defined_by(m, coreai::REDUCE_MAX).is_some())
 }

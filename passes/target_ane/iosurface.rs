@@ -25,6 +25,7 @@
 use super::layout::embedding_rows;
 use coreai_ir::emit::{composite_graph, graph_body, reshape};
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::{coreai, coreaix};
 use coreai_ir::schema::element_type;
 use melior::ir::{AttributeLike, BlockLike, TypeLike, Value, ValueLike};
 
@@ -73,10 +74,10 @@ pub fn embedding_iosurface<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<
         unsafe { mlir_sys::mlirOperationDestroy(graph) };
         return Err(reason);
     }
-    let copied = cx.build_value("coreaix.copy_with_constraints", &[table], encoded, &[])?;
+    let copied = cx.build_value(coreaix::COPY_WITH_CONSTRAINTS, &[table], encoded, &[])?;
     let callee = cx.parse_attribute(&format!("#param.constant<@{name}> : !param.symbol"))?;
     let gathered = cx.build_value(
-        "coreai.invoke",
+        coreai::INVOKE,
         &[copied, rows.idx],
         rows.gathered,
         &[("callee", callee)],
@@ -95,8 +96,8 @@ fn fill_body<'c>(
     let table: Value = block.argument(0).map_err(|e| e.to_string())?.into();
     let idx: Value = block.argument(1).map_err(|e| e.to_string())?.into();
     let table =
-        at_output.build_value("coreaix.copy_discarding_constraints", &[table], plain, &[])?;
-    let rows = at_output.build_value("coreai.gather_nd", &[table, idx], gathered, &[])?;
+        at_output.build_value(coreaix::COPY_DISCARDING_CONSTRAINTS, &[table], plain, &[])?;
+    let rows = at_output.build_value(coreai::GATHER_ND, &[table, idx], gathered, &[])?;
     unsafe { mlir_sys::mlirOperationSetOperand(output, 0, rows.to_raw()) };
     Ok(())
 }

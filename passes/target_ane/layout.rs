@@ -7,6 +7,7 @@ use crate::core_optimize::RESHAPES;
 use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, use_count};
 use coreai_ir::emit::reshape;
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::{element_type, shape_of, tensor_type, type_dims, DYNAMIC};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Value};
 
@@ -78,7 +79,7 @@ pub fn matmul_rank4<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>
 pub fn embedding_v1d<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let rows = embedding_rows(cx)?;
     let table = rows.table_v1d(cx)?;
-    let g = cx.build_value("coreai.gather_nd", &[table, rows.idx], rows.gathered, &[])?;
+    let g = cx.build_value(coreai::GATHER_ND, &[table, rows.idx], rows.gathered, &[])?;
     Ok(vec![reshape(cx, g, &rows.result)?])
 }
 
@@ -112,7 +113,7 @@ pub fn embedding_rows<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<EmbeddingRows<'
     if st.len() != 2 {
         return Err(format!("the table has rank {}, not 2", st.len()));
     }
-    if defined_by(table, "constant").is_none() {
+    if defined_by(table, coreai::CONSTANT).is_none() {
         return Err("the table is not a constant (an embedding weight)".into());
     }
     let si = shape_of(idx)?;
@@ -138,26 +139,75 @@ pub fn embedding_rows<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<EmbeddingRows<'
 /// Elementwise ops whose operands all have the result's shape
 /// (`SameOperandsAndResultShape` in the dialect): `rank4-chain` moves one
 /// into rank 4 only when every operand comes from rank 4.
-pub const SAME_SHAPE_ELEMENTWISE: &str = "coreai.abs|coreai.acos|coreai.acosh|coreai.asin|\
-coreai.asinh|coreai.atan|coreai.atanh|coreai.cos|coreai.cosh|coreai.erf|coreai.exp|coreai.log|\
-coreai.round|coreai.rsqrt|coreai.sin|coreai.sinh|coreai.sqrt|coreai.tan|coreai.tanh|coreai.not|\
-coreai.add|coreai.and|coreai.bitwise_and|coreai.bitwise_or|coreai.bitwise_xor|coreai.divide|\
-coreai.floor_divide|coreai.maximum|coreai.minimum|coreai.modulo|coreai.mul|coreai.or|coreai.pow|\
-coreai.sub|coreai.xor|coreai.equal|coreai.not_equal|coreai.greater|coreai.cast|coreai.relu|\
-coreai.sigmoid|coreai.silu|coreai.gelu";
+pub const SAME_SHAPE_ELEMENTWISE: &[&str] = &[
+    coreai::ABS,
+    coreai::ACOS,
+    coreai::ACOSH,
+    coreai::ASIN,
+    coreai::ASINH,
+    coreai::ATAN,
+    coreai::ATANH,
+    coreai::COS,
+    coreai::COSH,
+    coreai::ERF,
+    coreai::EXP,
+    coreai::LOG,
+    coreai::ROUND,
+    coreai::RSQRT,
+    coreai::SIN,
+    coreai::SINH,
+    coreai::SQRT,
+    coreai::TAN,
+    coreai::TANH,
+    coreai::NOT,
+    coreai::ADD,
+    coreai::AND,
+    coreai::BITWISE_AND,
+    coreai::BITWISE_OR,
+    coreai::BITWISE_XOR,
+    coreai::DIVIDE,
+    coreai::FLOOR_DIVIDE,
+    coreai::MAXIMUM,
+    coreai::MINIMUM,
+    coreai::MODULO,
+    coreai::MUL,
+    coreai::OR,
+    coreai::POW,
+    coreai::SUB,
+    coreai::XOR,
+    coreai::EQUAL,
+    coreai::NOT_EQUAL,
+    coreai::GREATER,
+    coreai::CAST,
+    coreai::RELU,
+    coreai::SIGMOID,
+    coreai::SILU,
+    coreai::GELU,
+];
 
 /// Elementwise ops that broadcast their operands (trailing dims aligned):
 /// an operand of lower rank may stay as it is.
-pub const BROADCASTING_ELEMENTWISE: &str = "coreai.decomposable.broadcasting_add|\
-coreai.decomposable.broadcasting_and|coreai.decomposable.broadcasting_bitwise_and|\
-coreai.decomposable.broadcasting_bitwise_or|coreai.decomposable.broadcasting_bitwise_xor|\
-coreai.decomposable.broadcasting_divide|coreai.decomposable.broadcasting_equal|\
-coreai.decomposable.broadcasting_floor_divide|coreai.decomposable.broadcasting_greater|\
-coreai.decomposable.broadcasting_maximum|coreai.decomposable.broadcasting_minimum|\
-coreai.decomposable.broadcasting_modulo|coreai.decomposable.broadcasting_mul|\
-coreai.decomposable.broadcasting_not_equal|coreai.decomposable.broadcasting_or|\
-coreai.decomposable.broadcasting_pow|coreai.decomposable.broadcasting_sub|\
-coreai.decomposable.broadcasting_xor|coreai.decomposable.broadcasting_where";
+pub const BROADCASTING_ELEMENTWISE: &[&str] = &[
+    coreai::DECOMPOSABLE_BROADCASTING_ADD,
+    coreai::DECOMPOSABLE_BROADCASTING_AND,
+    coreai::DECOMPOSABLE_BROADCASTING_BITWISE_AND,
+    coreai::DECOMPOSABLE_BROADCASTING_BITWISE_OR,
+    coreai::DECOMPOSABLE_BROADCASTING_BITWISE_XOR,
+    coreai::DECOMPOSABLE_BROADCASTING_DIVIDE,
+    coreai::DECOMPOSABLE_BROADCASTING_EQUAL,
+    coreai::DECOMPOSABLE_BROADCASTING_FLOOR_DIVIDE,
+    coreai::DECOMPOSABLE_BROADCASTING_GREATER,
+    coreai::DECOMPOSABLE_BROADCASTING_MAXIMUM,
+    coreai::DECOMPOSABLE_BROADCASTING_MINIMUM,
+    coreai::DECOMPOSABLE_BROADCASTING_MODULO,
+    coreai::DECOMPOSABLE_BROADCASTING_MUL,
+    coreai::DECOMPOSABLE_BROADCASTING_NOT_EQUAL,
+    coreai::DECOMPOSABLE_BROADCASTING_OR,
+    coreai::DECOMPOSABLE_BROADCASTING_POW,
+    coreai::DECOMPOSABLE_BROADCASTING_SUB,
+    coreai::DECOMPOSABLE_BROADCASTING_XOR,
+    coreai::DECOMPOSABLE_BROADCASTING_WHERE,
+];
 
 /// `x` when `v` is `x : 1…1×S` (rank 4) reshaped to `S` (leading unit dims
 /// dropped, at most one dynamic dim), with whether `v` has no other user.
@@ -204,7 +254,7 @@ pub fn rank4_chain<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
     if result.iter().filter(|&&d| d == DYNAMIC).count() > 1 {
         return Err("more than one dynamic dim in the result (a reshape infers one)".into());
     }
-    let broadcasting = BROADCASTING_ELEMENTWISE.split('|').any(|n| n == name);
+    let broadcasting = BROADCASTING_ELEMENTWISE.contains(&name.as_str());
     let (mut operands, mut from_rank4, mut removes) = (Vec::new(), false, false);
     for i in 0..op.operand_count() {
         let v = cx.operand(i)?;

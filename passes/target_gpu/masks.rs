@@ -85,6 +85,7 @@ use super::integral_from;
 use crate::fp16_stabilize::pattern::{op_name, producer, splat};
 use coreai_ir::emit::{arith, cast_to, float_scalar, predicate, select_to, splat as fill, unary};
 use coreai_ir::lowering::{Decline, LoweringCx, Scalar};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::{element_type, is_bool, is_float, shape_of, tensor_type};
 use melior::ir::{
     operation::OperationLike, r#type::ShapedTypeLike, OperationRef, Type, TypeLike, Value,
@@ -123,15 +124,11 @@ enum Mask<'c, 'a> {
     Kept(Value<'c, 'a>),
 }
 
-/// The name of `op` without `coreai.decomposable.broadcasting_` or
-/// `coreai.` (`greater`, `and`, `cast`).
+/// The name of `op`, a broadcasting form named as its elementwise op
+/// (`coreai::GREATER` for `coreai.decomposable.broadcasting_greater`).
 fn short(op: &OperationRef<'_, '_>) -> String {
     let name = op_name(op);
-    let short = name
-        .strip_prefix("coreai.decomposable.broadcasting_")
-        .or_else(|| name.strip_prefix("coreai."))
-        .unwrap_or(&name);
-    short.to_string()
+    coreai::broadcast_base(&name).map_or(name, str::to_string)
 }
 
 fn operands<'c: 'a, 'a>(op: &OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
@@ -214,14 +211,15 @@ impl Facts {
         };
         let args = operands(&op);
         match (short(&op).as_str(), args.as_slice()) {
-            ("constant", _) => integral_constant(v),
-            ("cast", [y]) => !float_element(*y) || self.integral(*y, depth),
-            ("floor_divide" | "round", _) => true,
-            ("abs", [x]) => self.integral(*x, depth),
-            ("add" | "sub" | "mul" | "maximum" | "minimum", [a, b]) => {
-                self.integral(*a, depth) && self.integral(*b, depth)
-            }
-            ("where", [c, a, b]) => {
+            (coreai::CONSTANT, _) => integral_constant(v),
+            (coreai::CAST, [y]) => !float_element(*y) || self.integral(*y, depth),
+            (coreai::FLOOR_DIVIDE | coreai::ROUND, _) => true,
+            (coreai::ABS, [x]) => self.integral(*x, depth),
+            (
+                coreai::ADD | coreai::SUB | coreai::MUL | coreai::MAXIMUM | coreai::MINIMUM,
+                [a, b],
+            ) => self.integral(*a, depth) && self.integral(*b, depth),
+            (coreai::WHERE, [c, a, b]) => {
                 (integral_when(*c, *a, depth) || self.integral(*a, depth))
                     && (integral_unless(*c, *b, depth) || self.integral(*b, depth))
             }
@@ -236,14 +234,14 @@ fn integral_when(c: Value<'_, '_>, a: Value<'_, '_>, depth: usize) -> bool {
         return false;
     };
     match (short(&op).as_str(), operands(&op).as_slice()) {
-        ("equal", [p, q]) => {
+        (coreai::EQUAL, [p, q]) => {
             (*p == a && integral_constant(*q)) || (*q == a && integral_constant(*p))
         }
         // f != f: f is NaN, which it is only where a is NaN or ±inf.
-        ("not_equal", [p, q]) => p == q && nan_only_where_not_finite(*p, a),
-        ("and", [p, q]) => integral_when(*p, a, depth + 1) || integral_when(*q, a, depth + 1),
-        ("or", [p, q]) => integral_when(*p, a, depth + 1) && integral_when(*q, a, depth + 1),
-        ("not", [p]) => integral_unless(*p, a, depth + 1),
+        (coreai::NOT_EQUAL, [p, q]) => p == q && nan_only_where_not_finite(*p, a),
+        (coreai::AND, [p, q]) => integral_when(*p, a, depth + 1) || integral_when(*q, a, depth + 1),
+        (coreai::OR, [p, q]) => integral_when(*p, a, depth + 1) && integral_when(*q, a, depth + 1),
+        (coreai::NOT, [p]) => integral_unless(*p, a, depth + 1),
         _ => false,
     }
 }
@@ -258,20 +256,24 @@ fn integral_unless(c: Value<'_, '_>, b: Value<'_, '_>, depth: usize) -> bool {
     };
     match (short(&op).as_str(), operands(&op).as_slice()) {
         // ¬(B > |b|): |b| ≥ B ≥ 2^p (an integer) or NaN.
-        ("greater", [bound, m]) if is_abs_of(*m, b) => {
+        (coreai::GREATER, [bound, m]) if is_abs_of(*m, b) => {
             splat(*bound).is_some_and(|bound| bound >= 2f64.powi(p))
         }
         // ¬(|b| > z), z ≤ 0: b is ±0 or NaN.
-        ("greater", [m, z]) if is_abs_of(*m, b) => splat(*z).is_some_and(|z| z <= 0.0),
-        ("and", [p, q]) => integral_unless(*p, b, depth + 1) && integral_unless(*q, b, depth + 1),
-        ("or", [p, q]) => integral_unless(*p, b, depth + 1) || integral_unless(*q, b, depth + 1),
-        ("not", [p]) => integral_when(*p, b, depth + 1),
+        (coreai::GREATER, [m, z]) if is_abs_of(*m, b) => splat(*z).is_some_and(|z| z <= 0.0),
+        (coreai::AND, [p, q]) => {
+            integral_unless(*p, b, depth + 1) && integral_unless(*q, b, depth + 1)
+        }
+        (coreai::OR, [p, q]) => {
+            integral_unless(*p, b, depth + 1) || integral_unless(*q, b, depth + 1)
+        }
+        (coreai::NOT, [p]) => integral_when(*p, b, depth + 1),
         _ => false,
     }
 }
 
 fn is_abs_of(m: Value<'_, '_>, x: Value<'_, '_>) -> bool {
-    producer(m).is_some_and(|op| short(&op) == "abs" && op.operand(0).is_ok_and(|v| v == x))
+    producer(m).is_some_and(|op| short(&op) == coreai::ABS && op.operand(0).is_ok_and(|v| v == x))
 }
 
 /// A constant divisor that keeps a finite dividend finite: |k| ≥ 1.
@@ -290,8 +292,8 @@ fn nan_only_where_not_finite(f: Value<'_, '_>, a: Value<'_, '_>) -> bool {
         return false;
     };
     match (short(&op).as_str(), operands(&op).as_slice()) {
-        ("floor_divide", [x, k]) => *x == a && finite_divisor(*k),
-        ("where", [g, h, x]) if *x == a => {
+        (coreai::FLOOR_DIVIDE, [x, k]) => *x == a && finite_divisor(*k),
+        (coreai::WHERE, [g, h, x]) if *x == a => {
             bound_of(*g, a).is_some_and(|bound| finite_below(*h, a, bound))
         }
         _ => false,
@@ -303,8 +305,8 @@ fn nan_only_where_not_finite(f: Value<'_, '_>, a: Value<'_, '_>) -> bool {
 fn bound_of(g: Value<'_, '_>, a: Value<'_, '_>) -> Option<f64> {
     let op = producer(g)?;
     match (short(&op).as_str(), operands(&op).as_slice()) {
-        ("greater", [bound, m]) if is_abs_of(*m, a) => splat(*bound),
-        ("and", [p, q]) => match (bound_of(*p, a), bound_of(*q, a)) {
+        (coreai::GREATER, [bound, m]) if is_abs_of(*m, a) => splat(*bound),
+        (coreai::AND, [p, q]) => match (bound_of(*p, a), bound_of(*q, a)) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
         },
@@ -316,7 +318,7 @@ fn bound_of(g: Value<'_, '_>, a: Value<'_, '_>) -> Option<f64> {
 /// `floor_divide(m, k)`, |k| ≥ 1, of `m = a` or `m = a · c` with
 /// |c| · bound finite.
 fn finite_below(h: Value<'_, '_>, a: Value<'_, '_>, bound: f64) -> bool {
-    let Some(op) = producer(h).filter(|op| short(op) == "floor_divide") else {
+    let Some(op) = producer(h).filter(|op| short(op) == coreai::FLOOR_DIVIDE) else {
         return false;
     };
     let [m, k] = operands(&op)[..] else {
@@ -327,7 +329,7 @@ fn finite_below(h: Value<'_, '_>, a: Value<'_, '_>, bound: f64) -> bool {
     };
     let scaled = producer(m).is_some_and(|mul| {
         let args = operands(&mul);
-        short(&mul) == "mul"
+        short(&mul) == coreai::MUL
             && match args[..] {
                 [x, c] | [c, x] if x == a => {
                     splat(c).is_some_and(|c| c.is_finite() && c.abs() * bound <= max)
@@ -354,7 +356,11 @@ fn has_integer_comparison(b: Value<'_, '_>, budget: &mut usize) -> bool {
     *budget -= 1;
     let args = operands(&op);
     match short(&op).as_str() {
-        "greater" | "equal" | "not_equal" if args.iter().any(|v| is_integer(*v)) => true,
+        coreai::GREATER | coreai::EQUAL | coreai::NOT_EQUAL
+            if args.iter().any(|v| is_integer(*v)) =>
+        {
+            true
+        }
         _ => args
             .iter()
             .any(|v| element_type(*v).is_ok_and(is_bool) && has_integer_comparison(*v, budget)),
@@ -369,8 +375,8 @@ fn at_least<'c: 'a, 'a>(
 ) -> Option<(Value<'c, 'a>, Value<'c, 'a>)> {
     let (p, q) = (producer(p)?, producer(q)?);
     let (greater, equal) = match (short(&p).as_str(), short(&q).as_str()) {
-        ("greater", "equal") => (p, q),
-        ("equal", "greater") => (q, p),
+        (coreai::GREATER, coreai::EQUAL) => (p, q),
+        (coreai::EQUAL, coreai::GREATER) => (q, p),
         _ => return None,
     };
     let (g, e) = (operands(&greater), operands(&equal));
@@ -410,33 +416,39 @@ impl<'c> Analysis<'c> {
         let name = short(&op);
         let args = operands(&op);
         Ok(match (name.as_str(), &args[..]) {
-            ("and" | "bitwise_and", &[p, q]) => Mask::And(self.sub(p, depth)?, self.sub(q, depth)?),
-            ("or" | "bitwise_or", &[p, q]) => match at_least(p, q) {
+            (coreai::AND | coreai::BITWISE_AND, &[p, q]) => {
+                Mask::And(self.sub(p, depth)?, self.sub(q, depth)?)
+            }
+            (coreai::OR | coreai::BITWISE_OR, &[p, q]) => match at_least(p, q) {
                 Some((x, y)) => Mask::AtLeast(self.number(x)?, self.number(y)?),
                 None => Mask::Or(self.sub(p, depth)?, self.sub(q, depth)?),
             },
-            ("xor" | "bitwise_xor", &[p, q]) => Mask::Xor(self.sub(p, depth)?, self.sub(q, depth)?),
-            ("not", &[p]) => Mask::Not(self.sub(p, depth)?),
-            ("greater" | "equal" | "not_equal", &[x, y]) if is_integer(x) => {
+            (coreai::XOR | coreai::BITWISE_XOR, &[p, q]) => {
+                Mask::Xor(self.sub(p, depth)?, self.sub(q, depth)?)
+            }
+            (coreai::NOT, &[p]) => Mask::Not(self.sub(p, depth)?),
+            (coreai::GREATER | coreai::EQUAL | coreai::NOT_EQUAL, &[x, y]) if is_integer(x) => {
                 let (x, y) = (self.number(x)?, self.number(y)?);
                 match name.as_str() {
-                    "greater" => Mask::Greater(x, y),
-                    "equal" => Mask::Equal(x, y),
+                    coreai::GREATER => Mask::Greater(x, y),
+                    coreai::EQUAL => Mask::Equal(x, y),
                     _ => Mask::NotEqual(x, y),
                 }
             }
             // Bools compared as bools: p != q is p xor q, p > q is p ∧ ¬q.
-            ("equal", &[p, q]) if element_type(p).is_ok_and(is_bool) => Mask::Not(Box::new(
+            (coreai::EQUAL, &[p, q]) if element_type(p).is_ok_and(is_bool) => Mask::Not(Box::new(
                 Mask::Xor(self.sub(p, depth)?, self.sub(q, depth)?),
             )),
-            ("not_equal", &[p, q]) if element_type(p).is_ok_and(is_bool) => {
+            (coreai::NOT_EQUAL, &[p, q]) if element_type(p).is_ok_and(is_bool) => {
                 Mask::Xor(self.sub(p, depth)?, self.sub(q, depth)?)
             }
-            ("greater", &[p, q]) if element_type(p).is_ok_and(is_bool) => Mask::And(
+            (coreai::GREATER, &[p, q]) if element_type(p).is_ok_and(is_bool) => Mask::And(
                 self.sub(p, depth)?,
                 Box::new(Mask::Not(self.sub(q, depth)?)),
             ),
-            ("greater" | "equal" | "not_equal", &[x, _]) if float_element(x) => Mask::Kept(b),
+            (coreai::GREATER | coreai::EQUAL | coreai::NOT_EQUAL, &[x, _]) if float_element(x) => {
+                Mask::Kept(b)
+            }
             _ => {
                 return Err(format!(
                     "a bool of the mask comes from '{}', not a comparison or and/or/xor/not \
@@ -459,7 +471,7 @@ impl<'c> Analysis<'c> {
         };
         let args = operands(&op);
         match (short(&op).as_str(), &args[..]) {
-            ("cast", &[y]) if float_element(y) => {
+            (coreai::CAST, &[y]) if float_element(y) => {
                 if !self.facts.integral(y, 0) {
                     let from = producer(y).map_or("a graph input".to_string(), |p| {
                         format!("'{}'", op_name(&p))
@@ -481,7 +493,7 @@ impl<'c> Analysis<'c> {
                 }
                 Ok(Number::Float(y))
             }
-            ("constant", _) => match int_splat(v) {
+            (coreai::CONSTANT, _) => match int_splat(v) {
                 Some(k) => {
                     self.constants.push(k);
                     Ok(Number::Constant(k, v))
@@ -552,20 +564,25 @@ impl<'c, 'a> Builder<'_, 'c, 'a> {
     /// max(min((a - b) + 1, 1), 0): 1 where a ≥ b, +0 elsewhere.
     fn at_least(&self, a: Number<'c, 'a>, b: Number<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
         let cx = self.cx;
-        let d = arith(cx, "sub", self.number(a)?, self.number(b)?)?;
-        let e = arith(cx, "add", d, self.one)?;
-        arith(cx, "maximum", arith(cx, "minimum", e, self.one)?, self.zero)
+        let d = arith(cx, coreai::SUB, self.number(a)?, self.number(b)?)?;
+        let e = arith(cx, coreai::ADD, d, self.one)?;
+        arith(
+            cx,
+            coreai::MAXIMUM,
+            arith(cx, coreai::MINIMUM, e, self.one)?,
+            self.zero,
+        )
     }
 
     /// min(|a - b|, 1): 1 where a ≠ b, +0 elsewhere.
     fn differs(&self, a: Number<'c, 'a>, b: Number<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
         let cx = self.cx;
-        let d = arith(cx, "sub", self.number(a)?, self.number(b)?)?;
-        arith(cx, "minimum", unary(cx, "abs", d)?, self.one)
+        let d = arith(cx, coreai::SUB, self.number(a)?, self.number(b)?)?;
+        arith(cx, coreai::MINIMUM, unary(cx, coreai::ABS, d)?, self.one)
     }
 
     fn not(&self, m: Value<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
-        arith(self.cx, "sub", self.one, m)
+        arith(self.cx, coreai::SUB, self.one, m)
     }
 
     fn build(&self, mask: &Mask<'c, 'a>) -> Result<Value<'c, 'a>, Decline> {
@@ -575,9 +592,13 @@ impl<'c, 'a> Builder<'_, 'c, 'a> {
             Mask::Greater(a, b) => self.not(self.at_least(*b, *a)?),
             Mask::Equal(a, b) => self.not(self.differs(*a, *b)?),
             Mask::NotEqual(a, b) => self.differs(*a, *b),
-            Mask::And(p, q) => arith(cx, "mul", self.build(p)?, self.build(q)?),
-            Mask::Or(p, q) => arith(cx, "maximum", self.build(p)?, self.build(q)?),
-            Mask::Xor(p, q) => unary(cx, "abs", arith(cx, "sub", self.build(p)?, self.build(q)?)?),
+            Mask::And(p, q) => arith(cx, coreai::MUL, self.build(p)?, self.build(q)?),
+            Mask::Or(p, q) => arith(cx, coreai::MAXIMUM, self.build(p)?, self.build(q)?),
+            Mask::Xor(p, q) => unary(
+                cx,
+                coreai::ABS,
+                arith(cx, coreai::SUB, self.build(p)?, self.build(q)?)?,
+            ),
             Mask::Not(p) => self.not(self.build(p)?),
             Mask::Kept(b) => cast_to(cx, *b, self.element),
         }
@@ -637,7 +658,7 @@ pub fn where_of_mask<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a
     let plan = plan(b)?;
     let m = build(cx, &plan)?;
     let zero = float_scalar(cx, 0.0, plan.element)?;
-    let condition = predicate(cx, "greater", m, zero)?;
+    let condition = predicate(cx, coreai::GREATER, m, zero)?;
     if shape_of(condition)? != shape_of(b)? {
         return Err(
             "the mask's shape differs from the condition's (broadcasting not handled)".into(),

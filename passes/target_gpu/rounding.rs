@@ -18,6 +18,7 @@ use super::integral_from;
 use crate::fp16_stabilize::pattern::splat;
 use coreai_ir::emit::{arith, float_scalar, predicate, select, unary};
 use coreai_ir::lowering::{Decline, LoweringCx};
+use coreai_ir::op::coreai;
 use coreai_ir::schema::element_type;
 use melior::ir::{Value, ValueLike};
 
@@ -48,9 +49,9 @@ fn roundable<'c, 'a>(
     let element = element_type(x)?;
     let bound = float_scalar(cx, 2f64.powi(p), element)?;
     let zero = float_scalar(cx, 0.0, element)?;
-    let below = predicate(cx, "greater", bound, magnitude)?;
-    let nonzero = predicate(cx, "greater", magnitude, zero)?;
-    predicate(cx, "and", below, nonzero)
+    let below = predicate(cx, coreai::GREATER, bound, magnitude)?;
+    let nonzero = predicate(cx, coreai::GREATER, magnitude, zero)?;
+    predicate(cx, coreai::AND, below, nonzero)
 }
 
 /// `floor(v)` as `(2v) // 2`, for `|v| < 2^p`.
@@ -59,7 +60,12 @@ fn floor_by_two<'c, 'a>(
     v: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
     let two = float_scalar(cx, 2.0, element_type(v)?)?;
-    arith(cx, "floor_divide", arith(cx, "mul", v, two)?, two)
+    arith(
+        cx,
+        coreai::FLOOR_DIVIDE,
+        arith(cx, coreai::MUL, v, two)?,
+        two,
+    )
 }
 
 // floor_divide(%x, 1)            (float %x; `floor`, `ceil`, `trunc`, float `//`)
@@ -75,7 +81,7 @@ pub fn floor_divide_by_one<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<
         );
     }
     let (x, p) = rounding_operand(cx)?;
-    let inside = roundable(cx, x, unary(cx, "abs", x)?, p)?;
+    let inside = roundable(cx, x, unary(cx, coreai::ABS, x)?, p)?;
     let floored = floor_by_two(cx, x)?;
     Ok(vec![select(cx, inside, floored, x)?])
 }
@@ -91,19 +97,24 @@ pub fn round_half_even<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 
     let (x, p) = rounding_operand(cx)?;
     let element = element_type(x)?;
     let scalar = |v: f64| float_scalar(cx, v, element);
-    let a = unary(cx, "abs", x)?;
+    let a = unary(cx, coreai::ABS, x)?;
     let inside = roundable(cx, x, a, p)?;
     let f = floor_by_two(cx, a)?;
-    let d = arith(cx, "sub", a, f)?;
+    let d = arith(cx, coreai::SUB, a, f)?;
     let half = scalar(0.5)?;
     let two = scalar(2.0)?;
-    let even = arith(cx, "mul", arith(cx, "floor_divide", f, two)?, two)?;
-    let odd = predicate(cx, "not_equal", even, f)?;
-    let tie = predicate(cx, "equal", d, half)?;
-    let above = predicate(cx, "greater", d, half)?;
-    let up = predicate(cx, "or", above, predicate(cx, "and", tie, odd)?)?;
-    let r = select(cx, up, arith(cx, "add", f, scalar(1.0)?)?, f)?;
-    let negative = predicate(cx, "greater", scalar(0.0)?, x)?;
-    let signed = select(cx, negative, arith(cx, "mul", r, scalar(-1.0)?)?, r)?;
+    let even = arith(
+        cx,
+        coreai::MUL,
+        arith(cx, coreai::FLOOR_DIVIDE, f, two)?,
+        two,
+    )?;
+    let odd = predicate(cx, coreai::NOT_EQUAL, even, f)?;
+    let tie = predicate(cx, coreai::EQUAL, d, half)?;
+    let above = predicate(cx, coreai::GREATER, d, half)?;
+    let up = predicate(cx, coreai::OR, above, predicate(cx, coreai::AND, tie, odd)?)?;
+    let r = select(cx, up, arith(cx, coreai::ADD, f, scalar(1.0)?)?, f)?;
+    let negative = predicate(cx, coreai::GREATER, scalar(0.0)?, x)?;
+    let signed = select(cx, negative, arith(cx, coreai::MUL, r, scalar(-1.0)?)?, r)?;
     Ok(vec![select(cx, inside, signed, x)?])
 }

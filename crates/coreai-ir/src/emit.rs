@@ -7,6 +7,7 @@
 
 use crate::lowering::{broadcast_shapes, Scalar};
 use crate::lowering::{type_text, Decline, LoweringCx};
+use crate::op::coreai;
 use crate::schema::shape_of;
 use crate::schema::{dims, element_type, tensor_type, DYNAMIC};
 use melior::ir::{
@@ -242,8 +243,8 @@ pub fn splat<'c, 'a>(
     cx.build_value("coreai.constant", &[], ty, &[("value", attr)])
 }
 
-/// `coreai.decomposable.broadcasting_<op> %a, %b` with the broadcast shape
-/// and result element `element`.
+/// The broadcasting form of elementwise `op` (`coreai::ADD`) on `%a, %b`
+/// with the broadcast shape and result element `element`.
 pub fn binary<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     op: &str,
@@ -255,7 +256,8 @@ pub fn binary<'c, 'a>(
     broadcasting(cx, op, a, b, tensor_type(&shape, element))
 }
 
-/// `coreai.decomposable.broadcasting_<op> %a, %b` with result type `ty`.
+/// The broadcasting form of elementwise `op` (`coreai::ADD` builds
+/// `coreai.decomposable.broadcasting_add`) on `%a, %b` with result type `ty`.
 pub fn broadcasting<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     op: &str,
@@ -263,12 +265,9 @@ pub fn broadcasting<'c, 'a>(
     b: Value<'c, 'a>,
     ty: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    cx.build_value(
-        &format!("coreai.decomposable.broadcasting_{op}"),
-        &[a, b],
-        ty,
-        &[],
-    )
+    let form =
+        coreai::broadcasting(op).ok_or_else(|| format!("'{op}' has no broadcasting form"))?;
+    cx.build_value(form, &[a, b], ty, &[])
 }
 
 /// A rank-0 `i1` constant.
@@ -297,13 +296,13 @@ pub fn predicate<'c, 'a>(
     binary(cx, op, a, b, cx.parse_type("i1")?)
 }
 
-/// `coreai.<op> %x` of the same type.
+/// `op %x` (`coreai::EXP`) of the same type.
 pub fn unary<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     op: &str,
     x: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, Decline> {
-    cx.build_value(&format!("coreai.{op}"), &[x], x.r#type(), &[])
+    cx.build_value(op, &[x], x.r#type(), &[])
 }
 
 /// `where(cond, a, b)` with the broadcast shape of the three.

@@ -9,6 +9,7 @@
 //! - [`lowering`]: the context a rewrite pattern runs in
 //!   ([`lowering::LoweringCx`]) and why it declines ([`lowering::Decline`]);
 //! - [`rewrite`]: the rewrite driver every pass runs its patterns through;
+//! - [`op`]: every op name as a constant generated from ODS;
 //! - [`weights`]: a constant's values, new constants from computed data
 //!   (packed sub-byte blobs);
 //! - [`pass`], [`diagnostics`], [`foreign_pass`]: what a pass is, the
@@ -25,6 +26,7 @@ pub mod ffi;
 pub mod foreign_pass;
 pub mod input_check;
 pub mod lowering;
+pub mod op;
 pub mod options;
 pub mod pass;
 pub mod rewrite;

@@ -131,8 +131,8 @@ pub struct Declined {
 #[derive(Clone, Copy)]
 pub struct ExplainedPattern {
     pub name: &'static str,
-    /// The op names it roots at, separated by `|`.
-    pub root: &'static str,
+    /// The ops it roots at (`&[coreai::GATHER_ND]`).
+    pub roots: &'static [&'static str],
     pub rewrite: RewriteFn,
     pub reason: &'static str,
 }
@@ -297,7 +297,7 @@ impl Rewriter {
             let name = name.as_string_ref().as_str().unwrap_or_default();
             patterns
                 .iter()
-                .filter(|p| p.root.split('|').any(|root| root == name))
+                .filter(|p| p.roots.contains(&name))
                 .map(|p| Pattern::new(p.name, p.rewrite))
                 .collect()
         })?;

@@ -331,7 +331,7 @@ impl CastToF16 {
             })
             .collect();
         for (graph, _) in converted {
-            let Some(block) = entry_block(graph) else {
+            let Some(block) = ir::entry_block(graph) else {
                 continue;
             };
             let mut decided: Vec<(MlirOperation, Result<(), String>)> = Vec::new();
@@ -378,8 +378,7 @@ impl CastToF16 {
         plan: &mut Plan,
         decided: &mut Vec<(MlirOperation, Result<(), String>)>,
     ) {
-        let mut op = unsafe { mlirBlockGetFirstOperation(block) };
-        while !ir::is_null_op(op) {
+        for op in ir::block_ops(block) {
             let name = op_name(op);
             if name == coreai::CONSTANT {
                 plan.constants.push(op);
@@ -388,15 +387,10 @@ impl CastToF16 {
                 decided.push((op, d));
             }
             if matches!(name.as_str(), coreai::IF | coreai::WHILE) {
-                for r in 0..unsafe { mlirOperationGetNumRegions(op) } {
-                    let mut b = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)) };
-                    while !b.ptr.is_null() {
-                        self.visit_block(b, f32_graphs, ranges, plan, decided);
-                        b = unsafe { mlirBlockGetNextInRegion(b) };
-                    }
+                for b in ir::region_blocks(op) {
+                    self.visit_block(b, f32_graphs, ranges, plan, decided);
                 }
             }
-            op = unsafe { mlirOperationGetNextInBlock(op) };
         }
     }
 
@@ -440,7 +434,7 @@ impl CastToF16 {
                 "control flow: its results stay f32, its body converts".into()
             ));
         }
-        if unsafe { mlirOperationGetNumRegions(op) } > 0 {
+        if ir::region_count(op) > 0 {
             return Some(Err("has regions (their bodies are left as they are)".into()));
         }
         if F32_ONLY.contains(&name) {
@@ -476,39 +470,17 @@ impl CastToF16 {
 /// ones directly in it.
 fn callables(root: MlirOperation) -> Vec<MlirOperation> {
     let is_callable = |op: MlirOperation| {
-        matches!(op_name(op).as_str(), coreai::GRAPH | "func.func") && entry_block(op).is_some()
+        matches!(op_name(op).as_str(), coreai::GRAPH | "func.func") && ir::entry_block(op).is_some()
     };
     if is_callable(root) {
         return vec![root];
     }
-    let mut out = Vec::new();
-    unsafe {
-        if mlirOperationGetNumRegions(root) == 0 {
-            return out;
-        }
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(root, 0));
-        if block.ptr.is_null() {
-            return out;
-        }
-        let mut op = mlirBlockGetFirstOperation(block);
-        while !ir::is_null_op(op) {
-            if is_callable(op) {
-                out.push(op);
-            }
-            op = mlirOperationGetNextInBlock(op);
-        }
-    }
-    out
-}
-
-fn entry_block(op: MlirOperation) -> Option<MlirBlock> {
-    unsafe {
-        if mlirOperationGetNumRegions(op) == 0 {
-            return None;
-        }
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-        (!block.ptr.is_null()).then_some(block)
-    }
+    ir::entry_block(root).map_or_else(Vec::new, |block| {
+        ir::block_ops(block)
+            .into_iter()
+            .filter(|op| is_callable(*op))
+            .collect()
+    })
 }
 
 /// The composite name of a graph's `composite_decl`
@@ -551,7 +523,7 @@ fn check_constants(plan: &Plan) -> Result<(), PassFailed> {
             let message = format!(
                 "cast-to-f16: the constant holds {bad:e}, outside the f16 range (|x| <= 65504), and its user '{user}' would convert to f16; keep the user in f32 with keep-f32={short}"
             );
-            emit_error(unsafe { OperationRef::from_raw(c) }, &message);
+            ir::emit_error(c, &message);
             failed = true;
         }
     }
@@ -591,56 +563,43 @@ fn to_f16_op<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decl
         .collect();
     let old_results = results(op);
     let types: Vec<MlirType> = old_results.iter().map(|r| f16_of(value_type(*r))).collect();
-    unsafe {
-        let attributes: Vec<MlirNamedAttribute> = (0..mlirOperationGetNumAttributes(op))
-            .map(|i| mlirOperationGetAttribute(op, i))
-            .collect();
-        let location = mlirOperationGetLocation(op);
-        let block = mlirOperationGetBlock(op);
-        let new = ir::create(&name, location, &new_operands, &types, &attributes);
-        mlirBlockInsertOwnedOperationBefore(block, op, new);
-        let mut values = Vec::new();
-        for (i, old) in old_results.iter().enumerate() {
-            let r = mlirOperationGetResult(new, i as isize);
-            let back = ir::cast(r, value_type(*old), location);
-            mlirBlockInsertOwnedOperationBefore(block, op, back);
-            values.push(Value::from_raw(mlirOperationGetResult(back, 0)));
-        }
-        Ok(values)
+    let location = ir::location(op);
+    let new = ir::create(&name, location, &new_operands, &types, &ir::attributes(op));
+    ir::insert_before(op, new);
+    let mut values = Vec::new();
+    for (i, old) in old_results.iter().enumerate() {
+        let back = ir::cast(ir::result(new, i), value_type(*old), location);
+        ir::insert_before(op, back);
+        values.push(cx.value(ir::result(back, 0)));
     }
+    Ok(values)
 }
 
 /// Makes `graph`'s f32 arguments and results f16: each argument is cast
 /// back to f32 for its users, each result is the f16 form of the value.
 fn convert_signature(graph: MlirOperation) {
-    let Some(block) = entry_block(graph) else {
+    let Some(block) = ir::entry_block(graph) else {
         return;
     };
-    unsafe {
-        for i in 0..mlirBlockGetNumArguments(block) {
-            let arg = mlirBlockGetArgument(block, i);
-            let ty = value_type(arg);
-            if !is_f32_tensor(ty) {
-                continue;
-            }
-            mlirBlockArgumentSetType(arg, f16_of(ty));
-            let back = ir::cast(arg, ty, mlirOperationGetLocation(graph));
-            mlirBlockInsertOwnedOperation(block, 0, back);
-            let mut except = back;
-            mlirValueReplaceAllUsesExcept(arg, mlirOperationGetResult(back, 0), 1, &mut except);
+    for arg in ir::arguments(block) {
+        let ty = value_type(arg);
+        if !is_f32_tensor(ty) {
+            continue;
         }
-        let terminator = mlirBlockGetTerminator(block);
-        for (i, v) in operands(terminator).into_iter().enumerate() {
-            if is_f32_tensor(value_type(v)) {
-                mlirOperationSetOperand(terminator, i as isize, to_f16(v));
-            }
-        }
-        let inputs: Vec<MlirType> = (0..mlirBlockGetNumArguments(block))
-            .map(|i| value_type(mlirBlockGetArgument(block, i)))
-            .collect();
-        let outputs: Vec<MlirType> = operands(terminator).into_iter().map(value_type).collect();
-        ir::set_function_type(graph, &inputs, &outputs);
+        ir::set_argument_type(arg, f16_of(ty));
+        let back = ir::cast(arg, ty, ir::location(graph));
+        ir::insert_at_start(block, back);
+        ir::replace_all_uses_except(arg, ir::result(back, 0), &[back]);
     }
+    let terminator = ir::terminator(block);
+    for (i, v) in operands(terminator).into_iter().enumerate() {
+        if is_f32_tensor(value_type(v)) {
+            ir::set_operand(terminator, i, to_f16(v));
+        }
+    }
+    let inputs: Vec<MlirType> = ir::arguments(block).into_iter().map(value_type).collect();
+    let outputs: Vec<MlirType> = operands(terminator).into_iter().map(value_type).collect();
+    ir::set_function_type(graph, &inputs, &outputs);
 }
 
 /// Rebuilds `invoke` with its callee's (new) argument and result types,
@@ -649,44 +608,39 @@ fn rebuild_invoke(invoke: MlirOperation, graphs: &HashMap<String, MlirOperation>
     let Some(graph) = ir::callee(invoke).and_then(|c| graphs.get(&c).copied()) else {
         return;
     };
-    let Some(fty) = attribute(graph, "function_type") else {
+    let Some((inputs, types)) = ir::signature(graph) else {
         return;
     };
-    unsafe {
-        let fty = mlirTypeAttrGetValue(fty);
-        let new_operands: Vec<MlirValue> = operands(invoke)
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let want = mlirFunctionTypeGetInput(fty, i as isize);
-                if is_f16_tensor(want) && is_f32_tensor(value_type(v)) {
-                    to_f16(v)
-                } else {
-                    v
-                }
-            })
-            .collect();
-        let types: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(fty))
-            .map(|i| mlirFunctionTypeGetResult(fty, i))
-            .collect();
-        let attributes: Vec<MlirNamedAttribute> = (0..mlirOperationGetNumAttributes(invoke))
-            .map(|i| mlirOperationGetAttribute(invoke, i))
-            .collect();
-        let location = mlirOperationGetLocation(invoke);
-        let block = mlirOperationGetBlock(invoke);
-        let new = ir::create(coreai::INVOKE, location, &new_operands, &types, &attributes);
-        mlirBlockInsertOwnedOperationBefore(block, invoke, new);
-        for (i, old) in results(invoke).into_iter().enumerate() {
-            let mut r = mlirOperationGetResult(new, i as isize);
-            if value_type(r).ptr != value_type(old).ptr {
-                let back = ir::cast(r, value_type(old), location);
-                mlirBlockInsertOwnedOperationBefore(block, invoke, back);
-                r = mlirOperationGetResult(back, 0);
+    let new_operands: Vec<MlirValue> = operands(invoke)
+        .into_iter()
+        .zip(inputs)
+        .map(|(v, want)| {
+            if is_f16_tensor(want) && is_f32_tensor(value_type(v)) {
+                to_f16(v)
+            } else {
+                v
             }
-            mlirValueReplaceAllUsesOfWith(old, r);
+        })
+        .collect();
+    let location = ir::location(invoke);
+    let new = ir::create(
+        coreai::INVOKE,
+        location,
+        &new_operands,
+        &types,
+        &ir::attributes(invoke),
+    );
+    ir::insert_before(invoke, new);
+    for (i, old) in results(invoke).into_iter().enumerate() {
+        let mut r = ir::result(new, i);
+        if value_type(r).ptr != value_type(old).ptr {
+            let back = ir::cast(r, value_type(old), location);
+            ir::insert_before(invoke, back);
+            r = ir::result(back, 0);
         }
-        mlirOperationDestroy(invoke);
+        ir::replace_all_uses(old, r);
     }
+    ir::erase(invoke);
 }
 
 /// After the sweep: `cast(cast(x : f16 → f32) : f32 → f16)` → `x`; casts of
@@ -710,31 +664,18 @@ fn cleanup(root: OperationRef<'_, '_>) {
             coreai::CAST => {
                 let inner = operands(def)[0];
                 if is_f16_tensor(value_type(inner)) {
-                    unsafe { mlirValueReplaceAllUsesOfWith(output, inner) };
+                    ir::replace_all_uses(output, inner);
                 }
             }
             coreai::CONSTANT => {
                 let Some(values) = attribute(def, "value").and_then(ir::float_values) else {
                     continue;
                 };
-                unsafe {
-                    let ty = value_type(output);
-                    let attr = ir::f16_attribute(ty, &values);
-                    let ctx = mlirOperationGetContext(c);
-                    let named = mlirNamedAttributeGet(
-                        mlirIdentifierGet(ctx, coreai_ir::ffi::string_ref("value")),
-                        attr,
-                    );
-                    let k = ir::create(
-                        coreai::CONSTANT,
-                        mlirOperationGetLocation(def),
-                        &[],
-                        &[ty],
-                        &[named],
-                    );
-                    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(c), c, k);
-                    mlirValueReplaceAllUsesOfWith(output, mlirOperationGetResult(k, 0));
-                }
+                let ty = value_type(output);
+                let value = ir::named(c, "value", ir::f16_attribute(ty, &values));
+                let k = ir::create(coreai::CONSTANT, ir::location(def), &[], &[ty], &[value]);
+                ir::insert_before(c, k);
+                ir::replace_all_uses(output, ir::result(k, 0));
             }
             _ => {}
         }
@@ -754,7 +695,7 @@ fn cleanup(root: OperationRef<'_, '_>) {
             return;
         }
         for op in dead {
-            unsafe { mlirOperationDestroy(op) };
+            ir::erase(op);
         }
     }
 }

@@ -54,6 +54,7 @@
 
 use crate::{aten_to_coreai, decomposition_table::Table};
 use coreai_ir::op::{attr, coreai};
+use coreai_ir::raw;
 use coreai_ir::{
     diagnostics::{emit_error, emit_with_notes, sorted_unique, Offender},
     lowering::{self, Decline, LoweringCx, LoweringOptions},
@@ -62,7 +63,7 @@ use coreai_ir::{
 };
 use melior::ir::{
     operation::{OperationBuilder, OperationLike, OperationRef, WalkOrder, WalkResult},
-    Attribute, AttributeLike, BlockLike, Identifier, RegionLike, TypeLike, Value, ValueLike,
+    Attribute, AttributeLike, BlockLike, Identifier, RegionLike, Value, ValueLike,
 };
 use mlir_sys::MlirOperation;
 
@@ -143,7 +144,7 @@ impl Pass for LegalizeAtenToCoreai {
 impl LegalizeAtenToCoreai {
     /// Step 1: reports every op without a lowering, grouped, with notes.
     fn validate(&self, module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
-        let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
+        let context = raw::context(module.to_raw());
         let mut non_decomposed: Vec<Offender> = Vec::new();
         let mut unsupported: Vec<Offender> = Vec::new();
         module.walk(WalkOrder::PreOrder, |op| {
@@ -240,7 +241,7 @@ impl LegalizeAtenToCoreai {
         module: OperationRef<'_, '_>,
         rewrites: &RewriteOptions,
     ) -> Result<(), PassFailed> {
-        let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
+        let context = raw::context(module.to_raw());
         let policy = Policy::MustLower {
             verb: "lower",
             noun: "lowering",
@@ -321,7 +322,6 @@ fn builtin_lowering(namespace: &str, key: &str) -> Option<aten_to_coreai::LowerF
 /// the wrapped-number mark), so that lowerings only see coreai-typed
 /// operands. Returns the new constants.
 fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, PassFailed> {
-    let mut constants: Vec<MlirOperation> = Vec::new();
     module.walk(WalkOrder::PreOrder, |op| {
         for r in 0..op.region_count() {
             let Ok(region) = op.region(r) else { continue };
@@ -330,20 +330,19 @@ fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, Pa
                 for i in 0..b.argument_count() {
                     if let Ok(arg) = b.argument(i) {
                         let ty = lowering::coreai_type(arg.r#type());
-                        unsafe { mlir_sys::mlirBlockArgumentSetType(arg.to_raw(), ty.to_raw()) };
+                        arg.set_type(ty);
                     }
                 }
                 block = b.next_in_region();
             }
         }
-        if op.name().as_string_ref().as_str() == Ok("arith.constant") {
-            constants.push(op.to_raw());
-        }
         WalkResult::Advance
     });
+    let constants = raw::collect(&module, WalkOrder::PreOrder, |op| {
+        op.name().as_string_ref().as_str() == Ok("arith.constant")
+    });
     let mut converted = Vec::with_capacity(constants.len());
-    for raw in constants {
-        let op = unsafe { OperationRef::from_raw(raw) };
+    for op in constants {
         let cx = LoweringCx::new(op);
         let rewritten = (|| {
             let ty = cx.result_type(0)?;
@@ -355,9 +354,8 @@ fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, Pa
                 let body = text.rsplit_once(" : ").map_or(text.as_str(), |(b, _)| b);
                 // A scalar (`2 : i64`, `0.5 : f64`, `true`) becomes a
                 // rank-0 tensor (see `lowering::coreai_type`).
-                let scalar = unsafe { !mlir_sys::mlirAttributeIsAElements(value.to_raw()) };
-                let resource =
-                    unsafe { mlir_sys::mlirAttributeIsADenseResourceElements(value.to_raw()) };
+                let scalar = !raw::is_elements(value.to_raw());
+                let resource = raw::is_dense_resource(value.to_raw());
                 value = if scalar {
                     cx.parse_attribute(&format!("dense<{body}> : {ty}"))?
                 } else if resource {
@@ -375,7 +373,7 @@ fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, Pa
             let new = cx.build(coreai::CONSTANT, &[], &[ty], &attributes)?;
             let old = op.result(0).map_err(|_| "no result".to_string())?;
             let value = new.result(0).map_err(|_| "no result".to_string())?;
-            unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), value.to_raw()) };
+            raw::replace_all_uses(old.to_raw(), value.to_raw());
             Ok::<_, Decline>(new.to_raw())
         })();
         match rewritten {
@@ -385,7 +383,7 @@ fn convert_values(module: OperationRef<'_, '_>) -> Result<Vec<MlirOperation>, Pa
                 return Err(PassFailed);
             }
         }
-        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+        raw::erase(op.to_raw());
     }
     Ok(converted)
 }
@@ -396,37 +394,25 @@ fn retyped_resource<'c>(
     value: Attribute<'c>,
     ty: melior::ir::Type<'c>,
 ) -> Result<Attribute<'c>, Decline> {
-    let mut size = 0usize;
-    let data =
-        unsafe { coreai_ir::ffi::coreaiDenseResourceElementsGetData(value.to_raw(), &mut size) };
-    if data.is_null() {
+    let Some(bytes) = coreai_ir::weights::resource_bytes(value) else {
         return Err(format!("the blob of {value} is not loaded"));
-    }
-    let raw = unsafe { mlir_sys::mlirDenseElementsAttrRawBufferGet(ty.to_raw(), size, data) };
-    if raw.ptr.is_null() {
-        return Err(format!("the {size} bytes of {value} do not make a {ty}"));
-    }
-    Ok(unsafe { Attribute::from_raw(raw) })
+    };
+    coreai_ir::weights::dense_from_bytes(ty, bytes)
+        .ok_or_else(|| format!("the {} bytes of {value} do not make a {ty}", bytes.len()))
 }
 
 /// Step 4: the constants of step 2a lose the wrapped-number mark, and those
 /// no lowering used (a lowering re-emits a Python number in its
 /// computation's dtype) are erased.
 fn finish_constants(constants: Vec<MlirOperation>) {
-    for raw in constants {
-        unsafe {
-            let op = OperationRef::from_raw(raw);
-            let unused = op
-                .result(0)
-                .is_ok_and(|r| mlir_sys::mlirValueGetFirstUse(r.to_raw()).ptr.is_null());
-            if unused {
-                mlir_sys::mlirOperationDestroy(raw);
-            } else {
-                mlir_sys::mlirOperationRemoveDiscardableAttributeByName(
-                    raw,
-                    coreai_ir::ffi::string_ref(lowering::WRAPPED_NUMBER),
-                );
-            }
+    for op in constants {
+        if raw::results(op)
+            .first()
+            .is_some_and(|r| raw::uses(*r).is_empty())
+        {
+            raw::erase(op);
+        } else {
+            raw::remove_attribute(op, lowering::WRAPPED_NUMBER);
         }
     }
 }
@@ -434,19 +420,14 @@ fn finish_constants(constants: Vec<MlirOperation>) {
 /// Step 3: `func.func` → `coreai.graph`, `func.return` → `coreai.output`,
 /// tensor `arith.constant` → `coreai.constant`.
 fn convert_functions(module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
-    let mut functions: Vec<MlirOperation> = Vec::new();
-    let mut leftovers: Vec<MlirOperation> = Vec::new();
-    module.walk(WalkOrder::PreOrder, |op| {
-        let name = op.name();
-        match name.as_string_ref().as_str().unwrap_or("") {
-            "func.func" => functions.push(op.to_raw()),
-            "func.return" | "func.call" => leftovers.push(op.to_raw()),
-            _ => {}
-        }
-        WalkResult::Advance
+    let named = |op: &OperationRef<'_, '_>, names: &[&str]| {
+        names.contains(&op.name().as_string_ref().as_str().unwrap_or(""))
+    };
+    let functions = raw::collect(&module, WalkOrder::PreOrder, |op| named(op, &["func.func"]));
+    let leftovers = raw::collect(&module, WalkOrder::PreOrder, |op| {
+        named(op, &["func.return", "func.call"])
     });
-    for raw in leftovers {
-        let op = unsafe { OperationRef::from_raw(raw) };
+    for op in leftovers {
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or("");
         let cx = LoweringCx::new(op);
@@ -461,12 +442,11 @@ fn convert_functions(module: OperationRef<'_, '_>) -> Result<(), PassFailed> {
             emit_error(op, &format!("cannot lower '{name}': {reason}"));
             return Err(PassFailed);
         }
-        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+        raw::erase(op.to_raw());
     }
-    for raw in functions {
-        let func = unsafe { OperationRef::from_raw(raw) };
+    for func in functions {
         graph_from_function(func)?;
-        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+        raw::erase(func.to_raw());
     }
     Ok(())
 }
@@ -486,7 +466,7 @@ fn invoke_from_call(cx: &LoweringCx<'_, '_>) -> Result<(), Decline> {
         let (Ok(old), Ok(new)) = (op.result(i), invoke.result(i)) else {
             return Err("result count mismatch".into());
         };
-        unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
+        raw::replace_all_uses(old.to_raw(), new.to_raw());
     }
     Ok(())
 }
@@ -539,7 +519,7 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
         .map(|(k, v)| (cx.identifier(k), v))
         .collect();
     let region = melior::ir::Region::new();
-    unsafe { mlir_sys::mlirRegionTakeBody(region.to_raw(), body.to_raw()) };
+    raw::take_body(region.to_raw(), body.to_raw());
     let graph = OperationBuilder::new(coreai::GRAPH, func.location())
         .add_attributes(&attributes)
         .add_regions([region])
@@ -549,12 +529,6 @@ fn graph_from_function(func: OperationRef<'_, '_>) -> Result<(), PassFailed> {
             PassFailed
         })?;
     let block = func.block().ok_or(PassFailed)?;
-    unsafe {
-        mlir_sys::mlirBlockInsertOwnedOperationBefore(
-            block.to_raw(),
-            func.to_raw(),
-            graph.into_raw(),
-        )
-    };
+    block.insert_operation_before(func, graph);
     Ok(())
 }

@@ -20,9 +20,10 @@
 
 use coreai_ir::lowering::{float_literal, Decline, LoweringCx};
 use coreai_ir::op::coreai;
+use coreai_ir::raw;
 use melior::ir::{
     operation::{OperationLike, OperationRef},
-    Attribute, AttributeLike, BlockLike, Value, ValueLike,
+    BlockLike, Value, ValueLike,
 };
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::{HashMap, HashSet};
@@ -110,21 +111,12 @@ fn name_of(op: &OperationRef<'_, '_>) -> String {
 }
 
 fn owner(v: MlirValue) -> Option<MlirOperation> {
-    unsafe { mlir_sys::mlirValueIsAOpResult(v).then(|| mlir_sys::mlirOpResultGetOwner(v)) }
+    raw::producer(v)
 }
 
 /// Whether every use of `v` is an op of `set`.
 fn used_only_by(v: MlirValue, set: &HashSet<*mut std::ffi::c_void>) -> bool {
-    unsafe {
-        let mut u = mlir_sys::mlirValueGetFirstUse(v);
-        while !mlir_sys::mlirOpOperandIsNull(u) {
-            if !set.contains(&mlir_sys::mlirOpOperandGetOwner(u).ptr) {
-                return false;
-            }
-            u = mlir_sys::mlirOpOperandGetNextUse(u);
-        }
-    }
-    true
+    raw::users(v).all(|user| set.contains(&user.ptr))
 }
 
 /// The ops to clone into the body (the matched ops and the constants they
@@ -134,7 +126,7 @@ fn body_ops<'c, 'a>(
     outline: &Outline<'c, 'a>,
 ) -> Result<Vec<MlirOperation>, Decline> {
     let root = cx.op();
-    let block = unsafe { mlir_sys::mlirOperationGetBlock(root.to_raw()) };
+    let block = raw::block_of(root.to_raw());
     let matched: HashSet<_> = outline.ops.iter().map(|o| o.to_raw().ptr).collect();
     let shared: HashSet<_> = outline.shared.iter().map(|o| o.to_raw().ptr).collect();
     let inputs: HashSet<_> = outline
@@ -146,7 +138,7 @@ fn body_ops<'c, 'a>(
         .collect();
     let mut constants: Vec<MlirOperation> = Vec::new();
     for op in &outline.ops {
-        if unsafe { mlir_sys::mlirOperationGetBlock(op.to_raw()) }.ptr != block.ptr {
+        if raw::block_of(op.to_raw()).ptr != block.ptr {
             return Err("the matched ops are not in one block".into());
         }
         if op.to_raw().ptr != root.to_raw().ptr && !shared.contains(&op.to_raw().ptr) {
@@ -167,7 +159,7 @@ fn body_ops<'c, 'a>(
             }
             match owner(v) {
                 Some(o) if matched.contains(&o.ptr) => {}
-                Some(o) if name_of(&unsafe { OperationRef::from_raw(o) }) == coreai::CONSTANT => {
+                Some(o) if raw::op_name(o) == coreai::CONSTANT => {
                     if !constants.iter().any(|c| c.ptr == o.ptr) {
                         constants.push(o);
                     }
@@ -185,7 +177,7 @@ fn body_ops<'c, 'a>(
     ops.sort_by(|a, b| {
         if a.ptr == b.ptr {
             std::cmp::Ordering::Equal
-        } else if unsafe { mlir_sys::mlirOperationIsBeforeInBlock(*a, *b) } {
+        } else if raw::is_before(*a, *b) {
             std::cmp::Ordering::Less
         } else {
             std::cmp::Ordering::Greater
@@ -228,23 +220,15 @@ pub fn outline<'c, 'a>(
     let decl = declaration(outline.decl, &names, &outline.attrs);
     let graph =
         coreai_ir::emit::composite_graph(cx, &name, &inputs, result_type, Some(&decl), None)?;
-    unsafe { mlir_sys::mlirBlockInsertOwnedOperationBefore(module_block, anchor, graph) };
+    raw::insert_before(anchor, graph);
     if let Err(reason) = fill_body(cx, outline, graph, &ops) {
-        unsafe { mlir_sys::mlirOperationDestroy(graph) };
+        raw::erase(graph);
         return Err(reason);
     }
-    let dead = cx.identifier(DEAD);
-    let unit = unsafe { Attribute::from_raw(mlir_sys::mlirUnitAttrGet(cx.context())) };
     let kept = kept(outline);
     for op in &outline.ops {
         if op.to_raw().ptr != cx.op().to_raw().ptr && !kept.contains(&op.to_raw().ptr) {
-            unsafe {
-                mlir_sys::mlirOperationSetDiscardableAttributeByName(
-                    op.to_raw(),
-                    mlir_sys::mlirIdentifierStr(dead.to_raw()),
-                    unit.to_raw(),
-                )
-            };
+            raw::set_unit_attribute(op.to_raw(), DEAD);
         }
     }
     let callee = cx.parse_attribute(&format!("#param.constant<@{name}> : !param.symbol"))?;
@@ -296,9 +280,7 @@ fn kept(outline: &Outline<'_, '_>) -> HashSet<*mut std::ffi::c_void> {
         if !kept.insert(op.ptr) {
             continue;
         }
-        let n = unsafe { mlir_sys::mlirOperationGetNumOperands(op) };
-        for i in 0..n {
-            let v = unsafe { mlir_sys::mlirOperationGetOperand(op, i) };
+        for v in raw::operands(op) {
             if let Some(o) = owner(v).filter(|o| matched.contains(&o.ptr)) {
                 work.push(o);
             }
@@ -327,45 +309,31 @@ fn fill_body<'c, 'a>(
         map.insert(v.to_raw().ptr, inside.to_raw());
     }
     for (v, attr) in &outline.baked {
-        let inside = coreai_ir::emit::constant(&at_output, v.r#type(), unsafe {
-            Attribute::from_raw(*attr)
-        })?;
+        let inside =
+            coreai_ir::emit::constant(&at_output, v.r#type(), cx.attribute_from_raw(*attr))?;
         map.insert(v.to_raw().ptr, inside.to_raw());
     }
     for &op in ops {
-        let copy = unsafe { mlir_sys::mlirOperationClone(op) };
-        let n = unsafe { mlir_sys::mlirOperationGetNumOperands(copy) };
-        for i in 0..n {
-            let v = unsafe { mlir_sys::mlirOperationGetOperand(copy, i) };
+        let copy = raw::clone(op);
+        for (i, v) in raw::operands(copy).into_iter().enumerate() {
             let Some(&new) = map.get(&v.ptr) else {
-                unsafe { mlir_sys::mlirOperationDestroy(copy) };
+                raw::erase(copy);
                 return Err("a matched op reads a value the body does not define".into());
             };
-            unsafe { mlir_sys::mlirOperationSetOperand(copy, i, new) };
+            raw::set_operand(copy, i, new);
         }
-        unsafe {
-            mlir_sys::mlirOperationRemoveDiscardableAttributeByName(
-                copy,
-                coreai_ir::ffi::string_ref(DEAD),
-            );
-            mlir_sys::mlirBlockInsertOwnedOperationBefore(block.to_raw(), output, copy);
-        }
-        let results = unsafe { mlir_sys::mlirOperationGetNumResults(op) };
-        for r in 0..results {
-            unsafe {
-                map.insert(
-                    mlir_sys::mlirOperationGetResult(op, r).ptr,
-                    mlir_sys::mlirOperationGetResult(copy, r),
-                )
-            };
+        raw::remove_attribute(copy, DEAD);
+        raw::insert_before(output, copy);
+        for (old, new) in raw::results(op).into_iter().zip(raw::results(copy)) {
+            map.insert(old.ptr, new);
         }
     }
     let root = cx.op().result(0).map_err(|e| e.to_string())?.to_raw();
     let mut value = *map.get(&root.ptr).ok_or("the root was not cloned")?;
     if outline.lift_result {
-        value = lift(&at_output, unsafe { Value::from_raw(value) })?.to_raw();
+        value = lift(&at_output, cx.value(value))?.to_raw();
     }
-    unsafe { mlir_sys::mlirOperationSetOperand(output, 0, value) };
+    raw::set_operand(output, 0, value);
     Ok(())
 }
 

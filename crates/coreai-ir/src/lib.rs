@@ -9,6 +9,7 @@
 //! - [`lowering`]: the context a rewrite pattern runs in
 //!   ([`lowering::LoweringCx`]) and why it declines ([`lowering::Decline`]);
 //! - [`rewrite`]: the rewrite driver every pass runs its patterns through;
+//! - [`raw`]: the same through raw C API handles, for whole-graph rewrites;
 //! - [`op`]: every op name as a constant generated from ODS;
 //! - [`weights`]: a constant's values, new constants from computed data
 //!   (packed sub-byte blobs);
@@ -29,6 +30,7 @@ pub mod lowering;
 pub mod op;
 pub mod options;
 pub mod pass;
+pub mod raw;
 pub mod rewrite;
 pub mod schema;
 pub mod strings;

@@ -62,6 +62,17 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
     }
 
     /// The running pass's options.
+    /// A value of the IR being lowered, from its raw handle (a pattern that
+    /// builds through [`crate::raw`] returns its results this way).
+    pub fn value(&self, raw: mlir_sys::MlirValue) -> Value<'c, 'a> {
+        unsafe { Value::from_raw(raw) }
+    }
+
+    /// An attribute of the IR being lowered, from its raw handle.
+    pub fn attribute_from_raw(&self, raw: mlir_sys::MlirAttribute) -> Attribute<'c> {
+        unsafe { Attribute::from_raw(raw) }
+    }
+
     pub fn options(&self) -> LoweringOptions {
         self.options
     }

@@ -297,6 +297,33 @@ pub fn integer_type<'c>(like: Type<'c>, bits: u32, signed: bool) -> Type<'c> {
     }
 }
 
+/// The bytes of a `dense_resource` attribute's blob, borrowed from it
+/// (`None` for another attribute or a blob not loaded).
+pub fn resource_bytes<'c>(attr: Attribute<'c>) -> Option<&'c [u8]> {
+    let mut size = 0usize;
+    // SAFETY: `attr` is a live attribute; the call returns null for
+    // anything but a loaded dense_resource blob, whose bytes live as long as
+    // the context ('c).
+    unsafe {
+        if !mlirAttributeIsADenseResourceElements(attr.to_raw()) {
+            return None;
+        }
+        let data = coreaiDenseResourceElementsGetData(attr.to_raw(), &mut size);
+        (!data.is_null()).then(|| std::slice::from_raw_parts(data as *const u8, size))
+    }
+}
+
+/// A dense elements attribute of `ty` holding `bytes` as its raw,
+/// row-major little-endian buffer (`None` when they do not make a `ty`).
+pub fn dense_from_bytes<'c>(ty: Type<'c>, bytes: &[u8]) -> Option<Attribute<'c>> {
+    // SAFETY: MLIR copies `bytes` and returns null when the size does not
+    // fit the type.
+    let raw = unsafe {
+        mlirDenseElementsAttrRawBufferGet(ty.to_raw(), bytes.len(), bytes.as_ptr() as *const c_void)
+    };
+    (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

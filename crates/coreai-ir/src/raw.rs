@@ -1,0 +1,617 @@
+//! IR through raw handles (`MlirOperation`, `MlirValue`, `MlirType`,
+//! `MlirAttribute`), for the passes that walk and rewrite a whole graph at a
+//! time (cast-to-f16, set-hw-constraints, state-handles, outlining,
+//! dead-code and de-duplication), where borrowed melior references would tie
+//! every use to one borrow of the module. The C API calls are here, behind
+//! safe functions; a pass holds handles only of IR it is walking, which
+//! outlives the call.
+
+use crate::ffi::string_ref;
+use crate::op::coreai;
+use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+
+pub fn op_name(op: MlirOperation) -> String {
+    unsafe {
+        let id = mlirOperationGetName(op);
+        let s = mlirIdentifierStr(id);
+        String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length))
+            .into_owned()
+    }
+}
+
+pub fn is_null_op(op: MlirOperation) -> bool {
+    op.ptr.is_null()
+}
+
+pub fn value_type(v: MlirValue) -> MlirType {
+    unsafe { mlirValueGetType(v) }
+}
+
+fn element(ty: MlirType) -> Option<MlirType> {
+    unsafe { mlirTypeIsARankedTensor(ty).then(|| mlirShapedTypeGetElementType(ty)) }
+}
+
+/// A ranked tensor of f32.
+pub fn is_f32_tensor(ty: MlirType) -> bool {
+    element(ty).is_some_and(|e| unsafe { mlirTypeIsAF32(e) })
+}
+
+/// A ranked tensor of f16.
+pub fn is_f16_tensor(ty: MlirType) -> bool {
+    element(ty).is_some_and(|e| unsafe { mlirTypeIsAF16(e) })
+}
+
+/// A ranked tensor of any float element.
+pub fn is_float_tensor(ty: MlirType) -> bool {
+    element(ty).is_some_and(|e| unsafe { mlirTypeIsAFloat(e) })
+}
+
+/// `ty` with its f32 element replaced by `to` (other types unchanged).
+pub fn with_element(ty: MlirType, to: MlirType) -> MlirType {
+    unsafe {
+        if !mlirTypeIsARankedTensor(ty) {
+            return ty;
+        }
+        let rank = mlirShapedTypeGetRank(ty) as isize;
+        let shape: Vec<i64> = (0..rank).map(|i| mlirShapedTypeGetDimSize(ty, i)).collect();
+        mlirRankedTensorTypeGet(
+            rank as isize,
+            shape.as_ptr(),
+            to,
+            mlirRankedTensorTypeGetEncoding(ty),
+        )
+    }
+}
+
+pub fn f16_of(ty: MlirType) -> MlirType {
+    if is_f32_tensor(ty) {
+        with_element(ty, unsafe { mlirF16TypeGet(mlirTypeGetContext(ty)) })
+    } else {
+        ty
+    }
+}
+
+/// The static dims of a ranked tensor type (`None` for a dynamic one).
+pub fn static_shape(ty: MlirType) -> Option<Vec<i64>> {
+    unsafe {
+        if !mlirTypeIsARankedTensor(ty) {
+            return None;
+        }
+        let rank = mlirShapedTypeGetRank(ty) as isize;
+        let dims: Vec<i64> = (0..rank).map(|i| mlirShapedTypeGetDimSize(ty, i)).collect();
+        dims.iter().all(|d| *d >= 0).then_some(dims)
+    }
+}
+
+pub fn operands(op: MlirOperation) -> Vec<MlirValue> {
+    unsafe {
+        (0..mlirOperationGetNumOperands(op))
+            .map(|i| mlirOperationGetOperand(op, i))
+            .collect()
+    }
+}
+
+pub fn results(op: MlirOperation) -> Vec<MlirValue> {
+    unsafe {
+        (0..mlirOperationGetNumResults(op))
+            .map(|i| mlirOperationGetResult(op, i))
+            .collect()
+    }
+}
+
+/// The op defining `v`, when it is an op result.
+pub fn producer(v: MlirValue) -> Option<MlirOperation> {
+    unsafe { mlirValueIsAOpResult(v).then(|| mlirOpResultGetOwner(v)) }
+}
+
+/// The ops using `v` (an op once per use), with the operand numbers.
+pub fn uses(v: MlirValue) -> Vec<(MlirOperation, usize)> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut u = mlirValueGetFirstUse(v);
+        while !mlirOpOperandIsNull(u) {
+            out.push((
+                mlirOpOperandGetOwner(u),
+                mlirOpOperandGetOperandNumber(u) as usize,
+            ));
+            u = mlirOpOperandGetNextUse(u);
+        }
+    }
+    out
+}
+
+pub fn same_op(a: MlirOperation, b: MlirOperation) -> bool {
+    a.ptr == b.ptr
+}
+
+pub fn same_value(a: MlirValue, b: MlirValue) -> bool {
+    a.ptr == b.ptr
+}
+
+pub fn attribute(op: MlirOperation, name: &str) -> Option<MlirAttribute> {
+    let a = unsafe { mlirOperationGetAttributeByName(op, string_ref(name)) };
+    (!a.ptr.is_null()).then_some(a)
+}
+
+/// A string or flat symbol attribute's text.
+pub fn attr_str(attr: MlirAttribute) -> Option<String> {
+    unsafe {
+        let s = if mlirAttributeIsAString(attr) {
+            mlirStringAttrGetValue(attr)
+        } else if mlirAttributeIsAFlatSymbolRef(attr) {
+            mlirFlatSymbolRefAttrGetValue(attr)
+        } else {
+            return None;
+        };
+        Some(
+            String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length))
+                .into_owned(),
+        )
+    }
+}
+
+/// The attribute as MLIR prints it.
+pub fn attr_text(attr: MlirAttribute) -> String {
+    let mut out: Vec<u8> = Vec::new();
+    unsafe {
+        mlirAttributePrint(
+            attr,
+            Some(crate::ffi::append_to_vec),
+            &mut out as *mut _ as *mut std::ffi::c_void,
+        )
+    };
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The symbol an invoke calls: its `callee` (a flat symbol reference, or
+/// `#param.constant<@name>`).
+pub fn callee(op: MlirOperation) -> Option<String> {
+    let attr = attribute(op, "callee")?;
+    if let Some(s) = attr_str(attr) {
+        return Some(s);
+    }
+    let text = attr_text(attr);
+    let rest = text.split_once('@')?.1;
+    let name: String = rest
+        .trim_start_matches('"')
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '$' | '-'))
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+pub fn location_text(op: MlirOperation) -> String {
+    let mut out: Vec<u8> = Vec::new();
+    unsafe {
+        mlirLocationPrint(
+            mlirOperationGetLocation(op),
+            Some(crate::ffi::append_to_vec),
+            &mut out as *mut _ as *mut std::ffi::c_void,
+        )
+    };
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Creates `name(operands) -> results` with `op`'s location and the given
+/// attributes, not inserted anywhere.
+pub fn create(
+    name: &str,
+    location: MlirLocation,
+    operands: &[MlirValue],
+    results: &[MlirType],
+    attributes: &[MlirNamedAttribute],
+) -> MlirOperation {
+    unsafe {
+        let mut state = mlirOperationStateGet(string_ref(name), location);
+        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+        mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
+        mlirOperationStateAddAttributes(&mut state, attributes.len() as isize, attributes.as_ptr());
+        mlirOperationCreate(&mut state)
+    }
+}
+
+/// Sets `graph`'s `function_type` to `(inputs) -> (outputs)`.
+pub fn set_function_type(graph: MlirOperation, inputs: &[MlirType], outputs: &[MlirType]) {
+    unsafe {
+        let fty = mlirFunctionTypeGet(
+            mlirOperationGetContext(graph),
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            outputs.len() as isize,
+            outputs.as_ptr(),
+        );
+        mlirOperationSetAttributeByName(graph, string_ref("function_type"), mlirTypeAttrGet(fty));
+    }
+}
+
+/// `coreai.cast %v : T to ty`, not inserted.
+pub fn cast(v: MlirValue, ty: MlirType, location: MlirLocation) -> MlirOperation {
+    create(coreai::CAST, location, &[v], &[ty], &[])
+}
+
+/// Where a value's casts live: right after its defining op, or at the
+/// start of its block for a block argument. Returns (block, the op after
+/// which to insert, or null for the block's start).
+fn definition_point(v: MlirValue) -> (MlirBlock, MlirOperation) {
+    unsafe {
+        match producer(v) {
+            Some(op) => (mlirOperationGetBlock(op), op),
+            None => (
+                mlirBlockArgumentGetOwner(v),
+                MlirOperation {
+                    ptr: std::ptr::null_mut(),
+                },
+            ),
+        }
+    }
+}
+
+/// `values` as a dense f16 elements attribute of `ty` (an f16 tensor
+/// type); one value is a splat.
+pub fn f16_attribute(ty: MlirType, values: &[half::f16]) -> MlirAttribute {
+    let bits: Vec<u16> = values.iter().map(|v| v.to_bits()).collect();
+    unsafe {
+        if bits.len() == 1 {
+            let ctx = mlirTypeGetContext(ty);
+            let e = mlirFloatAttrDoubleGet(ctx, mlirF16TypeGet(ctx), values[0].to_f64());
+            mlirDenseElementsAttrSplatGet(ty, e)
+        } else {
+            mlirDenseElementsAttrFloat16Get(ty, bits.len() as isize, bits.as_ptr())
+        }
+    }
+}
+
+/// `v` (an f32 tensor) as f16: the input of a `coreai.cast` f16 → f32
+/// defining it (exact: every f16 is an f32), else the one f16 cast of `v`
+/// placed right after its definition, created on first use. The casts of a
+/// value sit together after its definition, so the one found dominates
+/// every use of `v`.
+pub fn to_f16(v: MlirValue) -> MlirValue {
+    unsafe {
+        if let Some(def) = producer(v) {
+            if op_name(def) == coreai::CAST {
+                let input = mlirOperationGetOperand(def, 0);
+                if is_f16_tensor(value_type(input)) {
+                    return input;
+                }
+            }
+        }
+        let (block, after) = definition_point(v);
+        let mut next = if is_null_op(after) {
+            mlirBlockGetFirstOperation(block)
+        } else {
+            mlirOperationGetNextInBlock(after)
+        };
+        while !is_null_op(next) && op_name(next) == coreai::CAST {
+            let result = mlirOperationGetResult(next, 0);
+            if same_value(mlirOperationGetOperand(next, 0), v) && is_f16_tensor(value_type(result))
+            {
+                return result;
+            }
+            next = mlirOperationGetNextInBlock(next);
+        }
+        let location = match producer(v) {
+            Some(op) => mlirOperationGetLocation(op),
+            None => mlirOperationGetLocation(mlirBlockGetParentOperation(block)),
+        };
+        let c = cast(v, f16_of(value_type(v)), location);
+        if is_null_op(after) {
+            mlirBlockInsertOwnedOperation(block, 0, c);
+        } else {
+            mlirBlockInsertOwnedOperationAfter(block, after, c);
+        }
+        mlirOperationGetResult(c, 0)
+    }
+}
+
+/// The values of a float elements attribute (dense, splat or
+/// `dense_resource` of f32), in row-major order; a splat gives one value.
+pub fn float_values(attr: MlirAttribute) -> Option<Vec<f32>> {
+    unsafe {
+        let ty = mlirAttributeGetType(attr);
+        if !is_f32_tensor(ty) {
+            return None;
+        }
+        if mlirAttributeIsADenseElements(attr) {
+            if mlirDenseElementsAttrIsSplat(attr) {
+                let e = mlirDenseElementsAttrGetSplatValue(attr);
+                return Some(vec![mlirFloatAttrGetValueDouble(e) as f32]);
+            }
+            let n = mlirElementsAttrGetNumElements(attr) as usize;
+            let data = mlirDenseElementsAttrGetRawData(attr) as *const f32;
+            return Some(std::slice::from_raw_parts(data, n).to_vec());
+        }
+        if mlirAttributeIsADenseResourceElements(attr) {
+            let mut size = 0usize;
+            let data = crate::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
+            if data.is_null() {
+                return None;
+            }
+            let n = size / 4;
+            let bytes = std::slice::from_raw_parts(data as *const u8, n * 4);
+            let values = bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            // Read once for its f16 form: the pages of a mapped weights file
+            // need not stay resident (read again if the f32 form is kept).
+            crate::ffi::coreaiReleaseResourcePages(attr);
+            return Some(values);
+        }
+        None
+    }
+}
+
+/// Result `i` of `op`.
+pub fn result(op: MlirOperation, i: usize) -> MlirValue {
+    unsafe { mlirOperationGetResult(op, i as isize) }
+}
+
+/// Operand `i` of `op`.
+pub fn operand(op: MlirOperation, i: usize) -> MlirValue {
+    unsafe { mlirOperationGetOperand(op, i as isize) }
+}
+
+/// Makes `v` operand `i` of `op`.
+pub fn set_operand(op: MlirOperation, i: usize, v: MlirValue) {
+    unsafe { mlirOperationSetOperand(op, i as isize, v) }
+}
+
+/// Every attribute of `op` (inherent and discardable).
+pub fn attributes(op: MlirOperation) -> Vec<MlirNamedAttribute> {
+    unsafe {
+        (0..mlirOperationGetNumAttributes(op))
+            .map(|i| mlirOperationGetAttribute(op, i))
+            .collect()
+    }
+}
+
+/// `name = attr` in `op`'s context.
+pub fn named(op: MlirOperation, name: &str, attr: MlirAttribute) -> MlirNamedAttribute {
+    unsafe {
+        let ctx = mlirOperationGetContext(op);
+        mlirNamedAttributeGet(mlirIdentifierGet(ctx, string_ref(name)), attr)
+    }
+}
+
+/// Sets attribute `name` of `op`.
+pub fn set_attribute(op: MlirOperation, name: &str, attr: MlirAttribute) {
+    unsafe { mlirOperationSetAttributeByName(op, string_ref(name), attr) }
+}
+
+pub fn location(op: MlirOperation) -> MlirLocation {
+    unsafe { mlirOperationGetLocation(op) }
+}
+
+pub fn context(op: MlirOperation) -> MlirContext {
+    unsafe { mlirOperationGetContext(op) }
+}
+
+/// The block `op` is in (null when it is in none).
+pub fn block_of(op: MlirOperation) -> MlirBlock {
+    unsafe { mlirOperationGetBlock(op) }
+}
+
+/// The op whose region holds `op` (null for a top-level op).
+pub fn parent(op: MlirOperation) -> MlirOperation {
+    unsafe { mlirOperationGetParentOperation(op) }
+}
+
+/// Inserts `new` (not in any block yet) right before `anchor`.
+pub fn insert_before(anchor: MlirOperation, new: MlirOperation) {
+    unsafe { mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, new) }
+}
+
+/// Inserts `new` (not in any block yet) right after `anchor`.
+pub fn insert_after(anchor: MlirOperation, new: MlirOperation) {
+    unsafe { mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(anchor), anchor, new) }
+}
+
+/// Inserts `new` (not in any block yet) at the start of `block`.
+pub fn insert_at_start(block: MlirBlock, new: MlirOperation) {
+    unsafe { mlirBlockInsertOwnedOperation(block, 0, new) }
+}
+
+/// Appends `new` (not in any block yet) to `block`.
+pub fn append(block: MlirBlock, new: MlirOperation) {
+    unsafe { mlirBlockAppendOwnedOperation(block, new) }
+}
+
+/// Erases `op` (and its regions) from its block; its results must have no
+/// uses left.
+pub fn erase(op: MlirOperation) {
+    unsafe { mlirOperationDestroy(op) }
+}
+
+/// A copy of `op` (with its regions), not inserted anywhere.
+pub fn clone(op: MlirOperation) -> MlirOperation {
+    unsafe { mlirOperationClone(op) }
+}
+
+/// Every use of `of` becomes a use of `with`.
+pub fn replace_all_uses(of: MlirValue, with: MlirValue) {
+    unsafe { mlirValueReplaceAllUsesOfWith(of, with) }
+}
+
+/// Every use of `of` but those in `except` becomes a use of `with`.
+pub fn replace_all_uses_except(of: MlirValue, with: MlirValue, except: &[MlirOperation]) {
+    let mut except = except.to_vec();
+    unsafe { mlirValueReplaceAllUsesExcept(of, with, except.len() as isize, except.as_mut_ptr()) }
+}
+
+/// The ops of `block` in order (a snapshot: erasing one does not end it).
+pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            out.push(op);
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    out
+}
+
+/// The op after `op` in its block.
+pub fn next_in_block(op: MlirOperation) -> Option<MlirOperation> {
+    let next = unsafe { mlirOperationGetNextInBlock(op) };
+    (!next.ptr.is_null()).then_some(next)
+}
+
+/// The first op of `block`.
+pub fn first_op(block: MlirBlock) -> Option<MlirOperation> {
+    let op = unsafe { mlirBlockGetFirstOperation(block) };
+    (!op.ptr.is_null()).then_some(op)
+}
+
+/// The blocks of every region of `op`, in order.
+pub fn region_blocks(op: MlirOperation) -> Vec<MlirBlock> {
+    let mut out = Vec::new();
+    unsafe {
+        for r in 0..mlirOperationGetNumRegions(op) {
+            let mut b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+            while !b.ptr.is_null() {
+                out.push(b);
+                b = mlirBlockGetNextInRegion(b);
+            }
+        }
+    }
+    out
+}
+
+pub fn region_count(op: MlirOperation) -> usize {
+    unsafe { mlirOperationGetNumRegions(op) as usize }
+}
+
+/// The first block of `op`'s first region (a graph's or function's body).
+pub fn entry_block(op: MlirOperation) -> Option<MlirBlock> {
+    unsafe {
+        if mlirOperationGetNumRegions(op) == 0 {
+            return None;
+        }
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+        (!block.ptr.is_null()).then_some(block)
+    }
+}
+
+/// The op whose region holds `block`.
+pub fn block_owner(block: MlirBlock) -> MlirOperation {
+    unsafe { mlirBlockGetParentOperation(block) }
+}
+
+pub fn terminator(block: MlirBlock) -> MlirOperation {
+    unsafe { mlirBlockGetTerminator(block) }
+}
+
+pub fn arguments(block: MlirBlock) -> Vec<MlirValue> {
+    unsafe {
+        (0..mlirBlockGetNumArguments(block))
+            .map(|i| mlirBlockGetArgument(block, i))
+            .collect()
+    }
+}
+
+/// Gives block argument `arg` type `ty`.
+pub fn set_argument_type(arg: MlirValue, ty: MlirType) {
+    unsafe { mlirBlockArgumentSetType(arg, ty) }
+}
+
+/// A function type's inputs and results (`function_type` attributes hold
+/// one in a type attribute: see [`signature`]).
+pub fn function_type_parts(ty: MlirType) -> (Vec<MlirType>, Vec<MlirType>) {
+    unsafe {
+        let inputs = (0..mlirFunctionTypeGetNumInputs(ty))
+            .map(|i| mlirFunctionTypeGetInput(ty, i))
+            .collect();
+        let results = (0..mlirFunctionTypeGetNumResults(ty))
+            .map(|i| mlirFunctionTypeGetResult(ty, i))
+            .collect();
+        (inputs, results)
+    }
+}
+
+/// A graph's or function's `function_type`: (inputs, results).
+pub fn signature(graph: MlirOperation) -> Option<(Vec<MlirType>, Vec<MlirType>)> {
+    let attr = attribute(graph, "function_type")?;
+    unsafe {
+        if !mlirAttributeIsAType(attr) {
+            return None;
+        }
+        Some(function_type_parts(mlirTypeAttrGetValue(attr)))
+    }
+}
+
+pub fn same_type(a: MlirType, b: MlirType) -> bool {
+    unsafe { mlirTypeEqual(a, b) }
+}
+
+/// Reports `message` as an error at `op`'s location.
+pub fn emit_error(op: MlirOperation, message: &str) {
+    let message = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    unsafe { mlirEmitError(mlirOperationGetLocation(op), message.as_ptr()) }
+}
+
+/// Whether `a` comes before `b` in their (common) block.
+pub fn is_before(a: MlirOperation, b: MlirOperation) -> bool {
+    unsafe { mlirOperationIsBeforeInBlock(a, b) }
+}
+
+/// Sets the unit attribute `name` on `op` (a discardable marker).
+pub fn set_unit_attribute(op: MlirOperation, name: &str) {
+    unsafe {
+        let unit = mlirUnitAttrGet(mlirOperationGetContext(op));
+        mlirOperationSetDiscardableAttributeByName(op, string_ref(name), unit)
+    }
+}
+
+/// Removes discardable attribute `name` from `op` (if it has one).
+pub fn remove_attribute(op: MlirOperation, name: &str) {
+    unsafe {
+        mlirOperationRemoveDiscardableAttributeByName(op, string_ref(name));
+    }
+}
+
+/// The ops using `v`, once per use.
+pub fn users(v: MlirValue) -> impl Iterator<Item = MlirOperation> {
+    uses(v).into_iter().map(|(op, _)| op)
+}
+
+/// Whether `attr` is an elements attribute (dense, splat, resource).
+pub fn is_elements(attr: MlirAttribute) -> bool {
+    unsafe { mlirAttributeIsAElements(attr) }
+}
+
+/// Whether `attr` is a `dense_resource` elements attribute.
+pub fn is_dense_resource(attr: MlirAttribute) -> bool {
+    unsafe { mlirAttributeIsADenseResourceElements(attr) }
+}
+
+/// Moves the blocks of region `from` into the empty region `to`.
+pub fn take_body(to: MlirRegion, from: MlirRegion) {
+    unsafe { mlirRegionTakeBody(to, from) }
+}
+
+/// The ops under `root` (itself included) for which `keep` holds, in walk
+/// `order`, as references as long-lived as `root` (melior's walk lends each
+/// op to its callback only).
+pub fn collect<'c, 'a>(
+    root: &OperationRef<'c, 'a>,
+    order: WalkOrder,
+    mut keep: impl FnMut(&OperationRef<'_, '_>) -> bool,
+) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    root.walk(order, |op| {
+        if keep(&op) {
+            found.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    // SAFETY: each op is nested in `root`, which is borrowed for 'a, and the
+    // walk changed nothing.
+    found
+        .into_iter()
+        .map(|op| unsafe { OperationRef::from_raw(op) })
+        .collect()
+}

@@ -33,19 +33,19 @@
 //! write is one error at the graph; nothing is changed. No pass after it
 //! in `coreai-compile` looks through the copies.
 
-use crate::cast_to_f16::ir::{
-    attr_str, attribute, create, op_name, set_function_type, uses, value_type,
-};
 use coreai_ir::op::{attr, coreai, coreaix};
 use coreai_ir::options::list_items;
+use coreai_ir::raw::{
+    self, attr_str, attribute, create, op_name, parse_type, set_function_type, type_text, uses,
+    value_type,
+};
 use coreai_ir::{
     diagnostics::emit_error,
-    ffi::string_ref,
     pass::{Pass, PassFailed, PassInfo, PassResult},
     rewrite::RewriteOptions,
 };
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
-use mlir_sys::*;
+use mlir_sys::{MlirOperation, MlirType};
 
 pub const INFO: PassInfo = PassInfo {
     name: "set-hw-constraints",
@@ -164,8 +164,7 @@ impl Pass for SetHwConstraints {
         let graph_name = &self.graph;
         let fail = |m: String| {
             if !m.is_empty() {
-                let op = unsafe { OperationRef::from_raw(graph) };
-                emit_error(op, &format!("set-hw-constraints: @{graph_name}: {m}"));
+                raw::emit_error(graph, &format!("set-hw-constraints: @{graph_name}: {m}"));
             }
             PassFailed
         };
@@ -207,32 +206,20 @@ struct Retyped {
 
 /// The `coreai.name` of each entry of the graph's `attr` (`arg_attrs` or
 /// `res_attrs`), `None` where there is none.
-fn io_names(graph: MlirOperation, attr: &str, count: isize) -> Vec<Option<String>> {
+fn io_names(graph: MlirOperation, attr: &str, count: usize) -> Vec<Option<String>> {
     let attrs = attribute(graph, attr);
     (0..count)
-        .map(|i| unsafe {
-            let dict = attrs.map(|a| mlirArrayAttrGetElement(a, i))?;
-            if !mlirAttributeIsADictionary(dict) {
-                return None;
-            }
-            let name = mlirDictionaryAttrGetElementByName(dict, string_ref(attr::NAME));
-            (!name.ptr.is_null()).then(|| attr_str(name)).flatten()
+        .map(|i| {
+            let dict = attrs.and_then(|a| raw::array_element(a, i))?;
+            raw::dict_entry(dict, attr::NAME).and_then(attr_str)
         })
         .collect()
 }
 
 fn plan(graph: MlirOperation, constraints: &[Constraint]) -> Result<Plan, String> {
-    let fty = attribute(graph, "function_type")
-        .map(|a| unsafe { mlirTypeAttrGetValue(a) })
-        .ok_or("no function_type")?;
-    let (n_in, n_out) = unsafe {
-        (
-            mlirFunctionTypeGetNumInputs(fty),
-            mlirFunctionTypeGetNumResults(fty),
-        )
-    };
-    let inputs = io_names(graph, "arg_attrs", n_in);
-    let outputs = io_names(graph, "res_attrs", n_out);
+    let (input_types, output_types) = raw::signature(graph).ok_or("no function_type")?;
+    let inputs = io_names(graph, "arg_attrs", input_types.len());
+    let outputs = io_names(graph, "res_attrs", output_types.len());
     let mut plan = Plan {
         inputs: Vec::new(),
         outputs: Vec::new(),
@@ -267,12 +254,10 @@ fn plan(graph: MlirOperation, constraints: &[Constraint]) -> Result<Plan, String
         let mut any = false;
         for (indices, is_input) in [(ins, true), (outs, false)] {
             for i in indices {
-                let ty = unsafe {
-                    if is_input {
-                        mlirFunctionTypeGetInput(fty, i as isize)
-                    } else {
-                        mlirFunctionTypeGetResult(fty, i as isize)
-                    }
+                let ty = if is_input {
+                    input_types[i]
+                } else {
+                    output_types[i]
                 };
                 if type_text(ty).starts_with("!coreai.token") {
                     continue;
@@ -306,43 +291,20 @@ fn retype(graph: MlirOperation, ty: MlirType, c: &Constraint) -> Result<Retyped,
         Some(inner) => (true, parse_type(graph, inner).ok_or("bad handle type")?),
         None => (false, ty),
     };
-    if !unsafe { mlirTypeIsARankedTensor(tensor) } {
+    if !raw::is_ranked_tensor(tensor) {
         return Err(format!(
             "'{}' is a {text}, not a ranked tensor or a handle of one",
             c.name
         ));
     }
-    if !unsafe { mlirRankedTensorTypeGetEncoding(tensor) }
-        .ptr
-        .is_null()
-    {
+    if raw::encoding(tensor).is_some() {
         return Err(format!("'{}' already has an encoding ({text})", c.name));
     }
-    let encoding = unsafe {
-        let a = mlirAttributeParseGet(mlirOperationGetContext(graph), string_ref(&c.assembly()));
-        if a.ptr.is_null() {
-            return Err(format!("'{}': cannot build {}", c.name, c.assembly()));
-        }
-        a
-    };
-    let constrained = unsafe {
-        let rank = mlirShapedTypeGetRank(tensor);
-        let shape: Vec<i64> = (0..rank)
-            .map(|i| mlirShapedTypeGetDimSize(tensor, i as isize))
-            .collect();
-        let checked = mlirRankedTensorTypeGetChecked(
-            mlirOperationGetLocation(graph),
-            rank as isize,
-            shape.as_ptr(),
-            mlirShapedTypeGetElementType(tensor),
-            encoding,
-        );
-        if checked.ptr.is_null() {
-            // The encoding's verifier has said why, at the graph.
-            return Err(String::new());
-        }
-        checked
-    };
+    let encoding = raw::parse_attribute(graph, &c.assembly())
+        .ok_or_else(|| format!("'{}': cannot build {}", c.name, c.assembly()))?;
+    // Else the encoding's verifier has said why, at the graph.
+    let constrained =
+        raw::with_encoding(tensor, encoding, raw::location(graph)).ok_or_else(String::new)?;
     let outer = if handle {
         parse_type(
             graph,
@@ -359,25 +321,14 @@ fn retype(graph: MlirOperation, ty: MlirType, c: &Constraint) -> Result<Retyped,
     })
 }
 
-fn type_text(ty: MlirType) -> String {
-    coreai_ir::ffi::printed(|cb, data| unsafe { mlirTypePrint(ty, cb, data) })
-}
-
-fn parse_type(graph: MlirOperation, text: &str) -> Option<MlirType> {
-    let ty = unsafe { mlirTypeParseGet(mlirOperationGetContext(graph), string_ref(text)) };
-    (!ty.ptr.is_null()).then_some(ty)
-}
-
 /// Changes the graph as `plan` says; checks every use of a constrained
 /// handle before changing anything.
 fn apply(graph: MlirOperation, plan: &Plan) -> Result<(), String> {
-    let body = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(graph, 0)) };
-    if body.ptr.is_null() {
-        return Err("the graph has no body".into());
-    }
-    let location = unsafe { mlirOperationGetLocation(graph) };
+    let body = raw::entry_block(graph).ok_or("the graph has no body")?;
+    let location = raw::location(graph);
+    let args = raw::arguments(body);
     for (i, r) in plan.inputs.iter().filter(|(_, r)| r.handle) {
-        let arg = unsafe { mlirBlockGetArgument(body, *i as isize) };
+        let arg = args[*i];
         for (user, operand) in uses(arg) {
             let name = op_name(user);
             if !(operand == 0
@@ -391,108 +342,91 @@ fn apply(graph: MlirOperation, plan: &Plan) -> Result<(), String> {
             }
         }
     }
-    let mut inserted = 0isize;
+    let mut inserted = 0;
     for (i, r) in &plan.inputs {
-        unsafe {
-            let arg = mlirBlockGetArgument(body, *i as isize);
-            let plain = value_type(arg);
-            if r.handle {
-                let users = uses(arg);
-                mlirBlockArgumentSetType(arg, r.outer);
-                for (user, _) in users {
-                    if op_name(user) == coreai::READ_HANDLE {
-                        discard_after_read(user, r.tensor);
-                    } else {
-                        constrain_written(user, r.tensor);
-                    }
+        let arg = args[*i];
+        let plain = value_type(arg);
+        if r.handle {
+            let users = uses(arg);
+            raw::set_argument_type(arg, r.outer);
+            for (user, _) in users {
+                if op_name(user) == coreai::READ_HANDLE {
+                    discard_after_read(user, r.tensor);
+                } else {
+                    constrain_written(user, r.tensor);
                 }
-                continue;
             }
-            mlirBlockArgumentSetType(arg, r.outer);
-            let copy = create(
-                coreaix::COPY_DISCARDING_CONSTRAINTS,
-                location,
-                &[arg],
-                &[plain],
-                &[],
-            );
-            mlirBlockInsertOwnedOperation(body, inserted, copy);
-            inserted += 1;
-            let mut except = copy;
-            mlirValueReplaceAllUsesExcept(arg, mlirOperationGetResult(copy, 0), 1, &mut except);
+            continue;
         }
+        raw::set_argument_type(arg, r.outer);
+        let copy = create(
+            coreaix::COPY_DISCARDING_CONSTRAINTS,
+            location,
+            &[arg],
+            &[plain],
+            &[],
+        );
+        raw::insert_at(body, inserted, copy);
+        inserted += 1;
+        raw::replace_all_uses_except(arg, raw::result(copy, 0), &[copy]);
     }
-    unsafe {
-        let terminator = mlirBlockGetTerminator(body);
-        for (i, r) in &plan.outputs {
-            if r.handle {
-                continue;
-            }
-            let value = mlirOperationGetOperand(terminator, *i as isize);
-            let copy = create(
-                coreaix::COPY_WITH_CONSTRAINTS,
-                location,
-                &[value],
-                &[r.outer],
-                &[],
-            );
-            mlirBlockInsertOwnedOperationBefore(body, terminator, copy);
-            mlirOperationSetOperand(terminator, *i as isize, mlirOperationGetResult(copy, 0));
+    let terminator = raw::terminator(body);
+    for (i, r) in &plan.outputs {
+        if r.handle {
+            continue;
         }
-        let fty =
-            mlirTypeAttrGetValue(attribute(graph, "function_type").ok_or("no function_type")?);
-        let mut ins: Vec<MlirType> = (0..mlirFunctionTypeGetNumInputs(fty))
-            .map(|i| mlirFunctionTypeGetInput(fty, i))
-            .collect();
-        let mut outs: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(fty))
-            .map(|i| mlirFunctionTypeGetResult(fty, i))
-            .collect();
-        for (i, r) in &plan.inputs {
-            ins[*i] = r.outer;
-        }
-        for (i, r) in &plan.outputs {
-            outs[*i] = r.outer;
-        }
-        set_function_type(graph, &ins, &outs);
+        let value = raw::operand(terminator, *i);
+        let copy = create(
+            coreaix::COPY_WITH_CONSTRAINTS,
+            location,
+            &[value],
+            &[r.outer],
+            &[],
+        );
+        raw::insert_before(terminator, copy);
+        raw::set_operand(terminator, *i, raw::result(copy, 0));
     }
+    let (mut ins, mut outs) = raw::signature(graph).ok_or("no function_type")?;
+    for (i, r) in &plan.inputs {
+        ins[*i] = r.outer;
+    }
+    for (i, r) in &plan.outputs {
+        outs[*i] = r.outer;
+    }
+    set_function_type(graph, &ins, &outs);
     Ok(())
 }
 
 /// `read_handle` of a constrained handle: its tensor result becomes the
 /// constrained type and the rest of the body reads a discarding copy.
 fn discard_after_read(read: MlirOperation, tensor: MlirType) {
-    unsafe {
-        let result = mlirOperationGetResult(read, 0);
-        let plain = value_type(result);
-        mlirValueSetType(result, tensor);
-        let copy = create(
-            coreaix::COPY_DISCARDING_CONSTRAINTS,
-            mlirOperationGetLocation(read),
-            &[result],
-            &[plain],
-            &[],
-        );
-        mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(read), read, copy);
-        let mut except = copy;
-        mlirValueReplaceAllUsesExcept(result, mlirOperationGetResult(copy, 0), 1, &mut except);
-    }
+    let result = raw::result(read, 0);
+    let plain = value_type(result);
+    raw::set_value_type(result, tensor);
+    let copy = create(
+        coreaix::COPY_DISCARDING_CONSTRAINTS,
+        raw::location(read),
+        &[result],
+        &[plain],
+        &[],
+    );
+    raw::insert_after(read, copy);
+    raw::replace_all_uses_except(result, raw::result(copy, 0), &[copy]);
 }
 
 /// `write_handle` to a constrained handle: the value written goes through
 /// a `copy_with_constraints` placed before it.
 fn constrain_written(write: MlirOperation, tensor: MlirType) {
-    unsafe {
-        let value = mlirOperationGetOperand(write, 1);
-        let copy = create(
-            coreaix::COPY_WITH_CONSTRAINTS,
-            mlirOperationGetLocation(write),
-            &[value],
-            &[tensor],
-            &[],
-        );
-        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(write), write, copy);
-        mlirOperationSetOperand(write, 1, mlirOperationGetResult(copy, 0));
-    }
+    let value = raw::operand(write, 1);
+    let copy = create(
+        coreaix::COPY_WITH_CONSTRAINTS,
+        raw::location(write),
+        &[value],
+        &[tensor],
+        &[],
+    );
+    raw::insert_before(write, copy);
+    raw::set_operand(write, 1, raw::result(copy, 0));
 }
 
 #[cfg(test)]

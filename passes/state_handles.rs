@@ -26,22 +26,16 @@
 //! argument without exactly one state result of its name and type (or the
 //! reverse) is one error at the graph; nothing is changed.
 
-use crate::cast_to_f16::ir::{
-    attr_str, attribute, create, op_name, results, set_function_type, uses,
+use coreai_ir::op::{attr, coreai};
+use coreai_ir::raw::{
+    self, attr_str, attribute, create, op_name, results, set_function_type, type_text, uses,
 };
-use coreai_ir::dialects::coreai::{
-    CreateTokenOperation, GraphOperation, OutputOperation, ReadHandleOperation,
-    WriteHandleOperation,
-};
-use coreai_ir::op::attr;
 use coreai_ir::{
-    diagnostics::emit_error,
-    ffi::{printed, string_ref, string_ref_bytes},
     pass::{Pass, PassFailed, PassInfo, PassResult},
     rewrite::RewriteOptions,
 };
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
-use mlir_sys::*;
+use mlir_sys::{MlirAttribute, MlirNamedAttribute, MlirOperation, MlirType};
 
 pub const INFO: PassInfo = PassInfo {
     name: "state-handles",
@@ -63,22 +57,18 @@ impl Pass for StateHandles {
     fn run(&mut self, root: OperationRef<'_, '_>, _: &RewriteOptions) -> PassResult {
         let mut graphs = Vec::new();
         root.walk(WalkOrder::PreOrder, |op| {
-            if op_name(op.to_raw()) == GraphOperation::name() {
+            if op_name(op.to_raw()) == coreai::GRAPH {
                 graphs.push(op.to_raw());
             }
             WalkResult::Advance
         });
         let mut failed = false;
         for graph in graphs {
-            let planned = plan(graph);
-            match planned {
-                Ok(Some(states)) => rewrite(graph, &states),
-                Ok(None) => {}
-                Err(message) => {
-                    let op = unsafe { OperationRef::from_raw(graph) };
-                    emit_error(op, &format!("state-handles: {message}"));
-                    failed = true;
-                }
+            let rewritten = plan(graph)
+                .and_then(|states| states.map_or(Ok(()), |states| rewrite(graph, &states)));
+            if let Err(message) = rewritten {
+                raw::emit_error(graph, &format!("state-handles: {message}"));
+                failed = true;
             }
         }
         if failed {
@@ -99,42 +89,17 @@ struct State {
 
 /// The `attr` (`arg_attrs`/`res_attrs`) dictionary of entry `i`, if any.
 fn entry(graph: MlirOperation, attr: &str, i: usize) -> Option<MlirAttribute> {
-    let array = attribute(graph, attr)?;
-    unsafe {
-        if !mlirAttributeIsAArray(array) || i as isize >= mlirArrayAttrGetNumElements(array) {
-            return None;
-        }
-        let d = mlirArrayAttrGetElement(array, i as isize);
-        mlirAttributeIsADictionary(d).then_some(d)
-    }
+    let d = raw::array_element(attribute(graph, attr)?, i)?;
+    raw::is_dictionary(d).then_some(d)
 }
 
 fn field(dict: Option<MlirAttribute>, name: &str) -> Option<MlirAttribute> {
-    let a = unsafe { mlirDictionaryAttrGetElementByName(dict?, string_ref(name)) };
-    (!a.ptr.is_null()).then_some(a)
-}
-
-fn type_text(ty: MlirType) -> String {
-    printed(|cb, data| unsafe { mlirTypePrint(ty, cb, data) })
-}
-
-fn function_type(graph: MlirOperation) -> (Vec<MlirType>, Vec<MlirType>) {
-    unsafe {
-        let fty = mlirTypeAttrGetValue(attribute(graph, "function_type").expect("a function_type"));
-        (
-            (0..mlirFunctionTypeGetNumInputs(fty))
-                .map(|i| mlirFunctionTypeGetInput(fty, i))
-                .collect(),
-            (0..mlirFunctionTypeGetNumResults(fty))
-                .map(|i| mlirFunctionTypeGetResult(fty, i))
-                .collect(),
-        )
-    }
+    raw::dict_entry(dict?, name)
 }
 
 /// The states of `graph` paired by name, `None` when it has none.
 fn plan(graph: MlirOperation) -> Result<Option<Vec<State>>, String> {
-    let (ins, outs) = function_type(graph);
+    let (ins, outs) = raw::signature(graph).ok_or("no function_type")?;
     let named = |attr: &str, count: usize| -> Vec<(usize, Option<String>)> {
         (0..count)
             .filter(|&i| field(entry(graph, attr, i), attr::STATE).is_some())
@@ -160,14 +125,14 @@ fn plan(graph: MlirOperation) -> Result<Option<Vec<State>>, String> {
             .ok_or_else(|| format!("state '{name}' (argument #{arg}) is not returned"))?;
         let (result, _) = state_results.remove(at);
         let ty = ins[arg];
-        if !unsafe { mlirTypeEqual(ty, outs[result]) } {
+        if !raw::same_type(ty, outs[result]) {
             return Err(format!(
                 "state '{name}' is passed in as {} and returned as {}",
                 type_text(ty),
                 type_text(outs[result])
             ));
         }
-        if !unsafe { mlirTypeIsARankedTensor(ty) } {
+        if !raw::is_ranked_tensor(ty) {
             return Err(format!(
                 "state '{name}' is a {}, not a tensor",
                 type_text(ty)
@@ -189,149 +154,119 @@ fn plan(graph: MlirOperation) -> Result<Option<Vec<State>>, String> {
     Ok(Some(states))
 }
 
-fn named_attr(ctx: MlirContext, name: &str, value: MlirAttribute) -> MlirNamedAttribute {
-    unsafe { mlirNamedAttributeGet(mlirIdentifierGet(ctx, string_ref(name)), value) }
-}
-
-fn string_attr(ctx: MlirContext, s: &str) -> MlirAttribute {
-    unsafe { mlirStringAttrGet(ctx, string_ref(s)) }
-}
-
-/// The entries of dictionary `d` except `drop`, then `extra`.
+/// The entries of dictionary `d` except `drop`, then `extra`, in `graph`'s
+/// context.
 fn dictionary(
-    ctx: MlirContext,
+    graph: MlirOperation,
     d: Option<MlirAttribute>,
     drop: &[&str],
     extra: Vec<MlirNamedAttribute>,
 ) -> MlirAttribute {
     let mut entries: Vec<MlirNamedAttribute> = extra;
-    if let Some(d) = d {
-        for i in 0..unsafe { mlirDictionaryAttrGetNumElements(d) } {
-            let e = unsafe { mlirDictionaryAttrGetElement(d, i) };
-            let name =
-                String::from_utf8_lossy(&unsafe { string_ref_bytes(mlirIdentifierStr(e.name)) })
-                    .into_owned();
-            if !drop.contains(&name.as_str())
-                && !entries
-                    .iter()
-                    .any(|x| unsafe { mlirIdentifierEqual(x.name, e.name) })
-            {
-                entries.push(e);
-            }
+    for e in d.map(raw::dict_entries).unwrap_or_default() {
+        let name = raw::entry_name(e);
+        if !drop.contains(&name.as_str()) && !entries.iter().any(|x| raw::entry_name(*x) == name) {
+            entries.push(e);
         }
     }
-    unsafe { mlirDictionaryAttrGet(ctx, entries.len() as isize, entries.as_ptr()) }
+    raw::dictionary(graph, &entries)
 }
 
-fn rewrite(graph: MlirOperation, states: &[State]) {
-    unsafe {
-        let ctx = mlirOperationGetContext(graph);
-        let location = mlirOperationGetLocation(graph);
-        let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(graph, 0));
-        let output = mlirBlockGetTerminator(body);
-        let token_ty = mlirTypeParseGet(ctx, string_ref("!coreai.token"));
-        let token = create(
-            CreateTokenOperation::name(),
-            location,
+fn rewrite(graph: MlirOperation, states: &[State]) -> Result<(), String> {
+    let location = raw::location(graph);
+    let body = raw::entry_block(graph).ok_or("the graph has no body")?;
+    let output = raw::terminator(body);
+    let token_ty = raw::parse_type(graph, "!coreai.token").ok_or("no !coreai.token type")?;
+    let token = create(coreai::CREATE_TOKEN, location, &[], &[token_ty], &[]);
+    raw::insert_at_start(body, token);
+    let token = raw::result(token, 0);
+    let (mut ins, outs) = raw::signature(graph).ok_or("no function_type")?;
+    let args = raw::arguments(body);
+    let mut written = Vec::new();
+    for (k, s) in states.iter().enumerate() {
+        let arg = args[s.arg];
+        let handle_ty = raw::parse_type(graph, &format!("!coreai.handle<{}>", type_text(s.ty)))
+            .ok_or("cannot build the handle type")?;
+        let users = uses(arg);
+        raw::set_argument_type(arg, handle_ty);
+        ins[s.arg] = handle_ty;
+        let read = create(
+            coreai::READ_HANDLE,
+            raw::value_location(arg),
+            &[arg, token],
+            &[s.ty, token_ty],
             &[],
+        );
+        raw::insert_at(body, 1 + k, read);
+        let [value, read_token] = results(read)[..] else {
+            unreachable!("read_handle has two results")
+        };
+        for (user, operand) in users {
+            raw::set_operand(user, operand, value);
+        }
+        let new_value = raw::operand(output, s.result);
+        let write = create(
+            coreai::WRITE_HANDLE,
+            raw::location(output),
+            &[arg, new_value, read_token],
             &[token_ty],
             &[],
         );
-        mlirBlockInsertOwnedOperation(body, 0, token);
-        let token = mlirOperationGetResult(token, 0);
-        let (mut ins, outs) = function_type(graph);
-        let mut written = Vec::new();
-        for (k, s) in states.iter().enumerate() {
-            let arg = mlirBlockGetArgument(body, s.arg as isize);
-            let handle_ty = mlirTypeParseGet(
-                ctx,
-                string_ref(&format!("!coreai.handle<{}>", type_text(s.ty))),
-            );
-            let users = uses(arg);
-            mlirBlockArgumentSetType(arg, handle_ty);
-            ins[s.arg] = handle_ty;
-            let read = create(
-                ReadHandleOperation::name(),
-                mlirValueGetLocation(arg),
-                &[arg, token],
-                &[s.ty, token_ty],
-                &[],
-            );
-            mlirBlockInsertOwnedOperation(body, 1 + k as isize, read);
-            let [value, read_token] = results(read)[..] else {
-                unreachable!("read_handle has two results")
-            };
-            for (user, operand) in users {
-                mlirOperationSetOperand(user, operand as isize, value);
-            }
-            let new_value = mlirOperationGetOperand(output, s.result as isize);
-            let write = create(
-                WriteHandleOperation::name(),
-                mlirOperationGetLocation(output),
-                &[arg, new_value, read_token],
-                &[token_ty],
-                &[],
-            );
-            mlirBlockInsertOwnedOperationBefore(body, output, write);
-            written.push(mlirOperationGetResult(write, 0));
-        }
-        // The new output: the tokens, then the results that are not states.
-        let kept: Vec<usize> = (0..outs.len())
-            .filter(|r| !states.iter().any(|s| s.result == *r))
-            .collect();
-        let mut operands = written.clone();
-        operands.extend(
-            kept.iter()
-                .map(|&r| mlirOperationGetOperand(output, r as isize)),
-        );
-        let new_output = create(
-            OutputOperation::name(),
-            mlirOperationGetLocation(output),
-            &operands,
-            &[],
-            &[],
-        );
-        mlirBlockInsertOwnedOperationBefore(body, output, new_output);
-        mlirOperationDestroy(output);
-        let mut result_types: Vec<MlirType> = vec![token_ty; states.len()];
-        result_types.extend(kept.iter().map(|&r| outs[r]));
-        set_function_type(graph, &ins, &result_types);
-        // Attributes: a state argument trades `coreai.state` for
-        // coreai-torch's `MutableBuffers.buffer_mutation`; each token is
-        // named after its state.
-        let arg_attrs: Vec<MlirAttribute> = (0..ins.len())
-            .map(|i| match states.iter().find(|s| s.arg == i) {
-                Some(s) => dictionary(
-                    ctx,
-                    entry(graph, "arg_attrs", i),
-                    &[attr::STATE],
-                    vec![named_attr(
-                        ctx,
-                        "MutableBuffers.buffer_mutation",
-                        string_attr(ctx, &s.name),
-                    )],
-                ),
-                None => entry(graph, "arg_attrs", i)
-                    .unwrap_or_else(|| dictionary(ctx, None, &[], vec![])),
-            })
-            .collect();
-        let mut res_attrs: Vec<MlirAttribute> = states
-            .iter()
-            .map(|s| {
-                dictionary(
-                    ctx,
-                    None,
-                    &[],
-                    vec![named_attr(ctx, attr::NAME, string_attr(ctx, &s.name))],
-                )
-            })
-            .collect();
-        res_attrs.extend(kept.iter().map(|&r| {
-            entry(graph, "res_attrs", r).unwrap_or_else(|| dictionary(ctx, None, &[], vec![]))
-        }));
-        for (name, list) in [("arg_attrs", arg_attrs), ("res_attrs", res_attrs)] {
-            let array = mlirArrayAttrGet(ctx, list.len() as isize, list.as_ptr());
-            mlirOperationSetAttributeByName(graph, string_ref(name), array);
-        }
+        raw::insert_before(output, write);
+        written.push(raw::result(write, 0));
     }
+    // The new output: the tokens, then the results that are not states.
+    let kept: Vec<usize> = (0..outs.len())
+        .filter(|r| !states.iter().any(|s| s.result == *r))
+        .collect();
+    let mut operands = written.clone();
+    operands.extend(kept.iter().map(|&r| raw::operand(output, r)));
+    let new_output = create(coreai::OUTPUT, raw::location(output), &operands, &[], &[]);
+    raw::insert_before(output, new_output);
+    raw::erase(output);
+    let mut result_types: Vec<MlirType> = vec![token_ty; states.len()];
+    result_types.extend(kept.iter().map(|&r| outs[r]));
+    set_function_type(graph, &ins, &result_types);
+    // Attributes: a state argument trades `coreai.state` for
+    // coreai-torch's `MutableBuffers.buffer_mutation`; each token is
+    // named after its state.
+    let arg_attrs: Vec<MlirAttribute> = (0..ins.len())
+        .map(|i| match states.iter().find(|s| s.arg == i) {
+            Some(s) => dictionary(
+                graph,
+                entry(graph, "arg_attrs", i),
+                &[attr::STATE],
+                vec![raw::named(
+                    graph,
+                    "MutableBuffers.buffer_mutation",
+                    raw::string_attr(graph, &s.name),
+                )],
+            ),
+            None => {
+                entry(graph, "arg_attrs", i).unwrap_or_else(|| dictionary(graph, None, &[], vec![]))
+            }
+        })
+        .collect();
+    let mut res_attrs: Vec<MlirAttribute> = states
+        .iter()
+        .map(|s| {
+            dictionary(
+                graph,
+                None,
+                &[],
+                vec![raw::named(
+                    graph,
+                    attr::NAME,
+                    raw::string_attr(graph, &s.name),
+                )],
+            )
+        })
+        .collect();
+    res_attrs.extend(kept.iter().map(|&r| {
+        entry(graph, "res_attrs", r).unwrap_or_else(|| dictionary(graph, None, &[], vec![]))
+    }));
+    for (name, list) in [("arg_attrs", arg_attrs), ("res_attrs", res_attrs)] {
+        raw::set_attribute(graph, name, raw::array(graph, &list));
+    }
+    Ok(())
 }

@@ -615,3 +615,148 @@ pub fn collect<'c, 'a>(
         .map(|op| unsafe { OperationRef::from_raw(op) })
         .collect()
 }
+
+/// Element `i` of array attribute `array` (null past its end).
+pub fn array_element(array: MlirAttribute, i: usize) -> Option<MlirAttribute> {
+    unsafe {
+        if !mlirAttributeIsAArray(array) || i as isize >= mlirArrayAttrGetNumElements(array) {
+            return None;
+        }
+        Some(mlirArrayAttrGetElement(array, i as isize))
+    }
+}
+
+/// Entry `key` of dictionary attribute `dict`.
+pub fn dict_entry(dict: MlirAttribute, key: &str) -> Option<MlirAttribute> {
+    unsafe {
+        if !mlirAttributeIsADictionary(dict) {
+            return None;
+        }
+        let a = mlirDictionaryAttrGetElementByName(dict, string_ref(key));
+        (!a.ptr.is_null()).then_some(a)
+    }
+}
+
+/// The type as MLIR prints it.
+pub fn type_text(ty: MlirType) -> String {
+    crate::ffi::printed(|cb, data| unsafe { mlirTypePrint(ty, cb, data) })
+}
+
+/// `text` parsed as a type in `op`'s context.
+pub fn parse_type(op: MlirOperation, text: &str) -> Option<MlirType> {
+    let ty = unsafe { mlirTypeParseGet(mlirOperationGetContext(op), string_ref(text)) };
+    (!ty.ptr.is_null()).then_some(ty)
+}
+
+/// `text` parsed as an attribute in `op`'s context.
+pub fn parse_attribute(op: MlirOperation, text: &str) -> Option<MlirAttribute> {
+    let a = unsafe { mlirAttributeParseGet(mlirOperationGetContext(op), string_ref(text)) };
+    (!a.ptr.is_null()).then_some(a)
+}
+
+pub fn is_ranked_tensor(ty: MlirType) -> bool {
+    unsafe { mlirTypeIsARankedTensor(ty) }
+}
+
+/// A ranked tensor type's encoding, if it has one.
+pub fn encoding(ty: MlirType) -> Option<MlirAttribute> {
+    unsafe {
+        if !mlirTypeIsARankedTensor(ty) {
+            return None;
+        }
+        let e = mlirRankedTensorTypeGetEncoding(ty);
+        (!e.ptr.is_null()).then_some(e)
+    }
+}
+
+/// The ranked tensor type `ty` with `encoding`, checked by the encoding's
+/// verifier, which reports why not at `location` (then `None`).
+pub fn with_encoding(
+    ty: MlirType,
+    encoding: MlirAttribute,
+    location: MlirLocation,
+) -> Option<MlirType> {
+    unsafe {
+        if !mlirTypeIsARankedTensor(ty) {
+            return None;
+        }
+        let rank = mlirShapedTypeGetRank(ty);
+        let shape: Vec<i64> = (0..rank)
+            .map(|i| mlirShapedTypeGetDimSize(ty, i as isize))
+            .collect();
+        let checked = mlirRankedTensorTypeGetChecked(
+            location,
+            rank as isize,
+            shape.as_ptr(),
+            mlirShapedTypeGetElementType(ty),
+            encoding,
+        );
+        (!checked.ptr.is_null()).then_some(checked)
+    }
+}
+
+/// Gives value `v` (an op result or block argument) type `ty`.
+pub fn set_value_type(v: MlirValue, ty: MlirType) {
+    unsafe { mlirValueSetType(v, ty) }
+}
+
+/// Inserts `new` (not in any block yet) at position `pos` of `block`.
+pub fn insert_at(block: MlirBlock, pos: usize, new: MlirOperation) {
+    unsafe { mlirBlockInsertOwnedOperation(block, pos as isize, new) }
+}
+
+/// The entries of dictionary attribute `dict`.
+pub fn dict_entries(dict: MlirAttribute) -> Vec<MlirNamedAttribute> {
+    unsafe {
+        if !mlirAttributeIsADictionary(dict) {
+            return Vec::new();
+        }
+        (0..mlirDictionaryAttrGetNumElements(dict))
+            .map(|i| mlirDictionaryAttrGetElement(dict, i))
+            .collect()
+    }
+}
+
+/// The name of a named attribute.
+pub fn entry_name(entry: MlirNamedAttribute) -> String {
+    unsafe {
+        String::from_utf8_lossy(&crate::ffi::string_ref_bytes(mlirIdentifierStr(entry.name)))
+            .into_owned()
+    }
+}
+
+/// A dictionary attribute of `entries`, in `op`'s context.
+pub fn dictionary(op: MlirOperation, entries: &[MlirNamedAttribute]) -> MlirAttribute {
+    unsafe {
+        mlirDictionaryAttrGet(
+            mlirOperationGetContext(op),
+            entries.len() as isize,
+            entries.as_ptr(),
+        )
+    }
+}
+
+/// An array attribute of `elements`, in `op`'s context.
+pub fn array(op: MlirOperation, elements: &[MlirAttribute]) -> MlirAttribute {
+    unsafe {
+        mlirArrayAttrGet(
+            mlirOperationGetContext(op),
+            elements.len() as isize,
+            elements.as_ptr(),
+        )
+    }
+}
+
+/// A string attribute, in `op`'s context.
+pub fn string_attr(op: MlirOperation, s: &str) -> MlirAttribute {
+    unsafe { mlirStringAttrGet(mlirOperationGetContext(op), string_ref(s)) }
+}
+
+/// Where value `v` was defined.
+pub fn value_location(v: MlirValue) -> MlirLocation {
+    unsafe { mlirValueGetLocation(v) }
+}
+
+pub fn is_dictionary(attr: MlirAttribute) -> bool {
+    unsafe { mlirAttributeIsADictionary(attr) }
+}

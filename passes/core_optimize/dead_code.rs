@@ -11,38 +11,25 @@
 
 use super::{op_name, symbols_in};
 use coreai_ir::op::coreai;
+use coreai_ir::raw;
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use mlir_sys::MlirOperation;
 use std::collections::HashSet;
 
 fn is_handle(ty: mlir_sys::MlirType) -> bool {
-    if unsafe { mlir_sys::mlirTypeIsARankedTensor(ty) } {
-        return false;
-    }
-    coreai_ir::ffi::printed(|callback, data| unsafe { mlir_sys::mlirTypePrint(ty, callback, data) })
-        .contains("handle")
+    !raw::is_ranked_tensor(ty) && raw::type_text(ty).contains("handle")
 }
 
 fn is_dead(op: MlirOperation) -> bool {
-    unsafe {
-        let results = mlir_sys::mlirOperationGetNumResults(op);
-        if results == 0 || mlir_sys::mlirOperationGetNumRegions(op) > 0 {
-            return false;
-        }
-        for i in 0..results {
-            let r = mlir_sys::mlirOperationGetResult(op, i);
-            if !mlir_sys::mlirValueGetFirstUse(r).ptr.is_null()
-                || is_handle(mlir_sys::mlirValueGetType(r))
-            {
-                return false;
-            }
-        }
-        (0..mlir_sys::mlirOperationGetNumOperands(op)).all(|i| {
-            !is_handle(mlir_sys::mlirValueGetType(
-                mlir_sys::mlirOperationGetOperand(op, i),
-            ))
-        })
-    }
+    let results = raw::results(op);
+    !results.is_empty()
+        && raw::region_count(op) == 0
+        && results
+            .iter()
+            .all(|r| raw::uses(*r).is_empty() && !is_handle(raw::value_type(*r)))
+        && raw::operands(op)
+            .into_iter()
+            .all(|v| !is_handle(raw::value_type(v)))
 }
 
 /// Erases dead ops (uses first: post-order, repeated until none is left).
@@ -64,7 +51,7 @@ pub fn erase_dead_ops(root: OperationRef<'_, '_>) -> usize {
         // In reverse program order, each op's users are erased before it.
         for raw in dead.iter().rev() {
             if is_dead(*raw) {
-                unsafe { mlir_sys::mlirOperationDestroy(*raw) };
+                raw::erase(*raw);
                 total += 1;
             }
         }
@@ -77,11 +64,8 @@ fn symbol_uses(root: OperationRef<'_, '_>) -> HashSet<String> {
     root.walk(WalkOrder::PreOrder, |op| {
         let raw = op.to_raw();
         if raw.ptr != root.to_raw().ptr && op_name(raw) != coreai::CONSTANT {
-            unsafe {
-                for i in 0..mlir_sys::mlirOperationGetNumAttributes(raw) {
-                    let named = mlir_sys::mlirOperationGetAttribute(raw, i);
-                    symbols_in(named.attribute, &mut uses);
-                }
+            for named in raw::attributes(raw) {
+                symbols_in(named.attribute, &mut uses);
             }
         }
         WalkResult::Advance
@@ -94,23 +78,10 @@ pub fn graph_symbol(op: MlirOperation) -> Option<(String, bool)> {
     if op_name(op) != coreai::GRAPH {
         return None;
     }
-    unsafe {
-        let name =
-            mlir_sys::mlirOperationGetAttributeByName(op, coreai_ir::ffi::string_ref("sym_name"));
-        if name.ptr.is_null() || !mlir_sys::mlirAttributeIsAString(name) {
-            return None;
-        }
-        let s = mlir_sys::mlirStringAttrGetValue(name);
-        let name =
-            String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length))
-                .into_owned();
-        // `coreai.graph private` is the unit attribute `priv`.
-        let private =
-            !mlir_sys::mlirOperationGetAttributeByName(op, coreai_ir::ffi::string_ref("priv"))
-                .ptr
-                .is_null();
-        Some((name, private))
-    }
+    let name = raw::attribute(op, "sym_name").and_then(raw::string_value)?;
+    // `coreai.graph private` is the unit attribute `priv`.
+    let private = raw::attribute(op, "priv").is_some();
+    Some((name, private))
 }
 
 /// Erases private graphs nothing refers to (repeated: a dead graph's calls
@@ -131,7 +102,7 @@ pub fn erase_dead_graphs(root: OperationRef<'_, '_>) -> usize {
             return total;
         }
         for op in dead {
-            unsafe { mlir_sys::mlirOperationDestroy(op) };
+            raw::erase(op);
             total += 1;
         }
     }
@@ -139,21 +110,5 @@ pub fn erase_dead_graphs(root: OperationRef<'_, '_>) -> usize {
 
 /// The ops directly in `root`'s first block (the module's graphs).
 pub fn top_level_ops(root: OperationRef<'_, '_>) -> Vec<MlirOperation> {
-    let mut ops = Vec::new();
-    unsafe {
-        let region = mlir_sys::mlirOperationGetRegion(root.to_raw(), 0);
-        if region.ptr.is_null() {
-            return ops;
-        }
-        let block = mlir_sys::mlirRegionGetFirstBlock(region);
-        if block.ptr.is_null() {
-            return ops;
-        }
-        let mut op = mlir_sys::mlirBlockGetFirstOperation(block);
-        while !op.ptr.is_null() {
-            ops.push(op);
-            op = mlir_sys::mlirOperationGetNextInBlock(op);
-        }
-    }
-    ops
+    raw::entry_block(root.to_raw()).map_or_else(Vec::new, raw::block_ops)
 }

@@ -21,8 +21,10 @@
 use super::dead_code::{graph_symbol, top_level_ops};
 use super::op_name;
 use coreai_ir::op::coreai;
+use coreai_ir::raw;
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
-use mlir_sys::{MlirAttribute, MlirBlock, MlirOperation};
+use melior::ir::{Attribute, AttributeLike, TypeLike};
+use mlir_sys::MlirOperation;
 use std::collections::HashMap;
 
 /// What identifies a constant's value without reading it: its attribute
@@ -35,21 +37,14 @@ enum Key {
 }
 
 /// The key of a constant's value, and a blob's bytes.
-fn key<'b>(attr: MlirAttribute) -> (Key, Option<&'b [u8]>) {
-    unsafe {
-        if mlir_sys::mlirAttributeIsADenseResourceElements(attr) {
-            let mut size = 0usize;
-            let data = coreai_ir::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
-            if !data.is_null() {
-                // The blob lives as long as its attribute, which the
-                // caller's walk neither changes nor erases.
-                let bytes = std::slice::from_raw_parts(data as *const u8, size);
-                let ty = mlir_sys::mlirAttributeGetType(attr).ptr as usize;
-                return (Key::Blob(ty, size), Some(bytes));
-            }
-        }
+fn key<'c>(attr: Attribute<'c>) -> (Key, Option<&'c [u8]>) {
+    match coreai_ir::weights::resource_bytes(attr) {
+        Some(bytes) => (
+            Key::Blob(attr.r#type().to_raw().ptr as usize, bytes.len()),
+            Some(bytes),
+        ),
+        None => (Key::Attribute(attr.to_raw().ptr as usize), None),
     }
-    (Key::Attribute(attr.ptr as usize), None)
 }
 
 /// The first constant of each value seen (with a blob's bytes).
@@ -61,40 +56,26 @@ type Firsts<'b> = Vec<(Option<&'b [u8]>, MlirOperation)>;
 pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
     let mut seen: HashMap<(usize, Key), Firsts> = HashMap::new();
     let mut duplicates: Vec<(MlirOperation, MlirOperation)> = Vec::new();
-    root.walk(WalkOrder::PreOrder, |op| {
+    let constants = raw::collect(&root, WalkOrder::PreOrder, |op| {
+        op_name(op.to_raw()) == coreai::CONSTANT
+    });
+    for op in &constants {
         let raw = op.to_raw();
-        if op_name(raw) == coreai::CONSTANT {
-            unsafe {
-                let attr = mlir_sys::mlirOperationGetAttributeByName(
-                    raw,
-                    coreai_ir::ffi::string_ref("value"),
-                );
-                let block: MlirBlock = mlir_sys::mlirOperationGetBlock(raw);
-                if !attr.ptr.is_null() {
-                    let (key, bytes) = key(attr);
-                    let firsts = seen.entry((block.ptr as usize, key)).or_default();
-                    match firsts.iter().find(|(b, _)| *b == bytes) {
-                        Some((_, first)) => duplicates.push((raw, *first)),
-                        None => firsts.push((bytes, raw)),
-                    }
-                }
+        if let Ok(attr) = op.attribute("value") {
+            let block = raw::block_of(raw);
+            let (key, bytes) = key(attr);
+            let firsts = seen.entry((block.ptr as usize, key)).or_default();
+            match firsts.iter().find(|(b, _)| *b == bytes) {
+                Some((_, first)) => duplicates.push((raw, *first)),
+                None => firsts.push((bytes, raw)),
             }
         }
-        WalkResult::Advance
-    });
+    }
     for (dup, first) in &duplicates {
-        unsafe {
-            let (old, new) = (
-                mlir_sys::mlirOperationGetResult(*dup, 0),
-                mlir_sys::mlirOperationGetResult(*first, 0),
-            );
-            if mlir_sys::mlirTypeEqual(
-                mlir_sys::mlirValueGetType(old),
-                mlir_sys::mlirValueGetType(new),
-            ) {
-                mlir_sys::mlirValueReplaceAllUsesOfWith(old, new);
-                mlir_sys::mlirOperationDestroy(*dup);
-            }
+        let (old, new) = (raw::result(*dup, 0), raw::result(*first, 0));
+        if raw::same_type(raw::value_type(old), raw::value_type(new)) {
+            raw::replace_all_uses(old, new);
+            raw::erase(*dup);
         }
     }
     duplicates.len()
@@ -111,17 +92,7 @@ pub fn dedup_constants(root: OperationRef<'_, '_>) -> usize {
 /// here; skipping regions cannot be unset through the C API, so a text
 /// without the body's terminator is not compared at all.
 fn body_text(op: MlirOperation, name: &str) -> Option<String> {
-    let text = coreai_ir::ffi::printed(|callback, data| unsafe {
-        let flags = mlir_sys::mlirOpPrintingFlagsCreate();
-        mlir_sys::mlirOpPrintingFlagsPrintGenericOpForm(flags);
-        // Value numbers from the graph itself, not from the module.
-        mlir_sys::mlirOpPrintingFlagsUseLocalScope(flags);
-        mlir_sys::mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
-        mlir_sys::mlirOpPrintingFlagsElideLargeElementsAttrs(flags, isize::MAX);
-        mlir_sys::mlirOpPrintingFlagsElideLargeResourceString(flags, isize::MAX);
-        mlir_sys::mlirOperationPrintWithFlags(op, flags, callback, data);
-        mlir_sys::mlirOpPrintingFlagsDestroy(flags);
-    });
+    let text = raw::generic_text(op);
     text.contains(&format!("\"{}\"", coreai::OUTPUT))
         .then(|| text.replacen(&format!("sym_name = \"{name}\""), "sym_name = \"\"", 1))
 }
@@ -156,19 +127,10 @@ pub fn merge_identical_graphs(root: OperationRef<'_, '_>) -> usize {
         let raw = op.to_raw();
         if op_name(raw) == coreai::INVOKE {
             if let Some(target) = super::callee_name(raw).and_then(|c| renamed.get(&c)) {
-                unsafe {
-                    let ctx = mlir_sys::mlirOperationGetContext(raw);
-                    let text = format!("#param.constant<@{target}> : !param.symbol");
-                    let attr =
-                        mlir_sys::mlirAttributeParseGet(ctx, coreai_ir::ffi::string_ref(&text));
-                    if !attr.ptr.is_null() {
-                        mlir_sys::mlirOperationSetAttributeByName(
-                            raw,
-                            coreai_ir::ffi::string_ref("callee"),
-                            attr,
-                        );
-                        calls += 1;
-                    }
+                let text = format!("#param.constant<@{target}> : !param.symbol");
+                if let Some(attr) = raw::parse_attribute(raw, &text) {
+                    raw::set_attribute(raw, "callee", attr);
+                    calls += 1;
                 }
             }
         }

@@ -22,7 +22,8 @@ use super::{constant_attr, op_name, Options};
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
-use melior::ir::{operation::OperationLike, Attribute, TypeLike, Value, ValueLike};
+use coreai_ir::raw;
+use melior::ir::{operation::OperationLike, TypeLike, Value, ValueLike};
 use mlir_sys::{MlirAttribute, MlirOperation, MlirType};
 
 /// Computes `op`'s results from its operands' constant values (one dense or
@@ -100,40 +101,23 @@ pub fn fold<'c, 'a>(cx: &LoweringCx<'c, 'a>, _: Options) -> Result<Vec<Value<'c,
     // mapped weights file are dropped (read again from the file if the
     // constant has other uses).
     for &attr in &operands {
-        // SAFETY: `attr` is a live attribute of this op's context.
-        unsafe { coreai_ir::ffi::coreaiReleaseResourcePages(attr) };
+        raw::release_pages(attr);
     }
     values
         .into_iter()
         .enumerate()
         .map(|(i, attr)| {
             let ty = op.result(i).map_err(|_| "missing result")?.r#type();
-            let attr = unsafe { Attribute::from_raw(attr) };
-            constant(cx, ty, attr)
+            constant(cx, ty, cx.attribute_from_raw(attr))
         })
         .collect()
 }
 
 /// Bytes of a static ranked tensor type (sub-byte elements count a byte).
 fn static_bytes(ty: MlirType) -> Option<u64> {
-    unsafe {
-        if !mlir_sys::mlirTypeIsARankedTensor(ty) || !mlir_sys::mlirShapedTypeHasStaticShape(ty) {
-            return None;
-        }
-        let element = mlir_sys::mlirShapedTypeGetElementType(ty);
-        let bits = if mlir_sys::mlirTypeIsAInteger(element) {
-            mlir_sys::mlirIntegerTypeGetWidth(element) as u64
-        } else if mlir_sys::mlirTypeIsAFloat(element) {
-            mlir_sys::mlirFloatTypeGetWidth(element) as u64
-        } else {
-            return None;
-        };
-        let rank = mlir_sys::mlirShapedTypeGetRank(ty);
-        let n: i64 = (0..rank)
-            .map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize))
-            .product();
-        Some(n as u64 * bits.div_ceil(8))
-    }
+    let n: i64 = raw::static_shape(ty)?.iter().product();
+    let bits = raw::element_bits(ty)? as u64;
+    Some(n as u64 * bits.div_ceil(8))
 }
 
 /// The value of `v` when it derives from constants only, computed with the
@@ -162,31 +146,25 @@ fn evaluate_raw(
         if let Some(attr) = super::constant_attr(v) {
             return Some(attr);
         }
-        if depth == 0 || !unsafe { mlir_sys::mlirValueIsAOpResult(v) } {
+        if depth == 0 {
             return None;
         }
-        let op = unsafe { mlir_sys::mlirOpResultGetOwner(v) };
+        let op = raw::producer(v)?;
         let name = op_name(op);
-        if NEVER.contains(&name.as_str()) || unsafe { mlir_sys::mlirOperationGetNumRegions(op) } > 0
-        {
+        if NEVER.contains(&name.as_str()) || raw::region_count(op) > 0 {
             return None;
         }
-        let n = unsafe { mlir_sys::mlirOperationGetNumOperands(op) };
-        let mut operands = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            let operand = unsafe { mlir_sys::mlirOperationGetOperand(op, i) };
+        let mut operands = Vec::new();
+        for operand in raw::operands(op) {
             operands.push(evaluate_raw(operand, depth - 1, memo)?);
         }
-        let results = unsafe { mlir_sys::mlirOperationGetNumResults(op) };
-        for i in 0..results {
-            let ty = unsafe { mlir_sys::mlirValueGetType(mlir_sys::mlirOperationGetResult(op, i)) };
-            if static_bytes(ty)? > MAX_EVALUATED_BYTES {
+        for r in raw::results(op) {
+            if static_bytes(raw::value_type(r))? > MAX_EVALUATED_BYTES {
                 return None;
             }
         }
         let values = evaluate_op(op, &operands).ok()?;
-        let index = unsafe { mlir_sys::mlirOpResultGetResultNumber(v) } as usize;
-        values.get(index).copied()
+        values.get(raw::result_number(v)).copied()
     })();
     memo.insert(v.ptr as *const _, value);
     value

@@ -9,7 +9,7 @@
 use crate::ffi::string_ref;
 use crate::op::coreai;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
-use melior::ir::OperationRef;
+use melior::ir::{OperationRef, Value, ValueLike};
 use mlir_sys::*;
 
 pub fn op_name(op: MlirOperation) -> String {
@@ -759,4 +759,175 @@ pub fn value_location(v: MlirValue) -> MlirLocation {
 
 pub fn is_dictionary(attr: MlirAttribute) -> bool {
     unsafe { mlirAttributeIsADictionary(attr) }
+}
+
+/// The op defining `v` when `v` has exactly one use.
+pub fn single_use_producer(v: Value<'_, '_>) -> Option<MlirOperation> {
+    let single = unsafe {
+        let first = mlirValueGetFirstUse(v.to_raw());
+        !first.ptr.is_null() && mlirOpOperandGetNextUse(first).ptr.is_null()
+    };
+    if single {
+        producer(v.to_raw())
+    } else {
+        None
+    }
+}
+
+/// The `value` attribute of the `coreai.constant` defining `value`.
+pub fn constant_attr(value: MlirValue) -> Option<MlirAttribute> {
+    let op = producer(value)?;
+    if op_name(op) != coreai::CONSTANT {
+        return None;
+    }
+    let attr = unsafe { mlirOperationGetAttributeByName(op, crate::ffi::string_ref("value")) };
+    (!attr.ptr.is_null()).then_some(attr)
+}
+
+/// The integers of a constant integer tensor (`dense<[0, 2, 1]>`).
+pub fn constant_ints(value: MlirValue) -> Option<Vec<i64>> {
+    let attr = constant_attr(value)?;
+    unsafe {
+        if !mlirAttributeIsADenseElements(attr) {
+            return None;
+        }
+        let ty = mlirAttributeGetType(attr);
+        let element = mlirShapedTypeGetElementType(ty);
+        if !mlirTypeIsAInteger(element) {
+            return None;
+        }
+        let width = mlirIntegerTypeGetWidth(element);
+        let unsigned = mlirIntegerTypeIsUnsigned(element);
+        let n = mlirElementsAttrGetNumElements(attr) as isize;
+        (0..n)
+            .map(|i| {
+                let i = if mlirDenseElementsAttrIsSplat(attr) {
+                    0
+                } else {
+                    i
+                };
+                Some(match (width, unsigned) {
+                    (8, false) => mlirDenseElementsAttrGetInt8Value(attr, i) as i64,
+                    (8, true) => mlirDenseElementsAttrGetUInt8Value(attr, i) as i64,
+                    (16, false) => mlirDenseElementsAttrGetInt16Value(attr, i) as i64,
+                    (16, true) => mlirDenseElementsAttrGetUInt16Value(attr, i) as i64,
+                    (32, false) => mlirDenseElementsAttrGetInt32Value(attr, i) as i64,
+                    (32, true) => mlirDenseElementsAttrGetUInt32Value(attr, i) as i64,
+                    (64, false) => mlirDenseElementsAttrGetInt64Value(attr, i),
+                    (64, true) => {
+                        i64::try_from(mlirDenseElementsAttrGetUInt64Value(attr, i)).ok()?
+                    }
+                    _ => return None,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The symbols an attribute names (`@g` in a flat symbol reference, or in
+/// the printed form of a `#param.constant<@g> : !param.symbol` callee);
+/// elements attributes name none and are not printed.
+pub fn symbols_in(attr: MlirAttribute, out: &mut Vec<String>) {
+    unsafe {
+        if mlirAttributeIsAElements(attr) {
+            return;
+        }
+        if mlirAttributeIsAFlatSymbolRef(attr) {
+            let s = mlirFlatSymbolRefAttrGetValue(attr);
+            out.push(
+                String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length))
+                    .into_owned(),
+            );
+            return;
+        }
+    }
+    let text = attr_text(attr);
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find('@') {
+        rest = &rest[at + 1..];
+        let name: String = if let Some(quoted) = rest.strip_prefix('"') {
+            quoted.split('"').next().unwrap_or_default().to_string()
+        } else {
+            rest.chars()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '-'))
+                .collect()
+        };
+        if !name.is_empty() {
+            out.push(name);
+        }
+    }
+}
+
+/// The graph a `coreai.invoke` calls.
+pub fn callee_name(invoke: MlirOperation) -> Option<String> {
+    let attr = unsafe { mlirOperationGetAttributeByName(invoke, crate::ffi::string_ref("callee")) };
+    if attr.ptr.is_null() {
+        return None;
+    }
+    let mut names = Vec::new();
+    symbols_in(attr, &mut names);
+    names.into_iter().next()
+}
+
+/// The bit width of a ranked tensor type's integer or float element.
+pub fn element_bits(ty: MlirType) -> Option<u32> {
+    let element = element(ty)?;
+    unsafe {
+        if mlirTypeIsAInteger(element) {
+            Some(mlirIntegerTypeGetWidth(element))
+        } else if mlirTypeIsAFloat(element) {
+            Some(mlirFloatTypeGetWidth(element))
+        } else {
+            None
+        }
+    }
+}
+
+/// Tells the weights file the blob of `attr` was read and need not stay
+/// resident (no-op for other attributes).
+pub fn release_pages(attr: MlirAttribute) {
+    unsafe {
+        crate::ffi::coreaiReleaseResourcePages(attr);
+    }
+}
+
+/// Which result of its op `v` is (0 for a block argument).
+pub fn result_number(v: MlirValue) -> usize {
+    unsafe {
+        if mlirValueIsAOpResult(v) {
+            mlirOpResultGetResultNumber(v) as usize
+        } else {
+            0
+        }
+    }
+}
+
+/// A string attribute's text (not a symbol reference: see [`attr_str`]).
+pub fn string_value(attr: MlirAttribute) -> Option<String> {
+    unsafe {
+        mlirAttributeIsAString(attr).then(|| {
+            String::from_utf8_lossy(&crate::ffi::string_ref_bytes(mlirStringAttrGetValue(attr)))
+                .into_owned()
+        })
+    }
+}
+
+/// `op` printed in generic form with value numbers local to it, without
+/// locations and without eliding any elements or resource. Flags made by
+/// `mlirOpPrintingFlagsCreate` start from the command line's printing
+/// options (`--mlir-print-debuginfo`, `--mlir-elide-elementsattrs-if-larger`,
+/// `--mlir-print-skip-regions`); every option that changes the text is set
+/// here except skipping regions, which the C API cannot unset (a caller
+/// comparing texts checks the body is there).
+pub fn generic_text(op: MlirOperation) -> String {
+    crate::ffi::printed(|callback, data| unsafe {
+        let flags = mlirOpPrintingFlagsCreate();
+        mlirOpPrintingFlagsPrintGenericOpForm(flags);
+        mlirOpPrintingFlagsUseLocalScope(flags);
+        mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
+        mlirOpPrintingFlagsElideLargeElementsAttrs(flags, isize::MAX);
+        mlirOpPrintingFlagsElideLargeResourceString(flags, isize::MAX);
+        mlirOperationPrintWithFlags(op, flags, callback, data);
+        mlirOpPrintingFlagsDestroy(flags);
+    })
 }

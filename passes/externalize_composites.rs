@@ -67,6 +67,7 @@ mod rope;
 use crate::fp16_stabilize::pattern::op_name;
 use coreai_ir::op::coreai;
 use coreai_ir::pass::parse_choices;
+use coreai_ir::raw;
 use coreai_ir::{
     diagnostics::{emit_with_notes, Offender},
     lowering::{Decline, LoweringCx},
@@ -237,7 +238,7 @@ impl Pass for ExternalizeComposites {
         if self.remarks {
             for d in rewriter.declines() {
                 if d.reason.starts_with("matched ") && d.reason.contains(", ") {
-                    let location = unsafe { melior::ir::Location::from_raw(d.location) };
+                    let location = raw::location_string(d.location);
                     eprintln!(
                         "{location}: remark: {} not outlined: {}",
                         d.pattern, d.reason
@@ -296,12 +297,11 @@ impl ExternalizeComposites {
 fn in_composite(op: &OperationRef<'_, '_>) -> bool {
     let mut current = op.to_raw();
     loop {
-        let parent = unsafe { mlir_sys::mlirOperationGetParentOperation(current) };
+        let parent = raw::parent(current);
         if parent.ptr.is_null() {
             return false;
         }
-        let parent_ref = unsafe { OperationRef::from_raw(parent) };
-        if parent_ref.attribute("composite_decl").is_ok() {
+        if raw::attribute(parent, "composite_decl").is_some() {
             return true;
         }
         current = parent;
@@ -359,27 +359,21 @@ fn erase_outlined(root: OperationRef<'_, '_>) {
     });
     // The constants they read (cloned into the bodies), erased when unused.
     let mut constants: Vec<MlirOperation> = Vec::new();
-    for &raw in &dead {
-        let op = unsafe { OperationRef::from_raw(raw) };
-        for i in 0..op.operand_count() {
-            let Ok(v) = op.operand(i) else { continue };
-            if let Some(c) = crate::fp16_stabilize::pattern::defined_by(v, coreai::CONSTANT) {
-                if !constants.iter().any(|k| k.ptr == c.to_raw().ptr) {
-                    constants.push(c.to_raw());
+    for &op in &dead {
+        for v in raw::operands(op) {
+            if let Some(c) = raw::producer(v).filter(|c| raw::op_name(*c) == coreai::CONSTANT) {
+                if !constants.iter().any(|k| k.ptr == c.ptr) {
+                    constants.push(c);
                 }
             }
         }
     }
-    for raw in dead.into_iter().rev() {
-        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+    for op in dead.into_iter().rev() {
+        raw::erase(op);
     }
-    for raw in constants {
-        let op = unsafe { OperationRef::from_raw(raw) };
-        let unused = op
-            .result(0)
-            .is_ok_and(|r| crate::fp16_stabilize::pattern::use_count(r.into()) == 0);
-        if unused {
-            unsafe { mlir_sys::mlirOperationDestroy(raw) };
+    for op in constants {
+        if raw::results(op).first().is_some_and(|r| !raw::has_uses(*r)) {
+            raw::erase(op);
         }
     }
 }

@@ -28,9 +28,9 @@
 use super::LowerFn;
 use coreai_ir::lowering::{float_literal, Decline, LoweringCx};
 use coreai_ir::op::coreai;
+use coreai_ir::raw;
 use melior::ir::{
-    operation::{OperationLike, OperationRef},
-    AttributeLike, BlockLike, RegionLike, Value, ValueLike,
+    operation::OperationLike, AttributeLike, BlockLike, RegionLike, Value, ValueLike,
 };
 /// A value of the declaration's `op_attrs`, typed as coreai-torch types
 /// them (int → si64, float → f32, list → array).
@@ -130,11 +130,9 @@ pub fn lower_composite<'c, 'a>(
         Some(&declaration(&spec)),
         Some(spec.template),
     )?;
-    unsafe {
-        mlir_sys::mlirBlockInsertOwnedOperationBefore(module_block, anchor, graph);
-    }
+    raw::insert_before(anchor, graph);
     if let Err(reason) = build_body(cx, &spec, graph, lower) {
-        unsafe { mlir_sys::mlirOperationDestroy(graph) };
+        raw::erase(graph);
         return Err(reason);
     }
     invoke(cx, &spec, &name)
@@ -142,11 +140,7 @@ pub fn lower_composite<'c, 'a>(
 
 /// Whether a result after the first has uses.
 fn extra_results_used(cx: &LoweringCx<'_, '_>) -> bool {
-    (1..cx.op().result_count()).any(|i| {
-        cx.op().result(i).is_ok_and(|r| unsafe {
-            !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(r.to_raw()))
-        })
-    })
+    (1..cx.op().result_count()).any(|i| cx.op().result(i).is_ok_and(|r| raw::has_uses(r.to_raw())))
 }
 
 /// A composite of the op's one operand, `input`.
@@ -219,7 +213,7 @@ fn build_body<'c, 'a>(
     graph: mlir_sys::MlirOperation,
     lower: LowerFn,
 ) -> Result<(), Decline> {
-    let graph_ref = unsafe { OperationRef::from_raw(graph) };
+    let graph_ref = cx.operation(graph);
     let block = graph_ref
         .region(0)
         .ok()
@@ -235,7 +229,7 @@ fn build_body<'c, 'a>(
     }
     fed.sort_by_key(|(g, _)| *g);
     let segments = cx.op().attribute("operandSegmentSizes").ok().map(|s| {
-        let n = unsafe { mlir_sys::mlirDenseArrayGetNumElements(s.to_raw()) } as usize;
+        let n = raw::dense_array_len(s.to_raw());
         let sizes: Vec<String> = (0..n)
             .map(|g| u8::from(fed.iter().any(|(f, _)| *f == g)).to_string())
             .collect();
@@ -247,32 +241,26 @@ fn build_body<'c, 'a>(
             "a composite must pass every operand of an op without optional operands".into(),
         );
     }
-    let copy = unsafe { mlir_sys::mlirOperationClone(cx.op().to_raw()) };
-    unsafe {
-        mlir_sys::mlirOperationSetOperands(copy, operands.len() as isize, operands.as_ptr());
-        if let Some(text) = &segments {
-            mlir_sys::mlirOperationSetInherentAttributeByName(
-                copy,
-                coreai_ir::ffi::string_ref("operandSegmentSizes"),
-                cx.parse_attribute(text)?.to_raw(),
-            );
-        }
-        for (name, text) in &spec.body_attrs {
-            mlir_sys::mlirOperationSetInherentAttributeByName(
-                copy,
-                coreai_ir::ffi::string_ref(name),
-                cx.parse_attribute(text)?.to_raw(),
-            );
-        }
-        mlir_sys::mlirBlockAppendOwnedOperation(block.to_raw(), copy);
+    let copy = raw::clone(cx.op().to_raw());
+    raw::set_operands(copy, &operands);
+    if let Some(text) = &segments {
+        raw::set_inherent_attribute(
+            copy,
+            "operandSegmentSizes",
+            cx.parse_attribute(text)?.to_raw(),
+        );
     }
-    let copy_ref = unsafe { OperationRef::from_raw(copy) };
+    for (name, text) in &spec.body_attrs {
+        raw::set_inherent_attribute(copy, name, cx.parse_attribute(text)?.to_raw());
+    }
+    raw::append(block.to_raw(), copy);
+    let copy_ref = cx.operation(copy);
     let body = LoweringCx::with_options(copy_ref, cx.options());
     let outcome = lower(&body).and_then(|values| {
         let first = *values.first().ok_or("the lowering returned no value")?;
         body.build(coreai::OUTPUT, &[first], &[], &[]).map(|_| ())
     });
-    unsafe { mlir_sys::mlirOperationDestroy(copy) };
+    raw::erase(copy);
     outcome
 }
 

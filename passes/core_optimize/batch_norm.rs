@@ -34,6 +34,7 @@ use coreai_ir::emit::broadcasting;
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
+use coreai_ir::raw;
 use melior::ir::{operation::OperationLike, Type, TypeLike, Value, ValueLike};
 use mlir_sys::MlirOperation;
 
@@ -41,34 +42,13 @@ const CONVOLUTIONS: &[&str] = &[coreai::CONV2D, coreai::CONV3D];
 
 /// The graph `invoke` calls, found among the module's ops.
 fn callee(invoke: MlirOperation) -> Option<MlirOperation> {
-    unsafe {
-        let name = super::callee_name(invoke)?;
-        let mut module = invoke;
-        while op_name(module) != "builtin.module" {
-            module = mlir_sys::mlirOperationGetParentOperation(module);
-            if module.ptr.is_null() {
-                return None;
-            }
-        }
-        let table = mlir_sys::mlirSymbolTableCreate(module);
-        let found = mlir_sys::mlirSymbolTableLookup(table, coreai_ir::ffi::string_ref(&name));
-        mlir_sys::mlirSymbolTableDestroy(table);
-        (!found.ptr.is_null()).then_some(found)
-    }
+    raw::lookup_symbol(invoke, &super::callee_name(invoke)?)
 }
 
 /// The `eps` of a `"batch_norm"` composite declaration, from its text
 /// (`#coreai.composite_declaration<"batch_norm" = {..., op_attrs = {eps = 9.99999974E-6 : f32, ...}}>`).
 fn batch_norm_eps(graph: MlirOperation) -> Result<f64, Decline> {
-    let attr = unsafe {
-        mlir_sys::mlirOperationGetAttributeByName(
-            graph,
-            coreai_ir::ffi::string_ref("composite_decl"),
-        )
-    };
-    if attr.ptr.is_null() {
-        return Err("the callee is not a composite".into());
-    }
+    let attr = raw::attribute(graph, "composite_decl").ok_or("the callee is not a composite")?;
     let text = super::attribute_text(attr);
     if !text.contains("<\"batch_norm\"") {
         return Err("the callee is not a batch_norm composite".into());
@@ -119,18 +99,14 @@ pub(super) fn cast<'c, 'a>(
 
 /// The element type name of a float tensor the fold handles.
 pub(super) fn float_element(ty: Type<'_>) -> Option<&'static str> {
-    unsafe {
-        if !mlir_sys::mlirTypeIsARankedTensor(ty.to_raw()) {
-            return None;
-        }
-        let e = mlir_sys::mlirShapedTypeGetElementType(ty.to_raw());
-        if mlir_sys::mlirTypeIsAF32(e) {
-            Some("f32")
-        } else if mlir_sys::mlirTypeIsAF16(e) {
-            Some("f16")
-        } else {
-            None
-        }
+    use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
+    let e = RankedTensorType::try_from(ty).ok()?.element();
+    if e.is_f32() {
+        Some("f32")
+    } else if e.is_f16() {
+        Some("f16")
+    } else {
+        None
     }
 }
 
@@ -223,18 +199,14 @@ pub(super) fn scale_convolution<'c, 'a>(
     };
     let mut bias = bias;
     if op_name(conv) == coreai::DECOMPOSABLE_BROADCASTING_ADD {
-        let (c, y) = unsafe {
-            (
-                mlir_sys::mlirOperationGetOperand(conv, 1),
-                mlir_sys::mlirOperationGetOperand(conv, 0),
-            )
-        };
-        let c = unsafe { Value::from_raw(c) };
+        let (c, y) = (
+            cx.value(raw::operand(conv, 1)),
+            cx.value(raw::operand(conv, 0)),
+        );
         let c_shape = static_shape(c.r#type().to_raw()).unwrap_or_default();
         let per_channel = c_shape.len() >= 2
             && c_shape[1] == channels
             && c_shape.iter().enumerate().all(|(i, d)| i == 1 || *d == 1);
-        let y = unsafe { Value::from_raw(y) };
         let Some(inner) = single_use_producer(y) else {
             return Ok(None);
         };
@@ -260,7 +232,7 @@ pub(super) fn scale_convolution<'c, 'a>(
     if !CONVOLUTIONS.contains(&op_name(conv).as_str()) {
         return Ok(None);
     }
-    let weight = unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(conv, 1)) };
+    let weight = cx.value(raw::operand(conv, 1));
     if constant_attr(weight.to_raw()).is_none() || float_element(weight.r#type()) != Some(element) {
         return Ok(None);
     }
@@ -281,12 +253,9 @@ pub(super) fn scale_convolution<'c, 'a>(
         tensor(cx, &dims, "f32")?,
     )?;
     let scaled = cast(cx, scaled, weight.r#type())?;
-    let copy = unsafe {
-        let copy = mlir_sys::mlirOperationClone(conv);
-        mlir_sys::mlirOperationSetOperand(copy, 1, scaled.to_raw());
-        let block = mlir_sys::mlirOperationGetBlock(cx.op().to_raw());
-        mlir_sys::mlirBlockInsertOwnedOperationBefore(block, cx.op().to_raw(), copy);
-        Value::from_raw(mlir_sys::mlirOperationGetResult(copy, 0))
-    };
+    let copy = raw::clone(conv);
+    raw::set_operand(copy, 1, scaled.to_raw());
+    raw::insert_before(cx.op().to_raw(), copy);
+    let copy = cx.value(raw::result(copy, 0));
     Ok(Some((copy, bias)))
 }

@@ -68,6 +68,11 @@ impl<'c, 'a> LoweringCx<'c, 'a> {
         unsafe { Value::from_raw(raw) }
     }
 
+    /// An op of the IR being lowered (or built for it), from its raw handle.
+    pub fn operation(&self, raw: mlir_sys::MlirOperation) -> OperationRef<'c, 'a> {
+        unsafe { OperationRef::from_raw(raw) }
+    }
+
     /// An attribute of the IR being lowered, from its raw handle.
     pub fn attribute_from_raw(&self, raw: mlir_sys::MlirAttribute) -> Attribute<'c> {
         unsafe { Attribute::from_raw(raw) }

@@ -931,3 +931,45 @@ pub fn generic_text(op: MlirOperation) -> String {
         mlirOpPrintingFlagsDestroy(flags);
     })
 }
+
+/// The op named `name` in the symbol table of the module enclosing `from`.
+pub fn lookup_symbol(from: MlirOperation, name: &str) -> Option<MlirOperation> {
+    let mut module = from;
+    while op_name(module) != "builtin.module" {
+        module = parent(module);
+        if module.ptr.is_null() {
+            return None;
+        }
+    }
+    unsafe {
+        let table = mlirSymbolTableCreate(module);
+        let found = mlirSymbolTableLookup(table, string_ref(name));
+        mlirSymbolTableDestroy(table);
+        (!found.ptr.is_null()).then_some(found)
+    }
+}
+
+/// Whether `v` has any use.
+pub fn has_uses(v: MlirValue) -> bool {
+    unsafe { !mlirOpOperandIsNull(mlirValueGetFirstUse(v)) }
+}
+
+/// Makes `values` the operands of `op`.
+pub fn set_operands(op: MlirOperation, values: &[MlirValue]) {
+    unsafe { mlirOperationSetOperands(op, values.len() as isize, values.as_ptr()) }
+}
+
+/// Sets inherent attribute `name` of `op`.
+pub fn set_inherent_attribute(op: MlirOperation, name: &str, attr: MlirAttribute) {
+    unsafe { mlirOperationSetInherentAttributeByName(op, string_ref(name), attr) }
+}
+
+/// The number of elements of a dense array attribute (`array<i32: ...>`).
+pub fn dense_array_len(attr: MlirAttribute) -> usize {
+    unsafe { mlirDenseArrayGetNumElements(attr) as usize }
+}
+
+/// A location as MLIR prints it.
+pub fn location_string(location: MlirLocation) -> String {
+    crate::ffi::printed(|callback, data| unsafe { mlirLocationPrint(location, callback, data) })
+}

@@ -34,9 +34,9 @@ use coreai_ir::schema::is_half;
 use coreai_ir::schema::{dims, element_type, normalize_dim, shape_of, tensor_type, DYNAMIC};
 use melior::ir::{
     attribute::TypeAttribute,
-    operation::{OperationLike, OperationRef},
+    operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
-    AttributeLike, Type, TypeLike, Value, ValueLike,
+    Type, Value, ValueLike,
 };
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
@@ -85,16 +85,7 @@ fn int_or(cx: &LoweringCx<'_, '_>, name: &str, default: i64) -> Result<i64, Decl
 /// The integer width and signedness of `element` (`i4` and `si4` signed,
 /// `i1` a bool: unsigned).
 fn int_kind(element: Type<'_>) -> Option<(u32, bool)> {
-    unsafe {
-        let raw = element.to_raw();
-        mlir_sys::mlirTypeIsAInteger(raw).then(|| {
-            let width = mlir_sys::mlirIntegerTypeGetWidth(raw);
-            (
-                width,
-                width > 1 && !mlir_sys::mlirIntegerTypeIsUnsigned(raw),
-            )
-        })
-    }
+    coreai_ir::schema::int_kind(element)
 }
 
 /// The smallest value of an integer type (`-8` for `si4`, `0` for `ui8`).
@@ -445,42 +436,29 @@ fn narrow_constant<'c, 'a>(
             element.unwrap_or_default()
         ));
     }
-    let raw = unsafe {
-        if bits == 1 {
-            let ints: Vec<std::os::raw::c_int> = values.iter().map(|&v| v as _).collect();
-            mlir_sys::mlirDenseElementsAttrBoolGet(ty.to_raw(), ints.len() as isize, ints.as_ptr())
-        } else {
-            // MLIR stores 2..8-bit integers one per byte, in the low bits.
-            let mask = ((1u16 << bits) - 1) as u8;
-            let bytes: Vec<u8> = values.iter().map(|&v| v as u8 & mask).collect();
-            mlir_sys::mlirDenseElementsAttrRawBufferGet(
-                ty.to_raw(),
-                bytes.len(),
-                bytes.as_ptr().cast(),
-            )
-        }
-    };
-    if raw.ptr.is_null() {
-        return Err(format!("cannot build a constant of {ty}"));
+    let attr = if bits == 1 {
+        coreai_ir::weights::dense_bools_attr(
+            ty,
+            &values.iter().map(|&v| v != 0).collect::<Vec<_>>(),
+        )
+    } else {
+        // MLIR stores 2..8-bit integers one per byte, in the low bits.
+        let mask = ((1u16 << bits) - 1) as u8;
+        let bytes: Vec<u8> = values.iter().map(|&v| v as u8 & mask).collect();
+        coreai_ir::weights::dense_from_bytes(ty, &bytes)
     }
-    let attr = unsafe { melior::ir::Attribute::from_raw(raw) };
+    .ok_or_else(|| format!("cannot build a constant of {ty}"))?;
     constant(cx, ty, attr)
 }
 
 /// The integers of `v` when it is an integer (or bool) `coreai.constant`
 /// (inline or `dense_resource`), in row-major order.
 fn constant_ints(v: Value<'_, '_>) -> Option<Vec<i64>> {
-    let op = unsafe {
-        let raw = v.to_raw();
-        if !mlir_sys::mlirValueIsAOpResult(raw) {
-            return None;
-        }
-        OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw))
-    };
+    let op = coreai_ir::schema::producer(v)?;
     if op.name().as_string_ref().as_str() != Ok(coreai::CONSTANT) {
         return None;
     }
-    let attr = op.attribute("value").ok()?.to_raw();
+    let attr = op.attribute("value").ok()?;
     let (width, signed) = int_kind(element_type(v).ok()?)?;
     let n: i64 = shape_of(v).ok()?.iter().product();
     let n = usize::try_from(n).ok()?;
@@ -507,42 +485,18 @@ fn constant_ints(v: Value<'_, '_>) -> Option<Vec<i64>> {
             })
             .collect()
     };
-    unsafe {
-        if mlir_sys::mlirAttributeIsADenseResourceElements(attr) {
-            let mut size = 0usize;
-            let data = coreai_ir::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
-            if data.is_null() || size != n * bytes_per {
-                return None;
-            }
-            return Some(from_bytes(std::slice::from_raw_parts(data.cast(), size), n));
-        }
-        if !mlir_sys::mlirAttributeIsADenseElements(attr) {
-            return None;
-        }
-        let splat = mlir_sys::mlirDenseElementsAttrIsSplat(attr);
-        if width == 1 {
-            return Some(
-                (0..n)
-                    .map(|i| {
-                        i64::from(if splat {
-                            mlir_sys::mlirDenseElementsAttrGetBoolSplatValue(attr) != 0
-                        } else {
-                            mlir_sys::mlirDenseElementsAttrGetBoolValue(attr, i as isize)
-                        })
-                    })
-                    .collect(),
-            );
-        }
-        let count = if splat { 1 } else { n };
-        let data = mlir_sys::mlirDenseElementsAttrGetRawData(attr);
-        if data.is_null() {
-            return (n == 0).then(Vec::new);
-        }
-        Some(from_bytes(
-            std::slice::from_raw_parts(data.cast(), count * bytes_per),
-            count,
-        ))
+    if let Some(bytes) = coreai_ir::weights::resource_bytes(attr) {
+        return (bytes.len() == n * bytes_per).then(|| from_bytes(bytes, n));
     }
+    if width == 1 {
+        let bools = coreai_ir::weights::dense_bools(attr)?;
+        return (bools.len() == n).then(|| bools.into_iter().map(i64::from).collect());
+    }
+    let (data, count) = coreai_ir::weights::dense_data(attr)?;
+    if count == 0 {
+        return (n == 0).then(Vec::new);
+    }
+    Some(from_bytes(data, count))
 }
 
 #[cfg(test)]

@@ -10,10 +10,11 @@
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{type_text, Decline, LoweringCx};
 use coreai_ir::op::coreai;
+use coreai_ir::raw;
 use melior::ir::{
-    operation::{OperationBuilder, OperationLike, OperationRef},
+    operation::{OperationBuilder, OperationLike},
     r#type::RankedTensorType,
-    Attribute, BlockLike, Identifier, Region, RegionLike, Type, TypeLike, Value, ValueLike,
+    Attribute, BlockLike, Identifier, Region, RegionLike, Type, Value, ValueLike,
 };
 use mlir_sys::MlirBlock;
 
@@ -42,7 +43,8 @@ fn inline_arguments(
     from: usize,
     values: &[Value<'_, '_>],
 ) -> Result<(), Decline> {
-    let count = unsafe { mlir_sys::mlirBlockGetNumArguments(block) } as usize;
+    let args = raw::arguments(block);
+    let count = args.len();
     if count != from + values.len() {
         return Err(format!(
             "a region takes {count} arguments for {} values",
@@ -50,13 +52,10 @@ fn inline_arguments(
         ));
     }
     for (i, value) in values.iter().enumerate() {
-        unsafe {
-            let arg = mlir_sys::mlirBlockGetArgument(block, (from + i) as isize);
-            mlir_sys::mlirValueReplaceAllUsesOfWith(arg, value.to_raw());
-        }
+        raw::replace_all_uses(args[from + i], value.to_raw());
     }
     for i in (from..count).rev() {
-        unsafe { mlir_sys::mlirBlockEraseArgument(block, i as u32) };
+        raw::erase_argument(block, i);
     }
     Ok(())
 }
@@ -68,7 +67,7 @@ fn take_region(cx: &LoweringCx<'_, '_>, index: usize) -> Result<Region<'static>,
         .region(index)
         .map_err(|_| format!("expected a region #{index}"))?;
     let region = Region::new();
-    unsafe { mlir_sys::mlirRegionTakeBody(region.to_raw(), old.to_raw()) };
+    raw::take_body(region.to_raw(), old.to_raw());
     Ok(region)
 }
 
@@ -89,11 +88,7 @@ fn build_with_regions<'c, 'a>(
         .build()
         .map_err(|e| format!("cannot build '{name}': {e}"))?;
     let block = cx.op().block().ok_or("the op is not in a block")?;
-    let op = unsafe {
-        let raw = op.into_raw();
-        mlir_sys::mlirBlockInsertOwnedOperationBefore(block.to_raw(), cx.op().to_raw(), raw);
-        OperationRef::from_raw(raw)
-    };
+    let op = block.insert_operation_before(cx.op(), op);
     (0..results.len())
         .map(|i| op.result(i).map(Into::into).map_err(|e| e.to_string()))
         .collect()
@@ -124,9 +119,7 @@ fn rank0_predicate<'c, 'a>(
     if ty.rank() == 0 {
         return Ok(p);
     }
-    let elements: i64 = (0..ty.rank() as isize)
-        .map(|i| unsafe { mlir_sys::mlirShapedTypeGetDimSize(ty.to_raw(), i) })
-        .product();
+    let elements: i64 = coreai_ir::schema::dims(ty).iter().product();
     if elements != 1 {
         return Err(format!(
             "the predicate {} has more than one element",

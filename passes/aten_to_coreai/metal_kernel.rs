@@ -289,16 +289,7 @@ fn metal_type(element: Type<'_>, what: &str) -> Result<String, Decline> {
 // --- reading the attribute ------------------------------------------------
 
 fn field<'c>(dict: Attribute<'c>, name: &str) -> Result<Attribute<'c>, Decline> {
-    let raw = unsafe {
-        mlir_sys::mlirDictionaryAttrGetElementByName(
-            dict.to_raw(),
-            coreai_ir::ffi::string_ref(name),
-        )
-    };
-    if raw.ptr.is_null() {
-        return Err(format!("'metal_kernel' has no '{name}'"));
-    }
-    Ok(unsafe { Attribute::from_raw(raw) })
+    coreai_ir::schema::dict_get(dict, name).ok_or_else(|| format!("'metal_kernel' has no '{name}'"))
 }
 
 fn string(a: Attribute<'_>, what: &str) -> Result<String, Decline> {
@@ -323,16 +314,8 @@ fn strings(a: Attribute<'_>, what: &str) -> Result<Vec<String>, Decline> {
 }
 
 fn i64s(a: Attribute<'_>, what: &str) -> Result<Vec<i64>, Decline> {
-    let raw = a.to_raw();
-    unsafe {
-        if !mlir_sys::mlirAttributeIsADenseI64Array(raw) {
-            return Err(format!("'metal_kernel' {what} is not an array<i64>: {a}"));
-        }
-        let n = mlir_sys::mlirDenseArrayGetNumElements(raw);
-        Ok((0..n)
-            .map(|i| mlir_sys::mlirDenseI64ArrayGetElement(raw, i))
-            .collect())
-    }
+    coreai_ir::schema::i64_array(a)
+        .ok_or_else(|| format!("'metal_kernel' {what} is not an array<i64>: {a}"))
 }
 
 fn tuples(a: Attribute<'_>, what: &str, n: usize) -> Result<Vec<Vec<String>>, Decline> {
@@ -351,23 +334,16 @@ fn tuples(a: Attribute<'_>, what: &str, n: usize) -> Result<Vec<Vec<String>>, De
 impl MetalKernelCall {
     /// The call's `metal_kernel` attribute.
     pub fn from_attribute(dict: Attribute<'_>) -> Result<Self, Decline> {
-        if !unsafe { mlir_sys::mlirAttributeIsADictionary(dict.to_raw()) } {
+        if !coreai_ir::raw::is_dictionary(dict.to_raw()) {
             return Err(format!("'metal_kernel' is not a dictionary: {dict}"));
         }
         let input_names = strings(field(dict, "input_names")?, "input_names")?;
         let scalars_attr = field(dict, "scalars")?;
         let mut scalars = Vec::new();
         for name in &input_names {
-            let raw = unsafe {
-                mlir_sys::mlirDictionaryAttrGetElementByName(
-                    scalars_attr.to_raw(),
-                    coreai_ir::ffi::string_ref(name),
-                )
-            };
-            if raw.ptr.is_null() {
+            let Some(a) = coreai_ir::schema::dict_get(scalars_attr, name) else {
                 continue;
-            }
-            let a = unsafe { Attribute::from_raw(raw) };
+            };
             scalars.push((name.clone(), scalar(a, "the scalar", name)?));
         }
         Ok(Self {

@@ -13,7 +13,7 @@ use super::aten_builders::*;
 use coreai_ir::lowering::{Decline, LoweringCx};
 use melior::ir::{
     attribute::{DenseI64ArrayAttribute, IntegerAttribute},
-    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+    operation::{OperationLike, OperationRef, WalkOrder},
     Value, ValueLike,
 };
 use mlir_sys::MlirOperation;
@@ -28,20 +28,15 @@ const VIEWS: &[&str] = &[
 /// Rewrites every symbolic view in `module`; a view that cannot be
 /// rewritten is left as it is (the legalizer reports it).
 pub fn rewrite_views(module: OperationRef<'_, '_>) {
-    let mut views: Vec<MlirOperation> = Vec::new();
-    module.walk(WalkOrder::PreOrder, |op| {
+    let views = coreai_ir::raw::collect(&module, WalkOrder::PreOrder, |op| {
         let generic = op.name().as_string_ref().as_str() == Ok("aten.operator");
         let name = op
             .attribute("name")
             .ok()
             .and_then(coreai_ir::strings::string_value);
-        if generic && name.is_some_and(|n| VIEWS.contains(&n.as_ref())) {
-            views.push(op.to_raw());
-        }
-        WalkResult::Advance
+        generic && name.is_some_and(|n| VIEWS.contains(&n.as_ref()))
     });
-    for raw in views {
-        let op = unsafe { OperationRef::from_raw(raw) };
+    for op in views {
         let cx = LoweringCx::new(op);
         let Ok(new) = inferred_view(&cx) else {
             continue;
@@ -50,10 +45,8 @@ pub fn rewrite_views(module: OperationRef<'_, '_>) {
         let mut sizes: Vec<MlirOperation> = op.operands().skip(1).filter_map(defining_op).collect();
         sizes.sort_by_key(|o| o.ptr as usize);
         sizes.dedup_by_key(|o| o.ptr as usize);
-        unsafe {
-            mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw());
-            mlir_sys::mlirOperationDestroy(raw);
-        }
+        coreai_ir::raw::replace_all_uses(old.to_raw(), new.to_raw());
+        coreai_ir::raw::erase(op.to_raw());
         for size in sizes {
             erase_if_unused(size);
         }
@@ -88,15 +81,12 @@ fn inferred_view<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Value<'c, 'a>, Decli
 
 /// The op defining `v`, if `v` is an op result.
 fn defining_op(v: Value<'_, '_>) -> Option<MlirOperation> {
-    unsafe {
-        let raw = v.to_raw();
-        mlir_sys::mlirValueIsAOpResult(raw).then(|| mlir_sys::mlirOpResultGetOwner(raw))
-    }
+    coreai_ir::raw::producer(v.to_raw())
 }
 
 /// The value of `v` when it is a scalar `arith.constant` integer.
 fn constant_int(v: Value<'_, '_>) -> Option<i64> {
-    let op = unsafe { OperationRef::from_raw(defining_op(v)?) };
+    let op = coreai_ir::schema::producer(v)?;
     if op.name().as_string_ref().as_str() != Ok("arith.constant") {
         return None;
     }
@@ -108,16 +98,11 @@ fn constant_int(v: Value<'_, '_>) -> Option<i64> {
 /// Erases a size's `aten.sym_size.int` or scalar `arith.constant` once it
 /// has no uses.
 fn erase_if_unused(raw: MlirOperation) {
-    let op = unsafe { OperationRef::from_raw(raw) };
-    let name = op.name();
     let erasable = matches!(
-        name.as_string_ref().as_str(),
-        Ok("aten.sym_size.int") | Ok("arith.constant")
-    ) && op.result_count() == 1
-        && op
-            .result(0)
-            .is_ok_and(|r| unsafe { mlir_sys::mlirValueGetFirstUse(r.to_raw()).ptr.is_null() });
+        coreai_ir::raw::op_name(raw).as_str(),
+        "aten.sym_size.int" | "arith.constant"
+    ) && matches!(coreai_ir::raw::results(raw)[..], [r] if !coreai_ir::raw::has_uses(r));
     if erasable {
-        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+        coreai_ir::raw::erase(raw);
     }
 }

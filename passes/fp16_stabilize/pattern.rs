@@ -22,11 +22,7 @@ pub type Rewritten<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
 /// The op that defines `v`, when it is an op result.
 pub fn producer<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    unsafe {
-        let raw = v.to_raw();
-        mlir_sys::mlirValueIsAOpResult(raw)
-            .then(|| OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw)))
-    }
+    coreai_ir::schema::producer(v)
 }
 
 /// The op named `name` (`coreai::CONSTANT`) that defines `v`.
@@ -53,21 +49,13 @@ pub fn arg<'c: 'a, 'a>(op: &OperationRef<'c, 'a>, i: usize) -> Result<Value<'c, 
 pub fn splat_element(v: Value<'_, '_>) -> Option<mlir_sys::MlirAttribute> {
     let op = defined_by(v, coreai::CONSTANT)?;
     let attr = op.attribute("value").ok()?;
-    unsafe {
-        let raw = attr.to_raw();
-        (mlir_sys::mlirAttributeIsADenseElements(raw)
-            && mlir_sys::mlirDenseElementsAttrIsSplat(raw))
-        .then(|| mlir_sys::mlirDenseElementsAttrGetSplatValue(raw))
-    }
+    coreai_ir::schema::splat_element(attr).map(|e| e.to_raw())
 }
 
 /// The value of a splat float `coreai.constant` (any shape).
 pub fn splat(v: Value<'_, '_>) -> Option<f64> {
     let element = splat_element(v)?;
-    unsafe {
-        mlir_sys::mlirAttributeIsAFloat(element)
-            .then(|| mlir_sys::mlirFloatAttrGetValueDouble(element))
-    }
+    coreai_ir::raw::float_value(element)
 }
 
 /// Whether `v` is a splat constant equal to `value`.
@@ -93,19 +81,11 @@ pub fn with_constant<'c: 'a, 'a>(
 
 /// The number of uses of `v`.
 pub fn use_count(v: Value<'_, '_>) -> usize {
-    let mut n = 0;
-    unsafe {
-        let mut u = mlir_sys::mlirValueGetFirstUse(v.to_raw());
-        while !mlir_sys::mlirOpOperandIsNull(u) {
-            n += 1;
-            u = mlir_sys::mlirOpOperandGetNextUse(u);
-        }
-    }
-    n
+    coreai_ir::raw::uses(v.to_raw()).len()
 }
 
 pub fn is_float(v: Value<'_, '_>) -> bool {
-    tensor(v).is_ok_and(|t| unsafe { mlir_sys::mlirTypeIsAFloat(t.element().to_raw()) })
+    tensor(v).is_ok_and(|t| t.element().is_float())
 }
 
 /// Builds elementwise `op` (`coreai::EXP`) on `x`.

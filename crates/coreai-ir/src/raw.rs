@@ -973,3 +973,13 @@ pub fn dense_array_len(attr: MlirAttribute) -> usize {
 pub fn location_string(location: MlirLocation) -> String {
     crate::ffi::printed(|callback, data| unsafe { mlirLocationPrint(location, callback, data) })
 }
+
+/// Erases argument `i` of `block` (it must have no uses left).
+pub fn erase_argument(block: MlirBlock, i: usize) {
+    unsafe { mlirBlockEraseArgument(block, i as u32) }
+}
+
+/// The value of a float attribute.
+pub fn float_value(attr: MlirAttribute) -> Option<f64> {
+    unsafe { mlirAttributeIsAFloat(attr).then(|| mlirFloatAttrGetValueDouble(attr)) }
+}

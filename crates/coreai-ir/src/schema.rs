@@ -9,7 +9,7 @@ use melior::ir::{
     attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute},
     operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
-    AttributeLike, Type, TypeLike, Value, ValueLike,
+    Attribute, AttributeLike, Type, TypeLike, Value, ValueLike,
 };
 
 /// The size MLIR uses for a dynamic dimension (`?`).
@@ -300,4 +300,56 @@ pub fn uses<'c, 'a>(v: Value<'c, 'a>) -> Vec<(melior::ir::operation::OperationRe
         }
     }
     out
+}
+
+/// The op that defines `v`, when it is an op result.
+pub fn producer<'c, 'a>(v: Value<'c, 'a>) -> Option<melior::ir::operation::OperationRef<'c, 'a>> {
+    melior::ir::operation::OperationResult::try_from(v)
+        .ok()
+        .map(|r| r.owner())
+}
+
+/// Entry `name` of dictionary attribute `dict`.
+pub fn dict_get<'c>(dict: Attribute<'c>, name: &str) -> Option<Attribute<'c>> {
+    let entry = crate::raw::dict_entry(dict.to_raw(), name)?;
+    // SAFETY: an entry of a live dictionary attribute of the same context.
+    Some(unsafe { Attribute::from_raw(entry) })
+}
+
+/// The element of a splat dense elements attribute.
+pub fn splat_element<'c>(attr: Attribute<'c>) -> Option<Attribute<'c>> {
+    // SAFETY: type tests and the splat element of a live attribute.
+    unsafe {
+        let raw = attr.to_raw();
+        (mlir_sys::mlirAttributeIsADenseElements(raw)
+            && mlir_sys::mlirDenseElementsAttrIsSplat(raw))
+        .then(|| Attribute::from_raw(mlir_sys::mlirDenseElementsAttrGetSplatValue(raw)))
+    }
+}
+
+/// The value of a float attribute.
+pub fn float_value(attr: Attribute<'_>) -> Option<f64> {
+    melior::ir::attribute::FloatAttribute::try_from(attr)
+        .ok()
+        .map(|f| f.value())
+}
+
+/// The elements of an `array<i64: ...>` attribute.
+pub fn i64_array(attr: Attribute<'_>) -> Option<Vec<i64>> {
+    // SAFETY: a type test, then reads within the array's length.
+    unsafe {
+        let raw = attr.to_raw();
+        mlir_sys::mlirAttributeIsADenseI64Array(raw).then(|| {
+            (0..mlir_sys::mlirDenseArrayGetNumElements(raw))
+                .map(|i| mlir_sys::mlirDenseI64ArrayGetElement(raw, i))
+                .collect()
+        })
+    }
+}
+
+/// `(width, signed)` of an integer type (`i1` unsigned), `None` for others.
+pub fn int_kind(element: Type<'_>) -> Option<(u32, bool)> {
+    melior::ir::r#type::IntegerType::try_from(element)
+        .ok()
+        .map(|i| (i.width(), i.width() > 1 && !i.is_unsigned()))
 }

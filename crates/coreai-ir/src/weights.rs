@@ -324,6 +324,72 @@ pub fn dense_from_bytes<'c>(ty: Type<'c>, bytes: &[u8]) -> Option<Attribute<'c>>
     (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
 }
 
+/// The values of an `i1` dense elements attribute, row-major (a splat
+/// repeated to its element count).
+pub fn dense_bools(attr: Attribute<'_>) -> Option<Vec<bool>> {
+    // SAFETY: type tests, then reads within the attribute's element count.
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlirAttributeIsADenseElements(raw) {
+            return None;
+        }
+        let n = mlirElementsAttrGetNumElements(raw) as isize;
+        if mlirDenseElementsAttrIsSplat(raw) {
+            let v = mlirDenseElementsAttrGetBoolSplatValue(raw) != 0;
+            return Some(vec![v; n as usize]);
+        }
+        Some(
+            (0..n)
+                .map(|i| mlirDenseElementsAttrGetBoolValue(raw, i))
+                .collect(),
+        )
+    }
+}
+
+/// The stored bytes of an integer or float dense elements attribute,
+/// borrowed from it, and how many elements they hold (1 for a splat).
+/// Elements of 2 to 8 bits take a byte each; `i1` (packed bits, see
+/// [`dense_bools`]) gives `None`.
+pub fn dense_data<'c>(attr: Attribute<'c>) -> Option<(&'c [u8], usize)> {
+    let ty = RankedTensorType::try_from(attr.r#type()).ok()?;
+    let bits = crate::raw::element_bits(ty.to_raw())? as usize;
+    if bits < 2 {
+        return None;
+    }
+    let bytes_per = bits.div_ceil(8);
+    // SAFETY: type tests, then a slice of the attribute's own storage,
+    // which lives as long as the context: one element for a splat, else
+    // every element at its width.
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlirAttributeIsADenseElements(raw) {
+            return None;
+        }
+        let count = if mlirDenseElementsAttrIsSplat(raw) {
+            1
+        } else {
+            mlirElementsAttrGetNumElements(raw) as usize
+        };
+        let data = mlirDenseElementsAttrGetRawData(raw);
+        if data.is_null() {
+            return (count == 0).then_some((&[][..], 0));
+        }
+        Some((
+            std::slice::from_raw_parts(data.cast(), count * bytes_per),
+            count,
+        ))
+    }
+}
+
+/// An `i1` dense elements attribute of `ty` holding `values`.
+pub fn dense_bools_attr<'c>(ty: Type<'c>, values: &[bool]) -> Option<Attribute<'c>> {
+    let ints: Vec<std::os::raw::c_int> = values.iter().map(|&v| v.into()).collect();
+    // SAFETY: MLIR copies the values; null when they do not make a `ty`.
+    let raw =
+        unsafe { mlirDenseElementsAttrBoolGet(ty.to_raw(), ints.len() as isize, ints.as_ptr()) };
+    (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

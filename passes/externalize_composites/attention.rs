@@ -57,6 +57,7 @@ use super::{
     NearMiss,
 };
 use crate::fp16_stabilize::pattern::{defined_by, shape, splat, use_count};
+use coreai_ir::lowering::Scalar;
 use coreai_ir::lowering::{broadcast_shapes, Decline, LoweringCx};
 use coreai_ir::op::coreai;
 use melior::ir::{operation::OperationLike, OperationRef, Value};
@@ -413,40 +414,30 @@ fn causal_mask(
         return None;
     }
     let attr = crate::core_optimize::evaluate(m, 64)?;
-    unsafe {
-        if !mlir_sys::mlirAttributeIsADenseElements(attr)
-            || mlir_sys::mlirElementsAttrGetNumElements(attr) != n
-            || (mlir_sys::mlirDenseElementsAttrIsSplat(attr) && tk > 1)
-        {
-            return None;
-        }
-        let mut index = vec![0u64; r];
-        for linear in 0..n {
-            let mut rest = linear;
-            for d in (0..r).rev() {
-                index[d] = (rest % sm[d]) as u64;
-                rest /= sm[d];
-            }
-            let (i, j) = (index[r - 2] as i64, index[r - 1] as i64);
-            let attended = j <= i + tk - tq;
-            let e = mlir_sys::mlirElementsAttrGetValue(attr, r as isize, index.as_mut_ptr());
-            let ok = if kind != MaskKind::Additive {
-                mlir_sys::mlirAttributeIsAInteger(e)
-                    && (mlir_sys::mlirIntegerAttrGetValueInt(e) != 0)
-                        == (attended == (kind == MaskKind::Attend))
-            } else if mlir_sys::mlirAttributeIsAFloat(e) {
-                let x = mlir_sys::mlirFloatAttrGetValueDouble(e);
+    if coreai_ir::raw::is_splat(attr) && tk > 1 {
+        return None;
+    }
+    let values = coreai_ir::raw::element_scalars(attr)?;
+    if values.len() as i64 != n {
+        return None;
+    }
+    for (linear, value) in values.into_iter().enumerate() {
+        let (i, j) = ((linear as i64 / tk) % tq, linear as i64 % tk);
+        let attended = j <= i + tk - tq;
+        let ok = match (kind, value) {
+            (MaskKind::Additive, Scalar::Float(x)) => {
                 if attended {
                     x == 0.0
                 } else {
                     x <= -1e4
                 }
-            } else {
-                false
-            };
-            if !ok {
-                return None;
             }
+            (MaskKind::Additive, Scalar::Int(_)) => false,
+            (_, Scalar::Int(x)) => (x != 0) == (attended == (kind == MaskKind::Attend)),
+            (_, Scalar::Float(_)) => false,
+        };
+        if !ok {
+            return None;
         }
     }
     Some(attr)

@@ -26,7 +26,7 @@ use super::{outline::OpAttr, outline::Outline, NearMiss};
 use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, shape, splat};
 use coreai_ir::lowering::broadcast_shapes;
 use coreai_ir::op::coreai;
-use melior::ir::{operation::OperationLike, AttributeLike, OperationRef, Value, ValueLike};
+use melior::ir::{operation::OperationLike, OperationRef, Value};
 
 /// The sub-patterns, in matching order (a near miss names the first that
 /// failed).
@@ -124,25 +124,13 @@ fn statistic<'c: 'a, 'a>(
 pub fn int_values(v: Value<'_, '_>) -> Option<Vec<i64>> {
     let op = defined_by(v, coreai::CONSTANT)?;
     let attr = op.attribute("value").ok()?;
-    unsafe {
-        let raw = attr.to_raw();
-        if !mlir_sys::mlirAttributeIsADenseElements(raw) {
-            return None;
-        }
-        let n = mlir_sys::mlirElementsAttrGetNumElements(raw);
-        let splat = mlir_sys::mlirDenseElementsAttrIsSplat(raw);
-        (0..n)
-            .map(|i| {
-                let e = if splat {
-                    mlir_sys::mlirDenseElementsAttrGetSplatValue(raw)
-                } else {
-                    mlir_sys::mlirElementsAttrGetValue(raw, 1, [i as u64].as_mut_ptr())
-                };
-                mlir_sys::mlirAttributeIsAInteger(e)
-                    .then(|| mlir_sys::mlirIntegerAttrGetValueInt(e))
-            })
-            .collect()
-    }
+    coreai_ir::weights::element_scalars(attr)?
+        .into_iter()
+        .map(|e| match e {
+            coreai_ir::lowering::Scalar::Int(i) => Some(i),
+            coreai_ir::lowering::Scalar::Float(_) => None,
+        })
+        .collect()
 }
 
 /// `n = x · rsqrt(E)`, `x / sqrt(E)` or `x · (1 / sqrt(E))`, optionally
@@ -230,11 +218,7 @@ pub fn recognize<'c, 'a>(root: OperationRef<'c, 'a>) -> Result<Outline<'c, 'a>, 
         // A cast after the weight multiplication is the root (Gemma).
         let r: Value = r.into();
         let single = crate::fp16_stabilize::pattern::use_count(r) == 1;
-        let first_user = unsafe {
-            let u = mlir_sys::mlirValueGetFirstUse(r.to_raw());
-            (!mlir_sys::mlirOpOperandIsNull(u))
-                .then(|| OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(u)))
-        };
+        let first_user = coreai_ir::schema::uses(r).first().map(|(user, _)| *user);
         if single && first_user.is_some_and(|u| op_name(&u) == coreai::CAST) {
             return Err(miss(0, "a cast follows; it is the root"));
         }

@@ -77,9 +77,7 @@ use super::{
 use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, shape, splat};
 use coreai_ir::lowering::{broadcast_shapes, Decline, LoweringCx};
 use coreai_ir::op::coreai;
-use melior::ir::{
-    operation::OperationLike, AttributeLike, OperationRef, TypeLike, Value, ValueLike,
-};
+use melior::ir::{operation::OperationLike, OperationRef, TypeLike, Value, ValueLike};
 
 const STAGES: &[&str] = &[
     "sum of two products",
@@ -270,35 +268,22 @@ fn constant_halves_equal(op: &OperationRef<'_, '_>, v: Value<'_, '_>) -> bool {
     let Ok(element) = crate::fp16_stabilize::pattern::element(v) else {
         return false;
     };
-    unsafe {
-        let raw = attr.to_raw();
-        if !mlir_sys::mlirTypeIsAFloat(element.to_raw()) || w % 2 != 0 || n <= 0 {
-            return false;
-        }
-        let bytes_per = (mlir_sys::mlirFloatTypeGetWidth(element.to_raw()) / 8) as usize;
-        let data: &[u8] = if mlir_sys::mlirAttributeIsADenseResourceElements(raw) {
-            let mut size = 0usize;
-            let data = coreai_ir::ffi::coreaiDenseResourceElementsGetData(raw, &mut size);
-            if data.is_null() || size != n as usize * bytes_per {
-                return false;
-            }
-            std::slice::from_raw_parts(data.cast(), size)
-        } else if mlir_sys::mlirAttributeIsADenseElements(raw) {
-            if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
-                return true;
-            }
-            let data = mlir_sys::mlirDenseElementsAttrGetRawData(raw);
-            if data.is_null() {
-                return false;
-            }
-            std::slice::from_raw_parts(data.cast(), n as usize * bytes_per)
-        } else {
-            return false;
-        };
-        let row = w as usize * bytes_per;
-        let half = row / 2;
-        data.chunks(row).all(|r| r[..half] == r[half..])
+    if !element.is_float() || w % 2 != 0 || n <= 0 {
+        return false;
     }
+    let Some((data, splat)) = coreai_ir::weights::float_bytes(attr) else {
+        return false;
+    };
+    if splat {
+        return true;
+    }
+    let bytes_per = coreai_ir::raw::element_bits(v.r#type().to_raw()).unwrap_or(0) as usize / 8;
+    if bytes_per == 0 || data.len() != n as usize * bytes_per {
+        return false;
+    }
+    let row = w as usize * bytes_per;
+    let half = row / 2;
+    data.chunks(row).all(|r| r[..half] == r[half..])
 }
 
 /// Whether multiplying `x` by the table `t` keeps `x`'s shape.
@@ -963,8 +948,5 @@ fn single_user<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>>
     if crate::fp16_stabilize::pattern::use_count(r) != 1 {
         return None;
     }
-    unsafe {
-        let u = mlir_sys::mlirValueGetFirstUse(r.to_raw());
-        Some(OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(u)))
-    }
+    coreai_ir::schema::uses(r).first().map(|(user, _)| *user)
 }

@@ -983,3 +983,45 @@ pub fn erase_argument(block: MlirBlock, i: usize) {
 pub fn float_value(attr: MlirAttribute) -> Option<f64> {
     unsafe { mlirAttributeIsAFloat(attr).then(|| mlirFloatAttrGetValueDouble(attr)) }
 }
+
+/// The elements of an inline dense elements attribute (integer, bool or
+/// float), row-major, a splat repeated to its element count; `None` for
+/// another attribute or element type (see `weights::element_scalars`).
+pub fn element_scalars(attr: MlirAttribute) -> Option<Vec<crate::lowering::Scalar>> {
+    use crate::lowering::Scalar;
+    unsafe {
+        if !mlirAttributeIsADenseElements(attr) {
+            return None;
+        }
+        let shape = static_shape(mlirAttributeGetType(attr))?;
+        let n = mlirElementsAttrGetNumElements(attr);
+        let splat = mlirDenseElementsAttrIsSplat(attr);
+        let mut index = vec![0u64; shape.len()];
+        (0..n)
+            .map(|linear| {
+                let e = if splat {
+                    mlirDenseElementsAttrGetSplatValue(attr)
+                } else {
+                    let mut rest = linear as u64;
+                    for d in (0..shape.len()).rev() {
+                        index[d] = rest % shape[d] as u64;
+                        rest /= shape[d] as u64;
+                    }
+                    mlirElementsAttrGetValue(attr, index.len() as isize, index.as_mut_ptr())
+                };
+                if mlirAttributeIsAInteger(e) {
+                    Some(Scalar::Int(mlirIntegerAttrGetValueInt(e)))
+                } else if mlirAttributeIsAFloat(e) {
+                    Some(Scalar::Float(mlirFloatAttrGetValueDouble(e)))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether `attr` is an inline splat elements attribute.
+pub fn is_splat(attr: MlirAttribute) -> bool {
+    unsafe { mlirAttributeIsADenseElements(attr) && mlirDenseElementsAttrIsSplat(attr) }
+}

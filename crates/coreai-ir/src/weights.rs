@@ -390,6 +390,29 @@ pub fn dense_bools_attr<'c>(ty: Type<'c>, values: &[bool]) -> Option<Attribute<'
     (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
 }
 
+/// The elements of an inline dense elements attribute (integer, bool or
+/// float), row-major, a splat repeated to its element count; `None` for
+/// another attribute or another element type.
+pub fn element_scalars(attr: Attribute<'_>) -> Option<Vec<crate::lowering::Scalar>> {
+    crate::raw::element_scalars(attr.to_raw())
+}
+
+/// The stored bytes of a float weight (inline dense or `dense_resource`),
+/// borrowed from it: every element at its width, or one for an inline
+/// splat (then the flag is true).
+pub fn float_bytes<'c>(attr: Attribute<'c>) -> Option<(&'c [u8], bool)> {
+    if let Some(bytes) = resource_bytes(attr) {
+        return Some((bytes, false));
+    }
+    let (data, count) = dense_data(attr)?;
+    Some((data, count == 1 && is_splat(attr)))
+}
+
+/// Whether `attr` is an inline splat elements attribute.
+pub fn is_splat(attr: Attribute<'_>) -> bool {
+    crate::raw::is_splat(attr.to_raw())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

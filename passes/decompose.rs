@@ -47,7 +47,7 @@ mod symbolic;
 use crate::aten_to_coreai;
 use crate::decomposition_table::Table;
 use coreai_ir::{
-    diagnostics::{emit_error, emit_with_notes, sorted_unique, Offender},
+    diagnostics::{emit_with_notes, sorted_unique, Offender},
     pass::{Pass, PassFailed, PassInfo, PassResult},
     rewrite::{Pattern, Policy, RewriteFn, RewriteOptions, Rewriter},
 };
@@ -158,7 +158,7 @@ impl Pass for Decompose {
             noun: "decomposition",
         };
         let mut rewriter = Rewriter::new(INFO.name, policy, rewrites);
-        let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
+        let context = coreai_ir::raw::context(module.to_raw());
         let select = |op: &OperationRef<'_, '_>| match aten_key(op) {
             // An op legalize-aten-to-coreai also lowers is kept when its
             // decomposition declines (a decomposition that needs static
@@ -176,8 +176,8 @@ impl Pass for Decompose {
         }
         let left = self.targets(module);
         if let Some((raw, key)) = left.iter().find(|(_, key)| !lowered(context, key)) {
-            emit_error(
-                unsafe { OperationRef::from_raw(*raw) },
+            coreai_ir::raw::emit_error(
+                *raw,
                 &format!(
                     "internal error: 'aten.{key}' is still present after 8 rounds of decomposition"
                 ),
@@ -227,7 +227,7 @@ impl Decompose {
 
     /// Every op to decompose now, in pre-order.
     fn targets(&self, module: OperationRef<'_, '_>) -> Vec<(MlirOperation, String)> {
-        let context = unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) };
+        let context = coreai_ir::raw::context(module.to_raw());
         let mut ops = Vec::new();
         module.walk(WalkOrder::PreOrder, |op| {
             if let Some(key) = aten_key(&op) {
@@ -245,9 +245,8 @@ impl Decompose {
         let mut missing: Vec<Offender> = Vec::new();
         for (raw, key) in self.targets(module) {
             if lookup(&key).is_none() {
-                let op = unsafe { OperationRef::from_raw(raw) };
                 missing.push(Offender {
-                    location: op.location().to_raw(),
+                    location: coreai_ir::raw::location(raw),
                     display: format!("aten.{key}"),
                     note: format!("'aten.{key}' has no decomposition"),
                 });

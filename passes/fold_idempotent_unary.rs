@@ -85,7 +85,7 @@ fn fold_idempotent_pair<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c,
     if !operand.is_operation_result() {
         return Err("the operand is a block argument".into());
     }
-    let inner = unsafe { OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(operand.to_raw())) };
+    let inner = coreai_ir::schema::producer(operand).ok_or("the operand is a block argument")?;
     if inner.name() != op.name() || inner.result_count() != 1 {
         return Err("the operand is not the same op".into());
     }

@@ -189,11 +189,11 @@ fn erase_unused(root: OperationRef<'_, '_>) {
             return;
         }
         for raw in dead.into_iter().rev() {
-            let op = unsafe { OperationRef::from_raw(raw) };
-            let unused = (0..op.result_count())
-                .all(|i| op.result(i).is_ok_and(|r| use_count(r.into()) == 0));
-            if unused {
-                unsafe { mlir_sys::mlirOperationDestroy(raw) };
+            if coreai_ir::raw::results(raw)
+                .iter()
+                .all(|r| !coreai_ir::raw::has_uses(*r))
+            {
+                coreai_ir::raw::erase(raw);
             }
         }
     }

@@ -4,7 +4,12 @@
 //!
 //! Passes read and build IR through `coreai-ir`, and compute with the
 //! reference executor (`coreai-interp`) where they need values: constant
-//! folding in `core-optimize`, calibration in `cast-to-f16`.
+//! folding in `core-optimize`, calibration in `cast-to-f16`. They hold no
+//! `unsafe` (the C API calls are `coreai_ir`'s, behind safe functions) and
+//! name no op by string (`coreai_ir::op`'s constants, generated from ODS):
+//! the compiler enforces the first, `tests/no_op_strings.rs` the second.
+
+#![forbid(unsafe_code)]
 
 pub mod aten_to_coreai;
 pub mod cast_to_f16;

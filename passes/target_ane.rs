@@ -65,7 +65,7 @@ fn print_embedding_declines(pass: &str, rewriter: &Rewriter) {
         if declined.pattern == "embedding-iosurface"
             && declined.reason.starts_with(iosurface::ROWS_NOT_INTERLEAVED)
         {
-            let location = unsafe { melior::ir::Location::from_raw(declined.location) };
+            let location = coreai_ir::raw::location_string(declined.location);
             eprintln!(
                 "{pass}: {location}: {} declined: {}",
                 declined.pattern, declined.reason

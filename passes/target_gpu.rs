@@ -123,7 +123,7 @@ pub(crate) fn print_mask_declines(pass: &str, rewriter: &Rewriter) {
         if MASK_PATTERNS.iter().any(|p| p.name == declined.pattern)
             && !declined.reason.starts_with(masks::NOT_A_MASK)
         {
-            let location = unsafe { melior::ir::Location::from_raw(declined.location) };
+            let location = coreai_ir::raw::location_string(declined.location);
             eprintln!(
                 "{pass}: {location}: {} declined: {}",
                 declined.pattern, declined.reason
@@ -146,18 +146,15 @@ pub const INFO: PassInfo = PassInfo {
 /// The exponent `p` from which every float of `element` is an integer
 /// (f32 2^23, f16 2^10, bf16 2^7, f64 2^52); `None` for non-floats.
 fn integral_from(element: Type<'_>) -> Option<i32> {
-    unsafe {
-        let raw = element.to_raw();
-        if mlir_sys::mlirTypeIsAF32(raw) {
-            Some(23)
-        } else if mlir_sys::mlirTypeIsAF16(raw) {
-            Some(10)
-        } else if mlir_sys::mlirTypeIsABF16(raw) {
-            Some(7)
-        } else if mlir_sys::mlirTypeIsAF64(raw) {
-            Some(52)
-        } else {
-            None
-        }
+    if element.is_f32() {
+        Some(23)
+    } else if element.is_f16() {
+        Some(10)
+    } else if element.is_bf16() {
+        Some(7)
+    } else if element.is_f64() {
+        Some(52)
+    } else {
+        None
     }
 }

@@ -94,8 +94,7 @@ impl Pass for PlantMiscompile {
         let limit = rewrites.max_rewrites.unwrap_or(usize::MAX);
         for (i, raw) in matches.into_iter().enumerate().take(limit) {
             let k = i + 1;
-            let op = unsafe { OperationRef::from_raw(raw) };
-            let location = op.location().to_string();
+            let location = coreai_ir::raw::location_text(raw);
             if rewrites.trace {
                 eprintln!("rewrite {} #{k} plant-miscompile at {location}", INFO.name);
             }
@@ -104,12 +103,13 @@ impl Pass for PlantMiscompile {
                 None => k == self.nth,
             };
             if wrong {
-                let (Ok(operand), Ok(result)) = (op.operand(0), op.result(0)) else {
+                let (Some(&operand), Some(&result)) = (
+                    coreai_ir::raw::operands(raw).first(),
+                    coreai_ir::raw::results(raw).first(),
+                ) else {
                     continue;
                 };
-                unsafe {
-                    mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), operand.to_raw());
-                }
+                coreai_ir::raw::replace_all_uses(result, operand);
             }
         }
         Ok(())
@@ -133,19 +133,7 @@ pub fn rekey(root: OperationRef<'_, '_>, op: &str, nth: usize, name: &str) -> Op
         WalkResult::Advance
     });
     let raw = *matches.get(nth.checked_sub(1)?)?;
-    unsafe {
-        let name = mlir_sys::MlirStringRef {
-            data: name.as_ptr().cast(),
-            length: name.len(),
-        };
-        let context = mlir_sys::mlirOperationGetContext(raw);
-        let child = mlir_sys::mlirOperationGetLocation(raw);
-        mlir_sys::mlirOperationSetLocation(
-            raw,
-            mlir_sys::mlirLocationNameGet(context, name, child),
-        );
-        Some(OperationRef::from_raw(raw).location().to_string())
-    }
+    Some(coreai_ir::raw::rename_location(raw, name))
 }
 
 impl PlantMiscompile {

@@ -875,11 +875,7 @@ fn insert_before<'c, 'a>(
     op: melior::ir::Operation<'c>,
 ) -> Result<OperationRef<'c, 'a>, Decline> {
     let block = cx.op().block().ok_or("the op is not in a block")?;
-    unsafe {
-        let raw = op.into_raw();
-        mlir_sys::mlirBlockInsertOwnedOperationBefore(block.to_raw(), cx.op().to_raw(), raw);
-        Ok(OperationRef::from_raw(raw))
-    }
+    Ok(block.insert_operation_before(cx.op(), op))
 }
 
 /// index_put with accumulate: `base[idx] += updates` with duplicates summed.

@@ -223,7 +223,7 @@ fn result_used(cx: &LoweringCx<'_, '_>, index: usize) -> Result<bool, Decline> {
         .op()
         .result(index)
         .map_err(|_| format!("expected a result #{index}"))?;
-    Ok(unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(r.to_raw())) })
+    Ok(coreai_ir::raw::has_uses(r.to_raw()))
 }
 
 /// The value of an unused result (pooling indices nobody reads): a zero

@@ -8,7 +8,7 @@ use coreai_ir::emit::{cast_to, splat};
 use coreai_ir::lowering::{type_text, Decline, LoweringCx, Scalar};
 use coreai_ir::schema::{dims, element_type, f32_type, is_float, is_half, tensor_type};
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
-use melior::ir::{operation::OperationLike, Type, Value, ValueLike};
+use melior::ir::{operation::OperationLike, AttributeLike, Type, TypeLike, Value, ValueLike};
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 
@@ -18,34 +18,19 @@ pub fn wrapped_number<'c>(cx: &LoweringCx<'c, '_>, value: Value<'c, '_>) -> Opti
     if !cx.is_wrapped_number(value) {
         return None;
     }
-    unsafe {
-        use mlir_sys::*;
-        let owner = mlirOpResultGetOwner(value.to_raw());
-        let attr = mlirOperationGetAttributeByName(owner, coreai_ir::ffi::string_ref("value"));
-        if attr.ptr.is_null()
-            || !mlirAttributeIsADenseElements(attr)
-            || !mlirDenseElementsAttrIsSplat(attr)
-        {
-            return None;
-        }
-        let element = mlirShapedTypeGetElementType(mlirAttributeGetType(attr));
-        if mlirTypeIsAF64(element) {
-            Some(Scalar::Float(mlirDenseElementsAttrGetDoubleSplatValue(
-                attr,
-            )))
-        } else if mlirTypeIsAF32(element) {
-            Some(Scalar::Float(f64::from(
-                mlirDenseElementsAttrGetFloatSplatValue(attr),
-            )))
-        } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 64 {
-            Some(Scalar::Int(mlirDenseElementsAttrGetInt64SplatValue(attr)))
-        } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 1 {
-            Some(Scalar::Int(i64::from(
-                mlirDenseElementsAttrGetBoolSplatValue(attr) != 0,
-            )))
-        } else {
-            None
-        }
+    let attr = coreai_ir::schema::producer(value)?
+        .attribute("value")
+        .ok()?;
+    let e = coreai_ir::schema::splat_element(attr)?;
+    let element = RankedTensorType::try_from(attr.r#type()).ok()?.element();
+    if element.is_f64() || element.is_f32() {
+        coreai_ir::schema::float_value(e).map(Scalar::Float)
+    } else if let Some((64, _)) = coreai_ir::schema::int_kind(element) {
+        coreai_ir::raw::int_value(e.to_raw()).map(Scalar::Int)
+    } else if let Some((1, _)) = coreai_ir::schema::int_kind(element) {
+        coreai_ir::raw::int_value(e.to_raw()).map(|v| Scalar::Int(i64::from(v != 0)))
+    } else {
+        None
     }
 }
 

@@ -90,7 +90,7 @@ type Spec<'c, 'a> = Result<Option<Composite<'c, 'a>>, Decline>;
 // ---------------------------------------------------------------------------
 
 fn is_float(element: Type<'_>) -> bool {
-    unsafe { mlir_sys::mlirTypeIsAFloat(element.to_raw()) }
+    element.is_float()
 }
 
 /// The dims a reduction covers: every dim when `dims` is absent or empty

@@ -14,6 +14,7 @@
 use super::{constant_attr, Options};
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
+use coreai_ir::raw;
 use melior::ir::{TypeLike, Value, ValueLike};
 use mlir_sys::{MlirType, MlirValue};
 
@@ -33,36 +34,22 @@ enum Kind {
 }
 
 fn element(ty: MlirType) -> Option<Kind> {
-    unsafe {
-        let e = if mlir_sys::mlirTypeIsARankedTensor(ty) {
-            mlir_sys::mlirShapedTypeGetElementType(ty)
+    let e = raw::element(ty)?;
+    if let Some((width, signed)) = raw::int_kind(e) {
+        return Some(if width == 1 {
+            Kind::Bool
         } else {
-            return None;
-        };
-        if mlir_sys::mlirTypeIsAInteger(e) {
-            let width = mlir_sys::mlirIntegerTypeGetWidth(e);
-            return Some(if width == 1 {
-                Kind::Bool
-            } else {
-                Kind::Int {
-                    signed: !mlir_sys::mlirIntegerTypeIsUnsigned(e),
-                    width,
-                }
-            });
-        }
-        let (digits, exp) = if mlir_sys::mlirTypeIsAF16(e) {
-            (11, 5)
-        } else if mlir_sys::mlirTypeIsABF16(e) {
-            (8, 8)
-        } else if mlir_sys::mlirTypeIsAF32(e) {
-            (24, 8)
-        } else if mlir_sys::mlirTypeIsAF64(e) {
-            (53, 11)
-        } else {
-            return None;
-        };
-        Some(Kind::Float { digits, exp })
+            Kind::Int { signed, width }
+        });
     }
+    let (digits, exp) = match raw::float_kind(e)? {
+        16 if raw::is_bf16(e) => (8, 8),
+        16 => (11, 5),
+        32 => (24, 8),
+        64 => (53, 11),
+        _ => return None,
+    };
+    Some(Kind::Float { digits, exp })
 }
 
 /// Whether every value of `from` converts to `to` and back unchanged.
@@ -101,27 +88,7 @@ fn widens(from: Kind, to: Kind) -> bool {
 /// (every f16/bf16/f32 and every integer the tests use is exact in f64;
 /// the sign of zero is kept).
 fn splat(value: MlirValue) -> Option<f64> {
-    let attr = constant_attr(value)?;
-    unsafe {
-        if !mlir_sys::mlirAttributeIsADenseElements(attr)
-            || !mlir_sys::mlirDenseElementsAttrIsSplat(attr)
-        {
-            return None;
-        }
-        let s = mlir_sys::mlirDenseElementsAttrGetSplatValue(attr);
-        if mlir_sys::mlirAttributeIsAFloat(s) {
-            return Some(mlir_sys::mlirFloatAttrGetValueDouble(s));
-        }
-        if mlir_sys::mlirAttributeIsAInteger(s) {
-            let ty = mlir_sys::mlirAttributeGetType(s);
-            return Some(if mlir_sys::mlirIntegerTypeIsUnsigned(ty) {
-                mlir_sys::mlirIntegerAttrGetValueUInt(s) as f64
-            } else {
-                mlir_sys::mlirIntegerAttrGetValueSInt(s) as f64
-            });
-        }
-        None
-    }
+    raw::splat_number(constant_attr(value)?)
 }
 
 /// `x` when `op(x, c)` (or, `commutes`, `op(c, x)`) has `x`'s type, the
@@ -214,7 +181,7 @@ pub fn widen_then_narrow<'c, 'a>(
     if super::op_name(inner) != coreai::CAST {
         return Err("the operand is not a cast".into());
     }
-    let x = unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(inner, 0)) };
+    let x = cx.value(raw::operand(inner, 0));
     let result = cx.op().result(0).map_err(|_| "no result")?.r#type();
     if x.r#type() != result {
         return Err("the pair does not return to the original type".into());

@@ -29,19 +29,23 @@ use melior::ir::{Type, TypeLike, Value, ValueLike};
 const MATMUL: &str = coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL;
 const ADD: &str = coreai::DECOMPOSABLE_BROADCASTING_ADD;
 
-fn operand<'c, 'a>(op: mlir_sys::MlirOperation, i: isize) -> Value<'c, 'a> {
-    unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(op, i)) }
+fn operand<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    op: mlir_sys::MlirOperation,
+    i: usize,
+) -> Value<'c, 'a> {
+    cx.value(coreai_ir::raw::operand(op, i))
 }
 
 fn shape_of(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
     static_shape(v.r#type().to_raw()).ok_or_else(|| "a shape is not static".into())
 }
 
-fn result_element<'c>(op: mlir_sys::MlirOperation) -> Type<'c> {
-    unsafe {
-        let ty = mlir_sys::mlirValueGetType(mlir_sys::mlirOperationGetResult(op, 0));
-        Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(ty))
-    }
+fn result_element<'c>(
+    cx: &LoweringCx<'c, '_>,
+    op: mlir_sys::MlirOperation,
+) -> Result<Type<'c>, Decline> {
+    coreai_ir::schema::element_type(cx.value(coreai_ir::raw::result(op, 0)))
 }
 
 // reshape(add?(matmul(reshape(x, [M, K]), w), b), s) → reshape(add?(matmul(x, w), b), s)
@@ -53,7 +57,8 @@ pub fn unflatten_linear<'c, 'a>(
     let mut producer = single_use_producer(inner).ok_or("the operand has other uses")?;
     let add = if op_name(producer) == ADD {
         let add = producer;
-        producer = single_use_producer(operand(add, 0)).ok_or("the add's lhs has other uses")?;
+        producer =
+            single_use_producer(operand(cx, add, 0)).ok_or("the add's lhs has other uses")?;
         Some(add)
     } else {
         None
@@ -62,12 +67,12 @@ pub fn unflatten_linear<'c, 'a>(
         return Err("the operand is not a (matmul + bias) result".into());
     }
     let matmul = producer;
-    let (flat, w) = (operand(matmul, 0), operand(matmul, 1));
+    let (flat, w) = (operand(cx, matmul, 0), operand(cx, matmul, 1));
     let flatten = defining_op(flat.to_raw()).ok_or("the matmul's lhs is not an op result")?;
     if op_name(flatten) != coreai::RESHAPE {
         return Err("the matmul's lhs is not a reshape".into());
     }
-    let x = operand(flatten, 0);
+    let x = operand(cx, flatten, 0);
     let (xs, fs, ws) = (shape_of(x)?, shape_of(flat)?, shape_of(w)?);
     if fs.len() != 2 || ws.len() != 2 || xs.len() < 3 {
         return Err(
@@ -83,11 +88,11 @@ pub fn unflatten_linear<'c, 'a>(
     let mut y = cx.build_value(
         MATMUL,
         &[x, w],
-        tensor_type(&to, result_element(matmul)),
+        tensor_type(&to, result_element(cx, matmul)?),
         &[],
     )?;
     if let Some(add) = add {
-        let b = operand(add, 1);
+        let b = operand(cx, add, 1);
         let bs = shape_of(b)?;
         let row_only = bs.len() <= 2
             && bs.iter().rev().skip(1).all(|&d| d == 1)
@@ -95,7 +100,12 @@ pub fn unflatten_linear<'c, 'a>(
         if !row_only {
             return Err("the bias broadcasts over more than the last dim".into());
         }
-        y = cx.build_value(ADD, &[y, b], tensor_type(&to, result_element(add)), &[])?;
+        y = cx.build_value(
+            ADD,
+            &[y, b],
+            tensor_type(&to, result_element(cx, add)?),
+            &[],
+        )?;
     }
     let out = static_shape(cx.result_type(0)?.to_raw()).ok_or("the result shape is not static")?;
     Ok(vec![reshape(cx, y, &out)?])

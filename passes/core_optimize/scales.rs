@@ -113,7 +113,7 @@ pub fn merge_constant_scales<'c, 'a>(
     if super::op_name(op) != coreai::DECOMPOSABLE_BROADCASTING_MUL {
         return Err("the operand is not a product".into());
     }
-    let operand = |i| unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(op, i)) };
+    let operand = |i| cx.value(coreai_ir::raw::operand(op, i));
     let (x, c1) = computed_and_constant(operand(0), operand(1))?;
     let element = float_element(x.r#type()).ok_or("not f32 or f16")?;
     if float_element(c1.r#type()) != Some(element) || float_element(c2.r#type()) != Some(element) {

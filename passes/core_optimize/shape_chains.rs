@@ -64,7 +64,7 @@ pub fn reshape_of_reshape<'c, 'a>(
     if !RESHAPES.contains(&op_name(inner).as_str()) {
         return Err("the operand is not a reshape, expand_dims or shrink_dims".into());
     }
-    let x = unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(inner, 0)) };
+    let x = cx.value(coreai_ir::raw::operand(inner, 0));
     let to = coreai_ir::schema::type_dims(cx.result_type(0)?)?;
     // One dynamic dim is inferred from the element count (a -1 entry);
     // with two the sizes would be lost.
@@ -100,12 +100,10 @@ pub fn transpose_of_transpose<'c, 'a>(
     if op_name(inner) != coreai::TRANSPOSE {
         return Err("the operand is not a transpose".into());
     }
-    let (x, p) = unsafe {
-        (
-            Value::from_raw(mlir_sys::mlirOperationGetOperand(inner, 0)),
-            mlir_sys::mlirOperationGetOperand(inner, 1),
-        )
-    };
+    let (x, p) = (
+        cx.value(coreai_ir::raw::operand(inner, 0)),
+        coreai_ir::raw::operand(inner, 1),
+    );
     let p = constant_ints(p).ok_or("the inner permutation is not a constant")?;
     let q =
         constant_ints(cx.operand(1)?.to_raw()).ok_or("the outer permutation is not a constant")?;
@@ -211,7 +209,7 @@ pub fn broadcast_operand_reshape<'c, 'a>(
         if op_name(reshape) != coreai::RESHAPE {
             continue;
         }
-        let b = unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(reshape, 0)) };
+        let b = cx.value(coreai_ir::raw::operand(reshape, 0));
         let (Some(from), Some(to)) = (
             super::static_shape(b.r#type().to_raw()),
             super::static_shape(cx.operand(i)?.r#type().to_raw()),

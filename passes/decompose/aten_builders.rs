@@ -17,14 +17,13 @@ pub type Out<'c, 'a> = Result<Vec<Value<'c, 'a>>, Decline>;
 pub fn shape(v: V<'_, '_>) -> Result<Vec<i64>, Decline> {
     let ty = RankedTensorType::try_from(v.r#type())
         .map_err(|_| format!("{} is not a ranked tensor", v.r#type()))?;
-    let raw = ty.to_raw();
-    let rank = unsafe { mlir_sys::mlirShapedTypeGetRank(raw) } as isize;
-    Ok((0..rank)
-        .map(|i| unsafe {
-            if mlir_sys::mlirShapedTypeIsDynamicDim(raw, i) {
+    Ok(coreai_ir::schema::dims(ty)
+        .into_iter()
+        .map(|d| {
+            if d == coreai_ir::schema::DYNAMIC {
                 -1
             } else {
-                mlir_sys::mlirShapedTypeGetDimSize(raw, i)
+                d
             }
         })
         .collect())

@@ -27,7 +27,7 @@ use coreai_ir::emit::{composite_graph, graph_body, reshape};
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::{coreai, coreaix};
 use coreai_ir::schema::element_type;
-use melior::ir::{AttributeLike, BlockLike, TypeLike, Value, ValueLike};
+use melior::ir::{BlockLike, Value, ValueLike};
 
 /// Apple's embedding-table encoding (guide §7.7), for a rank-3 `(V, 1, D)`
 /// table.
@@ -55,23 +55,19 @@ pub fn embedding_iosurface<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<
     let plain = table.r#type();
     let shape = [rows.vocab, 1, rows.hidden];
     let encoding = cx.parse_attribute(EMBEDDING_CONSTRAINTS)?;
-    let encoded = unsafe {
-        melior::ir::Type::from_raw(mlir_sys::mlirRankedTensorTypeGet(
-            3,
-            shape.as_ptr(),
-            element_type(table)?.to_raw(),
-            encoding.to_raw(),
-        ))
-    };
+    let shape = shape.map(|d| d as u64);
+    let encoded: melior::ir::Type =
+        melior::ir::r#type::RankedTensorType::new(&shape, element_type(table)?, Some(encoding))
+            .into();
     let name = coreai_ir::symbols::unique_name(module_block, "embedding_gather");
     let inputs = [
         ("embedding_table", encoded),
         ("input_ids", rows.idx.r#type()),
     ];
     let graph = composite_graph(cx, &name, &inputs, rows.gathered, None, None)?;
-    unsafe { mlir_sys::mlirBlockInsertOwnedOperationBefore(module_block, anchor, graph) };
+    coreai_ir::raw::insert_before(anchor, graph);
     if let Err(reason) = fill_body(cx, graph, plain, rows.gathered) {
-        unsafe { mlir_sys::mlirOperationDestroy(graph) };
+        coreai_ir::raw::erase(graph);
         return Err(reason);
     }
     let copied = cx.build_value(coreaix::COPY_WITH_CONSTRAINTS, &[table], encoded, &[])?;
@@ -98,6 +94,6 @@ fn fill_body<'c>(
     let table =
         at_output.build_value(coreaix::COPY_DISCARDING_CONSTRAINTS, &[table], plain, &[])?;
     let rows = at_output.build_value(coreai::GATHER_ND, &[table, idx], gathered, &[])?;
-    unsafe { mlir_sys::mlirOperationSetOperand(output, 0, rows.to_raw()) };
+    coreai_ir::raw::set_operand(output, 0, rows.to_raw());
     Ok(())
 }

@@ -147,18 +147,7 @@ fn float_element(v: Value<'_, '_>) -> bool {
 
 /// The value of a splat integer `coreai.constant`.
 fn int_splat(v: Value<'_, '_>) -> Option<i64> {
-    let element = crate::fp16_stabilize::pattern::splat_element(v)?;
-    unsafe {
-        if !mlir_sys::mlirAttributeIsAInteger(element) {
-            return None;
-        }
-        let ty = mlir_sys::mlirAttributeGetType(element);
-        if mlir_sys::mlirIntegerTypeIsUnsigned(ty) {
-            i64::try_from(mlir_sys::mlirIntegerAttrGetValueUInt(element)).ok()
-        } else {
-            Some(mlir_sys::mlirIntegerAttrGetValueInt(element))
-        }
-    }
+    coreai_ir::raw::int_value(crate::fp16_stabilize::pattern::splat_element(v)?)
 }
 
 /// Whether `v` is a splat float constant whose value is an integer or

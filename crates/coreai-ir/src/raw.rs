@@ -29,7 +29,8 @@ pub fn value_type(v: MlirValue) -> MlirType {
     unsafe { mlirValueGetType(v) }
 }
 
-fn element(ty: MlirType) -> Option<MlirType> {
+/// The element type of a ranked tensor type.
+pub fn element(ty: MlirType) -> Option<MlirType> {
     unsafe { mlirTypeIsARankedTensor(ty).then(|| mlirShapedTypeGetElementType(ty)) }
 }
 
@@ -1024,4 +1025,71 @@ pub fn element_scalars(attr: MlirAttribute) -> Option<Vec<crate::lowering::Scala
 /// Whether `attr` is an inline splat elements attribute.
 pub fn is_splat(attr: MlirAttribute) -> bool {
     unsafe { mlirAttributeIsADenseElements(attr) && mlirDenseElementsAttrIsSplat(attr) }
+}
+
+/// `(width, signed)` of an integer type (`i1` unsigned).
+pub fn int_kind(ty: MlirType) -> Option<(u32, bool)> {
+    unsafe {
+        mlirTypeIsAInteger(ty).then(|| {
+            let width = mlirIntegerTypeGetWidth(ty);
+            (width, width > 1 && !mlirIntegerTypeIsUnsigned(ty))
+        })
+    }
+}
+
+/// The bit width of a float type.
+pub fn float_kind(ty: MlirType) -> Option<u32> {
+    unsafe { mlirTypeIsAFloat(ty).then(|| mlirFloatTypeGetWidth(ty)) }
+}
+
+pub fn is_bf16(ty: MlirType) -> bool {
+    unsafe { mlirTypeIsABF16(ty) }
+}
+
+/// The element of a float or integer splat as f64 (an integer read by its
+/// signedness; the sign of a float zero kept).
+pub fn splat_number(attr: MlirAttribute) -> Option<f64> {
+    unsafe {
+        if !is_splat(attr) {
+            return None;
+        }
+        let s = mlirDenseElementsAttrGetSplatValue(attr);
+        if mlirAttributeIsAFloat(s) {
+            return Some(mlirFloatAttrGetValueDouble(s));
+        }
+        if !mlirAttributeIsAInteger(s) {
+            return None;
+        }
+        Some(if mlirIntegerTypeIsUnsigned(mlirAttributeGetType(s)) {
+            mlirIntegerAttrGetValueUInt(s) as f64
+        } else {
+            mlirIntegerAttrGetValueSInt(s) as f64
+        })
+    }
+}
+
+/// Gives `op` the location `name(<its location>)` and returns it as
+/// printed.
+pub fn rename_location(op: MlirOperation, name: &str) -> String {
+    unsafe {
+        let child = mlirOperationGetLocation(op);
+        let named = mlirLocationNameGet(mlirOperationGetContext(op), string_ref(name), child);
+        mlirOperationSetLocation(op, named);
+        location_string(named)
+    }
+}
+
+/// The value of an integer attribute, read by its signedness (`None` for an
+/// unsigned value beyond `i64`).
+pub fn int_value(attr: MlirAttribute) -> Option<i64> {
+    unsafe {
+        if !mlirAttributeIsAInteger(attr) {
+            return None;
+        }
+        if mlirIntegerTypeIsUnsigned(mlirAttributeGetType(attr)) {
+            i64::try_from(mlirIntegerAttrGetValueUInt(attr)).ok()
+        } else {
+            Some(mlirIntegerAttrGetValueInt(attr))
+        }
+    }
 }

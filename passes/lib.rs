@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod ane_residency;
 pub mod aten_to_coreai;
 pub mod cast_to_f16;
 pub mod compress;
@@ -34,6 +35,7 @@ use coreai_ir::pass::PassInfo;
 
 /// Every pass of the project.
 pub static PASSES: &[PassInfo] = &[
+    ane_residency::INFO,
     cast_to_f16::INFO,
     core_optimize::INFO,
     decompose::INFO,

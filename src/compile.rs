@@ -121,6 +121,10 @@ pub struct CompileOptions {
     /// One remark per op the precision and target passes rewrite (or keep
     /// in f32), with the reason, on the diagnostics.
     pub explain: bool,
+    /// With [`Target::Ane`]: every op that would leave the Neural Engine is
+    /// an error (`ane-residency{require-resident=true}`); `explain` alone
+    /// reports them.
+    pub require_resident: bool,
     /// `NAME=BACKING:ALIGNMENTS:INTERLEAVE` items for `set-hw-constraints`.
     pub hw_constraints: Vec<String>,
     /// What the program of the asset holds.
@@ -137,6 +141,7 @@ impl Default for CompileOptions {
             target: Target::Cpu,
             precision: None,
             explain: false,
+            require_resident: false,
             hw_constraints: Vec::new(),
             format: Format::Aicode,
             compress: None,
@@ -301,6 +306,15 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         .as_ref()
         .filter(|_| stop >= Stage::Optimized)
         .map(|c| c.pass().to_string());
+    let residency = (stop == Stage::Target && options.target == Target::Ane)
+        .then_some(if options.require_resident {
+            Some("ane-residency{require-resident=true}")
+        } else if options.explain {
+            Some("ane-residency")
+        } else {
+            None
+        })
+        .flatten();
     let hw = &options.hw_constraints;
     let passes: Vec<String> = STAGES
         .iter()
@@ -310,6 +324,7 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         .chain(compress)
         .chain(f16.iter().map(explained))
         .chain(target_stage.iter().map(explained))
+        .chain(residency.map(str::to_string))
         .chain(
             (stop == Stage::Target && !hw.is_empty())
                 .then(|| format!("set-hw-constraints{{constraints={}}}", hw.join(","))),
@@ -403,7 +418,8 @@ mod tests {
             pipeline(Stage::Target, &o(Target::Ane, Precision::F16, true, &[])),
             format!(
                 "builtin.module({optimized},cast-to-f16{{remarks=true}},\
-                 target-ane{{remarks=true}},canonicalize,cse,core-optimize,state-handles)"
+                 target-ane{{remarks=true}},canonicalize,cse,core-optimize,state-handles,\
+                 ane-residency)"
             )
         );
         assert_eq!(

@@ -142,6 +142,22 @@ impl Compiler {
         })
     }
 
+    /// [`Compiler::run_pipeline`], returning the diagnostics the passes
+    /// emitted (remarks and warnings, one per line) when it succeeds.
+    pub fn run_pipeline_diagnostics(
+        &self,
+        module: &mut Module<'_>,
+        pipeline: &str,
+    ) -> Result<String, Error> {
+        let op = module.as_operation();
+        let (result, diagnostics) = self.with_diagnostics(|| run_pipeline_on(op, pipeline));
+        match result {
+            Ok(()) => Ok(diagnostics),
+            Err(Error::PassFailed(_)) => Err(Error::PassFailed(diagnostics)),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Runs `f`, collecting the diagnostics emitted meanwhile, one per line;
     /// an error after the first is a follow-on of the same fault, dropped.
     fn with_diagnostics<T>(&self, f: impl FnOnce() -> T) -> (T, String) {

@@ -20,3 +20,7 @@ void coreaiEmitErrorWithNotes(MlirLocation location, MlirStringRef message,
   for (intptr_t i = 0; i < numNotes; ++i)
     diag.attachNote(unwrap(noteLocations[i])) << unwrap(noteMessages[i]);
 }
+
+void coreaiEmitRemark(MlirLocation location, MlirStringRef message) {
+  mlir::emitRemark(unwrap(location)) << unwrap(message);
+}

@@ -377,3 +377,57 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
         for key, want in [("output_0", tok), ("output_1", pos.astype(np.float16).astype(np.float32))]:
             assert got[key].dtype == want.dtype, (who, key, got[key].dtype)
             np.testing.assert_array_equal(got[key].view(np.uint32), want.view(np.uint32), err_msg=f"{who} {key}")
+
+
+RESIDENCY = """
+import torch
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        h = x * 2.0
+        p = torch.softmax(h, dim=-1)
+        return h.relu(), p
+
+def factory():
+    return M(), (torch.randn(2, 64),)
+"""
+
+
+def test_ane_residency_report_names_each_op_leaving_the_neural_engine(tmp_path):
+    # Under --target ane the multiply and relu compute in f16; softmax is one
+    # of cast-to-f16's f32 islands and the f32 inputs and outputs are cast at
+    # the boundary: the report names those ops, at the source line they came
+    # from, and counts what stays.
+    module = export_source(tmp_path, RESIDENCY)
+    r = targets.compile_target(module, tmp_path / "ane.mlir", "ane", "--explain")
+    assert r.returncode == 0, r.stderr
+    remarks = [l for l in r.stderr.splitlines() if "remark: ane-residency:" in l]
+    softmax_line = RESIDENCY.splitlines().index("        p = torch.softmax(h, dim=-1)") + 1
+    assert any(l.startswith(f"{tmp_path / 'm.py'}:{softmax_line}:") and "'coreai.softmax'" in l
+               and "dtype: operand #0 is tensor<2x64xf32>" in l for l in remarks), r.stderr
+    assert not any("'coreai.relu'" in l for l in remarks), r.stderr
+    summary = re.search(r"ane-residency: (\d+) of (\d+) ops Neural-Engine-resident", r.stderr)
+    assert summary, r.stderr
+    resident, total = map(int, summary.groups())
+    assert total - resident == len(remarks) > 0
+    # Without --explain there is no report; --require-resident turns the same
+    # ops into one error and writes nothing.
+    quiet = targets.compile_target(module, tmp_path / "quiet.mlir", "ane")
+    assert quiet.returncode == 0 and "ane-residency" not in quiet.stderr, quiet.stderr
+    asset = tmp_path / "strict.aimodel"
+    strict = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "--require-resident",
+                             "-o", str(asset)], capture_output=True, text=True)
+    assert strict.returncode == 1, strict.stderr
+    assert f"error: ane-residency: {total - resident} of {total} ops would leave the Neural Engine" in strict.stderr
+    assert not asset.exists()
+    # The same report from any asset: coreai-freqop --ane.
+    built = tmp_path / "ane.aimodel"
+    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "-o", str(built)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    freqop = Path(targets.COREAI_COMPILE).with_name("coreai-freqop")
+    r = subprocess.run([str(freqop), "--ane", str(built)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert f"ane-residency: {resident} of {total} ops Neural-Engine-resident" in r.stderr, r.stderr
+    assert any(l.startswith(f"{tmp_path / 'm.py'}:{softmax_line}:") and "'coreai.softmax'" in l
+               for l in r.stderr.splitlines()), r.stderr

@@ -164,6 +164,7 @@ pub struct CoreaiCompileOptions {
     pub explain: bool,
     pub hw_constraints: MlirStringRef,
     pub compress: MlirStringRef,
+    pub require_resident: bool,
 }
 
 fn compile_options(c: &CoreaiCompileOptions) -> Result<CompileOptions, String> {
@@ -204,6 +205,7 @@ fn compile_options(c: &CoreaiCompileOptions) -> Result<CompileOptions, String> {
         target,
         precision,
         explain: c.explain,
+        require_resident: c.require_resident,
         hw_constraints,
         format,
         compress,

@@ -65,6 +65,7 @@ unsafe extern "C" {
         note_locations: *const MlirLocation,
         note_messages: *const MlirStringRef,
     );
+    pub fn coreaiEmitRemark(location: MlirLocation, message: MlirStringRef);
     pub fn coreaiRegisterUpstreamPasses();
     pub fn coreaiForEachUpstreamPass(callback: MlirStringCallback, user_data: *mut c_void);
     pub fn coreaiDescribeRegisteredPass(

@@ -1093,3 +1093,8 @@ pub fn int_value(attr: MlirAttribute) -> Option<i64> {
         }
     }
 }
+
+/// Reports `message` as a remark at `op`'s location.
+pub fn emit_remark(op: MlirOperation, message: &str) {
+    unsafe { crate::ffi::coreaiEmitRemark(mlirOperationGetLocation(op), string_ref(message)) }
+}

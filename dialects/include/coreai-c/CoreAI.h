@@ -70,6 +70,10 @@ MLIR_CAPI_EXPORTED void coreaiEmitErrorWithNotes(
     MlirLocation location, MlirStringRef message, intptr_t numNotes,
     const MlirLocation *noteLocations, const MlirStringRef *noteMessages);
 
+/// Emits a remark at `location` (the C API emits errors only).
+MLIR_CAPI_EXPORTED void coreaiEmitRemark(MlirLocation location,
+                                         MlirStringRef message);
+
 /// Registers, once per process, the upstream passes that coreai pipelines may
 /// name (canonicalize, cse, inline, symbol-dce, ...). Idempotent.
 MLIR_CAPI_EXPORTED void coreaiRegisterUpstreamPasses(void);
@@ -154,6 +158,10 @@ typedef struct CoreaiCompileOptions {
   /// preset (`int8`, `int4-block32`, ...) or a compression pass with its
   /// options.
   MlirStringRef compress;
+  /// With COREAI_TARGET_ANE: every op that would leave the Neural Engine is
+  /// an error at its op (`ane-residency{require-resident=true}`), and
+  /// `explain` prints the residency report.
+  bool requireResident;
 } CoreaiCompileOptions;
 
 /// Compiles `module` (an imported aten module, or coreai) in place through

@@ -62,9 +62,17 @@ struct Cli {
     precision: Option<PrecisionArg>,
 
     /// Print to stderr one remark per op the precision and target passes
-    /// rewrite (or, for cast-to-f16, keep in f32), with the reason.
+    /// rewrite (or, for cast-to-f16, keep in f32), with the reason; with
+    /// `--target ane`, also the residency report (`ane-residency`): each op
+    /// that would leave the Neural Engine, the rule it breaks and its
+    /// source line, then `N of M ops Neural-Engine-resident`.
     #[arg(long)]
     explain: bool,
+
+    /// With `--target ane`: fail (exit 1, one error per op) when any op
+    /// would leave the Neural Engine (`ane-residency{require-resident=true}`).
+    #[arg(long)]
+    require_resident: bool,
 
     /// Stop after STAGE and print its IR (text) instead of writing an asset.
     #[arg(long, value_enum, value_name = "STAGE")]
@@ -225,6 +233,7 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
         target: cli.target.0,
         precision: cli.precision.map(|p| p.0),
         explain: cli.explain,
+        require_resident: cli.require_resident,
         hw_constraints: cli.hw_constraints.clone(),
         format: cli.format.0,
         compress: cli.compress.clone(),

@@ -24,7 +24,8 @@ use std::process::ExitCode;
     after_help = "examples:\n  coreai-freqop model.mlir                   count ops in one program\n  \
 coreai-freqop a.mlir b.mlirb               compare two programs (Delta column, * on differing rows)\n  \
 coreai-freqop --json a.mlir b.mlir         the counts as JSON\n  \
-coreai-freqop --plot ops.svg model.mlir    also write a bar chart"
+coreai-freqop --plot ops.svg model.mlir    also write a bar chart\n  \
+coreai-freqop --ane model.aimodel          also the Neural Engine residency report"
 )]
 struct Args {
     /// The program to analyze, and optionally a second one to compare against.
@@ -44,6 +45,11 @@ struct Args {
     /// Print the counts as JSON.
     #[arg(long)]
     json: bool,
+    /// Also report, on stderr, each op that would leave the Neural Engine
+    /// and why (`ane-residency`: rank, static shapes, f16/int8/int16, fused
+    /// attention, runtime state), with `N of M ops Neural-Engine-resident`.
+    #[arg(long)]
+    ane: bool,
 }
 
 fn main() -> ExitCode {
@@ -66,23 +72,39 @@ fn main() -> ExitCode {
 
 /// Parses `path` (MLIR text or bytecode, or an `.aimodel` asset) and counts
 /// its ops.
-fn census(compiler: &coreai::Compiler, path: &Path, collapse: bool) -> Result<Census, String> {
+fn census(
+    compiler: &coreai::Compiler,
+    path: &Path,
+    collapse: bool,
+    ane: bool,
+) -> Result<Census, String> {
     let name = path.display().to_string();
     // An `.aimodel` asset is read through its checked `main.mlirb`.
     let file = coreai_asset::program_file(path).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&file).map_err(|e| format!("{name}: {e}"))?;
-    let module = compiler
+    let mut module = compiler
         .parse_bytes(&bytes, &name)
         .map_err(|e| e.to_string().trim_end().to_string())?;
+    if ane {
+        let report = compiler
+            .run_pipeline_diagnostics(&mut module, "builtin.module(ane-residency)")
+            .map_err(|e| e.to_string().trim_end().to_string())?;
+        eprint!("{report}");
+    }
     Ok(count_module(module.as_operation(), collapse))
 }
 
 fn run(args: &Args) -> Result<(), String> {
     let compiler = coreai::Compiler::new();
     let labels: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
-    let a = census(&compiler, &args.files[0], args.collapse_composites)?;
+    let a = census(
+        &compiler,
+        &args.files[0],
+        args.collapse_composites,
+        args.ane,
+    )?;
     let b = match args.files.get(1) {
-        Some(p) => Some(census(&compiler, p, args.collapse_composites)?),
+        Some(p) => Some(census(&compiler, p, args.collapse_composites, args.ane)?),
         None => None,
     };
     let pair = (labels[0].as_str(), labels.get(1).map_or("", |s| s.as_str()));

@@ -21,6 +21,11 @@
 //!     rank 4; core-optimize folds the reshape down into the next
 //!     product's lift.
 //!
+//!   - `attention-inline` (`target_ane/attention.rs`): a call of a
+//!     `scaled_dot_product_attention` composite becomes the composite's
+//!     body in place (there is no fused attention on the Neural Engine;
+//!     the body's ops run there), exact.
+//!
 //! Declines (with reasons, kept by the rewrite driver): no rank-2 operand,
 //! operands of rank 1 or above 4, shapes with more than one dynamic dim, tables that are not
 //! rank-2 constants, indices that do not select whole rows; for
@@ -48,6 +53,7 @@
 //! fold the reshapes of constant weights and tables into the constants and
 //! merge reshape chains.
 
+mod attention;
 mod iosurface;
 mod layout;
 
@@ -80,6 +86,12 @@ const CHAIN_REASON: &str = "a chain of matrix products and elementwise ops stays
 
 /// The rewrites, each with the reason `remarks` gives.
 static PATTERNS: &[ExplainedPattern] = &[
+    ExplainedPattern {
+        name: "attention-inline",
+        roots: &[coreai::INVOKE],
+        rewrite: attention::inline_attention,
+        reason: "the Neural Engine has no fused attention (Apple's Neural Engine rules: no fused SDPA path); the composite's body, whose products and softmax run there, in place of the call",
+    },
     ExplainedPattern {
         name: "matmul-rank4",
         roots: &[coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL],
@@ -121,7 +133,7 @@ static PATTERNS: &[ExplainedPattern] = &[
 
 pub const INFO: PassInfo = PassInfo {
     name: "target-ane",
-    summary: "Lift 2-D matmul operands and the elementwise chains between them to rank 4, and read embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0), for the Neural Engine",
+    summary: "Lift 2-D matmul operands and the elementwise chains between them to rank 4, read embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0) and inline attention composites, for the Neural Engine",
     source: include_str!("target_ane.rs"),
     anchor: None,
     options: &[ExplainedPass::REMARKS],

@@ -431,3 +431,41 @@ def test_ane_residency_report_names_each_op_leaving_the_neural_engine(tmp_path):
     assert f"ane-residency: {resident} of {total} ops Neural-Engine-resident" in r.stderr, r.stderr
     assert any(l.startswith(f"{tmp_path / 'm.py'}:{softmax_line}:") and "'coreai.softmax'" in l
                for l in r.stderr.splitlines()), r.stderr
+
+
+ATTENTION = """
+import torch
+
+class M(torch.nn.Module):
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+def factory():
+    g = torch.Generator().manual_seed(3)
+    return M(), tuple(torch.randn(1, 2, 8, 16, generator=g) for _ in range(3))
+"""
+
+
+def test_attention_inline_is_exact_and_leaves_no_fused_attention(tmp_path):
+    # target-ane's attention-inline replaces the call of the attention
+    # composite by its body: in f32 the program computes the same values bit
+    # for bit (the same ops on the same values) in both executors, and the
+    # residency report finds no fused attention left.
+    module = export_source(tmp_path, ATTENTION)
+    before, after = tmp_path / "coreai.mlir", tmp_path / "ane.mlir"
+    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "--precision", "f32",
+                        "--compile-to", "optimized", "-o", str(before)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "composite_declaration<\"scaled_dot_product_attention\"" in before.read_text()
+    r = targets.compile_target(module, after, "ane", "--precision", "f32", "--explain")
+    assert r.returncode == 0, r.stderr
+    assert "attention-inline" in r.stderr, r.stderr
+    assert "scaled_dot_product_attention" not in after.read_text()
+    assert "fused-attention" not in r.stderr
+    want = load(tmp_path / "expected.npz")
+    for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
+        (a, ma), (b, mb) = runner(before, tmp_path / "in.npz", tmp_path), runner(after, tmp_path / "in.npz", tmp_path)
+        assert a is not None and b is not None, f"{oracle}: {ma} {mb}"
+        for name in want:
+            assert same_bits(b[name], a[name]).all(), f"{oracle} {name}: inlining changed values"
+            np.testing.assert_allclose(b[name], want[name], rtol=1e-5, atol=1e-6, err_msg=f"{oracle} vs eager")

@@ -53,6 +53,12 @@
 //!     integers, e.g. positions, are no longer exact in f16; masks such as
 //!     -10000 or -65504 are exact and convert).
 //!
+//! `islands=neural-engine` (what `coreai-compile --target ane` runs) keeps
+//! only the last three kinds (RoPE angles, `pow` with a tensor exponent,
+//! large constants): on the Neural Engine an f32 op leaves it (docs/targets.md,
+//! `ane-residency`), and Apple's own Neural Engine forms compute norms,
+//! reductions and softmax in f16; `fp16-stabilize`'s forms (max-scaled norm
+//! statistics, max-shifted softmax and logsumexp) keep them in range.
 //! `islands=none` converts every op of the kinds above too.
 //!
 //! Constants: `torch.finfo(torch.float32).min`/`.max` become f16's ±65504
@@ -129,12 +135,13 @@ pub const INFO: PassInfo = PassInfo {
 
 coreai_ir::pass_options! {
     struct CastToF16 {
-        "islands" => islands_auto: bool = "auto",
-            "auto: keep reductions, norm statistics, softmax/logsumexp accumulators, RoPE angles and ops on large constants in f32; none: convert them too",
+        "islands" => islands: Islands = "auto",
+            "auto: keep reductions, norm statistics, softmax/logsumexp accumulators, RoPE angles and ops on large constants in f32; neural-engine: as auto, but reductions, norm statistics and softmax/logsumexp accumulators compute in f16 (Apple's Neural Engine forms); none: convert them all",
             parse = |v: &str| match v.trim() {
-                "auto" => Ok(true),
-                "none" => Ok(false),
-                other => Err(format!("'{other}' is not an islands mode; choose from auto, none")),
+                "auto" => Ok(Islands::Auto),
+                "neural-engine" => Ok(Islands::NeuralEngine),
+                "none" => Ok(Islands::None),
+                other => Err(format!("'{other}' is not an islands mode; choose from auto, neural-engine, none")),
             };
         "keep-f32" => keep_f32: Vec<String> = "",
             "comma-separated coreai ops kept in f32 (full name, or without 'coreai.' / 'coreai.decomposable.broadcasting_')";
@@ -160,6 +167,14 @@ coreai_ir::pass_options! {
         "remarks" => remarks: bool = "false",
             "print one line per float-valued op to stderr: its location and whether it converts or why it stays f32";
     }
+}
+
+/// Which ops stay in f32 for accuracy (`islands=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Islands {
+    Auto,
+    NeuralEngine,
+    None,
 }
 
 impl Pass for CastToF16 {
@@ -336,13 +351,17 @@ impl CastToF16 {
             };
             let mut decided: Vec<(MlirOperation, Result<(), String>)> = Vec::new();
             self.visit_block(block, &f32_graphs, ranges, &mut plan, &mut decided);
-            if self.islands_auto {
+            if self.islands != Islands::None {
                 let candidates: Vec<MlirOperation> = decided
                     .iter()
                     .filter(|(_, d)| d.is_ok())
                     .map(|(o, _)| *o)
                     .collect();
-                let keep = islands::auto(&candidates, self.max_f16_reduction);
+                let keep = islands::auto(
+                    &candidates,
+                    self.max_f16_reduction,
+                    self.islands == Islands::NeuralEngine,
+                );
                 for (o, d) in decided.iter_mut() {
                     if let Some(reason) = keep.get(&(o.ptr as usize)) {
                         *d = Err(reason.clone());

@@ -278,7 +278,10 @@ pub fn default_precision(target: Target) -> Precision {
 /// The textual pipeline that runs every stage of `options` up to `stop`;
 /// with `explain`, the passes that can say why they rewrote an op
 /// (`cast-to-f16`, the target's pass) print one remark per op
-/// (`remarks=true`). Weight compression ends the optimized stage, before
+/// (`remarks=true`). For the Neural Engine, `cast-to-f16` keeps only the
+/// f32 islands values need for their range (`islands=neural-engine`): an f32
+/// op leaves the Neural Engine, and norms, reductions and softmax are in
+/// `fp16-stabilize`'s f16-safe forms by then. Weight compression ends the optimized stage, before
 /// `cast-to-f16` (calibration then sees the dequantized weights). A full
 /// pipeline ends with `set-hw-constraints` when `hw_constraints` (its
 /// `NAME=BACKING:ALIGNMENTS:INTERLEAVE` items) is not empty: no pass
@@ -294,11 +297,17 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         &[]
     };
     let explained = |pass: &&str| -> String {
-        let remarks = options.explain && (F16_PASSES.contains(pass) || pass.starts_with("target-"));
-        if remarks {
-            format!("{pass}{{remarks=true}}")
-        } else {
+        let mut pass_options = Vec::new();
+        if F16_PASSES.contains(pass) && options.target == Target::Ane {
+            pass_options.push("islands=neural-engine");
+        }
+        if options.explain && (F16_PASSES.contains(pass) || pass.starts_with("target-")) {
+            pass_options.push("remarks=true");
+        }
+        if pass_options.is_empty() {
             pass.to_string()
+        } else {
+            format!("{pass}{{{}}}", pass_options.join(" "))
         }
     };
     let compress = options
@@ -417,7 +426,7 @@ mod tests {
         assert_eq!(
             pipeline(Stage::Target, &o(Target::Ane, Precision::F16, true, &[])),
             format!(
-                "builtin.module({optimized},cast-to-f16{{remarks=true}},\
+                "builtin.module({optimized},cast-to-f16{{islands=neural-engine remarks=true}},\
                  target-ane{{remarks=true}},canonicalize,cse,core-optimize,state-handles,\
                  ane-residency)"
             )

@@ -63,7 +63,7 @@ def find_compiler():
                          "it on PATH (cargo build)")
 
 
-def convert(model, example_inputs, output, *, target="cpu", precision="f32", decompositions="none",
+def convert(model, example_inputs, output, *, target="cpu", precision=None, decompositions="none",
             dynamic_shapes=None, static_shapes=None, externalize=(), hw_constraints=None, metadata=None,
             compiler=None, timing=False, compress=None, input_names=None, output_names=None):
     """Exports `model` on `example_inputs` and compiles it to the asset
@@ -87,7 +87,9 @@ def convert(model, example_inputs, output, *, target="cpu", precision="f32", dec
     options; docs/compression.md). `input_names`, `output_names`: the
     asset's names of the forward's inputs (in order; a mutated input names
     its state) and of its outputs, instead of torch.export's placeholder
-    names and `output`/`output_N`."""
+    names and `output`/`output_N`. `precision=None` is the target's
+    default (`coreai-compile`'s: f16 on the Neural Engine, which computes in
+    f16, f32 elsewhere)."""
     specs = [Externalize.of(s) for s in externalize]
     names = (input_names, output_names)
     # Steps: torch.export and the import per program, then coreai-compile.
@@ -151,7 +153,7 @@ def hw_constraint_flags(hw_constraints):
     return flags
 
 
-def compile_asset(programs, output, *, target="cpu", precision="f32", metadata=None, hw_constraints=None,
+def compile_asset(programs, output, *, target="cpu", precision=None, metadata=None, hw_constraints=None,
                   compiler=None, timing=None, compress=None):
     """`coreai-compile` on imported programs [(function name, ImportedProgram
     of `@main`)]: one named main is the asset's `main`, others are linked

@@ -59,7 +59,16 @@ const MAX_DEPTH: usize = 8;
 
 /// The reasons ops stay in f32, by op; `candidates` are the ops that would
 /// convert otherwise (the body's float-valued ops), in program order.
-pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usize, String> {
+///
+/// `neural_engine` (`islands=neural-engine`): reductions, norm statistics
+/// and softmax/logsumexp accumulators are not islands (they compute in f16,
+/// as Apple's Neural Engine forms compute them; `fp16-stabilize`'s scaled
+/// and max-shifted forms keep them in range); the other kinds are.
+pub fn auto(
+    candidates: &[MlirOperation],
+    max_f16_reduction: u64,
+    neural_engine: bool,
+) -> HashMap<usize, String> {
     let mut keep: HashMap<usize, String> = HashMap::new();
     let is_candidate = |op: MlirOperation| candidates.iter().any(|c| ir::same_op(*c, op));
     let mark = |op: MlirOperation, reason: &str, keep: &mut HashMap<usize, String>| {
@@ -70,7 +79,7 @@ pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usi
     };
     for &op in candidates {
         let name = op_name(op);
-        if ACCUMULATING.contains(&name.as_str()) {
+        if ACCUMULATING.contains(&name.as_str()) && !neural_engine {
             match reduced_elements(op) {
                 Some(n) if n < max_f16_reduction => {}
                 Some(n) => mark(
@@ -84,10 +93,11 @@ pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usi
                 mark(op, "logsumexp/softmax accumulator (sum of exp)", &mut keep);
             }
         }
-        if ACCUMULATORS.contains(&name.as_str()) {
+        if ACCUMULATORS.contains(&name.as_str()) && !neural_engine {
             mark(op, "softmax accumulator", &mut keep);
         }
         if name == coreai::LOG
+            && !neural_engine
             && operands(op)
                 .first()
                 .and_then(|v| producer(*v))
@@ -95,7 +105,7 @@ pub fn auto(candidates: &[MlirOperation], max_f16_reduction: u64) -> HashMap<usi
         {
             mark(op, "logsumexp accumulator (log of a sum of exp)", &mut keep);
         }
-        if matches!(name.as_str(), coreai::SQRT | coreai::RSQRT) {
+        if matches!(name.as_str(), coreai::SQRT | coreai::RSQRT) && !neural_engine {
             let mut path = Vec::new();
             let mut found = Vec::new();
             statistic_paths(op, 0, &mut path, &mut found);

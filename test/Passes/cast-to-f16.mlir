@@ -1,6 +1,7 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16)' | FileCheck %s --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{io=f16})' | FileCheck %s --check-prefix=IO16 --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{islands=none})' | FileCheck %s --check-prefix=NONE --enable-var-scope
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{islands=neural-engine})' | FileCheck %s --check-prefix=ANE --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{keep-f32=exp,invoke})' | FileCheck %s --check-prefix=KEEP --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{remarks=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
@@ -49,7 +50,9 @@ coreai.graph @basic(%x: tensor<4xf32>, %i: tensor<4xsi32>) -> (tensor<4xf32>, te
 // islands=auto keeps in f32: the RMSNorm statistic (square, mean over 64,
 // + eps, rsqrt), a sum over 64 elements, softmax, the RoPE angle and its cos,
 // a multiply by 4097 (beyond 2048, not exact in f16). The normalised product converts.
-// islands=none converts all of them.
+// islands=none converts all of them; islands=neural-engine converts the
+// statistic, the sum and softmax (Apple's Neural Engine forms compute them in
+// f16) and keeps the RoPE angle and the multiply by 4097.
 // CHECK-LABEL: coreai.graph @islands(
 // CHECK-SAME:    %[[X:.*]]: tensor<2x64xf32>, %[[P:.*]]: tensor<8xf32>)
 // CHECK:         %[[X16:.*]] = coreai.cast %[[X]] : tensor<2x64xf32> to tensor<2x64xf16>
@@ -75,6 +78,13 @@ coreai.graph @basic(%x: tensor<4xf32>, %i: tensor<4xsi32>) -> (tensor<4xf32>, te
 // NONE:         coreai.cos %{{.*}} : tensor<8xf16> -> tensor<8xf16>
 // NONE:         coreai.decomposable.broadcasting_mul %{{.*}} : (tensor<2x1xf16>, tensor<f16>) -> tensor<2x1xf16>
 // NONE-NOT:     tensor<2x1xf32>, tensor<f32>
+// ANE-LABEL: coreai.graph @islands(
+// ANE:         coreai.reduce_mean %{{.*}} : (tensor<2x64xf16>, tensor<1xsi32>) -> tensor<2x1xf16>
+// ANE:         coreai.rsqrt %{{.*}} : tensor<2x1xf16> -> tensor<2x1xf16>
+// ANE:         coreai.reduce_sum %{{.*}} : (tensor<2x64xf16>, tensor<1xsi32>) -> tensor<2x1xf16>
+// ANE:         coreai.softmax %{{.*}} : (tensor<2x64xf16>, tensor<si32>) -> tensor<2x64xf16>
+// ANE:         coreai.cos %{{.*}} : tensor<8xf32> -> tensor<8xf32>
+// ANE:         coreai.decomposable.broadcasting_mul %{{.*}} : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
 // REMARK: 'coreai.reduce_mean' kept f32: reduction over 64 elements (max-f16-reduction=32)
 // REMARK: 'coreai.rsqrt' kept f32: norm statistic (root of a mean of squares)
 // REMARK: 'coreai.decomposable.broadcasting_mul' f16

@@ -386,7 +386,8 @@ class M(torch.nn.Module):
     def forward(self, x):
         h = x * 2.0
         p = torch.softmax(h, dim=-1)
-        return h.relu(), p
+        s = h + 3000.5
+        return h.relu(), p, s
 
 def factory():
     return M(), (torch.randn(2, 64),)
@@ -394,18 +395,20 @@ def factory():
 
 
 def test_ane_residency_report_names_each_op_leaving_the_neural_engine(tmp_path):
-    # Under --target ane the multiply and relu compute in f16; softmax is one
-    # of cast-to-f16's f32 islands and the f32 inputs and outputs are cast at
-    # the boundary: the report names those ops, at the source line they came
+    # Under --target ane the multiply, relu and softmax compute in f16
+    # (islands=neural-engine); the add of 3000.5, which f16 does not hold,
+    # stays an f32 island and the f32 inputs and outputs are cast at the
+    # boundary: the report names those ops, at the source line they came
     # from, and counts what stays.
     module = export_source(tmp_path, RESIDENCY)
     r = targets.compile_target(module, tmp_path / "ane.mlir", "ane", "--explain")
     assert r.returncode == 0, r.stderr
     remarks = [l for l in r.stderr.splitlines() if "remark: ane-residency:" in l]
-    softmax_line = RESIDENCY.splitlines().index("        p = torch.softmax(h, dim=-1)") + 1
-    assert any(l.startswith(f"{tmp_path / 'm.py'}:{softmax_line}:") and "'coreai.softmax'" in l
+    island_line = RESIDENCY.splitlines().index("        s = h + 3000.5") + 1
+    assert any(l.startswith(f"{tmp_path / 'm.py'}:{island_line}:")
+               and "'coreai.decomposable.broadcasting_add'" in l
                and "dtype: operand #0 is tensor<2x64xf32>" in l for l in remarks), r.stderr
-    assert not any("'coreai.relu'" in l for l in remarks), r.stderr
+    assert not any("'coreai.relu'" in l or "'coreai.softmax'" in l for l in remarks), r.stderr
     summary = re.search(r"ane-residency: (\d+) of (\d+) ops Neural-Engine-resident", r.stderr)
     assert summary, r.stderr
     resident, total = map(int, summary.groups())
@@ -429,7 +432,7 @@ def test_ane_residency_report_names_each_op_leaving_the_neural_engine(tmp_path):
     r = subprocess.run([str(freqop), "--ane", str(built)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert f"ane-residency: {resident} of {total} ops Neural-Engine-resident" in r.stderr, r.stderr
-    assert any(l.startswith(f"{tmp_path / 'm.py'}:{softmax_line}:") and "'coreai.softmax'" in l
+    assert any(l.startswith(f"{tmp_path / 'm.py'}:{island_line}:") and "broadcasting_add" in l
                for l in r.stderr.splitlines()), r.stderr
 
 

@@ -59,6 +59,7 @@ F16_TOLERANCE = 3e-2
 # variant -> (convert() keyword arguments, tolerance factor)
 VARIANTS = {
     "f32": ({}, report.ATOL),
+    # convert()'s default precision for the Neural Engine: f16.
     "ane": ({"target": "ane"}, targets.tolerance("", "ane")),
     "gpu": ({"target": "gpu"}, targets.tolerance("", "gpu")),
     "f16": ({"precision": "f16"}, F16_TOLERANCE),

@@ -25,6 +25,10 @@
 //!     `scaled_dot_product_attention` composite becomes the composite's
 //!     body in place (there is no fused attention on the Neural Engine;
 //!     the body's ops run there), exact.
+//!   - `layout-in-f16` (`target_ane/casts.rs`): a reshape, transpose,
+//!     expand_dims or shrink_dims next to an f16 ↔ f32 cast moves to the
+//!     cast's f16 side (`L(cast(x)) = cast(L(x))`, exact), so at an f32
+//!     input or output only the cast leaves the Neural Engine.
 //!
 //! Declines (with reasons, kept by the rewrite driver): no rank-2 operand,
 //! operands of rank 1 or above 4, shapes with more than one dynamic dim, tables that are not
@@ -54,6 +58,7 @@
 //! merge reshape chains.
 
 mod attention;
+mod casts;
 mod iosurface;
 mod layout;
 
@@ -80,6 +85,8 @@ fn print_embedding_declines(pass: &str, rewriter: &Rewriter) {
     }
 }
 
+const LAYOUT_REASON: &str = "data movement next to an f16/f32 cast runs in f32 off the Neural Engine (Apple's Neural Engine rules: f16, int8 and int16 only); moved to the cast's f16 side";
+
 const MATMUL_REASON: &str = "2-D matmul operands diverge on the Neural Engine in fp16 (guide §9.5); operands lifted to rank 4 (1×1×M×N)";
 
 const CHAIN_REASON: &str = "a chain of matrix products and elementwise ops stays at rank 4, the Neural Engine's BC1S orientation (guide §8.6, §9.5); the reshape down moves past the op";
@@ -91,6 +98,18 @@ static PATTERNS: &[ExplainedPattern] = &[
         roots: &[coreai::INVOKE],
         rewrite: attention::inline_attention,
         reason: "the Neural Engine has no fused attention (Apple's Neural Engine rules: no fused SDPA path); the composite's body, whose products and softmax run there, in place of the call",
+    },
+    ExplainedPattern {
+        name: "layout-in-f16",
+        roots: casts::LAYOUT,
+        rewrite: casts::layout_before_widening,
+        reason: LAYOUT_REASON,
+    },
+    ExplainedPattern {
+        name: "layout-in-f16",
+        roots: &[coreai::CAST],
+        rewrite: casts::layout_after_narrowing,
+        reason: LAYOUT_REASON,
     },
     ExplainedPattern {
         name: "matmul-rank4",

@@ -247,6 +247,12 @@ pub fn rank4_chain<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
     if op.result_count() != 1 {
         return Err("not one result".into());
     }
+    if name == coreai::CAST
+        && melior::ir::r#type::RankedTensorType::try_from(cx.result_type(0)?)
+            .is_ok_and(|t| melior::ir::TypeLike::is_f32(&t.element()))
+    {
+        return Err("a widening cast: the reshape stays on its f16 side (layout-in-f16)".into());
+    }
     let result = type_dims(cx.result_type(0)?)?;
     if result.len() >= ANE_RANK {
         return Err(format!("the result has rank {}", result.len()));

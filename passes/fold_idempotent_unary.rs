@@ -46,9 +46,17 @@ pub const INFO: PassInfo = PassInfo {
 
 coreai_ir::pass_options! {
     struct FoldIdempotentUnary {
-        "ops" => ops: Vec<&'static str> = "coreai.abs,aten.relu.default",
-            "comma-separated op names to fold (coreai.abs, aten.relu.default)",
+        "ops" => ops: Vec<&'static str> = "",
+            "comma-separated op names to fold (coreai.abs, aten.relu.default; empty: all of them)",
             parse = |v: &str| parse_choices(v, FOLDABLE, "foldable");
+    }
+}
+
+impl FoldIdempotentUnary {
+    /// Whether `name` is one of the ops to fold (every foldable op when
+    /// `ops` is empty).
+    fn folds(&self, name: &str) -> bool {
+        FOLDABLE.contains(&name) && (self.ops.is_empty() || self.ops.contains(&name))
     }
 }
 
@@ -64,7 +72,7 @@ impl Pass for FoldIdempotentUnary {
         let applied = rewriter.run_once(root, |op| {
             let name = op.name();
             match name.as_string_ref().as_str() {
-                Ok(name) if self.ops.contains(&name) => {
+                Ok(name) if self.folds(name) => {
                     vec![Pattern::new(name, fold_idempotent_pair)]
                 }
                 _ => Vec::new(),

@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("the passes folder is readable") {
         let path = entry.expect("a directory entry").path();

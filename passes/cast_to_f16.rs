@@ -53,6 +53,12 @@
 //!     integers, e.g. positions, are no longer exact in f16; masks such as
 //!     -10000 or -65504 are exact and convert).
 //!
+//! Comparisons (`equal`, `not_equal`, `greater` and their broadcasting
+//! forms) have bool results, so no conversion reaches them; one whose float
+//! operands are each an f16 value widened to f32 or a constant f16 holds
+//! exactly compares the f16 values instead (exact: widening keeps order,
+//! equality, ±0, infinities and NaN), unless `keep-f32` names it.
+//!
 //! `islands=neural-engine` (what `coreai-compile --target ane` runs) keeps
 //! only the last three kinds (RoPE angles, `pow` with a tensor exponent,
 //! large constants): on the Neural Engine an f32 op leaves it (docs/targets.md,
@@ -217,6 +223,7 @@ impl Pass for CastToF16 {
                 Vec::new()
             }
         })?;
+        narrow_comparisons(root, |name| self.keeps(name));
         cleanup(root);
         tracing::debug!(applied = rewriter.applied(), "cast-to-f16 conversions");
         Ok(())
@@ -660,6 +667,99 @@ fn rebuild_invoke(invoke: MlirOperation, graphs: &HashMap<String, MlirOperation>
         ir::replace_all_uses(old, r);
     }
     ir::erase(invoke);
+}
+
+/// Comparisons: their result is bool, so no conversion reaches them, and
+/// one of an f16 value widened to f32 compares in f32 off the f16 path.
+const COMPARISONS: &[&str] = &[
+    coreai::EQUAL,
+    coreai::NOT_EQUAL,
+    coreai::GREATER,
+    coreai::DECOMPOSABLE_BROADCASTING_EQUAL,
+    coreai::DECOMPOSABLE_BROADCASTING_NOT_EQUAL,
+    coreai::DECOMPOSABLE_BROADCASTING_GREATER,
+];
+
+/// A comparison of f32 operands that are each an f16 value widened
+/// (`cast(x : f16 → f32)`) or a constant whose every value f16 holds
+/// exactly compares the f16 values instead: widening f16 to f32 is exact and
+/// keeps order, equality, ±0, infinities and NaN, so every comparison gives
+/// the same bool. At least one operand must be a widened f16 value (a
+/// comparison of constants is left to folding); `keep-f32` naming the
+/// comparison keeps it.
+fn narrow_comparisons(root: OperationRef<'_, '_>, keeps: impl Fn(&str) -> bool) {
+    let mut comparisons: Vec<MlirOperation> = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        let name = op_name(op.to_raw());
+        if COMPARISONS.contains(&name.as_str()) && !keeps(&name) {
+            comparisons.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for c in comparisons {
+        let mut narrowed = Vec::new();
+        let mut widened = false;
+        for v in operands(c) {
+            if !is_f32_tensor(value_type(v)) {
+                narrowed.clear();
+                break;
+            }
+            let Some(def) = producer(v) else {
+                narrowed.clear();
+                break;
+            };
+            match op_name(def).as_str() {
+                coreai::CAST if is_f16_tensor(value_type(operands(def)[0])) => {
+                    narrowed.push(Narrowed::Source(operands(def)[0]));
+                    widened = true;
+                }
+                coreai::CONSTANT => {
+                    let exact =
+                        attribute(def, "value")
+                            .and_then(ir::float_values)
+                            .filter(|values| {
+                                values
+                                    .iter()
+                                    .all(|x| x.is_nan() || ir::constant_f16(*x).to_f32() == *x)
+                            });
+                    match exact {
+                        Some(values) => narrowed.push(Narrowed::Constant(def, values)),
+                        None => {
+                            narrowed.clear();
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    narrowed.clear();
+                    break;
+                }
+            }
+        }
+        if !widened || narrowed.len() != operands(c).len() {
+            continue;
+        }
+        for (i, n) in narrowed.into_iter().enumerate() {
+            let v = match n {
+                Narrowed::Source(x) => x,
+                Narrowed::Constant(def, values) => {
+                    let ty = f16_of(value_type(results(def)[0]));
+                    let value = ir::named(c, "value", ir::f16_attribute(ty, &values));
+                    let k = ir::create(coreai::CONSTANT, ir::location(def), &[], &[ty], &[value]);
+                    ir::insert_before(c, k);
+                    ir::result(k, 0)
+                }
+            };
+            ir::set_operand(c, i, v);
+        }
+    }
+}
+
+/// An operand of a comparison in f16: the f16 value a cast widened, or a
+/// constant (and its values) to rebuild in f16.
+enum Narrowed {
+    Source(MlirValue),
+    Constant(MlirOperation, Vec<f32>),
 }
 
 /// After the sweep: `cast(cast(x : f16 → f32) : f32 → f16)` → `x`; casts of

@@ -2,24 +2,25 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{io=f16})' | FileCheck %s --check-prefix=IO16 --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{islands=none})' | FileCheck %s --check-prefix=NONE --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{islands=neural-engine})' | FileCheck %s --check-prefix=ANE --enable-var-scope
-// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{keep-f32=exp,invoke})' | FileCheck %s --check-prefix=KEEP --enable-var-scope
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{keep-f32=exp,invoke,greater})' | FileCheck %s --check-prefix=KEEP --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{remarks=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // Elementwise f32 compute becomes f16; constants become f16 constants (0.1
-// rounds to 0.0999755859375); integer ops and the bool comparison are not
-// converted (the comparison reads the f16 value cast back up). io=f32 keeps
-// the signature: a cast after the argument, one before the output.
+// rounds to 0.0999755859375); integer ops are not converted; the bool
+// comparison compares the f16 value and an f16 0.5 (exact: widening f16 to
+// f32 keeps every comparison). io=f32 keeps the signature: a cast after the
+// argument, one before the output.
 // CHECK-LABEL: coreai.graph @basic(
 // CHECK-SAME:    %[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xsi32>) -> (tensor<4xf32>, tensor<4xi1>, tensor<4xsi32>)
 // CHECK:         %[[X16:.*]] = coreai.cast %[[X]] : tensor<4xf32> to tensor<4xf16>
-// CHECK-DAG:     %[[H32:.*]] = coreai.constant dense<5.000000e-01> : tensor<f32>
 // CHECK-DAG:     %[[H16:.*]] = coreai.constant dense<5.000000e-01> : tensor<f16>
 // CHECK-DAG:     %[[W16:.*]] = coreai.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 9.997550e-02]> : tensor<4xf16>
 // CHECK:         %[[E:.*]] = coreai.exp %[[X16]] : tensor<4xf16> -> tensor<4xf16>
 // CHECK:         %[[M:.*]] = coreai.decomposable.broadcasting_mul %[[E]], %[[H16]] : (tensor<4xf16>, tensor<f16>) -> tensor<4xf16>
 // CHECK:         %[[A:.*]] = coreai.decomposable.broadcasting_add %[[M]], %[[W16]] : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
 // CHECK:         %[[A32:.*]] = coreai.cast %[[A]] : tensor<4xf16> to tensor<4xf32>
-// CHECK:         %[[G:.*]] = coreai.decomposable.broadcasting_greater %[[A32]], %[[H32]] : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+// CHECK:         %[[H:.*]] = coreai.constant dense<5.000000e-01> : tensor<f16>
+// CHECK-NEXT:    %[[G:.*]] = coreai.decomposable.broadcasting_greater %[[A]], %[[H]] : (tensor<4xf16>, tensor<f16>) -> tensor<4xi1>
 // CHECK:         %[[J:.*]] = coreai.decomposable.broadcasting_add %[[I]], %[[I]] : (tensor<4xsi32>, tensor<4xsi32>) -> tensor<4xsi32>
 // CHECK-NOT:     coreai.cast
 // CHECK:         coreai.output %[[A32]], %[[G]], %[[J]]
@@ -248,4 +249,28 @@ coreai.graph @finfo_min_mask(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %k = coreai.constant dense<-3.40282347E+38> : tensor<1x4xf32>
   %m = coreai.decomposable.broadcasting_add %x, %k : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
   coreai.output %m : tensor<2x4xf32>
+}
+
+// -----
+
+// A comparison compares in f16 only when every float operand is exact
+// there: against 0.1 (not an f16 value) it stays in f32 on the widened
+// value; against 2.0 and against another widened value it narrows; with
+// keep-f32=greater every greater stays.
+// CHECK-LABEL: coreai.graph @comparisons(
+// CHECK:         coreai.decomposable.broadcasting_greater %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+// CHECK:         coreai.decomposable.broadcasting_greater %{{.*}}, %{{.*}} : (tensor<4xf16>, tensor<f16>) -> tensor<4xi1>
+// CHECK:         coreai.decomposable.broadcasting_equal %{{.*}}, %{{.*}} : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xi1>
+// NONE-LABEL: coreai.graph @comparisons(
+// KEEP-LABEL: coreai.graph @comparisons(
+// KEEP-COUNT-2: coreai.decomposable.broadcasting_greater %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+coreai.graph @comparisons(%x: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %tenth = coreai.constant dense<1.000000e-01> : tensor<f32>
+  %two = coreai.constant dense<2.000000e+00> : tensor<f32>
+  %e = coreai.exp %x : tensor<4xf32> -> tensor<4xf32>
+  %s = coreai.sin %x : tensor<4xf32> -> tensor<4xf32>
+  %a = coreai.decomposable.broadcasting_greater %e, %tenth : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %b = coreai.decomposable.broadcasting_greater %e, %two : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %c = coreai.decomposable.broadcasting_equal %e, %s : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  coreai.output %a, %b, %c : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
 }

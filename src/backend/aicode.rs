@@ -299,18 +299,6 @@ fn attributes(op: MlirOperation) -> Vec<(String, MlirAttribute)> {
     }
 }
 
-fn children(block: MlirBlock) -> Vec<MlirOperation> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut op = mlirBlockGetFirstOperation(block);
-        while !op.ptr.is_null() {
-            out.push(op);
-            op = mlirOperationGetNextInBlock(op);
-        }
-    }
-    out
-}
-
 /// The entries of the array-of-dictionaries attribute `attr` of `op`
 /// (argument or result attributes) as `opaque<"key" = [value]>`, `coreai.`
 /// keys renamed `aicode.` (`None` without the attribute).
@@ -489,7 +477,7 @@ fn convert<'m>(module: MlirOperation) -> Result<Program<'m>, AicodeError> {
     let l = op_location(&mut p, module);
     p.set_asset_location(l);
     let body = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)) };
-    let graphs = children(body);
+    let graphs = coreai_ir::raw::block_ops(body);
     if graphs.is_empty() {
         return Err(error(
             module,
@@ -560,7 +548,7 @@ fn convert_graph(p: &mut Program, graph: MlirOperation) -> Result<(), AicodeErro
     spec.loc = Some(op_location(p, graph));
     let mut body = p.body_at(&spec.inputs, &locs);
     let mut constants: HashSet<Value> = HashSet::new();
-    for op in children(block) {
+    for op in coreai_ir::raw::block_ops(block) {
         let name = op_name(op);
         let l = op_location(p, op);
         p.set_location(l);
@@ -612,7 +600,7 @@ fn convert_nested(
         values.insert(v.ptr as usize, inner.arg(i));
     }
     let mut constants = constants.clone();
-    for op in children(block) {
+    for op in coreai_ir::raw::block_ops(block) {
         let name = op_name(op);
         let l = op_location(p, op);
         p.set_location(l);
@@ -659,7 +647,7 @@ fn convert_region(
     }
     let mut body = p.body_at(&types, &locs);
     let constants = HashSet::new();
-    for op in children(block) {
+    for op in coreai_ir::raw::block_ops(block) {
         let name = op_name(op);
         let l = op_location(p, op);
         p.set_location(l);

@@ -177,10 +177,7 @@ fn counted(op: MlirOperation) -> bool {
 
 /// The composite a `coreai.invoke` calls, when its callee declares one.
 fn composite_of(invoke: MlirOperation) -> Option<String> {
-    let graph = raw::lookup_symbol(invoke, &raw::callee_name(invoke)?)?;
-    let text = raw::attr_text(raw::attribute(graph, "composite_decl")?);
-    let rest = text.split_once('"')?.1;
-    Some(rest.split_once('"')?.0.to_string())
+    raw::composite_name(raw::lookup_symbol(invoke, &raw::callee_name(invoke)?)?)
 }
 
 /// The first rule `op` breaks, if any.

@@ -324,7 +324,9 @@ impl CastToF16 {
                     .and_then(ir::attr_str)
                     .is_some_and(|v| v == "private");
             let internal = private && invoked.contains(&name);
-            if internal && composite_name(graph).as_deref() == Some("rope") && builds_angles(graph)
+            if internal
+                && ir::composite_name(graph).as_deref() == Some("rope")
+                && builds_angles(graph)
             {
                 f32_graphs.insert(
                     name,
@@ -507,14 +509,6 @@ fn callables(root: MlirOperation) -> Vec<MlirOperation> {
             .filter(|op| is_callable(*op))
             .collect()
     })
-}
-
-/// The composite name of a graph's `composite_decl`
-/// (`#coreai.composite_declaration<"rope" = ...>` → `rope`).
-fn composite_name(graph: MlirOperation) -> Option<String> {
-    let text = ir::attr_text(attribute(graph, "composite_decl")?);
-    let rest = text.split_once('"')?.1;
-    Some(rest.split_once('"')?.0.to_string())
 }
 
 /// Whether a `rope` composite takes `position_ids`/`freqs` and computes its

@@ -25,19 +25,12 @@ use std::collections::HashMap;
 /// The composite the Neural Engine has no fused form of.
 pub const FUSED_ATTENTION: &str = "scaled_dot_product_attention";
 
-/// The composite a graph declares (`#coreai.composite_declaration<"name" = ...>`).
-pub fn declared_composite(graph: mlir_sys::MlirOperation) -> Option<String> {
-    let text = raw::attr_text(raw::attribute(graph, "composite_decl")?);
-    let rest = text.split_once('"')?.1;
-    Some(rest.split_once('"')?.0.to_string())
-}
-
 pub fn inline_attention<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let invoke = cx.op().to_raw();
     let callee = raw::callee_name(invoke).ok_or("the call names no graph")?;
     let graph = raw::lookup_symbol(invoke, &callee)
         .ok_or_else(|| format!("the callee @{callee} is not in the module"))?;
-    if declared_composite(graph).as_deref() != Some(FUSED_ATTENTION) {
+    if raw::composite_name(graph).as_deref() != Some(FUSED_ATTENTION) {
         return Err(format!("@{callee} is not a {FUSED_ATTENTION} composite"));
     }
     let body = raw::entry_block(graph).ok_or("the composite has no body")?;

@@ -1098,3 +1098,11 @@ pub fn int_value(attr: MlirAttribute) -> Option<i64> {
 pub fn emit_remark(op: MlirOperation, message: &str) {
     unsafe { crate::ffi::coreaiEmitRemark(mlirOperationGetLocation(op), string_ref(message)) }
 }
+
+/// The composite a graph declares: `rope` for
+/// `composite_decl = #coreai.composite_declaration<"rope" = ...>`.
+pub fn composite_name(graph: MlirOperation) -> Option<String> {
+    let text = attr_text(attribute(graph, "composite_decl")?);
+    let rest = text.split_once('"')?.1;
+    Some(rest.split_once('"')?.0.to_string())
+}

@@ -13,8 +13,8 @@
 //! f32: where every |d| ≤ 1 (s = 1) the rewritten ops compute the same
 //! values bit for bit (division and multiplication by 1); elsewhere the
 //! scaling adds one rounding per element, a few ulp in all (tested against
-//! float64). `s` is 1 where the max is inf or NaN, so such slices give what
-//! the original gives.
+//! float64). `s` is the largest finite value where the max is inf, and such
+//! slices give what the original gives (see [`scale`]).
 
 use super::pattern::*;
 use coreai_ir::lowering::{broadcast_shapes, LoweringCx};
@@ -91,8 +91,12 @@ fn sum_of_squares<'c: 'a, 'a>(mut v: Value<'c, 'a>) -> Option<Statistic<'c, 'a>>
     None
 }
 
-/// `s = where(a == inf, 1, max(a, 1))` with `a = reduce_max(|d|, axes)`
-/// (a slice holding NaN gives NaN with either value of `s`).
+/// `s = min(max(a, 1), F)` with `a = reduce_max(|d|, axes)` and `F` the
+/// element's largest finite value: no comparison and no boolean (which
+/// would leave the Neural Engine). A slice holding ±inf gets `s = F`: its
+/// sum of squares is still inf, `rsqrt(inf) / F = 0` and
+/// `sqrt(inf) · F = inf`, what `s = 1` gives; a slice holding NaN gives
+/// NaN with any `s`.
 fn scale<'c: 'a, 'a>(
     cx: &LoweringCx<'c, 'a>,
     d: Value<'c, 'a>,
@@ -106,9 +110,12 @@ fn scale<'c: 'a, 'a>(
         arg(reduction, 1)?,
         ty,
     )?;
-    let one = scalar(cx, 1.0, d)?;
-    let infinite = binary(cx, coreai::EQUAL, a, scalar(cx, f64::INFINITY, d)?)?;
-    select(cx, infinite, one, binary(cx, coreai::MAXIMUM, a, one)?)
+    clamp(
+        cx,
+        a,
+        scalar(cx, 1.0, d)?,
+        scalar(cx, largest_finite(d)?, d)?,
+    )
 }
 
 // sqrt(chain(reduce(d · d)))  → s · sqrt(chain'(reduce((d/s) · (d/s))))

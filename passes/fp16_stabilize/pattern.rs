@@ -146,10 +146,43 @@ pub fn reduce<'c: 'a, 'a>(
     cx.build_value(op, &[x, axes], ty, &[])
 }
 
-/// The max of `x` over `axes` (type `ty`) with ±inf replaced by 0, the
-/// shift of a stable logsumexp/softmax (PyTorch's: an all -inf slice stays
-/// -inf/NaN as in the unshifted form, a +inf keeps its inf):
-/// `m = reduce_max(x, axes); where(|m| == inf, 0, m)`.
+/// The largest finite value of `like`'s float element (f16's 65504,
+/// f32's `f32::MAX`). `cast-to-f16` turns an f32 constant `±f32::MAX`
+/// into f16's ±65504 (the "finite infinity" convention).
+pub fn largest_finite(like: Value<'_, '_>) -> Result<f64, Decline> {
+    let e = element(like)?.to_raw();
+    let max = match coreai_ir::raw::float_kind(e) {
+        Some(16) if coreai_ir::raw::is_bf16(e) => f64::from(half::bf16::MAX),
+        Some(16) => f64::from(half::f16::MAX),
+        Some(32) => f64::from(f32::MAX),
+        Some(64) => f64::MAX,
+        _ => return Err("not a float element".into()),
+    };
+    Ok(max)
+}
+
+/// `min(max(v, lo), hi)`: computed with elementwise ops only, no
+/// comparison and no boolean (a boolean leaves the Neural Engine, whose
+/// types are f16, int8 and int16).
+pub fn clamp<'c: 'a, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    v: Value<'c, 'a>,
+    lo: Value<'c, 'a>,
+    hi: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, Decline> {
+    binary(cx, coreai::MINIMUM, binary(cx, coreai::MAXIMUM, v, lo)?, hi)
+}
+
+/// The max of `x` over `axes` (type `ty`) clamped to the finite range,
+/// the shift of a stable logsumexp/softmax:
+/// `m = reduce_max(x, axes); min(max(m, -F), F)`, `F` the element's
+/// largest finite value. A finite max is unchanged. An all -inf slice
+/// shifts by -F: `exp(-inf + F) = 0`, so softmax gives 0/0 = NaN and
+/// logsumexp `-F + log 0 = -inf`, as in the unshifted form. A slice holding
+/// +inf shifts by F: `exp(inf - F) = inf`, the sum is inf, logsumexp gives
+/// inf and softmax NaN at the +inf entries and 0 elsewhere. No boolean
+/// (`where(|m| == inf, 0, m)` computes the same outputs with a comparison
+/// the Neural Engine cannot hold).
 pub fn finite_max<'c: 'a, 'a>(
     cx: &LoweringCx<'c, 'a>,
     x: Value<'c, 'a>,
@@ -157,28 +190,28 @@ pub fn finite_max<'c: 'a, 'a>(
     ty: Type<'c>,
 ) -> Result<Value<'c, 'a>, Decline> {
     let m = reduce(cx, coreai::REDUCE_MAX, x, axes, ty)?;
-    let infinite = binary(
-        cx,
-        coreai::EQUAL,
-        unary(cx, coreai::ABS, m)?,
-        scalar(cx, f64::INFINITY, m)?,
-    )?;
-    select(cx, infinite, scalar(cx, 0.0, m)?, m)
+    let f = largest_finite(m)?;
+    clamp(cx, m, scalar(cx, -f, m)?, scalar(cx, f, m)?)
 }
 
 /// Whether `z` is already shifted by a max: `x - m` with `m` a
-/// `reduce_max` or the guarded `where(_, _, reduce_max)` of [`finite_max`].
+/// `reduce_max` or the clamped `min(max(reduce_max, _), _)` of
+/// [`finite_max`].
 pub fn is_max_shifted(z: Value<'_, '_>) -> bool {
     let Some(sub) = defined_by(z, coreai::DECOMPOSABLE_BROADCASTING_SUB) else {
         return false;
     };
-    let Ok(m) = sub.operand(1) else {
+    let Ok(mut m) = sub.operand(1) else {
         return false;
     };
-    if defined_by(m, coreai::REDUCE_MAX).is_some() {
-        return true;
+    for bound in [
+        coreai::DECOMPOSABLE_BROADCASTING_MINIMUM,
+        coreai::DECOMPOSABLE_BROADCASTING_MAXIMUM,
+    ] {
+        match defined_by(m, bound).and_then(|op| op.operand(0).ok()) {
+            Some(inner) => m = inner,
+            None => break,
+        }
     }
-    defined_by(m, coreai::DECOMPOSABLE_BROADCASTING_WHERE)
-        .and_then(|w| w.operand(2).ok())
-        .is_some_and(|m| defined_by(m, coreai::REDUCE_MAX).is_some())
+    defined_by(m, coreai::REDUCE_MAX).is_some()
 }

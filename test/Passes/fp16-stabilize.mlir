@@ -72,11 +72,15 @@ coreai.graph @log_sigmoid(%x: tensor<5xf32>) -> tensor<5xf32> {
 
 // -----
 
-// log(reduce_sum(exp(x))) then reshape → max-shifted, the reshape kept last.
+// log(reduce_sum(exp(x))) then reshape → max-shifted, the reshape kept last;
+// the max is clamped to the finite range (no boolean: min/max only).
 // CHECK-LABEL: coreai.graph @log_sum_exp(
 // CHECK-SAME:    %[[X:.*]]: tensor<6x20xf32>
 // CHECK:         %[[M:.*]] = coreai.reduce_max %[[X]], %[[AXES:.*]] :
-// CHECK:         %[[SHIFT:.*]] = coreai.decomposable.broadcasting_where %{{.*}}, %{{.*}}, %[[M]]
+// CHECK-DAG:     %[[NEGF:.*]] = coreai.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK-DAG:     %[[F:.*]] = coreai.constant dense<3.40282347E+38> : tensor<f32>
+// CHECK:         %[[LO:.*]] = coreai.decomposable.broadcasting_maximum %[[M]], %[[NEGF]]
+// CHECK:         %[[SHIFT:.*]] = coreai.decomposable.broadcasting_minimum %[[LO]], %[[F]]
 // CHECK:         %[[Z:.*]] = coreai.decomposable.broadcasting_sub %[[X]], %[[SHIFT]]
 // CHECK:         %[[E:.*]] = coreai.exp %[[Z]]
 // CHECK:         %[[S:.*]] = coreai.reduce_sum %[[E]], %[[AXES]]
@@ -121,7 +125,10 @@ coreai.graph @softmax_by_hand(%x: tensor<2x5x7xf32>) -> tensor<2x5x7xf32> {
 // CHECK-SAME:    %[[X:.*]]: tensor<3x24xf32>
 // CHECK:         %[[D:.*]] = coreai.decomposable.broadcasting_sub %[[X]],
 // CHECK:         %[[A:.*]] = coreai.reduce_max %{{.*}}, %[[AXES:.*]] :
-// CHECK:         %[[S:.*]] = coreai.decomposable.broadcasting_where %{{.*}}, %{{.*}}, %{{.*}}
+// CHECK-DAG:     %[[ONE:.*]] = coreai.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG:     %[[F:.*]] = coreai.constant dense<3.40282347E+38> : tensor<f32>
+// CHECK:         %[[A1:.*]] = coreai.decomposable.broadcasting_maximum %[[A]], %[[ONE]]
+// CHECK:         %[[S:.*]] = coreai.decomposable.broadcasting_minimum %[[A1]], %[[F]]
 // CHECK:         %[[DS:.*]] = coreai.decomposable.broadcasting_divide %[[D]], %[[S]]
 // CHECK:         %[[SQ:.*]] = coreai.decomposable.broadcasting_mul %[[DS]], %[[DS]]
 // CHECK:         %[[V:.*]] = coreai.reduce_mean %[[SQ]], %[[AXES]]

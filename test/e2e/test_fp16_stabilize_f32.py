@@ -117,3 +117,52 @@ def test_rewrites_stay_within_4_ulp_of_the_original_in_f32(tmp_path):
         assert np.all(np.isfinite(a)) and np.all(worse <= 4 * ulp), (
             f"output_{i}: {worse.flat[k] / ulp.flat[k]:.1f} ulp worse than the original at element {k}: "
             f"rewritten {a.flat[k]!r}, original {b.flat[k]!r}, exact {t.flat[k]!r}")
+
+
+SPECIAL_MODEL = '''
+import torch
+
+class M(torch.nn.Module):
+    def forward(self, x, h):
+        e = torch.exp(x)
+        return (torch.log(torch.sum(torch.exp(x), dim=-1)), e / e.sum(dim=-1, keepdim=True),
+                h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6),
+                torch.sqrt(h.pow(2).sum(-1)))
+
+def factory():
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor([[-inf, -inf, -inf, -inf], [inf, 1.0, -3.0, 40.0], [2.0, nan, 0.5, 1.0],
+                      [-inf, 3.0, -inf, 1.0], [80.0, -2.0, 0.0, 79.5]])
+    h = torch.tensor([[inf, 1.0, -2.0, 0.5], [3.0, -inf, 1.0, 0.0], [1.0, nan, 2.0, 3.0],
+                      [0.0, 0.0, 0.0, 0.0], [1e20, -3e19, 2e19, 1.0]])
+    return M(), (x, h)
+'''
+
+
+def test_max_shift_and_norm_scale_keep_the_original_at_inf_and_nan(tmp_path):
+    """The shifts and scales are clamped to the finite range (no boolean,
+    for the Neural Engine): at ±inf and NaN the rewritten functions give
+    what the unshifted formulas give (IEEE arithmetic in float64 on the
+    same inputs: exact, machine-independent), NaN for NaN, inf for inf."""
+    (tmp_path / "m.py").write_text(SPECIAL_MODEL)
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
+    r = toolchain.coreai_export(
+        ["--module-file", f"{tmp_path / 'm.py'}:factory", "-o", str(tmp_path / "aten.mlir"),
+         "--inputs-out", str(tmp_path / "in.npz")], env=env)
+    assert r.returncode == 0, r.stderr
+    text, got = convert_and_run(tmp_path, "coreai-pipeline", "stable")
+    assert "broadcasting_where" not in text and "broadcasting_equal" not in text
+    # One shift (logsumexp and softmax share it) and one scale (both norms).
+    assert text.count("broadcasting_minimum") == 2, "the rewrites fired"
+    with np.load(tmp_path / "in.npz") as z:
+        x, h = z["x"].astype(np.float64), z["h"].astype(np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(x)
+        truths = [np.log(e.sum(-1)), e / e.sum(-1, keepdims=True),
+                  h / np.sqrt((h * h).mean(-1, keepdims=True) + 1e-6), np.sqrt((h * h).sum(-1))]
+    for i, (t, a) in enumerate(zip(truths, got)):
+        t = t.astype(np.float32)
+        assert np.array_equal(np.isnan(a), np.isnan(t)), (i, a, t)
+        assert np.array_equal(np.where(np.isinf(a), np.sign(a), 0), np.where(np.isinf(t), np.sign(t), 0)), (i, a, t)
+        finite = np.isfinite(t)
+        np.testing.assert_allclose(a[finite], t[finite], rtol=1e-5, atol=0, err_msg=f"output_{i}")

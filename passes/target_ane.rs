@@ -25,6 +25,12 @@
 //!     `scaled_dot_product_attention` composite becomes the composite's
 //!     body in place (there is no fused attention on the Neural Engine;
 //!     the body's ops run there), exact.
+//!   - `rank-reduce` (`target_ane/rank.rs`): a transpose of rank above 5
+//!     (Swin's window partitions) runs on its input reshaped to the groups
+//!     of dims the permutation keeps together, in order (unit dims
+//!     dropped), and the result is reshaped back; `core-optimize` merges
+//!     the reshapes with the ones around, so no rank-6 value is left.
+//!     Exact (only reshapes and the same permutation of the groups).
 //!   - `layout-in-f16` (`target_ane/casts.rs`): a reshape, transpose,
 //!     expand_dims or shrink_dims next to an f16 ↔ f32 cast moves to the
 //!     cast's f16 side (`L(cast(x)) = cast(L(x))`, exact), so at an f32
@@ -61,6 +67,7 @@ mod attention;
 mod casts;
 mod iosurface;
 mod layout;
+mod rank;
 
 use coreai_ir::op::coreai;
 use coreai_ir::{
@@ -98,6 +105,12 @@ static PATTERNS: &[ExplainedPattern] = &[
         roots: &[coreai::INVOKE],
         rewrite: attention::inline_attention,
         reason: "the Neural Engine has no fused attention (Apple's Neural Engine rules: no fused SDPA path); the composite's body, whose products and softmax run there, in place of the call",
+    },
+    ExplainedPattern {
+        name: "rank-reduce",
+        roots: &[coreai::TRANSPOSE],
+        rewrite: rank::reduce_transpose,
+        reason: "the Neural Engine takes rank <= 5 (Apple's Neural Engine rules: rank-6+ intermediates are rejected); the dims the transpose keeps together are merged, exact",
     },
     ExplainedPattern {
         name: "layout-in-f16",

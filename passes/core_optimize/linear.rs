@@ -14,7 +14,10 @@
 //! one product of M rows, the very call the rank-2 form makes), and the
 //! bias broadcasts to the same element of each row.
 //!
-//! Declines: shapes not static; x's last dim is not K (the reshape moves
+//! Declines: shapes not static; x of rank above 5 (the flattened form keeps
+//! every op at rank ≤ 5, the Neural Engine's limit; a window partition
+//! reshaped to rank 6 would otherwise carry its rank into the product);
+//! x's last dim is not K (the reshape moves
 //! elements across rows); the weight is not rank 2; the bias would
 //! broadcast over more than the last dim; the matmul or the add has
 //! another use (both forms would be computed).
@@ -78,6 +81,13 @@ pub fn unflatten_linear<'c, 'a>(
         return Err(
             "not a rank ≥ 3 input flattened into a rank-2 matmul with a rank-2 weight".into(),
         );
+    }
+    if xs.len() > crate::ane_residency::MAX_RANK {
+        return Err(format!(
+            "x is rank {}: the flattened form keeps the product at rank <= {}",
+            xs.len(),
+            crate::ane_residency::MAX_RANK
+        ));
     }
     let (k, n) = (ws[0], ws[1]);
     if xs[xs.len() - 1] != k || fs[1] != k {

@@ -574,6 +574,23 @@ coreai.graph @linear_no_bias(%x: tensor<2x3x4xf32>, %w: tensor<4x6xf32>) -> tens
 
 // -----
 
+// Does not fire: x is rank 6 (a window partition); the flattened product
+// stays at rank 2 rather than carry rank 6 into the matmul (the Neural
+// Engine takes rank <= 5).
+// CHECK-LABEL: coreai.graph @linear_rank6(
+// CHECK:         coreai.reshape %{{.+}} -> tensor<16x4xf32>
+// CHECK:         coreai.decomposable.broadcasting_batch_matmul %{{.+}} : (tensor<16x4xf32>, tensor<4x5xf32>)
+coreai.graph @linear_rank6(%x: tensor<1x2x2x2x2x4xf32>, %w: tensor<4x5xf32>) -> tensor<4x4x5xf32> {
+  %s1 = coreai.constant dense<[16, 4]> : tensor<2xui32>
+  %f = coreai.reshape %x, %s1 : (tensor<1x2x2x2x2x4xf32>, tensor<2xui32>) -> tensor<16x4xf32>
+  %m = coreai.decomposable.broadcasting_batch_matmul %f, %w : (tensor<16x4xf32>, tensor<4x5xf32>) -> tensor<16x5xf32>
+  %s2 = coreai.constant dense<[4, 4, 5]> : tensor<3xui32>
+  %y = coreai.reshape %m, %s2 : (tensor<16x5xf32>, tensor<3xui32>) -> tensor<4x4x5xf32>
+  coreai.output %y : tensor<4x4x5xf32>
+}
+
+// -----
+
 // Does not fire: the flattening reshape moves elements across rows (x's
 // last dim is not the matmul's K).
 // CHECK-LABEL: coreai.graph @not_rows(

@@ -472,3 +472,50 @@ def test_attention_inline_is_exact_and_leaves_no_fused_attention(tmp_path):
         for name in want:
             assert same_bits(b[name], a[name]).all(), f"{oracle} {name}: inlining changed values"
             np.testing.assert_allclose(b[name], want[name], rtol=1e-5, atol=1e-6, err_msg=f"{oracle} vs eager")
+
+
+WINDOWS = """
+import torch
+
+class M(torch.nn.Module):
+    # Swin's window partition and its reverse around a per-window linear
+    # layer: rank-6 views transposed.
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        b, h, w, c = x.shape
+        win = x.view(b, h // 4, 4, w // 4, 4, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, 16, c)
+        y = self.proj(win).view(b, h // 4, w // 4, 4, 4, c).permute(0, 1, 3, 2, 4, 5)
+        return y.reshape(b, h, w, c)
+
+def factory():
+    torch.manual_seed(5)
+    return M(), (torch.randn(2, 8, 12, 16),)
+"""
+
+
+def test_rank_reduce_is_exact_and_leaves_no_rank_6_value(tmp_path):
+    # target-ane's rank-reduce runs Swin's rank-6 window transposes as
+    # rank-4 ones on merged dims: in f32 the values are the same bit for bit
+    # in both executors (only reshapes and the same permutation), and the
+    # residency report finds no rank-6 tensor.
+    module = export_source(tmp_path, WINDOWS)
+    before, after = tmp_path / "coreai.mlir", tmp_path / "ane.mlir"
+    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "--precision", "f32",
+                        "--compile-to", "optimized", "-o", str(before)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "tensor<6xui32>" in before.read_text()
+    r = targets.compile_target(module, after, "ane", "--precision", "f32", "--explain")
+    assert r.returncode == 0, r.stderr
+    assert "rank-reduce" in r.stderr, r.stderr
+    assert "tensor<6xui32>" not in after.read_text()
+    assert "rank:" not in r.stderr, r.stderr
+    want = load(tmp_path / "expected.npz")
+    for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
+        (a, ma), (b, mb) = runner(before, tmp_path / "in.npz", tmp_path), runner(after, tmp_path / "in.npz", tmp_path)
+        assert a is not None and b is not None, f"{oracle}: {ma} {mb}"
+        for name in want:
+            assert same_bits(b[name], a[name]).all(), f"{oracle} {name}: rank reduction changed values"
+            np.testing.assert_allclose(b[name], want[name], rtol=1e-5, atol=1e-5, err_msg=f"{oracle} vs eager")

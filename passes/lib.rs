@@ -22,6 +22,7 @@ pub mod externalize_composites;
 pub mod fold_idempotent_unary;
 pub mod fp16_stabilize;
 pub mod legalize_aten_to_coreai;
+pub mod narrow_index_inputs;
 pub mod palettize_weights;
 pub mod quantize_weights;
 pub mod set_hw_constraints;
@@ -43,6 +44,7 @@ pub static PASSES: &[PassInfo] = &[
     fold_idempotent_unary::INFO,
     fp16_stabilize::INFO,
     legalize_aten_to_coreai::INFO,
+    narrow_index_inputs::INFO,
     palettize_weights::INFO,
     quantize_weights::INFO,
     set_hw_constraints::INFO,

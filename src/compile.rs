@@ -112,12 +112,38 @@ impl Precision {
     }
 }
 
+/// The element types of a compiled program's inputs and outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Io {
+    /// The model's own: f32 inputs and outputs stay f32, with casts at the
+    /// graph's boundary when it computes in f16.
+    Model,
+    /// The Neural Engine's types (f16, int8, int16): f32 inputs and outputs
+    /// become f16 (`cast-to-f16{io=f16}`) and, on the Neural Engine, an
+    /// integer input that only indexes becomes si16
+    /// (`narrow-index-inputs`). The caller passes and gets those types.
+    F16,
+}
+
+impl Io {
+    pub const ALL: [Io; 2] = [Io::Model, Io::F16];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Io::Model => "model",
+            Io::F16 => "f16",
+        }
+    }
+}
+
 /// How to compile: everything but the input and where the result goes.
 #[derive(Debug, Clone)]
 pub struct CompileOptions {
     pub target: Target,
     /// `None`: [`default_precision`] of the target.
     pub precision: Option<Precision>,
+    /// `None`: [`default_io`] of the target and precision.
+    pub io: Option<Io>,
     /// One remark per op the precision and target passes rewrite (or keep
     /// in f32), with the reason, on the diagnostics.
     pub explain: bool,
@@ -140,6 +166,7 @@ impl Default for CompileOptions {
         Self {
             target: Target::Cpu,
             precision: None,
+            io: None,
             explain: false,
             require_resident: false,
             hw_constraints: Vec::new(),
@@ -154,6 +181,12 @@ impl CompileOptions {
     pub fn precision(&self) -> Precision {
         self.precision
             .unwrap_or_else(|| default_precision(self.target))
+    }
+
+    /// The input and output types the options ask for, or the default.
+    pub fn io(&self) -> Io {
+        self.io
+            .unwrap_or_else(|| default_io(self.target, self.precision()))
     }
 
     /// The textual pipeline that runs every stage up to `stop`.
@@ -252,6 +285,9 @@ const F16_PASSES: &[&str] = &["cast-to-f16"];
 /// The passes of `target` (its stage `Target`); the first is the target's
 /// own pass (it takes `remarks=true` under `--explain`), the others clean
 /// up after it.
+/// The Neural Engine's si16 index inputs (with [`Io::F16`]).
+const NARROW_INDEX_INPUTS: &str = "narrow-index-inputs";
+
 fn target_passes(target: Target) -> &'static [&'static str] {
     match target {
         Target::Cpu => &["target-cpu", "canonicalize", "cse", "state-handles"],
@@ -275,6 +311,17 @@ pub fn default_precision(target: Target) -> Precision {
     }
 }
 
+/// The input and output types when `--io` is not given: the Neural
+/// Engine's (f16, and si16 indices) for an f16 program on the Neural
+/// Engine, whose rules hold the inputs and outputs too (an f32 boundary
+/// cast runs off the Neural Engine); the model's elsewhere.
+pub fn default_io(target: Target, precision: Precision) -> Io {
+    match (target, precision) {
+        (Target::Ane, Precision::F16) => Io::F16,
+        _ => Io::Model,
+    }
+}
+
 /// The textual pipeline that runs every stage of `options` up to `stop`;
 /// with `explain`, the passes that can say why they rewrote an op
 /// (`cast-to-f16`, the target's pass) print one remark per op
@@ -291,15 +338,25 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         Precision::F16 if stop >= Stage::Optimized => F16_PASSES,
         _ => &[],
     };
-    let target_stage: &[&str] = if stop == Stage::Target {
-        target_passes(options.target)
+    let mut target_stage: Vec<&str> = if stop == Stage::Target {
+        target_passes(options.target).to_vec()
     } else {
-        &[]
+        Vec::new()
     };
+    if options.target == Target::Ane && options.io() == Io::F16 && !target_stage.is_empty() {
+        // After target-ane (whose gathers it reads), before the clean-up.
+        target_stage.insert(1, NARROW_INDEX_INPUTS);
+    }
     let explained = |pass: &&str| -> String {
         let mut pass_options = Vec::new();
         if F16_PASSES.contains(pass) && options.target == Target::Ane {
             pass_options.push("islands=neural-engine");
+        }
+        if F16_PASSES.contains(pass) && options.io() == Io::F16 {
+            pass_options.push("io=f16");
+        }
+        if *pass == NARROW_INDEX_INPUTS && options.explain {
+            pass_options.push("remarks=true");
         }
         if options.explain && (F16_PASSES.contains(pass) || pass.starts_with("target-")) {
             pass_options.push("remarks=true");
@@ -426,11 +483,25 @@ mod tests {
         assert_eq!(
             pipeline(Stage::Target, &o(Target::Ane, Precision::F16, true, &[])),
             format!(
-                "builtin.module({optimized},cast-to-f16{{islands=neural-engine remarks=true}},\
-                 target-ane{{remarks=true}},canonicalize,cse,core-optimize,state-handles,\
-                 ane-residency)"
+                "builtin.module({optimized},cast-to-f16{{islands=neural-engine io=f16 remarks=true}},\
+                 target-ane{{remarks=true}},narrow-index-inputs{{remarks=true}},canonicalize,cse,\
+                 core-optimize,state-handles,ane-residency)"
             )
         );
+        // The model's types on request (or in f32): no io=f16, no si16 inputs.
+        let model_io = CompileOptions {
+            io: Some(Io::Model),
+            ..o(Target::Ane, Precision::F16, false, &[])
+        };
+        assert_eq!(
+            pipeline(Stage::Target, &model_io),
+            format!(
+                "builtin.module({optimized},cast-to-f16{{islands=neural-engine}},\
+                 target-ane,canonicalize,cse,core-optimize,state-handles)"
+            )
+        );
+        assert_eq!(default_io(Target::Ane, Precision::F32), Io::Model);
+        assert_eq!(default_io(Target::Gpu, Precision::F16), Io::Model);
         assert_eq!(
             pipeline(
                 Stage::Optimized,

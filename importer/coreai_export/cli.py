@@ -16,7 +16,7 @@ python -m coreai_export (--model pkg.module:factory | --module-file path/to/file
                         [--decompositions coreai|default|none] [--dynamic-dims SPEC | --dynamic-shapes JSON] [--entry NAME]
                         [--externalize CLASS[=COMPOSITE[:ATTR,...]] ...]
        python -m coreai_export ... -o model.aimodel [--static-shapes KEY:INPUT=DxD[,INPUT=DxD...] ...]
-                        [--target cpu|gpu|ane] [--precision f32|f16]"""
+                        [--target cpu|gpu|ane] [--precision f32|f16] [--io model|f16]"""
 
 
 def build_parser():
@@ -68,6 +68,9 @@ def build_parser():
                    help="with -o NAME.aimodel: coreai-compile --target (default cpu)")
     p.add_argument("--precision", choices=["f32", "f16"],
                    help="with -o NAME.aimodel: coreai-compile --precision (default: its own)")
+    p.add_argument("--io", choices=["model", "f16"],
+                   help="with -o NAME.aimodel: coreai-compile --io, the asset's input and output types (default: "
+                   "f16 for --target ane, whose inputs the Neural Engine takes in f16 and si16; model otherwise)")
     p.add_argument("--compress", metavar="SPEC",
                    help="with -o NAME.aimodel: coreai-compile --compress, weight compression (int8, "
                    "int4-block32, ... or a compression pass with its options; docs/compression.md)")
@@ -134,8 +137,8 @@ def check_outputs(ns):
         raise ExportFailure("--static-shapes makes several functions: give -o NAME.aimodel (an asset)")
     if _is_asset(ns.output) and (ns.inputs_out or ns.expected_out):
         raise ExportFailure("--inputs-out and --expected-out go with an .mlir output, not an .aimodel")
-    if not _is_asset(ns.output) and (ns.target or ns.precision or ns.hw_constraints or ns.compress):
-        raise ExportFailure("--target, --precision, --hw-constraints and --compress are coreai-compile's: "
+    if not _is_asset(ns.output) and (ns.target or ns.precision or ns.io or ns.hw_constraints or ns.compress):
+        raise ExportFailure("--target, --precision, --io, --hw-constraints and --compress are coreai-compile's: "
                             "give -o NAME.aimodel")
 
 
@@ -293,7 +296,7 @@ def run_asset(ns):
     try:
         hw = dict(item.split("=", 1) if "=" in item else (item, "") for item in ns.hw_constraints)
         compile_asset(programs, ns.output, target=ns.target or "cpu", precision=ns.precision, hw_constraints=hw,
-                      timing=getattr(ns, "compile_timing", None), compress=ns.compress)
+                      timing=getattr(ns, "compile_timing", None), compress=ns.compress, io=ns.io)
     except CompileFailure as e:
         raise ExportFailure(str(e).removeprefix("coreai-compile: error: ")) from e
     return programs

@@ -65,7 +65,7 @@ def find_compiler():
 
 def convert(model, example_inputs, output, *, target="cpu", precision=None, decompositions="none",
             dynamic_shapes=None, static_shapes=None, externalize=(), hw_constraints=None, metadata=None,
-            compiler=None, timing=False, compress=None, input_names=None, output_names=None):
+            compiler=None, timing=False, compress=None, input_names=None, output_names=None, io=None):
     """Exports `model` on `example_inputs` and compiles it to the asset
     `output` (NAME.aimodel); returns its path. `externalize`: Externalize
     specs, their command-line strings (`RMSNorm=rms_norm:eps`), classes,
@@ -89,7 +89,11 @@ def convert(model, example_inputs, output, *, target="cpu", precision=None, deco
     its state) and of its outputs, instead of torch.export's placeholder
     names and `output`/`output_N`. `precision=None` is the target's
     default (`coreai-compile`'s: f16 on the Neural Engine, which computes in
-    f16, f32 elsewhere)."""
+    f16, f32 elsewhere). `io`: the asset's input and output types,
+    `coreai-compile --io`: `"model"` keeps the model's, `"f16"` gives the
+    Neural Engine's (f16 for f32; with `target="ane"` si16 for integer
+    inputs that only index tables of at most 32767 rows); `None` is the
+    default, `"f16"` for `target="ane"` in f16 and `"model"` otherwise."""
     specs = [Externalize.of(s) for s in externalize]
     names = (input_names, output_names)
     # Steps: torch.export and the import per program, then coreai-compile.
@@ -101,7 +105,7 @@ def convert(model, example_inputs, output, *, target="cpu", precision=None, deco
                 model, example_inputs, output, programs_count, static_shapes, specs, target=target,
                 precision=precision, decompositions=decompositions, dynamic_shapes=dynamic_shapes,
                 hw_constraints=hw_constraints, metadata=metadata, compiler=compiler, timing=timing,
-                compress=compress, names=names)
+                compress=compress, names=names, io=io)
     finally:
         COMPILER.reset(token)
     if timing:
@@ -111,7 +115,7 @@ def convert(model, example_inputs, output, *, target="cpu", precision=None, deco
 
 def _convert(model, example_inputs, output, programs_count, static_shapes, specs, *, target, precision,
              decompositions, dynamic_shapes, hw_constraints, metadata, compiler, timing, compress=None,
-             names=(None, None)):
+             names=(None, None), io=None):
     """(the asset's path, coreai-compile's timing report or "")."""
     with progress.display(total=3 * programs_count + 2):
         if static_shapes is None:
@@ -122,7 +126,7 @@ def _convert(model, example_inputs, output, programs_count, static_shapes, specs
         report = [] if timing else None
         out = compile_asset(programs, output, target=target, precision=precision, metadata=metadata,
                             hw_constraints=hw_constraints, compiler=compiler, timing=report,
-                            compress=compress)
+                            compress=compress, io=io)
         return out, "".join(report or [])
 
 
@@ -154,7 +158,7 @@ def hw_constraint_flags(hw_constraints):
 
 
 def compile_asset(programs, output, *, target="cpu", precision=None, metadata=None, hw_constraints=None,
-                  compiler=None, timing=None, compress=None):
+                  compiler=None, timing=None, compress=None, io=None):
     """`coreai-compile` on imported programs [(function name, ImportedProgram
     of `@main`)]: one named main is the asset's `main`, others are linked
     with `--entry NAME=FILE`. `timing`: a list that gets coreai-compile's
@@ -176,6 +180,8 @@ def compile_asset(programs, output, *, target="cpu", precision=None, metadata=No
         command += ["-o", str(output), "--target", target]
         if precision is not None:
             command += ["--precision", precision]
+        if io is not None:
+            command += ["--io", io]
         command += hw_constraint_flags(hw_constraints)
         if compress:
             command += ["--compress", compress]

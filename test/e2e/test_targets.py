@@ -338,7 +338,7 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
     to f16 (a gather is exact)."""
     module = export_source(tmp_path, EMBEDDINGS)
     ir = tmp_path / "ane.mlir"
-    r = targets.compile_target(module, ir, "ane", "--explain")
+    r = targets.compile_target(module, ir, "ane", "--explain", "--io", "model")
     assert r.returncode == 0, r.stderr
     lines = [l for l in r.stderr.splitlines() if l.startswith("target-ane: ")]
     assert sum("'coreai.gather_nd' embedding-iosurface: " in l and "§7.7" in l for l in lines) == 1, r.stderr
@@ -352,9 +352,11 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
     assert re.search(rf"coreai\.invoke @{graph.group(1)}\(", text), text
     assert "tensor<12x1x16xf16>" in text and "12x1x16xf16, #coreaix" not in text, text
 
+    # The model's f32 outputs and int64 ids (`--io model`), compared with
+    # eager bit for bit below; the default `--io f16` asset after that.
     asset = tmp_path / "ane.aimodel"
-    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "-o", str(asset)],
-                       capture_output=True, text=True)
+    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "--io", "model",
+                        "-o", str(asset)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     sys.path.insert(0, str(REPO / "utils" / "aicode"))
     from compare import core_save_asset, decoded_ir
@@ -377,6 +379,31 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
         for key, want in [("output_0", tok), ("output_1", pos.astype(np.float16).astype(np.float32))]:
             assert got[key].dtype == want.dtype, (who, key, got[key].dtype)
             np.testing.assert_array_equal(got[key].view(np.uint32), want.view(np.uint32), err_msg=f"{who} {key}")
+
+    # The default, `--io f16`: the ids are si16 inputs (`narrow-index-inputs`:
+    # both tables have fewer than 32768 rows), the outputs f16; the same rows,
+    # rounded once to f16, bit for bit.
+    r = targets.compile_target(module, tmp_path / "ane16.mlir", "ane")
+    assert r.returncode == 0, r.stderr
+    text16 = (tmp_path / "ane16.mlir").read_text()
+    assert re.search(r'coreai\.graph @main\(%arg0: tensor<2x9xsi16> \{coreai\.name = "ids"\}, '
+                     r'%arg1: tensor<2x9xsi16>', text16), text16
+    asset16 = tmp_path / "ane16.aimodel"
+    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "-o", str(asset16)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    runs = {"coreai-core": lambda *a: oracle.runasset(asset16, *a),
+            "coreai-run": lambda *a: subprocess.run([str(REPO / "target" / "debug" / "coreai-run"), str(asset16), *a],
+                                                    capture_output=True, text=True)}
+    for who, run in runs.items():
+        out = tmp_path / f"{who}.f16.npz"
+        p = run("--inputs", str(tmp_path / "in.npz"), "--outputs", str(out), "--cast-inputs")
+        assert p.returncode == 0, f"{who}: {p.stderr}"
+        got = load(out)
+        for key in ["output_0", "output_1"]:
+            want = eager[key].astype(np.float16)
+            assert got[key].dtype == np.float16, (who, key, got[key].dtype)
+            np.testing.assert_array_equal(got[key].view(np.uint16), want.view(np.uint16), err_msg=f"{who} {key}")
 
 
 RESIDENCY = """

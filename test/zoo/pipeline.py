@@ -273,17 +273,18 @@ def save_inputs(path, names, values, dtypes=None):
     np.savez(path, **feeds)
 
 
-def run_coreai_run(asset, inputs, work):
-    """coreai-run on the asset: (outputs by name, '') or (None, why)."""
-    return report.run_coreai_run(asset, inputs, work)
+def run_coreai_run(asset, inputs, work, cast_inputs=False):
+    """coreai-run on the asset: (outputs by name, '') or (None, why);
+    `cast_inputs`: the inputs converted to the asset's argument types."""
+    return report.run_coreai_run(asset, inputs, work, cast_inputs)
 
 
-def run_coreai_core(asset, inputs, work):
+def run_coreai_core(asset, inputs, work, cast_inputs=False):
     """coreai-core's runtime on the asset (utils/aicode/runasset.py in the
     oracle worker): (outputs by name, '') or (None, why)."""
     out = Path(work) / "coreai-core.out.npz"
     try:
-        r = oracle.runasset(asset, "--inputs", inputs, "--outputs", out)
+        r = oracle.runasset(asset, "--inputs", inputs, "--outputs", out, *(["--cast-inputs"] if cast_inputs else []))
     except oracle.OracleDied as e:
         return None, f"the runtime died ({e.signal_name}): {e.message.splitlines()[-1][:200]}"
     if r.returncode != 0:
@@ -295,11 +296,13 @@ def run_coreai_core(asset, inputs, work):
 RUNTIMES = {"coreai-run": run_coreai_run, "coreai-core": run_coreai_core}
 
 
-def check_runs(asset, names, outputs, runs, factor, work, runtimes=("coreai-run", "coreai-core"), dtypes=None):
+def check_runs(asset, names, outputs, runs, factor, work, runtimes=("coreai-run", "coreai-core"), dtypes=None,
+               cast_inputs=False):
     """Runs the asset on every (inputs, eager outputs) of `runs` in each
     runtime and compares (report.compare with `factor`), the asset's inputs
     named `names` and its results `outputs` (in eager PyTorch's order); the
-    Outcome."""
+    Outcome. `cast_inputs`: the runtimes convert the inputs to the asset's
+    argument types (the Neural Engine's f16 and si16 inputs)."""
     work = Path(work)
     worst = 0.0
     details = {}
@@ -308,7 +311,7 @@ def check_runs(asset, names, outputs, runs, factor, work, runtimes=("coreai-run"
         save_inputs(feeds, names, inputs, dtypes)
         shape = "x".join(map(str, inputs[0].shape))
         for runtime in runtimes:
-            got, message = RUNTIMES[runtime](asset, feeds, work)
+            got, message = RUNTIMES[runtime](asset, feeds, work, cast_inputs)
             if got is None:
                 return Outcome(runtime, message=message, details=details)
             if len(outputs) != len(want):

@@ -3,7 +3,7 @@
 with --inputs, runs a function and saves its outputs (a state is bound
 from the input of its name, and its value after the call saved under it).
 
-    runasset.py ASSET [--function main] [--inputs IN.npz --outputs OUT.npz] [--also OTHER]
+    runasset.py ASSET [--function main] [--inputs IN.npz --outputs OUT.npz] [--also OTHER] [--cast-inputs]
 
 Run it in a child process: a file the loader rejects can abort the process
 (std::bad_cast, LLVM ERROR). The summary JSON holds is_valid and every field
@@ -13,6 +13,7 @@ a second line holds OTHER's (printed before running ASSET).
 import argparse
 import asyncio
 import json
+import re
 import sys
 import warnings
 
@@ -32,18 +33,55 @@ def summary(path):
     return asset, out
 
 
-async def run(asset, function, inputs):
+def cast_to(v, dtype, name):
+    """`v` as `dtype` (--cast-inputs): floats rounded to nearest, integers
+    only when every value fits."""
+    dtype = np.dtype(dtype)
+    if v.dtype == dtype:
+        return v
+    out = v.astype(dtype)
+    if dtype.kind in "iu" and not np.array_equal(out.astype(v.dtype), v):
+        raise SystemExit(f"runasset: input {name!r}: a value does not fit {dtype} (--cast-inputs)")
+    return out
+
+
+STATE_TYPE = re.compile(r"(\w+) has an invalid scalar type: \w+, expected: (\w+)")
+
+
+def described_dtype(desc, name):
+    """The dtype the function takes for input or state `name`, or None."""
+    try:
+        return desc.input_descriptor(name).dtype
+    except Exception:  # noqa: BLE001 - not an input the descriptor knows
+        return None
+
+
+async def run(asset, function, inputs, cast_inputs=False):
     from coreai.runtime import NDArray
 
     async with asset.executable() as model:
         fn = model.load_function(function)
         if asyncio.iscoroutine(fn):
             fn = await fn
+        if cast_inputs:
+            inputs = {k: cast_to(v, described_dtype(fn.desc, k) or v.dtype, k) for k, v in inputs.items()}
         # A state (a handle argument) is bound with `state=` from the input
         # of its name; its value after the call is an output of that name.
-        states = {k: NDArray(np.ascontiguousarray(inputs[k])) for k in fn.desc.state_names if k in inputs}
-        feed = {k: NDArray(np.ascontiguousarray(v)) for k, v in inputs.items() if k not in states}
-        out = await fn(inputs=feed, state=states)
+        state_values = {k: inputs[k] for k in fn.desc.state_names if k in inputs}
+        feed = {k: NDArray(np.ascontiguousarray(v)) for k, v in inputs.items() if k not in state_values}
+        while True:
+            states = {k: NDArray(np.ascontiguousarray(v)) for k, v in state_values.items()}
+            try:
+                out = await fn(inputs=feed, state=states)
+                break
+            except RuntimeError as e:
+                # The descriptor lists no state types: with --cast-inputs a
+                # state takes the type the runtime names in its refusal.
+                m = STATE_TYPE.search(str(e))
+                if not (cast_inputs and m and m.group(1) in state_values
+                        and state_values[m.group(1)].dtype != np.dtype(m.group(2))):
+                    raise
+                state_values[m.group(1)] = cast_to(state_values[m.group(1)], m.group(2), m.group(1))
         return {**{k: v.numpy() for k, v in out.items()}, **{k: v.numpy() for k, v in states.items()}}
 
 
@@ -54,6 +92,8 @@ def main(argv=None):
     p.add_argument("--inputs")
     p.add_argument("--outputs")
     p.add_argument("--also")
+    p.add_argument("--cast-inputs", action="store_true",
+                   help="convert each input to its argument's dtype (floats rounded, integers must fit)")
     args = p.parse_args(argv)
     warnings.simplefilter("ignore")
     asset, info = summary(args.asset)
@@ -63,7 +103,7 @@ def main(argv=None):
     if args.inputs:
         with np.load(args.inputs) as z:
             inputs = {k: z[k] for k in z.files}
-        outputs = asyncio.run(run(asset, args.function, inputs))
+        outputs = asyncio.run(run(asset, args.function, inputs, args.cast_inputs))
         np.savez(args.outputs, **outputs)
     return 0
 

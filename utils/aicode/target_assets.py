@@ -56,9 +56,13 @@ def check(name, spec, work, target):
     want = report.load(expected)
     verdicts = []
     core_out, run_out = work / "core.npz", work / "run.npz"
-    runs = [("coreai-core", lambda: oracle.runasset(asset, "--inputs", inputs, "--outputs", core_out), core_out),
+    # The Neural Engine's asset takes f16 (and si16 index) inputs, its
+    # default `--io f16`: both runtimes convert the f32 test vectors.
+    cast = ["--cast-inputs"] if target == "ane" else []
+    runs = [("coreai-core", lambda: oracle.runasset(asset, "--inputs", inputs, "--outputs", core_out, *cast),
+             core_out),
             ("coreai-run", lambda: subprocess.run([str(BUILD / "coreai-run"), str(asset), "--inputs", str(inputs),
-                                                   "--outputs", str(run_out)], capture_output=True, text=True),
+                                                   "--outputs", str(run_out), *cast], capture_output=True, text=True),
              run_out)]
     for who, run, out in runs:
         p = run()

@@ -156,9 +156,12 @@ def compare(outputs, expected, factor=None):
     return {"max_error": worst, "ok": ok, "message": message}
 
 
-def run_coreai_run(module, inputs, work):
+def run_coreai_run(module, inputs, work, cast_inputs=False):
+    """coreai-run; `cast_inputs`: the inputs converted to the argument types
+    (an asset compiled with the Neural Engine's f16/si16 inputs)."""
     out = Path(work) / "coreai-run.out.npz"
-    r = subprocess.run([str(COREAI_RUN), str(module), "--inputs", str(inputs), "--outputs", str(out)],
+    r = subprocess.run([str(COREAI_RUN), str(module), "--inputs", str(inputs), "--outputs", str(out)]
+                       + (["--cast-inputs"] if cast_inputs else []),
                        capture_output=True, text=True)
     if r.returncode != 0:
         return None, first_error(r.stderr) if "error" in r.stderr else (r.stdout + r.stderr).strip()[-300:]

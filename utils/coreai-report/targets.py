@@ -103,6 +103,31 @@ def compile_target(module, out, target, *flags):
                            "-o", str(out), *map(str, flags)], capture_output=True, text=True)
 
 
+# An argument of `@main`: its element type and name.
+MAIN_ARG = re.compile(r'%\w+: tensor<(?:[\d?]+x)*([a-z]+\d+)>(?: \{coreai\.name = "([^"]+)"\})?')
+NUMPY = {"f16": "float16", "f32": "float32", "si16": "int16", "si32": "int32", "si64": "int64"}
+
+
+def inputs_as_arguments(text, inputs, work):
+    """The inputs file converted to `@main`'s argument types (the Neural
+    Engine's f16 and si16 inputs of `--io f16`): floats rounded to nearest,
+    integers checked to fit."""
+    import numpy as np
+
+    head = next(line for line in text.splitlines() if "coreai.graph @main(" in line)
+    types = {name: NUMPY.get(element) for element, name in MAIN_ARG.findall(head.partition(") ->")[0]) if name}
+    feeds = report.load(inputs)
+    for name, v in feeds.items():
+        want = types.get(name)
+        if want and v.dtype != want:
+            cast = v.astype(want)
+            assert cast.dtype.kind == "f" or np.array_equal(cast.astype(v.dtype), v), f"{name} does not fit {want}"
+            feeds[name] = cast
+    out = Path(work) / "inputs.as-arguments.npz"
+    np.savez(out, **feeds)
+    return out
+
+
 def tolerance(name, target):
     if target == "ane":
         return ANE_TOLERANCE
@@ -130,6 +155,7 @@ def evaluate(name, spec, work, target):
     r.f16_ops, f32_ops = f16.float_op_counts(text)
     r.float_ops = r.f16_ops + f32_ops
     want = report.load(expected)
+    inputs = inputs_as_arguments(text, inputs, work)
     for oracle, runner in [("coreai_run", report.run_coreai_run), ("coreai_core", report.run_coreai_core)]:
         outputs, message = runner(out, inputs, work)
         if outputs is None:

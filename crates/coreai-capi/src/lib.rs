@@ -204,6 +204,7 @@ fn compile_options(c: &CoreaiCompileOptions) -> Result<CompileOptions, String> {
     Ok(CompileOptions {
         target,
         precision,
+        io: None,
         explain: c.explain,
         require_resident: c.require_resident,
         hw_constraints,

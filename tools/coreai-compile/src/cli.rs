@@ -5,7 +5,7 @@
 use clap::{builder::PossibleValue, ValueEnum};
 use coreai::{
     backend::Format,
-    compile::{Precision, Stage, Target},
+    compile::{Io, Precision, Stage, Target},
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +58,20 @@ impl ValueEnum for PrecisionArg {
             PrecisionArg(Precision::ALL[0]),
             PrecisionArg(Precision::ALL[1]),
         ];
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoArg(pub Io);
+
+impl ValueEnum for IoArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        const ALL: [IoArg; 2] = [IoArg(Io::ALL[0]), IoArg(Io::ALL[1])];
         &ALL
     }
 

@@ -13,7 +13,7 @@
 mod cli;
 
 use clap::Parser;
-use cli::{FormatArg, PrecisionArg, StageArg, TargetArg};
+use cli::{FormatArg, IoArg, PrecisionArg, StageArg, TargetArg};
 use coreai::{
     backend::{self, link, BackendError},
     compile::{CompileOptions, Stage},
@@ -60,6 +60,15 @@ struct Cli {
     /// Default: f16 for `--target ane`, f32 otherwise.
     #[arg(long, value_enum)]
     precision: Option<PrecisionArg>,
+
+    /// Input and output types: `model` keeps the model's (f32 inputs and
+    /// outputs, cast at the boundary when it computes in f16); `f16` gives
+    /// the Neural Engine's: f16 for f32, and with `--target ane` si16 for
+    /// an integer input that only indexes gathers of at most 32767 rows
+    /// (`narrow-index-inputs`). The caller then passes and gets those
+    /// types. Default: f16 for `--target ane` in f16, model otherwise.
+    #[arg(long, value_enum)]
+    io: Option<IoArg>,
 
     /// Print to stderr one remark per op the precision and target passes
     /// rewrite (or, for cast-to-f16, keep in f32), with the reason; with
@@ -232,6 +241,7 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     let options = CompileOptions {
         target: cli.target.0,
         precision: cli.precision.map(|p| p.0),
+        io: cli.io.map(|i| i.0),
         explain: cli.explain,
         require_resident: cli.require_resident,
         hw_constraints: cli.hw_constraints.clone(),

@@ -62,6 +62,13 @@ struct Args {
     #[arg(long, value_name = "DEVICE", num_args = 0..=1, require_equals = true,
           default_missing_value = "ieee", value_enum)]
     simulate_fp16: Option<Fp16Device>,
+    /// Convert each input to its argument's element type: floats to a
+    /// narrower float rounded to nearest (f32 test vectors for an f16
+    /// program, as `--io f16` compiles for the Neural Engine), integers to
+    /// another integer type when every value fits (int64 ids for si16);
+    /// any other mismatch, or an integer that does not fit, is an error.
+    #[arg(long)]
+    cast_inputs: bool,
     /// Print the ops the executor can run, and exit.
     #[arg(long)]
     list_ops: bool,
@@ -121,7 +128,54 @@ fn shape_ok(port: &Port, shape: &[usize]) -> bool {
     }
 }
 
-fn input_value(port: &Port, given: Option<&Tensor>) -> Result<Value, InterpError> {
+/// `t` as `dtype` for `--cast-inputs`: floats to floats rounded to
+/// nearest, integers to integers when every value fits.
+fn converted(t: &Tensor, dtype: DType) -> Result<Tensor, String> {
+    let from = t.dtype();
+    if from.is_float() && dtype.is_float() {
+        return Ok(t.cast(dtype));
+    }
+    if from.is_int() && dtype.is_int() {
+        let narrowed = t.cast(dtype);
+        if narrowed.to_i128() == t.to_i128() {
+            return Ok(narrowed);
+        }
+        return Err(format!(
+            "a value of the {} input does not fit {} (--cast-inputs)",
+            from.name(),
+            dtype.name()
+        ));
+    }
+    Err(format!(
+        "dtype {} does not convert to {} (--cast-inputs converts float to float and integer to integer)",
+        from.name(),
+        dtype.name()
+    ))
+}
+
+/// The element of a handle's tensor (`!coreai.handle<tensor<4xf16>>`).
+fn handle_element(type_text: &str) -> Option<DType> {
+    let inner = type_text.split("tensor<").nth(1)?.split('>').next()?;
+    let element = inner.rsplit('x').next()?;
+    Some(match element {
+        "f16" => DType::F16,
+        "bf16" => DType::BF16,
+        "f32" => DType::F32,
+        "f64" => DType::F64,
+        "i1" => DType::Bool,
+        "si8" | "i8" => DType::I8,
+        "si16" | "i16" => DType::I16,
+        "si32" | "i32" => DType::I32,
+        "si64" | "i64" => DType::I64,
+        "ui8" => DType::U8,
+        "ui16" => DType::U16,
+        "ui32" => DType::U32,
+        "ui64" => DType::U64,
+        _ => return None,
+    })
+}
+
+fn input_value(port: &Port, given: Option<&Tensor>, cast: bool) -> Result<Value, InterpError> {
     let err = |msg: String| InterpError::Input {
         name: port.name.clone(),
         msg,
@@ -136,7 +190,11 @@ fn input_value(port: &Port, given: Option<&Tensor>) -> Result<Value, InterpError
         )));
     };
     if port.is_handle {
-        return Ok(Value::Handle(Rc::new(RefCell::new(t.clone()))));
+        let held = match handle_element(&port.type_text) {
+            Some(dt) if cast && dt != t.dtype() => converted(t, dt).map_err(err)?,
+            _ => t.clone(),
+        };
+        return Ok(Value::Handle(Rc::new(RefCell::new(held))));
     }
     let Some(dt) = port.dtype else {
         return Err(err(format!(
@@ -148,6 +206,7 @@ fn input_value(port: &Port, given: Option<&Tensor>) -> Result<Value, InterpError
         (a, b) if a == b => t.clone(),
         // NumPy has no bfloat16: accept float32 and round.
         (DType::BF16, DType::F32) => t.cast(DType::BF16),
+        (a, _) if cast => converted(t, a).map_err(err)?,
         (a, b) => {
             return Err(err(format!(
                 "dtype {} does not match the argument type {} ({})",
@@ -204,7 +263,7 @@ fn run(args: &Args) -> Result<bool, InterpError> {
     };
     let inputs = arg_ports
         .iter()
-        .map(|p| input_value(p, given.get(&p.name)))
+        .map(|p| input_value(p, given.get(&p.name), args.cast_inputs))
         .collect::<Result<Vec<_>, _>>()?;
     let known: Vec<&str> = arg_ports.iter().map(|p| p.name.as_str()).collect();
     for name in given.keys() {

@@ -22,9 +22,11 @@
 //!   ("fp32 falls back to GPU/CPU"); a cast from or to an f32 graph input
 //!   or output is reported as such.
 //!
-//! Integer constant operands (shapes, axes, permutations, bounds) are static
-//! parameters of their op, not tensors the Neural Engine computes on, and
-//! are not checked. Counted: every op in a graph body except constants,
+//! Integer constant operands (shapes, axes, permutations, bounds), and the
+//! constant operands coreai defines as f32 parameters (`interpolate`'s
+//! `scale` and `offset`: Apple's resize takes them in f32 on every device),
+//! are static parameters of their op, not tensors the Neural Engine
+//! computes on, and are not checked. Counted: every op in a graph body except constants,
 //! terminators
 //! (`output`, `yield`, `condition`), ordering tokens and calls of composite
 //! graphs (their bodies are counted where they are defined). Alignment of
@@ -196,9 +198,14 @@ pub fn breach(op: MlirOperation) -> Option<Breach> {
             "the Neural Engine has no fused attention; attention runs per head".into(),
         );
     }
+    let f32_parameters = crate::cast_to_f16::F32_OPERANDS
+        .iter()
+        .find(|(op, _)| *op == name)
+        .map_or(&[][..], |(_, operands)| *operands);
     let values: Vec<(String, MlirValue)> = raw::operands(op)
         .into_iter()
         .enumerate()
+        .filter(|(i, v)| !(f32_parameters.contains(i) && constant(*v)))
         .map(|(i, v)| (format!("operand #{i}"), v))
         .chain(
             raw::results(op)
@@ -259,8 +266,12 @@ pub fn breach(op: MlirOperation) -> Option<Breach> {
 /// op takes as a static parameter, not a tensor the Neural Engine computes
 /// on.
 fn static_parameter(v: MlirValue) -> bool {
+    constant(v) && raw::element(raw::value_type(v)).is_some_and(|e| raw::int_kind(e).is_some())
+}
+
+/// Whether `v` is a `coreai.constant`.
+fn constant(v: MlirValue) -> bool {
     raw::producer(v).is_some_and(|p| raw::op_name(p) == coreai::CONSTANT)
-        && raw::element(raw::value_type(v)).is_some_and(|e| raw::int_kind(e).is_some())
 }
 
 /// The rank of a ranked tensor type with dynamic dims.

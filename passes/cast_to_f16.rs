@@ -559,7 +559,7 @@ const F32_ONLY: &[&str] = &[coreai::INTERPOLATE_COORDINATES, coreai::CREATE_COMP
 
 /// Operands coreai defines on f32 only, by op: they stay f32 when the op
 /// converts (`interpolate`'s `scale` and `offset`).
-const F32_OPERANDS: &[(&str, &[usize])] = &[(coreai::INTERPOLATE, &[2, 3])];
+pub(crate) const F32_OPERANDS: &[(&str, &[usize])] = &[(coreai::INTERPOLATE, &[2, 3])];
 
 /// The driver's pattern: `op` rebuilt on f16 operands with f16 results,
 /// each result cast back to f32 for the users not converted yet.

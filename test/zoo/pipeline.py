@@ -273,18 +273,21 @@ def save_inputs(path, names, values, dtypes=None):
     np.savez(path, **feeds)
 
 
-def run_coreai_run(asset, inputs, work, cast_inputs=False):
+def run_coreai_run(asset, inputs, work, neural_engine=False):
     """coreai-run on the asset: (outputs by name, '') or (None, why);
-    `cast_inputs`: the inputs converted to the asset's argument types."""
-    return report.run_coreai_run(asset, inputs, work, cast_inputs)
+    `neural_engine` (the Neural Engine's asset): the inputs converted to the
+    asset's argument types, and every op result beyond ±2^15 infinite
+    (`--simulate-fp16=ane`, the Neural Engine's intermediate range)."""
+    return report.run_coreai_run(asset, inputs, work, cast_inputs=neural_engine,
+                                 simulate="ane" if neural_engine else None)
 
 
-def run_coreai_core(asset, inputs, work, cast_inputs=False):
+def run_coreai_core(asset, inputs, work, neural_engine=False):
     """coreai-core's runtime on the asset (utils/aicode/runasset.py in the
     oracle worker): (outputs by name, '') or (None, why)."""
     out = Path(work) / "coreai-core.out.npz"
     try:
-        r = oracle.runasset(asset, "--inputs", inputs, "--outputs", out, *(["--cast-inputs"] if cast_inputs else []))
+        r = oracle.runasset(asset, "--inputs", inputs, "--outputs", out, *(["--cast-inputs"] if neural_engine else []))
     except oracle.OracleDied as e:
         return None, f"the runtime died ({e.signal_name}): {e.message.splitlines()[-1][:200]}"
     if r.returncode != 0:
@@ -297,12 +300,13 @@ RUNTIMES = {"coreai-run": run_coreai_run, "coreai-core": run_coreai_core}
 
 
 def check_runs(asset, names, outputs, runs, factor, work, runtimes=("coreai-run", "coreai-core"), dtypes=None,
-               cast_inputs=False):
+               neural_engine=False):
     """Runs the asset on every (inputs, eager outputs) of `runs` in each
     runtime and compares (report.compare with `factor`), the asset's inputs
     named `names` and its results `outputs` (in eager PyTorch's order); the
-    Outcome. `cast_inputs`: the runtimes convert the inputs to the asset's
-    argument types (the Neural Engine's f16 and si16 inputs)."""
+    Outcome. `neural_engine`: the asset compiled for the Neural Engine (its
+    f16 and si16 inputs converted by the runtimes; coreai-run with
+    `--simulate-fp16=ane`)."""
     work = Path(work)
     worst = 0.0
     details = {}
@@ -311,7 +315,7 @@ def check_runs(asset, names, outputs, runs, factor, work, runtimes=("coreai-run"
         save_inputs(feeds, names, inputs, dtypes)
         shape = "x".join(map(str, inputs[0].shape))
         for runtime in runtimes:
-            got, message = RUNTIMES[runtime](asset, feeds, work, cast_inputs)
+            got, message = RUNTIMES[runtime](asset, feeds, work, neural_engine)
             if got is None:
                 return Outcome(runtime, message=message, details=details)
             if len(outputs) != len(want):

@@ -6,8 +6,9 @@ through coreai-torch 0.4.3 for comparison.
 Cases per model (pipeline.py: one export per model, every asset compiled
 from it; tolerances there):
 - `test_asset_matches_eager[MODEL-VARIANT]`: the asset of `convert(model,
-  inputs, path)` (f32), of `target="ane"`, `target="gpu"` and
-  `precision="f16"`, in both runtimes.
+  inputs, path)` (f32), of `target="ane"` (f16 and si16 inputs; coreai-run
+  with `--simulate-fp16=ane`), `target="gpu"` and `precision="f16"`, in both
+  runtimes.
 - `test_dynamic_asset_matches_eager_at_each_size[MODEL]`: the model exported
   with a dynamic sequence length (three lengths) or a dynamic image side or
   audio length (two sizes), one asset run at each size, in both runtimes.
@@ -99,10 +100,11 @@ def test_asset_matches_eager(name, variant, shared_dir, tmp_path, record):
         if error:
             outcome = pipeline.Outcome("convert", message=error)
         else:
-            # The Neural Engine's asset takes f16 and si16 inputs (`--io f16`, its default).
+            # The Neural Engine's asset takes f16 and si16 inputs (`--io f16`, its
+            # default) and runs in coreai-run with `--simulate-fp16=ane`.
             outcome = pipeline.check_runs(asset, imported.program.arg_names, imported.program.result_names,
                                           imported.runs, pipeline.VARIANTS[variant][1], tmp_path,
-                                          cast_inputs=variant == "ane")
+                                          neural_engine=variant == "ane")
     record(name, variant, outcome)
     key = f"{name}-{variant}"
     expected = FAILS.get(key, NOT_CONVERTED.get(name))

@@ -156,12 +156,15 @@ def compare(outputs, expected, factor=None):
     return {"max_error": worst, "ok": ok, "message": message}
 
 
-def run_coreai_run(module, inputs, work, cast_inputs=False):
+def run_coreai_run(module, inputs, work, cast_inputs=False, simulate=None):
     """coreai-run; `cast_inputs`: the inputs converted to the argument types
-    (an asset compiled with the Neural Engine's f16/si16 inputs)."""
+    (an asset compiled with the Neural Engine's f16/si16 inputs);
+    `simulate`: `--simulate-fp16=SIMULATE` (`ane`: the Neural Engine's
+    intermediate range)."""
     out = Path(work) / "coreai-run.out.npz"
     r = subprocess.run([str(COREAI_RUN), str(module), "--inputs", str(inputs), "--outputs", str(out)]
-                       + (["--cast-inputs"] if cast_inputs else []),
+                       + (["--cast-inputs"] if cast_inputs else [])
+                       + ([f"--simulate-fp16={simulate}"] if simulate else []),
                        capture_output=True, text=True)
     if r.returncode != 0:
         return None, first_error(r.stderr) if "error" in r.stderr else (r.stdout + r.stderr).strip()[-300:]

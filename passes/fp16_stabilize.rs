@@ -8,7 +8,10 @@
 //!   - `softplus`: `log1p(exp(z))` in the lowering's log1p form (softplus
 //!     with any `beta`/`threshold`, mish, `torch.log1p(torch.exp(z))`),
 //!     `log(1 + exp(z))`, `log(sigmoid(z))` → `max(z, 0) + log1p(exp(-|z|))`
-//!     and `min(z, 0) - log1p(exp(-|z|))`;
+//!     and `min(z, 0) - log1p(exp(-|z|))`, log1p with a rounding
+//!     correction instead of a select; softplus's `beta · z > threshold`
+//!     select dropped where the stable form already gives `z` (beta 1,
+//!     threshold ≥ 16);
 //!   - `logsumexp`: `log(reduce_sum(exp(z)))` and `exp(z) / reduce_sum(exp(z))`
 //!     (softmax by hand, attention weights) → max-shifted;
 //!   - `norms`: `sqrt`/`rsqrt` of a mean or sum of `d · d` (RMSNorm,
@@ -65,6 +68,12 @@ static PATTERNS: &[(&str, &str, &str, RewriteFn)] = &[
         "softplus",
         coreai::DECOMPOSABLE_BROADCASTING_WHERE,
         softplus::log1p_exp,
+    ),
+    (
+        "softplus-threshold",
+        "softplus",
+        coreai::DECOMPOSABLE_BROADCASTING_WHERE,
+        softplus::softplus_threshold,
     ),
     (
         "log-one-plus-exp",

@@ -3,7 +3,6 @@
 //! a value, splat constants) and building elementwise coreai ops with
 //! broadcast result types in front of the matched root.
 
-use coreai_ir::emit::select_to;
 use coreai_ir::lowering::{broadcast_shapes, Decline, LoweringCx};
 use coreai_ir::op::coreai;
 pub use coreai_ir::schema::{
@@ -112,17 +111,6 @@ pub fn binary<'c: 'a, 'a>(
         _ => element(a)?,
     };
     coreai_ir::emit::broadcasting(cx, op, a, b, tensor_type(&s, e))
-}
-
-/// `where(c, a, b)` with the broadcast shape and `a`'s element.
-pub fn select<'c: 'a, 'a>(
-    cx: &LoweringCx<'c, 'a>,
-    c: Value<'c, 'a>,
-    a: Value<'c, 'a>,
-    b: Value<'c, 'a>,
-) -> Result<Value<'c, 'a>, Decline> {
-    let s = broadcast_shapes(&[&shape(c)?, &shape(a)?, &shape(b)?])?;
-    select_to(cx, c, a, b, tensor_type(&s, element(a)?))
 }
 
 /// A rank-0 constant `value` of `like`'s element (exact, or a decline).

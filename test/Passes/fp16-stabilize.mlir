@@ -1,8 +1,9 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(fp16-stabilize)' | FileCheck %s --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(fp16-stabilize{families=norms})' | FileCheck %s --check-prefix=NORMS-ONLY --enable-var-scope
 
-// softplus/mish: the lowering's log1p form of exp(x) → max(x, 0) + log1p(exp(-|x|));
-// the unstable exp(x) and its log1p branches are erased.
+// softplus/mish: the lowering's log1p form of exp(x) → max(x, 0) + log1p(exp(-|x|)),
+// log1p(e) as log(u) - ((u - 1) - e) / u with u = e + 1 (no comparison, no
+// select); the unstable exp(x) and its log1p branches are erased.
 // CHECK-LABEL: coreai.graph @log1p_exp(
 // CHECK-SAME:    %[[X:.*]]: tensor<4xf32>
 // CHECK:         %[[POS:.*]] = coreai.decomposable.broadcasting_maximum %[[X]], %{{.*}}
@@ -11,8 +12,14 @@
 // CHECK:         %[[E:.*]] = coreai.exp %[[NEG]]
 // CHECK-NOT:     coreai.exp
 // CHECK-NOT:     broadcasting_or
-// CHECK:         %[[L:.*]] = coreai.decomposable.broadcasting_where %{{.*}}, %[[E]], %{{.*}}
+// CHECK:         %[[U:.*]] = coreai.decomposable.broadcasting_add %[[E]], %[[ONE:.*]] :
+// CHECK:         %[[LOG:.*]] = coreai.log %[[U]]
+// CHECK:         %[[U1:.*]] = coreai.decomposable.broadcasting_sub %[[U]], %[[ONE]]
+// CHECK:         %[[D:.*]] = coreai.decomposable.broadcasting_sub %[[U1]], %[[E]]
+// CHECK:         %[[C:.*]] = coreai.decomposable.broadcasting_divide %[[D]], %[[U]]
+// CHECK:         %[[L:.*]] = coreai.decomposable.broadcasting_sub %[[LOG]], %[[C]]
 // CHECK:         %[[R:.*]] = coreai.decomposable.broadcasting_add %[[POS]], %[[L]]
+// CHECK-NOT:     broadcasting_where
 // CHECK:         coreai.output %[[R]]
 // NORMS-ONLY-LABEL: coreai.graph @log1p_exp(
 // NORMS-ONLY:       coreai.exp %arg0
@@ -206,4 +213,62 @@ coreai.graph @does_not_fire(%x: tensor<6x20xf32>, %y: tensor<6x20xf32>, %i: tens
   %rs = coreai.rsqrt %v : tensor<6x1xf32> -> tensor<6x1xf32>
   %sg = coreai.sigmoid %x : (tensor<6x20xf32>) -> tensor<6x20xf32>
   coreai.output %ls, %lu, %rs, %sg : tensor<6x20xf32>, tensor<6x20xf32>, tensor<6x1xf32>, tensor<6x20xf32>
+}
+
+// -----
+
+// softplus's threshold select (beta = 1, threshold 20): the stable form
+// already rounds to x above 16, so the select goes; with threshold 10 it stays.
+// CHECK-LABEL: coreai.graph @softplus_threshold(
+// CHECK-SAME:    %[[X:.*]]: tensor<4xf32>
+// CHECK:         %[[R:.*]] = coreai.decomposable.broadcasting_add %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xf32>)
+// CHECK-NOT:     broadcasting_greater
+// CHECK-NOT:     broadcasting_where
+// CHECK:         coreai.output %[[R]] :
+// CHECK-LABEL: coreai.graph @softplus_low_threshold(
+// CHECK:         %[[G:.*]] = coreai.decomposable.broadcasting_greater
+// CHECK:         coreai.decomposable.broadcasting_where %[[G]]
+coreai.graph @softplus_threshold(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %t = coreai.constant dense<2.000000e+01> : tensor<f32>
+  %inf = coreai.constant dense<0x7F800000> : tensor<f32>
+  %one = coreai.constant dense<1.000000e+00> : tensor<f32>
+  %zero = coreai.constant dense<0.000000e+00> : tensor<f32>
+  %y = coreai.exp %x : tensor<4xf32> -> tensor<4xf32>
+  %u = coreai.decomposable.broadcasting_add %y, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %isinf = coreai.decomposable.broadcasting_equal %u, %inf : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %uinf = coreai.decomposable.broadcasting_where %isinf, %inf, %u : (tensor<4xi1>, tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %log = coreai.log %u : tensor<4xf32> -> tensor<4xf32>
+  %num = coreai.decomposable.broadcasting_mul %log, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %den = coreai.decomposable.broadcasting_sub %uinf, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %q = coreai.decomposable.broadcasting_divide %num, %den : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %isone = coreai.decomposable.broadcasting_equal %u, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %w = coreai.decomposable.broadcasting_where %isone, %y, %q : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %iszero = coreai.decomposable.broadcasting_equal %u, %zero : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %c = coreai.decomposable.broadcasting_or %isinf, %iszero : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %sp = coreai.decomposable.broadcasting_where %c, %log, %w : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %above = coreai.decomposable.broadcasting_greater %x, %t : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %r = coreai.decomposable.broadcasting_where %above, %x, %sp : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  coreai.output %r : tensor<4xf32>
+}
+coreai.graph @softplus_low_threshold(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %t = coreai.constant dense<1.000000e+01> : tensor<f32>
+  %inf = coreai.constant dense<0x7F800000> : tensor<f32>
+  %one = coreai.constant dense<1.000000e+00> : tensor<f32>
+  %zero = coreai.constant dense<0.000000e+00> : tensor<f32>
+  %y = coreai.exp %x : tensor<4xf32> -> tensor<4xf32>
+  %u = coreai.decomposable.broadcasting_add %y, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %isinf = coreai.decomposable.broadcasting_equal %u, %inf : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %uinf = coreai.decomposable.broadcasting_where %isinf, %inf, %u : (tensor<4xi1>, tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %log = coreai.log %u : tensor<4xf32> -> tensor<4xf32>
+  %num = coreai.decomposable.broadcasting_mul %log, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %den = coreai.decomposable.broadcasting_sub %uinf, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %q = coreai.decomposable.broadcasting_divide %num, %den : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %isone = coreai.decomposable.broadcasting_equal %u, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %w = coreai.decomposable.broadcasting_where %isone, %y, %q : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %iszero = coreai.decomposable.broadcasting_equal %u, %zero : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %c = coreai.decomposable.broadcasting_or %isinf, %iszero : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %sp = coreai.decomposable.broadcasting_where %c, %log, %w : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %above = coreai.decomposable.broadcasting_greater %x, %t : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %r = coreai.decomposable.broadcasting_where %above, %x, %sp : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  coreai.output %r : tensor<4xf32>
 }

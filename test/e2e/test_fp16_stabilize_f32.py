@@ -102,7 +102,14 @@ def test_rewrites_stay_within_4_ulp_of_the_original_in_f32(tmp_path):
     assert new_text.count("coreai.reduce_max") > old_text.count("coreai.reduce_max")
     with np.load(tmp_path / "in.npz") as z:
         truths = exact(z["x"], z["h"])
+        x = z["x"]
     assert len(truths) == len(new) == len(old)
+    # softplus (beta 1, threshold 20) without its select: above the threshold
+    # the stable form is x itself, bit for bit, as PyTorch's select gives
+    # (the beta = 1.5 softplus keeps its select: the only comparison left).
+    above = x > 20
+    assert above.sum() > 1000 and new_text.count("broadcasting_greater") == 1
+    assert np.array_equal(new[0][above].view(np.uint32), x[above].view(np.uint32))
     for i, (t, a, b) in enumerate(zip(truths, new, old)):
         t32 = t.astype(np.float32)
         assert np.all(np.isfinite(t32)), i

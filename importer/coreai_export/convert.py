@@ -122,7 +122,7 @@ def _convert(model, example_inputs, output, programs_count, static_shapes, specs
             programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs, names))]
         else:
             programs = specialized(model, example_inputs, static_shapes, decompositions=decompositions,
-                                   dynamic_shapes=dynamic_shapes, externalize=specs)
+                                   dynamic_shapes=dynamic_shapes, externalize=specs, names=names)
         report = [] if timing else None
         out = compile_asset(programs, output, target=target, precision=precision, metadata=metadata,
                             hw_constraints=hw_constraints, compiler=compiler, timing=report,
@@ -301,24 +301,29 @@ def _static_dynamic_shapes(dynamic_shapes, names, config):
 
 
 def specialized(model, inputs, static_shapes, *, decompositions="none", dynamic_shapes=None, externalize=(),
-                entry="main"):
+                entry="main", names=(None, None)):
     """[(`<entry>_<key>`, ImportedProgram)] in key order: the model exported
     and imported once per configuration of `static_shapes` (see
-    check_static_shapes)."""
+    check_static_shapes; its keys name the forward's parameters), each
+    program's inputs and outputs named by `names` = (input_names,
+    output_names) where given, as `convert` names a single `main`."""
     configs = check_static_shapes(static_shapes, model, inputs, entry)
-    names = {i: n for n, i in tensor_inputs(model, inputs).items()}
+    params = {i: n for n, i in tensor_inputs(model, inputs).items()}
+    input_names = names[0]
+    # The argument a configuration's input becomes: its asset name.
+    arg_name = {i: (input_names[i] if input_names and i < len(input_names) else n) for i, n in params.items()}
     programs = []
     # In key order, as coreai-core orders the functions (its configuration is
     # a dictionary attribute, whose keys MLIR sorts).
     for key, config in sorted(configs.items()):
-        shaped = ", ".join(f"{names[i]}={'x'.join(map(str, s))}" for i, s in config.items())
+        shaped = ", ".join(f"{params[i]}={'x'.join(map(str, s))}" for i, s in config.items())
         try:
             prog = import_model(model, _static_inputs(inputs, config), decompositions,
-                            _static_dynamic_shapes(dynamic_shapes, names, config), externalize)
+                                _static_dynamic_shapes(dynamic_shapes, params, config), externalize, names)
         except (ExportFailure, ImportError_) as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise ExportFailure(f"static shapes: {key} ({shaped}): {first}") from e
-        missing = [names[i] for i in config if names[i] not in prog.arg_names]
+        missing = [arg_name[i] for i in config if arg_name[i] not in prog.arg_names]
         if missing:
             raise ExportFailure(f"static shapes: {key}: the program has no argument named {missing[0]!r} "
                                 f"(its arguments: {prog.arg_names})")

@@ -251,3 +251,32 @@ def test_without_static_shapes_an_aimodel_output_is_one_main(tmp_path):
         want = {f"output_{i}": o.numpy() for i, o in enumerate(model(torch.from_numpy(x)))}
     verdict = report.compare(report.load(tmp_path / "run.npz"), want)
     assert verdict["ok"], verdict
+
+
+def test_static_shapes_keep_the_input_and_output_names(tmp_path):
+    """`convert(static_shapes=..., input_names=..., output_names=...)`: every
+    function of the asset takes and returns the given names (the
+    configuration still names the forward's parameter), as a single `main`
+    does, and runs under those names."""
+    from models.conv import upsample
+
+    model, inputs = upsample()
+    shapes = {"h8": {"x": (1, 2, 8, 5)}, "h24": {"x": (1, 2, 24, 7)}}
+    out = convert(model, inputs, tmp_path / "m.aimodel", decompositions="coreai", static_shapes=shapes,
+                  input_names=["image"], output_names=["nearest", "bilinear", "aligned"])
+    for key, config in shapes.items():
+        r = subprocess.run([str(COREAI_RUN), str(out), "--entry", f"main_{key}", "--print-signature"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        signature = r.stdout
+        assert all(f"\"{n}\"" in signature for n in ["image", "nearest", "bilinear", "aligned"]), signature
+        assert '"x"' not in signature and '"output_0"' not in signature, signature
+        x = np.random.default_rng(4).normal(size=config["x"]).astype(np.float32)
+        np.savez(tmp_path / "in.npz", image=x)
+        with torch.no_grad():
+            want = dict(zip(["nearest", "bilinear", "aligned"], (o.numpy() for o in model(torch.from_numpy(x)))))
+        r = oracle.runasset(str(out), "--function", f"main_{key}", "--inputs",
+                            str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "core.npz"))
+        assert r.returncode == 0, r.stderr[-2000:]
+        verdict = report.compare(report.load(tmp_path / "core.npz"), want)
+        assert verdict["ok"], (key, verdict)

@@ -206,16 +206,24 @@ def describe(model):
 # ---------------------------------------------------------------- conversion
 
 def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision="f16", compress=None,
-                      tokenizer=None, name="model", compiler=None, timing=False):
+                      tokenizer=None, name="model", compiler=None, timing=False, query_lengths=(1, 8)):
     """Converts `model` to an LLM bundle in `output_dir` (created); returns
     its path. `max_context`: the most positions one conversation holds
     (the caches' length). `precision="f16"` also stores the caches in f16.
     `compress`: weight compression (`"int4-block32"`, docs/compression.md).
-    `tokenizer`: a transformers tokenizer (saved into the bundle) or None."""
+    `tokenizer`: a transformers tokenizer (saved into the bundle) or None.
+    `target="ane"`: the Neural Engine form (llm_ane.py: a read-only cache
+    passed in and the new keys and values returned, one static function
+    `extend_{max_context}_{q}` per `query_lengths` entry)."""
     if not isinstance(max_context, int) or max_context < 4:
         raise ExportFailure(f"max_context={max_context!r}: expected an int of at least 4")
     model = model.eval()
     n_layers, heads, head_dim, sliding, vocab = describe(model)
+    if target == "ane":
+        return _convert_neural_engine(model, output_dir, max_context=max_context, precision=precision,
+                                      compress=compress, tokenizer=tokenizer, name=name, compiler=compiler,
+                                      query_lengths=query_lengths, shape=(n_layers, heads, head_dim),
+                                      sliding=sliding, vocab=vocab)
     cache_dtype = torch.float16 if precision == "f16" else torch.float32
     shape = (n_layers, 1, heads, max_context, head_dim)
     q, s = 3, 5  # the traced call: 3 new tokens after 2 cached ones
@@ -262,6 +270,59 @@ def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision
     return out
 
 
+def _convert_neural_engine(model, output_dir, *, max_context, precision, compress, tokenizer, name, compiler,
+                           query_lengths, shape, sliding, vocab):
+    """The Neural Engine bundle (llm_ane.py): one asset with a static
+    `extend_{M}_{q}` function per query length, no states."""
+    from . import llm_ane
+    from .convert import compile_asset
+
+    llm_ane.check_model(model, sliding)
+    lengths = sorted({int(q) for q in query_lengths})
+    if not lengths or lengths[0] < 1 or lengths[-1] > max_context:
+        raise ExportFailure(f"query_lengths={query_lengths!r}: expected lengths from 1 to max_context")
+    n_layers, heads, head_dim = shape
+    programs, tables = llm_ane.programs(model, max_context=max_context, query_lengths=lengths, n_layers=n_layers,
+                                        heads=heads, head_dim=head_dim, cache_argument=_cache_argument(model))
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    asset = out / f"{name}.aimodel"
+    compile_asset(programs, asset, target="ane", precision=precision, compress=compress, compiler=compiler,
+                  metadata={"description": f"{type(model).__name__} causal LM, Neural Engine form: read-only KV "
+                                           f"cache, extend functions for query lengths {lengths}"})
+    if tokenizer is not None:
+        tokenizer.save_pretrained(str(out / "tokenizer"))
+    config = getattr(model, "config", None)
+    entries = [llm_ane.entry_name(max_context, q) for q in lengths]
+    metadata = {
+        "metadata_version": METADATA_VERSION,
+        "kind": "llm",
+        "name": name,
+        "assets": {"main": asset.name},
+        "language": {
+            "tokenizer": getattr(config, "_name_or_path", None) or None,
+            "vocab_size": int(vocab),
+            "max_context_length": max_context,
+            "embedded_tokenizer": tokenizer is not None,
+            "function_map": {"extend": entries},
+        },
+        "source": {"model_definition": "torch", "model_class": type(model).__name__},
+        "compression": compress,
+        "compilation": {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "targets": ["ane"]},
+        # What the runner allocates and how it calls: Apple's read-only
+        # pattern (new keys and values written by the caller at the offset).
+        "neural_engine": {"layout": "readonly", "query_lengths": lengths,
+                          "cache_shape": [n_layers, 1, heads * head_dim, 1, max_context],
+                          "cache_dtype": "float16" if precision == "f16" else "float32"},
+    }
+    if tables:
+        names = llm_ane.rope_names(len(tables))
+        np.savez(out / "rope.npz", **dict(zip(names, (t for pair in tables for t in pair))))
+        metadata["neural_engine"]["rope"] = "rope.npz"
+    (out / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
+    return out
+
+
 # ---------------------------------------------------------------- running a bundle
 
 def _bundle(path):
@@ -285,17 +346,32 @@ class Session:
         self.fed = []  # tokens whose keys and values are in the caches
         self.pending = []  # generated, not yet fed
         self.capacity = self.meta["language"]["max_context_length"] - 1
-        states = self.meta["states"]
+        states = self.meta.get("states", {})
         self.states = {n: np.zeros(s["shape"], dtype=np.dtype(s["dtype"])) for n, s in states.items()}
         self.calls = []  # (new tokens, positions) of each call, for tests
         self._work = tempfile.TemporaryDirectory(prefix="coreai-llm-")
         self._tool = coreai_run
         self._core = None
+        self._functions = {}  # coreai-core's loaded functions of a Neural Engine bundle
+        self._ane = None
+        if "neural_engine" in self.meta:
+            from .llm_ane import AneSession
+
+            tables = []
+            rope = self.meta["neural_engine"].get("rope")
+            if rope:
+                with np.load(Path(bundle) / rope) as z:
+                    tables = [z[n] for n in z.files]
+            self._ane = AneSession(self.meta, self._call_function, tables)
+            self.capacity = self.meta["language"]["max_context_length"]
 
     def close(self):
         if self._core is not None:
             self._core.close()
             self._core = None
+        for fn in self._functions.values():
+            fn.close()
+        self._functions = {}
         self._work.cleanup()
 
     def __enter__(self):
@@ -313,6 +389,11 @@ class Session:
         if seen > self.capacity:
             raise ValueError(f"the conversation would hold {seen} positions; the bundle holds {self.capacity} "
                              "(max_context - 1)")
+        if self._ane is not None:
+            logits = self._ane.step(list(tokens))
+            self.fed += list(tokens)
+            self.calls.append((len(tokens), seen))
+            return logits
         inputs = {"input_ids": np.asarray([tokens], dtype=np.int32),
                   "position_ids": np.arange(seen, dtype=np.int32)[None]}
         logits = self._call(inputs)
@@ -353,6 +434,24 @@ class Session:
 
     # the runtimes
 
+    def _call_function(self, entry, inputs):
+        """All outputs of function `entry` (a Neural Engine bundle's; no
+        states), the inputs converted to its argument types."""
+        if self.runtime == "coreai-core":
+            if entry not in self._functions:
+                self._functions[entry] = _CoreaiCoreFunction(self.asset, {}, entry)
+            return self._functions[entry].outputs(inputs)
+        work = Path(self._work.name)
+        feed, out = work / "in.npz", work / "out.npz"
+        np.savez(feed, **inputs)
+        tool = self._tool or _coreai_run()
+        r = subprocess.run([tool, str(self.asset), "--entry", entry, "--cast-inputs", "--inputs", str(feed),
+                            "--outputs", str(out)], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"coreai-run failed on {self.asset} ({entry}): {r.stderr.strip()}")
+        with np.load(out) as z:
+            return {k: z[k] for k in z.files}
+
     def _call(self, inputs):
         if self.runtime == "coreai-core":
             return self._call_core(inputs)
@@ -382,7 +481,7 @@ class _CoreaiCoreFunction:
     """`main` of an asset loaded once in coreai-core's runtime, with its
     states bound as NDArrays it updates in place."""
 
-    def __init__(self, asset, states):
+    def __init__(self, asset, states, function="main"):
         import asyncio
 
         from coreai.authoring.asset import AIModelAsset
@@ -396,15 +495,22 @@ class _CoreaiCoreFunction:
         async def load():
             self.context = self.asset.executable()
             model = await self.context.__aenter__()
-            fn = model.load_function("main")
+            fn = model.load_function(function)
             return (await fn) if asyncio.iscoroutine(fn) else fn
 
         self.fn = self.loop.run_until_complete(load())
 
     def __call__(self, inputs):
-        feed = {k: self.NDArray(np.ascontiguousarray(v)) for k, v in inputs.items()}
+        return self.outputs(inputs)["logits"]
+
+    def outputs(self, inputs):
+        """Every output; each input converted to the dtype the function
+        takes (the Neural Engine's f16 and si16)."""
+        desc = self.fn.desc
+        feed = {k: self.NDArray(np.ascontiguousarray(np.asarray(v).astype(desc.input_descriptor(k).dtype)))
+                for k, v in inputs.items()}
         out = self.loop.run_until_complete(self.fn(inputs=feed, state=self.states))
-        return out["logits"].numpy()
+        return {k: v.numpy() for k, v in out.items()}
 
     def close(self):
         self.loop.run_until_complete(self.context.__aexit__(None, None, None))
@@ -434,8 +540,9 @@ def build_parser():
     p = argparse.ArgumentParser(
         prog="python -m coreai_export.llm",
         description="Convert a causal language model to an LLM bundle (NAME.aimodel, metadata.json, tokenizer/) "
-                    "with prefill and decode through one function and the KV cache as runtime states; or, with "
-                    "--generate, run a bundle greedily.")
+                    "with prefill and decode through one function and the KV cache as runtime states (with "
+                    "--target ane: static extend functions over a read-only cache); or, with --generate, run a "
+                    "bundle greedily.")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--model", metavar="PKG.MODULE:FACTORY", help="factory() returns the model (or (model, ...))")
     src.add_argument("--module-file", metavar="FILE.py:FACTORY", help="as --model, from a file")
@@ -446,6 +553,9 @@ def build_parser():
     p.add_argument("--compress", metavar="SPEC", help="weight compression preset or pass (docs/compression.md)")
     p.add_argument("--tokenizer", metavar="DIR", help="a saved transformers tokenizer to put in the bundle")
     p.add_argument("--name", default="model", help="the asset's name in the bundle (default model)")
+    p.add_argument("--query-lengths", default="1,8", metavar="Q,Q",
+                   help="with --target ane: the query length of each static extend function (default 1,8: decode "
+                        "and chunked prefill)")
     p.add_argument("--generate", metavar="IDS", help="run the bundle DIR instead: comma-separated prompt token ids")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--runtime", choices=["coreai-core", "coreai-run"], default="coreai-core")
@@ -468,8 +578,10 @@ def main(argv=None):
             from transformers import AutoTokenizer
 
             tokenizer = AutoTokenizer.from_pretrained(ns.tokenizer)
+        lengths = tuple(int(q) for q in ns.query_lengths.split(",") if q.strip())
         out = convert_causal_lm(model, ns.output, max_context=ns.max_context, target=ns.target,
-                                precision=ns.precision, compress=ns.compress, tokenizer=tokenizer, name=ns.name)
+                                precision=ns.precision, compress=ns.compress, tokenizer=tokenizer, name=ns.name,
+                                query_lengths=lengths)
         print(out)
         return 0
     except (ExportFailure, CompileFailure, ValueError, RuntimeError) as e:

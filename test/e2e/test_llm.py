@@ -23,6 +23,7 @@ window).
 """
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -287,3 +288,83 @@ def test_command_line_converts_and_generates(tmp_path):
     r = subprocess.run([sys.executable, "-m", "coreai_export.llm", "-o", str(bundle), "--generate", "1",
                         "--max-new-tokens", "40", "--runtime", "coreai-run"], capture_output=True, text=True, env=env)
     assert r.returncode == 1 and "holds 31 (max_context - 1)" in r.stderr, r.stderr
+
+
+# ---- the Neural Engine form (read-only cache, static functions) ----------------
+
+ANE_FAMILIES = ("llama", "qwen2", "qwen3", "phi3")
+
+
+@pytest.mark.parametrize("name", ANE_FAMILIES)
+def test_neural_engine_form_in_f32_equals_eager(name, tmp_path):
+    """`target="ane"` in f32: the read-only cache, the combined mask, the
+    RoPE tables and the chunked prefill compute what the model computes:
+    the greedy tokens equal eager's and every call's logits match eager's
+    DynamicCache steps to 1e-4, in both runtimes. The 11-token prompt runs
+    as a chunk of 8 and three calls of 1 (the chunk's queries see the
+    chunk's own keys, not the unwritten cache slots)."""
+    model = build(name)
+    bundle = convert(model, tmp_path / "bundle", target="ane", precision="f32")
+    prompt = models.ids(11, seed=3)[0].tolist()
+    want = eager_greedy(model, prompt, 12)
+    steps = eager_steps(model, prompt, want)
+    for runtime in RUNTIMES:
+        record = run(bundle, runtime, [{"generate": prompt, "n": 12}])
+        assert record["tokens_0"].tolist() == want, f"{name} in {runtime}"
+        assert_logits_match(call_logits(record, 0), steps, f"{name} in {runtime}")
+
+
+@pytest.mark.parametrize("name", ["llama", "qwen3"])
+def test_neural_engine_form_agrees_with_the_gpu_form_and_stays_resident(name, tmp_path):
+    """f16 (the Neural Engine's default): over 8 prompts, the Neural
+    Engine form's teacher-forced greedy choices agree with the GPU form's
+    greedy tokens on at least 95% of the tokens, in both runtimes; every op
+    of its functions is Neural-Engine-resident (no state, no fused
+    attention, no f32 RoPE angles: the tables are inputs)."""
+    model = build(name)
+    gpu = convert(model, tmp_path / "gpu", target="gpu", precision="f16")
+    ane = convert(model, tmp_path / "ane", target="ane", precision="f16")
+    r = subprocess.run([str(BUILD / "coreai-freqop"), "--ane", str(ane / "model.aimodel")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    resident = [l for l in r.stderr.splitlines() if l.startswith("ane-residency: ")]
+    assert resident and all(re.match(r"ane-residency: (\d+) of \1 ops", l) for l in resident), r.stderr
+    for runtime in RUNTIMES:
+        agree = total = 0
+        for s in range(8):
+            prompt = models.ids(8 + s, seed=s)[0].tolist()
+            want = run(gpu, runtime, [{"generate": prompt, "n": 16}])["tokens_0"].tolist()
+            choices = run(ane, runtime, [{"follow": prompt, "continuation": want}])["tokens_0"].tolist()
+            agree += sum(a == b for a, b in zip(choices, want))
+            total += len(want)
+        assert agree >= 0.95 * total, f"{name} in {runtime}: {agree}/{total} choices agree with the GPU form"
+        print(f"{name} in {runtime}: {agree}/{total} agree")
+
+
+def test_neural_engine_bundle_layout_and_signature(tmp_path):
+    """One static function per query length, Apple's read-only layout, no
+    states; a sliding-window model is refused naming the layer."""
+    model = build("llama")
+    bundle = convert(model, tmp_path / "bundle", target="ane", precision="f16")
+    meta = json.loads((bundle / "metadata.json").read_text())
+    assert meta["language"]["function_map"] == {"extend": [f"extend_{MAX_CONTEXT}_1", f"extend_{MAX_CONTEXT}_8"]}
+    assert meta["neural_engine"]["cache_shape"] == [2, 1, 32, 1, MAX_CONTEXT]
+    assert "states" not in meta
+    r = subprocess.run([str(COREAI_RUN), str(bundle / "model.aimodel"), "--entry", f"extend_{MAX_CONTEXT}_8",
+                        "--print-signature"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    sig = json.loads(r.stdout)
+    assert [(a["name"], a["type"]) for a in sig["arguments"]] == [
+        ("input_ids", "tensor<1x8xsi16>"), ("position_ids", "tensor<1x8xsi64>"),
+        ("causal_mask", f"tensor<1x{MAX_CONTEXT + 8}x1x8xf16>"),
+        ("key_cache", f"tensor<2x1x32x1x{MAX_CONTEXT}xf16>"), ("value_cache", f"tensor<2x1x32x1x{MAX_CONTEXT}xf16>"),
+        ("rope_cos", "tensor<1x16x1x8xf16>"), ("rope_sin", "tensor<1x16x1x8xf16>")]
+    assert [(a["name"], a["type"]) for a in sig["results"]] == [
+        ("logits", f"tensor<1x8x{models.VOCAB}xf16>"), ("new_keys", "tensor<2x1x32x1x8xf16>"),
+        ("new_values", "tensor<2x1x32x1x8xf16>")]
+    from coreai_export.exporting import ExportFailure
+
+    with pytest.raises(ExportFailure) as e:
+        convert(build("mistral"), tmp_path / "sliding", target="ane")
+    assert "layer 0 is a sliding-window layer" in str(e.value), str(e.value)
+    assert not (tmp_path / "sliding").exists()

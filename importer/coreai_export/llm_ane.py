@@ -1,0 +1,287 @@
+"""The Neural Engine form of a causal language model: a read-only KV cache
+and static entry points, from the unmodified model.
+
+    from coreai_export import llm
+    llm.convert_causal_lm(model, "bundle", max_context=256, target="ane")
+    tokens = llm.generate("bundle", prompt_ids, max_new_tokens=32)
+
+Apple's Neural Engine authoring rules (apple/coreai-models,
+`skills/skills/model-authoring/references/neural_engine_rules.md`, "KV
+cache — readonly pattern", "Chunked prefill") ask for a model that holds no
+runtime state and writes no cache: each call receives the whole past cache,
+attends over it and the new keys and values, and returns the new keys and
+values; the caller writes them into its cache. Static shapes: one function
+per query length. This module builds that form around the model as
+`transformers` defines it (a Cache whose layers concatenate instead of
+write), so nothing is re-authored:
+
+    extend_{M}_{q}(input_ids: [1, q], position_ids: [1, q],
+                   causal_mask: [1, M + q, 1, q],
+                   key_cache, value_cache: [n_layers, 1, n_kv_heads * head_dim, 1, M])
+        -> logits [1, q, vocab], new_keys, new_values: [n_layers, 1, n_kv_heads * head_dim, 1, q]
+
+with `rope_cos`, `rope_sin` inputs (1, head_dim, 1, q) after the caches
+when the model has RoPE: the rows of its own cos/sin at the call's
+positions, tabulated at conversion (`rope.npz` in the bundle, one pair per
+RoPE module), as Apple's rules pass them. `M` is `max_context`, `q` each of
+`query_lengths` (default 1 for decode
+and 8 for chunked prefill). The cache layout is Apple's (sequence on dim
+4); the keys are cached after RoPE, as the rules require. The mask is
+the combined past/new mask of Apple's rules: a past key `k` is visible
+when `k < t` (t the call's offset; the rules' `k < t + j` would show a
+chunk's queries unwritten slots), a new key `m` to query `j` when `m <= j`,
+and a hidden key gets -1e4 (finite: no -inf on the Neural Engine). With `--io f16`
+(the Neural Engine's default) the function takes f16 masks and caches and
+si16 token ids when the vocabulary has at most 32767 rows.
+
+Not yet: Apple's separate `gather_embeddings`/`load_embeddings` functions
+and separately compressed embedding (the embedding is the function's first
+op here), sliding-window layers (refused), per-head attention, the static
+cache-length ladder (one cache length, `max_context`).
+"""
+
+import numpy as np
+import torch
+
+from .exporting import ExportFailure
+
+MASKED = -1e4  # Apple's finite "minus infinity" for the Neural Engine mask
+KEY_CACHE = "key_cache"
+VALUE_CACHE = "value_cache"
+NEW_KEYS = "new_keys"
+NEW_VALUES = "new_values"
+
+
+def _readonly_cache_class():
+    from transformers.cache_utils import Cache, CacheLayerMixin
+
+    class ReadOnlyLayer(CacheLayerMixin):
+        """One decoder layer over the read-only past: `update` returns the
+        past keys and values (all M positions; the mask hides the unwritten
+        ones) followed by the call's, and records the call's for output."""
+
+        is_compileable = False
+        is_croppable = False
+        is_sliding = False
+
+        def __init__(self, cache, index):
+            super().__init__()
+            self.cache, self.index = cache, index
+            self.is_initialized = True
+
+        def lazy_initialization(self, key_states, value_states):
+            pass
+
+        def update(self, key_states, value_states, *args, **kwargs):
+            c = self.cache
+            c.new_keys[self.index] = key_states
+            c.new_values[self.index] = value_states
+            return (torch.cat([c.past(c.keys, self.index, key_states), key_states], dim=2),
+                    torch.cat([c.past(c.values, self.index, value_states), value_states], dim=2))
+
+        def get_mask_sizes(self, query_length):
+            return self.cache.max_context + query_length, 0
+
+        def get_seq_length(self):
+            return self.cache.max_context
+
+        def get_max_length(self):
+            return self.cache.max_context
+
+    class ReadOnlyCache(Cache):
+        """The past keys and values `[n_layers, 1, H * D, 1, M]` (Apple's
+        Neural Engine layout), read, never written."""
+
+        def __init__(self, keys, values, heads):
+            self.keys, self.values, self.heads = keys, values, heads
+            self.max_context = keys.shape[4]
+            n_layers = keys.shape[0]
+            self.new_keys = [None] * n_layers
+            self.new_values = [None] * n_layers
+            super().__init__(layers=[ReadOnlyLayer(self, i) for i in range(n_layers)])
+
+        def past(self, cache, index, like):
+            """Layer `index` of `cache` as attention takes it: (1, H, M, D)."""
+            layer = cache[index]  # [1, H * D, 1, M]
+            head_dim = layer.shape[1] // self.heads
+            return layer.reshape(1, self.heads, head_dim, self.max_context).transpose(2, 3).to(like.dtype)
+
+        def stacked(self, new):
+            """The call's keys or values of every layer, (1, H, q, D) each, in
+            the cache layout [n_layers, 1, H * D, 1, q]."""
+            out = []
+            for states in new:
+                _, heads, q, head_dim = states.shape
+                out.append(states.transpose(2, 3).reshape(1, heads * head_dim, 1, q))
+            return torch.stack(out)
+
+    return ReadOnlyCache
+
+
+def rotary_modules(model):
+    """The model's RoPE modules (`...RotaryEmbedding`, called as
+    `(x, position_ids)`), in module order."""
+    return [m for m in model.modules() if type(m).__name__.endswith("RotaryEmbedding")]
+
+
+def rope_tables(model, max_context):
+    """[(cos, sin)] per RoPE module: its own output at positions
+    0 .. max_context-1, (max_context, head_dim) float32 each, computed by
+    the module in PyTorch (its frequencies, scaling and attention factor)."""
+    tables = []
+    with torch.no_grad():
+        for m in rotary_modules(model):
+            cos, sin = m(torch.zeros(1, dtype=torch.float32), torch.arange(max_context)[None])
+            tables.append((cos[0].float().numpy(), sin[0].float().numpy()))
+    return tables
+
+
+def rope_names(count):
+    """The input names of `count` RoPE modules' tables."""
+    if count == 1:
+        return ["rope_cos", "rope_sin"]
+    return [n for i in range(count) for n in (f"rope_cos_{i}", f"rope_sin_{i}")]
+
+
+class ExtendStep(torch.nn.Module):
+    """forward(input_ids, position_ids, causal_mask, key_cache, value_cache,
+    *rope) -> (logits, new_keys, new_values): one call of `model` over a
+    read-only past (the Neural Engine's `extend`). `rope`: each RoPE
+    module's cos and sin rows for the call, (1, head_dim, 1, q) as Apple's
+    rules pass them; the module returns them instead of computing angles
+    from `position_ids` (its own values, tabulated by `rope_tables`)."""
+
+    def __init__(self, model, heads, cache_argument):
+        super().__init__()
+        self.model = model
+        self.heads = heads
+        self.cache_argument = cache_argument
+        self.cache_class = _readonly_cache_class()
+        self.rotary = rotary_modules(model)
+
+    def forward(self, input_ids, position_ids, causal_mask, key_cache, value_cache, *rope):
+        cache = self.cache_class(key_cache, value_cache, self.heads)
+        # Apple's (1, M + q, 1, q) additive mask as attention takes it:
+        # (1, 1, q, M + q).
+        mask = causal_mask.permute(0, 2, 3, 1)
+        saved = []
+        for i, m in enumerate(self.rotary):
+            cos, sin = rope[2 * i], rope[2 * i + 1]
+
+            def tabulated(x, position_ids, *args, cos=cos, sin=sin):
+                return (cos[:, :, 0, :].transpose(1, 2).to(x.dtype), sin[:, :, 0, :].transpose(1, 2).to(x.dtype))
+
+            saved.append((m, m.forward))
+            m.forward = tabulated
+        try:
+            out = self.model(input_ids=input_ids, position_ids=position_ids, attention_mask=mask,
+                             **{self.cache_argument: cache}, use_cache=True)
+        finally:
+            for m, forward in saved:
+                m.forward = forward
+        return out.logits, cache.stacked(cache.new_keys), cache.stacked(cache.new_values)
+
+
+def causal_mask(offset, query_len, max_context, dtype=np.float16):
+    """The combined read-only mask (1, M + q, 1, q) for a call at `offset`:
+    past key k visible to every query when k < offset (the slots written so
+    far), new key m to query j when m <= j; hidden keys get -1e4. Apple's
+    rules write the past condition as `k < offset + j`, which also shows
+    query j of a chunk the past cache's slots offset .. offset + j - 1: not
+    written yet (zeros), they would take attention weight; those keys are
+    the chunk's own, which the new part of the mask shows."""
+    past = np.broadcast_to(np.arange(max_context)[:, None] >= offset, (max_context, query_len))
+    new = np.arange(query_len)[:, None] > np.arange(query_len)[None, :]
+    hidden = np.concatenate([past, new], axis=0)
+    return np.where(hidden, MASKED, 0.0).astype(dtype)[None, :, None, :]
+
+
+def entry_name(max_context, query_len):
+    return f"extend_{max_context}_{query_len}"
+
+
+def check_model(model, sliding):
+    name = type(model).__name__
+    if any(sliding):
+        layer = sliding.index(True)
+        raise ExportFailure(
+            f"{name}: layer {layer} is a sliding-window layer: the Neural Engine form (target='ane') does not "
+            "build sliding-window masks yet; convert with target='gpu'")
+
+
+def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, cache_argument):
+    """([(entry name, ImportedProgram)], RoPE tables): the model imported
+    once per query length, every shape static."""
+    from .convert import import_model
+
+    step = ExtendStep(model, heads, cache_argument).eval()
+    tables = rope_tables(model, max_context)
+    shape = (n_layers, 1, heads * head_dim, 1, max_context)
+    out = []
+    for q in query_lengths:
+        rope = [torch.from_numpy(rows(t, 0, q)) for pair in tables for t in pair]
+        example = (torch.zeros(1, q, dtype=torch.long), torch.arange(q)[None],
+                   torch.from_numpy(causal_mask(0, q, max_context, np.float32)),
+                   torch.zeros(shape), torch.zeros(shape), *rope)
+        names = (["input_ids", "position_ids", "causal_mask", KEY_CACHE, VALUE_CACHE, *rope_names(len(tables))],
+                 ["logits", NEW_KEYS, NEW_VALUES])
+        out.append((entry_name(max_context, q), import_model(step, example, "none", None, (), names)))
+    return out, tables
+
+
+def rows(table, offset, query_len):
+    """Rows `offset .. offset + query_len` of a (max_context, head_dim)
+    table as the (1, head_dim, 1, q) input (rows past the end repeat the
+    last: a padded query's)."""
+    index = np.minimum(offset + np.arange(query_len), table.shape[0] - 1)
+    return np.ascontiguousarray(table[index].T[None, :, None, :])
+
+
+class AneSession:
+    """One conversation with a Neural Engine bundle: the host-side caches
+    (f16, Apple's layout), chunked prefill with the largest query length,
+    decode with the smallest, each call's new keys and values written at
+    its offset. `call(entry, inputs) -> outputs` runs one function."""
+
+    def __init__(self, meta, call, tables=()):
+        lang = meta["language"]
+        self.tables = list(tables)
+        self.max_context = lang["max_context_length"]
+        self.query_lengths = sorted(meta["neural_engine"]["query_lengths"])
+        shape = meta["neural_engine"]["cache_shape"]
+        self.dtype = np.dtype(meta["neural_engine"].get("cache_dtype", "float16"))
+        self.keys = np.zeros(shape, dtype=self.dtype)
+        self.values = np.zeros(shape, dtype=self.dtype)
+        self.call = call
+        self.fed = []
+        self.pending = []
+        self.calls = []
+
+    def step(self, tokens):
+        """Feeds `tokens`; the logits [len, vocab] of each (float32)."""
+        if len(self.fed) + len(tokens) > self.max_context:
+            raise ValueError(f"the conversation would hold {len(self.fed) + len(tokens)} positions; the bundle "
+                             f"holds {self.max_context}")
+        logits = []
+        rest = list(tokens)
+        while rest:
+            # The largest query length the rest fills, else the smallest
+            # one that holds it (padded: the padding's outputs are dropped).
+            fits = [q for q in self.query_lengths if q <= len(rest)]
+            q = max(fits) if fits else min(q for q in self.query_lengths if q >= len(rest))
+            chunk, rest = rest[:q], rest[q:]
+            n, t = len(chunk), len(self.fed)
+            ids = chunk + [chunk[-1]] * (q - n)
+            rope = {name: rows(table, t, q).astype(self.dtype)
+                    for name, table in zip(rope_names(len(self.tables) // 2), self.tables)}
+            out = self.call(entry_name(self.max_context, q), {
+                "input_ids": np.asarray([ids], dtype=np.int64),
+                "position_ids": (t + np.arange(q, dtype=np.int64))[None],
+                "causal_mask": causal_mask(t, q, self.max_context, self.dtype),
+                KEY_CACHE: self.keys, VALUE_CACHE: self.values, **rope})
+            self.keys[..., t:t + n] = out[NEW_KEYS][..., :n]
+            self.values[..., t:t + n] = out[NEW_VALUES][..., :n]
+            self.fed += chunk
+            self.calls.append((q, n, t))
+            logits.append(np.asarray(out["logits"], dtype=np.float32)[0, :n])
+        return np.concatenate(logits, axis=0)

@@ -277,13 +277,13 @@ def _convert_neural_engine(model, output_dir, *, max_context, precision, compres
     from . import llm_ane
     from .convert import compile_asset
 
-    llm_ane.check_model(model, sliding)
     lengths = sorted({int(q) for q in query_lengths})
     if not lengths or lengths[0] < 1 or lengths[-1] > max_context:
         raise ExportFailure(f"query_lengths={query_lengths!r}: expected lengths from 1 to max_context")
     n_layers, heads, head_dim = shape
-    programs, tables = llm_ane.programs(model, max_context=max_context, query_lengths=lengths, n_layers=n_layers,
-                                        heads=heads, head_dim=head_dim, cache_argument=_cache_argument(model))
+    programs, tables, window = llm_ane.programs(model, max_context=max_context, query_lengths=lengths,
+                                                n_layers=n_layers, heads=heads, head_dim=head_dim,
+                                                cache_argument=_cache_argument(model), sliding=sliding)
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     asset = out / f"{name}.aimodel"
@@ -313,7 +313,8 @@ def _convert_neural_engine(model, output_dir, *, max_context, precision, compres
         # pattern (new keys and values written by the caller at the offset).
         "neural_engine": {"layout": "readonly", "query_lengths": lengths,
                           "cache_shape": [n_layers, 1, heads * head_dim, 1, max_context],
-                          "cache_dtype": "float16" if precision == "f16" else "float32"},
+                          "cache_dtype": "float16" if precision == "f16" else "float32",
+                          "sliding_window": window},
     }
     if tables:
         names = llm_ane.rope_names(len(tables))

@@ -34,11 +34,20 @@ and a hidden key gets -1e4 (finite: no -inf on the Neural Engine). With `--io f1
 (the Neural Engine's default) the function takes f16 masks and caches and
 si16 token ids when the vocabulary has at most 32767 rows.
 
+Sliding-window layers (Mistral, Gemma 2 and 3) take a second mask input,
+`sliding_mask`, the same mask with keys `window` or more positions behind
+the query hidden: one tensor when every layer slides, the
+`{"full_attention", "sliding_attention"}` mapping transformers' own models
+accept when they mix. A RoPE module with a table per layer type (Gemma 3)
+gets one table pair per type (`rope_cos_0`, `rope_sin_0`, ...).
+
 Not yet: Apple's separate `gather_embeddings`/`load_embeddings` functions
 and separately compressed embedding (the embedding is the function's first
-op here), sliding-window layers (refused), per-head attention, the static
-cache-length ladder (one cache length, `max_context`).
+op here), per-head attention, the static cache-length ladder (one cache
+length, `max_context`).
 """
+
+import inspect
 
 import numpy as np
 import torch
@@ -50,6 +59,7 @@ KEY_CACHE = "key_cache"
 VALUE_CACHE = "value_cache"
 NEW_KEYS = "new_keys"
 NEW_VALUES = "new_values"
+SLIDING_MASK = "sliding_mask"
 
 
 def _readonly_cache_class():
@@ -120,27 +130,58 @@ def _readonly_cache_class():
 
 def rotary_modules(model):
     """The model's RoPE modules (`...RotaryEmbedding`, called as
-    `(x, position_ids)`), in module order."""
+    `(x, position_ids)` or, with a table per layer type as Gemma 3's,
+    `(x, position_ids, layer_type)`), in module order."""
     return [m for m in model.modules() if type(m).__name__.endswith("RotaryEmbedding")]
 
 
+def rope_keys(model):
+    """[(module index, layer type or None)]: one table per RoPE module and,
+    for a module that takes a layer type, per layer type of the model."""
+    config = getattr(model, "config", None)
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    layer_types = sorted(set(getattr(text, "layer_types", None) or []))
+    keys = []
+    for i, m in enumerate(rotary_modules(model)):
+        takes_type = "layer_type" in inspect.signature(m.forward).parameters
+        keys += [(i, t) for t in layer_types] if takes_type and layer_types else [(i, None)]
+    return keys
+
+
 def rope_tables(model, max_context):
-    """[(cos, sin)] per RoPE module: its own output at positions
-    0 .. max_context-1, (max_context, head_dim) float32 each, computed by
-    the module in PyTorch (its frequencies, scaling and attention factor)."""
+    """[(cos, sin)] per `rope_keys` entry: the module's own output at
+    positions 0 .. max_context-1, (max_context, head_dim) float32 each,
+    computed by the module in PyTorch (its frequencies, scaling and
+    attention factor)."""
+    modules = rotary_modules(model)
     tables = []
     with torch.no_grad():
-        for m in rotary_modules(model):
-            cos, sin = m(torch.zeros(1, dtype=torch.float32), torch.arange(max_context)[None])
+        for i, layer_type in rope_keys(model):
+            extra = () if layer_type is None else (layer_type,)
+            cos, sin = modules[i](torch.zeros(1, dtype=torch.float32), torch.arange(max_context)[None], *extra)
             tables.append((cos[0].float().numpy(), sin[0].float().numpy()))
     return tables
 
 
 def rope_names(count):
-    """The input names of `count` RoPE modules' tables."""
+    """The input names of `count` RoPE tables (cos, sin each)."""
     if count == 1:
         return ["rope_cos", "rope_sin"]
     return [n for i in range(count) for n in (f"rope_cos_{i}", f"rope_sin_{i}")]
+
+
+def sliding_window(model, sliding):
+    """The window of the model's sliding-window layers, or None."""
+    if not any(sliding):
+        return None
+    config = getattr(model, "config", None)
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    window = getattr(text, "sliding_window", None)
+    if not isinstance(window, int) or window < 1:
+        layer = sliding.index(True)
+        raise ExportFailure(f"{type(model).__name__}: layer {layer} is a sliding-window layer without an integer "
+                            "config.sliding_window: the Neural Engine form cannot build its mask")
+    return window
 
 
 class ExtendStep(torch.nn.Module):
@@ -151,24 +192,35 @@ class ExtendStep(torch.nn.Module):
     rules pass them; the module returns them instead of computing angles
     from `position_ids` (its own values, tabulated by `rope_tables`)."""
 
-    def __init__(self, model, heads, cache_argument):
+    def __init__(self, model, heads, cache_argument, sliding):
         super().__init__()
         self.model = model
         self.heads = heads
         self.cache_argument = cache_argument
         self.cache_class = _readonly_cache_class()
         self.rotary = rotary_modules(model)
+        self.rope_keys = rope_keys(model)
+        # The masks the layers take: one tensor when every layer is alike,
+        # else the per-layer-type mapping transformers' own models accept.
+        self.mask_kind = "sliding" if all(sliding) else ("mapping" if any(sliding) else "full")
 
-    def forward(self, input_ids, position_ids, causal_mask, key_cache, value_cache, *rope):
+    def forward(self, input_ids, position_ids, causal_mask, key_cache, value_cache, *rest):
         cache = self.cache_class(key_cache, value_cache, self.heads)
-        # Apple's (1, M + q, 1, q) additive mask as attention takes it:
+        # Apple's (1, M + q, 1, q) additive masks as attention takes them:
         # (1, 1, q, M + q).
-        mask = causal_mask.permute(0, 2, 3, 1)
+        full = causal_mask.permute(0, 2, 3, 1)
+        rope = rest
+        if self.mask_kind != "full":
+            sliding, rope = rest[0].permute(0, 2, 3, 1), rest[1:]
+            mask = sliding if self.mask_kind == "sliding" else {"full_attention": full, "sliding_attention": sliding}
+        else:
+            mask = full
+        tables = {key: (rope[2 * i], rope[2 * i + 1]) for i, key in enumerate(self.rope_keys)}
         saved = []
         for i, m in enumerate(self.rotary):
-            cos, sin = rope[2 * i], rope[2 * i + 1]
 
-            def tabulated(x, position_ids, *args, cos=cos, sin=sin):
+            def tabulated(x, position_ids, layer_type=None, index=i):
+                cos, sin = tables[(index, layer_type if (index, layer_type) in tables else None)]
                 return (cos[:, :, 0, :].transpose(1, 2).to(x.dtype), sin[:, :, 0, :].transpose(1, 2).to(x.dtype))
 
             saved.append((m, m.forward))
@@ -182,17 +234,25 @@ class ExtendStep(torch.nn.Module):
         return out.logits, cache.stacked(cache.new_keys), cache.stacked(cache.new_values)
 
 
-def causal_mask(offset, query_len, max_context, dtype=np.float16):
+def causal_mask(offset, query_len, max_context, dtype=np.float16, window=None):
     """The combined read-only mask (1, M + q, 1, q) for a call at `offset`:
     past key k visible to every query when k < offset (the slots written so
-    far), new key m to query j when m <= j; hidden keys get -1e4. Apple's
-    rules write the past condition as `k < offset + j`, which also shows
-    query j of a chunk the past cache's slots offset .. offset + j - 1: not
-    written yet (zeros), they would take attention weight; those keys are
-    the chunk's own, which the new part of the mask shows."""
-    past = np.broadcast_to(np.arange(max_context)[:, None] >= offset, (max_context, query_len))
-    new = np.arange(query_len)[:, None] > np.arange(query_len)[None, :]
-    hidden = np.concatenate([past, new], axis=0)
+    far), new key m to query j when m <= j; with a sliding `window`, only
+    keys less than `window` positions behind the query (transformers'
+    `kv_idx > q_idx - window`). Hidden keys get -1e4. Apple's rules write
+    the past condition as `k < offset + j`, which also shows query j of a
+    chunk the past cache's slots offset .. offset + j - 1: not written yet
+    (zeros), they would take attention weight; those keys are the chunk's
+    own, which the new part of the mask shows."""
+    query = offset + np.arange(query_len)[None, :]
+    past_pos = np.arange(max_context)[:, None]
+    new_pos = offset + np.arange(query_len)[:, None]
+    hidden_past = np.broadcast_to(past_pos >= offset, (max_context, query_len))
+    hidden_new = new_pos > query
+    if window is not None:
+        hidden_past = hidden_past | (past_pos <= query - window)
+        hidden_new = hidden_new | (new_pos <= query - window)
+    hidden = np.concatenate([hidden_past, hidden_new], axis=0)
     return np.where(hidden, MASKED, 0.0).astype(dtype)[None, :, None, :]
 
 
@@ -200,33 +260,30 @@ def entry_name(max_context, query_len):
     return f"extend_{max_context}_{query_len}"
 
 
-def check_model(model, sliding):
-    name = type(model).__name__
-    if any(sliding):
-        layer = sliding.index(True)
-        raise ExportFailure(
-            f"{name}: layer {layer} is a sliding-window layer: the Neural Engine form (target='ane') does not "
-            "build sliding-window masks yet; convert with target='gpu'")
-
-
-def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, cache_argument):
-    """([(entry name, ImportedProgram)], RoPE tables): the model imported
-    once per query length, every shape static."""
+def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, cache_argument, sliding):
+    """([(entry name, ImportedProgram)], RoPE tables, sliding window): the
+    model imported once per query length, every shape static."""
     from .convert import import_model
 
-    step = ExtendStep(model, heads, cache_argument).eval()
+    window = sliding_window(model, sliding)
+    step = ExtendStep(model, heads, cache_argument, sliding).eval()
     tables = rope_tables(model, max_context)
     shape = (n_layers, 1, heads * head_dim, 1, max_context)
     out = []
     for q in query_lengths:
+        masks = [torch.from_numpy(causal_mask(0, q, max_context, np.float32))]
+        mask_names = ["causal_mask"]
+        if window is not None:
+            masks.append(torch.from_numpy(causal_mask(0, q, max_context, np.float32, window)))
+            mask_names.append(SLIDING_MASK)
         rope = [torch.from_numpy(rows(t, 0, q)) for pair in tables for t in pair]
-        example = (torch.zeros(1, q, dtype=torch.long), torch.arange(q)[None],
-                   torch.from_numpy(causal_mask(0, q, max_context, np.float32)),
-                   torch.zeros(shape), torch.zeros(shape), *rope)
-        names = (["input_ids", "position_ids", "causal_mask", KEY_CACHE, VALUE_CACHE, *rope_names(len(tables))],
+        example = (torch.zeros(1, q, dtype=torch.long), torch.arange(q)[None], masks[0],
+                   torch.zeros(shape), torch.zeros(shape), *masks[1:], *rope)
+        names = (["input_ids", "position_ids", "causal_mask", KEY_CACHE, VALUE_CACHE, *mask_names[1:],
+                  *rope_names(len(tables))],
                  ["logits", NEW_KEYS, NEW_VALUES])
         out.append((entry_name(max_context, q), import_model(step, example, "none", None, (), names)))
-    return out, tables
+    return out, tables, window
 
 
 def rows(table, offset, query_len):
@@ -250,6 +307,7 @@ class AneSession:
         self.query_lengths = sorted(meta["neural_engine"]["query_lengths"])
         shape = meta["neural_engine"]["cache_shape"]
         self.dtype = np.dtype(meta["neural_engine"].get("cache_dtype", "float16"))
+        self.window = meta["neural_engine"].get("sliding_window")
         self.keys = np.zeros(shape, dtype=self.dtype)
         self.values = np.zeros(shape, dtype=self.dtype)
         self.call = call
@@ -278,7 +336,9 @@ class AneSession:
                 "input_ids": np.asarray([ids], dtype=np.int64),
                 "position_ids": (t + np.arange(q, dtype=np.int64))[None],
                 "causal_mask": causal_mask(t, q, self.max_context, self.dtype),
-                KEY_CACHE: self.keys, VALUE_CACHE: self.values, **rope})
+                KEY_CACHE: self.keys, VALUE_CACHE: self.values, **rope,
+                **({SLIDING_MASK: causal_mask(t, q, self.max_context, self.dtype, self.window)}
+                   if self.window is not None else {})})
             self.keys[..., t:t + n] = out[NEW_KEYS][..., :n]
             self.values[..., t:t + n] = out[NEW_VALUES][..., :n]
             self.fed += chunk

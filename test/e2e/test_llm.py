@@ -292,7 +292,7 @@ def test_command_line_converts_and_generates(tmp_path):
 
 # ---- the Neural Engine form (read-only cache, static functions) ----------------
 
-ANE_FAMILIES = ("llama", "qwen2", "qwen3", "phi3")
+ANE_FAMILIES = ("llama", "qwen2", "qwen3", "phi3", "mistral", "gemma2", "gemma3")
 
 
 @pytest.mark.parametrize("name", ANE_FAMILIES)
@@ -302,7 +302,8 @@ def test_neural_engine_form_in_f32_equals_eager(name, tmp_path):
     the greedy tokens equal eager's and every call's logits match eager's
     DynamicCache steps to 1e-4, in both runtimes. The 11-token prompt runs
     as a chunk of 8 and three calls of 1 (the chunk's queries see the
-    chunk's own keys, not the unwritten cache slots)."""
+    chunk's own keys, not the unwritten cache slots), well past the
+    sliding window of 4 (Mistral, Gemma 2 and 3: the `sliding_mask`)."""
     model = build(name)
     bundle = convert(model, tmp_path / "bundle", target="ane", precision="f32")
     prompt = models.ids(11, seed=3)[0].tolist()
@@ -314,7 +315,7 @@ def test_neural_engine_form_in_f32_equals_eager(name, tmp_path):
         assert_logits_match(call_logits(record, 0), steps, f"{name} in {runtime}")
 
 
-@pytest.mark.parametrize("name", ["llama", "qwen3"])
+@pytest.mark.parametrize("name", ["llama", "qwen3", "gemma3"])
 def test_neural_engine_form_agrees_with_the_gpu_form_and_stays_resident(name, tmp_path):
     """f16 (the Neural Engine's default): over 8 prompts, the Neural
     Engine form's teacher-forced greedy choices agree with the GPU form's
@@ -343,7 +344,7 @@ def test_neural_engine_form_agrees_with_the_gpu_form_and_stays_resident(name, tm
 
 def test_neural_engine_bundle_layout_and_signature(tmp_path):
     """One static function per query length, Apple's read-only layout, no
-    states; a sliding-window model is refused naming the layer."""
+    states; a sliding-window model's functions also take `sliding_mask`."""
     model = build("llama")
     bundle = convert(model, tmp_path / "bundle", target="ane", precision="f16")
     meta = json.loads((bundle / "metadata.json").read_text())
@@ -362,9 +363,12 @@ def test_neural_engine_bundle_layout_and_signature(tmp_path):
     assert [(a["name"], a["type"]) for a in sig["results"]] == [
         ("logits", f"tensor<1x8x{models.VOCAB}xf16>"), ("new_keys", "tensor<2x1x32x1x8xf16>"),
         ("new_values", "tensor<2x1x32x1x8xf16>")]
-    from coreai_export.exporting import ExportFailure
-
-    with pytest.raises(ExportFailure) as e:
-        convert(build("mistral"), tmp_path / "sliding", target="ane")
-    assert "layer 0 is a sliding-window layer" in str(e.value), str(e.value)
-    assert not (tmp_path / "sliding").exists()
+    # A sliding-window model takes its second mask after the caches.
+    sliding = convert(build("mistral"), tmp_path / "sliding", target="ane", precision="f16")
+    assert json.loads((sliding / "metadata.json").read_text())["neural_engine"]["sliding_window"] == 4
+    r = subprocess.run([str(COREAI_RUN), str(sliding / "model.aimodel"), "--entry", f"extend_{MAX_CONTEXT}_1",
+                        "--print-signature"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    names = [a["name"] for a in json.loads(r.stdout)["arguments"]]
+    assert names == ["input_ids", "position_ids", "causal_mask", "key_cache", "value_cache", "sliding_mask",
+                     "rope_cos", "rope_sin"], names

@@ -401,7 +401,8 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
         assert p.returncode == 0, f"{who}: {p.stderr}"
         got = load(out)
         for key in ["output_0", "output_1"]:
-            want = eager[key].astype(np.float16)
+            with np.errstate(over="ignore"):  # 7e4 rounds to inf in f16, as the cast computes
+                want = eager[key].astype(np.float16)
             assert got[key].dtype == np.float16, (who, key, got[key].dtype)
             np.testing.assert_array_equal(got[key].view(np.uint16), want.view(np.uint16), err_msg=f"{who} {key}")
 

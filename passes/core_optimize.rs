@@ -19,7 +19,7 @@
 //!     that flatten it to rank 2 and back;
 //!   - `identities`: `x*1`, `x+(-0.0)`, `x-0.0`, `x/1` (true division),
 //!     integer `x+0`/`x-0`, cast to the same type, widen-then-narrow cast
-//!     pairs;
+//!     pairs, `where` with a splat constant condition;
 //!   - `batch_norm`: a `batch_norm` composite call with constant
 //!     statistics becomes `x * s + b`, with `s` folded into the weights of
 //!     a convolution before it (value-changing: off under `exact=true`);
@@ -185,6 +185,11 @@ static PATTERNS: &[(&str, &str, Pattern)] = &[
         coreai::DECOMPOSABLE_BROADCASTING_MUL,
         "mul-by-one",
         identities::mul_by_one,
+    ),
+    (
+        coreai::DECOMPOSABLE_BROADCASTING_WHERE,
+        "select-by-constant",
+        identities::select_by_constant,
     ),
     (
         coreai::DECOMPOSABLE_BROADCASTING_MUL,

@@ -25,6 +25,11 @@
 //!     `scaled_dot_product_attention` composite becomes the composite's
 //!     body in place (there is no fused attention on the Neural Engine;
 //!     the body's ops run there), exact.
+//!   - `mask-additive` (`target_ane/masks.rs`): a select of scores and
+//!     -inf (or the lowest finite value) on a constant boolean mask becomes
+//!     the scores plus a constant additive mask of 0 and the lowest finite
+//!     value (Apple's Neural Engine mask form), declined where a row hides
+//!     every key; exact through a softmax for every score in range.
 //!   - `rank-reduce` (`target_ane/rank.rs`): a transpose of rank above 5
 //!     (Swin's window partitions) runs on its input reshaped to the groups
 //!     of dims the permutation keeps together, in order (unit dims
@@ -67,6 +72,7 @@ mod attention;
 mod casts;
 mod iosurface;
 mod layout;
+mod masks;
 mod rank;
 
 use coreai_ir::op::coreai;
@@ -99,12 +105,22 @@ const MATMUL_REASON: &str = "2-D matmul operands diverge on the Neural Engine in
 const CHAIN_REASON: &str = "a chain of matrix products and elementwise ops stays at rank 4, the Neural Engine's BC1S orientation (guide §8.6, §9.5); the reshape down moves past the op";
 
 /// The rewrites, each with the reason `remarks` gives.
+/// The first sweep: attention bodies inlined, so that the main sweep
+/// rewrites their ops (their masks, their products) like any other.
+static INLINE: &[ExplainedPattern] = &[ExplainedPattern {
+    name: "attention-inline",
+    roots: &[coreai::INVOKE],
+    rewrite: attention::inline_attention,
+    reason: "the Neural Engine has no fused attention (Apple's Neural Engine rules: no fused SDPA path); the composite's body, whose products and softmax run there, in place of the call",
+}];
+
+/// The main sweep.
 static PATTERNS: &[ExplainedPattern] = &[
     ExplainedPattern {
-        name: "attention-inline",
-        roots: &[coreai::INVOKE],
-        rewrite: attention::inline_attention,
-        reason: "the Neural Engine has no fused attention (Apple's Neural Engine rules: no fused SDPA path); the composite's body, whose products and softmax run there, in place of the call",
+        name: "mask-additive",
+        roots: &[coreai::DECOMPOSABLE_BROADCASTING_WHERE],
+        rewrite: masks::additive_mask,
+        reason: "a boolean mask is a tensor the Neural Engine cannot hold (Apple's Neural Engine rules: f16, int8 and int16; an additive mask with a large finite negative, not -inf); the select on a constant mask becomes the scores plus a constant of 0 and the lowest finite value",
     },
     ExplainedPattern {
         name: "rank-reduce",
@@ -169,5 +185,7 @@ pub const INFO: PassInfo = PassInfo {
     source: include_str!("target_ane.rs"),
     anchor: None,
     options: &[ExplainedPass::REMARKS],
-    create: || ExplainedPass::new("target-ane", PATTERNS, Some(print_embedding_declines)),
+    create: || {
+        ExplainedPass::new("target-ane", PATTERNS, Some(print_embedding_declines)).with_first_sweep(INLINE)
+    },
 };

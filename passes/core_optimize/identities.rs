@@ -193,6 +193,23 @@ pub fn widen_then_narrow<'c, 'a>(
     }
 }
 
+// where(true, a, b) → a, where(false, a, b) → b
+// (a splat constant condition; only where the chosen operand already has
+// the result's type, so nothing broadcasts). Exact: the select returns the
+// chosen operand's elements unchanged.
+pub fn select_by_constant<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    _: Options,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let condition =
+        splat(cx.operand(0)?.to_raw()).ok_or("the condition is not a splat constant")?;
+    let chosen = cx.operand(if condition != 0.0 { 1 } else { 2 })?;
+    if chosen.r#type() != cx.result_type(0)? {
+        return Err("the chosen operand broadcasts to the result".into());
+    }
+    Ok(vec![chosen])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

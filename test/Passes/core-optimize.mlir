@@ -700,3 +700,20 @@ coreai.graph @fold_to_blob() -> (tensor<256xf32>, tensor<256xf32>) {
     }
   }
 #-}
+
+// -----
+
+// where with a splat constant condition is the chosen operand (an attention
+// body's all-true mask once inlined); kept when the chosen operand would
+// broadcast to the result.
+// CHECK-LABEL: coreai.graph @select_by_constant(
+// CHECK-SAME:    %[[S:.*]]: tensor<2x3xf32>, %[[T:.*]]: tensor<3xf32>
+// CHECK:         %[[W:.*]] = coreai.decomposable.broadcasting_where %{{.*}}, %[[T]], %[[S]]
+// CHECK:         coreai.output %[[S]], %[[W]] :
+coreai.graph @select_by_constant(%s: tensor<2x3xf32>, %t: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %yes = coreai.constant dense<true> : tensor<1x3xi1>
+  %ninf = coreai.constant dense<0xFF800000> : tensor<f32>
+  %a = coreai.decomposable.broadcasting_where %yes, %s, %ninf : (tensor<1x3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %b = coreai.decomposable.broadcasting_where %yes, %t, %s : (tensor<1x3xi1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  coreai.output %a, %b : tensor<2x3xf32>, tensor<2x3xf32>
+}

@@ -479,9 +479,10 @@ def factory():
 
 def test_attention_inline_is_exact_and_leaves_no_fused_attention(tmp_path):
     # target-ane's attention-inline replaces the call of the attention
-    # composite by its body: in f32 the program computes the same values bit
-    # for bit (the same ops on the same values) in both executors, and the
-    # residency report finds no fused attention left.
+    # composite by its body, and mask-additive its select on the causal mask
+    # by an added constant: in f32 the program computes the same values bit
+    # for bit in both executors, and the residency report finds no fused
+    # attention left.
     module = export_source(tmp_path, ATTENTION)
     before, after = tmp_path / "coreai.mlir", tmp_path / "ane.mlir"
     r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "--precision", "f32",
@@ -492,6 +493,11 @@ def test_attention_inline_is_exact_and_leaves_no_fused_attention(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "attention-inline" in r.stderr, r.stderr
     assert "scaled_dot_product_attention" not in after.read_text()
+    # The causal mask is additive (mask-additive): no boolean left, and the
+    # values are still the same bit for bit (f32: exp(s + f32::MIN - max) is
+    # 0, as exp(-inf) is).
+    assert "mask-additive" in r.stderr, r.stderr
+    assert "xi1>" in before.read_text() and "xi1>" not in after.read_text()
     assert "fused-attention" not in r.stderr
     want = load(tmp_path / "expected.npz")
     for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:

@@ -144,6 +144,9 @@ pub struct ExplainedPattern {
 #[derive(Clone)]
 pub struct ExplainedPass {
     name: &'static str,
+    /// A sweep before the main one, for rewrites whose new ops the main
+    /// sweep rewrites (an inlined body's ops).
+    first: &'static [ExplainedPattern],
     patterns: &'static [ExplainedPattern],
     /// What else `remarks` prints after the sweep (the declines a pass
     /// wants users to see).
@@ -166,10 +169,17 @@ impl ExplainedPass {
     ) -> Box<Self> {
         Box::new(Self {
             name,
+            first: &[],
             patterns,
             after,
             remarks: false,
         })
+    }
+
+    /// The same pass with a sweep of `first` before the main sweep.
+    pub fn with_first_sweep(mut self: Box<Self>, first: &'static [ExplainedPattern]) -> Box<Self> {
+        self.first = first;
+        self
     }
 }
 
@@ -186,7 +196,21 @@ impl crate::pass::Pass for ExplainedPass {
         rewrites: &RewriteOptions,
     ) -> crate::pass::PassResult {
         let mut rewriter = Rewriter::new(self.name, Policy::Optional, rewrites);
-        let applied = rewriter.run_explained(root, self.patterns, self.remarks)?;
+        let mut applied = 0;
+        if !self.first.is_empty() {
+            applied += rewriter.run_explained(root, self.first, false)?;
+        }
+        applied += rewriter.run_explained(root, self.patterns, false)?;
+        if self.remarks {
+            let (first, patterns) = (self.first, self.patterns);
+            rewriter.print_applications(|pattern| {
+                first
+                    .iter()
+                    .chain(patterns)
+                    .find(|p| p.name == pattern)
+                    .map_or("", |p| p.reason)
+            });
+        }
         tracing::debug!(pass = self.name, applied, "explained rewrites");
         if let (true, Some(after)) = (self.remarks, self.after) {
             after(self.name, &rewriter);

@@ -22,8 +22,9 @@
 //!   ("fp32 falls back to GPU/CPU"); a cast from or to an f32 graph input
 //!   or output is reported as such.
 //!
-//! Integer constant operands (shapes, axes, permutations, bounds; not
-//! boolean ones, which are masks: data the Neural Engine would hold), and the
+//! Integer constant operands (shapes, axes, permutations, bounds, scalar
+//! flags such as `ceil_mode`; not boolean tensors, which are masks: data
+//! the Neural Engine would hold), and the
 //! constant operands coreai defines as f32 parameters (`interpolate`'s
 //! `scale` and `offset`: Apple's resize takes them in f32 on every device),
 //! are static parameters of their op, not tensors the Neural Engine
@@ -267,10 +268,12 @@ pub fn breach(op: MlirOperation) -> Option<Breach> {
 /// op takes as a static parameter, not a tensor the Neural Engine computes
 /// on.
 fn static_parameter(v: MlirValue) -> bool {
+    let ty = raw::value_type(v);
+    let flag = raw::static_shape(ty).is_some_and(|s| s.is_empty());
     constant(v)
-        && raw::element(raw::value_type(v))
+        && raw::element(ty)
             .and_then(raw::int_kind)
-            .is_some_and(|(width, _)| width > 1)
+            .is_some_and(|(width, _)| width > 1 || flag)
 }
 
 /// Whether `v` is a `coreai.constant`.

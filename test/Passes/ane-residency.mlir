@@ -8,10 +8,10 @@
 // scale and offset coreai's interpolate takes; constants, terminators and
 // calls of composites other than attention are not counted.
 
-// SUMMARY: ane-residency: 5 of 12 ops Neural-Engine-resident (7 leave it: dtype: 4, static-shape: 1, rank: 1, fused-attention: 1)
+// SUMMARY: ane-residency: 5 of 13 ops Neural-Engine-resident (8 leave it: dtype: 5, static-shape: 1, rank: 1, fused-attention: 1)
 // UNCHANGED: coreai.graph @main
 
-coreai.graph @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf16>, %i: tensor<4xsi8>, %d: tensor<?x3xf16>, %w: tensor<1x1x1x1x2x3xf16>, %img: tensor<1x1x2x3xf16>) -> (tensor<3x2xf16>, tensor<4xsi8>, tensor<?x3xf16>, tensor<1x1x1x1x2x3xf16>, tensor<2x3xf16>, tensor<1x4x2xf16>, tensor<1x1x4x6xf16>) {
+coreai.graph @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf16>, %i: tensor<4xsi8>, %d: tensor<?x3xf16>, %w: tensor<1x1x1x1x2x3xf16>, %img: tensor<1x1x2x3xf16>) -> (tensor<3x2xf16>, tensor<4xsi8>, tensor<?x3xf16>, tensor<1x1x1x1x2x3xf16>, tensor<2x3xf16>, tensor<1x4x2xf16>, tensor<1x1x4x6xf16>, tensor<2x3xf16>) {
   // expected-remark @+1 {{ane-residency: 'coreai.cast' leaves the Neural Engine: dtype: operand #0 is tensor<2x3xf32> (the Neural Engine computes in f16, int8 and int16 only); it is a graph input or output: give the model f16 inputs and outputs}}
   %xh = coreai.cast %x : tensor<2x3xf32> to tensor<2x3xf16>
   %a = coreai.abs %xh : tensor<2x3xf16> -> tensor<2x3xf16>
@@ -36,8 +36,12 @@ coreai.graph @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf16>, %i: tensor<4xsi8>, 
   %osh = coreai.constant dense<[1, 1, 4, 6]> : tensor<4xsi32>
   %scale = coreai.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
   %offset = coreai.constant dense<0.0> : tensor<4xf32>
+  // A boolean mask tensor is data (a rank-0 boolean would be a flag).
+  %mask = coreai.constant dense<[[true, false, true], [false, true, true]]> : tensor<2x3xi1>
+  // expected-remark @+1 {{ane-residency: 'coreai.decomposable.broadcasting_where' leaves the Neural Engine: dtype: operand #0 is tensor<2x3xi1>}}
+  %masked = coreai.decomposable.broadcasting_where %mask, %y, %y : (tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
   %up = coreai.interpolate %img, %osh, %scale, %offset {interpolation_mode = #coreai.interpolation_mode<linear>} : (tensor<1x1x2x3xf16>, tensor<4xsi32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x1x4x6xf16>
-  coreai.output %r, %j, %da, %wa, %eh, %att, %up : tensor<3x2xf16>, tensor<4xsi8>, tensor<?x3xf16>, tensor<1x1x1x1x2x3xf16>, tensor<2x3xf16>, tensor<1x4x2xf16>, tensor<1x1x4x6xf16>
+  coreai.output %r, %j, %da, %wa, %eh, %att, %up, %masked : tensor<3x2xf16>, tensor<4xsi8>, tensor<?x3xf16>, tensor<1x1x1x1x2x3xf16>, tensor<2x3xf16>, tensor<1x4x2xf16>, tensor<1x1x4x6xf16>, tensor<2x3xf16>
 }
 
 coreai.graph private @sdpa(%q: tensor<1x4x2xf16>, %k: tensor<1x4x2xf16>, %v: tensor<1x4x2xf16>) -> tensor<1x4x2xf16> attributes {composite_decl = #coreai.composite_declaration<"scaled_dot_product_attention" = {input_names = ["query", "key", "value"], op_attrs = {is_causal = true, version = 1 : si64, window_size = 0 : si64}, output_names = ["output"]}>} {

@@ -319,10 +319,7 @@ impl CastToF16 {
                 .unwrap_or_default();
             plan.graphs_by_name.insert(name.clone(), graph);
             // `coreai.graph` marks it with the unit attribute `priv`.
-            let private = attribute(graph, "priv").is_some()
-                || attribute(graph, "sym_visibility")
-                    .and_then(ir::attr_str)
-                    .is_some_and(|v| v == "private");
+            let private = ir::is_private(graph);
             let internal = private && invoked.contains(&name);
             if internal
                 && ir::composite_name(graph).as_deref() == Some("rope")

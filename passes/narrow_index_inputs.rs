@@ -74,7 +74,7 @@ impl Pass for NarrowIndexInputs {
         root.walk(WalkOrder::PreOrder, |op| {
             let raw_op = op.to_raw();
             let name = raw::op_name(raw_op);
-            if name == coreai::GRAPH && !private(raw_op) {
+            if name == coreai::GRAPH && !raw::is_private(raw_op) {
                 graphs.push(raw_op);
             } else if name == coreai::INVOKE {
                 if let Some(callee) = raw::callee_name(raw_op) {
@@ -125,15 +125,6 @@ impl Pass for NarrowIndexInputs {
     }
 }
 
-/// Whether `graph` is private (its callers, not the runtime, pass its
-/// arguments).
-fn private(graph: MlirOperation) -> bool {
-    raw::attribute(graph, "priv").is_some()
-        || raw::attribute(graph, "sym_visibility")
-            .and_then(raw::attr_str)
-            .is_some_and(|v| v == "private")
-}
-
 /// What an index argument reaches: the casts and reshapes on its way, the
 /// arguments of the private graphs it is passed to, and the gathers.
 #[derive(Default)]
@@ -166,7 +157,7 @@ impl Chain {
             } else if name == coreai::INVOKE {
                 let callee_name = raw::callee_name(user).unwrap_or_default();
                 let callee = raw::lookup_symbol(user, &callee_name)
-                    .filter(|g| private(*g) && calls.get(&callee_name) == Some(&1))
+                    .filter(|g| raw::is_private(*g) && calls.get(&callee_name) == Some(&1))
                     .ok_or_else(|| {
                         format!("it is passed to '{callee_name}', not a private graph called once")
                     })?;

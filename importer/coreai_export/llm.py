@@ -243,10 +243,25 @@ def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision
             input_names=["input_ids", "position_ids", KEY_CACHE, VALUE_CACHE], output_names=["logits"],
             metadata={"description": f"{type(model).__name__} causal LM: prefill and decode through main, "
                                      f"KV cache states {KEY_CACHE}/{VALUE_CACHE}"})
+    metadata = _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, target,
+                         {"main": ["main"]})
+    metadata.update({
+        # What a runner needs to allocate the states (coreai-core's
+        # descriptor says it too).
+        "states": {n: {"shape": list(shape), "dtype": str(cache_dtype).removeprefix("torch.")}
+                   for n in (KEY_CACHE, VALUE_CACHE)},
+    })
+    (out / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
+    return out
+
+
+def _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, target, function_map):
+    """metadata.json's common part (coreai-models' `export/bundle.py`
+    layout); saves the tokenizer into the bundle when one is given."""
     if tokenizer is not None:
         tokenizer.save_pretrained(str(out / "tokenizer"))
     config = getattr(model, "config", None)
-    metadata = {
+    return {
         "metadata_version": METADATA_VERSION,
         "kind": "llm",
         "name": name,
@@ -256,18 +271,12 @@ def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision
             "vocab_size": int(vocab),
             "max_context_length": max_context,
             "embedded_tokenizer": tokenizer is not None,
-            "function_map": {"main": ["main"]},
+            "function_map": function_map,
         },
         "source": {"model_definition": "torch", "model_class": type(model).__name__},
         "compression": compress,
         "compilation": {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "targets": [target]},
-        # What a runner needs to allocate the states (coreai-core's
-        # descriptor says it too).
-        "states": {n: {"shape": list(shape), "dtype": str(cache_dtype).removeprefix("torch.")}
-                   for n in (KEY_CACHE, VALUE_CACHE)},
     }
-    (out / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
-    return out
 
 
 def _convert_neural_engine(model, output_dir, *, max_context, precision, compress, tokenizer, name, compiler,
@@ -290,32 +299,17 @@ def _convert_neural_engine(model, output_dir, *, max_context, precision, compres
     compile_asset(programs, asset, target="ane", precision=precision, compress=compress, compiler=compiler,
                   metadata={"description": f"{type(model).__name__} causal LM, Neural Engine form: read-only KV "
                                            f"cache, extend functions for query lengths {lengths}"})
-    if tokenizer is not None:
-        tokenizer.save_pretrained(str(out / "tokenizer"))
-    config = getattr(model, "config", None)
     entries = [llm_ane.entry_name(max_context, q) for q in lengths]
-    metadata = {
-        "metadata_version": METADATA_VERSION,
-        "kind": "llm",
-        "name": name,
-        "assets": {"main": asset.name},
-        "language": {
-            "tokenizer": getattr(config, "_name_or_path", None) or None,
-            "vocab_size": int(vocab),
-            "max_context_length": max_context,
-            "embedded_tokenizer": tokenizer is not None,
-            "function_map": {"extend": entries},
-        },
-        "source": {"model_definition": "torch", "model_class": type(model).__name__},
-        "compression": compress,
-        "compilation": {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "targets": ["ane"]},
+    metadata = _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, "ane",
+                         {"extend": entries})
+    metadata.update({
         # What the runner allocates and how it calls: Apple's read-only
         # pattern (new keys and values written by the caller at the offset).
         "neural_engine": {"layout": "readonly", "query_lengths": lengths,
                           "cache_shape": [n_layers, 1, heads * head_dim, 1, max_context],
                           "cache_dtype": "float16" if precision == "f16" else "float32",
                           "sliding_window": window},
-    }
+    })
     if tables:
         names = llm_ane.rope_names(len(tables))
         np.savez(out / "rope.npz", **dict(zip(names, (t for pair in tables for t in pair))))

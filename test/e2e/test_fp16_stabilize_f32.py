@@ -90,13 +90,18 @@ def convert_and_run(tmp_path, pipeline, name):
         return module.read_text(), [z[f"output_{i}"] for i in range(len(z.files))]
 
 
-def test_rewrites_stay_within_4_ulp_of_the_original_in_f32(tmp_path):
-    (tmp_path / "m.py").write_text(MODEL)
+def export(tmp_path, source):
+    """`source`'s factory exported to tmp_path/aten.mlir, inputs in.npz."""
+    (tmp_path / "m.py").write_text(source)
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
     r = toolchain.coreai_export(
         ["--module-file", f"{tmp_path / 'm.py'}:factory", "-o", str(tmp_path / "aten.mlir"),
          "--inputs-out", str(tmp_path / "in.npz")], env=env)
     assert r.returncode == 0, r.stderr
+
+
+def test_rewrites_stay_within_4_ulp_of_the_original_in_f32(tmp_path):
+    export(tmp_path, MODEL)
     new_text, new = convert_and_run(tmp_path, "coreai-pipeline", "stable")
     old_text, old = convert_and_run(tmp_path, "decompose,legalize-aten-to-coreai,canonicalize,cse", "naive")
     assert new_text.count("coreai.reduce_max") > old_text.count("coreai.reduce_max")
@@ -151,12 +156,7 @@ def test_max_shift_and_norm_scale_keep_the_original_at_inf_and_nan(tmp_path):
     for the Neural Engine): at ±inf and NaN the rewritten functions give
     what the unshifted formulas give (IEEE arithmetic in float64 on the
     same inputs: exact, machine-independent), NaN for NaN, inf for inf."""
-    (tmp_path / "m.py").write_text(SPECIAL_MODEL)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "importer"))
-    r = toolchain.coreai_export(
-        ["--module-file", f"{tmp_path / 'm.py'}:factory", "-o", str(tmp_path / "aten.mlir"),
-         "--inputs-out", str(tmp_path / "in.npz")], env=env)
-    assert r.returncode == 0, r.stderr
+    export(tmp_path, SPECIAL_MODEL)
     text, got = convert_and_run(tmp_path, "coreai-pipeline", "stable")
     assert "broadcasting_where" not in text and "broadcasting_equal" not in text
     # One shift (logsumexp and softmax share it) and one scale (both norms).

@@ -483,14 +483,8 @@ def test_attention_inline_is_exact_and_leaves_no_fused_attention(tmp_path):
     # by an added constant: in f32 the program computes the same values bit
     # for bit in both executors, and the residency report finds no fused
     # attention left.
-    module = export_source(tmp_path, ATTENTION)
-    before, after = tmp_path / "coreai.mlir", tmp_path / "ane.mlir"
-    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "--precision", "f32",
-                        "--compile-to", "optimized", "-o", str(before)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    before, after, r = optimized_and_ane_f32(tmp_path, ATTENTION)
     assert "composite_declaration<\"scaled_dot_product_attention\"" in before.read_text()
-    r = targets.compile_target(module, after, "ane", "--precision", "f32", "--explain")
-    assert r.returncode == 0, r.stderr
     assert "attention-inline" in r.stderr, r.stderr
     assert "scaled_dot_product_attention" not in after.read_text()
     # The causal mask is additive (mask-additive): no boolean left, and the
@@ -499,13 +493,33 @@ def test_attention_inline_is_exact_and_leaves_no_fused_attention(tmp_path):
     assert "mask-additive" in r.stderr, r.stderr
     assert "xi1>" in before.read_text() and "xi1>" not in after.read_text()
     assert "fused-attention" not in r.stderr
+    assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-6)
+
+
+def optimized_and_ane_f32(tmp_path, source):
+    """The model of `source` compiled in f32 to the optimized stage and to
+    the ane target stage (with --explain): (before, after, the target
+    compile's CompletedProcess)."""
+    module = export_source(tmp_path, source)
+    before, after = tmp_path / "coreai.mlir", tmp_path / "ane.mlir"
+    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "--precision", "f32",
+                        "--compile-to", "optimized", "-o", str(before)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = targets.compile_target(module, after, "ane", "--precision", "f32", "--explain")
+    assert r.returncode == 0, r.stderr
+    return before, after, r
+
+
+def assert_same_bits_and_eager(before, after, tmp_path, rtol, atol):
+    """`after` computes what `before` computes, bit for bit, in both
+    executors, and both match eager PyTorch."""
     want = load(tmp_path / "expected.npz")
     for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
         (a, ma), (b, mb) = runner(before, tmp_path / "in.npz", tmp_path), runner(after, tmp_path / "in.npz", tmp_path)
         assert a is not None and b is not None, f"{oracle}: {ma} {mb}"
         for name in want:
-            assert same_bits(b[name], a[name]).all(), f"{oracle} {name}: inlining changed values"
-            np.testing.assert_allclose(b[name], want[name], rtol=1e-5, atol=1e-6, err_msg=f"{oracle} vs eager")
+            assert same_bits(b[name], a[name]).all(), f"{oracle} {name}: the target rewrites changed values"
+            np.testing.assert_allclose(b[name], want[name], rtol=rtol, atol=atol, err_msg=f"{oracle} vs eager")
 
 
 WINDOWS = """
@@ -535,21 +549,9 @@ def test_rank_reduce_is_exact_and_leaves_no_rank_6_value(tmp_path):
     # rank-4 ones on merged dims: in f32 the values are the same bit for bit
     # in both executors (only reshapes and the same permutation), and the
     # residency report finds no rank-6 tensor.
-    module = export_source(tmp_path, WINDOWS)
-    before, after = tmp_path / "coreai.mlir", tmp_path / "ane.mlir"
-    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "--precision", "f32",
-                        "--compile-to", "optimized", "-o", str(before)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    before, after, r = optimized_and_ane_f32(tmp_path, WINDOWS)
     assert "tensor<6xui32>" in before.read_text()
-    r = targets.compile_target(module, after, "ane", "--precision", "f32", "--explain")
-    assert r.returncode == 0, r.stderr
     assert "rank-reduce" in r.stderr, r.stderr
     assert "tensor<6xui32>" not in after.read_text()
     assert "rank:" not in r.stderr, r.stderr
-    want = load(tmp_path / "expected.npz")
-    for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
-        (a, ma), (b, mb) = runner(before, tmp_path / "in.npz", tmp_path), runner(after, tmp_path / "in.npz", tmp_path)
-        assert a is not None and b is not None, f"{oracle}: {ma} {mb}"
-        for name in want:
-            assert same_bits(b[name], a[name]).all(), f"{oracle} {name}: rank reduction changed values"
-            np.testing.assert_allclose(b[name], want[name], rtol=1e-5, atol=1e-5, err_msg=f"{oracle} vs eager")
+    assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5)

@@ -1106,3 +1106,13 @@ pub fn composite_name(graph: MlirOperation) -> Option<String> {
     let rest = text.split_once('"')?.1;
     Some(rest.split_once('"')?.0.to_string())
 }
+
+/// Whether `graph` is private: `coreai.graph private` (its unit attribute
+/// `priv`) or the generic `sym_visibility = "private"`. Its callers, not
+/// the runtime, pass its arguments.
+pub fn is_private(graph: MlirOperation) -> bool {
+    attribute(graph, "priv").is_some()
+        || attribute(graph, "sym_visibility")
+            .and_then(attr_str)
+            .is_some_and(|v| v == "private")
+}

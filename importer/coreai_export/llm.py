@@ -331,7 +331,8 @@ class Session:
     `generate` extends it; a later call feeds only what is new (the cached
     prefix is reused, not recomputed). `runtime`: "coreai-core" (its
     runtime, states bound with `state=`) or "coreai-run" (this project's
-    executor, one process per call, states carried in .npz files)."""
+    executor: one `coreai-run --serve` process for the session, the asset
+    read once, states carried in .npz files)."""
 
     def __init__(self, bundle, runtime="coreai-core", coreai_run=None):
         if runtime not in ("coreai-core", "coreai-run"):
@@ -348,6 +349,7 @@ class Session:
         self._tool = coreai_run
         self._core = None
         self._functions = {}  # coreai-core's loaded functions of a Neural Engine bundle
+        self._server = None  # the coreai-run --serve process
         self._ane = None
         if "neural_engine" in self.meta:
             from .llm_ane import AneSession
@@ -367,6 +369,12 @@ class Session:
         for fn in self._functions.values():
             fn.close()
         self._functions = {}
+        if self._server is not None:
+            self._server.stdin.close()
+            self._server.wait()
+            self._server.stdout.close()
+            self._server.stderr.close()
+            self._server = None
         self._work.cleanup()
 
     def __enter__(self):
@@ -436,16 +444,7 @@ class Session:
             if entry not in self._functions:
                 self._functions[entry] = _CoreaiCoreFunction(self.asset, {}, entry)
             return self._functions[entry].outputs(inputs)
-        work = Path(self._work.name)
-        feed, out = work / "in.npz", work / "out.npz"
-        np.savez(feed, **inputs)
-        tool = self._tool or _coreai_run()
-        r = subprocess.run([tool, str(self.asset), "--entry", entry, "--cast-inputs", "--inputs", str(feed),
-                            "--outputs", str(out)], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"coreai-run failed on {self.asset} ({entry}): {r.stderr.strip()}")
-        with np.load(out) as z:
-            return {k: z[k] for k in z.files}
+        return self._serve(entry, inputs)
 
     def _call(self, inputs):
         if self.runtime == "coreai-core":
@@ -458,18 +457,33 @@ class Session:
         return self._core(inputs)
 
     def _call_run(self, inputs):
+        out = self._serve("main", {**inputs, **self.states})
+        for n in self.states:
+            self.states[n] = out[n]
+        return out["logits"]
+
+    def _serve(self, entry, inputs):
+        """`entry`'s outputs from one `coreai-run --serve` process that keeps
+        the asset loaded for the whole session (the inputs converted to the
+        argument types for a Neural Engine bundle's f16 and si16)."""
+        if self._server is None:
+            tool = self._tool or _coreai_run()
+            flags = ["--cast-inputs"] if self._ane is not None else []
+            self._server = subprocess.Popen([tool, str(self.asset), "--serve", *flags], stdin=subprocess.PIPE,
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         work = Path(self._work.name)
         feed, out = work / "in.npz", work / "out.npz"
-        np.savez(feed, **inputs, **self.states)
-        tool = self._tool or _coreai_run()
-        r = subprocess.run([tool, str(self.asset), "--inputs", str(feed), "--outputs", str(out)],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"coreai-run failed on {self.asset}: {r.stderr.strip()}")
+        np.savez(feed, **inputs)
+        self._server.stdin.write(f"{entry}\t{feed}\t{out}\n")
+        self._server.stdin.flush()
+        answer = self._server.stdout.readline().strip()
+        if answer != "ok":
+            if not answer:
+                self._server.wait()
+                answer = f"exited with status {self._server.returncode}: {self._server.stderr.read().strip()}"
+            raise RuntimeError(f"coreai-run failed on {self.asset} ({entry}): {answer}")
         with np.load(out) as z:
-            for n in self.states:
-                self.states[n] = z[n]
-            return z["logits"]
+            return {k: z[k] for k in z.files}
 
 
 class _CoreaiCoreFunction:

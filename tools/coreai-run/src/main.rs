@@ -69,6 +69,13 @@ struct Args {
     /// any other mismatch, or an integer that does not fit, is an error.
     #[arg(long)]
     cast_inputs: bool,
+    /// Keep the module loaded and run one request per line of stdin,
+    /// `ENTRY<TAB>INPUTS.npz<TAB>OUTPUTS.npz`, answering one line on
+    /// stdout each: `ok`, or `error: MESSAGE` (the server goes on). For
+    /// callers that run a program many times (an LLM session): the module
+    /// is read once. Ends at end of input.
+    #[arg(long)]
+    serve: bool,
     /// Print the ops the executor can run, and exit.
     #[arg(long)]
     list_ops: bool,
@@ -242,6 +249,10 @@ fn run(args: &Args) -> Result<bool, InterpError> {
         Program::parse_file(&context, &file)
     })?;
     coreai::crash_handler::install("coreai-run", "running", &file.display().to_string());
+    if args.serve {
+        serve(&program, args);
+        return Ok(true);
+    }
     let (arg_ports, res_ports) = program.signature(&args.entry)?;
     if args.print_signature {
         let ports = |ps: &[Port]| {
@@ -257,31 +268,13 @@ fn run(args: &Args) -> Result<bool, InterpError> {
         );
         return Ok(true);
     }
-    let given = match &args.inputs {
-        Some(p) => read_npz(p)?,
-        None => BTreeMap::new(),
-    };
-    let inputs = arg_ports
-        .iter()
-        .map(|p| input_value(p, given.get(&p.name), args.cast_inputs))
-        .collect::<Result<Vec<_>, _>>()?;
-    let known: Vec<&str> = arg_ports.iter().map(|p| p.name.as_str()).collect();
-    for name in given.keys() {
-        if !known.contains(&name.as_str()) {
-            eprintln!(
-                "coreai-run: warning: input '{name}' is not an argument of @{} (arguments: {})",
-                args.entry,
-                known.join(", ")
-            );
-        }
-    }
-    let options = Options {
-        simulate_fp16: args.simulate_fp16.is_some(),
-        ane_range: args.simulate_fp16 == Some(Fp16Device::Ane),
-        deadline: (args.timeout > 0)
-            .then(|| std::time::Instant::now() + std::time::Duration::from_secs(args.timeout)),
-        max_ops: (args.max_ops > 0).then_some(args.max_ops),
-    };
+    let inputs = input_values(
+        &arg_ports,
+        args.inputs.as_deref(),
+        &args.entry,
+        args.cast_inputs,
+    )?;
+    let options = run_options(args);
     program.set_profiling(args.profile && args.bench.is_none());
     let outputs = program.run(&args.entry, inputs.clone(), options)?;
     if let Some(n) = args.bench {
@@ -300,24 +293,7 @@ fn run(args: &Args) -> Result<bool, InterpError> {
     if args.profile {
         print_profile(&program.take_profile(), args.bench.unwrap_or(1).max(1));
     }
-    let mut named = Vec::new();
-    for (i, v) in outputs.into_iter().enumerate() {
-        let name = res_ports
-            .get(i)
-            .map(|p| p.name.clone())
-            .unwrap_or(format!("result{i}"));
-        match v {
-            Value::Tensor(t) => named.push((name, (*t).clone())),
-            Value::Handle(h) => named.push((name, h.borrow().clone())),
-            Value::Token => {}
-        }
-    }
-    // States (handle arguments) after the run, named after their argument.
-    for (port, v) in arg_ports.iter().zip(&inputs) {
-        if let Value::Handle(h) = v {
-            named.push((port.name.clone(), h.borrow().clone()));
-        }
-    }
+    let named = named_outputs(outputs, &res_ports, &arg_ports, &inputs);
     if let Some(p) = &args.outputs {
         write_npz(p, &named)?;
     }
@@ -345,6 +321,118 @@ fn run(args: &Args) -> Result<bool, InterpError> {
             Ok(true)
         }
     }
+}
+
+/// The argument values of `ports` from the `.npz` file at `path` (none:
+/// no inputs), warning about entries no argument takes.
+fn input_values(
+    ports: &[Port],
+    path: Option<&std::path::Path>,
+    entry: &str,
+    cast: bool,
+) -> Result<Vec<Value>, InterpError> {
+    let given = match path {
+        Some(p) => read_npz(p)?,
+        None => BTreeMap::new(),
+    };
+    let values = ports
+        .iter()
+        .map(|p| input_value(p, given.get(&p.name), cast))
+        .collect::<Result<Vec<_>, _>>()?;
+    let known: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    for name in given.keys() {
+        if !known.contains(&name.as_str()) {
+            eprintln!(
+                "coreai-run: warning: input '{name}' is not an argument of @{entry} (arguments: {})",
+                known.join(", ")
+            );
+        }
+    }
+    Ok(values)
+}
+
+/// The executor's options from the command line.
+fn run_options(args: &Args) -> Options {
+    Options {
+        simulate_fp16: args.simulate_fp16.is_some(),
+        ane_range: args.simulate_fp16 == Some(Fp16Device::Ane),
+        deadline: (args.timeout > 0)
+            .then(|| std::time::Instant::now() + std::time::Duration::from_secs(args.timeout)),
+        max_ops: (args.max_ops > 0).then_some(args.max_ops),
+    }
+}
+
+/// The results named after the result ports, then the states (handle
+/// arguments) after the run, named after their argument.
+fn named_outputs(
+    outputs: Vec<Value>,
+    res_ports: &[Port],
+    arg_ports: &[Port],
+    inputs: &[Value],
+) -> Vec<(String, Tensor)> {
+    let mut named = Vec::new();
+    for (i, v) in outputs.into_iter().enumerate() {
+        let name = res_ports
+            .get(i)
+            .map(|p| p.name.clone())
+            .unwrap_or(format!("result{i}"));
+        match v {
+            Value::Tensor(t) => named.push((name, (*t).clone())),
+            Value::Handle(h) => named.push((name, h.borrow().clone())),
+            Value::Token => {}
+        }
+    }
+    for (port, v) in arg_ports.iter().zip(inputs) {
+        if let Value::Handle(h) = v {
+            named.push((port.name.clone(), h.borrow().clone()));
+        }
+    }
+    named
+}
+
+/// `--serve`: one request per line of stdin, one answer line each.
+fn serve(program: &Program<'_>, args: &Args) {
+    use std::io::{BufRead, Write};
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match serve_one(program, args, &line) {
+            Ok(()) => "ok".to_string(),
+            Err(e) => format!("error: {}", e.to_string().replace('\n', " ")),
+        };
+        if writeln!(stdout, "{answer}")
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+}
+
+/// One `--serve` request: `ENTRY<TAB>INPUTS.npz<TAB>OUTPUTS.npz`.
+fn serve_one(program: &Program<'_>, args: &Args, line: &str) -> Result<(), InterpError> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    let [entry, inputs, outputs] = fields[..] else {
+        return Err(InterpError::Input {
+            name: "request".into(),
+            msg: format!("expected ENTRY<TAB>INPUTS.npz<TAB>OUTPUTS.npz, got {line:?}"),
+        });
+    };
+    let (arg_ports, res_ports) = program.signature(entry)?;
+    let values = input_values(
+        &arg_ports,
+        Some(std::path::Path::new(inputs)),
+        entry,
+        args.cast_inputs,
+    )?;
+    let results = program.run(entry, values.clone(), run_options(args))?;
+    let named = named_outputs(results, &res_ports, &arg_ports, &values);
+    write_npz(std::path::Path::new(outputs), &named)?;
+    Ok(())
 }
 
 /// Prints the kernel time per op name, per run, the slowest first.

@@ -7,7 +7,7 @@ benchmark, not a test (test/e2e/test_llm.py holds the assertions).
 Part 1, per family (the zoo's transformers decoders, test/zoo/models.py:
 random weights, hidden 64, 2 layers), 8 prompts of 8 tokens, 32 new tokens
 each, in coreai-core's runtime (and the first 2 prompts in coreai-run,
-which starts a process per call):
+which runs slower):
   - `f32`: tokens of the f32 bundle equal to `model.generate(do_sample=False)`
     (no end-of-sequence stop);
   - `f16+int4`: the f16 bundle with int4-block32 weights. `forced vs deq.`:
@@ -23,8 +23,8 @@ Part 2 (`--scale`): a transformers Llama of that many parameters
 (bench/scale.py's configurations, random weights): the wall time and peak
 RSS (this process and its children, sampled every 20 ms) of
 `convert_causal_lm(precision="f16")`, and greedy decode tokens per second
-of the bundle in coreai-run (one process per call: the asset is read each
-time) and in coreai-core's runtime, against eager PyTorch with
+of the bundle in coreai-run (one `--serve` process per session: the asset
+read once) and in coreai-core's runtime, against eager PyTorch with
 transformers' DynamicCache on this CPU (torch's default threads).
 """
 
@@ -49,7 +49,7 @@ from coreai_export import llm  # noqa: E402
 
 FAMILIES = ("llama", "qwen2", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "mixtral", "qwen3_moe")
 PROMPTS, NEW = 8, 32
-RUN_PROMPTS = 2  # coreai-run starts a process per call: 2 of the 8 prompts
+RUN_PROMPTS = 2  # coreai-run is slower than coreai-core's runtime: 2 of the 8 prompts
 
 
 def greedy(model, prompt, n):

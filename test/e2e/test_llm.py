@@ -372,3 +372,26 @@ def test_neural_engine_bundle_layout_and_signature(tmp_path):
     names = [a["name"] for a in json.loads(r.stdout)["arguments"]]
     assert names == ["input_ids", "position_ids", "causal_mask", "key_cache", "value_cache", "sliding_mask",
                      "rope_cos", "rope_sin"], names
+
+
+def test_command_line_converts_and_generates_the_neural_engine_form(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(HERE.parent / 'zoo')!r})\n"
+        "import models\n"
+        "def factory():\n"
+        "    return models.build('qwen3')[0].model\n")
+    env = {"COREAI_COMPILE": str(COREAI_COMPILE), "PYTHONPATH": str(HERE.parents[1] / "importer"),
+           "PATH": "/usr/bin:/bin"}
+    bundle = tmp_path / "bundle"
+    r = subprocess.run([sys.executable, "-m", "coreai_export.llm", "--module-file", f"{source}:factory",
+                        "-o", str(bundle), "--max-context", "32", "--target", "ane", "--precision", "f32",
+                        "--query-lengths", "1,4"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    meta = json.loads((bundle / "metadata.json").read_text())
+    assert meta["language"]["function_map"] == {"extend": ["extend_32_1", "extend_32_4"]}
+    r = subprocess.run([sys.executable, "-m", "coreai_export.llm", "-o", str(bundle), "--generate", "3,1,4,1,5,9",
+                        "--max-new-tokens", "6", "--runtime", "coreai-run"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == [str(t) for t in eager_greedy(build("qwen3"), [3, 1, 4, 1, 5, 9], 6)]

@@ -30,7 +30,6 @@ from toolchain import COREAI_OPT, COREAI_RUN, IMPORTER, REPO, BUILD, zoo
 sys.path.insert(0, str(IMPORTER))
 
 COREAI_COMPILE = BUILD / "coreai-compile"
-RUNASSET = REPO / "utils" / "aicode" / "runasset.py"
 
 
 # ---- same IR, same numbers as Apple's quantize_weights ---------------------
@@ -200,13 +199,19 @@ def llama():
 
 
 def run_asset(asset, ids, tmp_path):
-    """The asset's logits in coreai-core's runtime (a child process) and in coreai-run."""
+    """The asset's logits in coreai-core's runtime (in the oracle's worker,
+    test/oracle.py: a death of its Swift runtime is rerun once and counted,
+    as for every coreai-core call) and in coreai-run."""
+    import oracle
+
     inputs = tmp_path / "in.npz"
     np.savez(inputs, input_ids=ids.numpy())
     outputs = []
-    for command, out in [([sys.executable, str(RUNASSET)], "core.npz"), ([str(COREAI_RUN)], "ours.npz")]:
-        r = subprocess.run(command + [str(asset), "--inputs", str(inputs), "--outputs", str(tmp_path / out)],
-                           capture_output=True, text=True)
+    runs = [(lambda *a: oracle.runasset(asset, *a), "core.npz"),
+            (lambda *a: subprocess.run([str(COREAI_RUN), str(asset), *a], capture_output=True, text=True),
+             "ours.npz")]
+    for run, out in runs:
+        r = run("--inputs", str(inputs), "--outputs", str(tmp_path / out))
         assert r.returncode == 0, r.stderr[-3000:]
         z = np.load(tmp_path / out)
         outputs.append(z[z.files[0]])

@@ -263,16 +263,23 @@ def test_a_recurrent_model_is_refused_naming_the_layer(tmp_path):
     assert not (tmp_path / "bundle").exists()
 
 
-def test_command_line_converts_and_generates(tmp_path):
+def zoo_factory(tmp_path, name):
+    """A module file whose factory() returns the zoo model `name`, and the
+    environment the command line runs in."""
     source = tmp_path / "m.py"
     source.write_text(
         "import sys\n"
         f"sys.path.insert(0, {str(HERE.parent / 'zoo')!r})\n"
         "import models\n"
         "def factory():\n"
-        "    return models.build('llama')[0].model\n")
+        f"    return models.build({name!r})[0].model\n")
     env = {"COREAI_COMPILE": str(COREAI_COMPILE), "PYTHONPATH": str(HERE.parents[1] / "importer"),
            "PATH": "/usr/bin:/bin"}
+    return source, env
+
+
+def test_command_line_converts_and_generates(tmp_path):
+    source, env = zoo_factory(tmp_path, "llama")
     bundle = tmp_path / "bundle"
     r = subprocess.run([sys.executable, "-m", "coreai_export.llm", "--module-file", f"{source}:factory",
                         "-o", str(bundle), "--max-context", "32", "--target", "cpu", "--precision", "f32"],
@@ -375,15 +382,7 @@ def test_neural_engine_bundle_layout_and_signature(tmp_path):
 
 
 def test_command_line_converts_and_generates_the_neural_engine_form(tmp_path):
-    source = tmp_path / "m.py"
-    source.write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(HERE.parent / 'zoo')!r})\n"
-        "import models\n"
-        "def factory():\n"
-        "    return models.build('qwen3')[0].model\n")
-    env = {"COREAI_COMPILE": str(COREAI_COMPILE), "PYTHONPATH": str(HERE.parents[1] / "importer"),
-           "PATH": "/usr/bin:/bin"}
+    source, env = zoo_factory(tmp_path, "qwen3")
     bundle = tmp_path / "bundle"
     r = subprocess.run([sys.executable, "-m", "coreai_export.llm", "--module-file", f"{source}:factory",
                         "-o", str(bundle), "--max-context", "32", "--target", "ane", "--precision", "f32",

@@ -138,15 +138,8 @@ pub fn reduce<'c: 'a, 'a>(
 /// f32's `f32::MAX`). `cast-to-f16` turns an f32 constant `±f32::MAX`
 /// into f16's ±65504 (the "finite infinity" convention).
 pub fn largest_finite(like: Value<'_, '_>) -> Result<f64, Decline> {
-    let e = element(like)?.to_raw();
-    let max = match coreai_ir::raw::float_kind(e) {
-        Some(16) if coreai_ir::raw::is_bf16(e) => f64::from(half::bf16::MAX),
-        Some(16) => f64::from(half::f16::MAX),
-        Some(32) => f64::from(f32::MAX),
-        Some(64) => f64::MAX,
-        _ => return Err("not a float element".into()),
-    };
-    Ok(max)
+    coreai_ir::raw::largest_finite(element(like)?.to_raw())
+        .ok_or_else(|| "not a float element".into())
 }
 
 /// `min(max(v, lo), hi)`: computed with elementwise ops only, no

@@ -27,20 +27,17 @@ use coreai_ir::schema::{element_type, shape_of, tensor_type};
 use coreai_ir::weights::{dense_bools, dense_from_bytes};
 use melior::ir::{TypeLike, Value, ValueLike};
 
-/// The lowest finite value of a float element and its little-endian bytes.
-fn lowest(element: mlir_sys::MlirType) -> Option<(f64, Vec<u8>, usize)> {
-    match raw::float_kind(element)? {
-        16 if raw::is_bf16(element) => {
-            let v = half::bf16::MIN;
-            Some((f64::from(v), v.to_le_bytes().to_vec(), 2))
-        }
-        16 => {
-            let v = half::f16::MIN;
-            Some((f64::from(v), v.to_le_bytes().to_vec(), 2))
-        }
-        32 => Some((f64::from(f32::MIN), f32::MIN.to_le_bytes().to_vec(), 4)),
-        _ => None,
-    }
+/// The lowest finite value of a float element (up to f32) and its
+/// little-endian bytes.
+fn lowest(element: mlir_sys::MlirType) -> Option<(f64, Vec<u8>)> {
+    let low = -raw::largest_finite(element)?;
+    let bytes = match raw::float_kind(element)? {
+        16 if raw::is_bf16(element) => half::bf16::from_f64(low).to_le_bytes().to_vec(),
+        16 => half::f16::from_f64(low).to_le_bytes().to_vec(),
+        32 => (low as f32).to_le_bytes().to_vec(),
+        _ => return None,
+    };
+    Some((low, bytes))
 }
 
 pub fn additive_mask<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
@@ -57,8 +54,8 @@ pub fn additive_mask<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a
         .and_then(raw::splat_number)
         .ok_or("the other value is not a splat constant")?;
     let element = element_type(s)?;
-    let (low, low_bytes, width) =
-        lowest(element.to_raw()).ok_or("the scores are not f16, bf16 or f32")?;
+    let (low, low_bytes) = lowest(element.to_raw()).ok_or("the scores are not f16, bf16 or f32")?;
+    let width = low_bytes.len();
     if !(fill == f64::NEG_INFINITY || fill <= low) {
         return Err(format!(
             "the other value is {fill}, not -inf or the lowest finite value"

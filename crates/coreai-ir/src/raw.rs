@@ -1116,3 +1116,15 @@ pub fn is_private(graph: MlirOperation) -> bool {
             .and_then(attr_str)
             .is_some_and(|v| v == "private")
 }
+
+/// The largest finite value of float element `ty` (f16's 65504, bf16's,
+/// f32's and f64's `MAX`); its negation is the lowest.
+pub fn largest_finite(ty: MlirType) -> Option<f64> {
+    Some(match float_kind(ty)? {
+        16 if is_bf16(ty) => f64::from(half::bf16::MAX),
+        16 => f64::from(half::f16::MAX),
+        32 => f64::from(f32::MAX),
+        64 => f64::MAX,
+        _ => return None,
+    })
+}

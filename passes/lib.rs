@@ -22,7 +22,7 @@ pub mod externalize_composites;
 pub mod fold_idempotent_unary;
 pub mod fp16_stabilize;
 pub mod legalize_aten_to_coreai;
-pub mod narrow_index_inputs;
+pub mod narrow_integers;
 pub mod palettize_weights;
 pub mod quantize_weights;
 pub mod set_hw_constraints;
@@ -44,7 +44,7 @@ pub static PASSES: &[PassInfo] = &[
     fold_idempotent_unary::INFO,
     fp16_stabilize::INFO,
     legalize_aten_to_coreai::INFO,
-    narrow_index_inputs::INFO,
+    narrow_integers::INFO,
     palettize_weights::INFO,
     quantize_weights::INFO,
     set_hw_constraints::INFO,

@@ -120,8 +120,9 @@ pub enum Io {
     Model,
     /// The Neural Engine's types (f16, int8, int16): f32 inputs and outputs
     /// become f16 (`cast-to-f16{io=f16}`) and, on the Neural Engine, an
-    /// integer input that only indexes becomes si16
-    /// (`narrow-index-inputs`). The caller passes and gets those types.
+    /// integer input that indexes gathers of at most 32767 rows becomes
+    /// si16 (`narrow-integers{inputs=true}`). The caller passes and gets
+    /// those types.
     F16,
 }
 
@@ -285,8 +286,9 @@ const F16_PASSES: &[&str] = &["cast-to-f16"];
 /// The passes of `target` (its stage `Target`); the first is the target's
 /// own pass (it takes `remarks=true` under `--explain`), the others clean
 /// up after it.
-/// The Neural Engine's si16 index inputs (with [`Io::F16`]).
-const NARROW_INDEX_INPUTS: &str = "narrow-index-inputs";
+/// The Neural Engine's si16 integers (and, with [`Io::F16`], index
+/// inputs).
+const NARROW_INTEGERS: &str = "narrow-integers";
 
 fn target_passes(target: Target) -> &'static [&'static str] {
     match target {
@@ -343,9 +345,9 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
     } else {
         Vec::new()
     };
-    if options.target == Target::Ane && options.io() == Io::F16 && !target_stage.is_empty() {
+    if options.target == Target::Ane && !target_stage.is_empty() {
         // After target-ane (whose gathers it reads), before the clean-up.
-        target_stage.insert(1, NARROW_INDEX_INPUTS);
+        target_stage.insert(1, NARROW_INTEGERS);
     }
     let explained = |pass: &&str| -> String {
         let mut pass_options = Vec::new();
@@ -355,7 +357,10 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         if F16_PASSES.contains(pass) && options.io() == Io::F16 {
             pass_options.push("io=f16");
         }
-        if *pass == NARROW_INDEX_INPUTS && options.explain {
+        if *pass == NARROW_INTEGERS && options.io() == Io::F16 {
+            pass_options.push("inputs=true");
+        }
+        if *pass == NARROW_INTEGERS && options.explain {
             pass_options.push("remarks=true");
         }
         if options.explain && (F16_PASSES.contains(pass) || pass.starts_with("target-")) {
@@ -484,11 +489,12 @@ mod tests {
             pipeline(Stage::Target, &o(Target::Ane, Precision::F16, true, &[])),
             format!(
                 "builtin.module({optimized},cast-to-f16{{islands=neural-engine io=f16 remarks=true}},\
-                 target-ane{{remarks=true}},narrow-index-inputs{{remarks=true}},canonicalize,cse,\
+                 target-ane{{remarks=true}},narrow-integers{{inputs=true remarks=true}},canonicalize,cse,\
                  core-optimize,state-handles,ane-residency)"
             )
         );
-        // The model's types on request (or in f32): no io=f16, no si16 inputs.
+        // The model's types on request (or in f32): no io=f16, no si16 inputs
+        // (integers inside still narrow).
         let model_io = CompileOptions {
             io: Some(Io::Model),
             ..o(Target::Ane, Precision::F16, false, &[])
@@ -497,7 +503,7 @@ mod tests {
             pipeline(Stage::Target, &model_io),
             format!(
                 "builtin.module({optimized},cast-to-f16{{islands=neural-engine}},\
-                 target-ane,canonicalize,cse,core-optimize,state-handles)"
+                 target-ane,narrow-integers,canonicalize,cse,core-optimize,state-handles)"
             )
         );
         assert_eq!(default_io(Target::Ane, Precision::F32), Io::Model);

@@ -1128,3 +1128,16 @@ pub fn largest_finite(ty: MlirType) -> Option<f64> {
         _ => return None,
     })
 }
+
+/// `values` as a dense elements attribute of `ty` (a tensor of `si16`);
+/// one value is a splat.
+pub fn i16_attribute(ty: MlirType, values: &[i16]) -> MlirAttribute {
+    unsafe {
+        if values.len() == 1 {
+            let e = mlirIntegerAttrGet(mlirShapedTypeGetElementType(ty), i64::from(values[0]));
+            mlirDenseElementsAttrSplatGet(ty, e)
+        } else {
+            mlirDenseElementsAttrInt16Get(ty, values.len() as isize, values.as_ptr())
+        }
+    }
+}

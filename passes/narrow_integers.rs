@@ -1193,7 +1193,10 @@ mod tests {
                         assert!(Range::new(x + y, x + y).within(sum));
                         assert!(Range::new(x - y, x - y).within(diff));
                         assert!(Range::new(x * y, x * y).within(prod));
-                        if x != 0 {
+                        // Declined only where the divisor's range holds 0.
+                        assert_eq!(div.is_none(), a.lo <= 0 && 0 <= a.hi);
+                        assert_eq!(rem.is_none(), div.is_none());
+                        if div.is_some() {
                             let q = (y as f64 / x as f64).floor() as i128;
                             assert!(
                                 div.is_some_and(|d| Range::new(q, q).within(d)),

@@ -380,7 +380,7 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
             assert got[key].dtype == want.dtype, (who, key, got[key].dtype)
             np.testing.assert_array_equal(got[key].view(np.uint32), want.view(np.uint32), err_msg=f"{who} {key}")
 
-    # The default, `--io f16`: the ids are si16 inputs (`narrow-index-inputs`:
+    # The default, `--io f16`: the ids are si16 inputs (`narrow-integers`:
     # both tables have fewer than 32768 rows), the outputs f16; the same rows,
     # rounded once to f16, bit for bit.
     r = targets.compile_target(module, tmp_path / "ane16.mlir", "ane")
@@ -403,6 +403,75 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
         for key in ["output_0", "output_1"]:
             with np.errstate(over="ignore"):  # 7e4 rounds to inf in f16, as the cast computes
                 want = eager[key].astype(np.float16)
+            assert got[key].dtype == np.float16, (who, key, got[key].dtype)
+            np.testing.assert_array_equal(got[key].view(np.uint16), want.view(np.uint16), err_msg=f"{who} {key}")
+
+
+INTEGERS = """
+import torch
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(3)
+        self.tok = torch.nn.Embedding(50, 8)
+        self.pos = torch.nn.Embedding(40, 8)
+        for e in (self.tok, self.pos):
+            e.weight.data = torch.randn(e.weight.shape, generator=g)
+
+    def forward(self, ids):
+        # RoBERTa's padding-aware positions and a router's per-bucket counts.
+        mask = ids.ne(1).int()
+        positions = (torch.cumsum(mask, dim=1).type_as(mask) * mask).long() + 1
+        buckets = ids.unsqueeze(-1) > torch.tensor([10, 20, 30, 40])
+        counts = buckets.int().sum(dim=1)
+        return self.tok(ids), self.pos(positions), positions.float(), counts.float(), (ids // 3).float()
+
+def factory():
+    g = torch.Generator().manual_seed(5)
+    ids = torch.randint(0, 50, (2, 12), generator=g)
+    ids[0, -4:] = 1
+    ids[1, :2] = 1
+    return M(), (ids,)
+"""
+
+
+def test_integer_computations_narrow_to_si16_and_stay_exact(tmp_path):
+    """`narrow-integers` under `--target ane`: the token ids index 50- and
+    40-row tables, so the si64 input becomes si16; the positions (a cumsum of
+    a mask, PyTorch's int64 → int32 wrap, products and sums), the bucket
+    counts and the floor division are proven to fit and compute in si16, the
+    comparisons as si16 arithmetic: every op is Neural-Engine-resident, and
+    in coreai-core's runtime and in coreai-run every output equals eager,
+    rounded once to f16 (integers up to 2048 and gathered rows are exact)."""
+    module = export_source(tmp_path, INTEGERS)
+    r = targets.compile_target(module, tmp_path / "ane.mlir", "ane", "--explain")
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "ane.mlir").read_text()
+    assert re.search(r"coreai\.graph @main\(%arg0: tensor<2x12xsi16>", text), text
+    assert not re.search(r"(->|to) tensor<[0-9x]*i1>", text) and "bitwise" not in text, text
+    summary = re.search(r"ane-residency: (\d+) of (\d+) ops Neural-Engine-resident", r.stderr)
+    assert summary and summary.group(1) == summary.group(2), r.stderr
+    assert "narrow-integers: " in r.stderr and "becomes si16" in r.stderr, r.stderr
+
+    asset = tmp_path / "ane.aimodel"
+    r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "-o", str(asset)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    eager = load(tmp_path / "expected.npz")
+    import oracle
+
+    runs = {"coreai-core": lambda *a: oracle.runasset(asset, *a),
+            "coreai-run": lambda *a: subprocess.run([str(REPO / "target" / "debug" / "coreai-run"), str(asset), *a],
+                                                    capture_output=True, text=True)}
+    for who, run in runs.items():
+        out = tmp_path / f"{who}.npz"
+        p = run("--inputs", str(tmp_path / "in.npz"), "--outputs", str(out), "--cast-inputs")
+        assert p.returncode == 0, f"{who}: {p.stderr}"
+        got = load(out)
+        assert sorted(got) == sorted(eager), who
+        for key, value in eager.items():
+            want = value.astype(np.float16)
             assert got[key].dtype == np.float16, (who, key, got[key].dtype)
             np.testing.assert_array_equal(got[key].view(np.uint16), want.view(np.uint16), err_msg=f"{who} {key}")
 

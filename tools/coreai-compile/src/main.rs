@@ -64,8 +64,8 @@ struct Cli {
     /// Input and output types: `model` keeps the model's (f32 inputs and
     /// outputs, cast at the boundary when it computes in f16); `f16` gives
     /// the Neural Engine's: f16 for f32, and with `--target ane` si16 for
-    /// an integer input that only indexes gathers of at most 32767 rows
-    /// (`narrow-index-inputs`). The caller then passes and gets those
+    /// an integer input that indexes gathers of at most 32767 rows
+    /// (`narrow-integers{inputs=true}`). The caller then passes and gets those
     /// types. Default: f16 for `--target ane` in f16, model otherwise.
     #[arg(long, value_enum)]
     io: Option<IoArg>,

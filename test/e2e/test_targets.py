@@ -364,12 +364,7 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
     core_save_asset(text, tmp_path / "theirs.aimodel")
     assert decoded_ir(asset / "main.mlirb") == decoded_ir(tmp_path / "theirs.aimodel" / "main.mlirb")
     eager = load(tmp_path / "expected.npz")
-    import oracle
-
-    runs = {"coreai-core": lambda *a: oracle.runasset(asset, *a),
-            "coreai-run": lambda *a: subprocess.run([str(REPO / "target" / "debug" / "coreai-run"), str(asset), *a],
-                                                    capture_output=True, text=True)}
-    for who, run in runs.items():
+    for who, run in both_runtimes(asset).items():
         out = tmp_path / f"{who}.npz"
         p = run("--inputs", str(tmp_path / "in.npz"), "--outputs", str(out))
         assert p.returncode == 0, f"{who}: {p.stderr}"
@@ -392,10 +387,7 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
     r = subprocess.run([str(targets.COREAI_COMPILE), str(module), "--target", "ane", "-o", str(asset16)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    runs = {"coreai-core": lambda *a: oracle.runasset(asset16, *a),
-            "coreai-run": lambda *a: subprocess.run([str(REPO / "target" / "debug" / "coreai-run"), str(asset16), *a],
-                                                    capture_output=True, text=True)}
-    for who, run in runs.items():
+    for who, run in both_runtimes(asset16).items():
         out = tmp_path / f"{who}.f16.npz"
         p = run("--inputs", str(tmp_path / "in.npz"), "--outputs", str(out), "--cast-inputs")
         assert p.returncode == 0, f"{who}: {p.stderr}"
@@ -405,6 +397,16 @@ def test_embedding_tables_take_apples_iosurface_configuration_on_the_ane_target(
                 want = eager[key].astype(np.float16)
             assert got[key].dtype == np.float16, (who, key, got[key].dtype)
             np.testing.assert_array_equal(got[key].view(np.uint16), want.view(np.uint16), err_msg=f"{who} {key}")
+
+
+def both_runtimes(asset):
+    """{runtime: run(*args)} for coreai-core's runtime (through the oracle's
+    worker) and coreai-run, each taking runasset-style arguments."""
+    import oracle
+
+    return {"coreai-core": lambda *a: oracle.runasset(asset, *a),
+            "coreai-run": lambda *a: subprocess.run([str(REPO / "target" / "debug" / "coreai-run"), str(asset), *a],
+                                                    capture_output=True, text=True)}
 
 
 INTEGERS = """
@@ -459,12 +461,7 @@ def test_integer_computations_narrow_to_si16_and_stay_exact(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     eager = load(tmp_path / "expected.npz")
-    import oracle
-
-    runs = {"coreai-core": lambda *a: oracle.runasset(asset, *a),
-            "coreai-run": lambda *a: subprocess.run([str(REPO / "target" / "debug" / "coreai-run"), str(asset), *a],
-                                                    capture_output=True, text=True)}
-    for who, run in runs.items():
+    for who, run in both_runtimes(asset).items():
         out = tmp_path / f"{who}.npz"
         p = run("--inputs", str(tmp_path / "in.npz"), "--outputs", str(out), "--cast-inputs")
         assert p.returncode == 0, f"{who}: {p.stderr}"

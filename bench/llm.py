@@ -17,7 +17,10 @@ which runs slower):
     `forced vs orig.`: the same against the original model's tokens: what
     4-bit weights cost on these random-weight models, whose logits are
     nearly flat. `free vs orig.`: free-running tokens equal at the same
-    position as the original's.
+    position as the original's. `trained`: the same two against the model
+    trained first (300 Adam steps on a synthetic language,
+    `models.train_peaked`), whose logits are peaked as a deployed model's
+    are.
 
 Part 2 (`--scale`): a transformers Llama of that many parameters
 (bench/scale.py's configurations, random weights): the wall time and peak
@@ -49,7 +52,7 @@ from coreai_export import llm  # noqa: E402
 
 FAMILIES = ("llama", "qwen2", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "mixtral", "qwen3_moe")
 PROMPTS, NEW = 8, 32
-RUN_PROMPTS = 2  # coreai-run is slower than coreai-core's runtime: 2 of the 8 prompts
+RUN_PROMPTS = 8  # coreai-run keeps one --serve process per session
 
 
 def greedy(model, prompt, n):
@@ -82,6 +85,11 @@ def family_row(name, work, compiler):
                               compress="int4-block32", compiler=compiler)
     reference = dequantized_model(name)
     deq = [greedy(reference, p, NEW) for p in prompts]
+    trained = models.build(name)[0].model
+    models.train_peaked(trained, steps=300, seed=1)
+    trained_tokens = [greedy(trained, p, NEW) for p in prompts]
+    t = llm.convert_causal_lm(trained, work / f"{name}-trained-int4", max_context=64, target="gpu",
+                              precision="f16", compress="int4-block32", compiler=compiler)
     row = {"family": name}
     for runtime, count in (("coreai-core", PROMPTS), ("coreai-run", RUN_PROMPTS)):
         equal = forced_deq = forced_orig = free = 0
@@ -92,9 +100,15 @@ def family_row(name, work, compiler):
             with llm.Session(q, runtime) as s:
                 forced_orig += sum(a == b for a, b in zip(s.follow(p, want), want))
             free += sum(a == b for a, b in zip(llm.generate(q, p, NEW, runtime), want))
+        trained_forced = trained_free = 0
+        for p, want in list(zip(prompts, trained_tokens))[:count]:
+            with llm.Session(t, runtime) as s:
+                trained_forced += sum(a == b for a, b in zip(s.follow(p, want), want))
+            trained_free += sum(a == b for a, b in zip(llm.generate(t, p, NEW, runtime), want))
         total = count * NEW
         row[runtime] = {"f32 equal": equal / total, "forced vs deq": forced_deq / total,
-                        "forced vs orig": forced_orig / total, "free vs orig": free / total}
+                        "forced vs orig": forced_orig / total, "free vs orig": free / total,
+                        "trained forced": trained_forced / total, "trained free": trained_free / total}
     return row
 
 
@@ -171,15 +185,17 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bench-llm-") as tmp:
         work = Path(tmp)
         if ns.families:
-            print("| model | runtime | f32 tokens equal | f16+int4 forced vs deq. | forced vs orig. | free vs orig. |")
-            print("|---|---|---:|---:|---:|---:|")
+            print("| model | runtime | f32 tokens equal | f16+int4 forced vs deq. | forced vs orig. | free vs orig. "
+                  "| trained: forced vs orig. | trained: free vs orig. |")
+            print("|---|---|---:|---:|---:|---:|---:|---:|")
             for name in ns.families.split(","):
                 row = family_row(name, work, ns.compiler)
                 out["families"].append(row)
                 for runtime in ("coreai-core", "coreai-run"):
                     r = row[runtime]
                     print(f"| {name} | {runtime} | {r['f32 equal']:.1%} | {r['forced vs deq']:.1%} | "
-                          f"{r['forced vs orig']:.1%} | {r['free vs orig']:.1%} |", flush=True)
+                          f"{r['forced vs orig']:.1%} | {r['free vs orig']:.1%} | {r['trained forced']:.1%} | "
+                          f"{r['trained free']:.1%} |", flush=True)
         if ns.scale:
             r = scale_row(ns.scale, work, ns.compiler)
             out["scale"] = r

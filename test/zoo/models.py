@@ -392,6 +392,32 @@ MODELS = {
 }
 
 
+def train_peaked(model, steps=300, seed=0, length=32, batch=16):
+    """`model` (a transformers causal LM of the zoo's vocabulary) trained in
+    place, with Adam, on a synthetic language whose next token is a fixed
+    random permutation of the current one: its logits become peaked, as a
+    trained model's are, where random initial weights give nearly flat ones
+    (whose argmax any rounding flips). Deterministic for a seed. Returns the
+    final loss."""
+    g = torch.Generator().manual_seed(seed)
+    successor = torch.randperm(VOCAB, generator=g)
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    model.train()
+    loss = None
+    for _ in range(steps):
+        start = torch.randint(0, VOCAB, (batch,), generator=g)
+        seq = [start]
+        for _ in range(length - 1):
+            seq.append(successor[seq[-1]])
+        x = torch.stack(seq, dim=1)
+        loss = model(input_ids=x, labels=x).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.eval()
+    return float(loss)
+
+
 def fill_zeros(model):
     """Gives every all-zero float parameter small random values (seeded):
     architectures initialize some to zeros (classifier heads, relative

@@ -4,7 +4,8 @@ model factory, in one command, with a JSON report and an exit status for CI.
     python -m coreai_export.gate (--model pkg.module:factory | --module-file file.py:factory)
         [--pass-pipeline 'builtin.module(coreai-pipeline)'] [--required-composites NAME,...]
         [--shapes factory,square,asymmetric] [--values factory,straddle,large,fp16-edge]
-        [--llm [--llm-steps N]] [--json report.json] [--keep DIR]
+        [--llm [--llm-steps N] [--llm-target T] [--llm-precision P] [--llm-compress SPEC]]
+        [--json report.json] [--keep DIR]
 
 `factory()` returns `(nn.Module, (inputs...))`, as for `python -m
 coreai_export`. For every shape variant the model is exported (torch.export,
@@ -17,8 +18,22 @@ B  the exported program (`ep.module()`) vs eager PyTorch;
 C  the converted program in coreai-run (the CPU reference) vs the same
    program under `--simulate-fp16` (every value rounded through fp16) and
    `--simulate-fp16=ane` (also: results beyond ±2^15 are infinite);
-D  (`--llm`, opt-in) greedy decoding: the tokens the converted program picks
-   (in coreai-run, plain and `--simulate-fp16`) vs those of an fp32 eager
+D  (`--llm`, opt-in) greedy decoding. For a KV-cache causal LM (what
+   `coreai_export.llm.convert_causal_lm` takes: a transformers model, or the
+   factory's module's `.model`): the model converted to an LLM bundle
+   (`--llm-target cpu|gpu|ane`, `--llm-precision f32|f16`,
+   `--llm-compress SPEC`), each row of input 0 a prompt, run in both
+   runtimes (coreai-core's and coreai-run, each in a child process) through
+   the bundle's own functions and state: teacher-forced (fed eager's
+   tokens), the choice and the logits of every step against eager's (one
+   full forward, no cache), and free-running, the tokens against eager's
+   greedy ones. Reported: token agreement (teacher-forced and free-running)
+   and each step's logit error relative to max|eager|. Passes, in f32
+   without compression, when every token equals eager's and every step's
+   error is within `--tolerance`; otherwise when teacher-forced agreement is
+   at least `--llm-agreement` (default 0.9). Any other model: the
+   converted program run over a window of the prompt's length (in
+   coreai-run, plain and `--simulate-fp16`) against an fp32 eager
    reference, token for token.
 
 `--required-composites` checks that the converted IR of every variant
@@ -102,6 +117,13 @@ def build_parser():
     p.add_argument("--llm", action="store_true",
                    help="gate D: input 0 are token ids (batch, T), output 0 logits (..., vocab)")
     p.add_argument("--llm-steps", type=int, default=8, metavar="N", help="tokens to generate (default 8)")
+    p.add_argument("--llm-target", choices=["cpu", "gpu", "ane"], default="cpu",
+                   help="gate D on a causal LM: the bundle's target (default cpu)")
+    p.add_argument("--llm-precision", choices=["f32", "f16"], default="f32",
+                   help="gate D on a causal LM: the bundle's precision (default f32)")
+    p.add_argument("--llm-compress", metavar="SPEC", help="gate D on a causal LM: weight compression")
+    p.add_argument("--llm-agreement", type=float, default=0.9, metavar="F",
+                   help="gate D, f16 or compressed: the teacher-forced token agreement required (default 0.9)")
     p.add_argument("--tolerance", type=float, default=TOLERANCE, metavar="F",
                    help="gates A and B: |err| <= F x max|eager| (default 1e-4)")
     p.add_argument("--fp16-tolerance", type=float, default=FP16_TOLERANCE, metavar="F",
@@ -318,6 +340,7 @@ class Tools:
     def __init__(self, build_dir, work):
         self.opt = find_tool("coreai-opt", build_dir)
         self.run_ = find_tool("coreai-run", build_dir)
+        self.compile = find_tool("coreai-compile", build_dir)
         self.work = work
 
     def check_pipeline(self, pipeline):
@@ -367,6 +390,57 @@ def run_coreai_core(module, input_files, outs):
         with np.load(o) as z:
             results.append(({k: z[k] for k in z.files}, ""))
     return results
+
+
+def causal_lm(model):
+    """The KV-cache causal LM in `model` (itself, or a wrapper's `.model`),
+    or None."""
+    from .llm import Unsupported, describe
+
+    for candidate in (model, getattr(model, "model", None)):
+        if candidate is None:
+            continue
+        try:
+            describe(candidate)
+            return candidate
+        except (Unsupported, TypeError, AttributeError, ValueError):
+            continue
+    return None
+
+
+def _worker_env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    return env
+
+
+def llm_worker(bundle, runtime, coreai_run, request, out):
+    """Gate D's runs of an LLM bundle in one runtime, in a child process (a
+    runtime can abort): per prompt, the teacher-forced choices and logits,
+    then the free-running tokens."""
+    import numpy as np
+
+    from . import llm
+
+    warnings.filterwarnings("ignore")
+    spec = json.loads(Path(request).read_text())
+    arrays = {}
+    for i, (prompt, continuation) in enumerate(zip(spec["prompts"], spec["continuations"])):
+        with llm.Session(bundle, runtime, coreai_run) as s:
+            step, logits = s.step, []
+
+            def recording(tokens, step=step, logits=logits):
+                result = step(tokens)
+                logits.append(np.asarray(result, dtype=np.float32)[-1])
+                return result
+
+            s.step = recording
+            arrays[f"forced_{i}"] = np.asarray(s.follow(prompt, continuation), dtype=np.int64)
+            arrays[f"logits_{i}"] = np.stack(logits)
+        with llm.Session(bundle, runtime, coreai_run) as s:
+            arrays[f"free_{i}"] = np.asarray(s.generate(prompt, len(continuation)), dtype=np.int64)
+    np.savez(out, **arrays)
+    return 0
 
 
 def core_worker(module, pairs):
@@ -543,6 +617,77 @@ class Gate:
                                     executor="coreai-core")
         return converted, prog, ep
 
+    def gate_d_bundle(self, lm, ids):
+        """Gate D on a KV-cache causal LM: its LLM bundle in both runtimes
+        against eager (see the module's docstring)."""
+        import numpy as np
+        import torch
+
+        from . import llm
+
+        steps = self.ns.llm_steps
+        prompts = [row.tolist() for row in ids]
+        lm = lm.eval()
+        want, eager_logits = [], []
+        with torch.no_grad():
+            for prompt in prompts:
+                seq = list(prompt)
+                for _ in range(steps):
+                    logits = lm(input_ids=torch.tensor([seq])).logits[0, -1].double()
+                    seq.append(int(torch.argmax(logits)))
+                full = lm(input_ids=torch.tensor([seq[:-1]])).logits[0].float().numpy()
+                want.append(seq[len(prompt):])
+                eager_logits.append(full[len(prompt) - 1:])
+        exact = self.ns.llm_precision == "f32" and not self.ns.llm_compress
+        bundle = self.work / "llm-bundle"
+        try:
+            llm.convert_causal_lm(lm, bundle, max_context=max(map(len, prompts)) + steps + 2,
+                                  target=self.ns.llm_target, precision=self.ns.llm_precision,
+                                  compress=self.ns.llm_compress, compiler=str(self.tools.compile))
+        except Exception as e:  # noqa: BLE001 - every failure to convert fails the gate, with its message
+            self.check("D", False, f"convert_causal_lm: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+            return
+        request = self.work / "llm-request.json"
+        request.write_text(json.dumps({"prompts": prompts, "continuations": want}))
+        for runtime in ("coreai-core", "coreai-run"):
+            out = self.work / f"llm-{runtime}.npz"
+            p = subprocess.run([sys.executable, "-m", "coreai_export.gate", "--llm-worker", str(bundle), runtime,
+                                str(self.tools.run_), str(request), str(out)],
+                               capture_output=True, text=True, env=_worker_env())
+            if p.returncode != 0:
+                tail = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+                self.check("D", False, f"{runtime}: {tail}", executor=runtime)
+                continue
+            with np.load(out) as z:
+                got = {k: z[k] for k in z.files}
+            forced = free = total = 0
+            errors, diverge = [], None
+            for i, (prompt, reference) in enumerate(zip(prompts, want)):
+                choices, tokens = got[f"forced_{i}"].tolist(), got[f"free_{i}"].tolist()
+                forced += sum(a == b for a, b in zip(choices, reference))
+                free += sum(a == b for a, b in zip(tokens, reference))
+                total += steps
+                if diverge is None and tokens != reference:
+                    diverge = (i, next(j for j, (a, b) in enumerate(zip(tokens, reference)) if a != b))
+                scale = float(np.abs(eager_logits[i]).max()) or 1.0
+                errors += [float(np.abs(got[f"logits_{i}"][j] - eager_logits[i][j]).max()) / scale
+                           for j in range(steps)]
+            worst = max(errors) if errors else 0.0
+            if exact:
+                ok = diverge is None and worst <= self.ns.tolerance
+                msg = "" if ok else (f"prompt {diverge[0]} step {diverge[1]}: tokens differ from eager's"
+                                     if diverge is not None else
+                                     f"logit error {worst:.3g} x max|eager| > {self.ns.tolerance:g}")
+            else:
+                ok = forced >= self.ns.llm_agreement * total
+                msg = "" if ok else f"teacher-forced agreement {forced}/{total} < {self.ns.llm_agreement:g}"
+            self.check("D", ok, msg, executor=runtime, bundle=f"{self.ns.llm_target} {self.ns.llm_precision}"
+                       + (f" {self.ns.llm_compress}" if self.ns.llm_compress else ""),
+                       forced_agreement=forced / total, free_agreement=free / total, step_logit_error=errors,
+                       max_logit_error=worst)
+            print(f"coreai-gate: D {runtime}: teacher-forced {forced}/{total}, free-running {free}/{total} tokens "
+                  f"equal eager's; step logit error <= {worst:.3g} x max|eager|", flush=True)
+
     def gate_d(self, model, base, converted, prog, ep):
         """Greedy decoding over a window of the prompt's length: each step
         runs the last T tokens and appends the argmax of the last position's
@@ -639,7 +784,11 @@ def run(ns):
             result = gate.run_variant(model, base, name, variant_shapes, values, composites)
             if name == "factory":
                 factory_result = result
-        if ns.llm:
+        lm = causal_lm(model) if ns.llm else None
+        ids = base[0] if base else None
+        if lm is not None and isinstance(ids, torch.Tensor) and not ids.is_floating_point() and ids.dim() == 2:
+            gate.gate_d_bundle(lm, ids)
+        elif ns.llm:
             if factory_result is None:
                 gate.check("D", False, "needs the factory shapes converted (--shapes factory)")
             else:
@@ -653,7 +802,10 @@ def run(ns):
 def summary(gate, ns):
     report = {"model": ns.model or ns.module_file, "pass_pipeline": ns.pass_pipeline,
               "tolerances": {"A": f"{ns.tolerance:g} x max|eager|", "B": f"{ns.tolerance:g} x max|eager|",
-                             "C": f"{ns.fp16_tolerance:g} x max|cpu|", "D": "exact tokens"},
+                             "C": f"{ns.fp16_tolerance:g} x max|cpu|",
+                             "D": (f"exact tokens, logits {ns.tolerance:g} x max|eager|"
+                                   if ns.llm_precision == "f32" and not ns.llm_compress else
+                                   f"teacher-forced agreement >= {ns.llm_agreement:g}")},
               "variants": gate.variants, "gates": {}}
     verdicts = []
     for g, checks in gate.checks.items():
@@ -681,6 +833,8 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--core-worker"]:
         return core_worker(argv[1], argv[2:])
+    if argv[:1] == ["--llm-worker"]:
+        return llm_worker(*argv[1:])
     ns = build_parser().parse_args(argv)
     try:
         if ns.json and not os.path.isdir(os.path.dirname(os.path.abspath(ns.json))):

@@ -58,3 +58,16 @@ def raises():
 
 def not_a_tuple():
     return Normed()
+
+
+def transformers_llama():
+    """A transformers Llama (the zoo's random-weight configuration, hidden
+    64, 2 layers, GQA) behind the zoo's logits wrapper, with two prompts."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("zoo_models", Path(__file__).resolve().parents[1] / "zoo" / "models.py")
+    zoo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(zoo)
+    wrapped, _, _ = zoo.build("llama")
+    return wrapped, (torch.cat([zoo.ids(6, seed=1), zoo.ids(6, seed=2)]),)

@@ -113,6 +113,31 @@ def test_gate_d_greedy_tokens(tmp_path):
     assert "step 0: tokens" in report["gates"]["D"]["checks"][0]["message"]
 
 
+def test_gate_d_runs_a_causal_lms_bundle_in_both_runtimes(tmp_path):
+    """A transformers Llama: gate D converts it to an LLM bundle (f32) and,
+    in coreai-core's runtime and in coreai-run, through the bundle's own
+    prefill/decode calls and KV-cache state, every teacher-forced and
+    free-running token equals eager's and every step's logits are within
+    1e-4 of eager's scale. With int4-block32 weights in f16 and 100% asked,
+    the random-weight model's nearly flat logits flip some choice: gate D
+    fails, saying how many agreed."""
+    base = ("--llm", "--llm-steps", "6", "--shapes", "factory", "--values", "factory")
+    r, report = gate(tmp_path, f"{MODELS}:transformers_llama", *base)
+    assert r.returncode == 0, r.stdout + r.stderr
+    checks = report["gates"]["D"]["checks"]
+    assert [c["executor"] for c in checks] == ["coreai-core", "coreai-run"], checks
+    for c in checks:
+        assert c["ok"] and c["forced_agreement"] == c["free_agreement"] == 1.0, c
+        assert len(c["step_logit_error"]) == 2 * 6 and c["max_logit_error"] <= 1e-4, c
+    assert "teacher-forced 12/12, free-running 12/12" in r.stdout, r.stdout
+    r, report = gate(tmp_path, f"{MODELS}:transformers_llama", *base, "--llm-precision", "f16",
+                     "--llm-compress", "int4-block32", "--llm-agreement", "1.0", "--llm-target", "gpu")
+    assert r.returncode == 1, r.stdout + r.stderr
+    failed = [c for c in report["gates"]["D"]["checks"] if not c["ok"]]
+    assert failed and "teacher-forced agreement" in failed[0]["message"], report["gates"]["D"]
+    assert all(c["forced_agreement"] < 1.0 for c in failed), failed
+
+
 @pytest.mark.parametrize("spec,flags,needle", [
     ("MODELS:nope", [], "has no callable 'nope'"),
     ("MODELS:raises", [], "the model factory raised RuntimeError: no weights here"),

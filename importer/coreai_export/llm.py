@@ -298,10 +298,10 @@ def _convert_neural_engine(model, output_dir, *, max_context, precision, compres
     asset = out / f"{name}.aimodel"
     compile_asset(programs, asset, target="ane", precision=precision, compress=compress, compiler=compiler,
                   metadata={"description": f"{type(model).__name__} causal LM, Neural Engine form: read-only KV "
-                                           f"cache, extend functions for query lengths {lengths}"})
+                                           f"cache, gather_embeddings and extend functions for query lengths {lengths}"})
     entries = [llm_ane.entry_name(max_context, q) for q in lengths]
     metadata = _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, "ane",
-                         {"extend": entries})
+                         {"gather_embeddings": [llm_ane.gather_name(q) for q in lengths], "extend": entries})
     metadata.update({
         # What the runner allocates and how it calls: Apple's read-only
         # pattern (new keys and values written by the caller at the offset).

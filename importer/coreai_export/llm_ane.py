@@ -15,10 +15,17 @@ per query length. This module builds that form around the model as
 `transformers` defines it (a Cache whose layers concatenate instead of
 write), so nothing is re-authored:
 
-    extend_{M}_{q}(input_ids: [1, q], position_ids: [1, q],
+    gather_embeddings_{q}(input_ids: [1, q]) -> transformer_input [1, q, 1, hidden]
+    extend_{M}_{q}(transformer_input: [1, q, 1, hidden], position_ids: [1, q],
                    causal_mask: [1, M + q, 1, q],
                    key_cache, value_cache: [n_layers, 1, n_kv_heads * head_dim, 1, M])
         -> logits [1, q, vocab], new_keys, new_values: [n_layers, 1, n_kv_heads * head_dim, 1, q]
+
+The embedding is its own function, as in Apple's iOS export: the model's
+own input embedding module (a Gemma's scaled one included), whose result
+`extend` takes as the model's `inputs_embeds` (transformers' contract:
+exactly what the model computes from `input_ids`), in Apple's
+(1, q, 1, hidden) layout.
 
 with `rope_cos`, `rope_sin` inputs (1, head_dim, 1, q) after the caches
 when the model has RoPE: the rows of its own cos/sin at the call's
@@ -41,10 +48,10 @@ the query hidden: one tensor when every layer slides, the
 accept when they mix. A RoPE module with a table per layer type (Gemma 3)
 gets one table pair per type (`rope_cos_0`, `rope_sin_0`, ...).
 
-Not yet: Apple's separate `gather_embeddings`/`load_embeddings` functions
-and separately compressed embedding (the embedding is the function's first
-op here), per-head attention, the static cache-length ladder (one cache
-length, `max_context`).
+Not yet: Apple's `load_embeddings` function (the table as an output, for
+a runner that shares it between functions through an IOSurface), a
+separately compressed embedding, per-head attention, the static
+cache-length ladder (one cache length, `max_context`).
 """
 
 import inspect
@@ -60,6 +67,7 @@ VALUE_CACHE = "value_cache"
 NEW_KEYS = "new_keys"
 NEW_VALUES = "new_values"
 SLIDING_MASK = "sliding_mask"
+TRANSFORMER_INPUT = "transformer_input"
 
 
 def _readonly_cache_class():
@@ -184,8 +192,21 @@ def sliding_window(model, sliding):
     return window
 
 
+class GatherEmbeddings(torch.nn.Module):
+    """forward(input_ids [1, q]) -> [1, q, 1, hidden]: the model's own input
+    embedding (Apple's `gather_embeddings`), in the layout `extend` takes."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.embedding = model.get_input_embeddings()
+
+    def forward(self, input_ids):
+        x = self.embedding(input_ids)
+        return x.reshape(x.shape[0], x.shape[1], 1, x.shape[2])
+
+
 class ExtendStep(torch.nn.Module):
-    """forward(input_ids, position_ids, causal_mask, key_cache, value_cache,
+    """forward(transformer_input, position_ids, causal_mask, key_cache, value_cache,
     *rope) -> (logits, new_keys, new_values): one call of `model` over a
     read-only past (the Neural Engine's `extend`). `rope`: each RoPE
     module's cos and sin rows for the call, (1, head_dim, 1, q) as Apple's
@@ -204,8 +225,9 @@ class ExtendStep(torch.nn.Module):
         # else the per-layer-type mapping transformers' own models accept.
         self.mask_kind = "sliding" if all(sliding) else ("mapping" if any(sliding) else "full")
 
-    def forward(self, input_ids, position_ids, causal_mask, key_cache, value_cache, *rest):
+    def forward(self, transformer_input, position_ids, causal_mask, key_cache, value_cache, *rest):
         cache = self.cache_class(key_cache, value_cache, self.heads)
+        embeds = transformer_input.reshape(transformer_input.shape[0], transformer_input.shape[1], -1)
         # Apple's (1, M + q, 1, q) additive masks as attention takes them:
         # (1, 1, q, M + q).
         full = causal_mask.permute(0, 2, 3, 1)
@@ -226,7 +248,7 @@ class ExtendStep(torch.nn.Module):
             saved.append((m, m.forward))
             m.forward = tabulated
         try:
-            out = self.model(input_ids=input_ids, position_ids=position_ids, attention_mask=mask,
+            out = self.model(inputs_embeds=embeds, position_ids=position_ids, attention_mask=mask,
                              **{self.cache_argument: cache}, use_cache=True)
         finally:
             for m, forward in saved:
@@ -260,6 +282,10 @@ def entry_name(max_context, query_len):
     return f"extend_{max_context}_{query_len}"
 
 
+def gather_name(query_len):
+    return f"gather_embeddings_{query_len}"
+
+
 def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, cache_argument, sliding):
     """([(entry name, ImportedProgram)], RoPE tables, sliding window): the
     model imported once per query length, every shape static."""
@@ -267,6 +293,8 @@ def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, ca
 
     window = sliding_window(model, sliding)
     step = ExtendStep(model, heads, cache_argument, sliding).eval()
+    gather = GatherEmbeddings(model).eval()
+    hidden = model.get_input_embeddings().weight.shape[1]
     tables = rope_tables(model, max_context)
     shape = (n_layers, 1, heads * head_dim, 1, max_context)
     out = []
@@ -277,9 +305,11 @@ def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, ca
             masks.append(torch.from_numpy(causal_mask(0, q, max_context, np.float32, window)))
             mask_names.append(SLIDING_MASK)
         rope = [torch.from_numpy(rows(t, 0, q)) for pair in tables for t in pair]
-        example = (torch.zeros(1, q, dtype=torch.long), torch.arange(q)[None], masks[0],
+        out.append((gather_name(q), import_model(gather, (torch.zeros(1, q, dtype=torch.long),), "none", None, (),
+                                                 (["input_ids"], [TRANSFORMER_INPUT]))))
+        example = (torch.zeros(1, q, 1, hidden), torch.arange(q)[None], masks[0],
                    torch.zeros(shape), torch.zeros(shape), *masks[1:], *rope)
-        names = (["input_ids", "position_ids", "causal_mask", KEY_CACHE, VALUE_CACHE, *mask_names[1:],
+        names = ([TRANSFORMER_INPUT, "position_ids", "causal_mask", KEY_CACHE, VALUE_CACHE, *mask_names[1:],
                   *rope_names(len(tables))],
                  ["logits", NEW_KEYS, NEW_VALUES])
         out.append((entry_name(max_context, q), import_model(step, example, "none", None, (), names)))
@@ -332,8 +362,9 @@ class AneSession:
             ids = chunk + [chunk[-1]] * (q - n)
             rope = {name: rows(table, t, q).astype(self.dtype)
                     for name, table in zip(rope_names(len(self.tables) // 2), self.tables)}
+            embeds = self.call(gather_name(q), {"input_ids": np.asarray([ids], dtype=np.int64)})[TRANSFORMER_INPUT]
             out = self.call(entry_name(self.max_context, q), {
-                "input_ids": np.asarray([ids], dtype=np.int64),
+                TRANSFORMER_INPUT: embeds,
                 "position_ids": (t + np.arange(q, dtype=np.int64))[None],
                 "causal_mask": causal_mask(t, q, self.max_context, self.dtype),
                 KEY_CACHE: self.keys, VALUE_CACHE: self.values, **rope,

@@ -148,6 +148,9 @@ pub struct Writer<'a> {
     types: Table<(u64, Vec<u8>)>,
     /// Dialect, key, alignment, data.
     resources: Vec<(u64, u64, u64, Cow<'a, [u8]>)>,
+    /// The resource of each (dialect, key), for one blob read by several
+    /// ops (the functions of a multi-function asset sharing a weight).
+    resource_of: std::collections::HashMap<(u64, u64), usize>,
 }
 
 impl<'a> Writer<'a> {
@@ -188,7 +191,17 @@ impl<'a> Writer<'a> {
         data: impl Into<Cow<'a, [u8]>>,
     ) -> u64 {
         let key = self.string(key);
-        self.resources.push((dialect, key, alignment, data.into()));
+        let data = data.into();
+        if let Some(&i) = self.resource_of.get(&(dialect, key)) {
+            let (_, _, align, ref bytes) = self.resources[i];
+            if align == alignment && bytes[..] == data[..] {
+                return i as u64;
+            }
+        }
+        self.resource_of
+            .entry((dialect, key))
+            .or_insert(self.resources.len());
+        self.resources.push((dialect, key, alignment, data));
         self.resources.len() as u64 - 1
     }
 

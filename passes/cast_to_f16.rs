@@ -755,14 +755,32 @@ enum Narrowed {
 
 /// After the sweep: `cast(cast(x : f16 → f32) : f32 → f16)` → `x`; casts of
 /// f32 constants to f16 → f16 constants; unused casts and constants erased.
+///
+/// Each f32 constant cast to f16 gets one f16 constant, right after it (a
+/// weight's blob stays a blob: the asset writer streams it, where an
+/// elements attribute would be copied), and an f32 weight read only by
+/// those casts goes at once, its blob freed when no other constant holds
+/// it: the weights are in memory in f32 or in f16, never both (a
+/// 1B-parameter model would otherwise hold 4 GB of f32 next to 2 GB of
+/// f16).
 fn cleanup(root: OperationRef<'_, '_>) {
     let mut casts: Vec<MlirOperation> = Vec::new();
+    // How many constants hold each attribute (CSE shares them).
+    let mut holders: HashMap<usize, usize> = HashMap::new();
     root.walk(WalkOrder::PreOrder, |op| {
-        if op_name(op.to_raw()) == coreai::CAST {
-            casts.push(op.to_raw());
+        let raw = op.to_raw();
+        match op_name(raw).as_str() {
+            coreai::CAST => casts.push(raw),
+            coreai::CONSTANT => {
+                if let Some(a) = attribute(raw, "value") {
+                    *holders.entry(a.ptr as usize).or_default() += 1;
+                }
+            }
+            _ => {}
         }
         WalkResult::Advance
     });
+    let mut made: HashMap<usize, MlirValue> = HashMap::new();
     for c in casts {
         let input = operands(c)[0];
         let output = results(c)[0];
@@ -778,14 +796,51 @@ fn cleanup(root: OperationRef<'_, '_>) {
                 }
             }
             coreai::CONSTANT => {
-                let Some(values) = attribute(def, "value").and_then(ir::float_values) else {
-                    continue;
+                let f16 = match made.get(&(def.ptr as usize)) {
+                    Some(&v) => v,
+                    None => {
+                        let Some(attr) = attribute(def, "value") else {
+                            continue;
+                        };
+                        let Some(values) = ir::float_values(attr) else {
+                            continue;
+                        };
+                        let ty = value_type(output);
+                        let halves: Vec<half::f16> =
+                            values.iter().map(|v| ir::constant_f16(*v)).collect();
+                        drop(values);
+                        let f16_attr = match ir::resource_name(attr) {
+                            Some(name) if halves.len() > 1 => ir::f16_resource(ty, &name, &halves),
+                            _ => ir::f16_attribute(
+                                ty,
+                                &halves.iter().map(|h| h.to_f32()).collect::<Vec<_>>(),
+                            ),
+                        };
+                        let value = ir::named(c, "value", f16_attr);
+                        let k =
+                            ir::create(coreai::CONSTANT, ir::location(def), &[], &[ty], &[value]);
+                        ir::insert_after(def, k);
+                        let v = ir::result(k, 0);
+                        made.insert(def.ptr as usize, v);
+                        v
+                    }
                 };
-                let ty = value_type(output);
-                let value = ir::named(c, "value", ir::f16_attribute(ty, &values));
-                let k = ir::create(coreai::CONSTANT, ir::location(def), &[], &[ty], &[value]);
-                ir::insert_before(c, k);
-                ir::replace_all_uses(output, ir::result(k, 0));
+                ir::replace_all_uses(output, f16);
+                ir::erase(c);
+                let result = results(def)[0];
+                if uses(result).is_empty() {
+                    // The f32 weight is read no more: it goes, and so does
+                    // its blob once no constant holds it.
+                    if let Some(attr) = attribute(def, "value") {
+                        let n = holders.entry(attr.ptr as usize).or_default();
+                        *n = n.saturating_sub(1);
+                        made.remove(&(def.ptr as usize));
+                        ir::erase(def);
+                        if *n == 0 {
+                            ir::drop_blob(attr);
+                        }
+                    }
+                }
             }
             _ => {}
         }

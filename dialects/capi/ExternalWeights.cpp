@@ -246,3 +246,17 @@ bool coreaiReleaseResourcePages(MlirAttribute attr) {
     ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
   return true;
 }
+
+bool coreaiDropResourceBlob(MlirAttribute attr) {
+  if (coreaiReleaseResourcePages(attr))
+    return true;
+  auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(unwrap(attr));
+  if (!resource)
+    return false;
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob)
+    return false;
+  // Runs the blob's deleter (the bytes a pass handed to MLIR).
+  *blob = AsmResourceBlob();
+  return true;
+}

@@ -102,6 +102,7 @@ unsafe extern "C" {
     pub fn coreaiCheckLoadedIR(op: MlirOperation) -> bool;
     pub fn coreaiAttachExternalWeights(module: MlirOperation, input_path: MlirStringRef) -> bool;
     pub fn coreaiReleaseResourcePages(attr: mlir_sys::MlirAttribute) -> bool;
+    pub fn coreaiDropResourceBlob(attr: mlir_sys::MlirAttribute) -> bool;
     pub fn coreaiInputFileDestroy(input: CoreaiInputFile);
     pub fn coreaiOptMainFile(
         input: CoreaiInputFile,

@@ -1141,3 +1141,34 @@ pub fn i16_attribute(ty: MlirType, values: &[i16]) -> MlirAttribute {
         }
     }
 }
+
+/// Frees the blob of `attr` (a `dense_resource` no op holds any more): the
+/// bytes a pass made are returned to the allocator, a mapped weights
+/// file's pages released. The caller guarantees nothing reads `attr`
+/// again: its blob is then empty.
+pub fn drop_blob(attr: MlirAttribute) -> bool {
+    unsafe { crate::ffi::coreaiDropResourceBlob(attr) }
+}
+
+/// A `dense_resource` f16 attribute of `ty` (an f16 tensor type) named
+/// `name` (MLIR numbers a repeated name) holding `values`, which MLIR owns.
+pub fn f16_resource(ty: MlirType, name: &str, values: &[half::f16]) -> MlirAttribute {
+    let mut bytes = Vec::with_capacity(values.len() * 2);
+    for v in values {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    // SAFETY: `ty` is a live type of the context the attribute is made in.
+    let ty = unsafe { melior::ir::Type::from_raw(ty) };
+    melior::ir::attribute::AttributeLike::to_raw(&crate::weights::resource(
+        ty,
+        name,
+        bytes,
+        crate::weights::BLOB_ALIGNMENT,
+    ))
+}
+
+/// The blob name of a `dense_resource` attribute, if `attr` is one.
+pub fn resource_name(attr: MlirAttribute) -> Option<String> {
+    // SAFETY: a live attribute.
+    crate::weights::resource_name(unsafe { melior::ir::Attribute::from_raw(attr) })
+}

@@ -302,6 +302,13 @@ MLIR_CAPI_EXPORTED bool coreaiAttachExternalWeights(MlirOperation module,
 /// twice. Returns whether the blob was such a one.
 MLIR_CAPI_EXPORTED bool coreaiReleaseResourcePages(MlirAttribute attr);
 
+/// Frees the blob of a `dense_resource` attribute that no op holds any
+/// more: a blob MLIR owns (one a pass made) is replaced by an empty one,
+/// its memory returned; a mapped weights file's pages are released. The
+/// caller guarantees nothing reads the attribute again. False for other
+/// attributes.
+MLIR_CAPI_EXPORTED bool coreaiDropResourceBlob(MlirAttribute attr);
+
 /// Releases an input file that was not given to coreaiOptMainFile.
 MLIR_CAPI_EXPORTED void coreaiInputFileDestroy(CoreaiInputFile input);
 

@@ -223,11 +223,14 @@ bool coreaiAttachExternalWeights(MlirOperation rootOp,
   return ok;
 }
 
-bool coreaiReleaseResourcePages(MlirAttribute attr) {
+/// The blob of a `dense_resource` attribute, or null.
+static AsmResourceBlob *resourceBlob(MlirAttribute attr) {
   auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(unwrap(attr));
-  if (!resource)
-    return false;
-  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  return resource ? resource.getRawHandle().getBlob() : nullptr;
+}
+
+bool coreaiReleaseResourcePages(MlirAttribute attr) {
+  AsmResourceBlob *blob = resourceBlob(attr);
   if (!blob)
     return false;
   llvm::ArrayRef<char> data = blob->getData();
@@ -250,10 +253,7 @@ bool coreaiReleaseResourcePages(MlirAttribute attr) {
 bool coreaiDropResourceBlob(MlirAttribute attr) {
   if (coreaiReleaseResourcePages(attr))
     return true;
-  auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(unwrap(attr));
-  if (!resource)
-    return false;
-  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  AsmResourceBlob *blob = resourceBlob(attr);
   if (!blob)
     return false;
   // Runs the blob's deleter (the bytes a pass handed to MLIR).

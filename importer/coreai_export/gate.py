@@ -373,11 +373,7 @@ def run_coreai_core(module, input_files, outs):
     child process; [(outputs, '') or (None, error)]."""
     import numpy as np
 
-    r = subprocess.run([sys.executable, "-m", "coreai_export.gate", "--core-worker", str(module),
-                        *(f"{i}={o}" for i, o in zip(input_files, outs))],
-                       capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(
-                           [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])))
+    r = run_core_child(["--core-worker", str(module), *(f"{i}={o}" for i, o in zip(input_files, outs))])
     if r.returncode < 0:
         why = f"coreai-core's interpreter died ({signal.Signals(-r.returncode).name})"
         return [(None, why)] * len(outs)
@@ -390,6 +386,36 @@ def run_coreai_core(module, input_files, outs):
         with np.load(o) as z:
             results.append(({k: z[k] for k in z.files}, ""))
     return results
+
+
+SWIFT_ABORT = "C++ exception handling detected but the Swift runtime was compiled with exceptions disabled"
+
+
+def run_core_child(args):
+    """`python -m coreai_export.gate ARGS` (a coreai-core worker) in a child
+    process. coreai-core 1.0.0b3's Swift runtime sometimes aborts with
+    SWIFT_ABORT on a call that runs on the next try; such a death, or a
+    fatal signal, is retried once (and said on stdout): a second death is
+    the result."""
+    command = [sys.executable, "-m", "coreai_export.gate", *args]
+    r = subprocess.run(command, capture_output=True, text=True, env=_worker_env())
+    if r.returncode < 0 or SWIFT_ABORT in r.stderr:
+        why = SWIFT_ABORT if SWIFT_ABORT in r.stderr else signal.Signals(-r.returncode).name
+        print(f"coreai-gate: coreai-core died ({why}); rerun once", flush=True)
+        r = subprocess.run(command, capture_output=True, text=True, env=_worker_env())
+    return r
+
+
+def abort_worker(counter):
+    """A worker that dies as coreai-core's Swift runtime does while the
+    count in the file `counter` is positive (decrementing it), else
+    succeeds: what the test of `run_core_child`'s rerun runs."""
+    n = int(Path(counter).read_text())
+    if n > 0:
+        Path(counter).write_text(str(n - 1))
+        print(f"Fatal error: {SWIFT_ABORT}", file=sys.stderr, flush=True)
+        os.abort()
+    return 0
 
 
 def causal_lm(model):
@@ -651,9 +677,7 @@ class Gate:
         request.write_text(json.dumps({"prompts": prompts, "continuations": want}))
         for runtime in ("coreai-core", "coreai-run"):
             out = self.work / f"llm-{runtime}.npz"
-            p = subprocess.run([sys.executable, "-m", "coreai_export.gate", "--llm-worker", str(bundle), runtime,
-                                str(self.tools.run_), str(request), str(out)],
-                               capture_output=True, text=True, env=_worker_env())
+            p = run_core_child(["--llm-worker", str(bundle), runtime, str(self.tools.run_), str(request), str(out)])
             if p.returncode != 0:
                 tail = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
                 self.check("D", False, f"{runtime}: {tail}", executor=runtime)
@@ -835,6 +859,8 @@ def main(argv=None):
         return core_worker(argv[1], argv[2:])
     if argv[:1] == ["--llm-worker"]:
         return llm_worker(*argv[1:])
+    if argv[:1] == ["--abort-worker"]:
+        return abort_worker(argv[1])
     ns = build_parser().parse_args(argv)
     try:
         if ns.json and not os.path.isdir(os.path.dirname(os.path.abspath(ns.json))):

@@ -113,6 +113,21 @@ def test_gate_d_greedy_tokens(tmp_path):
     assert "step 0: tokens" in report["gates"]["D"]["checks"][0]["message"]
 
 
+def test_a_coreai_core_worker_dying_like_its_swift_runtime_is_rerun_once(tmp_path, capsys):
+    """coreai-core 1.0.0b3's Swift runtime sometimes aborts on a call that
+    runs on the next try: the gate's coreai-core workers are rerun once
+    (and say so); a second death is the result."""
+    from coreai_export.gate import run_core_child
+
+    counter = tmp_path / "deaths"
+    counter.write_text("1")
+    assert run_core_child(["--abort-worker", str(counter)]).returncode == 0
+    assert "coreai-core died" in capsys.readouterr().out
+    counter.write_text("2")
+    r = run_core_child(["--abort-worker", str(counter)])
+    assert r.returncode < 0 and "Swift runtime" in r.stderr, r
+
+
 def test_gate_d_runs_a_causal_lms_bundle_in_both_runtimes(tmp_path):
     """A transformers Llama: gate D converts it to an LLM bundle (f32) and,
     in coreai-core's runtime and in coreai-run, through the bundle's own

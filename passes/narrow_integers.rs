@@ -58,7 +58,7 @@ use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::raw;
 use coreai_ir::rewrite::RewriteOptions;
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
-use mlir_sys::{MlirOperation, MlirType, MlirValue};
+use mlir_sys::{MlirBlock, MlirOperation, MlirType, MlirValue};
 use std::collections::{HashMap, HashSet};
 
 pub const INFO: PassInfo = PassInfo {
@@ -444,7 +444,7 @@ impl Analysis {
         for arg in raw::arguments(block) {
             let bound = if public {
                 if self.inputs {
-                    index_extent(arg, &self.calls).map(|n| Range::new(-n, n - 1))
+                    index_extent(arg, block, &self.calls).map(|n| Range::new(-n, n - 1))
                 } else {
                     None
                 }
@@ -1104,19 +1104,25 @@ const INDEX_CHAIN: &[&str] = &[
     coreai::SHRINK_DIMS,
 ];
 
-/// The shortest largest indexed dim among the gathers `v` indexes (through
-/// integer casts and reshapes, and into private graphs called once), when
-/// it indexes at least one and every one it indexes is static and at most
-/// 32767 long: every valid `v` lies in `[-n, n)`.
-fn index_extent(v: MlirValue, calls: &HashMap<String, usize>) -> Option<i128> {
+/// `n`, the smallest among the gathers `v` indexes in its `block` (through
+/// integer casts and reshapes, and into private graphs called once) of each
+/// one's longest static indexed dim, when it is at most 32767: the program
+/// is defined only where every one of them reads in range, so every valid
+/// `v` lies in `[-n, n)`. Gathers in nested regions need not run and do not
+/// count.
+fn index_extent(v: MlirValue, block: MlirBlock, calls: &HashMap<String, usize>) -> Option<i128> {
     let mut best: Option<i128> = None;
     let mut meet = |n: i128| best = Some(best.map_or(n, |b: i128| b.min(n)));
     for (user, operand) in raw::uses(v) {
+        // Only ops every call runs: a gather in a branch need not run.
+        if raw::block_of(user).ptr != block.ptr {
+            continue;
+        }
         let name = raw::op_name(user);
         if INDEX_CHAIN.contains(&name.as_str()) && operand == 0 {
             let result = raw::result(user, 0);
             if raw::int_kind(element_of(result)).is_some() {
-                if let Some(n) = index_extent(result, calls) {
+                if let Some(n) = index_extent(result, block, calls) {
                     meet(n);
                 }
             }
@@ -1125,10 +1131,11 @@ fn index_extent(v: MlirValue, calls: &HashMap<String, usize>) -> Option<i128> {
                 meet(n);
             }
         } else if name == coreai::INVOKE {
-            let param = private_callee(user, calls)
-                .and_then(raw::entry_block)
-                .and_then(|b| raw::arguments(b).get(operand).copied());
-            if let Some(n) = param.and_then(|p| index_extent(p, calls)) {
+            let Some(callee) = private_callee(user, calls).and_then(raw::entry_block) else {
+                continue;
+            };
+            let param = raw::arguments(callee).get(operand).copied();
+            if let Some(n) = param.and_then(|p| index_extent(p, callee, calls)) {
                 meet(n);
             }
         }

@@ -66,6 +66,28 @@ coreai.graph @declined(%ids: tensor<3xsi64>, %t: tensor<40000x8xf16>, %j: tensor
 
 // -----
 
+// Ids gathered only in a branch: the branch need not run, so nothing bounds
+// them (a value out of the table's range is defined when the other branch
+// runs); the argument keeps its type, though its cast is in the entry block.
+// CHECK-LABEL: coreai.graph @branch(
+// CHECK-SAME:    %{{.*}}: tensor<4xsi64>
+// REMARK: an argument of type tensor<4xsi64> keeps its type: its values may reach [-9223372036854775808, 9223372036854775807]
+coreai.graph @branch(%ids: tensor<4xsi64>, %t: tensor<64x16xf16>, %c: tensor<i1>) -> tensor<4x16xf16> {
+  %s = coreai.constant dense<[4, 1]> : tensor<2xui32>
+  %c32 = coreai.cast %ids : tensor<4xsi64> to tensor<4xsi32>
+  %r = coreai.if %c {
+    %i = coreai.reshape %c32, %s : (tensor<4xsi32>, tensor<2xui32>) -> tensor<4x1xsi32>
+    %g = coreai.gather_nd %t at %i : (tensor<64x16xf16>, tensor<4x1xsi32>) to tensor<4x16xf16>
+    coreai.yield %g : tensor<4x16xf16>
+  } else {
+    %z = coreai.constant dense<0.0> : tensor<4x16xf16>
+    coreai.yield %z : tensor<4x16xf16>
+  } : tensor<i1> -> tensor<4x16xf16>
+  coreai.output %r : tensor<4x16xf16>
+}
+
+// -----
+
 // RoBERTa's padding-aware positions, as the lowering writes them:
 // mask = ids != pad; pos = wrap32(cumsum(mask)) * mask + pad, gathered from
 // a 66-row table. mask ∈ [0, 1], the cumsum over 8 ∈ [0, 8], so PyTorch's

@@ -811,10 +811,7 @@ fn cleanup(root: OperationRef<'_, '_>) {
                         drop(values);
                         let f16_attr = match ir::resource_name(attr) {
                             Some(name) if halves.len() > 1 => ir::f16_resource(ty, &name, &halves),
-                            _ => ir::f16_attribute(
-                                ty,
-                                &halves.iter().map(|h| h.to_f32()).collect::<Vec<_>>(),
-                            ),
+                            _ => coreai_ir::raw::f16_attribute(ty, &halves),
                         };
                         let value = ir::named(c, "value", f16_attr);
                         let k =

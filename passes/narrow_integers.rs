@@ -772,7 +772,7 @@ impl Analysis {
             let name = raw::op_name(user);
             if !self.known.contains(&(user.ptr as usize)) {
                 return Some(format!(
-                    "it is used by '{name}' outside the analyzed graphs"
+                    "it is used by '{name}' in a nested region (not analyzed)"
                 ));
             }
             if name == coreai::INVOKE {

@@ -29,10 +29,20 @@ pub enum Stage {
     /// `canonicalize`, `cse`) for `gpu`; `target-ane` (then `canonicalize`,
     /// `cse`, `core-optimize`) for `ane`.
     Target,
+    /// The compiled program as the asset holds it: written as the aicode
+    /// serialization and read back (`aicode-roundtrip`), what coreai-core's
+    /// runtime receives.
+    Aicode,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 4] = [Stage::Aten, Stage::Coreai, Stage::Optimized, Stage::Target];
+    pub const ALL: [Stage; 5] = [
+        Stage::Aten,
+        Stage::Coreai,
+        Stage::Optimized,
+        Stage::Target,
+        Stage::Aicode,
+    ];
 
     /// The stage's name on command lines (`--compile-to NAME`).
     pub fn name(self) -> &'static str {
@@ -41,6 +51,7 @@ impl Stage {
             Stage::Coreai => "coreai",
             Stage::Optimized => "optimized",
             Stage::Target => "target",
+            Stage::Aicode => "aicode",
         }
     }
 
@@ -62,6 +73,10 @@ impl Stage {
                  `target-gpu` (then `canonicalize`, `cse`) for `gpu`; `target-ane` (then \
                  `canonicalize`, `cse`, `core-optimize`) for `ane`; then `state-handles` (states \
                  become handles the runtime binds with `state=`)"
+            }
+            Stage::Aicode => {
+                "The compiled program as the asset holds it: written as the aicode serialization \
+                 and read back (`aicode-roundtrip`), what coreai-core's runtime receives"
             }
         }
     }
@@ -283,13 +298,16 @@ const STAGES: &[(Stage, &[&str])] = &[
 /// The passes `--precision f16` adds at the end of the optimized stage.
 const F16_PASSES: &[&str] = &["cast-to-f16"];
 
-/// The passes of `target` (its stage `Target`); the first is the target's
-/// own pass (it takes `remarks=true` under `--explain`), the others clean
-/// up after it.
 /// The Neural Engine's si16 integers (and, with [`Io::F16`], index
 /// inputs).
 const NARROW_INTEGERS: &str = "narrow-integers";
 
+/// The stage `Aicode`: the backend as a pass.
+const BACKEND_STAGE: &str = "aicode-roundtrip";
+
+/// The passes of `target` (its stage `Target`); the first is the target's
+/// own pass (it takes `remarks=true` under `--explain`), the others clean
+/// up after it.
 fn target_passes(target: Target) -> &'static [&'static str] {
     match target {
         Target::Cpu => &["target-cpu", "canonicalize", "cse", "state-handles"],
@@ -340,7 +358,8 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         Precision::F16 if stop >= Stage::Optimized => F16_PASSES,
         _ => &[],
     };
-    let mut target_stage: Vec<&str> = if stop == Stage::Target {
+    let target = stop >= Stage::Target;
+    let mut target_stage: Vec<&str> = if target {
         target_passes(options.target).to_vec()
     } else {
         Vec::new()
@@ -377,7 +396,7 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         .as_ref()
         .filter(|_| stop >= Stage::Optimized)
         .map(|c| c.pass().to_string());
-    let residency = (stop == Stage::Target && options.target == Target::Ane)
+    let residency = (target && options.target == Target::Ane)
         .then_some(if options.require_resident {
             Some("ane-residency{require-resident=true}")
         } else if options.explain {
@@ -397,9 +416,10 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         .chain(target_stage.iter().map(explained))
         .chain(residency.map(str::to_string))
         .chain(
-            (stop == Stage::Target && !hw.is_empty())
+            (target && !hw.is_empty())
                 .then(|| format!("set-hw-constraints{{constraints={}}}", hw.join(","))),
         )
+        .chain((stop == Stage::Aicode).then(|| BACKEND_STAGE.to_string()))
         .collect();
     format!("builtin.module({})", passes.join(","))
 }
@@ -468,6 +488,10 @@ mod tests {
              state-handles)"
         );
         assert_eq!(pipeline(Stage::Coreai, &f16), p(Stage::Coreai));
+        assert_eq!(
+            p(Stage::Aicode),
+            p(Stage::Target).replace("state-handles)", "state-handles,aicode-roundtrip)")
+        );
     }
 
     #[test]
@@ -568,6 +592,7 @@ mod tests {
             .map(|(_, p)| *p)
             .chain([F16_PASSES])
             .chain(targets)
+            .chain([&[BACKEND_STAGE][..]])
         {
             for pass in passes {
                 assert!(known.iter().any(|k| k == pass), "{pass} is not registered");

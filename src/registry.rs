@@ -1,7 +1,8 @@
 //! The project's passes and pipelines, by name.
 //!
 //! Every pass is declared once, as a [`PassInfo`] in its own file, and listed
-//! in [`PASSES`] (the `coreai-passes` crate). `coreai-opt --list-passes`, the
+//! in [`coreai_passes::PASSES`] (the `coreai-passes` crate) or, for the
+//! backend's, [`BACKEND_PASSES`]; [`passes`] lists both. `coreai-opt --list-passes`, the
 //! docs, option errors and "unknown pass" suggestions all come from here, and
 //! [`register_all`] makes every entry nameable in textual pipelines (next to
 //! upstream MLIR passes) through the C++ foreign-pass shim
@@ -11,7 +12,14 @@ pub use coreai_ir::pass::{
     configure, parse_bool, parse_choices, parse_options, Pass, PassClone, PassFailed, PassInfo,
     PassOption, PassResult, PipelineInfo, REWRITE_OPTIONS,
 };
-pub use coreai_passes::PASSES;
+
+/// The library's own passes: the backend as a pass.
+pub static BACKEND_PASSES: &[PassInfo] = &[crate::backend::roundtrip::INFO];
+
+/// Every project pass: the `coreai-passes` crate's, then the backend's.
+pub fn passes() -> impl Iterator<Item = &'static PassInfo> {
+    coreai_passes::PASSES.iter().chain(BACKEND_PASSES)
+}
 
 use coreai_ir::{ffi, foreign_pass};
 use mlir_sys::MlirStringRef;
@@ -32,7 +40,7 @@ pub static PIPELINES: &[PipelineInfo] = &[
 ];
 
 pub fn find_pass(name: &str) -> Option<&'static PassInfo> {
-    PASSES.iter().find(|p| p.name == name)
+    passes().find(|p| p.name == name)
 }
 
 /// Registers every project pass and pipeline, and the upstream passes
@@ -41,7 +49,7 @@ pub fn register_all() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| unsafe {
         ffi::coreaiRegisterUpstreamPasses();
-        for info in PASSES {
+        for info in passes() {
             foreign_pass::register(info);
         }
         for pipeline in PIPELINES {
@@ -86,7 +94,7 @@ pub fn upstream_passes() -> Vec<(String, String)> {
 /// Every name a textual pipeline may use: project passes and pipelines, and
 /// the upstream passes.
 pub fn all_pass_names() -> Vec<String> {
-    let mut names: Vec<String> = PASSES.iter().map(|p| p.name.to_string()).collect();
+    let mut names: Vec<String> = passes().map(|p| p.name.to_string()).collect();
     names.extend(PIPELINES.iter().map(|p| p.name.to_string()));
     names.extend(upstream_passes().into_iter().map(|(name, _)| name));
     names.sort();
@@ -101,7 +109,7 @@ pub fn markdown() -> String {
          prints the same list with the upstream passes. Regenerate with\n\
          `COREAI_BLESS=1 cargo test --test docs`.\n",
     );
-    for pass in PASSES {
+    for pass in passes() {
         out.push_str(&format!(
             "\n## `{}`\n\n{}\n\n{}\n\n",
             pass.name,
@@ -145,7 +153,7 @@ mod tests {
 
     #[test]
     fn pass_names_are_unique_across_passes_and_pipelines() {
-        let mut names: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
+        let mut names: Vec<&str> = passes().map(|p| p.name).collect();
         names.extend(PIPELINES.iter().map(|p| p.name));
         let before = names.len();
         names.sort();

@@ -8,6 +8,7 @@
 
 pub mod aicode;
 pub mod link;
+pub mod roundtrip;
 
 use melior::ir::operation::OperationRef;
 use std::{ffi::c_void, io::Write};

@@ -80,7 +80,8 @@ def test_golden_programs_read_as_coreai_cores_own_reader_reads_them(tmp_path):
     """coreai-core's reading of each aicode asset into coreai IR
     (`convert-from-versioned`, what its loader runs; all in one child
     process, since a bad file can abort it), printed by coreai-opt without
-    locations (coreai-core's are `#debuginfo` ones), equals ours."""
+    locations (coreai-core's are `#debuginfo` ones), equals ours: coreai-opt
+    reading the asset, and `coreai-compile --compile-to aicode`."""
     args = []
     for path in COVERED:
         asset = tmp_path / f"{path.stem}.aimodel"
@@ -95,6 +96,8 @@ def test_golden_programs_read_as_coreai_cores_own_reader_reads_them(tmp_path):
             continue
         theirs = tool("coreai-opt", core).stdout
         assert tool("coreai-opt", tmp_path / f"{path.stem}.aimodel").stdout == theirs, path.stem
+        # The backend as a stage (`aicode-roundtrip`) reads what the asset holds.
+        assert tool("coreai-compile", path, "--compile-to", "aicode").stdout == theirs, path.stem
 
 
 @pytest.mark.parametrize("path", [p for p in COVERED if p.stem in {"activations", "control_while", "state_handle",

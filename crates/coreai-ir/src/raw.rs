@@ -649,6 +649,30 @@ pub fn parse_type(op: MlirOperation, text: &str) -> Option<MlirType> {
     (!ty.ptr.is_null()).then_some(ty)
 }
 
+/// Replaces the body of `module` (a `builtin.module`) with that of the
+/// module `text` parses to in its context; its own attributes stay. False
+/// (and `module` unchanged) when `text` does not parse: the parser's
+/// diagnostics went to the context's handlers.
+pub fn replace_module_body(module: MlirOperation, text: &str) -> bool {
+    unsafe {
+        let parsed = mlirModuleCreateParse(mlirOperationGetContext(module), string_ref(text));
+        if parsed.ptr.is_null() {
+            return false;
+        }
+        let region = mlirOperationGetRegion(module, 0);
+        let mut block = mlirRegionGetFirstBlock(region);
+        while !block.ptr.is_null() {
+            let next = mlirBlockGetNextInRegion(block);
+            mlirBlockDetach(block);
+            mlirBlockDestroy(block);
+            block = next;
+        }
+        mlirRegionTakeBody(region, mlirOperationGetRegion(mlirModuleGetOperation(parsed), 0));
+        mlirModuleDestroy(parsed);
+    }
+    true
+}
+
 /// `text` parsed as an attribute in `op`'s context.
 pub fn parse_attribute(op: MlirOperation, text: &str) -> Option<MlirAttribute> {
     let a = unsafe { mlirAttributeParseGet(mlirOperationGetContext(op), string_ref(text)) };

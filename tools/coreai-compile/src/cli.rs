@@ -13,11 +13,12 @@ pub struct StageArg(pub Stage);
 
 impl ValueEnum for StageArg {
     fn value_variants<'a>() -> &'a [Self] {
-        const ALL: [StageArg; 4] = [
+        const ALL: [StageArg; 5] = [
             StageArg(Stage::ALL[0]),
             StageArg(Stage::ALL[1]),
             StageArg(Stage::ALL[2]),
             StageArg(Stage::ALL[3]),
+            StageArg(Stage::ALL[4]),
         ];
         &ALL
     }

@@ -75,8 +75,8 @@ struct Cli {
 
 /// One pass's long description (its file's `//!` header) and options.
 fn describe_pass(name: &str) -> Result<(), OptError> {
-    let Some(pass) = registry::PASSES.iter().find(|p| p.name == name) else {
-        let names: Vec<&str> = registry::PASSES.iter().map(|p| p.name).collect();
+    let Some(pass) = registry::passes().find(|p| p.name == name) else {
+        let names: Vec<&str> = registry::passes().map(|p| p.name).collect();
         return Err(OptError::Usage(format!(
             "--list-passes: no coreai pass named '{name}'; coreai passes: {}",
             names.join(", ")
@@ -100,7 +100,7 @@ fn describe_pass(name: &str) -> Result<(), OptError> {
 
 fn list_passes() {
     let mut out = String::from("coreai passes (`--list-passes=NAME` for a pass's description):\n");
-    for pass in registry::PASSES {
+    for pass in registry::passes() {
         out.push_str(&format!("  {}  -  {}\n", pass.name, pass.summary));
         for option in pass.options {
             out.push_str(&format!(

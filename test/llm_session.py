@@ -4,8 +4,10 @@ recorded for the tests: `record(bundle, runtime, coreai_run, turns)`.
 `turns` is a list of turns, each `{"generate": PROMPT, "n": N}` (greedy)
 or `{"follow": PROMPT, "continuation": TOKENS}` (teacher-forced). The
 record holds, per turn k, `tokens_k` (the chosen tokens) and every call's
-logits in order (`logits_k_j`, [fed positions, vocab]), and `calls`
-(new tokens, positions) of each call. With runtime "coreai-core" the tests
+logits in order (`logits_k_j`, [fed positions, vocab]; a Neural Engine
+bundle's prompt call gives its last position's only, the other chunks
+running `prompt_opt`), `calls` (new tokens, positions) of each call, and
+for a Neural Engine bundle `functions`, the function each call ran. With runtime "coreai-core" the tests
 run it in the oracle's worker (`oracle.llm_session`), where a death of
 coreai-core's runtime is rerun like every oracle call."""
 
@@ -26,8 +28,8 @@ def record(bundle, runtime, coreai_run, turns):
         for k, turn in enumerate(turns):
             logits = []
 
-            def recording(tokens, logits=logits):
-                result = step(tokens)
+            def recording(tokens, logits=logits, **kw):
+                result = step(tokens, **kw)
                 logits.append(result)
                 return result
 
@@ -40,4 +42,6 @@ def record(bundle, runtime, coreai_run, turns):
             for j, l in enumerate(logits):
                 out[f"logits_{k}_{j}"] = l
         out["calls"] = np.asarray(session.calls, dtype=np.int64)
+        if session._ane is not None:
+            out["functions"] = np.asarray([entry for entry, _, _ in session._ane.calls])
     return out

@@ -455,8 +455,8 @@ def llm_worker(bundle, runtime, coreai_run, request, out):
         with llm.Session(bundle, runtime, coreai_run) as s:
             step, logits = s.step, []
 
-            def recording(tokens, step=step, logits=logits):
-                result = step(tokens)
+            def recording(tokens, step=step, logits=logits, **kw):
+                result = step(tokens, **kw)
                 logits.append(np.asarray(result, dtype=np.float32)[-1])
                 return result
 

@@ -282,7 +282,8 @@ def _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, 
 def _convert_neural_engine(model, output_dir, *, max_context, precision, compress, tokenizer, name, compiler,
                            query_lengths, shape, sliding, vocab):
     """The Neural Engine bundle (llm_ane.py): one asset with a static
-    `extend_{M}_{q}` function per query length, no states."""
+    `extend_{M}_{q}` function per query length (and a `prompt_opt_{M}_{q}`
+    per length > 1), no states."""
     from . import llm_ane
     from .convert import compile_asset
 
@@ -300,12 +301,15 @@ def _convert_neural_engine(model, output_dir, *, max_context, precision, compres
                   metadata={"description": f"{type(model).__name__} causal LM, Neural Engine form: read-only KV "
                                            f"cache, gather_embeddings and extend functions for query lengths {lengths}"})
     entries = [llm_ane.entry_name(max_context, q) for q in lengths]
-    metadata = _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, "ane",
-                         {"gather_embeddings": [llm_ane.gather_name(q) for q in lengths], "extend": entries})
+    prompts = llm_ane.prompt_lengths(lengths)
+    function_map = {"gather_embeddings": [llm_ane.gather_name(q) for q in lengths], "extend": entries}
+    if prompts:
+        function_map["prompt_opt"] = [llm_ane.prompt_name(max_context, q) for q in prompts]
+    metadata = _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, "ane", function_map)
     metadata.update({
         # What the runner allocates and how it calls: Apple's read-only
         # pattern (new keys and values written by the caller at the offset).
-        "neural_engine": {"layout": "readonly", "query_lengths": lengths,
+        "neural_engine": {"layout": "readonly", "query_lengths": lengths, "prompt_lengths": prompts,
                           "cache_shape": [n_layers, 1, heads * head_dim, 1, max_context],
                           "cache_dtype": "float16" if precision == "f16" else "float32",
                           "sliding_window": window},
@@ -351,6 +355,9 @@ class Session:
         self._functions = {}  # coreai-core's loaded functions of a Neural Engine bundle
         self._server = None  # the coreai-run --serve process
         self._ane = None
+        # Greedy decoding reads the last logits only: a Neural Engine bundle
+        # then skips the head of every prompt chunk but the last.
+        self._prompt_opt = bool(self.meta.get("neural_engine", {}).get("prompt_lengths"))
         if "neural_engine" in self.meta:
             from .llm_ane import AneSession
 
@@ -383,9 +390,11 @@ class Session:
     def __exit__(self, *exc):
         self.close()
 
-    def step(self, tokens):
+    def step(self, tokens, last_only=False):
         """Feeds `tokens` after everything fed so far; the logits [len, vocab]
-        of each fed position (float32)."""
+        of each fed position (float32), or with `last_only` of the last one
+        [1, vocab] (a Neural Engine bundle then runs its prompt chunks but
+        the last through `prompt_opt`, without the model's head)."""
         if not tokens:
             raise ValueError("step: no tokens to feed")
         seen = len(self.fed) + len(tokens)
@@ -393,7 +402,7 @@ class Session:
             raise ValueError(f"the conversation would hold {seen} positions; the bundle holds {self.capacity} "
                              "(max_context - 1)")
         if self._ane is not None:
-            logits = self._ane.step(list(tokens))
+            logits = self._ane.step(list(tokens), last_only)
             self.fed += list(tokens)
             self.calls.append((len(tokens), seen))
             return logits
@@ -402,7 +411,8 @@ class Session:
         logits = self._call(inputs)
         self.fed += list(tokens)
         self.calls.append((len(tokens), seen))
-        return np.asarray(logits, dtype=np.float32)[0]
+        logits = np.asarray(logits, dtype=np.float32)[0]
+        return logits[-1:] if last_only else logits
 
     def generate(self, prompt_ids, max_new_tokens):
         """Greedy decoding: feeds `prompt_ids` (after any earlier turn) and
@@ -412,7 +422,7 @@ class Session:
         self.pending = []
         out = []
         for _ in range(max_new_tokens):
-            logits = self.step(feed)
+            logits = self.step(feed, last_only=self._prompt_opt)
             token = int(np.argmax(logits[-1]))
             out.append(token)
             feed = [token]
@@ -430,7 +440,7 @@ class Session:
         self.pending = []
         choices = []
         for token in continuation:
-            choices.append(int(np.argmax(self.step(feed)[-1])))
+            choices.append(int(np.argmax(self.step(feed, last_only=self._prompt_opt)[-1])))
             feed = [int(token)]
         self.pending = feed
         return choices

@@ -20,6 +20,14 @@ write), so nothing is re-authored:
                    causal_mask: [1, M + q, 1, q],
                    key_cache, value_cache: [n_layers, 1, n_kv_heads * head_dim, 1, M])
         -> logits [1, q, vocab], new_keys, new_values: [n_layers, 1, n_kv_heads * head_dim, 1, q]
+    prompt_opt_{M}_{q}(the same inputs) -> new_keys, new_values     (q > 1)
+
+`prompt_opt` is Apple's prefill-mode entry point: a chunk of the prompt
+whose logits nobody reads (every chunk but the last) fills the cache
+without the model's head. It is the same model with only the new keys and
+values as outputs; the compiler drops what no output needs (the final
+norm and the vocabulary-wide product), and the bundle stores each shared
+weight once.
 
 The embedding is its own function, as in Apple's iOS export: the model's
 own input embedding module (a Gemma's scaled one included), whose result
@@ -256,6 +264,19 @@ class ExtendStep(torch.nn.Module):
         return out.logits, cache.stacked(cache.new_keys), cache.stacked(cache.new_values)
 
 
+class PromptStep(torch.nn.Module):
+    """forward(the inputs of ExtendStep) -> (new_keys, new_values): Apple's
+    `prompt_opt`, a prefill chunk whose logits are not read."""
+
+    def __init__(self, step):
+        super().__init__()
+        self.step = step
+
+    def forward(self, *inputs):
+        _, new_keys, new_values = self.step(*inputs)
+        return new_keys, new_values
+
+
 def causal_mask(offset, query_len, max_context, dtype=np.float16, window=None):
     """The combined read-only mask (1, M + q, 1, q) for a call at `offset`:
     past key k visible to every query when k < offset (the slots written so
@@ -280,6 +301,16 @@ def causal_mask(offset, query_len, max_context, dtype=np.float16, window=None):
 
 def entry_name(max_context, query_len):
     return f"extend_{max_context}_{query_len}"
+
+
+def prompt_name(max_context, query_len):
+    return f"prompt_opt_{max_context}_{query_len}"
+
+
+def prompt_lengths(query_lengths):
+    """The query lengths that get a `prompt_opt` function: every one but 1
+    (a one-token chunk is a decode step, or a prompt's rare remainder)."""
+    return [q for q in query_lengths if q > 1]
 
 
 def gather_name(query_len):
@@ -313,6 +344,9 @@ def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, ca
                   *rope_names(len(tables))],
                  ["logits", NEW_KEYS, NEW_VALUES])
         out.append((entry_name(max_context, q), import_model(step, example, "none", None, (), names)))
+        if q in prompt_lengths(query_lengths):
+            out.append((prompt_name(max_context, q),
+                        import_model(PromptStep(step).eval(), example, "none", None, (), (names[0], names[1][1:]))))
     return out, tables, window
 
 
@@ -338,6 +372,7 @@ class AneSession:
         shape = meta["neural_engine"]["cache_shape"]
         self.dtype = np.dtype(meta["neural_engine"].get("cache_dtype", "float16"))
         self.window = meta["neural_engine"].get("sliding_window")
+        self.prompt_lengths = set(meta["neural_engine"].get("prompt_lengths", ()))
         self.keys = np.zeros(shape, dtype=self.dtype)
         self.values = np.zeros(shape, dtype=self.dtype)
         self.call = call
@@ -345,8 +380,10 @@ class AneSession:
         self.pending = []
         self.calls = []
 
-    def step(self, tokens):
-        """Feeds `tokens`; the logits [len, vocab] of each (float32)."""
+    def step(self, tokens, last_only=False):
+        """Feeds `tokens`; the logits [len, vocab] of each (float32), or with
+        `last_only` of the last one [1, vocab]: then every chunk but the last
+        runs `prompt_opt` where the bundle has one for its length."""
         if len(self.fed) + len(tokens) > self.max_context:
             raise ValueError(f"the conversation would hold {len(self.fed) + len(tokens)} positions; the bundle "
                              f"holds {self.max_context}")
@@ -363,7 +400,9 @@ class AneSession:
             rope = {name: rows(table, t, q).astype(self.dtype)
                     for name, table in zip(rope_names(len(self.tables) // 2), self.tables)}
             embeds = self.call(gather_name(q), {"input_ids": np.asarray([ids], dtype=np.int64)})[TRANSFORMER_INPUT]
-            out = self.call(entry_name(self.max_context, q), {
+            prompt = last_only and rest and q in self.prompt_lengths
+            entry = (prompt_name if prompt else entry_name)(self.max_context, q)
+            out = self.call(entry, {
                 TRANSFORMER_INPUT: embeds,
                 "position_ids": (t + np.arange(q, dtype=np.int64))[None],
                 "causal_mask": causal_mask(t, q, self.max_context, self.dtype),
@@ -373,6 +412,8 @@ class AneSession:
             self.keys[..., t:t + n] = out[NEW_KEYS][..., :n]
             self.values[..., t:t + n] = out[NEW_VALUES][..., :n]
             self.fed += chunk
-            self.calls.append((q, n, t))
-            logits.append(np.asarray(out["logits"], dtype=np.float32)[0, :n])
-        return np.concatenate(logits, axis=0)
+            self.calls.append((entry, n, t))
+            if not prompt:
+                logits.append(np.asarray(out["logits"], dtype=np.float32)[0, :n])
+        logits = np.concatenate(logits, axis=0)
+        return logits[-1:] if last_only else logits

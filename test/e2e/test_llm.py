@@ -112,9 +112,11 @@ def eager_greedy(model, prompt, n):
     return ids[0, len(prompt):].tolist()
 
 
-def assert_logits_match(got, want, what):
+def assert_logits_match(got, want, what, last_only=False):
     assert len(got) == len(want), f"{what}: {len(got)} calls, eager made {len(want)}"
     for j, (g, w) in enumerate(zip(got, want)):
+        if last_only:
+            w = w[-1:]
         assert g.shape == w.shape, f"{what}: call {j} logits {g.shape}, eager {w.shape}"
         scale = np.abs(w).max()
         err = np.abs(g - w).max()
@@ -339,7 +341,10 @@ def test_neural_engine_form_in_f32_equals_eager(name, tmp_path):
     DynamicCache steps to 1e-4, in both runtimes. The 11-token prompt runs
     as a chunk of 8 and three calls of 1 (the chunk's queries see the
     chunk's own keys, not the unwritten cache slots), well past the
-    sliding window of 4 (Mistral, Gemma 2 and 3: the `sliding_mask`)."""
+    sliding window of 4 (Mistral, Gemma 2 and 3: the `sliding_mask`). The
+    chunk of 8 runs `prompt_opt` (no logits): greedy decoding reads each
+    call's last logits only, and those after the prompt and every decode
+    step read the keys and values `prompt_opt` returned."""
     model = build(name)
     bundle = convert(model, tmp_path / "bundle", target="ane", precision="f32")
     prompt = models.ids(11, seed=3)[0].tolist()
@@ -348,7 +353,9 @@ def test_neural_engine_form_in_f32_equals_eager(name, tmp_path):
     for runtime in RUNTIMES:
         record = run(bundle, runtime, [{"generate": prompt, "n": 12}])
         assert record["tokens_0"].tolist() == want, f"{name} in {runtime}"
-        assert_logits_match(call_logits(record, 0), steps, f"{name} in {runtime}")
+        assert_logits_match(call_logits(record, 0), steps, f"{name} in {runtime}", last_only=True)
+        functions = record["functions"].tolist()
+        assert functions[:4] == [f"prompt_opt_{MAX_CONTEXT}_8"] + [f"extend_{MAX_CONTEXT}_1"] * 3, functions
 
 
 @pytest.mark.parametrize("name", ["llama", "qwen3", "gemma3"])
@@ -391,7 +398,8 @@ def test_neural_engine_bundle_layout_and_signature(tmp_path):
     meta = json.loads((bundle / "metadata.json").read_text())
     assert meta["language"]["function_map"] == {
         "gather_embeddings": ["gather_embeddings_1", "gather_embeddings_8"],
-        "extend": [f"extend_{MAX_CONTEXT}_1", f"extend_{MAX_CONTEXT}_8"]}
+        "extend": [f"extend_{MAX_CONTEXT}_1", f"extend_{MAX_CONTEXT}_8"],
+        "prompt_opt": [f"prompt_opt_{MAX_CONTEXT}_8"]}
     assert meta["neural_engine"]["cache_shape"] == [2, 1, 32, 1, MAX_CONTEXT]
     assert "states" not in meta
     one = convert(model, tmp_path / "one", target="ane", precision="f16", query_lengths=(8,))
@@ -415,6 +423,22 @@ def test_neural_engine_bundle_layout_and_signature(tmp_path):
     assert [(a["name"], a["type"]) for a in sig["results"]] == [
         ("logits", f"tensor<1x8x{models.VOCAB}xf16>"), ("new_keys", "tensor<2x1x32x1x8xf16>"),
         ("new_values", "tensor<2x1x32x1x8xf16>")]
+    # prompt_opt: extend's inputs, the new keys and values only, and 8
+    # products fewer than extend: the head's, and the last layer's after its
+    # key and value projections (the query projection, the two attention
+    # products, the output projection, the MLP's three), which no new key
+    # or value reads.
+    r = subprocess.run([str(COREAI_RUN), str(bundle / "model.aimodel"), "--entry", f"prompt_opt_{MAX_CONTEXT}_8",
+                        "--print-signature"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    prompt = json.loads(r.stdout)
+    assert prompt["arguments"] == sig["arguments"]
+    assert prompt["results"] == sig["results"][1:]
+    ir = subprocess.run([str(BUILD / "coreai-opt"), str(bundle / "model.aimodel")], capture_output=True, text=True)
+    assert ir.returncode == 0, ir.stderr
+    graphs = dict(re.findall(r"coreai\.graph @(\w+)(.*?)\n  \}", ir.stdout, re.S))
+    products = {n: len(re.findall(r"= coreai\.\S*matmul ", g)) for n, g in graphs.items()}
+    assert products[f"prompt_opt_{MAX_CONTEXT}_8"] == products[f"extend_{MAX_CONTEXT}_8"] - 8, products
     # A sliding-window model takes its second mask after the caches.
     sliding = convert(build("mistral"), tmp_path / "sliding", target="ane", precision="f16")
     assert json.loads((sliding / "metadata.json").read_text())["neural_engine"]["sliding_window"] == 4
@@ -435,7 +459,8 @@ def test_command_line_converts_and_generates_the_neural_engine_form(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     meta = json.loads((bundle / "metadata.json").read_text())
     assert meta["language"]["function_map"] == {"gather_embeddings": ["gather_embeddings_1", "gather_embeddings_4"],
-                                                 "extend": ["extend_32_1", "extend_32_4"]}
+                                                 "extend": ["extend_32_1", "extend_32_4"],
+                                                 "prompt_opt": ["prompt_opt_32_4"]}
     r = subprocess.run([sys.executable, "-m", "coreai_export.llm", "-o", str(bundle), "--generate", "3,1,4,1,5,9",
                         "--max-new-tokens", "6", "--runtime", "coreai-run"], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-3000:]

@@ -4,7 +4,7 @@
 against `extend` for every chunk, in one run. A benchmark, not a test
 (test/e2e/test_llm.py holds the assertions).
 
-    .venv/bin/python bench/ane_prefill.py [--size 60M] [--prompt 128] [--chunk 64] [--runs 3]
+    .venv/bin/python bench/ane_prefill.py [--size 60M] [--prompt 128] [--chunk 64] [--runs 3] [--runtimes coreai-run,coreai-core]
 
 A transformers Llama of `--size` parameters (bench/scale.py's
 configurations, random weights) converted with `target="ane"` (f16,
@@ -38,6 +38,7 @@ def main():
     p.add_argument("--prompt", type=int, default=128)
     p.add_argument("--chunk", type=int, default=64)
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--runtimes", default="coreai-run,coreai-core", help="comma-separated (default both)")
     p.add_argument("--compiler", default=str(REPO / "target" / "release" / "coreai-compile"))
     p.add_argument("--coreai-run", default=str(REPO / "target" / "release" / "coreai-run"))
     args = p.parse_args()
@@ -55,7 +56,7 @@ def main():
               f"prompt {args.prompt} tokens in chunks of {args.chunk}")
         print("| runtime | extend for every chunk (s) | prompt_opt but the last (s) | ratio |")
         print("|---|---:|---:|---:|")
-        for runtime in ("coreai-run", "coreai-core"):
+        for runtime in args.runtimes.split(","):
             times = {False: [], True: []}
             for _ in range(args.runs):
                 for last_only in (False, True):

@@ -206,7 +206,8 @@ def describe(model):
 # ---------------------------------------------------------------- conversion
 
 def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision="f16", compress=None,
-                      tokenizer=None, name="model", compiler=None, timing=False, query_lengths=(1, 8)):
+                      tokenizer=None, name="model", compiler=None, timing=False, query_lengths=(1, 8),
+                      cache_lengths=None):
     """Converts `model` to an LLM bundle in `output_dir` (created); returns
     its path. `max_context`: the most positions one conversation holds
     (the caches' length). `precision="f16"` also stores the caches in f16.
@@ -214,7 +215,9 @@ def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision
     `tokenizer`: a transformers tokenizer (saved into the bundle) or None.
     `target="ane"`: the Neural Engine form (llm_ane.py: a read-only cache
     passed in and the new keys and values returned, one static function
-    `extend_{max_context}_{q}` per `query_lengths` entry)."""
+    `extend_{M}_{q}` per `query_lengths` entry and cache length `M` of the
+    ladder: `cache_lengths`, or 256 doubling below `max_context`, then
+    `max_context`)."""
     if not isinstance(max_context, int) or max_context < 4:
         raise ExportFailure(f"max_context={max_context!r}: expected an int of at least 4")
     model = model.eval()
@@ -223,7 +226,7 @@ def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision
         return _convert_neural_engine(model, output_dir, max_context=max_context, precision=precision,
                                       compress=compress, tokenizer=tokenizer, name=name, compiler=compiler,
                                       query_lengths=query_lengths, shape=(n_layers, heads, head_dim),
-                                      sliding=sliding, vocab=vocab)
+                                      sliding=sliding, vocab=vocab, cache_lengths=cache_lengths)
     cache_dtype = torch.float16 if precision == "f16" else torch.float32
     shape = (n_layers, 1, heads, max_context, head_dim)
     q, s = 3, 5  # the traced call: 3 new tokens after 2 cached ones
@@ -280,7 +283,7 @@ def _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, 
 
 
 def _convert_neural_engine(model, output_dir, *, max_context, precision, compress, tokenizer, name, compiler,
-                           query_lengths, shape, sliding, vocab):
+                           query_lengths, shape, sliding, vocab, cache_lengths):
     """The Neural Engine bundle (llm_ane.py): one asset with a static
     `extend_{M}_{q}` function per query length (and a `prompt_opt_{M}_{q}`
     per length > 1), no states."""
@@ -291,25 +294,28 @@ def _convert_neural_engine(model, output_dir, *, max_context, precision, compres
     if not lengths or lengths[0] < 1 or lengths[-1] > max_context:
         raise ExportFailure(f"query_lengths={query_lengths!r}: expected lengths from 1 to max_context")
     n_layers, heads, head_dim = shape
+    ladder = llm_ane.cache_ladder(max_context, cache_lengths)
     programs, tables, window = llm_ane.programs(model, max_context=max_context, query_lengths=lengths,
                                                 n_layers=n_layers, heads=heads, head_dim=head_dim,
-                                                cache_argument=_cache_argument(model), sliding=sliding)
+                                                cache_argument=_cache_argument(model), sliding=sliding,
+                                                cache_lengths=ladder)
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     asset = out / f"{name}.aimodel"
     compile_asset(programs, asset, target="ane", precision=precision, compress=compress, compiler=compiler,
                   metadata={"description": f"{type(model).__name__} causal LM, Neural Engine form: read-only KV "
                                            f"cache, gather_embeddings and extend functions for query lengths {lengths}"})
-    entries = [llm_ane.entry_name(max_context, q) for q in lengths]
+    entries = [llm_ane.entry_name(m, q) for m in ladder for q in lengths]
     prompts = llm_ane.prompt_lengths(lengths)
     function_map = {"gather_embeddings": [llm_ane.gather_name(q) for q in lengths], "extend": entries}
     if prompts:
-        function_map["prompt_opt"] = [llm_ane.prompt_name(max_context, q) for q in prompts]
+        function_map["prompt_opt"] = [llm_ane.prompt_name(m, q) for m in ladder for q in prompts]
     metadata = _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, "ane", function_map)
     metadata.update({
         # What the runner allocates and how it calls: Apple's read-only
         # pattern (new keys and values written by the caller at the offset).
         "neural_engine": {"layout": "readonly", "query_lengths": lengths, "prompt_lengths": prompts,
+                          "cache_lengths": ladder,
                           "cache_shape": [n_layers, 1, heads * head_dim, 1, max_context],
                           "cache_dtype": "float16" if precision == "f16" else "float32",
                           "sliding_window": window},
@@ -575,6 +581,9 @@ def build_parser():
     p.add_argument("--query-lengths", default="1,8", metavar="Q,Q",
                    help="with --target ane: the query length of each static extend function (default 1,8: decode "
                         "and chunked prefill)")
+    p.add_argument("--cache-lengths", metavar="M,M",
+                   help="with --target ane: the cache lengths of the functions (default 256 doubling below "
+                        "--max-context, then --max-context)")
     p.add_argument("--generate", metavar="IDS", help="run the bundle DIR instead: comma-separated prompt token ids")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--runtime", choices=["coreai-core", "coreai-run"], default="coreai-core")
@@ -598,9 +607,11 @@ def main(argv=None):
 
             tokenizer = AutoTokenizer.from_pretrained(ns.tokenizer)
         lengths = tuple(int(q) for q in ns.query_lengths.split(",") if q.strip())
+        ladder = (tuple(int(m) for m in ns.cache_lengths.split(",") if m.strip())
+                  if ns.cache_lengths else None)
         out = convert_causal_lm(model, ns.output, max_context=ns.max_context, target=ns.target,
                                 precision=ns.precision, compress=ns.compress, tokenizer=tokenizer, name=ns.name,
-                                query_lengths=lengths)
+                                query_lengths=lengths, cache_lengths=ladder)
         print(out)
         return 0
     except (ExportFailure, CompileFailure, ValueError, RuntimeError) as e:

@@ -22,6 +22,13 @@ write), so nothing is re-authored:
         -> logits [1, q, vocab], new_keys, new_values: [n_layers, 1, n_kv_heads * head_dim, 1, q]
     prompt_opt_{M}_{q}(the same inputs) -> new_keys, new_values     (q > 1)
 
+for each cache length `M` of the ladder (Apple's static cache-length
+ladder: 256, 512, ... doubling below `max_context`, then `max_context`;
+`cache_lengths=` sets it). A call at offset `t` runs the smallest `M >= t`:
+it reads the first `M` slots of the caller's cache, so a short
+conversation attends over a short cache. The keys past `t` are hidden by
+the mask whatever `M` is, so every length computes the same values.
+
 `prompt_opt` is Apple's prefill-mode entry point: a chunk of the prompt
 whose logits nobody reads (every chunk but the last) fills the cache
 without the model's head. It is the same model with only the new keys and
@@ -58,8 +65,7 @@ gets one table pair per type (`rope_cos_0`, `rope_sin_0`, ...).
 
 Not yet: Apple's `load_embeddings` function (the table as an output, for
 a runner that shares it between functions through an IOSurface), a
-separately compressed embedding, per-head attention, the static
-cache-length ladder (one cache length, `max_context`).
+separately compressed embedding, per-head attention.
 """
 
 import inspect
@@ -307,6 +313,27 @@ def prompt_name(max_context, query_len):
     return f"prompt_opt_{max_context}_{query_len}"
 
 
+SMALLEST_CACHE = 256  # Apple's IOS_STATIC_MIN_CACHE_LEN
+
+
+def cache_ladder(max_context, cache_lengths=None):
+    """The cache lengths of the functions, ascending, `max_context` last:
+    `cache_lengths` (with `max_context` added), or Apple's ladder, 256
+    doubling while below `max_context`."""
+    if cache_lengths is None:
+        ladder, m = [], SMALLEST_CACHE
+        while m < max_context:
+            ladder.append(m)
+            m *= 2
+    else:
+        ladder = [int(m) for m in cache_lengths]
+        bad = [m for m in ladder if m < 1 or m > max_context]
+        if bad:
+            raise ExportFailure(f"cache_lengths={tuple(cache_lengths)!r}: {bad[0]} is not a cache length from 1 to "
+                                f"max_context ({max_context})")
+    return sorted(set(ladder) | {max_context})
+
+
 def prompt_lengths(query_lengths):
     """The query lengths that get a `prompt_opt` function: every one but 1
     (a one-token chunk is a decode step, or a prompt's rare remainder)."""
@@ -317,9 +344,11 @@ def gather_name(query_len):
     return f"gather_embeddings_{query_len}"
 
 
-def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, cache_argument, sliding):
+def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, cache_argument, sliding,
+             cache_lengths=None):
     """([(entry name, ImportedProgram)], RoPE tables, sliding window): the
-    model imported once per query length, every shape static."""
+    model imported once per cache length and query length, every shape
+    static."""
     from .convert import import_model
 
     window = sliding_window(model, sliding)
@@ -327,26 +356,28 @@ def programs(model, *, max_context, query_lengths, n_layers, heads, head_dim, ca
     gather = GatherEmbeddings(model).eval()
     hidden = model.get_input_embeddings().weight.shape[1]
     tables = rope_tables(model, max_context)
-    shape = (n_layers, 1, heads * head_dim, 1, max_context)
     out = []
     for q in query_lengths:
-        masks = [torch.from_numpy(causal_mask(0, q, max_context, np.float32))]
-        mask_names = ["causal_mask"]
-        if window is not None:
-            masks.append(torch.from_numpy(causal_mask(0, q, max_context, np.float32, window)))
-            mask_names.append(SLIDING_MASK)
-        rope = [torch.from_numpy(rows(t, 0, q)) for pair in tables for t in pair]
         out.append((gather_name(q), import_model(gather, (torch.zeros(1, q, dtype=torch.long),), "none", None, (),
                                                  (["input_ids"], [TRANSFORMER_INPUT]))))
-        example = (torch.zeros(1, q, 1, hidden), torch.arange(q)[None], masks[0],
-                   torch.zeros(shape), torch.zeros(shape), *masks[1:], *rope)
-        names = ([TRANSFORMER_INPUT, "position_ids", "causal_mask", KEY_CACHE, VALUE_CACHE, *mask_names[1:],
-                  *rope_names(len(tables))],
-                 ["logits", NEW_KEYS, NEW_VALUES])
-        out.append((entry_name(max_context, q), import_model(step, example, "none", None, (), names)))
-        if q in prompt_lengths(query_lengths):
-            out.append((prompt_name(max_context, q),
-                        import_model(PromptStep(step).eval(), example, "none", None, (), (names[0], names[1][1:]))))
+    for m in cache_ladder(max_context, cache_lengths):
+        shape = (n_layers, 1, heads * head_dim, 1, m)
+        for q in query_lengths:
+            masks = [torch.from_numpy(causal_mask(0, q, m, np.float32))]
+            mask_names = ["causal_mask"]
+            if window is not None:
+                masks.append(torch.from_numpy(causal_mask(0, q, m, np.float32, window)))
+                mask_names.append(SLIDING_MASK)
+            rope = [torch.from_numpy(rows(t, 0, q)) for pair in tables for t in pair]
+            example = (torch.zeros(1, q, 1, hidden), torch.arange(q)[None], masks[0],
+                       torch.zeros(shape), torch.zeros(shape), *masks[1:], *rope)
+            names = ([TRANSFORMER_INPUT, "position_ids", "causal_mask", KEY_CACHE, VALUE_CACHE, *mask_names[1:],
+                      *rope_names(len(tables))],
+                     ["logits", NEW_KEYS, NEW_VALUES])
+            out.append((entry_name(m, q), import_model(step, example, "none", None, (), names)))
+            if q in prompt_lengths(query_lengths):
+                out.append((prompt_name(m, q), import_model(PromptStep(step).eval(), example, "none", None, (),
+                                                            (names[0], names[1][1:]))))
     return out, tables, window
 
 
@@ -373,6 +404,7 @@ class AneSession:
         self.dtype = np.dtype(meta["neural_engine"].get("cache_dtype", "float16"))
         self.window = meta["neural_engine"].get("sliding_window")
         self.prompt_lengths = set(meta["neural_engine"].get("prompt_lengths", ()))
+        self.cache_lengths = sorted(meta["neural_engine"].get("cache_lengths", [self.max_context]))
         self.keys = np.zeros(shape, dtype=self.dtype)
         self.values = np.zeros(shape, dtype=self.dtype)
         self.call = call
@@ -401,13 +433,16 @@ class AneSession:
                     for name, table in zip(rope_names(len(self.tables) // 2), self.tables)}
             embeds = self.call(gather_name(q), {"input_ids": np.asarray([ids], dtype=np.int64)})[TRANSFORMER_INPUT]
             prompt = last_only and rest and q in self.prompt_lengths
-            entry = (prompt_name if prompt else entry_name)(self.max_context, q)
+            # The shortest cache holding the t positions written so far.
+            m = next(m for m in self.cache_lengths if m >= t)
+            entry = (prompt_name if prompt else entry_name)(m, q)
             out = self.call(entry, {
                 TRANSFORMER_INPUT: embeds,
                 "position_ids": (t + np.arange(q, dtype=np.int64))[None],
-                "causal_mask": causal_mask(t, q, self.max_context, self.dtype),
-                KEY_CACHE: self.keys, VALUE_CACHE: self.values, **rope,
-                **({SLIDING_MASK: causal_mask(t, q, self.max_context, self.dtype, self.window)}
+                "causal_mask": causal_mask(t, q, m, self.dtype),
+                KEY_CACHE: np.ascontiguousarray(self.keys[..., :m]),
+                VALUE_CACHE: np.ascontiguousarray(self.values[..., :m]), **rope,
+                **({SLIDING_MASK: causal_mask(t, q, m, self.dtype, self.window)}
                    if self.window is not None else {})})
             self.keys[..., t:t + n] = out[NEW_KEYS][..., :n]
             self.values[..., t:t + n] = out[NEW_VALUES][..., :n]

@@ -358,6 +358,32 @@ def test_neural_engine_form_in_f32_equals_eager(name, tmp_path):
         assert functions[:4] == [f"prompt_opt_{MAX_CONTEXT}_8"] + [f"extend_{MAX_CONTEXT}_1"] * 3, functions
 
 
+def test_neural_engine_cache_length_ladder_equals_eager(tmp_path):
+    """`cache_lengths=(8, 16)`: functions for caches of 8, 16 and 64
+    positions; each call runs the shortest cache holding the positions
+    written so far (its first slots of the caller's cache), and in f32 the
+    tokens and every call's last logits equal eager's in both runtimes
+    while the calls climb the ladder. Mistral: its sliding mask is cut to
+    the same length."""
+    for name in ("llama", "mistral"):
+        model = build(name)
+        bundle = convert(model, tmp_path / name, target="ane", precision="f32", cache_lengths=(8, 16))
+        meta = json.loads((bundle / "metadata.json").read_text())
+        assert meta["neural_engine"]["cache_lengths"] == [8, 16, MAX_CONTEXT]
+        assert meta["language"]["function_map"]["extend"] == [f"extend_{m}_{q}" for m in (8, 16, MAX_CONTEXT)
+                                                              for q in (1, 8)]
+        prompt = models.ids(11, seed=5)[0].tolist()
+        want = eager_greedy(model, prompt, 12)
+        steps = eager_steps(model, prompt, want)
+        # Offsets 0 (the chunk of 8), 8, 9, 10 (the prompt's rest), then 11 .. 21.
+        ladder = (["prompt_opt_8_8", "extend_8_1"] + ["extend_16_1"] * 8 + [f"extend_{MAX_CONTEXT}_1"] * 5)
+        for runtime in RUNTIMES:
+            record = run(bundle, runtime, [{"generate": prompt, "n": 12}])
+            assert record["tokens_0"].tolist() == want, f"{name} in {runtime}"
+            assert_logits_match(call_logits(record, 0), steps, f"{name} in {runtime}", last_only=True)
+            assert record["functions"].tolist() == ladder
+
+
 @pytest.mark.parametrize("name", ["llama", "qwen3", "gemma3"])
 def test_neural_engine_form_agrees_with_the_gpu_form_and_stays_resident(name, tmp_path):
     """f16 (the Neural Engine's default): over 8 prompts, the Neural

@@ -219,8 +219,22 @@ fn tensor_type(t: MlirType) -> Option<TensorType> {
         if encoding.ptr.is_null() {
             return Some(ty);
         }
-        Some(ty.with_encoding(hw_constraints(&attr_text(encoding))?))
+        let text = attr_text(encoding);
+        if let Some(n) = bitmask(&text) {
+            return Some(ty.with_bitmask(n));
+        }
+        Some(ty.with_encoding(hw_constraints(&text)?))
     }
+}
+
+/// The set positions of `#coreai.sparse_tensor_encoding<bitmask,
+/// numNonZero = N, posWidth = 1, crdWidth = 1>` (by its text); `None` for
+/// any other encoding (another scheme, no `numNonZero`, block sizes).
+fn bitmask(text: &str) -> Option<u64> {
+    text.strip_prefix("#coreai.sparse_tensor_encoding<bitmask, numNonZero = ")?
+        .strip_suffix(", posWidth = 1, crdWidth = 1>")?
+        .parse()
+        .ok()
 }
 
 /// `#coreaix.hw_constraints<backing, alignments: [AxB..], interleave:
@@ -728,9 +742,9 @@ fn convert_op(
         .iter()
         .chain(inputs.iter().map(|&v| body.ty(v)))
         .filter(|_| !handle_access)
-        .find(|t| t.encoding.is_some())
+        .find(|t| t.hw_constraints().is_some())
     {
-        let e = t.encoding.as_ref().expect("an encoding");
+        let e = t.hw_constraints().expect("hardware constraints");
         return Err(error(
             op,
             format!(

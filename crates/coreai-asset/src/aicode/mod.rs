@@ -110,8 +110,19 @@ pub struct TensorType {
     pub dims: Vec<i64>,
     pub elt: Elt,
     pub kind: Kind,
-    /// `#coreaix.hw_constraints<...>` on a tensor (type code 3).
-    pub encoding: Option<HwConstraints>,
+    /// The tensor's encoding (type code 3).
+    pub encoding: Option<Encoding>,
+}
+
+/// A tensor encoding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// `#coreaix.hw_constraints<...>`.
+    Hw(HwConstraints),
+    /// `#coreai.sparse_tensor_encoding<bitmask, numNonZero = N, posWidth =
+    /// 1, crdWidth = 1>` (attribute code 21), the form of
+    /// `build_sparse_with_bitmask` results: `N` set positions.
+    Bitmask { non_zero: u64 },
 }
 
 /// The backing allocation of `#coreaix.hw_constraints`.
@@ -188,8 +199,24 @@ impl TensorType {
     /// The same tensor with the hardware-constraints encoding `encoding`.
     pub fn with_encoding(&self, encoding: HwConstraints) -> Self {
         Self {
-            encoding: Some(encoding),
+            encoding: Some(Encoding::Hw(encoding)),
             ..self.clone()
+        }
+    }
+
+    /// The same tensor as a bitmask-sparse one with `non_zero` set positions.
+    pub fn with_bitmask(&self, non_zero: u64) -> Self {
+        Self {
+            encoding: Some(Encoding::Bitmask { non_zero }),
+            ..self.clone()
+        }
+    }
+
+    /// Its hardware constraints, if its encoding is that.
+    pub fn hw_constraints(&self) -> Option<&HwConstraints> {
+        match &self.encoding {
+            Some(Encoding::Hw(h)) => Some(h),
+            _ => None,
         }
     }
 
@@ -414,7 +441,10 @@ impl<'a> Program<'a> {
             Kind::Tensor => {}
         }
         let elt = self.scalar_type(t.elt);
-        let encoding = t.encoding.as_ref().map(|e| self.hw_constraints(e));
+        let encoding = t.encoding.as_ref().map(|e| match e {
+            Encoding::Hw(h) => self.hw_constraints(h),
+            &Encoding::Bitmask { non_zero } => self.bitmask_encoding(non_zero),
+        });
         // `tensor_v1` (2), or with an encoding (3): dims, element type, then
         // the encoding.
         let mut b = Self::code(if encoding.is_some() { 3 } else { 2 });
@@ -427,6 +457,17 @@ impl<'a> Program<'a> {
             varint(&mut b, e);
         }
         self.type_(b)
+    }
+
+    /// `#coreai.sparse_tensor_encoding` (21) of the bitmask scheme (0),
+    /// as coreai-core writes it: the scheme, `posWidth` and `crdWidth`
+    /// (1 and 1), the block sizes (none), then `numNonZero`.
+    pub fn bitmask_encoding(&mut self, non_zero: u64) -> u64 {
+        let mut b = Self::code(21);
+        for v in [0, 1, 1, 0, non_zero] {
+            varint(&mut b, v);
+        }
+        self.attr(b)
     }
 
     /// `ax.hw_constraints_v1` (12): the alignments and the interleave

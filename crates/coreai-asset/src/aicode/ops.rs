@@ -88,6 +88,9 @@ pub fn version(name: &str) -> u32 {
         "reshape_v2" => 20260204,
         "blockwise_shift_scale_v2" => 20260202,
         "lut_to_dense" => 20251003,
+        // coreai-core 1.0.0b3 gives a program of the two 20251112; they come
+        // in pairs (coreai-opt's sparsify_weights).
+        "build_sparse_with_bitmask" | "sparse_with_bitmask_to_dense" => 20251112,
         "get_shape_v2" => 20260317,
         _ => versions::GRAPH,
     }
@@ -474,6 +477,8 @@ pub fn operand_primitive(coreai: &str) -> Option<&'static str> {
         // Compressed weights (docs/aicode-format.md §6).
         "blockwise_shift_scale" => "primitive.blockwise_shift_scale_v2",
         "lut_to_dense" => "primitive.lut_to_dense_v1",
+        "build_sparse_with_bitmask" => "primitive.build_sparse_with_bitmask_v1",
+        "sparse_with_bitmask_to_dense" => "primitive.sparse_with_bitmask_to_dense_v1",
         // Same-shape elementwise binaries.
         "add" => "primitive.add_v1",
         "sub" => "primitive.sub_v1",

@@ -89,6 +89,9 @@ enum A {
     /// `ax.hw_constraints_v1`: `#coreaix.hw_constraints` (a tensor
     /// encoding).
     HwConstraints(super::HwConstraints),
+    /// `#coreai.sparse_tensor_encoding<bitmask, ...>` with its number of set
+    /// positions.
+    Bitmask(u64),
     /// A kind this reader does not interpret (debug-info scopes, metadata,
     /// delegate pieces): an error only where it is used.
     Other,
@@ -219,6 +222,23 @@ fn decode_attr(f: &File, bytes: &[u8]) -> Result<A, ReadError> {
                 alignments,
                 interleave,
             })
+        }
+        21 => {
+            // The scheme, posWidth, crdWidth, the block sizes, numNonZero:
+            // the bitmask scheme's form only (what coreai-opt writes).
+            let fields = [
+                r.varint("sparse scheme")?,
+                r.varint("sparse posWidth")?,
+                r.varint("sparse crdWidth")?,
+                r.varint("sparse block sizes")?,
+            ];
+            if fields != [0, 1, 1, 0] {
+                return Err(ReadError::Unsupported(format!(
+                    "a sparse tensor encoding other than bitmask with posWidth = 1, crdWidth = 1 \
+                     (fields {fields:?})"
+                )));
+            }
+            A::Bitmask(r.varint("sparse numNonZero")?)
         }
         45 => A::Dict(list(&mut r, na, "dictionary")?),
         46 => A::Unit,
@@ -480,18 +500,29 @@ impl<'f> Reader<'f> {
                 }
                 s.push_str(elt);
                 if let Some(e) = encoding {
-                    let A::HwConstraints(h) = self.attr(e)? else {
-                        return Err(ReadError::Unsupported(
-                            "a tensor encoding other than hw_constraints".into(),
-                        ));
-                    };
-                    let _ = write!(
-                        s,
-                        ", #coreaix.hw_constraints<{}, alignments: [{}], interleave: [{}]>",
-                        h.backing.keyword(),
-                        dim_list(&h.alignments),
-                        dim_list(&h.interleave)
-                    );
+                    match self.attr(e)? {
+                        A::HwConstraints(h) => {
+                            let _ = write!(
+                                s,
+                                ", #coreaix.hw_constraints<{}, alignments: [{}], interleave: [{}]>",
+                                h.backing.keyword(),
+                                dim_list(&h.alignments),
+                                dim_list(&h.interleave)
+                            );
+                        }
+                        A::Bitmask(n) => {
+                            let _ = write!(
+                                s,
+                                ", #coreai.sparse_tensor_encoding<bitmask, numNonZero = {n}, \
+                                 posWidth = 1, crdWidth = 1>"
+                            );
+                        }
+                        _ => {
+                            return Err(ReadError::Unsupported(
+                                "a tensor encoding other than hw_constraints or a bitmask".into(),
+                            ))
+                        }
+                    }
                 }
                 s.push('>');
                 s

@@ -25,6 +25,7 @@ pub mod legalize_aten_to_coreai;
 pub mod narrow_integers;
 pub mod palettize_weights;
 pub mod quantize_weights;
+pub mod sparsify_weights;
 pub mod set_hw_constraints;
 pub mod state_handles;
 pub mod target_ane;
@@ -47,6 +48,7 @@ pub static PASSES: &[PassInfo] = &[
     narrow_integers::INFO,
     palettize_weights::INFO,
     quantize_weights::INFO,
+    sparsify_weights::INFO,
     set_hw_constraints::INFO,
     state_handles::INFO,
     target_ane::INFO,

@@ -250,10 +250,20 @@ pub const COMPRESSION_PRESETS: &[(&str, &str, &str)] = &[
         "palettize-weights{n-bits=6}",
         "6-bit indices into one 64-entry palette per weight",
     ),
+    (
+        "sparse50",
+        "sparsify-weights{target-sparsity=0.5}",
+        "the half of each weight of lowest magnitude pruned, the rest kept with a bitmask",
+    ),
+    (
+        "sparse-2:4",
+        "sparsify-weights{n-m=2:4}",
+        "2 of every 4 consecutive input channels pruned (the lower magnitudes)",
+    ),
 ];
 
 /// The passes `--compress` may name.
-const COMPRESSION_PASSES: &[&str] = &["quantize-weights", "palettize-weights"];
+const COMPRESSION_PASSES: &[&str] = &["quantize-weights", "palettize-weights", "sparsify-weights"];
 
 impl Compression {
     /// A preset's name, or a compression pass with its options in pipeline

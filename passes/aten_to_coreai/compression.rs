@@ -31,7 +31,7 @@ use coreai_ir::emit::{cast_to, int_scalar, reshape, splat};
 use coreai_ir::lowering::{type_text, Decline, LoweringCx, Scalar};
 use coreai_ir::op::coreai;
 use coreai_ir::schema::is_half;
-use coreai_ir::schema::{dims, element_type, normalize_dim, shape_of, tensor_type, DYNAMIC};
+use coreai_ir::schema::{element_type, normalize_dim, shape_of, tensor_type, DYNAMIC};
 use melior::ir::{
     attribute::TypeAttribute,
     operation::OperationLike,
@@ -367,11 +367,8 @@ fn sparse_to_dense<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Lowered<'c, 'a> {
         }
     };
     let result = cx.result_tensor(0)?;
-    let shape: String = dims(result).iter().map(|d| format!("{d}x")).collect();
-    let sparse = cx.parse_type(&format!(
-        "tensor<{shape}{}, #coreai.sparse_tensor_encoding<bitmask, numNonZero = {nonzero}, posWidth = 1, crdWidth = 1>>",
-        result.element()
-    ))?;
+    let sparse = coreai_ir::weights::bitmask_sparse_type(result, nonzero as u64)
+        .ok_or_else(|| format!("cannot make {} bitmask-sparse", Type::from(result)))?;
     let built = cx.build_value(
         coreai::BUILD_SPARSE_WITH_BITMASK,
         &[values, mask],

@@ -190,7 +190,7 @@ def test_a_multi_function_asset_runs_each_function_like_pytorch(tmp_path):
 GOLDEN = sorted((REPO / "test" / "golden").glob("*.mlir"))
 # Golden programs with types or ops the writer does not cover (one error each):
 # images, 2-bit LUT indices, delegates.
-NOT_COVERED = {"handbuilt_images_encodings": "coreai.image", "handbuilt_lut_matmul_index": "ui2",
+NOT_COVERED = {"handbuilt_images_encodings": "coreai.image", "handbuilt_lut_matmul_index": "coreai.interpolate_coordinates",
                "handbuilt_target_delegate": "coreai.target_spec"}
 
 
@@ -401,3 +401,53 @@ def test_an_encoded_tensor_outside_the_copies_and_kernels_is_one_error(tmp_path)
     assert ('"m.py":3:5: \'coreai.add\' on a #coreaix.hw_constraints<Heap, ...> tensor is not yet supported by the '
             "aicode writer") in errors[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_sparsified_program_is_written_as_coreai_core_writes_it_and_runs(tmp_path):
+    """coreai-opt 0.3.0's `sparsify_weights` of a linear layer (the kept
+    values, a packed ui1 bitmask, `build_sparse_with_bitmask` with its
+    sparse encoding, `sparse_with_bitmask_to_dense`): our asset's decoded
+    IR and blobs equal coreai-core's `save_asset` of the same compiled IR,
+    and it runs in coreai-core's runtime like the dense layer with the
+    pruned weight (numpy), as in coreai-run."""
+    import warnings
+
+    from coreai._compiler import ir
+    from coreai.authoring.asset import AIProgram
+    from coreai.authoring.context import Context
+    from coreai_opt.coreai_utils.passes.weight_sparsification import sparsify_weights
+
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((64, 48)).astype(np.float32)
+    text = f"""module {{
+  coreai.graph @main(%x: tensor<2x64xf32> {{coreai.name = "x"}}) -> (tensor<2x48xf32> {{coreai.name = "y"}}) {{
+    %w = coreai.constant dense<"0x{w.tobytes().hex().upper()}"> : tensor<64x48xf32>
+    %0 = coreai.decomposable.broadcasting_batch_matmul %x, %w : (tensor<2x64xf32>, tensor<64x48xf32>) -> tensor<2x48xf32>
+    coreai.output %0 : tensor<2x48xf32>
+  }}
+}}"""
+    with Context() as c:
+        program = AIProgram._from_mlir_module(ir.Module.parse(text, c._mlir_context))  # noqa: SLF001
+        sparse = str(sparsify_weights(program, target_sparsity=0.6)._module._mlir_module)  # noqa: SLF001
+    assert "coreai.build_sparse_with_bitmask" in sparse and "xui1>" in sparse
+    module = tmp_path / "sparse.mlir"
+    module.write_text(sparse)
+    ours, theirs = tmp_path / "ours.aimodel", tmp_path / "theirs.aimodel"
+    compile_(module, "-o", ours)
+    core_save_asset(compile_(module, "--compile-to", "target").stdout, theirs)
+    assert decoded_ir(ours / "main.mlirb") == decoded_ir(theirs / "main.mlirb")
+
+    x = rng.standard_normal((2, 64)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", x=x)
+    magnitude = np.abs(w)
+    pruned = np.where(magnitude <= np.percentile(magnitude, 60), np.float32(0), w)
+    want = x.astype(np.float64) @ pruned.astype(np.float64)
+    _, got = runtime(ours, tmp_path / "in.npz", tmp_path / "core.npz")
+    r = subprocess.run([str(REPO / "target" / "debug" / "coreai-run"), str(ours), "--inputs", str(tmp_path / "in.npz"),
+                        "--outputs", str(tmp_path / "run.npz")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    run = np.load(tmp_path / "run.npz")["y"]
+    core = got["y"]
+    assert np.abs(core - want).max() <= 1e-5 * np.abs(want).max()
+    assert np.abs(run - want).max() <= 1e-5 * np.abs(want).max()

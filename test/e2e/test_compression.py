@@ -165,6 +165,71 @@ def test_quantize_weights_equals_coreai_opt(model_dtype):
     assert not mismatches, "\n".join(mismatches)
 
 
+# ---- same IR, same pruning as Apple's sparsify_weights ---------------------
+
+def sparse_weights(module_op):
+    """(sparse type, kept values, mask) of each coreai.build_sparse_with_bitmask,
+    in program order."""
+    out = []
+
+    def walk(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for o in block.operations:
+                    if o.operation.name == "coreai.build_sparse_with_bitmask":
+                        values, mask = (constant_value(o.operands[i].owner) for i in range(2))
+                        out.append((str(o.results[0].type), values, mask.astype(np.int64)))
+                    walk(o.operation)
+
+    walk(module_op)
+    return out
+
+
+SPARSITY = [({"target_sparsity": 0.3}, "target-sparsity=0.3"),
+            ({"target_sparsity": 0.5}, "target-sparsity=0.5"),
+            ({"target_sparsity": 0.75}, "target-sparsity=0.75"),
+            ({"target_sparsity": 0.5, "block_size": 2}, "target-sparsity=0.5 block-size=2"),
+            ({"target_sparsity": 0.4, "block_size": 4}, "target-sparsity=0.4 block-size=4"),
+            ({"target_sparsity": None, "n_m_ratio": (2, 4)}, "n-m=2:4"),
+            ({"target_sparsity": None, "n_m_ratio": (1, 4)}, "n-m=1:4"),
+            ({"target_sparsity": None, "n_m_ratio": (3, 8)}, "n-m=3:8")]
+
+
+@pytest.mark.parametrize("model_dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
+def test_sparsify_weights_equals_coreai_opt(model_dtype):
+    """Unstructured, output-channel-block and n:m pruning of the same IR:
+    the same sparse types (numNonZero included), the same kept values bit
+    for bit and the same masks as coreai-opt 0.3.0's `sparsify_weights`;
+    where the structure does not fit a weight (n:m with M = 8 over the
+    convolution's 8 input channels) both keep it dense."""
+    from coreai._compiler import ir
+    from coreai.authoring.context import Context
+    from coreai_opt.coreai_utils.passes.weight_sparsification import sparsify_weights
+
+    program = coreai_torch_program(model_dtype)
+    text = str(program._module._mlir_module)  # noqa: SLF001
+    mismatches = []
+    for kwargs, options in SPARSITY:
+        theirs = sparse_weights(sparsify_weights(program, **kwargs)._module._mlir_module.operation)  # noqa: SLF001
+        r = subprocess.run([str(COREAI_OPT), f"--pass-pipeline=builtin.module(sparsify-weights{{{options}}})", "-"],
+                           input=text, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with Context() as c:
+            ours = sparse_weights(ir.Module.parse(r.stdout, c._mlir_context).operation)  # noqa: SLF001
+        assert len(theirs) == (3 if options == "n-m=3:8" else 4), (options, len(theirs))
+        if len(ours) != len(theirs):
+            mismatches.append(f"{options}: {len(ours)} weights, coreai-opt {len(theirs)}")
+            continue
+        for i, (a, b) in enumerate(zip(theirs, ours)):
+            if a[0] != b[0]:
+                mismatches.append(f"{options}: weight {i}: {b[0]}, coreai-opt {a[0]}")
+            if not same_bits(b[1], a[1]):
+                mismatches.append(f"{options}: weight {i}: kept values differ")
+            if not np.array_equal(a[2], b[2]):
+                mismatches.append(f"{options}: weight {i}: masks differ in {int((a[2] != b[2]).sum())} places")
+    assert not mismatches, "\n".join(mismatches)
+
+
 # ---- a compressed language model runs like its dequantized eager model -----
 
 PRESETS = {"int8": (8, None), "int4-block32": (4, 32)}
@@ -265,6 +330,56 @@ def test_compressed_llama_runs_like_its_dequantized_weights(llama, preset, tmp_p
     compressed = sum(t.numel() for t in reference.values())
     scales = sum(t.numel() // (block or t.shape[1]) for t in reference.values())
     saved = compressed * 4 - (compressed * bits // 8 + scales * 4)
+    assert asset_bytes(dense) - asset_bytes(out) >= 0.98 * saved, (asset_bytes(dense), asset_bytes(out), saved)
+
+
+def pruned(w, preset):
+    """The weight a sparse preset leaves of a [out, in] weight, by Apple's
+    rule in numpy: `sparse50` zeroes the magnitudes at most their 50th
+    percentile; `sparse-2:4` the 2 lowest of every 4 consecutive inputs."""
+    w = w.astype(np.float32)
+    if preset == "sparse50":
+        m = np.abs(w)
+        return np.where(m <= np.percentile(m, 50), np.float32(0), w)
+    groups = w.reshape(w.shape[0], -1, 4)
+    lowest = np.argsort(np.abs(groups), axis=-1, kind="stable")[..., :2]
+    out = groups.copy()
+    np.put_along_axis(out, lowest, np.float32(0), axis=-1)
+    return out.reshape(w.shape)
+
+
+@pytest.mark.parametrize("preset", ["sparse50", "sparse-2:4"])
+def test_sparse_llama_runs_like_its_pruned_weights(llama, preset, tmp_path):
+    """A Llama with every weight pruned (`--compress sparse50`,
+    `sparse-2:4`): in coreai-core's runtime and coreai-run its logits are
+    the eager model's with the pruned weights (from Apple's rule, above) to
+    1e-5 of their scale; the asset drops the pruned values and stores one
+    bit per element instead."""
+    from coreai_export import convert
+
+    model, ids = llama
+    dense = convert(model, (ids,), tmp_path / "dense.aimodel", compiler=str(COREAI_COMPILE))
+    out = convert(model, (ids,), tmp_path / "s.aimodel", compress=preset, compiler=str(COREAI_COMPILE))
+    got, ours = run_asset(out, ids, tmp_path)
+    reference, kept = {}, 0
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() == 2 and p.numel() > 1024:
+                reference[name] = p.detach().clone()
+                p.copy_(torch.from_numpy(pruned(p.numpy(), preset)))
+                kept += int((p != 0).sum())
+        want = model(ids).numpy()
+        for name, p in model.named_parameters():
+            if name in reference:
+                p.copy_(reference[name])
+        original = model(ids).numpy()
+    scale = np.abs(want).max()
+    assert np.abs(got - want).max() <= 1e-5 * scale, (preset, np.abs(got - want).max() / scale)
+    assert np.abs(ours - want).max() <= 1e-5 * scale, (preset, np.abs(ours - want).max() / scale)
+    assert np.abs(original - want).max() > 1e-3 * scale
+    pruned_elements = sum(t.numel() for t in reference.values())
+    assert kept <= 0.5 * pruned_elements
+    saved = pruned_elements * 4 - (kept * 4 + pruned_elements // 8)
     assert asset_bytes(dense) - asset_bytes(out) >= 0.98 * saved, (asset_bytes(dense), asset_bytes(out), saved)
 
 

@@ -297,6 +297,37 @@ pub fn integer_type<'c>(like: Type<'c>, bits: u32, signed: bool) -> Type<'c> {
     }
 }
 
+/// `dense` (a ranked tensor type) as a bitmask-sparse tensor of `non_zero`
+/// set positions: `tensor<..., #coreai.sparse_tensor_encoding<bitmask,
+/// numNonZero = N, posWidth = 1, crdWidth = 1>>`, the type of
+/// `coreai.build_sparse_with_bitmask`'s result. (The encoding has no C API
+/// constructor; its one textual form is built here.)
+pub fn bitmask_sparse_type<'c>(dense: RankedTensorType<'c>, non_zero: u64) -> Option<Type<'c>> {
+    let dims: String = crate::schema::static_type_dims(dense.into())
+        .ok()?
+        .iter()
+        .map(|d| format!("{d}x"))
+        .collect();
+    let text = format!(
+        "tensor<{dims}{}, #coreai.sparse_tensor_encoding<bitmask, numNonZero = {non_zero}, \
+         posWidth = 1, crdWidth = 1>>",
+        dense.element()
+    );
+    let context = unsafe { mlirTypeGetContext(dense.to_raw()) };
+    // SAFETY: parses in the live context of `dense`; null when it does not
+    // parse.
+    let ty = unsafe {
+        mlirTypeParseGet(
+            context,
+            MlirStringRef {
+                data: text.as_ptr().cast(),
+                length: text.len(),
+            },
+        )
+    };
+    (!ty.ptr.is_null()).then(|| unsafe { Type::from_raw(ty) })
+}
+
 /// The bytes of a `dense_resource` attribute's blob, borrowed from it
 /// (`None` for another attribute or a blob not loaded).
 pub fn resource_bytes<'c>(attr: Attribute<'c>) -> Option<&'c [u8]> {

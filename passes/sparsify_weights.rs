@@ -1,0 +1,516 @@
+//! `sparsify-weights`: magnitude pruning of weights, stored as the values
+//! kept and a bitmask.
+//!
+//! // %w = coreai.constant <float weight>
+//! //   → %v = coreai.constant <the kept values, row-major: tensor<N x T>>
+//! //     %m = coreai.constant <1 where kept: tensor<shape x ui1>, packed>
+//! //     %s = coreai.build_sparse_with_bitmask %v, %m
+//! //            : tensor<shape x T, #coreai.sparse_tensor_encoding<bitmask, numNonZero = N, ...>>
+//! //     %w' = coreai.sparse_with_bitmask_to_dense %s
+//!
+//! `w'` is `w` with the pruned elements zero. Which constants are weights,
+//! and their channel axes, is `compress.rs`'s rule (Apple's). What is
+//! pruned is what coreai-opt 0.3.0's `sparsify_weights` prunes (its output
+//! is this pass's test oracle, element for element):
+//!   - `target-sparsity=p`: with `mag = |w|`, every element whose `mag` is
+//!     at most numpy's `percentile(mag, 100·p)` (linear interpolation
+//!     between the sorted magnitudes around rank `p·(n-1)`, the difference
+//!     of the two taken in the weight's float type, the rest in f64) is
+//!     zero; `p = 1` zeroes everything, `p = 0` nothing;
+//!   - with `block-size=b` (and a target sparsity), `mag` is instead the
+//!     L2 norm of the element's block: `b` consecutive output channels
+//!     (the last block zero-padded), `sqrt(((m₀² + m₁²) + ...) )` summed
+//!     in order in the weight's type, so whole blocks go together;
+//!   - `n-m=N:M`: along the input channels, in each group of `M`
+//!     consecutive elements (the last group zero-padded), the `N` of
+//!     lowest magnitude are zero (ties: the first ones).
+//! An element that was already zero is not stored either. The pass never
+//! changes a value it keeps, so the dense result is exact to the pruning.
+//!
+//! A weight the structure does not apply to stays dense, with a remark at
+//! the weight saying why (as Apple's library skips it with a warning): a
+//! block size over half the output channels, an `M` over half the input
+//! channels, a weight of rank other than 2 to 5 or with those channels on
+//! an axis other than 0 or 1. Both `target-sparsity` and `n-m` given, or
+//! `block-size` with `n-m`, is one error. Not here (yet): the joint forms
+//! (the kept values quantized or palettized).
+
+use crate::compress::{compress_weights, parse_positive, weight, Selection, Weight};
+use coreai_ir::op::coreai::{BUILD_SPARSE_WITH_BITMASK, SPARSE_WITH_BITMASK_TO_DENSE};
+use coreai_ir::emit::constant;
+use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
+use coreai_ir::pass::{Pass, PassInfo, PassResult};
+use coreai_ir::rewrite::RewriteOptions;
+use coreai_ir::schema::tensor_type;
+use coreai_ir::weights::{
+    bitmask_sparse_type, dense_from_bytes, integer_type, pack_bits, release_pages, resource,
+    FloatData, BLOB_ALIGNMENT,
+};
+use melior::ir::{
+    operation::OperationRef,
+    r#type::{RankedTensorType, ShapedTypeLike},
+    Value, ValueLike,
+};
+use std::sync::Arc;
+
+pub const INFO: PassInfo = PassInfo {
+    name: "sparsify-weights",
+    summary: "Prune weights by magnitude (unstructured, output-channel blocks or n:m) and store the kept values with a bitmask (coreai.build_sparse_with_bitmask)",
+    source: include_str!("sparsify_weights.rs"),
+    anchor: None,
+    options: SparsifyWeights::OPTIONS,
+    create: || Box::new(SparsifyWeights::default()),
+};
+
+fn parse_fraction(v: &str) -> Result<Option<f64>, String> {
+    let v = v.trim();
+    if v.is_empty() {
+        return Ok(None);
+    }
+    match v.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(Some(p)),
+        _ => Err(format!("'{v}' is not a fraction from 0 to 1")),
+    }
+}
+
+fn parse_n_m(v: &str) -> Result<Option<(usize, usize)>, String> {
+    let v = v.trim();
+    if v.is_empty() {
+        return Ok(None);
+    }
+    let parsed = v
+        .split_once(':')
+        .and_then(|(n, m)| Some((n.trim().parse::<usize>().ok()?, m.trim().parse::<usize>().ok()?)));
+    match parsed {
+        Some((n, m)) if m > 0 && n <= m => Ok(Some((n, m))),
+        _ => Err(format!("'{v}' is not N:M with 0 <= N <= M and M > 0")),
+    }
+}
+
+fn parse_block_size(v: &str) -> Result<Option<usize>, String> {
+    if v.trim().is_empty() {
+        return Ok(None);
+    }
+    match parse_positive(v, "block size")? {
+        1 => Err("a block size must be greater than 1".into()),
+        b => Ok(Some(b)),
+    }
+}
+
+coreai_ir::pass_options! {
+    struct SparsifyWeights {
+        "target-sparsity" => target_sparsity: Option<f64> = "",
+            "the fraction of each weight's elements to prune, lowest magnitude first (default 0.5 without n-m)",
+            parse = parse_fraction;
+        "n-m" => n_m: Option<(usize, usize)> = "",
+            "N:M structured pruning: the N lowest of every M consecutive input channels",
+            parse = parse_n_m;
+        "block-size" => block_size: Option<usize> = "",
+            "with target-sparsity: prune blocks of this many consecutive output channels by their L2 norm",
+            parse = parse_block_size;
+        "min-elements" => min_elements: i64 = "1024",
+            "only weights of more elements than this are pruned";
+        "only" => only: Vec<String> = "",
+            "prune only weights whose location or blob name contains one of these";
+        "exclude" => exclude: Vec<String> = "",
+            "keep weights whose location or blob name contains one of these";
+        "remarks" => remarks: bool = "false",
+            "a remark per weight: its shape and the fraction pruned";
+    }
+}
+
+/// What to prune.
+#[derive(Clone, Copy, Debug)]
+enum Method {
+    Magnitude { sparsity: f64, block: Option<usize> },
+    NM { n: usize, m: usize },
+}
+
+impl SparsifyWeights {
+    fn method(&self) -> Result<Method, String> {
+        match (self.target_sparsity, self.n_m) {
+            (Some(_), Some(_)) => Err("target-sparsity and n-m cannot both be given".into()),
+            (_, Some(_)) if self.block_size.is_some() => {
+                Err("block-size applies to target-sparsity, not to n-m".into())
+            }
+            (_, Some((n, m))) => Ok(Method::NM { n, m }),
+            (p, None) => Ok(Method::Magnitude {
+                sparsity: p.unwrap_or(0.5),
+                block: self.block_size,
+            }),
+        }
+    }
+}
+
+impl Pass for SparsifyWeights {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        self.set(name, value)
+    }
+
+    fn run(&mut self, root: OperationRef<'_, '_>, rewrites: &RewriteOptions) -> PassResult {
+        let method = match self.method() {
+            Ok(m) => m,
+            Err(e) => {
+                coreai_ir::raw::emit_error(root.to_raw(), &format!("{}: {e}", INFO.name));
+                return Err(coreai_ir::pass::PassFailed);
+            }
+        };
+        let selection = Selection {
+            min_elements: self.min_elements,
+            only: self.only.clone(),
+            exclude: self.exclude.clone(),
+        };
+        let remarks = self.remarks;
+        let rewrite: UserLowering =
+            Arc::new(move |cx: &LoweringCx<'_, '_>| sparsify_weight(cx, method, remarks));
+        compress_weights(
+            root,
+            rewrites,
+            INFO.name,
+            "sparsify the weight with",
+            &selection,
+            rewrite,
+        )
+    }
+}
+
+// %w = constant → sparse_with_bitmask_to_dense(build_sparse_with_bitmask(values, mask))
+fn sparsify_weight<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    method: Method,
+    remarks: bool,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let result: Value<'c, 'a> = cx.op().result(0).map_err(|e| e.to_string())?.into();
+    let w = weight(result)?;
+    let pruning = match &w.data {
+        FloatData::F32(v) => pruned(v, &w, method).map(|keep| {
+            let bytes = kept(v, &keep).iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+            (keep, bytes)
+        }),
+        FloatData::F16(v) => pruned(v, &w, method).map(|keep| {
+            let bytes = kept(v, &keep).iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+            (keep, bytes)
+        }),
+    };
+    let (keep, values) = match pruning {
+        Ok(p) => p,
+        Err(reason) => {
+            coreai_ir::raw::emit_remark(cx.op().to_raw(), &format!("{}: kept dense: {reason}", INFO.name));
+            return Ok(vec![constant(cx, result.r#type(), w.attr)?]);
+        }
+    };
+    let non_zero = keep.iter().filter(|&&k| k).count();
+    release_pages(w.attr);
+    let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
+    let float = ty.element();
+    let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
+    let values_ty = tensor_type(&[non_zero as i64], float);
+    let values = if non_zero == 0 {
+        dense_from_bytes(values_ty, &[]).ok_or("cannot build the empty values")?
+    } else {
+        resource(values_ty, &format!("{}.values", w.name), values, BLOB_ALIGNMENT)
+    };
+    let mask_ty = tensor_type(&shape, integer_type(float, 1, false));
+    let bits: Vec<u8> = keep.iter().map(|&k| k as u8).collect();
+    let mask = resource(mask_ty, &format!("{}.mask", w.name), pack_bits(&bits, 1), BLOB_ALIGNMENT);
+    let values = constant(cx, values_ty, values)?;
+    let mask = constant(cx, mask_ty, mask)?;
+    let sparse_ty = bitmask_sparse_type(ty, non_zero as u64).ok_or("cannot build the sparse type")?;
+    let sparse = cx.build_value(
+        BUILD_SPARSE_WITH_BITMASK,
+        &[values, mask],
+        sparse_ty,
+        &[],
+    )?;
+    if remarks {
+        eprintln!(
+            "{}: {}: {:?} {} kept {non_zero} of {} ({:.1}% pruned)",
+            INFO.name,
+            cx.location(),
+            w.shape,
+            coreai_ir::lowering::type_text(float),
+            keep.len(),
+            100.0 * (1.0 - non_zero as f64 / keep.len().max(1) as f64),
+        );
+    }
+    let out = cx.build_value(
+        SPARSE_WITH_BITMASK_TO_DENSE,
+        &[sparse],
+        result.r#type(),
+        &[],
+    )?;
+    Ok(vec![out])
+}
+
+fn kept<T: Copy>(values: &[T], keep: &[bool]) -> Vec<T> {
+    values
+        .iter()
+        .zip(keep)
+        .filter(|(_, &k)| k)
+        .map(|(&v, _)| v)
+        .collect()
+}
+
+/// A float type whose magnitudes the pruning compares.
+trait Magnitude: Copy {
+    /// `|x|` (exact).
+    fn magnitude(self) -> Self;
+    fn is_zero(self) -> bool;
+    fn f64(self) -> f64;
+    /// `a - b`, `a * a + b`, `sqrt(a)` in the type (one rounding each).
+    fn sub(self, b: Self) -> Self;
+    fn square_add(self, acc: Self) -> Self;
+    fn sqrt(self) -> Self;
+    fn zero() -> Self;
+}
+
+impl Magnitude for f32 {
+    fn magnitude(self) -> Self {
+        self.abs()
+    }
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+    fn f64(self) -> f64 {
+        self as f64
+    }
+    fn sub(self, b: Self) -> Self {
+        self - b
+    }
+    fn square_add(self, acc: Self) -> Self {
+        acc + self * self
+    }
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+    fn zero() -> Self {
+        0.0
+    }
+}
+
+impl Magnitude for half::f16 {
+    fn magnitude(self) -> Self {
+        half::f16::from_bits(self.to_bits() & 0x7fff)
+    }
+    fn is_zero(self) -> bool {
+        self.to_bits() & 0x7fff == 0
+    }
+    fn f64(self) -> f64 {
+        self.to_f64()
+    }
+    // One f32 operation rounded to f16 is the f16 operation's result
+    // (f32 holds every f16 product and sum exactly before its rounding).
+    fn sub(self, b: Self) -> Self {
+        half::f16::from_f32(self.to_f32() - b.to_f32())
+    }
+    fn square_add(self, acc: Self) -> Self {
+        let square = half::f16::from_f32(self.to_f32() * self.to_f32());
+        half::f16::from_f32(acc.to_f32() + square.to_f32())
+    }
+    fn sqrt(self) -> Self {
+        half::f16::from_f32(self.to_f32().sqrt())
+    }
+    fn zero() -> Self {
+        half::f16::ZERO
+    }
+}
+
+/// Which elements of `v` (row-major) are kept.
+fn pruned<T: Magnitude + PartialOrd>(v: &[T], w: &Weight<'_>, method: Method) -> Result<Vec<bool>, String> {
+    let structured = |what: &str| -> Result<(), String> {
+        if (2..=5).contains(&w.shape.len()) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} needs a weight of rank 2 to 5; this one is {:?}",
+                w.shape
+            ))
+        }
+    };
+    // Apple's structured pruning runs along axis 0 or 1 only.
+    let axis = |what: &str, axis: usize, role: &str| -> Result<usize, String> {
+        structured(what)?;
+        if axis <= 1 {
+            Ok(axis)
+        } else {
+            Err(format!(
+                "{what} needs the {role} channels on axis 0 or 1; the weight {:?} has them on axis {axis}",
+                w.shape
+            ))
+        }
+    };
+    let keep = match method {
+        Method::Magnitude { sparsity, block } => {
+            let magnitudes: Vec<T> = match block {
+                None => v.iter().map(|x| x.magnitude()).collect(),
+                Some(b) => block_norms(v, &w.shape, axis("block-size", w.out_axis, "output")?, b)?,
+            };
+            by_percentile(v, &magnitudes, sparsity)
+        }
+        Method::NM { n, m } => n_of_m(v, &w.shape, axis("n-m", w.in_axis, "input")?, n, m)?,
+    };
+    Ok(keep)
+}
+
+/// The magnitude map of block pruning: each element's block norm, blocks
+/// of `b` consecutive indices of axis `dim`.
+fn block_norms<T: Magnitude>(v: &[T], shape: &[usize], dim: usize, b: usize) -> Result<Vec<T>, String> {
+    let channels = shape[dim];
+    if 2 * b > channels {
+        return Err(format!(
+            "block-size={b} is more than half the {channels} output channels (axis {dim}) of the weight \
+             {shape:?}"
+        ));
+    }
+    let stride: usize = shape[dim + 1..].iter().product();
+    let outer: usize = shape[..dim].iter().product();
+    let mut out = vec![T::zero(); v.len()];
+    for o in 0..outer {
+        for start in (0..channels).step_by(b) {
+            let end = (start + b).min(channels);
+            for i in 0..stride {
+                let at = |c: usize| (o * channels + c) * stride + i;
+                // numpy sums axis 1 of (C/b, b, ...) in order; padded
+                // channels add zeros, which change nothing.
+                let mut acc = T::zero();
+                for c in start..end {
+                    acc = v[at(c)].magnitude().square_add(acc);
+                }
+                let norm = acc.sqrt();
+                for c in start..end {
+                    out[at(c)] = norm;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Keep every element whose magnitude is above numpy's
+/// `percentile(magnitudes, 100·p)`, and that is not zero.
+fn by_percentile<T: Magnitude + PartialOrd>(v: &[T], magnitudes: &[T], p: f64) -> Vec<bool> {
+    let q = p * 100.0;
+    if q == 100.0 || v.is_empty() {
+        return vec![false; v.len()];
+    }
+    if q == 0.0 {
+        return v.iter().map(|x| !x.is_zero()).collect();
+    }
+    // numpy's "linear" method: the virtual index q/100·(n-1), the two
+    // sorted values around it, interpolated with t = its fraction.
+    let n = magnitudes.len();
+    let index = q / 100.0 * (n - 1) as f64;
+    let below = (index.floor() as usize).min(n - 1);
+    let above = (below + 1).min(n - 1);
+    let t = index - below as f64;
+    let mut sorted: Vec<T> = magnitudes.to_vec();
+    let cmp = |a: &T, b: &T| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal);
+    let (_, &mut a, rest) = sorted.select_nth_unstable_by(below, cmp);
+    let b = if above == below {
+        a
+    } else {
+        *rest.iter().min_by(|x, y| cmp(x, y)).expect("an element above")
+    };
+    let diff = b.sub(a).f64();
+    let threshold = if t >= 0.5 {
+        b.f64() - diff * (1.0 - t)
+    } else {
+        a.f64() + diff * t
+    };
+    v.iter()
+        .zip(magnitudes)
+        .map(|(x, m)| !(m.f64() <= threshold) && !x.is_zero())
+        .collect()
+}
+
+/// N:M pruning along axis `dim` (0 or 1): in each group of `m` consecutive
+/// indices of that axis (the last one zero-padded), the `n` of lowest
+/// magnitude are pruned (ties: the first ones; padding counts, as zeros).
+fn n_of_m<T: Magnitude + PartialOrd>(
+    v: &[T],
+    shape: &[usize],
+    dim: usize,
+    n: usize,
+    m: usize,
+) -> Result<Vec<bool>, String> {
+    let channels = shape[dim];
+    if 2 * m > channels {
+        return Err(format!(
+            "n-m={n}:{m}: M is more than half the {channels} input channels (axis {dim}) of the weight \
+             {shape:?}"
+        ));
+    }
+    let stride: usize = shape[dim + 1..].iter().product();
+    let outer: usize = shape[..dim].iter().product();
+    let mut keep: Vec<bool> = v.iter().map(|x| !x.is_zero()).collect();
+    let mut group: Vec<(T, usize)> = Vec::with_capacity(m);
+    for o in 0..outer {
+        for i in 0..stride {
+            for start in (0..channels).step_by(m) {
+                group.clear();
+                for k in 0..m {
+                    let c = start + k;
+                    if c < channels {
+                        let at = (o * channels + c) * stride + i;
+                        group.push((v[at].magnitude(), at));
+                    } else {
+                        group.push((T::zero(), usize::MAX));
+                    }
+                }
+                // A stable sort: equal magnitudes keep their channel order.
+                group.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+                for &(_, at) in &group[..n] {
+                    if at != usize::MAX {
+                        keep[at] = false;
+                    }
+                }
+            }
+        }
+    }
+    Ok(keep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_interpolates_like_numpy() {
+        // numpy.percentile([1, 2, 3, 4], 50) = 2.5: 1 and 2 pruned.
+        let v = [3.0f32, -1.0, 4.0, 2.0];
+        let m: Vec<f32> = v.iter().map(|x| x.abs()).collect();
+        assert_eq!(by_percentile(&v, &m, 0.5), [true, false, true, false]);
+        // 25% of 4: index 0.75 between 1 and 2 → 1.75: only 1 pruned.
+        assert_eq!(by_percentile(&v, &m, 0.25), [true, false, true, true]);
+        // A zero is never kept; p = 0 prunes nothing else, p = 1 everything.
+        let z = [0.0f32, 5.0, -2.0];
+        let mz: Vec<f32> = z.iter().map(|x| x.abs()).collect();
+        assert_eq!(by_percentile(&z, &mz, 0.0), [false, true, true]);
+        assert_eq!(by_percentile(&z, &mz, 1.0), [false, false, false]);
+    }
+
+    #[test]
+    fn n_of_m_prunes_the_lowest_of_each_group_along_the_axis() {
+        // [2, 4], axis 1, 2:4: each row keeps its two largest.
+        let v = [1.0f32, -4.0, 3.0, 2.0, 0.5, 0.25, -8.0, 1.0];
+        let keep = n_of_m(&v, &[2, 4], 1, 2, 4).err();
+        assert!(keep.unwrap().contains("more than half"));
+        let v8: Vec<f32> = v.iter().chain(v.iter()).copied().collect();
+        let keep = n_of_m(&v8, &[2, 8], 1, 2, 4).unwrap();
+        assert_eq!(
+            keep,
+            [false, true, true, false, false, false, true, true, false, true, true, false, false, false, true, true]
+        );
+        // Along axis 0 of [8, 1]: two groups of 4 rows.
+        let col: Vec<f32> = (1..=8).map(|x| x as f32).collect();
+        let keep = n_of_m(&col, &[8, 1], 0, 1, 4).unwrap();
+        assert_eq!(keep, [false, true, true, true, false, true, true, true]);
+    }
+
+    #[test]
+    fn block_norms_cover_consecutive_output_channels() {
+        // [4, 1], blocks of 2 along axis 0: norms 5 (3, 4) and 0 (0, 0).
+        let v = [3.0f32, 4.0, 0.0, 0.0];
+        assert_eq!(block_norms(&v, &[4, 1], 0, 2).unwrap(), [5.0, 5.0, 0.0, 0.0]);
+    }
+}

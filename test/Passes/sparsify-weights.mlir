@@ -1,0 +1,49 @@
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{target-sparsity=0.5 min-elements=0})' | FileCheck %s --check-prefix=HALF
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{n-m=2:4 min-elements=0})' | FileCheck %s --check-prefix=NM
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{target-sparsity=0.5 block-size=8 min-elements=0})' 2>&1 | FileCheck %s --check-prefix=DENSE
+
+// Values computed by hand. @half: the magnitudes are 1 .. 32; numpy's 50th
+// percentile is 16.5 (between the 16th and 17th of 32), so 1 .. 16 go and
+// rows 2 and 3 (-17 .. -24, 25 .. 32) stay: 16 values, mask bits 16 .. 31
+// set (bytes 00 00 FF FF, after the blob's alignment word 0x10).
+// HALF-LABEL: coreai.graph @half
+// HALF:      %[[V:.*]] = coreai.constant dense_resource<weight.values> : tensor<16xf32>
+// HALF-NEXT: %[[M:.*]] = coreai.constant dense_resource<weight.mask> : tensor<4x8xui1>
+// HALF-NEXT: %[[S:.*]] = coreai.build_sparse_with_bitmask %[[V]], %[[M]] : (tensor<16xf32>, tensor<4x8xui1>) -> tensor<4x8xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 16, posWidth = 1, crdWidth = 1>>
+// HALF-NEXT: %[[D:.*]] = coreai.sparse_with_bitmask_to_dense %[[S]] : tensor<4x8xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 16, posWidth = 1, crdWidth = 1>> -> tensor<4x8xf32>
+// HALF-NEXT: coreai.batch_matmul %{{.*}}, %[[D]]
+// HALF:      weight.values: "0x10000000000088C1000090C1{{[0-9A-F]*}}0000F84100000042"
+// HALF:      weight.mask: "0x100000000000FFFF"
+
+// n:m 2:4 along the input channels (axis 0 of a matmul's right operand),
+// each column in groups of rows 0-3 and 4-7: column 0 keeps rows 2, 3, 6,
+// 7 (pruning 1, 2 and 0.5, -0.25); column 1 keeps rows 0, 1, 6, 7
+// (pruning 6, -5 and 1, 2). Kept, row-major: -8, 7, -3, 4, 8, -3, 1, 4;
+// mask bits 1, 3, 4, 6 and 12 .. 15 (bytes 5A F0).
+// NM-LABEL: coreai.graph @n_m
+// NM:      %[[V:.*]] = coreai.constant dense_resource<weight.values{{.*}}> : tensor<8xf32>
+// NM-NEXT: %[[M:.*]] = coreai.constant dense_resource<weight.mask{{.*}}> : tensor<8x2xui1>
+// NM-NEXT: coreai.build_sparse_with_bitmask %[[V]], %[[M]] : (tensor<8xf32>, tensor<8x2xui1>) -> tensor<8x2xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 8, posWidth = 1, crdWidth = 1>>
+// NM:      weight.values: "0x10000000000000C10000E040000040C00000804000000041000040C00000803F00008040"
+// NM:      weight.mask: "0x100000005AF0"
+
+// Blocks of 8 output channels over a weight of 8: the structure does not
+// fit, so the weight stays dense, with a remark saying why.
+// DENSE: remark: sparsify-weights: kept dense: block-size=8 is more than half the 8 output channels (axis 1) of the weight [4, 8]
+// DENSE-LABEL: coreai.graph @half
+// DENSE: coreai.constant dense<{{\[\[}}-1.000000e+00
+// DENSE-NOT: build_sparse_with_bitmask
+
+coreai.graph @half(%x: tensor<3x4xf32>) -> tensor<3x8xf32> {
+  %w = coreai.constant dense<"0x000080BF000000C0000040C0000080C00000A0C00000C0C00000E0C0000000C10000104100002041000030410000404100005041000060410000704100008041000088C1000090C1000098C10000A0C10000A8C10000B0C10000B8C10000C0C10000C8410000D0410000D8410000E0410000E8410000F0410000F84100000042"> : tensor<4x8xf32>
+  %y = coreai.batch_matmul %x, %w : (tensor<3x4xf32>, tensor<4x8xf32>) -> tensor<3x8xf32>
+  coreai.output %y : tensor<3x8xf32>
+}
+
+// -----
+
+coreai.graph @n_m(%x: tensor<3x8xf32>) -> tensor<3x2xf32> {
+  %w = coreai.constant dense<"0x0000803F000000C1000000400000E040000040C00000C040000080400000A0C00000003F0000803F000080BE0000004000000041000040C00000803F00008040"> : tensor<8x2xf32>
+  %y = coreai.batch_matmul %x, %w : (tensor<3x8xf32>, tensor<8x2xf32>) -> tensor<3x2xf32>
+  coreai.output %y : tensor<3x2xf32>
+}

@@ -83,7 +83,7 @@ const DTYPES: &[(&str, u32, bool)] = &[
     ("uint2", 2, false),
 ];
 
-fn parse_dtype(v: &str) -> Result<(u32, bool), String> {
+pub(crate) fn parse_dtype(v: &str) -> Result<(u32, bool), String> {
     DTYPES
         .iter()
         .find(|(name, ..)| *name == v.trim())
@@ -179,10 +179,10 @@ impl Pass for QuantizeWeights {
 
 /// Quantized codes, scales and zero points of a weight (row-major; one
 /// scale and zero point per block).
-struct Quantized<T> {
-    codes: Vec<i16>,
-    scales: Vec<T>,
-    zero_points: Vec<i64>,
+pub(crate) struct Quantized<T> {
+    pub codes: Vec<i16>,
+    pub scales: Vec<T>,
+    pub zero_points: Vec<i64>,
 }
 
 // %w = constant → blockwise_shift_scale(codes, scales, zero points, 0)
@@ -282,7 +282,7 @@ fn quantize_weight<'c, 'a>(
 
 /// Codes as a constant's value: a packed blob below 8 bits, a byte blob
 /// at 8.
-fn code_blob<'c, C: Copy + Into<i64>>(
+pub(crate) fn code_blob<'c, C: Copy + Into<i64>>(
     ty: Type<'c>,
     name: &str,
     codes: &[C],
@@ -320,7 +320,7 @@ fn block_sizes(w: &Weight<'_>, options: &QuantizeWeights) -> Result<Vec<usize>, 
 }
 
 /// The code range of `bits`-bit codes.
-fn code_range(bits: u32, signed: bool, symmetric: bool) -> (i64, i64) {
+pub(crate) fn code_range(bits: u32, signed: bool, symmetric: bool) -> (i64, i64) {
     if signed {
         let lo = -(1i64 << (bits - 1));
         (
@@ -335,7 +335,7 @@ fn code_range(bits: u32, signed: bool, symmetric: bool) -> (i64, i64) {
 
 const EPS: f64 = 1e-6;
 
-fn quantize<T: Real + Send + Sync>(
+pub(crate) fn quantize<T: Real + Send + Sync>(
     w: &[T],
     shape: &[usize],
     blocks: &Blocks,

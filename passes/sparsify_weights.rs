@@ -27,24 +27,47 @@
 //! An element that was already zero is not stored either. The pass never
 //! changes a value it keeps, so the dense result is exact to the pruning.
 //!
+//! `quantize-dtype=int8` stores the kept values as 8-bit codes of one
+//! symmetric scale (`quantize-weights`' per-tensor arithmetic on the kept
+//! values), in coreai-opt's joint form (`quantize_dtype`), codes and scale
+//! bit for bit:
+//!
+//! //     %c = coreai.constant <codes of the kept values: tensor<N x si8>>
+//! //     %s = coreai.build_sparse_with_bitmask %c, %m : tensor<shape x si8, #...>
+//! //     %d = coreai.sparse_with_bitmask_to_dense %s : tensor<shape x si8>
+//! //     %w' = coreai.blockwise_shift_scale %d, %scale, %zero_point, %0   (each 1x..x1)
+//!
+//! A pruned element reads code 0, int8's zero point: 0. `uint8`'s zero
+//! point is 127, so in that form a pruned element would read `-127·s`;
+//! coreai-opt 0.3.0 writes exactly that (its uint8 joint output is off by
+//! about twice the output's scale in coreai-core's own runtime, measured in
+//! `test_compression.py`). Here `uint8` dequantizes the kept values first
+//! and scatters floats, so pruned elements stay 0:
+//!
+//! //     %v = coreai.blockwise_shift_scale %c, %scale, %zero_point, %0   (each [1]: tensor<N x T>)
+//! //     %w' = coreai.sparse_with_bitmask_to_dense (coreai.build_sparse_with_bitmask %v, %m)
+//!
 //! A weight the structure does not apply to stays dense, with a remark at
 //! the weight saying why (as Apple's library skips it with a warning): a
 //! block size over half the output channels, an `M` over half the input
 //! channels, a weight of rank other than 2 to 5 or with those channels on
 //! an axis other than 0 or 1. Both `target-sparsity` and `n-m` given, or
-//! `block-size` with `n-m`, is one error. Not here (yet): the joint forms
-//! (the kept values quantized or palettized).
+//! `block-size` with `n-m`, is one error. Not here (yet): palettized kept
+//! values (coreai-opt's `palettize_nbits`).
 
-use crate::compress::{compress_weights, parse_positive, weight, Selection, Weight};
-use coreai_ir::op::coreai::{BUILD_SPARSE_WITH_BITMASK, SPARSE_WITH_BITMASK_TO_DENSE};
+use crate::compress::{compress_weights, parse_positive, weight, Blocks, Real, Selection, Weight};
+use crate::quantize_weights::{code_blob, code_range, parse_dtype, quantize};
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
+use coreai_ir::op::coreai::{
+    BLOCKWISE_SHIFT_SCALE, BUILD_SPARSE_WITH_BITMASK, SPARSE_WITH_BITMASK_TO_DENSE,
+};
 use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::RewriteOptions;
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
-    bitmask_sparse_type, dense_from_bytes, integer_type, pack_bits, release_pages, resource,
-    FloatData, BLOB_ALIGNMENT,
+    bitmask_sparse_type, dense_from_bytes, float_splat, int_splat, integer_type, pack_bits,
+    release_pages, resource, FloatData, BLOB_ALIGNMENT,
 };
 use melior::ir::{
     operation::OperationRef,
@@ -78,12 +101,23 @@ fn parse_n_m(v: &str) -> Result<Option<(usize, usize)>, String> {
     if v.is_empty() {
         return Ok(None);
     }
-    let parsed = v
-        .split_once(':')
-        .and_then(|(n, m)| Some((n.trim().parse::<usize>().ok()?, m.trim().parse::<usize>().ok()?)));
+    let parsed = v.split_once(':').and_then(|(n, m)| {
+        Some((
+            n.trim().parse::<usize>().ok()?,
+            m.trim().parse::<usize>().ok()?,
+        ))
+    });
     match parsed {
         Some((n, m)) if m > 0 && n <= m => Ok(Some((n, m))),
         _ => Err(format!("'{v}' is not N:M with 0 <= N <= M and M > 0")),
+    }
+}
+
+fn parse_quantize_dtype(v: &str) -> Result<Option<bool>, String> {
+    match v.trim() {
+        "" => Ok(None),
+        "int8" | "uint8" => Ok(Some(parse_dtype(v)?.1)),
+        other => Err(format!("'{other}' is not one of int8, uint8")),
     }
 }
 
@@ -108,6 +142,9 @@ coreai_ir::pass_options! {
         "block-size" => block_size: Option<usize> = "",
             "with target-sparsity: prune blocks of this many consecutive output channels by their L2 norm",
             parse = parse_block_size;
+        "quantize-dtype" => quantize_signed: Option<bool> = "",
+            "store the kept values as 8-bit codes of one symmetric scale: int8 or uint8",
+            parse = parse_quantize_dtype;
         "min-elements" => min_elements: i64 = "1024",
             "only weights of more elements than this are pruned";
         "only" => only: Vec<String> = "",
@@ -161,8 +198,10 @@ impl Pass for SparsifyWeights {
             exclude: self.exclude.clone(),
         };
         let remarks = self.remarks;
-        let rewrite: UserLowering =
-            Arc::new(move |cx: &LoweringCx<'_, '_>| sparsify_weight(cx, method, remarks));
+        let quantize_signed = self.quantize_signed;
+        let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| {
+            sparsify_weight(cx, method, quantize_signed, remarks)
+        });
         compress_weights(
             root,
             rewrites,
@@ -178,24 +217,26 @@ impl Pass for SparsifyWeights {
 fn sparsify_weight<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     method: Method,
+    quantize_signed: Option<bool>,
     remarks: bool,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let result: Value<'c, 'a> = cx.op().result(0).map_err(|e| e.to_string())?.into();
     let w = weight(result)?;
     let pruning = match &w.data {
-        FloatData::F32(v) => pruned(v, &w, method).map(|keep| {
-            let bytes = kept(v, &keep).iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-            (keep, bytes)
-        }),
-        FloatData::F16(v) => pruned(v, &w, method).map(|keep| {
-            let bytes = kept(v, &keep).iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-            (keep, bytes)
-        }),
+        FloatData::F32(v) => {
+            pruned(v, &w, method).map(|keep| stored(kept(v, &keep), keep, quantize_signed))
+        }
+        FloatData::F16(v) => {
+            pruned(v, &w, method).map(|keep| stored(kept(v, &keep), keep, quantize_signed))
+        }
     };
     let (keep, values) = match pruning {
         Ok(p) => p,
         Err(reason) => {
-            coreai_ir::raw::emit_remark(cx.op().to_raw(), &format!("{}: kept dense: {reason}", INFO.name));
+            coreai_ir::raw::emit_remark(
+                cx.op().to_raw(),
+                &format!("{}: kept dense: {reason}", INFO.name),
+            );
             return Ok(vec![constant(cx, result.r#type(), w.attr)?]);
         }
     };
@@ -204,24 +245,94 @@ fn sparsify_weight<'c, 'a>(
     let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
     let float = ty.element();
     let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
-    let values_ty = tensor_type(&[non_zero as i64], float);
-    let values = if non_zero == 0 {
-        dense_from_bytes(values_ty, &[]).ok_or("cannot build the empty values")?
-    } else {
-        resource(values_ty, &format!("{}.values", w.name), values, BLOB_ALIGNMENT)
-    };
     let mask_ty = tensor_type(&shape, integer_type(float, 1, false));
     let bits: Vec<u8> = keep.iter().map(|&k| k as u8).collect();
-    let mask = resource(mask_ty, &format!("{}.mask", w.name), pack_bits(&bits, 1), BLOB_ALIGNMENT);
-    let values = constant(cx, values_ty, values)?;
+    let mask = resource(
+        mask_ty,
+        &format!("{}.mask", w.name),
+        pack_bits(&bits, 1),
+        BLOB_ALIGNMENT,
+    );
+    let values_ty = tensor_type(&[non_zero as i64], float);
+    let (values, dequantize) = match values {
+        Stored::Floats(_) if non_zero == 0 => (
+            constant(
+                cx,
+                values_ty,
+                dense_from_bytes(values_ty, &[]).ok_or("cannot build the empty values")?,
+            )?,
+            None,
+        ),
+        Stored::Floats(bytes) => (
+            constant(
+                cx,
+                values_ty,
+                resource(
+                    values_ty,
+                    &format!("{}.values", w.name),
+                    bytes,
+                    BLOB_ALIGNMENT,
+                ),
+            )?,
+            None,
+        ),
+        Stored::Codes {
+            codes,
+            scale,
+            zero_point,
+            signed,
+        } => {
+            let code_ty = tensor_type(&[non_zero as i64], integer_type(float, 8, signed));
+            let codes = constant(
+                cx,
+                code_ty,
+                code_blob(code_ty, &format!("{}.codes", w.name), &codes, 8),
+            )?;
+            (codes, Some((scale, zero_point, signed)))
+        }
+    };
     let mask = constant(cx, mask_ty, mask)?;
-    let sparse_ty = bitmask_sparse_type(ty, non_zero as u64).ok_or("cannot build the sparse type")?;
-    let sparse = cx.build_value(
-        BUILD_SPARSE_WITH_BITMASK,
-        &[values, mask],
-        sparse_ty,
-        &[],
-    )?;
+    // blockwise_shift_scale(codes, scale, zero point, 0) with each of the
+    // three of `grid` (all ones): the codes' float values.
+    let dequantized =
+        |codes: Value<'c, 'a>, scale: f64, zero_point: i64, signed: bool, grid: &[i64], out| {
+            let float_ty = tensor_type(grid, float);
+            let code_ty = tensor_type(grid, integer_type(float, 8, signed));
+            let scale = constant(
+                cx,
+                float_ty,
+                float_splat(float_ty, scale).ok_or("cannot build the scale")?,
+            )?;
+            let zero_point = constant(
+                cx,
+                code_ty,
+                int_splat(code_ty, zero_point).ok_or("cannot build the zero point")?,
+            )?;
+            let zero = constant(
+                cx,
+                float_ty,
+                float_splat(float_ty, 0.0).ok_or("cannot build the offset")?,
+            )?;
+            cx.build_value(
+                BLOCKWISE_SHIFT_SCALE,
+                &[codes, scale, zero_point, zero],
+                out,
+                &[],
+            )
+        };
+    let (values, after) = match dequantize {
+        // uint8: the kept values dequantized, then scattered.
+        Some((scale, zero_point, false)) => (
+            dequantized(values, scale, zero_point, false, &[1], values_ty)?,
+            None,
+        ),
+        other => (values, other),
+    };
+    let scattered = tensor_type(&shape, coreai_ir::schema::element_type(values)?);
+    let scattered_ty = RankedTensorType::try_from(scattered).map_err(|e| e.to_string())?;
+    let sparse_ty =
+        bitmask_sparse_type(scattered_ty, non_zero as u64).ok_or("cannot build the sparse type")?;
+    let sparse = cx.build_value(BUILD_SPARSE_WITH_BITMASK, &[values, mask], sparse_ty, &[])?;
     if remarks {
         eprintln!(
             "{}: {}: {:?} {} kept {non_zero} of {} ({:.1}% pruned)",
@@ -233,13 +344,58 @@ fn sparsify_weight<'c, 'a>(
             100.0 * (1.0 - non_zero as f64 / keep.len().max(1) as f64),
         );
     }
-    let out = cx.build_value(
-        SPARSE_WITH_BITMASK_TO_DENSE,
-        &[sparse],
-        result.r#type(),
-        &[],
-    )?;
+    let dense = cx.build_value(SPARSE_WITH_BITMASK_TO_DENSE, &[sparse], scattered, &[])?;
+    let out = match after {
+        // int8 (coreai-opt's form): the codes scattered, then dequantized.
+        Some((scale, zero_point, signed)) => dequantized(
+            dense,
+            scale,
+            zero_point,
+            signed,
+            &vec![1; shape.len()],
+            result.r#type(),
+        )?,
+        None => dense,
+    };
     Ok(vec![out])
+}
+
+/// How the kept values are stored.
+enum Stored {
+    /// The values' bytes, in the weight's float type.
+    Floats(Vec<u8>),
+    /// 8-bit codes of one symmetric scale.
+    Codes {
+        codes: Vec<i16>,
+        scale: f64,
+        zero_point: i64,
+        signed: bool,
+    },
+}
+
+/// The kept values as stored: their bytes, or with `quantize_signed` their
+/// int8 (`Some(true)`) or uint8 codes.
+fn stored<T: Real + Send + Sync>(
+    values: Vec<T>,
+    keep: Vec<bool>,
+    quantize_signed: Option<bool>,
+) -> (Vec<bool>, Stored) {
+    match quantize_signed {
+        Some(signed) if !values.is_empty() => {
+            let (lo, hi) = code_range(8, signed, true);
+            let n = values.len();
+            let blocks = Blocks::new(&[n], &[0]).expect("one block");
+            let q = quantize(&values, &[n], &blocks, lo, hi, signed, true);
+            let stored = Stored::Codes {
+                codes: q.codes,
+                scale: q.scales[0].get(),
+                zero_point: q.zero_points[0],
+                signed,
+            };
+            (keep, stored)
+        }
+        _ => (keep, Stored::Floats(T::bytes(&values))),
+    }
 }
 
 fn kept<T: Copy>(values: &[T], keep: &[bool]) -> Vec<T> {
@@ -316,7 +472,11 @@ impl Magnitude for half::f16 {
 }
 
 /// Which elements of `v` (row-major) are kept.
-fn pruned<T: Magnitude + PartialOrd>(v: &[T], w: &Weight<'_>, method: Method) -> Result<Vec<bool>, String> {
+fn pruned<T: Magnitude + PartialOrd>(
+    v: &[T],
+    w: &Weight<'_>,
+    method: Method,
+) -> Result<Vec<bool>, String> {
     let structured = |what: &str| -> Result<(), String> {
         if (2..=5).contains(&w.shape.len()) {
             Ok(())
@@ -354,7 +514,12 @@ fn pruned<T: Magnitude + PartialOrd>(v: &[T], w: &Weight<'_>, method: Method) ->
 
 /// The magnitude map of block pruning: each element's block norm, blocks
 /// of `b` consecutive indices of axis `dim`.
-fn block_norms<T: Magnitude>(v: &[T], shape: &[usize], dim: usize, b: usize) -> Result<Vec<T>, String> {
+fn block_norms<T: Magnitude>(
+    v: &[T],
+    shape: &[usize],
+    dim: usize,
+    b: usize,
+) -> Result<Vec<T>, String> {
     let channels = shape[dim];
     if 2 * b > channels {
         return Err(format!(
@@ -409,7 +574,10 @@ fn by_percentile<T: Magnitude + PartialOrd>(v: &[T], magnitudes: &[T], p: f64) -
     let b = if above == below {
         a
     } else {
-        *rest.iter().min_by(|x, y| cmp(x, y)).expect("an element above")
+        *rest
+            .iter()
+            .min_by(|x, y| cmp(x, y))
+            .expect("an element above")
     };
     let diff = b.sub(a).f64();
     let threshold = if t >= 0.5 {
@@ -499,7 +667,10 @@ mod tests {
         let keep = n_of_m(&v8, &[2, 8], 1, 2, 4).unwrap();
         assert_eq!(
             keep,
-            [false, true, true, false, false, false, true, true, false, true, true, false, false, false, true, true]
+            [
+                false, true, true, false, false, false, true, true, false, true, true, false,
+                false, false, true, true
+            ]
         );
         // Along axis 0 of [8, 1]: two groups of 4 rows.
         let col: Vec<f32> = (1..=8).map(|x| x as f32).collect();
@@ -511,6 +682,9 @@ mod tests {
     fn block_norms_cover_consecutive_output_channels() {
         // [4, 1], blocks of 2 along axis 0: norms 5 (3, 4) and 0 (0, 0).
         let v = [3.0f32, 4.0, 0.0, 0.0];
-        assert_eq!(block_norms(&v, &[4, 1], 0, 2).unwrap(), [5.0, 5.0, 0.0, 0.0]);
+        assert_eq!(
+            block_norms(&v, &[4, 1], 0, 2).unwrap(),
+            [5.0, 5.0, 0.0, 0.0]
+        );
     }
 }

@@ -57,9 +57,11 @@ impl Pass for AicodeRoundtrip {
         };
         let bytes = match program(root, Format::Aicode) {
             Ok(bytes) => bytes,
-            Err(BackendError::Aicode(aicode::AicodeError::Op { location, op, message })) => {
-                return fail(&format!("{location}: '{op}' {message}"))
-            }
+            Err(BackendError::Aicode(aicode::AicodeError::Op {
+                location,
+                op,
+                message,
+            })) => return fail(&format!("{location}: '{op}' {message}")),
             Err(e) => return fail(&e.to_string()),
         };
         let blobs = resources(root);
@@ -105,10 +107,14 @@ fn original(blobs: &HashMap<String, MlirAttribute>, read: MlirAttribute) -> Opti
         .rsplit_once('_')
         .filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         .map_or(key.as_str(), |(stem, _)| stem);
-    let old = [key.as_str(), stem].into_iter().find_map(|k| blobs.get(k)).copied()?;
+    let old = [key.as_str(), stem]
+        .into_iter()
+        .find_map(|k| blobs.get(k))
+        .copied()?;
     // SAFETY: both are live attributes of the module's context.
     let (old_attr, read_attr) = unsafe { (Attribute::from_raw(old), Attribute::from_raw(read)) };
     let same = old_attr.r#type() == read_attr.r#type()
-        && coreai_ir::weights::resource_bytes(old_attr) == coreai_ir::weights::resource_bytes(read_attr);
+        && coreai_ir::weights::resource_bytes(old_attr)
+            == coreai_ir::weights::resource_bytes(read_attr);
     same.then_some(old)
 }

@@ -1,6 +1,8 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{target-sparsity=0.5 min-elements=0})' | FileCheck %s --check-prefix=HALF
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{n-m=2:4 min-elements=0})' | FileCheck %s --check-prefix=NM
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{target-sparsity=0.5 block-size=8 min-elements=0})' 2>&1 | FileCheck %s --check-prefix=DENSE
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=int8 min-elements=0})' | FileCheck %s --check-prefix=INT8
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=uint8 min-elements=0})' | FileCheck %s --check-prefix=UINT8
 
 // Values computed by hand. @half: the magnitudes are 1 .. 32; numpy's 50th
 // percentile is 16.5 (between the 16th and 17th of 32), so 1 .. 16 go and
@@ -45,5 +47,44 @@ coreai.graph @half(%x: tensor<3x4xf32>) -> tensor<3x8xf32> {
 coreai.graph @n_m(%x: tensor<3x8xf32>) -> tensor<3x2xf32> {
   %w = coreai.constant dense<"0x0000803F000000C1000000400000E040000040C00000C040000080400000A0C00000003F0000803F000080BE0000004000000041000040C00000803F00008040"> : tensor<8x2xf32>
   %y = coreai.batch_matmul %x, %w : (tensor<3x8xf32>, tensor<8x2xf32>) -> tensor<3x2xf32>
+  coreai.output %y : tensor<3x2xf32>
+}
+
+// -----
+
+// Joint with 8-bit codes. Magnitudes 2 4 1 1 0.5 2 0 3: the median is 1.5,
+// so 2, -4, 2, 3 stay (mask bits 0, 1, 5, 7: A3). One symmetric scale
+// s = (2·4 + 1e-6) / 254 = 0.0314960666 (f32); codes rint(v / s) = 63, -127,
+// 63, 95 (v / s = 63.49999, -126.99998, 63.49999, 95.24999).
+// int8, coreai-opt's form: the codes scattered, then dequantized (zero
+// point 0: a pruned element reads 0).
+// INT8-LABEL: coreai.graph @joint
+// INT8:      %[[C:.*]] = coreai.constant dense_resource<weight.codes> : tensor<4xsi8>
+// INT8-NEXT: %[[M:.*]] = coreai.constant dense_resource<weight.mask> : tensor<4x2xui1>
+// INT8-NEXT: %[[S:.*]] = coreai.build_sparse_with_bitmask %[[C]], %[[M]] : (tensor<4xsi8>, tensor<4x2xui1>) -> tensor<4x2xsi8, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 4, posWidth = 1, crdWidth = 1>>
+// INT8-NEXT: %[[D:.*]] = coreai.sparse_with_bitmask_to_dense %[[S]] : {{.*}} -> tensor<4x2xsi8>
+// INT8-NEXT: %[[SC:.*]] = coreai.constant dense<0.0314960666> : tensor<1x1xf32>
+// INT8-NEXT: %[[Z:.*]] = coreai.constant dense<0> : tensor<1x1xsi8>
+// INT8-NEXT: %[[O:.*]] = coreai.constant dense<0.000000e+00> : tensor<1x1xf32>
+// INT8-NEXT: %[[W:.*]] = coreai.blockwise_shift_scale %[[D]], %[[SC]], %[[Z]], %[[O]] : {{.*}} -> tensor<4x2xf32>
+// INT8-NEXT: coreai.batch_matmul %{{.*}}, %[[W]]
+// INT8:      weight.codes: "0x100000003F813F5F"
+// INT8:      weight.mask: "0x10000000A3"
+// uint8 (zero point 127): the kept values dequantized first, then
+// scattered as floats, so a pruned element reads 0, not -127·s.
+// UINT8-LABEL: coreai.graph @joint
+// UINT8:      %[[C:.*]] = coreai.constant dense_resource<weight.codes> : tensor<4xui8>
+// UINT8-NEXT: %[[M:.*]] = coreai.constant dense_resource<weight.mask> : tensor<4x2xui1>
+// UINT8-NEXT: %[[SC:.*]] = coreai.constant dense<0.0314960666> : tensor<1xf32>
+// UINT8-NEXT: %[[Z:.*]] = coreai.constant dense<127> : tensor<1xui8>
+// UINT8-NEXT: %[[O:.*]] = coreai.constant dense<0.000000e+00> : tensor<1xf32>
+// UINT8-NEXT: %[[V:.*]] = coreai.blockwise_shift_scale %[[C]], %[[SC]], %[[Z]], %[[O]] : {{.*}} -> tensor<4xf32>
+// UINT8-NEXT: %[[S:.*]] = coreai.build_sparse_with_bitmask %[[V]], %[[M]] : (tensor<4xf32>, tensor<4x2xui1>)
+// UINT8-NEXT: coreai.sparse_with_bitmask_to_dense %[[S]] : {{.*}} -> tensor<4x2xf32>
+// UINT8:      weight.codes: "0x10000000BE00BEDE"
+
+coreai.graph @joint(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  %w = coreai.constant dense<[[2.0, -4.0], [-1.0, 1.0], [0.5, 2.0], [0.0, 3.0]]> : tensor<4x2xf32>
+  %y = coreai.batch_matmul %x, %w : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
   coreai.output %y : tensor<3x2xf32>
 }

@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO / "utils" / "coreai-report"))
 sys.path.insert(0, str(REPO / "utils" / "aicode"))
 import oracle  # noqa: E402
 import report  # noqa: E402
-from compare import core_save_asset, decoded_ir  # noqa: E402
+from compare import core_save_asset, decoded_ir, linear_program  # noqa: E402
 
 # (name, module:factory): models of test/e2e/models/aicode.py and corpus
 # models (a dynamic batch, a Llama-style block with RoPE, RMS norm and
@@ -420,13 +420,7 @@ def test_a_sparsified_program_is_written_as_coreai_core_writes_it_and_runs(tmp_p
     warnings.simplefilter("ignore")
     rng = np.random.default_rng(0)
     w = rng.standard_normal((64, 48)).astype(np.float32)
-    text = f"""module {{
-  coreai.graph @main(%x: tensor<2x64xf32> {{coreai.name = "x"}}) -> (tensor<2x48xf32> {{coreai.name = "y"}}) {{
-    %w = coreai.constant dense<"0x{w.tobytes().hex().upper()}"> : tensor<64x48xf32>
-    %0 = coreai.decomposable.broadcasting_batch_matmul %x, %w : (tensor<2x64xf32>, tensor<64x48xf32>) -> tensor<2x48xf32>
-    coreai.output %0 : tensor<2x48xf32>
-  }}
-}}"""
+    text = linear_program(w)
     with Context() as c:
         program = AIProgram._from_mlir_module(ir.Module.parse(text, c._mlir_context))  # noqa: SLF001
         sparse = str(sparsify_weights(program, target_sparsity=0.6)._module._mlir_module)  # noqa: SLF001

@@ -168,9 +168,10 @@ def test_quantize_weights_equals_coreai_opt(model_dtype):
 # ---- same IR, same pruning as Apple's sparsify_weights ---------------------
 
 def sparse_weights(module_op):
-    """(sparse type, kept values, mask) of each coreai.build_sparse_with_bitmask,
-    in program order."""
-    out = []
+    """(sparse type, kept values or codes, mask, (scale, zero point) of the
+    blockwise_shift_scale of a joint form or None) of each
+    coreai.build_sparse_with_bitmask, in program order."""
+    out, scales = [], []
 
     def walk(op):
         for region in op.regions:
@@ -179,10 +180,13 @@ def sparse_weights(module_op):
                     if o.operation.name == "coreai.build_sparse_with_bitmask":
                         values, mask = (constant_value(o.operands[i].owner) for i in range(2))
                         out.append((str(o.results[0].type), values, mask.astype(np.int64)))
+                    if o.operation.name == "coreai.blockwise_shift_scale" \
+                            and o.operands[0].owner.name == "coreai.sparse_with_bitmask_to_dense":
+                        scales.append(tuple(constant_value(o.operands[i].owner) for i in (1, 2)))
                     walk(o.operation)
 
     walk(module_op)
-    return out
+    return [(*w, scales[i] if i < len(scales) else None) for i, w in enumerate(out)]
 
 
 SPARSITY = [({"target_sparsity": 0.3}, "target-sparsity=0.3"),
@@ -192,7 +196,9 @@ SPARSITY = [({"target_sparsity": 0.3}, "target-sparsity=0.3"),
             ({"target_sparsity": 0.4, "block_size": 4}, "target-sparsity=0.4 block-size=4"),
             ({"target_sparsity": None, "n_m_ratio": (2, 4)}, "n-m=2:4"),
             ({"target_sparsity": None, "n_m_ratio": (1, 4)}, "n-m=1:4"),
-            ({"target_sparsity": None, "n_m_ratio": (3, 8)}, "n-m=3:8")]
+            ({"target_sparsity": None, "n_m_ratio": (3, 8)}, "n-m=3:8"),
+            ({"target_sparsity": 0.5, "quantize_dtype": "int8"}, "target-sparsity=0.5 quantize-dtype=int8"),
+            ({"target_sparsity": None, "n_m_ratio": (2, 4), "quantize_dtype": "int8"}, "n-m=2:4 quantize-dtype=int8")]
 
 
 @pytest.mark.parametrize("model_dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
@@ -201,15 +207,19 @@ def test_sparsify_weights_equals_coreai_opt(model_dtype):
     the same sparse types (numNonZero included), the same kept values bit
     for bit and the same masks as coreai-opt 0.3.0's `sparsify_weights`;
     where the structure does not fit a weight (n:m with M = 8 over the
-    convolution's 8 input channels) both keep it dense."""
+    convolution's 8 input channels) both keep it dense. Joint with int8:
+    the same codes, scale and zero point."""
     from coreai._compiler import ir
     from coreai.authoring.context import Context
+    from coreai_opt.coreai_utils.common import DType
     from coreai_opt.coreai_utils.passes.weight_sparsification import sparsify_weights
 
     program = coreai_torch_program(model_dtype)
     text = str(program._module._mlir_module)  # noqa: SLF001
     mismatches = []
     for kwargs, options in SPARSITY:
+        if "quantize_dtype" in kwargs:
+            kwargs = {**kwargs, "quantize_dtype": DType(kwargs["quantize_dtype"])}
         theirs = sparse_weights(sparsify_weights(program, **kwargs)._module._mlir_module.operation)  # noqa: SLF001
         r = subprocess.run([str(COREAI_OPT), f"--pass-pipeline=builtin.module(sparsify-weights{{{options}}})", "-"],
                            input=text, capture_output=True, text=True)
@@ -227,7 +237,72 @@ def test_sparsify_weights_equals_coreai_opt(model_dtype):
                 mismatches.append(f"{options}: weight {i}: kept values differ")
             if not np.array_equal(a[2], b[2]):
                 mismatches.append(f"{options}: weight {i}: masks differ in {int((a[2] != b[2]).sum())} places")
+            if (a[3] is None) != (b[3] is None) or (a[3] is not None and not all(
+                    same_bits(np.ravel(y), np.ravel(x)) for x, y in zip(a[3], b[3]))):
+                mismatches.append(f"{options}: weight {i}: scale and zero point {b[3]}, coreai-opt {a[3]}")
     assert not mismatches, "\n".join(mismatches)
+
+
+def test_joint_uint8_keeps_pruned_elements_zero(tmp_path):
+    """Pruning with the kept values in uint8 (`quantize-dtype=uint8`):
+    coreai-opt 0.3.0 scatters the uint8 codes and dequantizes after, so a
+    pruned element (code 0) reads `(0 - 127)·s`; in coreai-core's own
+    runtime its layer is off by more than half the output's scale. Ours
+    dequantizes the kept values first: in coreai-core's runtime and
+    coreai-run the layer computes the pruned weight with the kept values
+    dequantized (numpy, the formula of docs/compression.md) to 1e-5 of the
+    output's scale."""
+    import warnings
+
+    import oracle
+    from coreai._compiler import ir
+    from coreai.authoring.context import Context
+    from coreai.authoring.asset import AIProgram
+    from coreai_opt.coreai_utils.common import DType
+    from coreai_opt.coreai_utils.passes.weight_sparsification import sparsify_weights
+
+    sys.path.insert(0, str(REPO / "utils" / "aicode"))
+    from compare import linear_program
+
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((64, 48)).astype(np.float32)
+    text = linear_program(w)
+    x = rng.standard_normal((2, 64)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", x=x)
+    m = np.abs(w)
+    keep = m > np.percentile(m, 50)
+    kept = w[keep]
+    s = (np.float32(2) * np.abs(kept).max() + np.float32(1e-6)) / np.float32(254)
+    codes = np.clip(np.rint(kept / s) + 127, 0, 254)
+    dense = np.zeros_like(w)
+    dense[keep] = ((codes - 127) * s).astype(np.float32)
+    want = x.astype(np.float64) @ dense.astype(np.float64)
+    scale = np.abs(want).max()
+
+    def outputs(asset, name):
+        r = oracle.runasset(asset, "--inputs", tmp_path / "in.npz", "--outputs", tmp_path / f"{name}.npz")
+        assert r.returncode == 0, r.stderr[-2000:]
+        return np.load(tmp_path / f"{name}.npz")["y"]
+
+    with Context() as c:
+        program = AIProgram._from_mlir_module(ir.Module.parse(text, c._mlir_context))  # noqa: SLF001
+        apple = sparsify_weights(program, target_sparsity=0.5, quantize_dtype=DType("uint8"))
+        apple.save_asset(tmp_path / "apple.aimodel")
+    assert np.abs(outputs(tmp_path / "apple.aimodel", "apple") - want).max() > 0.5 * scale
+
+    src = tmp_path / "linear.mlir"
+    src.write_text(text)
+    ours = tmp_path / "ours.aimodel"
+    r = subprocess.run([str(COREAI_COMPILE), str(src), "-o", str(ours),
+                        "--compress", "sparsify-weights{target-sparsity=0.5 quantize-dtype=uint8}"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert np.abs(outputs(ours, "ours") - want).max() <= 1e-5 * scale
+    r = subprocess.run([str(COREAI_RUN), str(ours), "--inputs", str(tmp_path / "in.npz"),
+                        "--outputs", str(tmp_path / "run.npz")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert np.abs(np.load(tmp_path / "run.npz")["y"] - want).max() <= 1e-5 * scale
 
 
 # ---- a compressed language model runs like its dequantized eager model -----

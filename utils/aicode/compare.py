@@ -95,3 +95,16 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def linear_program(w):
+    """coreai IR of one linear layer `y = x @ w` (x: [2, in]) with `w`
+    ([in, out], f32) inline: the smallest program a weight pass rewrites."""
+    i, o = w.shape
+    return f"""module {{
+  coreai.graph @main(%x: tensor<2x{i}xf32> {{coreai.name = "x"}}) -> (tensor<2x{o}xf32> {{coreai.name = "y"}}) {{
+    %w = coreai.constant dense<"0x{w.tobytes().hex().upper()}"> : tensor<{i}x{o}xf32>
+    %0 = coreai.decomposable.broadcasting_batch_matmul %x, %w : (tensor<2x{i}xf32>, tensor<{i}x{o}xf32>) -> tensor<2x{o}xf32>
+    coreai.output %0 : tensor<2x{o}xf32>
+  }}
+}}"""

@@ -667,7 +667,10 @@ pub fn replace_module_body(module: MlirOperation, text: &str) -> bool {
             mlirBlockDestroy(block);
             block = next;
         }
-        mlirRegionTakeBody(region, mlirOperationGetRegion(mlirModuleGetOperation(parsed), 0));
+        mlirRegionTakeBody(
+            region,
+            mlirOperationGetRegion(mlirModuleGetOperation(parsed), 0),
+        );
         mlirModuleDestroy(parsed);
     }
     true

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Weight compression: our `quantize-weights` and `palettize-weights`
-against Apple's coreai-opt 0.3.0 `quantize_weights` and `palettize_weights`
-(one k-means worker: with its default 4 forked workers it deadlocked here),
+"""Weight compression: our `quantize-weights`, `palettize-weights` and
+`sparsify-weights` against Apple's coreai-opt 0.3.0 `quantize_weights`,
+`palettize_weights` and `sparsify_weights` (one k-means worker: with its
+default 4 forked workers it deadlocked here),
 on the same coreai IR, in one run. A benchmark, not a test.
 
     .venv/bin/python bench/compression.py [--size 60M] [--opt PATH] [--json FILE]
@@ -17,8 +18,9 @@ nothing downloaded), written once as text. For each preset:
     the whole process (parsing the text, the pass, printing to /dev/null);
     peak RSS of that process against the f32 weight bytes.
 Quantized outputs are checked equal weight by weight (codes, scales, zero
-points), palettized ones by their error: the sum over weights of the
-squared reconstruction error, ours against Apple's.
+points), sparsified ones too (sparse types, kept values, masks), palettized
+ones by their error: the sum over weights of the squared reconstruction
+error, ours against Apple's.
 """
 
 import argparse
@@ -31,6 +33,8 @@ import sys
 import tempfile
 import time
 import warnings
+
+import numpy as np
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,6 +50,8 @@ PRESETS = [
     ("palettize4", "palettize-weights{n-bits=4}", dict(n_bits=4, granularity="per_tensor")),
     ("palettize4-group32", "palettize-weights{n-bits=4 granularity=per-grouped-channel group-size=32}",
      dict(n_bits=4, granularity="per_grouped_channel", group_size=32)),
+    ("sparse50", "sparsify-weights{target-sparsity=0.5}", dict(target_sparsity=0.5)),
+    ("sparse-2:4", "sparsify-weights{n-m=2:4}", dict(target_sparsity=None, n_m_ratio=(2, 4))),
 ]
 
 
@@ -62,7 +68,8 @@ def main():
     import coreai_torch
     from scale import config_for
     from coreai_opt.coreai_utils import CompressionGranularity, DType, palettize_weights, quantize_weights
-    from test_compression import compressed_weights, palettized_weights, same_bits
+    from coreai_opt.coreai_utils.passes.weight_sparsification import sparsify_weights
+    from test_compression import compressed_weights, palettized_weights, same_bits, sparse_weights
 
     torch.manual_seed(0)
     cfg = transformers.LlamaConfig(**config_for(ns.size), max_position_embeddings=2048, tie_word_embeddings=False)
@@ -82,10 +89,13 @@ def main():
         src.write_text(str(program._module._mlir_module))  # noqa: SLF001
         for name, ours_pass, apple_options in PRESETS:
             kw = dict(apple_options)
-            kw["granularity"] = CompressionGranularity(kw["granularity"])
-            palettize = "n_bits" in kw
+            palettize, sparsify = "n_bits" in kw, "target_sparsity" in kw
+            if not sparsify:
+                kw["granularity"] = CompressionGranularity(kw["granularity"])
             t = time.perf_counter()
-            if palettize:
+            if sparsify:
+                apple = sparsify_weights(program, **kw)
+            elif palettize:
                 apple = palettize_weights(program, lut_dtype=None, num_kmeans_workers=1, **kw)
             else:
                 kw["dtype"] = DType(kw["dtype"])
@@ -107,7 +117,14 @@ def main():
             from coreai.authoring.context import Context
             with Context() as c:
                 module = ir.Module.parse(out.read_text(), c._mlir_context).operation  # noqa: SLF001
-                if palettize:
+                if sparsify:
+                    theirs = sparse_weights(apple._module._mlir_module.operation)  # noqa: SLF001
+                    ours = sparse_weights(module)
+                    equal = len(ours) == len(theirs) and all(
+                        a[0] == b[0] and same_bits(b[1], a[1]) and np.array_equal(a[2], b[2])
+                        for a, b in zip(theirs, ours))
+                    check = "same values and masks" if equal else "DIFFERENT values"
+                elif palettize:
                     theirs = palettized_weights(apple._module._mlir_module.operation)  # noqa: SLF001
                     ours = palettized_weights(module)
                     apple_sse = sum(((o - d) ** 2).sum() for o, d in theirs)
@@ -124,7 +141,7 @@ def main():
                              ours_process_s=process_s, ours_peak_gb=peak_kb / 2**20,
                              weights_gb=params * 4 / 2**30, check=check))
     print(f"Llama {ns.size}: {params / 1e6:.1f}M parameters ({params * 4 / 2**30:.2f} GiB f32)")
-    print("| preset | weights | Apple quantize_weights | ours: pass / process | speed-up (pass, process) | "
+    print("| preset | weights | Apple | ours: pass / process | speed-up (pass, process) | "
           "our peak RSS | check |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for r in rows:

@@ -207,7 +207,7 @@ def describe(model):
 
 def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision="f16", compress=None,
                       tokenizer=None, name="model", compiler=None, timing=False, query_lengths=(1, 8),
-                      cache_lengths=None):
+                      cache_lengths=None, cache_constraints=False):
     """Converts `model` to an LLM bundle in `output_dir` (created); returns
     its path. `max_context`: the most positions one conversation holds
     (the caches' length). `precision="f16"` also stores the caches in f16.
@@ -217,7 +217,8 @@ def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision
     passed in and the new keys and values returned, one static function
     `extend_{M}_{q}` per `query_lengths` entry and cache length `M` of the
     ladder: `cache_lengths`, or 256 doubling below `max_context`, then
-    `max_context`)."""
+    `max_context`; `cache_constraints=True`: the caches in Apple's
+    interleaved IOSurface layout, for a device runner)."""
     if not isinstance(max_context, int) or max_context < 4:
         raise ExportFailure(f"max_context={max_context!r}: expected an int of at least 4")
     model = model.eval()
@@ -226,7 +227,8 @@ def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision
         return _convert_neural_engine(model, output_dir, max_context=max_context, precision=precision,
                                       compress=compress, tokenizer=tokenizer, name=name, compiler=compiler,
                                       query_lengths=query_lengths, shape=(n_layers, heads, head_dim),
-                                      sliding=sliding, vocab=vocab, cache_lengths=cache_lengths)
+                                      sliding=sliding, vocab=vocab, cache_lengths=cache_lengths,
+                                      cache_constraints=cache_constraints)
     cache_dtype = torch.float16 if precision == "f16" else torch.float32
     shape = (n_layers, 1, heads, max_context, head_dim)
     q, s = 3, 5  # the traced call: 3 new tokens after 2 cached ones
@@ -283,7 +285,7 @@ def _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, 
 
 
 def _convert_neural_engine(model, output_dir, *, max_context, precision, compress, tokenizer, name, compiler,
-                           query_lengths, shape, sliding, vocab, cache_lengths):
+                           query_lengths, shape, sliding, vocab, cache_lengths, cache_constraints):
     """The Neural Engine bundle (llm_ane.py): one asset with a static
     `extend_{M}_{q}` function per query length (and a `prompt_opt_{M}_{q}`
     per length > 1), no states."""
@@ -302,7 +304,19 @@ def _convert_neural_engine(model, output_dir, *, max_context, precision, compres
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     asset = out / f"{name}.aimodel"
+    # Apple's layout of the caches the runner shares with every function
+    # (coreai-models' export_hardware_constraints): an IOSurface, the
+    # key/value dim interleaved by 8, rows aligned to 8 * max_context, so
+    # each cache length reads a prefix of the same buffer.
+    cache = llm_ane.cache_constraints(heads * head_dim, max_context) if cache_constraints else None
+    if cache_constraints and cache is None:
+        raise ExportFailure(f"cache_constraints: 8 must divide the caches' n_kv_heads * head_dim "
+                            f"({heads * head_dim}) to interleave them by 8")
+    constrained = {f"{entry}/{state}": cache for entry, _ in programs
+                   if not entry.startswith("gather_") for state in (llm_ane.KEY_CACHE, llm_ane.VALUE_CACHE)} \
+        if cache else {}
     compile_asset(programs, asset, target="ane", precision=precision, compress=compress, compiler=compiler,
+                  hw_constraints=constrained,
                   metadata={"description": f"{type(model).__name__} causal LM, Neural Engine form: read-only KV "
                                            f"cache, gather_embeddings and extend functions for query lengths {lengths}"})
     entries = [llm_ane.entry_name(m, q) for m in ladder for q in lengths]
@@ -318,6 +332,7 @@ def _convert_neural_engine(model, output_dir, *, max_context, precision, compres
                           "cache_lengths": ladder,
                           "cache_shape": [n_layers, 1, heads * head_dim, 1, max_context],
                           "cache_dtype": "float16" if precision == "f16" else "float32",
+                          "cache_constraints": cache,
                           "sliding_window": window},
     })
     if tables:
@@ -366,6 +381,13 @@ class Session:
         self._prompt_opt = bool(self.meta.get("neural_engine", {}).get("prompt_lengths"))
         if "neural_engine" in self.meta:
             from .llm_ane import AneSession
+
+            if runtime == "coreai-core" and self.meta["neural_engine"].get("cache_constraints"):
+                raise ValueError(
+                    f"{bundle}: its functions take the caches in Apple's interleaved IOSurface layout "
+                    f"({self.meta['neural_engine']['cache_constraints']}), which coreai-core's Python runtime "
+                    "cannot build an input in; run it with runtime='coreai-run', or convert without "
+                    "cache_constraints")
 
             tables = []
             rope = self.meta["neural_engine"].get("rope")
@@ -584,6 +606,9 @@ def build_parser():
     p.add_argument("--cache-lengths", metavar="M,M",
                    help="with --target ane: the cache lengths of the functions (default 256 doubling below "
                         "--max-context, then --max-context)")
+    p.add_argument("--cache-constraints", action="store_true",
+                   help="with --target ane: the caches in Apple's interleaved IOSurface layout (for a device "
+                        "runner; coreai-core's Python runtime cannot feed them)")
     p.add_argument("--generate", metavar="IDS", help="run the bundle DIR instead: comma-separated prompt token ids")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--runtime", choices=["coreai-core", "coreai-run"], default="coreai-core")
@@ -611,7 +636,8 @@ def main(argv=None):
                   if ns.cache_lengths else None)
         out = convert_causal_lm(model, ns.output, max_context=ns.max_context, target=ns.target,
                                 precision=ns.precision, compress=ns.compress, tokenizer=tokenizer, name=ns.name,
-                                query_lengths=lengths, cache_lengths=ladder)
+                                query_lengths=lengths, cache_lengths=ladder,
+                                cache_constraints=ns.cache_constraints)
         print(out)
         return 0
     except (ExportFailure, CompileFailure, ValueError, RuntimeError) as e:

@@ -314,6 +314,20 @@ def prompt_name(max_context, query_len):
 
 
 SMALLEST_CACHE = 256  # Apple's IOS_STATIC_MIN_CACHE_LEN
+CACHE_INTERLEAVE = 8  # Apple's KV_CACHE_INTERLEAVE_FACTOR
+
+
+def cache_constraints(kv_dim, max_context):
+    """Apple's hardware constraints of the key and value caches
+    (`BACKING:ALIGNMENTS:INTERLEAVE`, coreai-models'
+    `export_hardware_constraints`): an IOSurface whose dim 2 (the `kv_dim`
+    = heads x head_dim channels) is interleaved by 8 and whose dim 4 rows
+    are aligned to 8 * max_context elements, whatever the function's cache
+    length. None when 8 does not divide `kv_dim` (the interleave must)."""
+    if kv_dim % CACHE_INTERLEAVE:
+        return None
+    f = CACHE_INTERLEAVE
+    return f"IOSurface:1x1x1x1x{f * max_context}x1:1x1x{f}x1x1"
 
 
 def cache_ladder(max_context, cache_lengths=None):

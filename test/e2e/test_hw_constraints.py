@@ -226,6 +226,7 @@ def test_convert_and_coreai_export_take_hw_constraints(compiled, tmp_path):
     ("tabel=IOSurface:1x1x1x1:8x1x1", "no input or output named 'tabel' (inputs: table, ids; outputs: output)"),
     ("table=Texture:1x1x1x1:8x1x1", "the backing 'Texture' is not MTLBuffer, IOSurface or Heap"),
     ("table", "expected NAME=BACKING:ALIGNMENTS:INTERLEAVE"),
+    ("main/table=IOSurface:1x1x1x1:8x1x1", "no --entry named 'main' (ENTRY/NAME=... constrains one entry's NAME)"),
 ])
 def test_a_bad_constraint_is_one_error_and_writes_nothing(bad, message, compiled, tmp_path):
     _, module, _, _, _ = compiled["lookup"]

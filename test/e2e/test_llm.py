@@ -384,6 +384,40 @@ def test_neural_engine_cache_length_ladder_equals_eager(tmp_path):
             assert record["functions"].tolist() == ladder
 
 
+def test_neural_engine_cache_constraints_for_a_device_runner(tmp_path):
+    """`cache_constraints=True`: every extend and prompt_opt function takes
+    its caches as Apple's interleaved IOSurface (interleave 8 on the
+    key/value channels, rows aligned to 8 x max_context whatever the
+    function's cache length), read through copy_discarding_constraints; in
+    coreai-run the bundle generates eager's tokens in f32; coreai-core's
+    Python runtime cannot feed such an input, and a Session there is one
+    error saying so."""
+    from coreai_export import llm
+
+    model = build("llama")
+    bundle = convert(model, tmp_path / "b", target="ane", precision="f32", cache_lengths=(16,),
+                     cache_constraints=True)
+    meta = json.loads((bundle / "metadata.json").read_text())
+    encoding = f"#coreaix.hw_constraints<IOSurface, alignments: [1x1x1x1x{8 * MAX_CONTEXT}x1], interleave: [1x1x8x1x1]>"
+    assert meta["neural_engine"]["cache_constraints"] == f"IOSurface:1x1x1x1x{8 * MAX_CONTEXT}x1:1x1x8x1x1"
+    for entry in ["extend_16_1", "prompt_opt_16_8", f"extend_{MAX_CONTEXT}_8", "gather_embeddings_8"]:
+        r = subprocess.run([str(COREAI_RUN), str(bundle / "model.aimodel"), "--entry", entry, "--print-signature"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        types = {a["name"]: a["type"] for a in json.loads(r.stdout)["arguments"]}
+        if entry.startswith("gather"):
+            assert all("hw_constraints" not in t for t in types.values()), types
+            continue
+        m = 16 if "_16_" in entry else MAX_CONTEXT
+        for cache in ("key_cache", "value_cache"):
+            assert types[cache] == f"tensor<2x1x32x1x{m}xf32, {encoding}>", (entry, types[cache])
+    prompt = models.ids(11, seed=4)[0].tolist()
+    record = run(bundle, "coreai-run", [{"generate": prompt, "n": 8}])
+    assert record["tokens_0"].tolist() == eager_greedy(model, prompt, 8)
+    with pytest.raises(ValueError, match="interleaved IOSurface layout"):
+        llm.Session(bundle, "coreai-core")
+
+
 @pytest.mark.parametrize("name", ["llama", "qwen3", "gemma3"])
 def test_neural_engine_form_agrees_with_the_gpu_form_and_stays_resident(name, tmp_path):
     """f16 (the Neural Engine's default): over 8 prompts, the Neural

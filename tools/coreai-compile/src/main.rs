@@ -105,7 +105,8 @@ struct Cli {
     /// (its `coreai.name`) a `#coreaix.hw_constraints` encoding, as
     /// coreai-core's `set_hardware_constraints` does (e.g.
     /// `x=IOSurface:1x1x32x1:1x1x1`; BACKING is MTLBuffer, IOSurface or
-    /// Heap). With --entry, every entry must have NAME. Repeatable.
+    /// Heap). With --entry, every entry must have NAME, or `ENTRY/NAME=...`
+    /// gives it to that entry only. Repeatable.
     #[arg(long, value_name = "NAME=BACKING:ALIGNMENTS:INTERLEAVE")]
     hw_constraints: Vec<String>,
 
@@ -225,11 +226,20 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
         return Err(CompileError::StaticShapes);
     }
     for item in &cli.hw_constraints {
-        coreai::passes::set_hw_constraints::check_item(item)
+        coreai::passes::set_hw_constraints::check_item(scoped(item).1)
             .map_err(CompileError::HwConstraints)?;
     }
     coreai::registry::register_all();
     let entries = entries(cli)?;
+    for item in &cli.hw_constraints {
+        if let (Some(entry), _) = scoped(item) {
+            if !entries.iter().any(|(name, _)| name == entry) {
+                return Err(CompileError::HwConstraints(format!(
+                    "'{item}': no --entry named '{entry}' (ENTRY/NAME=... constrains one entry's NAME)"
+                )));
+            }
+        }
+    }
     let inputs: Vec<&str> = match &cli.input {
         Some(input) => vec![input.as_str()],
         None => entries.iter().map(|(_, f)| f.as_str()).collect(),
@@ -244,12 +254,30 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
         io: cli.io.map(|i| i.0),
         explain: cli.explain,
         require_resident: cli.require_resident,
-        hw_constraints: cli.hw_constraints.clone(),
+        hw_constraints: cli
+            .hw_constraints
+            .iter()
+            .filter(|item| scoped(item).0.is_none())
+            .cloned()
+            .collect(),
         format: cli.format.0,
         compress: cli.compress.clone(),
     };
     let stage = cli.compile_to.map_or(Stage::Target, |s| s.0);
-    let job = |input: &str| Job {
+    // An entry's pipeline: the constraints of every entry and its own.
+    let entry_options = |entry: &str| CompileOptions {
+        hw_constraints: cli
+            .hw_constraints
+            .iter()
+            .filter_map(|item| match scoped(item) {
+                (None, item) => Some(item.to_string()),
+                (Some(e), item) if e == entry => Some(item.to_string()),
+                _ => None,
+            })
+            .collect(),
+        ..options.clone()
+    };
+    let job_with = |input: &str, options: &CompileOptions| Job {
         program: "coreai-compile".into(),
         input: input.to_string(),
         pipeline: options.pipeline(stage),
@@ -257,8 +285,12 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
         bytecode_version: -1,
         ..Job::default()
     };
+    let job = |input: &str| job_with(input, &options);
     if cli.compile_to.is_some() {
-        let mut job = job(inputs[0]);
+        let first = entries
+            .first()
+            .map_or_else(|| options.clone(), |(name, _)| entry_options(name));
+        let mut job = job_with(inputs[0], &first);
         job.output = cli.output.clone().unwrap_or_else(|| "-".into());
         return Ok(run_job(&job, &cli.mlir)?);
     }
@@ -285,7 +317,7 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     // context (the entries' contexts are their driver runs').
     let mut programs = Vec::with_capacity(entries.len());
     for (name, file) in &entries {
-        let bytes = with_module(&job(file), &cli.mlir, |module| {
+        let bytes = with_module(&job_with(file, &entry_options(name)), &cli.mlir, |module| {
             Ok(backend::bytecode(
                 module,
                 coreai_asset::bytecode::VERSION as i64,
@@ -312,6 +344,16 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     write_asset(&target, &metadata, |out| {
         backend::write_program(program.as_operation(), options.format, out)
     })
+}
+
+/// `(Some(ENTRY), NAME=...)` for an `--hw-constraints ENTRY/NAME=...` item,
+/// `(None, item)` for one that applies to every entry.
+fn scoped(item: &str) -> (Option<&str>, &str) {
+    let name = item.split('=').next().unwrap_or_default();
+    match name.split_once('/') {
+        Some((entry, _)) => (Some(entry), &item[entry.len() + 1..]),
+        None => (None, item),
+    }
 }
 
 /// Writes the asset `target` with the program `write` streams; a backend

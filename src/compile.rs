@@ -267,26 +267,49 @@ const COMPRESSION_PASSES: &[&str] = &["quantize-weights", "palettize-weights", "
 
 impl Compression {
     /// A preset's name, or a compression pass with its options in pipeline
-    /// syntax; an error says what is accepted. The options themselves are
-    /// checked when the pipeline is built.
+    /// syntax, or several of those joined by `+`, run in order (a weight
+    /// the first compresses is no candidate for the next: `quantize-weights{dtype=int8
+    /// granularity=per-tensor only=embed_tokens}+palettize4-group32` keeps
+    /// the embedding at 8 bits); an error says what is accepted. The
+    /// options themselves are checked when the pipeline is built.
     pub fn parse(spec: &str) -> Result<Self, String> {
+        let mut passes = Vec::new();
+        let mut depth = 0usize;
+        let mut start = 0;
+        for (i, c) in spec.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = depth.saturating_sub(1),
+                '+' if depth == 0 => {
+                    passes.push(Self::one(&spec[start..i])?);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        passes.push(Self::one(&spec[start..])?);
+        Ok(Self(passes.join(",")))
+    }
+
+    fn one(spec: &str) -> Result<String, String> {
         let spec = spec.trim();
         if let Some((_, pass, _)) = COMPRESSION_PRESETS.iter().find(|(n, ..)| *n == spec) {
-            return Ok(Self(pass.to_string()));
+            return Ok(pass.to_string());
         }
         let name = spec.split('{').next().unwrap_or_default().trim();
         if COMPRESSION_PASSES.contains(&name) && (spec == name || spec.ends_with('}')) {
-            return Ok(Self(spec.to_string()));
+            return Ok(spec.to_string());
         }
         let presets: Vec<&str> = COMPRESSION_PRESETS.iter().map(|p| p.0).collect();
         Err(format!(
-            "'{spec}' is not a compression preset ({}) or a compression pass ({}) with its options",
+            "'{spec}' is not a compression preset ({}) or a compression pass ({}) with its options \
+             (several joined by '+')",
             presets.join(", "),
             COMPRESSION_PASSES.join(", ")
         ))
     }
 
-    /// The pass with its options, as pipeline text.
+    /// The passes with their options, as pipeline text.
     pub fn pass(&self) -> &str {
         &self.0
     }
@@ -585,6 +608,12 @@ mod tests {
         assert!(!pipeline(Stage::Coreai, &options).contains("quantize"));
         let full = Compression::parse("quantize-weights{dtype=uint8}").unwrap();
         assert_eq!(full.pass(), "quantize-weights{dtype=uint8}");
+        let two = Compression::parse("quantize-weights{dtype=int8 only=a+b}+palettize6").unwrap();
+        assert_eq!(
+            two.pass(),
+            "quantize-weights{dtype=int8 only=a+b},palettize-weights{n-bits=6}"
+        );
+        assert!(Compression::parse("int8+").unwrap_err().contains("''"));
         let err = Compression::parse("int3").unwrap_err();
         assert!(
             err.contains("int4-block32") && err.contains("quantize-weights"),

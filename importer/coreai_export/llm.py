@@ -207,11 +207,15 @@ def describe(model):
 
 def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision="f16", compress=None,
                       tokenizer=None, name="model", compiler=None, timing=False, query_lengths=(1, 8),
-                      cache_lengths=None, cache_constraints=False):
+                      cache_lengths=None, cache_constraints=False, embedding_compress=None):
     """Converts `model` to an LLM bundle in `output_dir` (created); returns
     its path. `max_context`: the most positions one conversation holds
     (the caches' length). `precision="f16"` also stores the caches in f16.
     `compress`: weight compression (`"int4-block32"`, docs/compression.md).
+    `embedding_compress="int8"`: the input embedding (and a head tied to
+    it) in 8-bit integers with one scale, whatever `compress` does to the
+    other weights (Apple's iOS LLM form: a 4-bit palettized model keeps an
+    int8 embedding table).
     `tokenizer`: a transformers tokenizer (saved into the bundle) or None.
     `target="ane"`: the Neural Engine form (llm_ane.py: a read-only cache
     passed in and the new keys and values returned, one static function
@@ -223,6 +227,7 @@ def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision
         raise ExportFailure(f"max_context={max_context!r}: expected an int of at least 4")
     model = model.eval()
     n_layers, heads, head_dim, sliding, vocab = describe(model)
+    compress = _with_embedding(model, compress, embedding_compress)
     if target == "ane":
         return _convert_neural_engine(model, output_dir, max_context=max_context, precision=precision,
                                       compress=compress, tokenizer=tokenizer, name=name, compiler=compiler,
@@ -258,6 +263,22 @@ def convert_causal_lm(model, output_dir, *, max_context, target="gpu", precision
     })
     (out / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
     return out
+
+
+def _with_embedding(model, compress, embedding_compress):
+    """`compress` with the input embedding compressed first by
+    `embedding_compress` (None: as `compress` says): a `quantize-weights`
+    pass selecting the embedding's weight by its names (the model's, a tied
+    head's, and `embedding.weight`, the Neural Engine form's gather
+    module's), then `compress` on the rest."""
+    if embedding_compress is None:
+        return compress
+    if embedding_compress != "int8":
+        raise ExportFailure(f"embedding_compress={embedding_compress!r}: expected 'int8' (or None)")
+    table = model.get_input_embeddings().weight
+    names = {n for n, p in model.named_parameters(remove_duplicate=False) if p is table} | {"embedding.weight"}
+    first = f"quantize-weights{{dtype=int8 granularity=per-tensor only={','.join(sorted(names))}}}"
+    return first if compress is None else f"{first}+{compress}"
 
 
 def _metadata(model, out, name, asset, vocab, max_context, tokenizer, compress, target, function_map):
@@ -609,6 +630,9 @@ def build_parser():
     p.add_argument("--cache-constraints", action="store_true",
                    help="with --target ane: the caches in Apple's interleaved IOSurface layout (for a device "
                         "runner; coreai-core's Python runtime cannot feed them)")
+    p.add_argument("--embedding-compress", choices=["int8"],
+                   help="the input embedding (and a tied head) in int8 with one scale, whatever --compress does "
+                        "to the rest (Apple's iOS LLM form)")
     p.add_argument("--generate", metavar="IDS", help="run the bundle DIR instead: comma-separated prompt token ids")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--runtime", choices=["coreai-core", "coreai-run"], default="coreai-core")
@@ -637,7 +661,8 @@ def main(argv=None):
         out = convert_causal_lm(model, ns.output, max_context=ns.max_context, target=ns.target,
                                 precision=ns.precision, compress=ns.compress, tokenizer=tokenizer, name=ns.name,
                                 query_lengths=lengths, cache_lengths=ladder,
-                                cache_constraints=ns.cache_constraints)
+                                cache_constraints=ns.cache_constraints,
+                                embedding_compress=ns.embedding_compress)
         print(out)
         return 0
     except (ExportFailure, CompileFailure, ValueError, RuntimeError) as e:

@@ -64,8 +64,9 @@ accept when they mix. A RoPE module with a table per layer type (Gemma 3)
 gets one table pair per type (`rope_cos_0`, `rope_sin_0`, ...).
 
 Not yet: Apple's `load_embeddings` function (the table as an output, for
-a runner that shares it between functions through an IOSurface), a
-separately compressed embedding, per-head attention.
+a runner that shares it between functions through an IOSurface),
+per-head attention. (The separately compressed int8 embedding is
+`convert_causal_lm(..., embedding_compress="int8")`.)
 """
 
 import inspect

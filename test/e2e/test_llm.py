@@ -241,6 +241,41 @@ def test_f16_int4_block32_keeps_a_trained_models_greedy_tokens(name, tmp_path):
         print(f"{name} in {runtime}: {agree}/{total} free-running tokens equal the original model's")
 
 
+def test_int8_embedding_computes_like_the_dequantized_table(tmp_path):
+    """`embedding_compress="int8"` (Apple's iOS form keeps the embedding
+    table at 8 bits whatever the other weights get): the input embedding
+    alone in int8 with one symmetric scale; in f32 the bundle's tokens and
+    every call's logits equal (to 1e-4 of their scale, in both runtimes) the
+    eager model's whose table is that table dequantized in numpy (the
+    formula of docs/compression.md, per tensor); with `compress="palettize4"`
+    the table stays int8 while the other matrices are palettized."""
+    model = build("llama")
+    bundle = convert(model, tmp_path / "b", embedding_compress="int8")
+    ir = subprocess.run([str(BUILD / "coreai-opt"), str(bundle / "model.aimodel")], capture_output=True, text=True)
+    assert ir.returncode == 0, ir.stderr
+    assert re.search(r"embed_tokens\.weight\.codes> : tensor<128x64xsi8>", ir.stdout), ir.stdout[:2000]
+    assert ir.stdout.count("blockwise_shift_scale %") == 1
+    table = model.get_input_embeddings().weight
+    w = table.detach().numpy().astype(np.float32)
+    s = (np.float32(2) * np.abs(w).max() + np.float32(1e-6)) / np.float32(254)
+    dequantized = (np.clip(np.rint(w / s), -127, 127) * s).astype(np.float32)
+    original = table.detach().clone()
+    prompt = models.ids(9, seed=2)[0].tolist()
+    with torch.no_grad():
+        table.copy_(torch.from_numpy(dequantized))
+        want = eager_greedy(model, prompt, 8)
+        steps = eager_steps(model, prompt, want)
+        table.copy_(original)
+    for runtime in RUNTIMES:
+        record = run(bundle, runtime, [{"generate": prompt, "n": 8}])
+        assert record["tokens_0"].tolist() == want, runtime
+        assert_logits_match(call_logits(record, 0), steps, runtime)
+    mixed = convert(model, tmp_path / "m", embedding_compress="int8", compress="palettize4")
+    ir = subprocess.run([str(BUILD / "coreai-opt"), str(mixed / "model.aimodel")], capture_output=True, text=True)
+    assert re.search(r"embed_tokens\.weight\.codes> : tensor<128x64xsi8>", ir.stdout)
+    assert ir.stdout.count("lut_to_dense %") >= 7 * 2 + 1  # 7 matrices a layer, 2 layers, the head
+
+
 # ---- the bundle -------------------------------------------------------------------
 
 def test_bundle_layout_signature_and_weights_stored_once(tmp_path):

@@ -28,7 +28,11 @@
 //! constant operands coreai defines as f32 parameters (`interpolate`'s
 //! `scale` and `offset`: Apple's resize takes them in f32 on every device),
 //! are static parameters of their op, not tensors the Neural Engine
-//! computes on, and are not checked. Counted: every op in a graph body except constants,
+//! computes on, and are not checked; nor are the constant operands of the
+//! weight decompression ops (`blockwise_shift_scale`, `lut_to_dense`,
+//! `build_sparse_with_bitmask`): codes, palettes, scales and bitmasks are
+//! the compressed weight's storage format (a 1-bit mask no less than 4-bit
+//! indices). Counted: every op in a graph body except constants,
 //! terminators
 //! (`output`, `yield`, `condition`), ordering tokens and calls of composite
 //! graphs (their bodies are counted where they are defined). Alignment of
@@ -87,6 +91,13 @@ const NOT_COUNTED: &[&str] = &[
     coreai::GRAPH,
     coreai::CREATE_TOKEN,
     coreai::JOIN_TOKEN,
+];
+
+/// Ops that decompress a weight: their constant operands are its storage.
+const DECOMPRESSION: &[&str] = &[
+    coreai::BLOCKWISE_SHIFT_SCALE,
+    coreai::LUT_TO_DENSE,
+    coreai::BUILD_SPARSE_WITH_BITMASK,
 ];
 
 /// The composite the Neural Engine has no fused form of.
@@ -204,10 +215,11 @@ pub fn breach(op: MlirOperation) -> Option<Breach> {
         .iter()
         .find(|(op, _)| *op == name)
         .map_or(&[][..], |(_, operands)| *operands);
+    let weight_format = DECOMPRESSION.contains(&name.as_str());
     let values: Vec<(String, MlirValue)> = raw::operands(op)
         .into_iter()
         .enumerate()
-        .filter(|(i, v)| !(f32_parameters.contains(i) && constant(*v)))
+        .filter(|(i, v)| !((weight_format || f32_parameters.contains(i)) && constant(*v)))
         .map(|(i, v)| (format!("operand #{i}"), v))
         .chain(
             raw::results(op)

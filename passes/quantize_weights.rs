@@ -335,6 +335,17 @@ pub(crate) fn code_range(bits: u32, signed: bool, symmetric: bool) -> (i64, i64)
 
 const EPS: f64 = 1e-6;
 
+/// How a row's elements map to blocks.
+#[derive(Clone, Copy)]
+enum RowBlocks {
+    /// Element `j` is in block `base + j`.
+    PerElement,
+    /// Runs of this many elements: run `k` is block `base + k`.
+    Runs(usize),
+    /// Element `j` is in block `base + column[j]`.
+    Lookup,
+}
+
 pub(crate) fn quantize<T: Real + Send + Sync>(
     w: &[T],
     shape: &[usize],
@@ -348,6 +359,18 @@ pub(crate) fn quantize<T: Real + Send + Sync>(
     let rows = blocks.rows(shape);
     let width = rows.column.len();
     let chunks = rows.chunks(crate::compress::threads());
+    // A row's blocks are its element's own (one output channel per column:
+    // a matmul weight's blocks run down the input channels) or one: slices
+    // then replace the per-element block lookup (the common cases, and the
+    // loops the compiler vectorizes).
+    let run = rows.column.iter().take_while(|&&c| c == 0).count().max(1);
+    let layout = if rows.column.iter().enumerate().any(|(j, &c)| c != j / run) {
+        RowBlocks::Lookup
+    } else if run == 1 {
+        RowBlocks::PerElement
+    } else {
+        RowBlocks::Runs(run)
+    };
     // Each worker's ranges over its rows, merged in order (min and max are
     // exact, so the result does not depend on the split).
     let ranges: Vec<(Vec<T>, Vec<T>)> = std::thread::scope(|scope| {
@@ -362,13 +385,43 @@ pub(crate) fn quantize<T: Real + Send + Sync>(
                     for r in range {
                         let base = rows.base(r);
                         let xs = &w[r * width..(r + 1) * width];
-                        for (&x, &c) in xs.iter().zip(&rows.column) {
-                            let b = base + c;
-                            if x < vmin[b] {
-                                vmin[b] = x;
+                        match layout {
+                            RowBlocks::PerElement => {
+                                let lows = &mut vmin[base..base + width];
+                                let highs = &mut vmax[base..base + width];
+                                for ((low, high), &x) in lows.iter_mut().zip(highs.iter_mut()).zip(xs) {
+                                    if x < *low {
+                                        *low = x;
+                                    }
+                                    if x > *high {
+                                        *high = x;
+                                    }
+                                }
                             }
-                            if x > vmax[b] {
-                                vmax[b] = x;
+                            RowBlocks::Runs(e) => {
+                                for (k, run) in xs.chunks(e).enumerate() {
+                                    let (mut low, mut high) = (vmin[base + k], vmax[base + k]);
+                                    for &x in run {
+                                        if x < low {
+                                            low = x;
+                                        }
+                                        if x > high {
+                                            high = x;
+                                        }
+                                    }
+                                    (vmin[base + k], vmax[base + k]) = (low, high);
+                                }
+                            }
+                            RowBlocks::Lookup => {
+                                for (&x, &c) in xs.iter().zip(&rows.column) {
+                                    let b = base + c;
+                                    if x < vmin[b] {
+                                        vmin[b] = x;
+                                    }
+                                    if x > vmax[b] {
+                                        vmax[b] = x;
+                                    }
+                                }
                             }
                         }
                     }
@@ -440,12 +493,29 @@ pub(crate) fn quantize<T: Real + Send + Sync>(
                     let base = rows.base(r);
                     let xs = &w[r * width..(r + 1) * width];
                     let out = &mut mine[k * width..(k + 1) * width];
-                    for ((o, &x), &c) in out.iter_mut().zip(xs).zip(&rows.column) {
-                        let b = base + c;
-                        // q + z is exact (small integers): adding a zero z
-                        // changes nothing.
-                        let q = x.div(scales[b]).rint().add(offsets[b]);
-                        *o = q.get().clamp(flo, fhi) as i16;
+                    // q + z is exact (small integers): adding a zero z
+                    // changes nothing.
+                    let code = |x: T, s: T, z: T| x.div(s).rint().add(z).get().clamp(flo, fhi) as i16;
+                    match layout {
+                        RowBlocks::PerElement => {
+                            let (ss, zs) = (&scales[base..base + width], &offsets[base..base + width]);
+                            for (((o, &x), &s), &z) in out.iter_mut().zip(xs).zip(ss).zip(zs) {
+                                *o = code(x, s, z);
+                            }
+                        }
+                        RowBlocks::Runs(e) => {
+                            for (k, (o, xs)) in out.chunks_mut(e).zip(xs.chunks(e)).enumerate() {
+                                let (s, z) = (scales[base + k], offsets[base + k]);
+                                for (o, &x) in o.iter_mut().zip(xs) {
+                                    *o = code(x, s, z);
+                                }
+                            }
+                        }
+                        RowBlocks::Lookup => {
+                            for ((o, &x), &c) in out.iter_mut().zip(xs).zip(&rows.column) {
+                                *o = code(x, scales[base + c], offsets[base + c]);
+                            }
+                        }
                     }
                 }
             });

@@ -60,25 +60,16 @@ static ASSERTIONS: Family = &[
     ("sym_constrain_range_for_size.default", drop_op),
 ];
 
-/// Every built-in lowering, sorted by key (a key registered twice is a bug
-/// caught by `resolver_keys_are_unique`).
-fn resolver() -> &'static [(&'static str, LowerFn)] {
-    static RESOLVER: std::sync::OnceLock<Vec<(&'static str, LowerFn)>> = std::sync::OnceLock::new();
-    RESOLVER.get_or_init(|| {
-        let mut all: Vec<(&'static str, LowerFn)> =
-            FAMILIES.iter().flat_map(|f| f.iter().copied()).collect();
-        all.sort_by(|a, b| a.0.cmp(b.0));
-        all
-    })
+/// Every built-in lowering, in family order (a key registered twice is a
+/// bug caught by `resolver_keys_are_unique`).
+fn lowerings() -> impl Iterator<Item = &'static (&'static str, LowerFn)> {
+    FAMILIES.iter().flat_map(|f| f.iter())
 }
 
-/// The lowering of the ATen overload `key` (`add.Tensor`).
+/// The lowering of the ATen overload `key` (`add.Tensor`): a scan of the
+/// families' few hundred keys, most of which differ in their first bytes.
 pub fn lookup(key: &str) -> Option<LowerFn> {
-    let resolver = resolver();
-    resolver
-        .binary_search_by(|(k, _)| k.cmp(&key))
-        .ok()
-        .map(|i| resolver[i].1)
+    lowerings().find(|(k, _)| *k == key).map(|(_, f)| *f)
 }
 
 /// Ops of other libraries than ATen with a built-in lowering, keyed by
@@ -98,16 +89,19 @@ pub fn lookup_library(qualified: &str) -> Option<LowerFn> {
 /// `mean.names_dim`).
 pub fn siblings(key: &str) -> Vec<&'static str> {
     let base = key.split('.').next().unwrap_or(key);
-    resolver()
-        .iter()
+    let mut found: Vec<&'static str> = lowerings()
         .map(|(k, _)| *k)
         .filter(|k| k.split('.').next() == Some(base) && *k != key)
-        .collect()
+        .collect();
+    found.sort_unstable();
+    found
 }
 
-/// Every key of the resolver.
+/// Every key with a built-in lowering, sorted.
 pub fn keys() -> impl Iterator<Item = &'static str> {
-    resolver().iter().map(|(k, _)| *k)
+    let mut keys: Vec<&'static str> = lowerings().map(|(k, _)| *k).collect();
+    keys.sort_unstable();
+    keys.into_iter()
 }
 
 /// Runtime assertions of the exported program (`_assert_scalar`, range

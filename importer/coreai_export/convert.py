@@ -24,6 +24,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import warnings
 from pathlib import Path
 
 from . import progress
@@ -63,6 +64,11 @@ def find_compiler():
                          "it on PATH (cargo build)")
 
 
+class StaticShapesOnly(UserWarning):
+    """`convert(target="ane")` was given dynamic shapes; it exports static
+    ones."""
+
+
 def convert(model, example_inputs, output, *, target="cpu", precision=None, decompositions="none",
             dynamic_shapes=None, static_shapes=None, externalize=(), hw_constraints=None, metadata=None,
             compiler=None, timing=False, compress=None, input_names=None, output_names=None, io=None):
@@ -93,7 +99,17 @@ def convert(model, example_inputs, output, *, target="cpu", precision=None, deco
     `coreai-compile --io`: `"model"` keeps the model's, `"f16"` gives the
     Neural Engine's (f16 for f32; with `target="ane"` si16 for integer
     inputs that only index tables of at most 32767 rows); `None` is the
-    default, `"f16"` for `target="ane"` in f16 and `"model"` otherwise."""
+    default, `"f16"` for `target="ane"` in f16 and `"model"` otherwise.
+    With `target="ane"`, `dynamic_shapes` without `static_shapes` exports
+    the example inputs' shapes, with a warning: the Neural Engine runs
+    static shapes only (a dynamic op would run off it), and
+    `static_shapes` gives one function per shape."""
+    if target == "ane" and dynamic_shapes is not None and not static_shapes:
+        warnings.warn("target='ane': the Neural Engine runs static shapes only (Apple's rules: one function per "
+                      "shape), so the model is exported at the example inputs' shapes and dynamic_shapes is not "
+                      "used; give static_shapes={key: {input: shape}} for one function per shape",
+                      StaticShapesOnly, stacklevel=2)
+        dynamic_shapes = None
     specs = [Externalize.of(s) for s in externalize]
     names = (input_names, output_names)
     # Steps: torch.export and the import per program, then coreai-compile.

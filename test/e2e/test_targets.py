@@ -25,6 +25,7 @@
 """
 
 import importlib.util
+import json
 import re
 import sys
 import subprocess
@@ -32,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from models import CORPUS
 from toolchain import export_source, load
@@ -621,3 +623,45 @@ def test_rank_reduce_is_exact_and_leaves_no_rank_6_value(tmp_path):
     assert "tensor<6xui32>" not in after.read_text()
     assert "rank:" not in r.stderr, r.stderr
     assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5)
+
+
+def test_neural_engine_exports_static_shapes_from_dynamic_ones(tmp_path):
+    """`convert(target="ane", dynamic_shapes=...)`: the Neural Engine runs
+    static shapes only, so the model is exported at the example inputs'
+    shapes with a warning saying so (and how to get one function per shape);
+    the asset's signature is static, every op is Neural-Engine-resident, and
+    it computes eager PyTorch's outputs in coreai-run (f16: 1e-2 of the
+    scale). The same call for the GPU keeps the dynamic batch."""
+    sys.path.insert(0, str(REPO / "importer"))
+    from coreai_export.convert import StaticShapesOnly, convert
+    from models.dynamic import dynamic_batch_mlp
+    from toolchain import BUILD, COREAI_RUN
+
+    model, (x,) = dynamic_batch_mlp()
+    batch = {"x": {0: torch.export.Dim("batch", min=1, max=64)}}
+    with pytest.warns(StaticShapesOnly, match="static shapes only"):
+        asset = convert(model, (x,), tmp_path / "ane.aimodel", target="ane", dynamic_shapes=batch,
+                        compiler=str(BUILD / "coreai-compile"))
+    gpu = convert(model, (x,), tmp_path / "gpu.aimodel", target="gpu", dynamic_shapes=batch,
+                  compiler=str(BUILD / "coreai-compile"))
+
+    def signature(path):
+        r = subprocess.run([str(COREAI_RUN), str(path), "--print-signature"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return [a["type"] for a in json.loads(r.stdout)["arguments"]]
+
+    assert signature(asset) == ["tensor<3x8xf16>"]
+    assert signature(gpu) == ["tensor<?x8xf32>"]
+    r = subprocess.run([str(BUILD / "coreai-freqop"), "--ane", str(asset)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"ane-residency: (\d+) of \1 ops", r.stderr), r.stderr
+    np.savez(tmp_path / "in.npz", x=x.numpy())
+    r = subprocess.run([str(COREAI_RUN), str(asset), "--cast-inputs", "--inputs", str(tmp_path / "in.npz"),
+                        "--outputs", str(tmp_path / "out.npz")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = np.load(tmp_path / "out.npz")
+    with torch.no_grad():
+        want = [t.numpy() for t in model(x)]
+    for g, w in zip((got[k] for k in got.files), want):
+        assert g.shape == w.shape
+        assert np.abs(g.astype(np.float64) - w).max() <= 1e-2 * np.abs(w).max()

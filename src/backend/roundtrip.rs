@@ -17,6 +17,10 @@
 //!
 //! An op the writer does not cover is one error naming that op and its
 //! location, as from `coreai-compile`; the module is then unchanged.
+//!
+//! A debugging stage: the program is read back through MLIR text (the
+//! weights as hex), so it costs a few times the weights' size in time and
+//! memory; `coreai-compile -o` writes the asset without it.
 
 use super::{aicode, program, BackendError, Format};
 use coreai_ir::{

@@ -389,7 +389,9 @@ pub(crate) fn quantize<T: Real + Send + Sync>(
                             RowBlocks::PerElement => {
                                 let lows = &mut vmin[base..base + width];
                                 let highs = &mut vmax[base..base + width];
-                                for ((low, high), &x) in lows.iter_mut().zip(highs.iter_mut()).zip(xs) {
+                                for ((low, high), &x) in
+                                    lows.iter_mut().zip(highs.iter_mut()).zip(xs)
+                                {
                                     if x < *low {
                                         *low = x;
                                     }
@@ -495,10 +497,12 @@ pub(crate) fn quantize<T: Real + Send + Sync>(
                     let out = &mut mine[k * width..(k + 1) * width];
                     // q + z is exact (small integers): adding a zero z
                     // changes nothing.
-                    let code = |x: T, s: T, z: T| x.div(s).rint().add(z).get().clamp(flo, fhi) as i16;
+                    let code =
+                        |x: T, s: T, z: T| x.div(s).rint().add(z).get().clamp(flo, fhi) as i16;
                     match layout {
                         RowBlocks::PerElement => {
-                            let (ss, zs) = (&scales[base..base + width], &offsets[base..base + width]);
+                            let (ss, zs) =
+                                (&scales[base..base + width], &offsets[base..base + width]);
                             for (((o, &x), &s), &z) in out.iter_mut().zip(xs).zip(ss).zip(zs) {
                                 *o = code(x, s, z);
                             }

@@ -24,6 +24,7 @@
 //!   - `n-m=N:M`: along the input channels, in each group of `M`
 //!     consecutive elements (the last group zero-padded), the `N` of
 //!     lowest magnitude are zero (ties: the first ones).
+//!
 //! An element that was already zero is not stored either. The pass never
 //! changes a value it keeps, so the dense result is exact to the pruning.
 //!
@@ -587,7 +588,13 @@ fn by_percentile<T: Magnitude + PartialOrd>(v: &[T], magnitudes: &[T], p: f64) -
     };
     v.iter()
         .zip(magnitudes)
-        .map(|(x, m)| !(m.f64() <= threshold) && !x.is_zero())
+        .map(|(x, m)| {
+            let pruned = matches!(
+                m.f64().partial_cmp(&threshold),
+                Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+            );
+            !pruned && !x.is_zero()
+        })
         .collect()
 }
 

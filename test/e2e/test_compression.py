@@ -362,6 +362,34 @@ def asset_bytes(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
 
+def with_weights(model, ids, transform):
+    """(outputs of `model` on `ids` with every weight the passes compress
+    (2-d, more than 1024 elements: the linear layers and the embedding)
+    replaced by `transform` of it, the original outputs, the originals by
+    name); the model is restored."""
+    reference = {}
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() == 2 and p.numel() > 1024:
+                reference[name] = p.detach().clone()
+                p.copy_(torch.from_numpy(transform(p.numpy())))
+        want = model(ids).numpy()
+        for name, p in model.named_parameters():
+            if name in reference:
+                p.copy_(reference[name])
+        original = model(ids).numpy()
+    return want, original, reference
+
+
+def assert_runs_like(got, ours, want, original, what):
+    """Both runtimes' outputs within 1e-5 of `want`'s scale, which the
+    compression moved by more than 1e-3 from the original's."""
+    scale = np.abs(want).max()
+    assert np.abs(got - want).max() <= 1e-5 * scale, (what, np.abs(got - want).max() / scale)
+    assert np.abs(ours - want).max() <= 1e-5 * scale, (what, np.abs(ours - want).max() / scale)
+    assert np.abs(original - want).max() > 1e-3 * scale
+
+
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_compressed_llama_runs_like_its_dequantized_weights(llama, preset, tmp_path):
     from coreai_export import convert
@@ -375,22 +403,9 @@ def test_compressed_llama_runs_like_its_dequantized_weights(llama, preset, tmp_p
     # elements, read by a matmul or a gather: the linear layers and the
     # embedding) replaced by its dequantized value.
     bits, block = PRESETS[preset]
-    reference = {}
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if p.dim() == 2 and p.numel() > 1024:
-                reference[name] = p.detach().clone()
-                p.copy_(torch.from_numpy(dequantized(p.numpy(), bits, block)))
-        want = model(ids).numpy()
-        for name, p in model.named_parameters():
-            if name in reference:
-                p.copy_(reference[name])
-        original = model(ids).numpy()
-    scale = np.abs(want).max()
-    assert np.abs(got - want).max() <= 1e-5 * scale, (preset, np.abs(got - want).max() / scale)
-    assert np.abs(ours - want).max() <= 1e-5 * scale, (preset, np.abs(ours - want).max() / scale)
-    # The check can fail: compression moved the output far more than that.
-    assert np.abs(original - want).max() > 1e-3 * scale
+    want, original, reference = with_weights(model, ids, lambda w: dequantized(w, bits, block))
+    # The last check can fail: compression moved the output far more than 1e-5.
+    assert_runs_like(got, ours, want, original, preset)
 
     # coreai-core's loader refuses bytecode that asks for more alignment than
     # its buffer happens to have (64 failed, now and then): every blob asks
@@ -436,22 +451,9 @@ def test_sparse_llama_runs_like_its_pruned_weights(llama, preset, tmp_path):
     dense = convert(model, (ids,), tmp_path / "dense.aimodel", compiler=str(COREAI_COMPILE))
     out = convert(model, (ids,), tmp_path / "s.aimodel", compress=preset, compiler=str(COREAI_COMPILE))
     got, ours = run_asset(out, ids, tmp_path)
-    reference, kept = {}, 0
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if p.dim() == 2 and p.numel() > 1024:
-                reference[name] = p.detach().clone()
-                p.copy_(torch.from_numpy(pruned(p.numpy(), preset)))
-                kept += int((p != 0).sum())
-        want = model(ids).numpy()
-        for name, p in model.named_parameters():
-            if name in reference:
-                p.copy_(reference[name])
-        original = model(ids).numpy()
-    scale = np.abs(want).max()
-    assert np.abs(got - want).max() <= 1e-5 * scale, (preset, np.abs(got - want).max() / scale)
-    assert np.abs(ours - want).max() <= 1e-5 * scale, (preset, np.abs(ours - want).max() / scale)
-    assert np.abs(original - want).max() > 1e-3 * scale
+    want, original, reference = with_weights(model, ids, lambda w: pruned(w, preset))
+    assert_runs_like(got, ours, want, original, preset)
+    kept = sum(int(np.count_nonzero(pruned(t.numpy(), preset))) for t in reference.values())
     pruned_elements = sum(t.numel() for t in reference.values())
     assert kept <= 0.5 * pruned_elements
     saved = pruned_elements * 4 - (kept * 4 + pruned_elements // 8)

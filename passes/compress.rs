@@ -286,6 +286,11 @@ pub trait Real: Copy + PartialOrd + std::fmt::Debug + Send + Sync {
     fn abs(self) -> Self {
         Self::of(self.get().abs())
     }
+    /// The square root, rounded once to this type (f64's correctly
+    /// rounded root rounds to the f32 or f16 root exactly).
+    fn sqrt(self) -> Self {
+        Self::of(self.get().sqrt())
+    }
 }
 
 impl Real for f32 {

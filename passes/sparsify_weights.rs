@@ -408,76 +408,8 @@ fn kept<T: Copy>(values: &[T], keep: &[bool]) -> Vec<T> {
         .collect()
 }
 
-/// A float type whose magnitudes the pruning compares.
-trait Magnitude: Copy {
-    /// `|x|` (exact).
-    fn magnitude(self) -> Self;
-    fn is_zero(self) -> bool;
-    fn f64(self) -> f64;
-    /// `a - b`, `a * a + b`, `sqrt(a)` in the type (one rounding each).
-    fn sub(self, b: Self) -> Self;
-    fn square_add(self, acc: Self) -> Self;
-    fn sqrt(self) -> Self;
-    fn zero() -> Self;
-}
-
-impl Magnitude for f32 {
-    fn magnitude(self) -> Self {
-        self.abs()
-    }
-    fn is_zero(self) -> bool {
-        self == 0.0
-    }
-    fn f64(self) -> f64 {
-        self as f64
-    }
-    fn sub(self, b: Self) -> Self {
-        self - b
-    }
-    fn square_add(self, acc: Self) -> Self {
-        acc + self * self
-    }
-    fn sqrt(self) -> Self {
-        f32::sqrt(self)
-    }
-    fn zero() -> Self {
-        0.0
-    }
-}
-
-impl Magnitude for half::f16 {
-    fn magnitude(self) -> Self {
-        half::f16::from_bits(self.to_bits() & 0x7fff)
-    }
-    fn is_zero(self) -> bool {
-        self.to_bits() & 0x7fff == 0
-    }
-    fn f64(self) -> f64 {
-        self.to_f64()
-    }
-    // One f32 operation rounded to f16 is the f16 operation's result
-    // (f32 holds every f16 product and sum exactly before its rounding).
-    fn sub(self, b: Self) -> Self {
-        half::f16::from_f32(self.to_f32() - b.to_f32())
-    }
-    fn square_add(self, acc: Self) -> Self {
-        let square = half::f16::from_f32(self.to_f32() * self.to_f32());
-        half::f16::from_f32(acc.to_f32() + square.to_f32())
-    }
-    fn sqrt(self) -> Self {
-        half::f16::from_f32(self.to_f32().sqrt())
-    }
-    fn zero() -> Self {
-        half::f16::ZERO
-    }
-}
-
 /// Which elements of `v` (row-major) are kept.
-fn pruned<T: Magnitude + PartialOrd>(
-    v: &[T],
-    w: &Weight<'_>,
-    method: Method,
-) -> Result<Vec<bool>, String> {
+fn pruned<T: Real>(v: &[T], w: &Weight<'_>, method: Method) -> Result<Vec<bool>, String> {
     let structured = |what: &str| -> Result<(), String> {
         if (2..=5).contains(&w.shape.len()) {
             Ok(())
@@ -503,7 +435,7 @@ fn pruned<T: Magnitude + PartialOrd>(
     let keep = match method {
         Method::Magnitude { sparsity, block } => {
             let magnitudes: Vec<T> = match block {
-                None => v.iter().map(|x| x.magnitude()).collect(),
+                None => v.iter().map(|x| x.abs()).collect(),
                 Some(b) => block_norms(v, &w.shape, axis("block-size", w.out_axis, "output")?, b)?,
             };
             by_percentile(v, &magnitudes, sparsity)
@@ -515,12 +447,7 @@ fn pruned<T: Magnitude + PartialOrd>(
 
 /// The magnitude map of block pruning: each element's block norm, blocks
 /// of `b` consecutive indices of axis `dim`.
-fn block_norms<T: Magnitude>(
-    v: &[T],
-    shape: &[usize],
-    dim: usize,
-    b: usize,
-) -> Result<Vec<T>, String> {
+fn block_norms<T: Real>(v: &[T], shape: &[usize], dim: usize, b: usize) -> Result<Vec<T>, String> {
     let channels = shape[dim];
     if 2 * b > channels {
         return Err(format!(
@@ -530,7 +457,7 @@ fn block_norms<T: Magnitude>(
     }
     let stride: usize = shape[dim + 1..].iter().product();
     let outer: usize = shape[..dim].iter().product();
-    let mut out = vec![T::zero(); v.len()];
+    let mut out = vec![T::of(0.0); v.len()];
     for o in 0..outer {
         for start in (0..channels).step_by(b) {
             let end = (start + b).min(channels);
@@ -538,9 +465,10 @@ fn block_norms<T: Magnitude>(
                 let at = |c: usize| (o * channels + c) * stride + i;
                 // numpy sums axis 1 of (C/b, b, ...) in order; padded
                 // channels add zeros, which change nothing.
-                let mut acc = T::zero();
+                let mut acc = T::of(0.0);
                 for c in start..end {
-                    acc = v[at(c)].magnitude().square_add(acc);
+                    let m = v[at(c)].abs();
+                    acc = acc.add(m.mul(m));
                 }
                 let norm = acc.sqrt();
                 for c in start..end {
@@ -554,13 +482,13 @@ fn block_norms<T: Magnitude>(
 
 /// Keep every element whose magnitude is above numpy's
 /// `percentile(magnitudes, 100·p)`, and that is not zero.
-fn by_percentile<T: Magnitude + PartialOrd>(v: &[T], magnitudes: &[T], p: f64) -> Vec<bool> {
+fn by_percentile<T: Real>(v: &[T], magnitudes: &[T], p: f64) -> Vec<bool> {
     let q = p * 100.0;
     if q == 100.0 || v.is_empty() {
         return vec![false; v.len()];
     }
     if q == 0.0 {
-        return v.iter().map(|x| !x.is_zero()).collect();
+        return v.iter().map(|x| x.get() != 0.0).collect();
     }
     // numpy's "linear" method: the virtual index q/100·(n-1), the two
     // sorted values around it, interpolated with t = its fraction.
@@ -580,20 +508,20 @@ fn by_percentile<T: Magnitude + PartialOrd>(v: &[T], magnitudes: &[T], p: f64) -
             .min_by(|x, y| cmp(x, y))
             .expect("an element above")
     };
-    let diff = b.sub(a).f64();
+    let diff = b.sub(a).get();
     let threshold = if t >= 0.5 {
-        b.f64() - diff * (1.0 - t)
+        b.get() - diff * (1.0 - t)
     } else {
-        a.f64() + diff * t
+        a.get() + diff * t
     };
     v.iter()
         .zip(magnitudes)
         .map(|(x, m)| {
             let pruned = matches!(
-                m.f64().partial_cmp(&threshold),
+                m.get().partial_cmp(&threshold),
                 Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
             );
-            !pruned && !x.is_zero()
+            !pruned && x.get() != 0.0
         })
         .collect()
 }
@@ -601,7 +529,7 @@ fn by_percentile<T: Magnitude + PartialOrd>(v: &[T], magnitudes: &[T], p: f64) -
 /// N:M pruning along axis `dim` (0 or 1): in each group of `m` consecutive
 /// indices of that axis (the last one zero-padded), the `n` of lowest
 /// magnitude are pruned (ties: the first ones; padding counts, as zeros).
-fn n_of_m<T: Magnitude + PartialOrd>(
+fn n_of_m<T: Real>(
     v: &[T],
     shape: &[usize],
     dim: usize,
@@ -617,7 +545,7 @@ fn n_of_m<T: Magnitude + PartialOrd>(
     }
     let stride: usize = shape[dim + 1..].iter().product();
     let outer: usize = shape[..dim].iter().product();
-    let mut keep: Vec<bool> = v.iter().map(|x| !x.is_zero()).collect();
+    let mut keep: Vec<bool> = v.iter().map(|x| x.get() != 0.0).collect();
     let mut group: Vec<(T, usize)> = Vec::with_capacity(m);
     for o in 0..outer {
         for i in 0..stride {
@@ -627,9 +555,9 @@ fn n_of_m<T: Magnitude + PartialOrd>(
                     let c = start + k;
                     if c < channels {
                         let at = (o * channels + c) * stride + i;
-                        group.push((v[at].magnitude(), at));
+                        group.push((v[at].abs(), at));
                     } else {
-                        group.push((T::zero(), usize::MAX));
+                        group.push((T::of(0.0), usize::MAX));
                     }
                 }
                 // A stable sort: equal magnitudes keep their channel order.

@@ -236,6 +236,16 @@ pub const COMPRESSION_PRESETS: &[(&str, &str, &str)] = &[
         "4-bit integers, one scale per 64 input channels",
     ),
     (
+        "fp8",
+        "quantize-weights{dtype=fp8e4m3fn granularity=per-channel}",
+        "8-bit floats (E4M3), one scale per output channel",
+    ),
+    (
+        "mxfp4",
+        "quantize-weights{dtype=fp4e2m1fn granularity=per-block block-size=32}",
+        "MXFP4: 4-bit floats (E2M1), one power-of-two scale per 32 input channels",
+    ),
+    (
         "palettize4",
         "palettize-weights{n-bits=4}",
         "4-bit indices into one 16-entry palette per weight",

@@ -159,6 +159,18 @@ fn element(t: MlirType) -> Option<Elt> {
         if mlirTypeIsABF16(t) {
             return Some(Elt::BF16);
         }
+        if mlirTypeIsAFloat8E4M3FN(t) {
+            return Some(Elt::F8E4M3FN);
+        }
+        if mlirTypeIsAFloat8E5M2(t) {
+            return Some(Elt::F8E5M2);
+        }
+        if mlirTypeIsAFloat4E2M1FN(t) {
+            return Some(Elt::F4E2M1FN);
+        }
+        if mlirTypeIsAFloat8E8M0FNU(t) {
+            return Some(Elt::F8E8M0FNU);
+        }
         if mlirTypeIsAComplex(t) {
             let e = mlirComplexTypeGetElementType(t);
             return if mlirTypeIsAF32(e) {

@@ -2,7 +2,7 @@
 // RUN: not coreai-opt %s --pass-pipeline='builtin.module(quantize-weights{dtype=int3})' 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not coreai-opt %s --pass-pipeline='builtin.module(quantize-weights{granularity=per-row})' 2>&1 | FileCheck %s --check-prefix=GRANULARITY
 
-// DTYPE: 'int3' is not one of int8, uint8, int4, uint4, int2, uint2
+// DTYPE: 'int3' is not one of int8, uint8, int4, uint4, int2, uint2, fp8e4m3fn, fp8e5m2, fp4e2m1fn
 // GRANULARITY: 'per-row' is not one of per-tensor, per-channel, per-block
 
 // Blocks of 3 input channels do not divide the 4 of this weight: an error at

@@ -86,10 +86,16 @@ def constant_value(op):
         _bindings.compiler.copy_constant_value_to_array(constant_op=op, destination=buf)
         return buf
 
-    plain = {"f32": np.float32, "f16": np.float16, "si8": np.int8, "ui8": np.uint8}
+    plain = {"f32": np.float32, "f16": np.float16, "si8": np.int8, "ui8": np.uint8,
+             # 8-bit float codes: their bytes.
+             "f8E4M3FN": np.uint8, "f8E5M2": np.uint8, "f8E8M0FNU": np.uint8}
     if element in plain:
         dt = np.dtype(plain[element])
         return raw(n * dt.itemsize).view(dt).reshape(shape)
+    if element == "f4E2M1FN":
+        # Packed two per byte, low nibble first, like si4: the codes.
+        packed = torch.from_numpy(raw(math.ceil(n / 2)).copy())
+        return unpack_uintx(packed, torch.Size(shape), 4).numpy().astype(np.uint8)
     bits = int(element[2:])
     packed = torch.from_numpy(raw(math.ceil(n * bits / 8)).copy())
     unpack = unpack_intx if element.startswith("si") else unpack_uintx
@@ -124,10 +130,17 @@ def same_bits(a, b):
     return np.array_equal(a.astype(np.int64), b.astype(np.int64))
 
 
+GRANULARITIES = [("per_tensor", 32), ("per_channel", 32), ("per_block", 8)]
 CONFIGS = [(dtype, scheme, granularity, block)
            for dtype in ["int8", "uint8", "int4", "uint4", "int2", "uint2"]
            for scheme in ["symmetric", "asymmetric"]
-           for granularity, block in [("per_tensor", 32), ("per_channel", 32), ("per_block", 8)]]
+           for granularity, block in GRANULARITIES]
+# 8-bit float codes with scales in the weight's type (symmetric only).
+# Not f8E5M2 on an f16 model: there coreai-opt's scale is 0
+# (test_fp8e5m2_on_f16_keeps_its_scale).
+FP8_CONFIGS = [(dtype, "symmetric", granularity, block)
+               for dtype in ["fp8_e4m3fn", "fp8_e5m2"]
+               for granularity, block in GRANULARITIES]
 
 
 @pytest.mark.parametrize("model_dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
@@ -140,17 +153,14 @@ def test_quantize_weights_equals_coreai_opt(model_dtype):
     program = coreai_torch_program(model_dtype)
     text = str(program._module._mlir_module)  # noqa: SLF001
     mismatches = []
-    for dtype, scheme, granularity, block in CONFIGS:
+    fp8 = [c for c in FP8_CONFIGS if model_dtype == torch.float32 or c[0] != "fp8_e5m2"]
+    for dtype, scheme, granularity, block in CONFIGS + fp8:
         apple = quantize_weights(program, dtype=DType(dtype), qscheme=QScheme(scheme),
                                  granularity=CompressionGranularity(granularity), block_size=block)
         theirs = compressed_weights(apple._module._mlir_module.operation)  # noqa: SLF001
-        options = (f"dtype={dtype} qscheme={scheme} granularity={granularity.replace('_', '-')} "
-                   f"block-size={block}")
-        r = subprocess.run([str(COREAI_OPT), f"--pass-pipeline=builtin.module(quantize-weights{{{options}}})", "-"],
-                           input=text, capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-        with Context() as c:
-            ours = compressed_weights(ir.Module.parse(r.stdout, c._mlir_context).operation)  # noqa: SLF001
+        options = (f"dtype={dtype.replace('_', '')} qscheme={scheme} "
+                   f"granularity={granularity.replace('_', '-')} block-size={block}")
+        ours = our_compressed_weights(text, f"quantize-weights{{{options}}}")
         # The embedding, two linear layers and the convolution; not the small layer.
         assert len(theirs) == 4, (options, len(theirs))
         if len(ours) != len(theirs):
@@ -163,6 +173,151 @@ def test_quantize_weights_equals_coreai_opt(model_dtype):
                 if not same_bits(y, x):
                     mismatches.append(f"{options}: weight {i}: {what} differ")
     assert not mismatches, "\n".join(mismatches)
+
+
+def our_compressed_weights(text, spec):
+    """`compressed_weights` of coreai-opt's output for the pass `spec`."""
+    from coreai._compiler import ir
+    from coreai.authoring.context import Context
+
+    r = subprocess.run([str(COREAI_OPT), f"--pass-pipeline=builtin.module({spec})", "-"],
+                       input=text, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with Context() as c:
+        return compressed_weights(ir.Module.parse(r.stdout, c._mlir_context).operation)  # noqa: SLF001
+
+
+def dense_weights(text):
+    """The float constants of more than 1024 elements of a coreai program,
+    in program order (read with coreai-core)."""
+    from coreai._compiler import ir
+    from coreai.authoring.context import Context
+
+    out = []
+
+    def walk(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for o in block.operations:
+                    if o.operation.name == "coreai.constant":
+                        ty = str(o.results[0].type)
+                        if ty.endswith(("xf32>", "xf16>")) and math.prod(o.results[0].type.shape) > 1024:
+                            out.append(constant_value(o.operation))
+                    walk(o.operation)
+
+    with Context() as c:
+        walk(ir.Module.parse(text, c._mlir_context).operation)  # noqa: SLF001
+    return out
+
+
+def test_fp8e5m2_on_f16_keeps_its_scale():
+    """f8E5M2 codes of an f16 model, one scale per channel: coreai-opt
+    0.3.0 divides by `2F` = 114688, which is infinite in f16, so every
+    scale is 0 and every weight dequantizes to zeros. Ours divides that
+    one step in f64 (docs/compression.md): the scales are `(2m + ε) /
+    114688` rounded once to f16 and the codes ml_dtypes' rounding of
+    `clip(w / s)` computed in f16, as numpy computes them here."""
+    import ml_dtypes
+    from coreai_opt.coreai_utils import CompressionGranularity, DType, quantize_weights
+
+    program = coreai_torch_program(torch.float16)
+    text = str(program._module._mlir_module)  # noqa: SLF001
+    apple = quantize_weights(program, dtype=DType("fp8_e5m2"),
+                             granularity=CompressionGranularity("per_channel"))
+    theirs = compressed_weights(apple._module._mlir_module.operation)  # noqa: SLF001
+    assert len(theirs) == 4 and all(not np.any(t[2]) for t in theirs)
+
+    ours = our_compressed_weights(text, "quantize-weights{dtype=fp8e5m2}")
+    originals = dense_weights(text)
+    assert len(ours) == len(originals) == 4
+    f16 = np.float16
+    for (types, codes, scales, _, _), w in zip(ours, originals):
+        assert types[0].endswith("xf8E5M2>") and types[1].endswith("xf16>"), types
+        # The channel axis is the one the scales do not collapse.
+        axes = tuple(d for d in range(w.ndim) if scales.shape[d] == 1)
+        m = np.abs(w).max(axis=axes, keepdims=True).astype(f16)
+        span = (m - (-m)) + f16(1e-6)
+        want_scales = (span.astype(np.float64) / 114688).astype(f16)
+        np.testing.assert_array_equal(scales, want_scales)
+        x = np.clip(w.astype(f16) / want_scales, f16(-57344), f16(57344))
+        np.testing.assert_array_equal(codes, x.astype(ml_dtypes.float8_e5m2).view(np.uint8))
+        assert np.any(codes & 0x7F)
+
+
+def blocked(w, grid):
+    """`w` with each axis split into (blocks, block extent), and the
+    extent axes."""
+    shape = [x for n, g in zip(w.shape, grid) for x in (g, n // g)]
+    return w.reshape(shape), tuple(range(1, 2 * w.ndim, 2))
+
+
+def power_of_two_reference(w, grid, fmt):
+    """Codes and exponents by docs/compression.md's rule for power-of-two
+    scales, in numpy with ml_dtypes' rounding: per block `E = ⌈log2(m /
+    F)⌉` and `E - 1`, whichever gives the smaller squared error (`E` on a
+    tie, `e = 0` for an all-zero block); codes `RNE(clip(w / 2^e, ±F))`."""
+    import ml_dtypes
+
+    big = float(ml_dtypes.finfo(fmt).max)
+    x, axes = blocked(w.astype(np.float64), grid)
+    m = np.abs(x).max(axis=axes, keepdims=True)
+    e = np.ceil(np.log2(np.where(m > 0, m / big, 1.0)))
+    e = np.where(big * 2.0 ** e < m, e + 1, e)
+    e = np.where((m > 0) & (big * 2.0 ** (e - 1) >= m), e - 1, e)
+
+    def codes(e):
+        return np.clip(x / 2.0 ** e, -big, big).astype(fmt)
+
+    def sse(e):
+        return ((x - codes(e).astype(np.float64) * 2.0 ** e) ** 2).sum(axis=axes, keepdims=True)
+
+    e = np.where((m > 0) & (sse(e - 1) < sse(e)), e - 1, e)
+    return codes(e).reshape(w.shape), e.reshape(grid).astype(np.int64)
+
+
+@pytest.mark.parametrize("model_dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
+@pytest.mark.parametrize("config", ["mxfp4", "fp8-e8m0"])
+def test_power_of_two_scales(model_dtype, config):
+    """MXFP4 (`dtype=fp4e2m1fn`) and fp8 with f8E8M0FNU scales: our codes
+    and exponents are the rule's (numpy and ml_dtypes above), and every
+    weight's squared error is at most coreai-opt 0.3.0's, which computes
+    the codes with the unrounded scale `(2m + ε) / 2F` and then rounds the
+    scale to a power of two."""
+    import ml_dtypes
+    from coreai_opt.coreai_utils.common import QScheme
+    from coreai_opt.coreai_utils._utils.quantize_utils import _compute_qparams_by_dtype
+
+    program = coreai_torch_program(model_dtype)
+    text = str(program._module._mlir_module)  # noqa: SLF001
+    if config == "mxfp4":
+        # Not the convolution: 32 does not divide its 8 input channels.
+        fmt, block = ml_dtypes.float4_e2m1fn, 32
+        spec = "quantize-weights{dtype=fp4e2m1fn granularity=per-block min-elements=1200}"
+    else:
+        fmt, block = ml_dtypes.float8_e4m3fn, 8
+        spec = "quantize-weights{dtype=fp8e4m3fn scale-dtype=fp8e8m0fnu granularity=per-block block-size=8}"
+    ours = our_compressed_weights(text, spec)
+    originals = [w for w in dense_weights(text) if config != "mxfp4" or w.ndim == 2]
+    assert len(ours) == len(originals) == (3 if config == "mxfp4" else 4)
+    code_type = "f4E2M1FN" if config == "mxfp4" else "f8E4M3FN"
+    for (types, codes, scales, zeros, offsets), w in zip(ours, originals):
+        assert types[0].endswith(f"x{code_type}>") and types[1].endswith("xf8E8M0FNU>"), types
+        assert not np.any(zeros) and not np.any(offsets)
+        grid = scales.shape
+        want_codes, want_e = power_of_two_reference(w, grid, fmt)
+        np.testing.assert_array_equal(scales.astype(np.int64) - 127, want_e)
+        np.testing.assert_array_equal(codes, want_codes.view(np.uint8) & (0xF if config == "mxfp4" else 0xFF))
+
+        ours_w = blocked(want_codes.astype(np.float64), grid)[0] * 2.0 ** want_e.reshape(
+            [x for g in grid for x in (g, 1)])
+        ours_sse = ((blocked(w.astype(np.float64), grid)[0] - ours_w) ** 2).sum()
+        # Apple's codes and its stored (rounded) scale, from its own routine.
+        block_sizes = [n // g if g != n and g != 1 else (1 if g == n else 0) for n, g in zip(w.shape, grid)]
+        q, s, _ = _compute_qparams_by_dtype(w, fmt, QScheme.SYMMETRIC, block_sizes)
+        stored = s.astype(ml_dtypes.float8_e8m0fnu).astype(np.float64)
+        apple_w = blocked(q.astype(np.float64), grid)[0] * stored.reshape([x for g in grid for x in (g, 1)])
+        apple_sse = ((blocked(w.astype(np.float64), grid)[0] - apple_w) ** 2).sum()
+        assert ours_sse <= apple_sse, (w.shape, ours_sse, apple_sse)
 
 
 # ---- same IR, same pruning as Apple's sparsify_weights ---------------------
@@ -420,6 +575,49 @@ def test_compressed_llama_runs_like_its_dequantized_weights(llama, preset, tmp_p
     compressed = sum(t.numel() for t in reference.values())
     scales = sum(t.numel() // (block or t.shape[1]) for t in reference.values())
     saved = compressed * 4 - (compressed * bits // 8 + scales * 4)
+    assert asset_bytes(dense) - asset_bytes(out) >= 0.98 * saved, (asset_bytes(dense), asset_bytes(out), saved)
+
+
+def float_dequantized(w, preset):
+    """A [out, in] weight through a float preset, dequantized: `fp8`
+    (f8E4M3FN codes, one f32 scale per output row, coreai-opt's formula,
+    ml_dtypes' rounding) or `mxfp4` (power-of-two scales per row and 32
+    inputs, `power_of_two_reference`)."""
+    import ml_dtypes
+
+    w = w.astype(np.float32)
+    if preset == "fp8":
+        m = np.abs(w).max(axis=1, keepdims=True)
+        s = ((m - (-m)) + np.float32(1e-6)) / np.float32(896)
+        q = np.clip(w / s, np.float32(-448), np.float32(448)).astype(ml_dtypes.float8_e4m3fn)
+        return (q.astype(np.float32) * s).astype(np.float32)
+    rows, cols = w.shape
+    codes, e = power_of_two_reference(w, (rows, cols // 32), ml_dtypes.float4_e2m1fn)
+    return (blocked(codes.astype(np.float64), (rows, cols // 32))[0]
+            * 2.0 ** e.reshape(rows, 1, cols // 32, 1)).reshape(w.shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("preset", ["fp8", "mxfp4"])
+def test_float_compressed_llama_runs_like_its_dequantized_weights(llama, preset, tmp_path):
+    """A Llama with 8-bit float (`fp8`) or MXFP4 (`mxfp4`) weights: in
+    coreai-core's runtime and coreai-run its logits are the eager model's
+    with the dequantized weights (numpy and ml_dtypes, above) to 1e-5 of
+    their scale; the asset stores a byte (fp8) or half a byte (mxfp4) per
+    element, plus a scale per row (f32) or per 32 (one byte)."""
+    from coreai_export import convert
+
+    model, ids = llama
+    dense = convert(model, (ids,), tmp_path / "dense.aimodel", compiler=str(COREAI_COMPILE))
+    out = convert(model, (ids,), tmp_path / "q.aimodel", compress=preset, compiler=str(COREAI_COMPILE))
+    got, ours = run_asset(out, ids, tmp_path)
+    want, original, reference = with_weights(model, ids, lambda w: float_dequantized(w, preset))
+    assert_runs_like(got, ours, want, original, preset)
+    elements = sum(t.numel() for t in reference.values())
+    if preset == "fp8":
+        stored = elements + sum(t.shape[0] * 4 for t in reference.values())
+    else:
+        stored = elements // 2 + elements // 32
+    saved = elements * 4 - stored
     assert asset_bytes(dense) - asset_bytes(out) >= 0.98 * saved, (asset_bytes(dense), asset_bytes(out), saved)
 
 

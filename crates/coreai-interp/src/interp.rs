@@ -525,6 +525,21 @@ impl Exec<'_, '_> {
             // the rest (additional inputs) are passed unchanged each step.
             "aten.while_loop" => self.run_while_loop(op, vals, env)?,
             _ => {
+                // 8- and 4-bit floats are held as f32 (`Ty::dtype`): an op
+                // computing one would skip its rounding to the format.
+                if !matches!(name, "arith.constant" | "coreai.constant") {
+                    if let Some(i) =
+                        (0..op.num_results()).find(|&i| op.result(i).ty().minifloat().is_some())
+                    {
+                        return Err(op_error(
+                            op,
+                            format!(
+                                "result #{i} is {}: the executor has 8- and 4-bit floats only as constants (compressed weights)",
+                                op.result(i).ty().to_text()
+                            ),
+                        ));
+                    }
+                }
                 let mut vals = vals;
                 let (key, table_key, found) = match name {
                     "aten.operator" => {

@@ -7,6 +7,7 @@
 
 use crate::error::{kerr, KResult};
 use crate::tensor::{DType, Dom, Tensor};
+use coreai_ir::minifloat::MiniFloat;
 use half::{bf16, f16};
 use mlir_sys::*;
 use ndarray::{ArrayD, IxDyn};
@@ -205,9 +206,31 @@ impl Ty {
             self
         }
     }
+    /// The small float format of a tensor's (or scalar's) element type.
+    pub fn minifloat(self) -> Option<MiniFloat> {
+        let e = self.element().0;
+        unsafe {
+            if mlirTypeIsAFloat8E4M3FN(e) {
+                Some(MiniFloat::F8E4M3FN)
+            } else if mlirTypeIsAFloat8E5M2(e) {
+                Some(MiniFloat::F8E5M2)
+            } else if mlirTypeIsAFloat4E2M1FN(e) {
+                Some(MiniFloat::F4E2M1FN)
+            } else if mlirTypeIsAFloat8E8M0FNU(e) {
+                Some(MiniFloat::F8E8M0FNU)
+            } else {
+                None
+            }
+        }
+    }
     /// The executor's dtype of a tensor (or scalar) type. Signless integers
-    /// are signed, as PyTorch's are.
+    /// are signed, as PyTorch's are. The 8- and 4-bit floats of compressed
+    /// weights are held as f32, which has every one of their values; only
+    /// constants have them (`Interpreter::exec` refuses an op computing one).
     pub fn dtype(self) -> KResult<DType> {
+        if self.minifloat().is_some() {
+            return Ok(DType::F32);
+        }
         let e = self.element();
         unsafe {
             if mlirTypeIsAF32(e.0) {
@@ -377,6 +400,59 @@ impl Attr {
         None
     }
 
+    /// A dense or dense resource attribute of small floats, decoded to
+    /// f32 (exact): one code per byte, `f4E2M1FN` packed two per byte in
+    /// a blob (one per byte inline, as MLIR stores it).
+    fn minifloat_tensor(self, format: MiniFloat, sh: IxDyn, n: usize) -> KResult<Tensor> {
+        let codes: Vec<u8> = unsafe {
+            if mlirAttributeIsADenseElements(self.0) {
+                let splat = mlirDenseElementsAttrIsSplat(self.0);
+                let raw = mlirDenseElementsAttrGetRawData(self.0) as *const u8;
+                let count = if splat { 1 } else { n };
+                let s: &[u8] = if n == 0 || raw.is_null() {
+                    &[]
+                } else {
+                    std::slice::from_raw_parts(raw, count)
+                };
+                (0..n).map(|i| s[if splat { 0 } else { i }]).collect()
+            } else if mlirAttributeIsADenseResourceElements(self.0) {
+                let mut size = 0usize;
+                let data = coreai_ir::ffi::coreaiDenseResourceElementsGetData(self.0, &mut size);
+                let bytes: &[u8] = if data.is_null() || size == 0 {
+                    &[]
+                } else {
+                    std::slice::from_raw_parts(data as *const u8, size)
+                };
+                if format.bits() < 8 {
+                    coreai_ir::weights::unpack_bits(bytes, n, format.bits(), false)
+                        .map_err(|e| {
+                            crate::error::InterpError::Kernel(e.replace("ui4", format.mlir_name()))
+                        })?
+                        .into_iter()
+                        .map(|c| c as u8)
+                        .collect()
+                } else if bytes.len() != n {
+                    return kerr(format!(
+                        "dense_resource constant of {} has {} bytes for {n} elements",
+                        format.mlir_name(),
+                        bytes.len()
+                    ));
+                } else {
+                    bytes.to_vec()
+                }
+            } else {
+                return kerr(format!(
+                    "attribute {} is not a dense elements attribute",
+                    self.to_text()
+                ));
+            }
+        };
+        let v: Vec<f32> = codes.iter().map(|&c| format.decode(c) as f32).collect();
+        Ok(Tensor::F32(
+            ArrayD::from_shape_vec(sh, v).expect("sizes agree"),
+        ))
+    }
+
     /// A dense (or dense resource) elements attribute as a tensor.
     pub fn as_tensor(self) -> KResult<Tensor> {
         /// A signed sub-byte element (`si4`) keeps its low bits in its
@@ -415,6 +491,9 @@ impl Attr {
         let dtype = ty.dtype()?;
         let n: usize = shape.iter().product();
         let sh = IxDyn(&shape);
+        if let Some(format) = ty.minifloat() {
+            return self.minifloat_tensor(format, sh, n);
+        }
         unsafe {
             if mlirAttributeIsADenseElements(self.0) {
                 let splat = mlirDenseElementsAttrIsSplat(self.0);

@@ -27,6 +27,7 @@ pub mod ffi;
 pub mod foreign_pass;
 pub mod input_check;
 pub mod lowering;
+pub mod minifloat;
 pub mod op;
 pub mod options;
 pub mod pass;

@@ -297,6 +297,41 @@ pub fn integer_type<'c>(like: Type<'c>, bits: u32, signed: bool) -> Type<'c> {
     }
 }
 
+/// The element type of a small float format in the context of `like`.
+pub fn minifloat_type<'c>(like: Type<'c>, format: crate::minifloat::MiniFloat) -> Type<'c> {
+    use crate::minifloat::MiniFloat;
+    // SAFETY: builds a type in the live context of `like`.
+    unsafe {
+        let context = mlirTypeGetContext(like.to_raw());
+        Type::from_raw(match format {
+            MiniFloat::F8E4M3FN => mlirFloat8E4M3FNTypeGet(context),
+            MiniFloat::F8E5M2 => mlirFloat8E5M2TypeGet(context),
+            MiniFloat::F4E2M1FN => mlirFloat4E2M1FNTypeGet(context),
+            MiniFloat::F8E8M0FNU => mlirFloat8E8M0FNUTypeGet(context),
+        })
+    }
+}
+
+/// The small float format of an element type, if it is one.
+pub fn minifloat_of(element: Type<'_>) -> Option<crate::minifloat::MiniFloat> {
+    use crate::minifloat::MiniFloat;
+    let t = element.to_raw();
+    // SAFETY: type predicates on a live type.
+    unsafe {
+        if mlirTypeIsAFloat8E4M3FN(t) {
+            Some(MiniFloat::F8E4M3FN)
+        } else if mlirTypeIsAFloat8E5M2(t) {
+            Some(MiniFloat::F8E5M2)
+        } else if mlirTypeIsAFloat4E2M1FN(t) {
+            Some(MiniFloat::F4E2M1FN)
+        } else if mlirTypeIsAFloat8E8M0FNU(t) {
+            Some(MiniFloat::F8E8M0FNU)
+        } else {
+            None
+        }
+    }
+}
+
 /// `dense` (a ranked tensor type) as a bitmask-sparse tensor of `non_zero`
 /// set positions: `tensor<..., #coreai.sparse_tensor_encoding<bitmask,
 /// numNonZero = N, posWidth = 1, crdWidth = 1>>`, the type of

@@ -52,6 +52,13 @@ pub enum Elt {
     CF64,
     CF32,
     CF16,
+    /// The small floats of compressed weights (`coreai_ir::minifloat`):
+    /// one byte per element in a dense attribute; `f4E2M1FN` packed two
+    /// per byte in a blob, like `si4`.
+    F8E4M3FN,
+    F8E5M2,
+    F4E2M1FN,
+    F8E8M0FNU,
 }
 
 impl Elt {
@@ -80,6 +87,10 @@ impl Elt {
             Elt::CF64 => 11,
             Elt::CF32 => 12,
             Elt::CF16 => 13,
+            Elt::F8E5M2 => 9,
+            Elt::F8E4M3FN => 10,
+            Elt::F4E2M1FN => 46,
+            Elt::F8E8M0FNU => 47,
         }
     }
 
@@ -88,6 +99,7 @@ impl Elt {
         match self {
             Elt::Bool | Elt::SI8 | Elt::UI8 => 1,
             Elt::SI4 | Elt::SI2 | Elt::UI6 | Elt::UI4 | Elt::UI3 | Elt::UI2 | Elt::UI1 => 1,
+            Elt::F8E4M3FN | Elt::F8E5M2 | Elt::F4E2M1FN | Elt::F8E8M0FNU => 1,
             Elt::F16 | Elt::BF16 | Elt::SI16 | Elt::UI16 => 2,
             Elt::F32 | Elt::SI32 | Elt::UI32 => 4,
             Elt::F64 | Elt::SI64 | Elt::UI64 | Elt::CF32 => 8,

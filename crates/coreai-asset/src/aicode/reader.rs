@@ -346,7 +346,10 @@ fn element_size(code: u64) -> Option<usize> {
         28 => Elt::UI2,
         36 => Elt::UI6,
         37 => Elt::UI3,
-        9 | 10 | 47 => return Some(1),
+        9 => Elt::F8E5M2,
+        10 => Elt::F8E4M3FN,
+        46 => Elt::F4E2M1FN,
+        47 => Elt::F8E8M0FNU,
         _ => return None,
     };
     Some(elt.size())

@@ -277,6 +277,11 @@ pub trait Real: Copy + PartialOrd + std::fmt::Debug + Send + Sync {
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;
     fn div(self, o: Self) -> Self;
+    /// The low 8 bits (two's complement) of an integer value in
+    /// `[-2^22, 2^22]`: `1.5·2^23` added, the sum's low mantissa bits are
+    /// the value's (a bit view, which vectorizes where a saturating
+    /// float-to-int cast does not).
+    fn low_byte(self) -> u8;
     /// Little-endian bytes of values of this type.
     fn bytes(values: &[Self]) -> Vec<u8>;
     /// Round half to even (numpy's `rint`).
@@ -318,6 +323,9 @@ impl Real for f32 {
     fn div(self, o: Self) -> Self {
         self / o
     }
+    fn low_byte(self) -> u8 {
+        (self + 12_582_912.0).to_bits() as u8
+    }
     fn bytes(values: &[Self]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()
     }
@@ -345,6 +353,9 @@ impl Real for half::f16 {
     }
     fn div(self, o: Self) -> Self {
         half::f16::from_f32(self.to_f32() / o.to_f32())
+    }
+    fn low_byte(self) -> u8 {
+        self.to_f32().low_byte()
     }
     fn bytes(values: &[Self]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()

@@ -49,7 +49,7 @@ use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::RewriteOptions;
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
-    int_splat, integer_type, pack_bits, release_pages, resource, FloatData, BLOB_ALIGNMENT,
+    int_splat, integer_type, pack_code_bytes, release_pages, resource, FloatData, BLOB_ALIGNMENT,
 };
 use melior::ir::{
     operation::OperationRef,
@@ -183,7 +183,7 @@ fn palettize_weight<'c, 'a>(
     let lut_ty = tensor_type(&lut_shape, float);
     let axis_ty = tensor_type(&[], integer_type(float, 16, true));
     let index_bytes = if options.bits < 8 {
-        pack_bits(&indices, options.bits)
+        pack_code_bytes(&indices, options.bits)
     } else {
         indices.clone()
     };

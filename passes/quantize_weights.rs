@@ -77,8 +77,8 @@ use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::RewriteOptions;
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
-    float_splat, int_splat, integer_type, minifloat_type, pack_bits, release_pages, resource,
-    FloatData, BLOB_ALIGNMENT,
+    float_splat, int_splat, integer_type, minifloat_type, pack_code_bytes, pack_code_bytes_into,
+    release_pages, resource, FloatData, BLOB_ALIGNMENT,
 };
 use melior::ir::{
     operation::OperationRef,
@@ -293,9 +293,12 @@ fn granularity_name(g: Granularity) -> &'static str {
 }
 
 /// Quantized codes, scales and zero points of a weight (row-major; one
-/// scale and zero point per block).
+/// scale and zero point per block). The codes are the blob's bytes: each
+/// code's low `bits` bits (two's complement when signed), packed below 8
+/// bits ([`code_at`]).
 pub(crate) struct Quantized<T> {
-    pub codes: Vec<i16>,
+    pub codes: Vec<u8>,
+    pub bits: u32,
     pub scales: Vec<T>,
     pub zero_points: Vec<i64>,
 }
@@ -327,13 +330,31 @@ fn quantize_weight<'c, 'a>(
     let measure = options.remarks || options.max_error.is_some();
     let (codes, scales, zero_points, error) = match &w.data {
         FloatData::F32(v) => {
-            let q = quantize(v, &w.shape, &blocks, lo, hi, signed, options.symmetric);
-            let e = measure.then(|| relative_error(v, &q, &w.shape, &blocks));
+            let q = quantize(
+                v,
+                &w.shape,
+                &blocks,
+                bits,
+                lo,
+                hi,
+                signed,
+                options.symmetric,
+            );
+            let e = measure.then(|| relative_error(v, &q, signed, &w.shape, &blocks));
             (q.codes, f32::bytes(&q.scales), q.zero_points, e)
         }
         FloatData::F16(v) => {
-            let q = quantize(v, &w.shape, &blocks, lo, hi, signed, options.symmetric);
-            let e = measure.then(|| relative_error(v, &q, &w.shape, &blocks));
+            let q = quantize(
+                v,
+                &w.shape,
+                &blocks,
+                bits,
+                lo,
+                hi,
+                signed,
+                options.symmetric,
+            );
+            let e = measure.then(|| relative_error(v, &q, signed, &w.shape, &blocks));
             (q.codes, half::f16::bytes(&q.scales), q.zero_points, e)
         }
     };
@@ -350,7 +371,7 @@ fn quantize_weight<'c, 'a>(
     let codes = constant(
         cx,
         code_ty,
-        code_blob(code_ty, &format!("{}.codes", w.name), &codes, bits),
+        resource(code_ty, &format!("{}.codes", w.name), codes, BLOB_ALIGNMENT),
     )?;
     let scales = constant(
         cx,
@@ -368,7 +389,7 @@ fn quantize_weight<'c, 'a>(
         code_blob(
             grid_code_ty,
             &format!("{}.zero_points", w.name),
-            &zero_points,
+            zero_points.iter().map(|&z| z as u8).collect(),
             bits,
         )
     };
@@ -583,7 +604,7 @@ fn quantize_float_weight<'c, 'a>(
     let codes = constant(
         cx,
         code_ty,
-        code_blob(code_ty, &format!("{}.codes", w.name), &codes, format.bits()),
+        code_blob(code_ty, &format!("{}.codes", w.name), codes, format.bits()),
     )?;
     let scales = constant(
         cx,
@@ -634,18 +655,18 @@ fn scale_blob<T: Real>(scales: FloatScales<T>) -> Vec<u8> {
     }
 }
 
-/// Codes as a constant's value: a packed blob below 8 bits, a byte blob
-/// at 8.
-pub(crate) fn code_blob<'c, C: Copy + Into<i64>>(
+/// Codes (their low 8 bits) as a constant's value: a packed blob below 8
+/// bits, the bytes themselves at 8.
+pub(crate) fn code_blob<'c>(
     ty: Type<'c>,
     name: &str,
-    codes: &[C],
+    codes: Vec<u8>,
     bits: u32,
 ) -> melior::ir::Attribute<'c> {
     let bytes = if bits < 8 {
-        pack_bits(codes, bits)
+        pack_code_bytes(&codes, bits)
     } else {
-        codes.iter().map(|&c| c.into() as u8).collect()
+        codes
     };
     resource(ty, name, bytes, BLOB_ALIGNMENT)
 }
@@ -700,10 +721,12 @@ enum RowBlocks {
     Lookup,
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn quantize<T: Real + Send + Sync>(
     w: &[T],
     shape: &[usize],
     blocks: &Blocks,
+    bits: u32,
     lo: i64,
     hi: i64,
     signed: bool,
@@ -740,32 +763,17 @@ pub(crate) fn quantize<T: Real + Send + Sync>(
                         let base = rows.base(r);
                         let xs = &w[r * width..(r + 1) * width];
                         match layout {
-                            RowBlocks::PerElement => {
-                                let lows = &mut vmin[base..base + width];
-                                let highs = &mut vmax[base..base + width];
-                                for ((low, high), &x) in
-                                    lows.iter_mut().zip(highs.iter_mut()).zip(xs)
-                                {
-                                    if x < *low {
-                                        *low = x;
-                                    }
-                                    if x > *high {
-                                        *high = x;
-                                    }
-                                }
-                            }
+                            RowBlocks::PerElement => widen(
+                                &mut vmin[base..base + width],
+                                &mut vmax[base..base + width],
+                                xs,
+                            ),
                             RowBlocks::Runs(e) => {
                                 for (k, run) in xs.chunks(e).enumerate() {
-                                    let (mut low, mut high) = (vmin[base + k], vmax[base + k]);
-                                    for &x in run {
-                                        if x < low {
-                                            low = x;
-                                        }
-                                        if x > high {
-                                            high = x;
-                                        }
-                                    }
-                                    (vmin[base + k], vmax[base + k]) = (low, high);
+                                    let (low, high) = run_range(run);
+                                    let (b_low, b_high) = (vmin[base + k], vmax[base + k]);
+                                    vmin[base + k] = if low < b_low { low } else { b_low };
+                                    vmax[base + k] = if high > b_high { high } else { b_high };
                                 }
                             }
                             RowBlocks::Lookup => {
@@ -835,24 +843,43 @@ pub(crate) fn quantize<T: Real + Send + Sync>(
         };
         zero_points.push(zp);
     }
-    let mut codes = vec![0i16; w.len()];
+    // Rows that fill whole bytes are packed as they are made (no byte per
+    // code in between); others are packed at the end.
+    let packed_rows = bits < 8 && 8 % bits == 0 && (width * bits as usize).is_multiple_of(8);
+    let row_bytes = if packed_rows {
+        width * bits as usize / 8
+    } else {
+        width
+    };
+    let mut codes = vec![0u8; rows.count * row_bytes];
     let offsets: Vec<T> = zero_points.iter().map(|&z| T::of(z as f64)).collect();
-    let (flo, fhi) = (lo as f64, hi as f64);
     std::thread::scope(|scope| {
         let mut rest = codes.as_mut_slice();
         for range in &chunks {
-            let (mine, tail) = rest.split_at_mut(range.len() * width);
+            let (mine, tail) = rest.split_at_mut(range.len() * row_bytes);
             rest = tail;
             let (rows, scales, offsets, range) = (&rows, &scales, &offsets, range.clone());
             scope.spawn(move || {
+                let mut row = vec![0u8; if packed_rows { width } else { 0 }];
                 for (k, r) in range.enumerate() {
                     let base = rows.base(r);
                     let xs = &w[r * width..(r + 1) * width];
-                    let out = &mut mine[k * width..(k + 1) * width];
+                    let dest = &mut mine[k * row_bytes..(k + 1) * row_bytes];
+                    let out: &mut [u8] = if packed_rows { &mut row } else { dest };
                     // q + z is exact (small integers): adding a zero z
-                    // changes nothing.
-                    let code =
-                        |x: T, s: T, z: T| x.div(s).rint().add(z).get().clamp(flo, fhi) as i16;
+                    // changes nothing. Clamped in T, its low 8 bits kept
+                    // (a NaN weight gives code 0).
+                    let code = |x: T, s: T, z: T| {
+                        let v = x.div(s).rint().add(z);
+                        let v = if v < tlo {
+                            tlo
+                        } else if v > thi {
+                            thi
+                        } else {
+                            v
+                        };
+                        v.low_byte()
+                    };
                     match layout {
                         RowBlocks::PerElement => {
                             let (ss, zs) =
@@ -875,21 +902,92 @@ pub(crate) fn quantize<T: Real + Send + Sync>(
                             }
                         }
                     }
+                    if packed_rows {
+                        pack_code_bytes_into(&row, bits, dest);
+                    }
                 }
             });
         }
     });
+    if bits < 8 && !packed_rows {
+        codes = pack_code_bytes(&codes, bits);
+    }
     Quantized {
         codes,
+        bits,
         scales,
         zero_points,
     }
 }
 
+/// The value of code `e` of a blob of `bits`-bit codes ([`Quantized`]).
+pub(crate) fn code_at(codes: &[u8], e: usize, bits: u32, signed: bool) -> i64 {
+    if bits == 8 {
+        return code_value(codes[e], signed);
+    }
+    let bit = e * bits as usize;
+    let pair = codes[bit / 8] as u16 | (codes.get(bit / 8 + 1).copied().unwrap_or(0) as u16) << 8;
+    let v = (pair >> (bit % 8)) & ((1 << bits) - 1);
+    if signed && v >> (bits - 1) != 0 {
+        v as i64 - (1 << bits)
+    } else {
+        v as i64
+    }
+}
+
+/// Each `lows[j]`/`highs[j]` widened to include `xs[j]` (a NaN is
+/// skipped). Selects over equal-length slices, so the loop vectorizes.
+fn widen<T: Real>(lows: &mut [T], highs: &mut [T], xs: &[T]) {
+    let n = xs.len();
+    let (lows, highs) = (&mut lows[..n], &mut highs[..n]);
+    for j in 0..n {
+        let x = xs[j];
+        let (low, high) = (lows[j], highs[j]);
+        lows[j] = if x < low { x } else { low };
+        highs[j] = if x > high { x } else { high };
+    }
+}
+
+/// The least and greatest of `xs` (NaNs skipped; ±∞ when there is none),
+/// in 8 lanes: a min and a max per element form a loop-carried chain that
+/// lanes break, and the lanes vectorize. (Exact: the extremes do not
+/// depend on the order.)
+fn run_range<T: Real>(xs: &[T]) -> (T, T) {
+    const LANES: usize = 8;
+    let mut lows = [T::of(f64::INFINITY); LANES];
+    let mut highs = [T::of(f64::NEG_INFINITY); LANES];
+    let mut chunks = xs.chunks_exact(LANES);
+    for chunk in &mut chunks {
+        widen(&mut lows, &mut highs, chunk);
+    }
+    widen(&mut lows, &mut highs, chunks.remainder());
+    let (mut low, mut high) = (lows[0], highs[0]);
+    for j in 1..LANES {
+        low = if lows[j] < low { lows[j] } else { low };
+        high = if highs[j] > high { highs[j] } else { high };
+    }
+    (low, high)
+}
+
+/// The value of a code's low 8 bits.
+pub(crate) fn code_value(code: u8, signed: bool) -> i64 {
+    if signed {
+        code as i8 as i64
+    } else {
+        code as i64
+    }
+}
+
 /// `‖w - (q - z)·s‖ / ‖w‖` in f64.
-fn relative_error<T: Real>(w: &[T], q: &Quantized<T>, shape: &[usize], blocks: &Blocks) -> f64 {
+fn relative_error<T: Real>(
+    w: &[T],
+    q: &Quantized<T>,
+    signed: bool,
+    shape: &[usize],
+    blocks: &Blocks,
+) -> f64 {
     crate::compress::relative_error(w, shape, blocks, |e, b| {
-        (q.codes[e] as i64 - q.zero_points[b]) as f64 * q.scales[b].get()
+        (code_at(&q.codes, e, q.bits, signed) - q.zero_points[b]) as f64 * q.scales[b].get()
     })
 }
 
@@ -911,10 +1009,11 @@ mod tests {
         // max |w| = 2: s = (4 + 1e-6) / 254 in f32; codes rint(w / s).
         let w = [2.0f32, -1.0, 0.5, 0.0];
         let blocks = Blocks::new(&[4], &[0]).unwrap();
-        let q = quantize(&w, &[4], &blocks, -127, 127, true, true);
+        let q = quantize(&w, &[4], &blocks, 8, -127, 127, true, true);
         let s = (4.0f32 + 1e-6f32) / 254.0f32;
         assert_eq!(q.scales, [s]);
-        assert_eq!(q.codes, [127, -63, 32, 0]);
+        let values: Vec<i64> = q.codes.iter().map(|&c| code_value(c, true)).collect();
+        assert_eq!(values, [127, -63, 32, 0]);
         assert_eq!(q.zero_points, [0]);
     }
 }

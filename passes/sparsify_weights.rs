@@ -287,7 +287,7 @@ fn sparsify_weight<'c, 'a>(
             let codes = constant(
                 cx,
                 code_ty,
-                code_blob(code_ty, &format!("{}.codes", w.name), &codes, 8),
+                code_blob(code_ty, &format!("{}.codes", w.name), codes, 8),
             )?;
             (codes, Some((scale, zero_point, signed)))
         }
@@ -367,7 +367,7 @@ enum Stored {
     Floats(Vec<u8>),
     /// 8-bit codes of one symmetric scale.
     Codes {
-        codes: Vec<i16>,
+        codes: Vec<u8>,
         scale: f64,
         zero_point: i64,
         signed: bool,
@@ -386,7 +386,7 @@ fn stored<T: Real + Send + Sync>(
             let (lo, hi) = code_range(8, signed, true);
             let n = values.len();
             let blocks = Blocks::new(&[n], &[0]).expect("one block");
-            let q = quantize(&values, &[n], &blocks, lo, hi, signed, true);
+            let q = quantize(&values, &[n], &blocks, 8, lo, hi, signed, true);
             let stored = Stored::Codes {
                 codes: q.codes,
                 scale: q.scales[0].get(),

@@ -54,6 +54,50 @@ pub fn pack_bits<T: Copy + Into<i64>>(codes: &[T], bits: u32) -> Vec<u8> {
     out
 }
 
+/// [`pack_bits`] of codes given by their low 8 bits, with whole codes per
+/// byte (1, 2, 4 bits) done a byte at a time with fixed shifts (a loop
+/// that vectorizes: a weight has millions of codes).
+pub fn pack_code_bytes(codes: &[u8], bits: u32) -> Vec<u8> {
+    if 8 % bits != 0 {
+        return pack_bits(codes, bits);
+    }
+    let per = (8 / bits) as usize;
+    let whole = codes.len() / per * per;
+    let mut out = vec![0u8; whole / per];
+    pack_code_bytes_into(&codes[..whole], bits, &mut out);
+    if whole < codes.len() {
+        out.extend(pack_bits(&codes[whole..], bits));
+    }
+    out
+}
+
+/// [`pack_code_bytes`] into `out`, for codes that fill whole bytes: `bits`
+/// divides 8 and `out` has `codes.len() * bits / 8` bytes.
+pub fn pack_code_bytes_into(codes: &[u8], bits: u32, out: &mut [u8]) {
+    fn whole<const PER: usize>(codes: &[u8], bits: u32, out: &mut [u8]) {
+        let mask = ((1u16 << bits) - 1) as u8;
+        for (o, run) in out.iter_mut().zip(codes.chunks_exact(PER)) {
+            let mut byte = 0u8;
+            for (k, &c) in run.iter().enumerate() {
+                byte |= (c & mask) << (k as u32 * bits);
+            }
+            *o = byte;
+        }
+    }
+    assert!(
+        8 % bits == 0 && codes.len() * bits as usize == out.len() * 8,
+        "{} codes of {bits} bits do not fill {} bytes",
+        codes.len(),
+        out.len()
+    );
+    match bits {
+        8 => out.copy_from_slice(codes),
+        4 => whole::<2>(codes, bits, out),
+        2 => whole::<4>(codes, bits, out),
+        _ => whole::<8>(codes, bits, out),
+    }
+}
+
 /// The `n` elements of a packed bit stream of `bits`-bit codes
 /// (sign-extended when `signed`); an error when `bytes` is not exactly
 /// `ceil(n * bits / 8)` bytes long.
@@ -509,5 +553,24 @@ mod tests {
             signed
         );
         assert!(unpack_bits(&[0u8; 2], 5, 4, true).is_err());
+    }
+
+    #[test]
+    fn code_bytes_pack_like_pack_bits() {
+        // Signed codes by their low 8 bits, lengths with and without a
+        // partial last byte.
+        for bits in [1, 2, 3, 4, 6, 8] {
+            for n in [0, 1, 7, 8, 37, 64] {
+                let codes: Vec<i64> = (0..n)
+                    .map(|i: i64| (i * 7 + 3) % (1 << bits) - (1 << (bits - 1)))
+                    .collect();
+                let bytes: Vec<u8> = codes.iter().map(|&c| c as u8).collect();
+                assert_eq!(
+                    pack_code_bytes(&bytes, bits),
+                    pack_bits(&codes, bits),
+                    "{bits} bits, {n} codes"
+                );
+            }
+        }
     }
 }

@@ -241,46 +241,63 @@ fn palettize<T: Real>(
     entries: usize,
 ) -> (Vec<u8>, Vec<T>) {
     let n = blocks.count();
-    // Each block's elements, in order (one pass to count, one to fill).
-    let mut block_of = Vec::with_capacity(w.len());
-    let mut counts = vec![0usize; n];
-    blocks.for_each(shape, |_, b| {
-        block_of.push(b as u32);
-        counts[b] += 1;
-    });
-    let mut starts = vec![0usize; n + 1];
-    for b in 0..n {
-        starts[b + 1] = starts[b] + counts[b];
-    }
-    let mut members = vec![0u32; w.len()];
-    let mut fill = starts.clone();
-    for (e, &b) in block_of.iter().enumerate() {
-        members[fill[b as usize]] = e as u32;
-        fill[b as usize] += 1;
-    }
-    drop(block_of);
+    let table = buckets_of_f16();
+    let threads = crate::compress::threads();
     let mut indices = vec![0u8; w.len()];
     let mut palettes = vec![T::of(0.0); n * entries];
-    // Groups are independent: workers take runs of them, each with its own
-    // scratch tables; results land by group, so they do not depend on the
-    // split.
-    let threads = crate::compress::threads().min(n).max(1);
+    let mut place = |b: usize, lut: &[f64]| {
+        for (k, &c) in lut.iter().enumerate() {
+            palettes[b * entries + k] = T::of(c);
+        }
+    };
+    if n == 1 {
+        // One palette: the weight's elements in order, bucketed and
+        // assigned by all the workers.
+        let mut scratch = Scratch::new();
+        let (lut, keys) = cluster(w, entries, &table, threads, &mut scratch);
+        assign(&keys, &scratch.cluster_of, &mut indices, threads);
+        place(0, &lut);
+        return (indices, palettes);
+    }
+    // Every block has the same number of elements: block b's are
+    // members[b·size..(b+1)·size], in element order.
+    let size = w.len() / n;
+    let rows = blocks.rows(shape);
+    let width = rows.column.len();
+    let mut members = vec![0u32; w.len()];
+    let mut fill: Vec<usize> = (0..n).map(|b| b * size).collect();
+    for r in 0..rows.count {
+        let base = rows.base(r);
+        for (j, &c) in rows.column.iter().enumerate() {
+            let b = base + c;
+            members[fill[b]] = (r * width + j) as u32;
+            fill[b] += 1;
+        }
+    }
+    drop(fill);
+    // Groups are independent: workers take runs of them; results land by
+    // group, so they do not depend on the split.
+    let threads = threads.min(n).max(1);
     let per = n.div_ceil(threads);
     let results: Vec<Vec<(Vec<f64>, Vec<u8>)>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..n)
             .step_by(per)
             .map(|first| {
-                let (members, starts) = (&members, &starts);
+                let (members, table) = (&members, &table);
                 scope.spawn(move || {
+                    let mut values = Vec::with_capacity(size);
                     let mut scratch = Scratch::new();
                     (first..(first + per).min(n))
                         .map(|b| {
-                            let elements = &members[starts[b]..starts[b + 1]];
-                            cluster(
-                                elements.iter().map(|&e| w[e as usize].get()),
-                                entries,
-                                &mut scratch,
-                            )
+                            values.clear();
+                            let elements = &members[b * size..(b + 1) * size];
+                            values.extend(elements.iter().map(|&e| w[e as usize]));
+                            let (lut, keys) = cluster(&values, entries, table, 1, &mut scratch);
+                            let group: Vec<u8> = keys
+                                .iter()
+                                .map(|&k| scratch.cluster_of[k as usize])
+                                .collect();
+                            (lut, group)
                         })
                         .collect()
                 })
@@ -291,14 +308,11 @@ fn palettize<T: Real>(
             .map(|h| h.join().expect("a palette worker panicked"))
             .collect()
     });
-    for (b, (lut, assign)) in results.into_iter().flatten().enumerate() {
-        let elements = &members[starts[b]..starts[b + 1]];
-        for (k, &e) in elements.iter().enumerate() {
-            indices[e as usize] = assign[k];
+    for (b, (lut, group)) in results.into_iter().flatten().enumerate() {
+        for (&e, &i) in members[b * size..(b + 1) * size].iter().zip(&group) {
+            indices[e as usize] = i;
         }
-        for (k, &c) in lut.iter().enumerate() {
-            palettes[b * entries + k] = T::of(c);
-        }
+        place(b, &lut);
     }
     (indices, palettes)
 }
@@ -312,17 +326,12 @@ struct Bucket {
     squares: f64,
 }
 
-/// The bucket a value falls in, as Apple's library groups values before
-/// clustering: its f16 value rounded to 4 decimals in f16 arithmetic
-/// (numpy's `np.round(w.astype(float16), 4)`: `rint(x·10⁴) / 10⁴`, each
-/// step rounded to f16), or its f16 value where that overflows (|x| above
-/// 6.55, beyond every rounded value). Monotone in the value, so a cluster
-/// of contiguous buckets is a range of values.
-fn bucket(v: f64, table: &[u16]) -> u16 {
-    table[half::f16::from_f64(v).to_bits() as usize]
-}
-
-/// [`bucket`] of each f16 bit pattern.
+/// The bucket key of each f16 bit pattern, as Apple's library groups
+/// values before clustering: the f16 value rounded to 4 decimals in f16
+/// arithmetic (numpy's `np.round(w.astype(float16), 4)`: `rint(x·10⁴) /
+/// 10⁴`, each step rounded to f16), or the f16 value where that overflows
+/// (|x| above 6.55, beyond every rounded value). Keys are ordered like the
+/// values, so a cluster of contiguous buckets is a range of values.
 fn buckets_of_f16() -> Vec<u16> {
     let k = half::f16::from_f32(10_000.0);
     (0..=u16::MAX)
@@ -341,52 +350,120 @@ fn buckets_of_f16() -> Vec<u16> {
         .collect()
 }
 
-/// Reused across the groups of a weight: one slot per bucket key.
+/// Tables reused across the groups a worker clusters (each back to zeros
+/// after use), one slot per bucket key.
 struct Scratch {
-    table: Vec<Bucket>,
+    sums: Vec<Bucket>,
+    total: Vec<Bucket>,
     cluster_of: Vec<u8>,
-    bucket_of_f16: Vec<u16>,
 }
 
 impl Scratch {
     fn new() -> Self {
         Self {
-            table: vec![Bucket::default(); 1 << 16],
+            sums: vec![Bucket::default(); 1 << 16],
+            total: vec![Bucket::default(); 1 << 16],
             cluster_of: vec![0; 1 << 16],
-            bucket_of_f16: buckets_of_f16(),
         }
     }
 }
 
-/// Optimal 1-D k-means of `values` over their buckets ([`bucket`]): the
-/// palette (cluster means, ascending; at most `entries`) and each value's
-/// cluster.
-fn cluster(
-    values: impl Iterator<Item = f64> + Clone,
-    entries: usize,
+/// Elements bucketed per chunk of this many: each chunk's sums are made in
+/// element order and the chunks' added in chunk order, whatever the
+/// number of workers, so the palettes do not depend on it.
+const CHUNK: usize = 1 << 18;
+
+/// Each value's bucket key, and the used buckets (ascending keys).
+fn bucketize<T: Real>(
+    values: &[T],
+    table: &[u16],
+    threads: usize,
     scratch: &mut Scratch,
-) -> (Vec<f64>, Vec<u8>) {
-    let table = &mut scratch.table;
+) -> (Vec<u16>, Vec<(u16, Bucket)>) {
+    let mut keys = vec![0u16; values.len()];
+    // A worker's chunks: their keys, and each chunk's used buckets.
+    let work = |values: &[T], keys: &mut [u16], sums: &mut [Bucket]| -> Vec<Vec<(u16, Bucket)>> {
+        values
+            .chunks(CHUNK)
+            .zip(keys.chunks_mut(CHUNK))
+            .map(|(values, keys)| {
+                T::f16_bits(values, keys);
+                for k in keys.iter_mut() {
+                    *k = table[*k as usize];
+                }
+                let mut used = Vec::new();
+                for (v, &key) in values.iter().zip(keys.iter()) {
+                    let (b, v) = (&mut sums[key as usize], v.get());
+                    if b.count == 0.0 {
+                        used.push(key);
+                    }
+                    b.count += 1.0;
+                    b.sum += v;
+                    b.squares += v * v;
+                }
+                used.sort_unstable();
+                used.iter()
+                    .map(|&k| (k, std::mem::take(&mut sums[k as usize])))
+                    .collect()
+            })
+            .collect()
+    };
+    let chunks = values.len().div_ceil(CHUNK);
+    let per = chunks.div_ceil(threads.clamp(1, chunks.max(1))) * CHUNK;
+    let mut partials: Vec<Vec<(u16, Bucket)>> = if per >= values.len() {
+        work(values, &mut keys, &mut scratch.sums)
+    } else {
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = values
+                .chunks(per)
+                .zip(keys.chunks_mut(per))
+                .map(|(values, keys)| {
+                    scope.spawn(move || work(values, keys, &mut vec![Bucket::default(); 1 << 16]))
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|h| h.join().expect("a bucket worker panicked"))
+                .collect()
+        })
+    };
+    if partials.len() == 1 {
+        return (keys, partials.pop().expect("one chunk"));
+    }
+    // The chunks' buckets added in chunk order.
+    let total = &mut scratch.total;
     let mut used = Vec::new();
-    let keys: Vec<u16> = values
-        .clone()
-        .map(|v| bucket(v, &scratch.bucket_of_f16))
-        .collect();
-    for (v, &key) in values.zip(&keys) {
-        let key = key as usize;
-        let b = &mut table[key];
-        if b.count == 0.0 {
-            used.push(key);
+    for partial in &partials {
+        for &(k, b) in partial {
+            let t = &mut total[k as usize];
+            if t.count == 0.0 {
+                used.push(k);
+            }
+            t.count += b.count;
+            t.sum += b.sum;
+            t.squares += b.squares;
         }
-        b.count += 1.0;
-        b.sum += v;
-        b.squares += v * v;
     }
     used.sort_unstable();
-    let buckets: Vec<Bucket> = used.iter().map(|&k| table[k]).collect();
-    for &k in &used {
-        table[k] = Bucket::default();
-    }
+    let buckets = used
+        .iter()
+        .map(|&k| (k, std::mem::take(&mut total[k as usize])))
+        .collect();
+    (keys, buckets)
+}
+
+/// Optimal 1-D k-means of `values` over their buckets: the palette
+/// (cluster means, ascending; at most `entries`) and each value's key
+/// (`scratch.cluster_of` is the key's cluster for the keys of `values`.)
+fn cluster<T: Real>(
+    values: &[T],
+    entries: usize,
+    table: &[u16],
+    threads: usize,
+    scratch: &mut Scratch,
+) -> (Vec<f64>, Vec<u16>) {
+    let (keys, used) = bucketize(values, table, threads, scratch);
+    let buckets: Vec<Bucket> = used.iter().map(|&(_, b)| b).collect();
     let k = entries.min(buckets.len());
     let ends = optimal_partition(&buckets, k);
     let cluster_of = &mut scratch.cluster_of;
@@ -394,16 +471,29 @@ fn cluster(
     let mut start = 0;
     for (c, &end) in ends.iter().enumerate() {
         let (mut n, mut s) = (0.0, 0.0);
-        for (i, &key) in used.iter().enumerate().take(end).skip(start) {
-            n += buckets[i].count;
-            s += buckets[i].sum;
-            cluster_of[key] = c as u8;
+        for &(key, b) in &used[start..end] {
+            n += b.count;
+            s += b.sum;
+            cluster_of[key as usize] = c as u8;
         }
         means.push(s / n);
         start = end;
     }
-    let assign = keys.iter().map(|&key| cluster_of[key as usize]).collect();
-    (means, assign)
+    (means, keys)
+}
+
+/// `indices[i] = cluster_of[keys[i]]`, split across the workers.
+fn assign(keys: &[u16], cluster_of: &[u8], indices: &mut [u8], threads: usize) {
+    let per = keys.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        for (keys, out) in keys.chunks(per).zip(indices.chunks_mut(per)) {
+            scope.spawn(move || {
+                for (o, &k) in out.iter_mut().zip(keys) {
+                    *o = cluster_of[k as usize];
+                }
+            });
+        }
+    });
 }
 
 /// The end (exclusive) of each of `k` contiguous clusters of `buckets`
@@ -444,8 +534,23 @@ fn optimal_partition(buckets: &[Bucket], k: usize) -> Vec<usize> {
     for m in 1..k {
         let mut cur = vec![f64::INFINITY; u + 1];
         let mut arg = vec![0usize; u + 1];
-        // Clusters m+1 over j buckets need j >= m+1.
-        solve(m + 1, u, m, u - 1, &prev, &cost, &mut cur, &mut arg);
+        // Clusters m+1 over j buckets need j >= m+1, split after i >= m.
+        let sums = Sums {
+            count: &pc,
+            sum: &ps,
+            squares: &pq,
+        };
+        // Only the j that leave a bucket for each later cluster are read.
+        layer(
+            m + 1,
+            u - (k - 1 - m),
+            m,
+            u - 1,
+            &prev,
+            &sums,
+            &mut cur,
+            &mut arg,
+        );
         splits.push(arg);
         prev = cur;
     }
@@ -459,16 +564,24 @@ fn optimal_partition(buckets: &[Bucket], k: usize) -> Vec<usize> {
     ends
 }
 
-/// Fills `cur[j]` for `j` in `lo..=hi` with the best split `i` in
+/// Prefix sums over the buckets (shifted by the overall mean).
+struct Sums<'a> {
+    count: &'a [f64],
+    sum: &'a [f64],
+    squares: &'a [f64],
+}
+
+/// One layer of the DP by divide and conquer on the monotone split
+/// points: `cur[j]`, `arg[j]` for `j` in `lo..=hi`, the best split `i` in
 /// `opt_lo..=min(opt_hi, j-1)`.
 #[allow(clippy::too_many_arguments)]
-fn solve(
+fn layer(
     lo: usize,
     hi: usize,
     opt_lo: usize,
     opt_hi: usize,
     prev: &[f64],
-    cost: &impl Fn(usize, usize) -> f64,
+    sums: &Sums<'_>,
     cur: &mut [f64],
     arg: &mut [usize],
 ) {
@@ -476,25 +589,61 @@ fn solve(
         return;
     }
     let mid = (lo + hi) / 2;
-    let (mut best, mut best_i) = (f64::INFINITY, opt_lo);
-    for (i, &before) in prev
-        .iter()
-        .enumerate()
-        .take(opt_hi.min(mid - 1) + 1)
-        .skip(opt_lo)
-    {
-        let c = before + cost(i, mid);
-        if c < best {
-            best = c;
-            best_i = i;
-        }
-    }
+    let (best, best_i) = best_split(prev, sums, opt_lo, opt_hi.min(mid - 1), mid);
     cur[mid] = best;
     arg[mid] = best_i;
     if mid > lo {
-        solve(lo, mid - 1, opt_lo, best_i, prev, cost, cur, arg);
+        layer(lo, mid - 1, opt_lo, best_i, prev, sums, cur, arg);
     }
-    solve(mid + 1, hi, best_i, opt_hi, prev, cost, cur, arg);
+    layer(mid + 1, hi, best_i, opt_hi, prev, sums, cur, arg);
+}
+
+/// `min over i in from..=to of prev[i] + cost(i, j)` and the least such
+/// `i`, `cost(i, j)` the squared error of buckets `i..j` about their mean.
+/// Four independent lanes, so the divisions overlap (the loop is bound
+/// by their throughput, not their latency).
+fn best_split(prev: &[f64], sums: &Sums<'_>, from: usize, to: usize, j: usize) -> (f64, usize) {
+    const LANES: usize = 4;
+    let (cj, sj, qj) = (sums.count[j], sums.sum[j], sums.squares[j]);
+    let prev = &prev[from..=to];
+    let (pc, ps, pq) = (
+        &sums.count[from..=to],
+        &sums.sum[from..=to],
+        &sums.squares[from..=to],
+    );
+    let value = |k: usize| {
+        let s = sj - ps[k];
+        prev[k] + (qj - pq[k] - s * s / (cj - pc[k])).max(0.0)
+    };
+    let mut best = [f64::INFINITY; LANES];
+    let mut at = [0usize; LANES];
+    let whole = prev.len() / LANES * LANES;
+    for base in (0..whole).step_by(LANES) {
+        for l in 0..LANES {
+            let v = value(base + l);
+            if v < best[l] {
+                best[l] = v;
+                at[l] = base + l;
+            }
+        }
+    }
+    let (mut b, mut i) = (f64::INFINITY, usize::MAX);
+    for l in 0..LANES {
+        if best[l] < b || (best[l] == b && at[l] < i) {
+            (b, i) = (best[l], at[l]);
+        }
+    }
+    for k in whole..prev.len() {
+        let v = value(k);
+        if v < b {
+            (b, i) = (v, k);
+        }
+    }
+    if i == usize::MAX {
+        // Every candidate infinite (no split can reach j): the first.
+        i = 0;
+    }
+    (b, from + i)
 }
 
 /// `‖w - w'‖ / ‖w‖` in f64, `w'` the palette entries the indices pick.
@@ -533,6 +682,27 @@ mod tests {
         go(values, k)
     }
 
+    /// The palette and each value's cluster.
+    fn cluster_values(v: &[f32], k: usize) -> (Vec<f64>, Vec<u8>) {
+        let mut scratch = Scratch::new();
+        let (lut, keys) = cluster(v, k, &buckets_of_f16(), 1, &mut scratch);
+        let assign = keys.iter().map(|&key| scratch.cluster_of[key as usize]);
+        (lut, assign.collect())
+    }
+
+    #[test]
+    fn bucketing_does_not_depend_on_the_workers() {
+        // More than two chunks, split across one, two and three workers.
+        let v: Vec<f32> = (0..(2 * CHUNK + 1000))
+            .map(|i| ((i as f32) * 0.618).sin() * 0.05)
+            .collect();
+        let table = buckets_of_f16();
+        let one = cluster(&v, 16, &table, 1, &mut Scratch::new());
+        for threads in [2, 3] {
+            assert_eq!(cluster(&v, 16, &table, threads, &mut Scratch::new()), one);
+        }
+    }
+
     #[test]
     fn partitions_are_optimal() {
         // Distinct f16 values (one per bucket), against brute force.
@@ -550,8 +720,9 @@ mod tests {
                 .collect();
             v.sort_by(f64::total_cmp);
             v.dedup();
+            let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
             for k in 1..=v.len().min(4) {
-                let (lut, assign) = cluster(v.iter().copied(), k, &mut Scratch::new());
+                let (lut, assign) = cluster_values(&v32, k);
                 let got: f64 = v
                     .iter()
                     .zip(&assign)
@@ -566,10 +737,111 @@ mod tests {
         }
     }
 
+    /// Divide and conquer with a plain scalar scan: the reference the
+    /// four-lane scan is checked against.
+    #[allow(clippy::too_many_arguments)]
+    fn solve(
+        lo: usize,
+        hi: usize,
+        opt_lo: usize,
+        opt_hi: usize,
+        prev: &[f64],
+        cost: &impl Fn(usize, usize) -> f64,
+        cur: &mut [f64],
+        arg: &mut [usize],
+    ) {
+        if lo > hi {
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        let (mut best, mut best_i) = (f64::INFINITY, opt_lo);
+        for (i, &before) in prev
+            .iter()
+            .enumerate()
+            .take(opt_hi.min(mid - 1) + 1)
+            .skip(opt_lo)
+        {
+            let c = before + cost(i, mid);
+            if c < best {
+                best = c;
+                best_i = i;
+            }
+        }
+        cur[mid] = best;
+        arg[mid] = best_i;
+        if mid > lo {
+            solve(lo, mid - 1, opt_lo, best_i, prev, cost, cur, arg);
+        }
+        solve(mid + 1, hi, best_i, opt_hi, prev, cost, cur, arg);
+    }
+
+    #[test]
+    fn lanes_find_the_scalar_minima() {
+        // Random buckets, every layer of the DP.
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        for u in [5usize, 17, 64, 300] {
+            let buckets: Vec<Bucket> = (0..u)
+                .map(|i| {
+                    let (n, x) = (1.0 + (next() * 5.0).floor(), i as f64 + next() * 0.5);
+                    Bucket {
+                        count: n,
+                        sum: n * x,
+                        squares: n * x * x + next(),
+                    }
+                })
+                .collect();
+            let mut pc = vec![0.0; u + 1];
+            let mut ps = vec![0.0; u + 1];
+            let mut pq = vec![0.0; u + 1];
+            for (i, b) in buckets.iter().enumerate() {
+                pc[i + 1] = pc[i] + b.count;
+                ps[i + 1] = ps[i] + b.sum;
+                pq[i + 1] = pq[i] + b.squares;
+            }
+            let cost = |i: usize, j: usize| {
+                let (n, s) = (pc[j] - pc[i], ps[j] - ps[i]);
+                if n <= 0.0 {
+                    0.0
+                } else {
+                    (pq[j] - pq[i] - s * s / n).max(0.0)
+                }
+            };
+            let mut prev: Vec<f64> = (0..=u).map(|j| cost(0, j)).collect();
+            for m in 1..u.min(8) {
+                let mut want = vec![f64::INFINITY; u + 1];
+                let mut want_arg = vec![0; u + 1];
+                solve(m + 1, u, m, u - 1, &prev, &cost, &mut want, &mut want_arg);
+                let sums = Sums {
+                    count: &pc,
+                    sum: &ps,
+                    squares: &pq,
+                };
+                let mut got_cost = vec![f64::INFINITY; u + 1];
+                let mut arg = vec![0; u + 1];
+                layer(m + 1, u, m, u - 1, &prev, &sums, &mut got_cost, &mut arg);
+                // The same splits (the first minimum) and costs.
+                for j in m + 1..=u {
+                    assert_eq!(
+                        (arg[j], got_cost[j]),
+                        (want_arg[j], want[j]),
+                        "u={u} m={m} j={j}"
+                    );
+                }
+                prev = want;
+            }
+        }
+    }
+
     #[test]
     fn few_values_keep_their_values() {
-        let v = [0.5, -1.0, 0.5, 2.0];
-        let (lut, assign) = cluster(v.iter().copied(), 16, &mut Scratch::new());
+        let v = [0.5f32, -1.0, 0.5, 2.0];
+        let (lut, assign) = cluster_values(&v, 16);
         assert_eq!(lut, [-1.0, 0.5, 2.0]);
         assert_eq!(assign, [1, 0, 1, 2]);
     }

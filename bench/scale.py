@@ -5,7 +5,7 @@
 ("coreai-torch"), each flow in a fresh process. A benchmark, not a test.
 
     .venv/bin/python bench/scale.py [--sizes 60M,250M,1B] [--flows ours,coreai-torch]
-        [--precision f32|f16] [--seq 64] [--compiler PATH] [--timing] [--json FILE]
+        [--precision f32|f16] [--compress SPEC] [--seq 64] [--compiler PATH] [--timing] [--json FILE]
         [--timeout SECONDS] [--tmpdir DIR]
 
 Models: `transformers.LlamaForCausalLM` built from a `LlamaConfig` (untied
@@ -42,7 +42,10 @@ peak RSS. Assets go to a temporary directory (`--tmpdir`) removed after
 each flow. A flow that fails (an exception, a non-zero exit, killed when
 out of memory or after `--timeout`) gives a row with the error's last line;
 the run goes on. `--timing` passes timing=True to convert and prints its
-report for each size. `--json FILE` writes the raw numbers.
+report for each size. `--compress SPEC` (a preset such as int4-block32, or a
+compression pass) compresses ours (coreai-torch has no compression; run it
+with `--flows ours`): the coreai-compile peak is then that of compressing.
+`--json FILE` writes the raw numbers.
 """
 
 import argparse
@@ -197,7 +200,7 @@ def worker(spec):
             if flow == "ours":
                 with redirect_stderr(report) if spec["timing"] else nullcontext():
                     convert(model, (ids,), out, precision=spec["precision"], compiler=spec["compiler"],
-                            timing=spec["timing"])
+                            timing=spec["timing"], compress=spec.get("compress"))
             else:
                 with warnings.catch_warnings(), redirect_stdout(io.StringIO()):
                     warnings.simplefilter("ignore")
@@ -270,7 +273,8 @@ def run_flow(size, config, flow, ns):
         row["note"] = THEIR_F16
     with tempfile.TemporaryDirectory(prefix="scale-", dir=ns.tmpdir) as tmp:
         spec = {"flow": flow, "config": config, "seq": ns.seq, "precision": ns.precision,
-                "compiler": ns.compiler, "timing": ns.timing, "out": str(Path(tmp) / "out.aimodel"),
+                "compiler": ns.compiler, "timing": ns.timing, "compress": ns.compress,
+                "out": str(Path(tmp) / "out.aimodel"),
                 "result": str(Path(tmp) / "result.json")}
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             [str(REPO / "importer")] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
@@ -346,6 +350,7 @@ def main():
     ap.add_argument("--sizes", default="60M,250M,1B", help="60M, 250M, 1B, or any size by formula (5M, 120M)")
     ap.add_argument("--flows", default=",".join(FLOWS), help="ours, coreai-torch, or both (comma-separated)")
     ap.add_argument("--precision", default="f32", choices=["f32", "f16"])
+    ap.add_argument("--compress", default=None, help="compress ours: a preset or a compression pass")
     ap.add_argument("--seq", type=int, default=64, help="input_ids length (batch 1)")
     ap.add_argument("--compiler", default=None, help="coreai-compile; default: target/release, else target/debug")
     ap.add_argument("--timing", action="store_true", help="convert(timing=True) for ours; prints its report")
@@ -364,7 +369,10 @@ def main():
             ap.error(f"unknown flow {f!r}; use {', '.join(FLOWS)}")
     sizes = [s.strip() for s in ns.sizes.split(",") if s.strip()]
     configs = {s: config_for(s) for s in sizes}
-    print(f"coreai-compile: {ns.compiler}; precision {ns.precision}; input_ids (1, {ns.seq}); "
+    if ns.compress and "coreai-torch" in flows:
+        ap.error("--compress is for ours only (coreai-torch has no compression): add --flows ours")
+    print(f"coreai-compile: {ns.compiler}; precision {ns.precision}; compress {ns.compress}; "
+          f"input_ids (1, {ns.seq}); "
           f"load average {os.getloadavg()[0]:.1f}")
     for s, c in configs.items():
         print(f"  {s}: {count_params(c):,} parameters: " + ", ".join(f"{k}={v}" for k, v in c.items()))

@@ -546,6 +546,7 @@ fn optimal_partition(buckets: &[Bucket], k: usize) -> Vec<usize> {
             u - (k - 1 - m),
             m,
             u - 1,
+            &splits[m - 1],
             &prev,
             &sums,
             &mut cur,
@@ -573,13 +574,17 @@ struct Sums<'a> {
 
 /// One layer of the DP by divide and conquer on the monotone split
 /// points: `cur[j]`, `arg[j]` for `j` in `lo..=hi`, the best split `i` in
-/// `opt_lo..=min(opt_hi, j-1)`.
+/// `max(opt_lo, lower[j])..=min(opt_hi, j-1)`. `lower` is the previous
+/// layer's splits: with one cluster more, the last split does not move
+/// left (Knuth's monotonicity for Monge costs), which narrows the widest
+/// scans.
 #[allow(clippy::too_many_arguments)]
 fn layer(
     lo: usize,
     hi: usize,
     opt_lo: usize,
     opt_hi: usize,
+    lower: &[usize],
     prev: &[f64],
     sums: &Sums<'_>,
     cur: &mut [f64],
@@ -589,13 +594,15 @@ fn layer(
         return;
     }
     let mid = (lo + hi) / 2;
-    let (best, best_i) = best_split(prev, sums, opt_lo, opt_hi.min(mid - 1), mid);
+    let to = opt_hi.min(mid - 1);
+    let from = opt_lo.max(lower[mid]).min(to);
+    let (best, best_i) = best_split(prev, sums, from, to, mid);
     cur[mid] = best;
     arg[mid] = best_i;
     if mid > lo {
-        layer(lo, mid - 1, opt_lo, best_i, prev, sums, cur, arg);
+        layer(lo, mid - 1, opt_lo, best_i, lower, prev, sums, cur, arg);
     }
-    layer(mid + 1, hi, best_i, opt_hi, prev, sums, cur, arg);
+    layer(mid + 1, hi, best_i, opt_hi, lower, prev, sums, cur, arg);
 }
 
 /// `min over i in from..=to of prev[i] + cost(i, j)` and the least such
@@ -737,8 +744,9 @@ mod tests {
         }
     }
 
-    /// Divide and conquer with a plain scalar scan: the reference the
-    /// four-lane scan is checked against.
+    /// Divide and conquer with a plain scalar scan over every split: the
+    /// reference the four-lane scan, narrowed by the previous layer's
+    /// splits, is checked against.
     #[allow(clippy::too_many_arguments)]
     fn solve(
         lo: usize,
@@ -813,6 +821,7 @@ mod tests {
                 }
             };
             let mut prev: Vec<f64> = (0..=u).map(|j| cost(0, j)).collect();
+            let mut lower = vec![0; u + 1];
             for m in 1..u.min(8) {
                 let mut want = vec![f64::INFINITY; u + 1];
                 let mut want_arg = vec![0; u + 1];
@@ -824,7 +833,17 @@ mod tests {
                 };
                 let mut got_cost = vec![f64::INFINITY; u + 1];
                 let mut arg = vec![0; u + 1];
-                layer(m + 1, u, m, u - 1, &prev, &sums, &mut got_cost, &mut arg);
+                layer(
+                    m + 1,
+                    u,
+                    m,
+                    u - 1,
+                    &lower,
+                    &prev,
+                    &sums,
+                    &mut got_cost,
+                    &mut arg,
+                );
                 // The same splits (the first minimum) and costs.
                 for j in m + 1..=u {
                     assert_eq!(
@@ -834,6 +853,7 @@ mod tests {
                     );
                 }
                 prev = want;
+                lower = want_arg;
             }
         }
     }

@@ -328,35 +328,20 @@ fn quantize_weight<'c, 'a>(
     let grid: Vec<i64> = blocks.grid.iter().map(|&g| g as i64).collect();
     let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
     let measure = options.remarks || options.max_error.is_some();
+    fn run<T: Real + Send + Sync>(
+        v: &[T],
+        w: &Weight<'_>,
+        blocks: &Blocks,
+        (bits, lo, hi, signed, symmetric, measure): (u32, i64, i64, bool, bool, bool),
+    ) -> (Vec<u8>, Vec<u8>, Vec<i64>, Option<f64>) {
+        let q = quantize(v, &w.shape, blocks, bits, lo, hi, signed, symmetric);
+        let e = measure.then(|| relative_error(v, &q, signed, &w.shape, blocks));
+        (q.codes, T::bytes(&q.scales), q.zero_points, e)
+    }
+    let how = (bits, lo, hi, signed, options.symmetric, measure);
     let (codes, scales, zero_points, error) = match &w.data {
-        FloatData::F32(v) => {
-            let q = quantize(
-                v,
-                &w.shape,
-                &blocks,
-                bits,
-                lo,
-                hi,
-                signed,
-                options.symmetric,
-            );
-            let e = measure.then(|| relative_error(v, &q, signed, &w.shape, &blocks));
-            (q.codes, f32::bytes(&q.scales), q.zero_points, e)
-        }
-        FloatData::F16(v) => {
-            let q = quantize(
-                v,
-                &w.shape,
-                &blocks,
-                bits,
-                lo,
-                hi,
-                signed,
-                options.symmetric,
-            );
-            let e = measure.then(|| relative_error(v, &q, signed, &w.shape, &blocks));
-            (q.codes, half::f16::bytes(&q.scales), q.zero_points, e)
-        }
+        FloatData::F32(v) => run(v, &w, &blocks, how),
+        FloatData::F16(v) => run(v, &w, &blocks, how),
     };
     if let (Some(error), Some(bound)) = (error, options.max_error) {
         if error > bound {
@@ -399,20 +384,46 @@ fn quantize_weight<'c, 'a>(
         grid_float_ty,
         float_splat(grid_float_ty, 0.0).ok_or("cannot build the zero offset")?,
     )?;
+    let to = format!("{}{bits}", if signed { "si" } else { "ui" });
+    shift_scale(
+        cx,
+        options,
+        &w,
+        &blocks,
+        &to,
+        error,
+        [codes, scales, zero_points, zero],
+    )
+}
+
+/// With `remarks=true` the weight's line, then the
+/// `blockwise_shift_scale` of codes, scales, zero points and offsets.
+fn shift_scale<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    options: &QuantizeWeights,
+    w: &Weight<'c>,
+    blocks: &Blocks,
+    to: &str,
+    error: Option<f64>,
+    operands: [Value<'c, 'a>; 4],
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let result = cx.op().result(0).map_err(|e| e.to_string())?;
     if let (Some(error), true) = (error, options.remarks) {
+        let float = RankedTensorType::try_from(result.r#type())
+            .map_err(|e| e.to_string())?
+            .element();
         eprintln!(
-            "{}: {}: {:?} {} to {}{bits}, blocks {:?}, relative error {error:.3e}",
+            "{}: {}: {:?} {} to {to}, blocks {:?}, relative error {error:.3e}",
             INFO.name,
             cx.location(),
             w.shape,
             coreai_ir::lowering::type_text(float),
-            if signed { "si" } else { "ui" },
             blocks.extent,
         );
     }
     let out = cx.build_value(
         BlockwiseShiftScaleOperation::name(),
-        &[codes, scales, zero_points, zero],
+        &operands,
         result.r#type(),
         &[],
     )?;
@@ -626,25 +637,20 @@ fn quantize_float_weight<'c, 'a>(
         grid_float_ty,
         float_splat(grid_float_ty, 0.0).ok_or("cannot build the zero offset")?,
     )?;
-    if let (Some(error), true) = (error, options.remarks) {
-        eprintln!(
-            "{}: {}: {:?} {} to {}{}, blocks {:?}, relative error {error:.3e}",
-            INFO.name,
-            cx.location(),
-            w.shape,
-            coreai_ir::lowering::type_text(float),
-            format.mlir_name(),
-            if pow2 { " with f8E8M0FNU scales" } else { "" },
-            blocks.extent,
-        );
-    }
-    let out = cx.build_value(
-        BlockwiseShiftScaleOperation::name(),
-        &[codes, scales, zero_points, zero],
-        result.r#type(),
-        &[],
-    )?;
-    Ok(vec![out])
+    let to = format!(
+        "{}{}",
+        format.mlir_name(),
+        if pow2 { " with f8E8M0FNU scales" } else { "" }
+    );
+    shift_scale(
+        cx,
+        options,
+        &w,
+        &blocks,
+        &to,
+        error,
+        [codes, scales, zero_points, zero],
+    )
 }
 
 /// A weight's scales as blob bytes: `T`'s, or one f8E8M0FNU code each.

@@ -208,20 +208,7 @@ impl Ty {
     }
     /// The small float format of a tensor's (or scalar's) element type.
     pub fn minifloat(self) -> Option<MiniFloat> {
-        let e = self.element().0;
-        unsafe {
-            if mlirTypeIsAFloat8E4M3FN(e) {
-                Some(MiniFloat::F8E4M3FN)
-            } else if mlirTypeIsAFloat8E5M2(e) {
-                Some(MiniFloat::F8E5M2)
-            } else if mlirTypeIsAFloat4E2M1FN(e) {
-                Some(MiniFloat::F4E2M1FN)
-            } else if mlirTypeIsAFloat8E8M0FNU(e) {
-                Some(MiniFloat::F8E8M0FNU)
-            } else {
-                None
-            }
-        }
+        coreai_ir::weights::minifloat_of_raw(self.element().0)
     }
     /// The executor's dtype of a tensor (or scalar) type. Signless integers
     /// are signed, as PyTorch's are. The 8- and 4-bit floats of compressed

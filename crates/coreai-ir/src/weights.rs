@@ -358,8 +358,12 @@ pub fn minifloat_type<'c>(like: Type<'c>, format: crate::minifloat::MiniFloat) -
 
 /// The small float format of an element type, if it is one.
 pub fn minifloat_of(element: Type<'_>) -> Option<crate::minifloat::MiniFloat> {
+    minifloat_of_raw(element.to_raw())
+}
+
+/// [`minifloat_of`] for a C API type (a live one).
+pub fn minifloat_of_raw(t: MlirType) -> Option<crate::minifloat::MiniFloat> {
     use crate::minifloat::MiniFloat;
-    let t = element.to_raw();
     // SAFETY: type predicates on a live type.
     unsafe {
         if mlirTypeIsAFloat8E4M3FN(t) {

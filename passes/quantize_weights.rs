@@ -51,7 +51,9 @@
 //!   - with scales in the weight's type (fp8's default), as coreai-opt
 //!     0.3.0 computes them, bit for bit: `s = (2m + ε) / 2F` in `T`,
 //!     `q = RNE_fmt(clip(w / s, -F, F))` (`minifloat.rs`'s encoding,
-//!     ml_dtypes' rounding);
+//!     ml_dtypes' rounding); where `2F` overflows `T` (f8E5M2 codes of an
+//!     f16 weight) that division is in f64, rounded once (coreai-opt
+//!     divides by ∞ there, and every scale is 0);
 //!   - with power-of-two scales (`scale-dtype=fp8e8m0fnu`, and always for
 //!     fp4, which also requires `granularity=per-block block-size=32`: the
 //!     MX block), `s = 2^e` with `e` the one of `E = ⌈log2(m / F)⌉` and

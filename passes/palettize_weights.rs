@@ -16,7 +16,7 @@
 //!
 //! The palette of a group is an optimal 1-D k-means of its values, not a
 //! heuristic. The values are gathered into the buckets Apple's library
-//! clusters (each weight rounded to f16, then to 4 decimals: [`bucket`]);
+//! clusters (each weight rounded to f16, then to 4 decimals: [`buckets_of_f16`]);
 //! the clusters are the contiguous runs of buckets that minimize
 //! the sum of squared errors over the exact values (dynamic programming,
 //! divide and conquer on the monotone split points: O(k·u·log u) for `u`

@@ -67,7 +67,7 @@ pub const INFO: PassInfo = PassInfo {
     create: || Box::new(PalettizeWeights::default()),
 };
 
-fn parse_bits(v: &str) -> Result<u32, String> {
+pub(crate) fn parse_bits(v: &str) -> Result<u32, String> {
     match v.trim().parse::<u32>() {
         Ok(n @ (1 | 2 | 3 | 4 | 6 | 8)) => Ok(n),
         _ => Err(format!("'{}' is not one of 1, 2, 3, 4, 6, 8", v.trim())),
@@ -234,7 +234,7 @@ fn palettize_weight<'c, 'a>(
 
 /// Per block: the values' buckets (by f16 value), clustered; returns each
 /// element's palette index and the palettes (block-major, `entries` each).
-fn palettize<T: Real>(
+pub(crate) fn palettize<T: Real>(
     w: &[T],
     shape: &[usize],
     blocks: &Blocks,

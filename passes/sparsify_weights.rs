@@ -48,20 +48,29 @@
 //! //     %v = coreai.blockwise_shift_scale %c, %scale, %zero_point, %0   (each [1]: tensor<N x T>)
 //! //     %w' = coreai.sparse_with_bitmask_to_dense (coreai.build_sparse_with_bitmask %v, %m)
 //!
+//! `palettize-nbits=n` stores the kept values as `n`-bit indices into one
+//! palette of `2^n` entries, `palettize-weights`' per-tensor palette of the
+//! kept values (optimal over its buckets, so over the kept values a squared
+//! error at most that of coreai-opt's k-means), in coreai-opt's form
+//! (`palettize_nbits`):
+//!
+//! //     %v = coreai.lut_to_dense %indices, %palette, %axis   (tensor<N x ui n>, [1, 2^n, 1], si16 0)
+//! //     %w' = coreai.sparse_with_bitmask_to_dense (coreai.build_sparse_with_bitmask %v, %m)
+//!
 //! A weight the structure does not apply to stays dense, with a remark at
 //! the weight saying why (as Apple's library skips it with a warning): a
 //! block size over half the output channels, an `M` over half the input
 //! channels, a weight of rank other than 2 to 5 or with those channels on
-//! an axis other than 0 or 1. Both `target-sparsity` and `n-m` given, or
-//! `block-size` with `n-m`, is one error. Not here (yet): palettized kept
-//! values (coreai-opt's `palettize_nbits`).
+//! an axis other than 0 or 1. Both `target-sparsity` and `n-m` given,
+//! `block-size` with `n-m`, or both `quantize-dtype` and
+//! `palettize-nbits`, is one error.
 
 use crate::compress::{compress_weights, parse_positive, weight, Blocks, Real, Selection, Weight};
 use crate::quantize_weights::{code_blob, code_range, parse_dtype, quantize};
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
 use coreai_ir::op::coreai::{
-    BLOCKWISE_SHIFT_SCALE, BUILD_SPARSE_WITH_BITMASK, SPARSE_WITH_BITMASK_TO_DENSE,
+    BLOCKWISE_SHIFT_SCALE, BUILD_SPARSE_WITH_BITMASK, LUT_TO_DENSE, SPARSE_WITH_BITMASK_TO_DENSE,
 };
 use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::RewriteOptions;
@@ -122,6 +131,13 @@ fn parse_quantize_dtype(v: &str) -> Result<Option<bool>, String> {
     }
 }
 
+fn parse_palettize_bits(v: &str) -> Result<Option<u32>, String> {
+    if v.trim().is_empty() {
+        return Ok(None);
+    }
+    crate::palettize_weights::parse_bits(v).map(Some)
+}
+
 fn parse_block_size(v: &str) -> Result<Option<usize>, String> {
     if v.trim().is_empty() {
         return Ok(None);
@@ -146,6 +162,9 @@ coreai_ir::pass_options! {
         "quantize-dtype" => quantize_signed: Option<bool> = "",
             "store the kept values as 8-bit codes of one symmetric scale: int8 or uint8",
             parse = parse_quantize_dtype;
+        "palettize-nbits" => palettize_bits: Option<u32> = "",
+            "store the kept values as indices into one palette of 2^n entries: 1, 2, 3, 4, 6, 8",
+            parse = parse_palettize_bits;
         "min-elements" => min_elements: i64 = "1024",
             "only weights of more elements than this are pruned";
         "only" => only: Vec<String> = "",
@@ -170,6 +189,9 @@ impl SparsifyWeights {
             (Some(_), Some(_)) => Err("target-sparsity and n-m cannot both be given".into()),
             (_, Some(_)) if self.block_size.is_some() => {
                 Err("block-size applies to target-sparsity, not to n-m".into())
+            }
+            _ if self.quantize_signed.is_some() && self.palettize_bits.is_some() => {
+                Err("quantize-dtype and palettize-nbits cannot both be given".into())
             }
             (_, Some((n, m))) => Ok(Method::NM { n, m }),
             (p, None) => Ok(Method::Magnitude {
@@ -199,10 +221,13 @@ impl Pass for SparsifyWeights {
             exclude: self.exclude.clone(),
         };
         let remarks = self.remarks;
-        let quantize_signed = self.quantize_signed;
-        let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| {
-            sparsify_weight(cx, method, quantize_signed, remarks)
-        });
+        let storage = match (self.quantize_signed, self.palettize_bits) {
+            (Some(signed), _) => Storage::Codes { signed },
+            (_, Some(bits)) => Storage::Palette { bits },
+            _ => Storage::Floats,
+        };
+        let rewrite: UserLowering =
+            Arc::new(move |cx: &LoweringCx<'_, '_>| sparsify_weight(cx, method, storage, remarks));
         compress_weights(
             root,
             rewrites,
@@ -218,17 +243,17 @@ impl Pass for SparsifyWeights {
 fn sparsify_weight<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     method: Method,
-    quantize_signed: Option<bool>,
+    storage: Storage,
     remarks: bool,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let result: Value<'c, 'a> = cx.op().result(0).map_err(|e| e.to_string())?.into();
     let w = weight(result)?;
     let pruning = match &w.data {
         FloatData::F32(v) => {
-            pruned(v, &w, method).map(|keep| stored(kept(v, &keep), keep, quantize_signed))
+            pruned(v, &w, method).map(|keep| stored(kept(v, &keep), keep, storage))
         }
         FloatData::F16(v) => {
-            pruned(v, &w, method).map(|keep| stored(kept(v, &keep), keep, quantize_signed))
+            pruned(v, &w, method).map(|keep| stored(kept(v, &keep), keep, storage))
         }
     };
     let (keep, values) = match pruning {
@@ -290,6 +315,40 @@ fn sparsify_weight<'c, 'a>(
                 code_blob(code_ty, &format!("{}.codes", w.name), codes, 8),
             )?;
             (codes, Some((scale, zero_point, signed)))
+        }
+        Stored::Palette {
+            indices,
+            palette,
+            bits,
+        } => {
+            // lut_to_dense(indices, the palette as [1, 2^bits, 1], axis 0):
+            // the kept values, then scattered (coreai-opt's form).
+            let entries = 1i64 << bits;
+            let index_ty = tensor_type(&[non_zero as i64], integer_type(float, bits, false));
+            let lut_ty = tensor_type(&[1, entries, 1], float);
+            let axis_ty = tensor_type(&[], integer_type(float, 16, true));
+            let indices = constant(
+                cx,
+                index_ty,
+                code_blob(index_ty, &format!("{}.indices", w.name), indices, bits),
+            )?;
+            let palette = constant(
+                cx,
+                lut_ty,
+                resource(
+                    lut_ty,
+                    &format!("{}.palette", w.name),
+                    palette,
+                    BLOB_ALIGNMENT,
+                ),
+            )?;
+            let axis = constant(
+                cx,
+                axis_ty,
+                int_splat(axis_ty, 0).ok_or("cannot build the axis")?,
+            )?;
+            let values = cx.build_value(LUT_TO_DENSE, &[indices, palette, axis], values_ty, &[])?;
+            (values, None)
         }
     };
     let mask = constant(cx, mask_ty, mask)?;
@@ -361,6 +420,20 @@ fn sparsify_weight<'c, 'a>(
     Ok(vec![out])
 }
 
+/// How the kept values are to be stored.
+#[derive(Clone, Copy, Debug)]
+enum Storage {
+    Floats,
+    /// int8 (`signed`) or uint8 codes.
+    Codes {
+        signed: bool,
+    },
+    /// `bits`-bit indices into one palette.
+    Palette {
+        bits: u32,
+    },
+}
+
 /// How the kept values are stored.
 enum Stored {
     /// The values' bytes, in the weight's float type.
@@ -372,17 +445,39 @@ enum Stored {
         zero_point: i64,
         signed: bool,
     },
+    /// Indices (one byte each) into one palette (its bytes, the weight's
+    /// type), as `palettize-weights` makes a per-tensor palette.
+    Palette {
+        indices: Vec<u8>,
+        palette: Vec<u8>,
+        bits: u32,
+    },
 }
 
-/// The kept values as stored: their bytes, or with `quantize_signed` their
-/// int8 (`Some(true)`) or uint8 codes.
+/// The kept values as stored: their bytes, 8-bit codes, or palette
+/// indices (an empty set of kept values stays floats).
 fn stored<T: Real + Send + Sync>(
     values: Vec<T>,
     keep: Vec<bool>,
-    quantize_signed: Option<bool>,
+    storage: Storage,
 ) -> (Vec<bool>, Stored) {
-    match quantize_signed {
-        Some(signed) if !values.is_empty() => {
+    match storage {
+        Storage::Palette { bits } if !values.is_empty() => {
+            let n = values.len();
+            let blocks = Blocks::new(&[n], &[0]).expect("one block");
+            let (indices, palette) =
+                crate::palettize_weights::palettize(&values, &[n], &blocks, 1 << bits);
+            let palette = T::bytes(&palette);
+            (
+                keep,
+                Stored::Palette {
+                    indices,
+                    palette,
+                    bits,
+                },
+            )
+        }
+        Storage::Codes { signed } if !values.is_empty() => {
             let (lo, hi) = code_range(8, signed, true);
             let n = values.len();
             let blocks = Blocks::new(&[n], &[0]).expect("one block");

@@ -4,6 +4,11 @@
 // RUN: not coreai-opt %s --pass-pipeline='builtin.module(sparsify-weights{target-sparsity=0.5 n-m=2:4})' 2>&1 | FileCheck %s --check-prefix=BOTH
 // RUN: not coreai-opt %s --pass-pipeline='builtin.module(sparsify-weights{n-m=2:4 block-size=2})' 2>&1 | FileCheck %s --check-prefix=NMBLOCK
 
+// RUN: not coreai-opt %s --pass-pipeline='builtin.module(sparsify-weights{palettize-nbits=5})' 2>&1 | FileCheck %s --check-prefix=PBITS
+// RUN: not coreai-opt %s --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=int8 palettize-nbits=4})' 2>&1 | FileCheck %s --check-prefix=JOINT
+
+// PBITS: '5' is not one of 1, 2, 3, 4, 6, 8
+// JOINT: error: sparsify-weights: quantize-dtype and palettize-nbits cannot both be given
 // FRACTION: '1.5' is not a fraction from 0 to 1
 // NM: '5:4' is not N:M with 0 <= N <= M and M > 0
 // BLOCK: a block size must be greater than 1

@@ -3,6 +3,7 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{target-sparsity=0.5 block-size=8 min-elements=0})' 2>&1 | FileCheck %s --check-prefix=DENSE
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=int8 min-elements=0})' | FileCheck %s --check-prefix=INT8
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=uint8 min-elements=0})' | FileCheck %s --check-prefix=UINT8
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{palettize-nbits=1 min-elements=0})' | FileCheck %s --check-prefix=PAL --enable-var-scope
 
 // Values computed by hand. @half: the magnitudes are 1 .. 32; numpy's 50th
 // percentile is 16.5 (between the 16th and 17th of 32), so 1 .. 16 go and
@@ -28,6 +29,20 @@
 // NM-NEXT: coreai.build_sparse_with_bitmask %[[V]], %[[M]] : (tensor<8xf32>, tensor<8x2xui1>) -> tensor<8x2xf32, #coreai.sparse_tensor_encoding<bitmask, numNonZero = 8, posWidth = 1, crdWidth = 1>>
 // NM:      weight.values: "0x10000000000000C10000E040000040C00000804000000041000040C00000803F00008040"
 // NM:      weight.mask: "0x100000005AF0"
+
+// Joint with a palette (`palettize-nbits=1`): the 16 kept values of @half
+// (-17 .. -24, 25 .. 32) in two clusters, means -20.5 (0xC1A40000) and
+// 28.5 (0x41E40000); indices 0 for row 2's, 1 for row 3's, one bit each
+// (bytes 00 FF). coreai-opt's form: lut_to_dense of the kept values, then
+// the scatter.
+// PAL-LABEL: coreai.graph @half
+// PAL-DAG:   %[[I:.*]] = coreai.constant dense_resource<[[IDX:weight.indices]]> : tensor<16xui1>
+// PAL-DAG:   %[[T:.*]] = coreai.constant dense_resource<[[LUT:weight.palette]]> : tensor<1x2x1xf32>
+// PAL-DAG:   %[[A:.*]] = coreai.constant dense<0> : tensor<si16>
+// PAL:       %[[V:.*]] = coreai.lut_to_dense %[[I]], %[[T]], %[[A]] : (tensor<16xui1>, tensor<1x2x1xf32>, tensor<si16>) -> tensor<16xf32>
+// PAL:       coreai.build_sparse_with_bitmask %[[V]], %{{.*}} : (tensor<16xf32>, tensor<4x8xui1>)
+// PAL:       [[IDX]]: "0x1000000000FF"
+// PAL:       [[LUT]]: "0x100000000000A4C10000E441"
 
 // Blocks of 8 output channels over a weight of 8: the structure does not
 // fit, so the weight stays dense, with a remark saying why.

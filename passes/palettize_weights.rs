@@ -42,6 +42,7 @@
 use crate::compress::{
     compress_weights, keep_dense, parse_positive, weight, Blocks, Real, Selection,
 };
+use crate::quantize_weights::code_blob;
 use coreai_ir::dialects::coreai::LutToDenseOperation;
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
@@ -49,12 +50,12 @@ use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::RewriteOptions;
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
-    int_splat, integer_type, pack_code_bytes, release_pages, resource, FloatData, BLOB_ALIGNMENT,
+    int_splat, integer_type, release_pages, resource, FloatData, BLOB_ALIGNMENT,
 };
 use melior::ir::{
     operation::OperationRef,
     r#type::{RankedTensorType, ShapedTypeLike},
-    Value, ValueLike,
+    Type, Value, ValueLike,
 };
 use std::sync::Arc;
 
@@ -176,42 +177,8 @@ fn palettize_weight<'c, 'a>(
     release_pages(w.attr);
     let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
     let float = ty.element();
-    let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
     let mut lut_shape: Vec<i64> = blocks.grid.iter().map(|&g| g as i64).collect();
     lut_shape.extend([entries as i64, 1]);
-    let index_ty = tensor_type(&shape, integer_type(float, options.bits, false));
-    let lut_ty = tensor_type(&lut_shape, float);
-    let axis_ty = tensor_type(&[], integer_type(float, 16, true));
-    let index_bytes = if options.bits < 8 {
-        pack_code_bytes(&indices, options.bits)
-    } else {
-        indices.clone()
-    };
-    let indices = constant(
-        cx,
-        index_ty,
-        resource(
-            index_ty,
-            &format!("{}.indices", w.name),
-            index_bytes,
-            BLOB_ALIGNMENT,
-        ),
-    )?;
-    let palettes = constant(
-        cx,
-        lut_ty,
-        resource(
-            lut_ty,
-            &format!("{}.palettes", w.name),
-            palettes,
-            BLOB_ALIGNMENT,
-        ),
-    )?;
-    let axis = constant(
-        cx,
-        axis_ty,
-        int_splat(axis_ty, 0).ok_or("cannot build the axis")?,
-    )?;
     if let (Some(error), true) = (error, options.remarks) {
         eprintln!(
             "{}: {}: {:?} {} to ui{} indices, {} palette(s) of {entries}, relative error {error:.3e}",
@@ -223,13 +190,48 @@ fn palettize_weight<'c, 'a>(
             blocks.count(),
         );
     }
-    let out = cx.build_value(
-        LutToDenseOperation::name(),
-        &[indices, palettes, axis],
+    let out = lut_to_dense(
+        cx,
         result.r#type(),
-        &[],
+        (&format!("{}.indices", w.name), indices, options.bits),
+        (&format!("{}.palettes", w.name), &lut_shape, palettes),
     )?;
     Ok(vec![out])
+}
+
+/// `coreai.lut_to_dense(indices, palettes, 0)` of type `out`: the
+/// `bits`-bit indices (packed below 8 bits, the shape of `out`) and the
+/// palettes (`lut_shape`, bytes of `out`'s float type) as blobs of the
+/// given names.
+pub(crate) fn lut_to_dense<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    out: Type<'c>,
+    (index_name, indices, bits): (&str, Vec<u8>, u32),
+    (lut_name, lut_shape, palettes): (&str, &[i64], Vec<u8>),
+) -> Result<Value<'c, 'a>, Decline> {
+    let ty = RankedTensorType::try_from(out).map_err(|e| e.to_string())?;
+    let float = ty.element();
+    let shape = coreai_ir::schema::static_type_dims(out)?;
+    let index_ty = tensor_type(&shape, integer_type(float, bits, false));
+    let lut_ty = tensor_type(lut_shape, float);
+    let axis_ty = tensor_type(&[], integer_type(float, 16, true));
+    let indices = constant(cx, index_ty, code_blob(index_ty, index_name, indices, bits))?;
+    let palettes = constant(
+        cx,
+        lut_ty,
+        resource(lut_ty, lut_name, palettes, BLOB_ALIGNMENT),
+    )?;
+    let axis = constant(
+        cx,
+        axis_ty,
+        int_splat(axis_ty, 0).ok_or("cannot build the axis")?,
+    )?;
+    cx.build_value(
+        LutToDenseOperation::name(),
+        &[indices, palettes, axis],
+        out,
+        &[],
+    )
 }
 
 /// Per block: the values' buckets (by f16 value), clustered; returns each

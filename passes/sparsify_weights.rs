@@ -70,7 +70,7 @@ use crate::quantize_weights::{code_blob, code_range, parse_dtype, quantize};
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
 use coreai_ir::op::coreai::{
-    BLOCKWISE_SHIFT_SCALE, BUILD_SPARSE_WITH_BITMASK, LUT_TO_DENSE, SPARSE_WITH_BITMASK_TO_DENSE,
+    BLOCKWISE_SHIFT_SCALE, BUILD_SPARSE_WITH_BITMASK, SPARSE_WITH_BITMASK_TO_DENSE,
 };
 use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::RewriteOptions;
@@ -323,31 +323,16 @@ fn sparsify_weight<'c, 'a>(
         } => {
             // lut_to_dense(indices, the palette as [1, 2^bits, 1], axis 0):
             // the kept values, then scattered (coreai-opt's form).
-            let entries = 1i64 << bits;
-            let index_ty = tensor_type(&[non_zero as i64], integer_type(float, bits, false));
-            let lut_ty = tensor_type(&[1, entries, 1], float);
-            let axis_ty = tensor_type(&[], integer_type(float, 16, true));
-            let indices = constant(
+            let values = crate::palettize_weights::lut_to_dense(
                 cx,
-                index_ty,
-                code_blob(index_ty, &format!("{}.indices", w.name), indices, bits),
-            )?;
-            let palette = constant(
-                cx,
-                lut_ty,
-                resource(
-                    lut_ty,
+                values_ty,
+                (&format!("{}.indices", w.name), indices, bits),
+                (
                     &format!("{}.palette", w.name),
+                    &[1, 1i64 << bits, 1],
                     palette,
-                    BLOB_ALIGNMENT,
                 ),
             )?;
-            let axis = constant(
-                cx,
-                axis_ty,
-                int_splat(axis_ty, 0).ok_or("cannot build the axis")?,
-            )?;
-            let values = cx.build_value(LUT_TO_DENSE, &[indices, palette, axis], values_ty, &[])?;
             (values, None)
         }
     };

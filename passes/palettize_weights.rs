@@ -34,23 +34,43 @@
 //! (`coreai_ir::weights`). Blob names derive from the weight's
 //! (`<name>.indices`, `.palettes`).
 //!
+//! `per-channel-scale=true` (coreai-opt's `enable_per_channel_scale`):
+//! the weight is divided by `s`, its largest magnitude across the output
+//! channels (one per position of the other axes; 1 where it is 0), the
+//! palettes are of `w / s`, and the look-up is followed by
+//! `blockwise_shift_scale(·, s, 0, 0)`. Each value weighs `s²` in the
+//! clustering, so the palettes minimize the error of the weight itself,
+//! `Σ s²·(w/s - c)²` (Apple's k-means minimizes the error of `w / s`).
+//!
+//! `lut-dtype=int8|uint8|fp8e4m3fn|fp8e5m2`: the palettes, all of a
+//! weight's together, are quantized by quantize-weights' symmetric
+//! per-tensor rule for that code type, in the weight's type; the look-up
+//! yields codes, cast to the weight's type, then
+//! `blockwise_shift_scale(·, s_lut·s, z, 0)` (`s = 1` without per-channel
+//! scales; `z` 127 for uint8, else 0) — coreai-opt's op chain. Two of
+//! coreai-opt 0.3.0's results are wrong, and ours differ on purpose: with
+//! both options it keeps the first channel's fused scale for every
+//! channel; with f8E5M2 palettes its scale, computed in f16, overflows.
+//!
 //! Errors: a `group-size` that does not divide a weight's output channels is
 //! an error at the weight naming both; `n-bits` outside 1, 2, 3, 4, 6, 8 is
-//! an option error. Not yet: vector palettes (`cluster-dim` > 1), palettes
-//! quantized to 8 bits (`lut-dtype`), per-channel scales.
+//! an option error, as is a `lut-dtype` other than the four. Not yet:
+//! vector palettes (`cluster-dim` > 1).
 
 use crate::compress::{
-    compress_weights, keep_dense, parse_positive, weight, Blocks, Real, Selection,
+    compress_weights, keep_dense, parse_positive, weight, Blocks, Real, Selection, Weight,
 };
-use crate::quantize_weights::code_blob;
-use coreai_ir::dialects::coreai::LutToDenseOperation;
-use coreai_ir::emit::constant;
+use crate::quantize_weights::{code_at, code_blob, code_range, quantize, quantize_float, Codes};
+use coreai_ir::dialects::coreai::{BlockwiseShiftScaleOperation, LutToDenseOperation};
+use coreai_ir::emit::{cast_to, constant};
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
+use coreai_ir::minifloat::MiniFloat;
 use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::RewriteOptions;
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
-    int_splat, integer_type, release_pages, resource, FloatData, BLOB_ALIGNMENT,
+    float_splat, int_splat, integer_type, minifloat_type, release_pages, resource, FloatData,
+    BLOB_ALIGNMENT,
 };
 use melior::ir::{
     operation::OperationRef,
@@ -105,10 +125,28 @@ coreai_ir::pass_options! {
             "palettize only weights whose location or blob name contains one of these";
         "exclude" => exclude: Vec<String> = "",
             "keep weights whose location or blob name contains one of these";
+        "lut-dtype" => lut_dtype: Option<Codes> = "",
+            "palette entries as int8, uint8, fp8e4m3fn or fp8e5m2 codes with one scale (empty: the weight's type)",
+            parse = parse_lut_dtype;
+        "per-channel-scale" => per_channel_scale: bool = "false",
+            "divide the weight by its largest magnitude across the output channels before palettizing, and multiply back after the look-up";
         "max-error" => max_error: Option<f64> = "",
             "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ would exceed this";
         "remarks" => remarks: bool = "false",
             "a remark per weight: its shape, palettes and relative error";
+    }
+}
+
+fn parse_lut_dtype(v: &str) -> Result<Option<Codes>, String> {
+    match v.trim() {
+        "" => Ok(None),
+        "int8" => Ok(Some(Codes::Int(8, true))),
+        "uint8" => Ok(Some(Codes::Int(8, false))),
+        "fp8e4m3fn" => Ok(Some(Codes::Float(MiniFloat::F8E4M3FN))),
+        "fp8e5m2" => Ok(Some(Codes::Float(MiniFloat::F8E5M2))),
+        other => Err(format!(
+            "'{other}' is not one of int8, uint8, fp8e4m3fn, fp8e5m2 (or empty: the weight's type)"
+        )),
     }
 }
 
@@ -137,7 +175,8 @@ impl Pass for PalettizeWeights {
     }
 }
 
-// %w = constant → lut_to_dense(indices, palettes, 0)
+// %w = constant → lut_to_dense(indices, palettes, 0), then with lut-dtype
+// or per-channel-scale blockwise_shift_scale(cast(·), scales, z, 0)
 fn palettize_weight<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     options: &PalettizeWeights,
@@ -155,21 +194,12 @@ fn palettize_weight<'c, 'a>(
             options.group_size, w.shape
         )
     })?;
-    let entries = 1usize << options.bits;
     let measure = options.remarks || options.max_error.is_some();
-    let (indices, palettes, error) = match &w.data {
-        FloatData::F32(v) => {
-            let (i, p) = palettize(v, &w.shape, &blocks, entries);
-            let e = measure.then(|| relative_error(v, &i, &p, &w.shape, &blocks, entries));
-            (i, f32::bytes(&p), e)
-        }
-        FloatData::F16(v) => {
-            let (i, p) = palettize(v, &w.shape, &blocks, entries);
-            let e = measure.then(|| relative_error(v, &i, &p, &w.shape, &blocks, entries));
-            (i, half::f16::bytes(&p), e)
-        }
+    let p = match &w.data {
+        FloatData::F32(v) => palettize_values(v, &w, &blocks, options, measure),
+        FloatData::F16(v) => palettize_values(v, &w, &blocks, options, measure),
     };
-    if let (Some(error), Some(bound)) = (error, options.max_error) {
+    if let (Some(error), Some(bound)) = (p.error, options.max_error) {
         if error > bound {
             return keep_dense(cx, &w, INFO.name, error, bound, options.remarks);
         }
@@ -177,26 +207,218 @@ fn palettize_weight<'c, 'a>(
     release_pages(w.attr);
     let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
     let float = ty.element();
+    let entries = 1usize << options.bits;
     let mut lut_shape: Vec<i64> = blocks.grid.iter().map(|&g| g as i64).collect();
     lut_shape.extend([entries as i64, 1]);
-    if let (Some(error), true) = (error, options.remarks) {
+    if let (Some(error), true) = (p.error, options.remarks) {
+        let lut = options.lut_dtype.map_or(String::new(), |c| match c {
+            Codes::Int(bits, signed) => {
+                format!(" of {}{bits} codes", if signed { "si" } else { "ui" })
+            }
+            Codes::Float(f) => format!(" of {} codes", f.mlir_name()),
+        });
         eprintln!(
-            "{}: {}: {:?} {} to ui{} indices, {} palette(s) of {entries}, relative error {error:.3e}",
+            "{}: {}: {:?} {} to ui{} indices, {} palette(s) of {entries}{lut}{}, relative error {error:.3e}",
             INFO.name,
             cx.location(),
             w.shape,
             coreai_ir::lowering::type_text(float),
             options.bits,
             blocks.count(),
+            if options.per_channel_scale { ", per-channel scales" } else { "" },
         );
     }
-    let out = lut_to_dense(
+    let element = match options.lut_dtype {
+        None => float,
+        Some(Codes::Int(bits, signed)) => integer_type(float, bits, signed),
+        Some(Codes::Float(format)) => minifloat_type(float, format),
+    };
+    let dims: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
+    let looked_up = lut_to_dense(
         cx,
+        tensor_type(&dims, element),
+        (&format!("{}.indices", w.name), p.indices, options.bits),
+        (&format!("{}.palettes", w.name), &lut_shape, p.palettes),
+    )?;
+    let Some(shift) = p.shift else {
+        return Ok(vec![looked_up]);
+    };
+    // (x - z)·s over the scales' shape: the per-channel scales' (the
+    // weight's, its output axis 1), or one of each.
+    let mut scale_dims = vec![1i64; dims.len()];
+    if options.per_channel_scale {
+        scale_dims.clone_from(&dims);
+        if let Some(d) = scale_dims.get_mut(w.out_axis) {
+            *d = 1;
+        }
+    }
+    let scale_ty = tensor_type(&scale_dims, float);
+    let scales = if let [one] = shift.scales[..] {
+        float_splat(scale_ty, one).ok_or("cannot build the scale splat")?
+    } else {
+        resource(
+            scale_ty,
+            &format!("{}.scales", w.name),
+            shift.bytes,
+            BLOB_ALIGNMENT,
+        )
+    };
+    let splat = |v: f64| -> Result<Value<'c, 'a>, Decline> {
+        let attr = float_splat(scale_ty, v).ok_or("cannot build a splat")?;
+        constant(cx, scale_ty, attr)
+    };
+    let operands = [
+        cast_to(cx, looked_up, float)?,
+        constant(cx, scale_ty, scales)?,
+        splat(shift.zero_point)?,
+        splat(0.0)?,
+    ];
+    let out = cx.build_value(
+        BlockwiseShiftScaleOperation::name(),
+        &operands,
         result.r#type(),
-        (&format!("{}.indices", w.name), indices, options.bits),
-        (&format!("{}.palettes", w.name), &lut_shape, palettes),
+        &[],
     )?;
     Ok(vec![out])
+}
+
+/// A weight palettized: what its constants hold.
+struct Palettized {
+    indices: Vec<u8>,
+    /// The palettes' bytes: of the weight's type, or `lut-dtype` codes.
+    palettes: Vec<u8>,
+    /// The `blockwise_shift_scale` after the look-up, if any.
+    shift: Option<Shift>,
+    error: Option<f64>,
+}
+
+/// `(x - zero_point)·scales`: one scale, or one per position of the
+/// weight without its output axis (values of the weight's type, and their
+/// bytes).
+struct Shift {
+    scales: Vec<f64>,
+    bytes: Vec<u8>,
+    zero_point: f64,
+}
+
+/// The weight's output axis: element `e` is at position
+/// `(e / (n·inner))·inner + e % inner` of the weight without it.
+struct ChannelAxis {
+    n: usize,
+    inner: usize,
+}
+
+impl ChannelAxis {
+    fn new(shape: &[usize], axis: usize) -> Self {
+        match shape.get(axis) {
+            Some(&n) => Self {
+                n,
+                inner: shape[axis + 1..].iter().product(),
+            },
+            // No output axis: the whole weight is one position.
+            None => Self {
+                n: shape.iter().product(),
+                inner: 1,
+            },
+        }
+    }
+    fn position(&self, e: usize) -> usize {
+        e / (self.n * self.inner) * self.inner + e % self.inner
+    }
+}
+
+/// Palettize `v` (the weight `w`'s values) as `options` say. With
+/// per-channel scales `s` (max |w| across the output channels, 1 where that
+/// is 0) the palettes are of `w / s` (divided in the weight's type), each
+/// value weighted by `s²`: the clusters then minimize the squared error of
+/// the weight itself, `Σ s²·(w/s - c)²`. With `lut-dtype` the palettes
+/// (all of them together) are quantized by quantize-weights' per-tensor
+/// rule (symmetric), and the shift's scale is the codes' scale times `s`.
+fn palettize_values<T: Real>(
+    v: &[T],
+    w: &Weight<'_>,
+    blocks: &Blocks,
+    options: &PalettizeWeights,
+    measure: bool,
+) -> Palettized {
+    let entries = 1usize << options.bits;
+    let axis = ChannelAxis::new(&w.shape, w.out_axis);
+    let channel: Option<Vec<T>> = options.per_channel_scale.then(|| {
+        let mut s = vec![T::of(0.0); v.len() / axis.n.max(1)];
+        for (e, x) in v.iter().enumerate() {
+            let m = &mut s[axis.position(e)];
+            if x.abs().get() > m.get() {
+                *m = x.abs();
+            }
+        }
+        for m in &mut s {
+            if m.get() == 0.0 {
+                *m = T::of(1.0);
+            }
+        }
+        s
+    });
+    let (indices, lut) = match &channel {
+        None => palettize(v, None, &w.shape, blocks, entries),
+        Some(s) => {
+            let at = |e: usize| s[axis.position(e)];
+            let normalized: Vec<T> = v.iter().enumerate().map(|(e, x)| x.div(at(e))).collect();
+            let weights: Vec<f64> = (0..v.len()).map(|e| at(e).get() * at(e).get()).collect();
+            palettize(&normalized, Some(&weights), &w.shape, blocks, entries)
+        }
+    };
+    // `raw[k]`: what the look-up yields for palette entry k; the shift's
+    // scale (in f64, before the per-channel factor) and zero point.
+    let n = lut.len();
+    let whole = Blocks::new(&[n], &[0]).expect("one block");
+    let (palettes, raw, scale, zero_point) = match options.lut_dtype {
+        None => (
+            T::bytes(&lut),
+            lut.iter().map(|x| x.get()).collect(),
+            1.0,
+            0.0,
+        ),
+        Some(Codes::Int(bits, signed)) => {
+            let (lo, hi) = code_range(bits, signed, true);
+            let q = quantize(&lut, &[n], &whole, bits, lo, hi, signed, true);
+            let raw: Vec<f64> = (0..n)
+                .map(|k| code_at(&q.codes, k, bits, signed) as f64)
+                .collect();
+            (q.codes, raw, q.scales[0].get(), q.zero_points[0] as f64)
+        }
+        Some(Codes::Float(format)) => {
+            let q = quantize_float(&lut, &[n], &whole, format, false);
+            let raw: Vec<f64> = q.codes.iter().map(|&c| format.decode(c)).collect();
+            let scale = q.scale(0);
+            (q.codes, raw, scale, 0.0)
+        }
+    };
+    let scales: Option<Vec<T>> = match (&channel, options.lut_dtype) {
+        (Some(s), _) => Some(s.iter().map(|&c| T::of(c.get() * scale)).collect()),
+        (None, Some(_)) => Some(vec![T::of(scale)]),
+        (None, None) => None,
+    };
+    let error = measure.then(|| {
+        crate::compress::relative_error(v, &w.shape, blocks, |e, b| {
+            let x = raw[b * entries + indices[e] as usize];
+            match &scales {
+                None => x,
+                Some(s) if s.len() == 1 => (x - zero_point) * s[0].get(),
+                Some(s) => (x - zero_point) * s[axis.position(e)].get(),
+            }
+        })
+    });
+    let shift = scales.map(|s| Shift {
+        bytes: T::bytes(&s),
+        scales: s.iter().map(|x| x.get()).collect(),
+        zero_point,
+    });
+    Palettized {
+        indices,
+        palettes,
+        shift,
+        error,
+    }
 }
 
 /// `coreai.lut_to_dense(indices, palettes, 0)` of type `out`: the
@@ -236,8 +458,11 @@ pub(crate) fn lut_to_dense<'c, 'a>(
 
 /// Per block: the values' buckets (by f16 value), clustered; returns each
 /// element's palette index and the palettes (block-major, `entries` each).
+/// `weights` (one per value, positive) weight each value's squared error;
+/// without them every value counts once.
 pub(crate) fn palettize<T: Real>(
     w: &[T],
+    weights: Option<&[f64]>,
     shape: &[usize],
     blocks: &Blocks,
     entries: usize,
@@ -256,7 +481,7 @@ pub(crate) fn palettize<T: Real>(
         // One palette: the weight's elements in order, bucketed and
         // assigned by all the workers.
         let mut scratch = Scratch::new();
-        let (lut, keys) = cluster(w, entries, &table, threads, &mut scratch);
+        let (lut, keys) = cluster(w, weights, entries, &table, threads, &mut scratch);
         assign(&keys, &scratch.cluster_of, &mut indices, threads);
         place(0, &lut);
         return (indices, palettes);
@@ -288,13 +513,20 @@ pub(crate) fn palettize<T: Real>(
                 let (members, table) = (&members, &table);
                 scope.spawn(move || {
                     let mut values = Vec::with_capacity(size);
+                    let mut group_weights = Vec::new();
                     let mut scratch = Scratch::new();
                     (first..(first + per).min(n))
                         .map(|b| {
                             values.clear();
                             let elements = &members[b * size..(b + 1) * size];
                             values.extend(elements.iter().map(|&e| w[e as usize]));
-                            let (lut, keys) = cluster(&values, entries, table, 1, &mut scratch);
+                            let weighted = weights.map(|ws| {
+                                group_weights.clear();
+                                group_weights.extend(elements.iter().map(|&e| ws[e as usize]));
+                                &group_weights[..]
+                            });
+                            let (lut, keys) =
+                                cluster(&values, weighted, entries, table, 1, &mut scratch);
                             let group: Vec<u8> = keys
                                 .iter()
                                 .map(|&k| scratch.cluster_of[k as usize])
@@ -375,33 +607,54 @@ impl Scratch {
 /// number of workers, so the palettes do not depend on it.
 const CHUNK: usize = 1 << 18;
 
-/// Each value's bucket key, and the used buckets (ascending keys).
+/// Each value's bucket key, and the used buckets (ascending keys); a
+/// value counts `weights[i]` times (once without weights).
 fn bucketize<T: Real>(
     values: &[T],
+    weights: Option<&[f64]>,
     table: &[u16],
     threads: usize,
     scratch: &mut Scratch,
 ) -> (Vec<u16>, Vec<(u16, Bucket)>) {
     let mut keys = vec![0u16; values.len()];
-    // A worker's chunks: their keys, and each chunk's used buckets.
-    let work = |values: &[T], keys: &mut [u16], sums: &mut [Bucket]| -> Vec<Vec<(u16, Bucket)>> {
+    // A worker's chunks (from element `start`): their keys, and each
+    // chunk's used buckets.
+    let work = |start: usize,
+                values: &[T],
+                keys: &mut [u16],
+                sums: &mut [Bucket]|
+     -> Vec<Vec<(u16, Bucket)>> {
         values
             .chunks(CHUNK)
             .zip(keys.chunks_mut(CHUNK))
-            .map(|(values, keys)| {
+            .enumerate()
+            .map(|(c, (values, keys))| {
                 T::f16_bits(values, keys);
                 for k in keys.iter_mut() {
                     *k = table[*k as usize];
                 }
                 let mut used = Vec::new();
-                for (v, &key) in values.iter().zip(keys.iter()) {
-                    let (b, v) = (&mut sums[key as usize], v.get());
+                let mut add = |key: u16, v: f64, n: f64| {
+                    let b = &mut sums[key as usize];
                     if b.count == 0.0 {
                         used.push(key);
                     }
-                    b.count += 1.0;
-                    b.sum += v;
-                    b.squares += v * v;
+                    b.count += n;
+                    b.sum += n * v;
+                    b.squares += n * v * v;
+                };
+                match weights {
+                    None => {
+                        for (v, &key) in values.iter().zip(keys.iter()) {
+                            add(key, v.get(), 1.0);
+                        }
+                    }
+                    Some(ws) => {
+                        let ws = &ws[start + c * CHUNK..][..values.len()];
+                        for ((v, &key), &n) in values.iter().zip(keys.iter()).zip(ws) {
+                            add(key, v.get(), n);
+                        }
+                    }
                 }
                 used.sort_unstable();
                 used.iter()
@@ -413,14 +666,18 @@ fn bucketize<T: Real>(
     let chunks = values.len().div_ceil(CHUNK);
     let per = chunks.div_ceil(threads.clamp(1, chunks.max(1))) * CHUNK;
     let mut partials: Vec<Vec<(u16, Bucket)>> = if per >= values.len() {
-        work(values, &mut keys, &mut scratch.sums)
+        work(0, values, &mut keys, &mut scratch.sums)
     } else {
         std::thread::scope(|scope| {
             let workers: Vec<_> = values
                 .chunks(per)
                 .zip(keys.chunks_mut(per))
-                .map(|(values, keys)| {
-                    scope.spawn(move || work(values, keys, &mut vec![Bucket::default(); 1 << 16]))
+                .enumerate()
+                .map(|(i, (values, keys))| {
+                    let work = &work;
+                    scope.spawn(move || {
+                        work(i * per, values, keys, &mut vec![Bucket::default(); 1 << 16])
+                    })
                 })
                 .collect();
             workers
@@ -459,12 +716,13 @@ fn bucketize<T: Real>(
 /// (`scratch.cluster_of` is the key's cluster for the keys of `values`.)
 fn cluster<T: Real>(
     values: &[T],
+    weights: Option<&[f64]>,
     entries: usize,
     table: &[u16],
     threads: usize,
     scratch: &mut Scratch,
 ) -> (Vec<f64>, Vec<u16>) {
-    let (keys, used) = bucketize(values, table, threads, scratch);
+    let (keys, used) = bucketize(values, weights, table, threads, scratch);
     let buckets: Vec<Bucket> = used.iter().map(|&(_, b)| b).collect();
     let k = entries.min(buckets.len());
     let ends = optimal_partition(&buckets, k);
@@ -655,20 +913,6 @@ fn best_split(prev: &[f64], sums: &Sums<'_>, from: usize, to: usize, j: usize) -
     (b, from + i)
 }
 
-/// `‖w - w'‖ / ‖w‖` in f64, `w'` the palette entries the indices pick.
-fn relative_error<T: Real>(
-    w: &[T],
-    indices: &[u8],
-    palettes: &[T],
-    shape: &[usize],
-    blocks: &Blocks,
-    entries: usize,
-) -> f64 {
-    crate::compress::relative_error(w, shape, blocks, |e, b| {
-        palettes[b * entries + indices[e] as usize].get()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -694,7 +938,7 @@ mod tests {
     /// The palette and each value's cluster.
     fn cluster_values(v: &[f32], k: usize) -> (Vec<f64>, Vec<u8>) {
         let mut scratch = Scratch::new();
-        let (lut, keys) = cluster(v, k, &buckets_of_f16(), 1, &mut scratch);
+        let (lut, keys) = cluster(v, None, k, &buckets_of_f16(), 1, &mut scratch);
         let assign = keys.iter().map(|&key| scratch.cluster_of[key as usize]);
         (lut, assign.collect())
     }
@@ -706,9 +950,12 @@ mod tests {
             .map(|i| ((i as f32) * 0.618).sin() * 0.05)
             .collect();
         let table = buckets_of_f16();
-        let one = cluster(&v, 16, &table, 1, &mut Scratch::new());
+        let one = cluster(&v, None, 16, &table, 1, &mut Scratch::new());
         for threads in [2, 3] {
-            assert_eq!(cluster(&v, 16, &table, threads, &mut Scratch::new()), one);
+            assert_eq!(
+                cluster(&v, None, 16, &table, threads, &mut Scratch::new()),
+                one
+            );
         }
     }
 

@@ -446,7 +446,7 @@ pub(crate) enum FloatScales<T> {
 }
 
 impl<T: Real> FloatQuantized<T> {
-    fn scale(&self, b: usize) -> f64 {
+    pub(crate) fn scale(&self, b: usize) -> f64 {
         match &self.scales {
             FloatScales::Float(s) => s[b].get(),
             FloatScales::Exponent(e) => 2f64.powi(e[b]),

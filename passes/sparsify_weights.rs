@@ -451,7 +451,7 @@ fn stored<T: Real + Send + Sync>(
             let n = values.len();
             let blocks = Blocks::new(&[n], &[0]).expect("one block");
             let (indices, palette) =
-                crate::palettize_weights::palettize(&values, &[n], &blocks, 1 << bits);
+                crate::palettize_weights::palettize(&values, None, &[n], &blocks, 1 << bits);
             let palette = T::bytes(&palette);
             (
                 keep,

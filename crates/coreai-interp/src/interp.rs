@@ -526,8 +526,12 @@ impl Exec<'_, '_> {
             "aten.while_loop" => self.run_while_loop(op, vals, env)?,
             _ => {
                 // 8- and 4-bit floats are held as f32 (`Ty::dtype`): an op
-                // computing one would skip its rounding to the format.
-                if !matches!(name, "arith.constant" | "coreai.constant") {
+                // computing one would skip its rounding to the format. A
+                // look-up only moves them (palettes of f8 codes).
+                if !matches!(
+                    name,
+                    "arith.constant" | "coreai.constant" | "coreai.lut_to_dense"
+                ) {
                     if let Some(i) =
                         (0..op.num_results()).find(|&i| op.result(i).ty().minifloat().is_some())
                     {

@@ -60,17 +60,17 @@
 use crate::compress::{
     compress_weights, keep_dense, parse_positive, weight, Blocks, Real, Selection, Weight,
 };
-use crate::quantize_weights::{code_at, code_blob, code_range, quantize, quantize_float, Codes};
+use crate::quantize_weights::{
+    code_at, code_blob, code_range, parse_8bit_codes, quantize, quantize_float, Codes,
+};
 use coreai_ir::dialects::coreai::{BlockwiseShiftScaleOperation, LutToDenseOperation};
 use coreai_ir::emit::{cast_to, constant};
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
-use coreai_ir::minifloat::MiniFloat;
 use coreai_ir::pass::{Pass, PassInfo, PassResult};
 use coreai_ir::rewrite::RewriteOptions;
 use coreai_ir::schema::tensor_type;
 use coreai_ir::weights::{
-    float_splat, int_splat, integer_type, minifloat_type, release_pages, resource, FloatData,
-    BLOB_ALIGNMENT,
+    float_splat, int_splat, integer_type, release_pages, resource, FloatData, BLOB_ALIGNMENT,
 };
 use melior::ir::{
     operation::OperationRef,
@@ -127,26 +127,13 @@ coreai_ir::pass_options! {
             "keep weights whose location or blob name contains one of these";
         "lut-dtype" => lut_dtype: Option<Codes> = "",
             "palette entries as int8, uint8, fp8e4m3fn or fp8e5m2 codes with one scale (empty: the weight's type)",
-            parse = parse_lut_dtype;
+            parse = parse_8bit_codes;
         "per-channel-scale" => per_channel_scale: bool = "false",
             "divide the weight by its largest magnitude across the output channels before palettizing, and multiply back after the look-up";
         "max-error" => max_error: Option<f64> = "",
             "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ would exceed this";
         "remarks" => remarks: bool = "false",
             "a remark per weight: its shape, palettes and relative error";
-    }
-}
-
-fn parse_lut_dtype(v: &str) -> Result<Option<Codes>, String> {
-    match v.trim() {
-        "" => Ok(None),
-        "int8" => Ok(Some(Codes::Int(8, true))),
-        "uint8" => Ok(Some(Codes::Int(8, false))),
-        "fp8e4m3fn" => Ok(Some(Codes::Float(MiniFloat::F8E4M3FN))),
-        "fp8e5m2" => Ok(Some(Codes::Float(MiniFloat::F8E5M2))),
-        other => Err(format!(
-            "'{other}' is not one of int8, uint8, fp8e4m3fn, fp8e5m2 (or empty: the weight's type)"
-        )),
     }
 }
 
@@ -228,11 +215,7 @@ fn palettize_weight<'c, 'a>(
             if options.per_channel_scale { ", per-channel scales" } else { "" },
         );
     }
-    let element = match options.lut_dtype {
-        None => float,
-        Some(Codes::Int(bits, signed)) => integer_type(float, bits, signed),
-        Some(Codes::Float(format)) => minifloat_type(float, format),
-    };
+    let element = options.lut_dtype.map_or(float, |c| c.element(float));
     let dims: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
     let looked_up = lut_to_dense(
         cx,

@@ -155,6 +155,16 @@ pub enum Codes {
     Float(MiniFloat),
 }
 
+impl Codes {
+    /// The codes' element type (in the context of `like`).
+    pub(crate) fn element(self, like: Type<'_>) -> Type<'_> {
+        match self {
+            Codes::Int(bits, signed) => integer_type(like, bits, signed),
+            Codes::Float(format) => minifloat_type(like, format),
+        }
+    }
+}
+
 const FLOAT_DTYPES: &[(&str, MiniFloat)] = &[
     ("fp8e4m3fn", MiniFloat::F8E4M3FN),
     ("fp8e5m2", MiniFloat::F8E5M2),
@@ -175,6 +185,21 @@ fn parse_codes(v: &str) -> Result<Codes, String> {
                 .collect();
             format!("'{}' is not one of {}", v.trim(), names.join(", "))
         })
+}
+
+/// An optional 8-bit code type (palette entries, sparse kept values):
+/// `int8`, `uint8`, `fp8e4m3fn`, `fp8e5m2`, or empty for none.
+pub(crate) fn parse_8bit_codes(v: &str) -> Result<Option<Codes>, String> {
+    match v.trim() {
+        "" => Ok(None),
+        "int8" => Ok(Some(Codes::Int(8, true))),
+        "uint8" => Ok(Some(Codes::Int(8, false))),
+        "fp8e4m3fn" => Ok(Some(Codes::Float(MiniFloat::F8E4M3FN))),
+        "fp8e5m2" => Ok(Some(Codes::Float(MiniFloat::F8E5M2))),
+        other => Err(format!(
+            "'{other}' is not one of int8, uint8, fp8e4m3fn, fp8e5m2"
+        )),
+    }
 }
 
 fn parse_scale_dtype(v: &str) -> Result<Option<MiniFloat>, String> {

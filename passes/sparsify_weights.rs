@@ -28,17 +28,19 @@
 //! An element that was already zero is not stored either. The pass never
 //! changes a value it keeps, so the dense result is exact to the pruning.
 //!
-//! `quantize-dtype=int8` stores the kept values as 8-bit codes of one
-//! symmetric scale (`quantize-weights`' per-tensor arithmetic on the kept
-//! values), in coreai-opt's joint form (`quantize_dtype`), codes and scale
-//! bit for bit:
+//! `quantize-dtype=int8` (or `fp8e4m3fn`, `fp8e5m2`) stores the kept
+//! values as 8-bit codes of one symmetric scale (`quantize-weights`'
+//! per-tensor arithmetic on the kept values), in coreai-opt's joint form
+//! (`quantize_dtype`), codes and scale bit for bit (but f8E5M2 codes of an
+//! f16 weight, where coreai-opt's scale overflows to 0; see
+//! quantize-weights):
 //!
 //! //     %c = coreai.constant <codes of the kept values: tensor<N x si8>>
 //! //     %s = coreai.build_sparse_with_bitmask %c, %m : tensor<shape x si8, #...>
 //! //     %d = coreai.sparse_with_bitmask_to_dense %s : tensor<shape x si8>
 //! //     %w' = coreai.blockwise_shift_scale %d, %scale, %zero_point, %0   (each 1x..x1)
 //!
-//! A pruned element reads code 0, int8's zero point: 0. `uint8`'s zero
+//! A pruned element reads code 0, int8's and fp8's zero point: 0. `uint8`'s zero
 //! point is 127, so in that form a pruned element would read `-127·s`;
 //! coreai-opt 0.3.0 writes exactly that (its uint8 joint output is off by
 //! about twice the output's scale in coreai-core's own runtime, measured in
@@ -66,7 +68,9 @@
 //! `palettize-nbits`, is one error.
 
 use crate::compress::{compress_weights, parse_positive, weight, Blocks, Real, Selection, Weight};
-use crate::quantize_weights::{code_blob, code_range, parse_dtype, quantize};
+use crate::quantize_weights::{
+    code_blob, code_range, parse_8bit_codes, quantize, quantize_float, Codes,
+};
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
 use coreai_ir::op::coreai::{
@@ -123,14 +127,6 @@ fn parse_n_m(v: &str) -> Result<Option<(usize, usize)>, String> {
     }
 }
 
-fn parse_quantize_dtype(v: &str) -> Result<Option<bool>, String> {
-    match v.trim() {
-        "" => Ok(None),
-        "int8" | "uint8" => Ok(Some(parse_dtype(v)?.1)),
-        other => Err(format!("'{other}' is not one of int8, uint8")),
-    }
-}
-
 fn parse_palettize_bits(v: &str) -> Result<Option<u32>, String> {
     if v.trim().is_empty() {
         return Ok(None);
@@ -159,9 +155,9 @@ coreai_ir::pass_options! {
         "block-size" => block_size: Option<usize> = "",
             "with target-sparsity: prune blocks of this many consecutive output channels by their L2 norm",
             parse = parse_block_size;
-        "quantize-dtype" => quantize_signed: Option<bool> = "",
-            "store the kept values as 8-bit codes of one symmetric scale: int8 or uint8",
-            parse = parse_quantize_dtype;
+        "quantize-dtype" => quantize_dtype: Option<Codes> = "",
+            "store the kept values as 8-bit codes of one symmetric scale: int8, uint8, fp8e4m3fn or fp8e5m2",
+            parse = parse_8bit_codes;
         "palettize-nbits" => palettize_bits: Option<u32> = "",
             "store the kept values as indices into one palette of 2^n entries: 1, 2, 3, 4, 6, 8",
             parse = parse_palettize_bits;
@@ -190,7 +186,7 @@ impl SparsifyWeights {
             (_, Some(_)) if self.block_size.is_some() => {
                 Err("block-size applies to target-sparsity, not to n-m".into())
             }
-            _ if self.quantize_signed.is_some() && self.palettize_bits.is_some() => {
+            _ if self.quantize_dtype.is_some() && self.palettize_bits.is_some() => {
                 Err("quantize-dtype and palettize-nbits cannot both be given".into())
             }
             (_, Some((n, m))) => Ok(Method::NM { n, m }),
@@ -221,8 +217,8 @@ impl Pass for SparsifyWeights {
             exclude: self.exclude.clone(),
         };
         let remarks = self.remarks;
-        let storage = match (self.quantize_signed, self.palettize_bits) {
-            (Some(signed), _) => Storage::Codes { signed },
+        let storage = match (self.quantize_dtype, self.palettize_bits) {
+            (Some(codes), _) => Storage::Codes(codes),
             (_, Some(bits)) => Storage::Palette { bits },
             _ => Storage::Floats,
         };
@@ -306,15 +302,15 @@ fn sparsify_weight<'c, 'a>(
             codes,
             scale,
             zero_point,
-            signed,
+            kind,
         } => {
-            let code_ty = tensor_type(&[non_zero as i64], integer_type(float, 8, signed));
+            let code_ty = tensor_type(&[non_zero as i64], kind.element(float));
             let codes = constant(
                 cx,
                 code_ty,
                 code_blob(code_ty, &format!("{}.codes", w.name), codes, 8),
             )?;
-            (codes, Some((scale, zero_point, signed)))
+            (codes, Some((scale, zero_point, kind)))
         }
         Stored::Palette {
             indices,
@@ -340,18 +336,22 @@ fn sparsify_weight<'c, 'a>(
     // blockwise_shift_scale(codes, scale, zero point, 0) with each of the
     // three of `grid` (all ones): the codes' float values.
     let dequantized =
-        |codes: Value<'c, 'a>, scale: f64, zero_point: i64, signed: bool, grid: &[i64], out| {
+        |codes: Value<'c, 'a>, scale: f64, zero_point: i64, kind: Codes, grid: &[i64], out| {
             let float_ty = tensor_type(grid, float);
-            let code_ty = tensor_type(grid, integer_type(float, 8, signed));
+            let code_ty = tensor_type(grid, kind.element(float));
             let scale = constant(
                 cx,
                 float_ty,
                 float_splat(float_ty, scale).ok_or("cannot build the scale")?,
             )?;
+            let zero_point = match kind {
+                Codes::Int(..) => int_splat(code_ty, zero_point),
+                Codes::Float(_) => float_splat(code_ty, zero_point as f64),
+            };
             let zero_point = constant(
                 cx,
                 code_ty,
-                int_splat(code_ty, zero_point).ok_or("cannot build the zero point")?,
+                zero_point.ok_or("cannot build the zero point")?,
             )?;
             let zero = constant(
                 cx,
@@ -367,8 +367,8 @@ fn sparsify_weight<'c, 'a>(
         };
     let (values, after) = match dequantize {
         // uint8: the kept values dequantized, then scattered.
-        Some((scale, zero_point, false)) => (
-            dequantized(values, scale, zero_point, false, &[1], values_ty)?,
+        Some((scale, zero_point, kind @ Codes::Int(_, false))) => (
+            dequantized(values, scale, zero_point, kind, &[1], values_ty)?,
             None,
         ),
         other => (values, other),
@@ -391,12 +391,13 @@ fn sparsify_weight<'c, 'a>(
     }
     let dense = cx.build_value(SPARSE_WITH_BITMASK_TO_DENSE, &[sparse], scattered, &[])?;
     let out = match after {
-        // int8 (coreai-opt's form): the codes scattered, then dequantized.
-        Some((scale, zero_point, signed)) => dequantized(
+        // int8 and fp8 (coreai-opt's form): the codes scattered (a pruned
+        // element reads code 0, the zero point), then dequantized.
+        Some((scale, zero_point, kind)) => dequantized(
             dense,
             scale,
             zero_point,
-            signed,
+            kind,
             &vec![1; shape.len()],
             result.r#type(),
         )?,
@@ -409,10 +410,8 @@ fn sparsify_weight<'c, 'a>(
 #[derive(Clone, Copy, Debug)]
 enum Storage {
     Floats,
-    /// int8 (`signed`) or uint8 codes.
-    Codes {
-        signed: bool,
-    },
+    /// int8, uint8 or fp8 codes.
+    Codes(Codes),
     /// `bits`-bit indices into one palette.
     Palette {
         bits: u32,
@@ -428,7 +427,7 @@ enum Stored {
         codes: Vec<u8>,
         scale: f64,
         zero_point: i64,
-        signed: bool,
+        kind: Codes,
     },
     /// Indices (one byte each) into one palette (its bytes, the weight's
     /// type), as `palettize-weights` makes a per-tensor palette.
@@ -462,16 +461,29 @@ fn stored<T: Real + Send + Sync>(
                 },
             )
         }
-        Storage::Codes { signed } if !values.is_empty() => {
-            let (lo, hi) = code_range(8, signed, true);
+        Storage::Codes(kind) if !values.is_empty() => {
             let n = values.len();
             let blocks = Blocks::new(&[n], &[0]).expect("one block");
-            let q = quantize(&values, &[n], &blocks, 8, lo, hi, signed, true);
-            let stored = Stored::Codes {
-                codes: q.codes,
-                scale: q.scales[0].get(),
-                zero_point: q.zero_points[0],
-                signed,
+            let stored = match kind {
+                Codes::Int(bits, signed) => {
+                    let (lo, hi) = code_range(bits, signed, true);
+                    let q = quantize(&values, &[n], &blocks, bits, lo, hi, signed, true);
+                    Stored::Codes {
+                        codes: q.codes,
+                        scale: q.scales[0].get(),
+                        zero_point: q.zero_points[0],
+                        kind,
+                    }
+                }
+                Codes::Float(format) => {
+                    let q = quantize_float(&values, &[n], &blocks, format, false);
+                    Stored::Codes {
+                        scale: q.scale(0),
+                        codes: q.codes,
+                        zero_point: 0,
+                        kind,
+                    }
+                }
             };
             (keep, stored)
         }

@@ -3,6 +3,7 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{target-sparsity=0.5 block-size=8 min-elements=0})' 2>&1 | FileCheck %s --check-prefix=DENSE
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=int8 min-elements=0})' | FileCheck %s --check-prefix=INT8
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=uint8 min-elements=0})' | FileCheck %s --check-prefix=UINT8
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=fp8e4m3fn min-elements=0})' | FileCheck %s --check-prefix=FP8
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{palettize-nbits=1 min-elements=0})' | FileCheck %s --check-prefix=PAL --enable-var-scope
 
 // Values computed by hand. @half: the magnitudes are 1 .. 32; numpy's 50th
@@ -97,6 +98,18 @@ coreai.graph @n_m(%x: tensor<3x8xf32>) -> tensor<3x2xf32> {
 // UINT8-NEXT: %[[S:.*]] = coreai.build_sparse_with_bitmask %[[V]], %[[M]] : (tensor<4xf32>, tensor<4x2xui1>)
 // UINT8-NEXT: coreai.sparse_with_bitmask_to_dense %[[S]] : {{.*}} -> tensor<4x2xf32>
 // UINT8:      weight.codes: "0x10000000BE00BEDE"
+// f8E4M3FN, coreai-opt's form like int8 (code 0 is 0): s = (2·4 + 1e-6) /
+// (2·448) = 0.00892857275 (f32); v / s = 223.99997, -447.99994, 223.99997,
+// 335.99994, rounded to f8E4M3FN: 224 (76), -448 (FE), 224, 320 (7A; 336
+// is the tie between 320 and 352, and the quotient is below it).
+// FP8-LABEL: coreai.graph @joint
+// FP8:      %[[C:.*]] = coreai.constant dense_resource<weight.codes> : tensor<4xf8E4M3FN>
+// FP8:      %[[D:.*]] = coreai.sparse_with_bitmask_to_dense %{{.*}} : {{.*}} -> tensor<4x2xf8E4M3FN>
+// FP8-NEXT: %[[SC:.*]] = coreai.constant dense<0.00892857275> : tensor<1x1xf32>
+// FP8-NEXT: %[[Z:.*]] = coreai.constant dense<0.000000e+00> : tensor<1x1xf8E4M3FN>
+// FP8-NEXT: %[[O:.*]] = coreai.constant dense<0.000000e+00> : tensor<1x1xf32>
+// FP8-NEXT: coreai.blockwise_shift_scale %[[D]], %[[SC]], %[[Z]], %[[O]] : {{.*}} -> tensor<4x2xf32>
+// FP8:      weight.codes: "0x1000000076FE767A"
 
 coreai.graph @joint(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   %w = coreai.constant dense<[[2.0, -4.0], [-1.0, 1.0], [0.5, 2.0], [0.0, 3.0]]> : tensor<4x2xf32>

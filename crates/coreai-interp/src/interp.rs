@@ -527,10 +527,15 @@ impl Exec<'_, '_> {
             _ => {
                 // 8- and 4-bit floats are held as f32 (`Ty::dtype`): an op
                 // computing one would skip its rounding to the format. A
-                // look-up only moves them (palettes of f8 codes).
+                // look-up or a scatter into zeros only moves them (palettes
+                // and sparse values of f8 codes).
                 if !matches!(
                     name,
-                    "arith.constant" | "coreai.constant" | "coreai.lut_to_dense"
+                    "arith.constant"
+                        | "coreai.constant"
+                        | "coreai.lut_to_dense"
+                        | "coreai.build_sparse_with_bitmask"
+                        | "coreai.sparse_with_bitmask_to_dense"
                 ) {
                     if let Some(i) =
                         (0..op.num_results()).find(|&i| op.result(i).ty().minifloat().is_some())

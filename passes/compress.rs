@@ -19,6 +19,9 @@
 //! output channels on axis 0 and input channels on axis 1. Uses that
 //! disagree give the default axis for the one in dispute.
 
+mod calibration;
+pub use calibration::Calibration;
+
 use coreai_ir::dialects::coreai::{
     BatchMatmulOperation, BroadcastingBatchMatmulOperation, ConstantOperation, Conv2dOperation,
     GatherNdOperation, TransposeOperation,
@@ -169,6 +172,28 @@ pub fn compress_weights(
     Ok(())
 }
 
+/// The calibration `calibration=FILE` asks for (before any weight
+/// changes), or none; a failed run is an error at `root` naming the file.
+pub fn calibrate(
+    root: OperationRef<'_, '_>,
+    file: Option<&str>,
+    selection: &Selection,
+    pass: &str,
+) -> Result<Option<std::sync::Arc<Calibration>>, coreai_ir::pass::PassFailed> {
+    let Some(file) = file else {
+        return Ok(None);
+    };
+    Calibration::record(root, std::path::Path::new(file), |op| selection.selects(op))
+        .map(|c| Some(std::sync::Arc::new(c)))
+        .map_err(|e| {
+            coreai_ir::raw::emit_error(
+                root.to_raw(),
+                &format!("{pass}: calibration with '{file}' failed: {e}"),
+            );
+            coreai_ir::pass::PassFailed
+        })
+}
+
 /// A weight kept as it is (its compression error `error` exceeds `bound`,
 /// the pass's `max-error`): the same constant again, and with `remarks` a
 /// line saying so.
@@ -176,13 +201,13 @@ pub fn keep_dense<'c, 'a>(
     cx: &coreai_ir::lowering::LoweringCx<'c, 'a>,
     w: &Weight<'c>,
     pass: &str,
-    error: f64,
+    error: &Measured,
     bound: f64,
     remarks: bool,
 ) -> Result<Vec<Value<'c, 'a>>, coreai_ir::lowering::Decline> {
     if remarks {
         eprintln!(
-            "{pass}: {}: {:?} kept dense: relative error {error:.3e} > max-error {bound:e}",
+            "{pass}: {}: {:?} kept dense: {error} > max-error {bound:e}",
             cx.location(),
             w.shape
         );
@@ -271,6 +296,8 @@ fn channel_axes(value: Value<'_, '_>, rank: usize) -> (usize, usize) {
 /// operation exactly as f16 arithmetic would), as numpy computes on arrays
 /// of that type.
 pub trait Real: Copy + PartialOrd + std::fmt::Debug + Send + Sync {
+    /// The executor's element type of this type.
+    const DTYPE: coreai_interp::DType;
     fn of(v: f64) -> Self;
     fn get(self) -> f64;
     fn add(self, o: Self) -> Self;
@@ -301,6 +328,7 @@ pub trait Real: Copy + PartialOrd + std::fmt::Debug + Send + Sync {
 }
 
 impl Real for f32 {
+    const DTYPE: coreai_interp::DType = coreai_interp::DType::F32;
     fn of(v: f64) -> Self {
         v as f32
     }
@@ -340,6 +368,7 @@ impl Real for f32 {
 }
 
 impl Real for half::f16 {
+    const DTYPE: coreai_interp::DType = coreai_interp::DType::F16;
     fn of(v: f64) -> Self {
         half::f16::from_f64(v)
     }
@@ -372,6 +401,68 @@ impl Real for half::f16 {
     }
     fn bytes(values: &[Self]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+}
+
+/// A weight's compression error, and where it was measured.
+#[derive(Clone, Copy, Debug)]
+pub struct Measured {
+    pub error: f64,
+    /// At the outputs of the weight's layers (`calibration=`), or relative
+    /// to the weight.
+    pub at_outputs: bool,
+}
+
+impl std::fmt::Display for Measured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = if self.at_outputs {
+            "output error"
+        } else {
+            "relative error"
+        };
+        write!(f, "{what} {:.3e}", self.error)
+    }
+}
+
+/// Where a pass measures errors: with a calibration, at the outputs of the
+/// layers of the weight whose constant op is `op` (if the calibration run
+/// reached them); otherwise relative to the weight.
+#[derive(Clone, Copy)]
+pub struct Meter<'m> {
+    pub calibration: Option<&'m Calibration>,
+    pub op: usize,
+}
+
+impl Meter<'_> {
+    /// The error of `w` (of `shape`, in `blocks`) compressed to
+    /// `reconstructed(e, block of e)`.
+    pub fn measure<T: Real>(
+        &self,
+        w: &[T],
+        shape: &[usize],
+        blocks: &Blocks,
+        reconstructed: impl Fn(usize, usize) -> f64,
+    ) -> Result<Measured, String> {
+        if let Some(c) = self.calibration {
+            let mut dense = vec![0.0f64; w.len()];
+            blocks.for_each(shape, |e, b| dense[e] = reconstructed(e, b));
+            let tensor = |values: Vec<f64>| -> Result<coreai_interp::Tensor, String> {
+                let a = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(shape), values)
+                    .map_err(|e| e.to_string())?;
+                Ok(coreai_interp::Tensor::from_f64(a, T::DTYPE))
+            };
+            let original = tensor(w.iter().map(|x| x.get()).collect())?;
+            if let Some(e) = c.output_error(self.op, original, tensor(dense)?) {
+                return Ok(Measured {
+                    error: e?,
+                    at_outputs: true,
+                });
+            }
+        }
+        Ok(Measured {
+            error: relative_error(w, shape, blocks, reconstructed),
+            at_outputs: false,
+        })
     }
 }
 

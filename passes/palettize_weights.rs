@@ -58,7 +58,8 @@
 //! vector palettes (`cluster-dim` > 1).
 
 use crate::compress::{
-    compress_weights, keep_dense, parse_positive, weight, Blocks, Real, Selection, Weight,
+    calibrate, compress_weights, keep_dense, parse_positive, weight, Blocks, Measured, Meter, Real,
+    Selection, Weight,
 };
 use crate::quantize_weights::{
     code_at, code_blob, code_range, parse_8bit_codes, quantize, quantize_float, Codes,
@@ -131,7 +132,9 @@ coreai_ir::pass_options! {
         "per-channel-scale" => per_channel_scale: bool = "false",
             "divide the weight by its largest magnitude across the output channels before palettizing, and multiply back after the look-up";
         "max-error" => max_error: Option<f64> = "",
-            "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ would exceed this";
+            "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ (with calibration=, at its layers' outputs) would exceed this";
+        "calibration" => calibration: Option<String> = "",
+            "FILE.npz: inputs of @main; max-error and remarks measure each weight's error at the outputs of the layers reading it";
         "remarks" => remarks: bool = "false",
             "a remark per weight: its shape, palettes and relative error";
     }
@@ -148,9 +151,15 @@ impl Pass for PalettizeWeights {
             only: self.only.clone(),
             exclude: self.exclude.clone(),
         };
+        let calibration = calibrate(root, self.calibration.as_deref(), &selection, INFO.name)?;
         let options = self.clone();
-        let rewrite: UserLowering =
-            Arc::new(move |cx: &LoweringCx<'_, '_>| palettize_weight(cx, &options));
+        let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| {
+            let meter = Meter {
+                calibration: calibration.as_deref(),
+                op: cx.op().to_raw().ptr as usize,
+            };
+            palettize_weight(cx, &options, meter)
+        });
         compress_weights(
             root,
             rewrites,
@@ -167,6 +176,7 @@ impl Pass for PalettizeWeights {
 fn palettize_weight<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     options: &PalettizeWeights,
+    meter: Meter<'_>,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let result: Value<'c, 'a> = cx.op().result(0).map_err(|e| e.to_string())?.into();
     let w = weight(result)?;
@@ -183,12 +193,12 @@ fn palettize_weight<'c, 'a>(
     })?;
     let measure = options.remarks || options.max_error.is_some();
     let p = match &w.data {
-        FloatData::F32(v) => palettize_values(v, &w, &blocks, options, measure),
-        FloatData::F16(v) => palettize_values(v, &w, &blocks, options, measure),
+        FloatData::F32(v) => palettize_values(v, &w, &blocks, options, measure.then_some(meter))?,
+        FloatData::F16(v) => palettize_values(v, &w, &blocks, options, measure.then_some(meter))?,
     };
     if let (Some(error), Some(bound)) = (p.error, options.max_error) {
-        if error > bound {
-            return keep_dense(cx, &w, INFO.name, error, bound, options.remarks);
+        if error.error > bound {
+            return keep_dense(cx, &w, INFO.name, &error, bound, options.remarks);
         }
     }
     release_pages(w.attr);
@@ -205,14 +215,18 @@ fn palettize_weight<'c, 'a>(
             Codes::Float(f) => format!(" of {} codes", f.mlir_name()),
         });
         eprintln!(
-            "{}: {}: {:?} {} to ui{} indices, {} palette(s) of {entries}{lut}{}, relative error {error:.3e}",
+            "{}: {}: {:?} {} to ui{} indices, {} palette(s) of {entries}{lut}{}, {error}",
             INFO.name,
             cx.location(),
             w.shape,
             coreai_ir::lowering::type_text(float),
             options.bits,
             blocks.count(),
-            if options.per_channel_scale { ", per-channel scales" } else { "" },
+            if options.per_channel_scale {
+                ", per-channel scales"
+            } else {
+                ""
+            },
         );
     }
     let element = options.lut_dtype.map_or(float, |c| c.element(float));
@@ -272,7 +286,7 @@ struct Palettized {
     palettes: Vec<u8>,
     /// The `blockwise_shift_scale` after the look-up, if any.
     shift: Option<Shift>,
-    error: Option<f64>,
+    error: Option<Measured>,
 }
 
 /// `(x - zero_point)·scales`: one scale, or one per position of the
@@ -322,8 +336,8 @@ fn palettize_values<T: Real>(
     w: &Weight<'_>,
     blocks: &Blocks,
     options: &PalettizeWeights,
-    measure: bool,
-) -> Palettized {
+    meter: Option<Meter<'_>>,
+) -> Result<Palettized, String> {
     let entries = 1usize << options.bits;
     let axis = ChannelAxis::new(&w.shape, w.out_axis);
     let channel: Option<Vec<T>> = options.per_channel_scale.then(|| {
@@ -381,27 +395,29 @@ fn palettize_values<T: Real>(
         (None, Some(_)) => Some(vec![T::of(scale)]),
         (None, None) => None,
     };
-    let error = measure.then(|| {
-        crate::compress::relative_error(v, &w.shape, blocks, |e, b| {
-            let x = raw[b * entries + indices[e] as usize];
-            match &scales {
-                None => x,
-                Some(s) if s.len() == 1 => (x - zero_point) * s[0].get(),
-                Some(s) => (x - zero_point) * s[axis.position(e)].get(),
-            }
+    let error = meter
+        .map(|m| {
+            m.measure(v, &w.shape, blocks, |e, b| {
+                let x = raw[b * entries + indices[e] as usize];
+                match &scales {
+                    None => x,
+                    Some(s) if s.len() == 1 => (x - zero_point) * s[0].get(),
+                    Some(s) => (x - zero_point) * s[axis.position(e)].get(),
+                }
+            })
         })
-    });
+        .transpose()?;
     let shift = scales.map(|s| Shift {
         bytes: T::bytes(&s),
         scales: s.iter().map(|x| x.get()).collect(),
         zero_point,
     });
-    Palettized {
+    Ok(Palettized {
         indices,
         palettes,
         shift,
         error,
-    }
+    })
 }
 
 /// `coreai.lut_to_dense(indices, palettes, 0)` of type `out`: the

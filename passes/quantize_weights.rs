@@ -69,7 +69,8 @@
 //!     saves more than it costs.
 
 use crate::compress::{
-    compress_weights, keep_dense, parse_positive, weight, Blocks, Real, Selection, Weight,
+    calibrate, compress_weights, keep_dense, parse_positive, weight, Blocks, Measured, Meter, Real,
+    Selection, Weight,
 };
 use coreai_ir::dialects::coreai::BlockwiseShiftScaleOperation;
 use coreai_ir::emit::constant;
@@ -240,7 +241,9 @@ coreai_ir::pass_options! {
         "exclude" => exclude: Vec<String> = "",
             "keep weights whose location or blob name contains one of these";
         "max-error" => max_error: Option<f64> = "",
-            "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ would exceed this";
+            "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ (with calibration=, at its layers' outputs) would exceed this";
+        "calibration" => calibration: Option<String> = "",
+            "FILE.npz: inputs of @main; max-error and remarks measure each weight's error at the outputs of the layers reading it";
         "remarks" => remarks: bool = "false",
             "a remark per weight: its shape, blocks and relative error";
     }
@@ -261,9 +264,15 @@ impl Pass for QuantizeWeights {
             only: self.only.clone(),
             exclude: self.exclude.clone(),
         };
+        let calibration = calibrate(root, self.calibration.as_deref(), &selection, INFO.name)?;
         let options = self.clone();
-        let rewrite: UserLowering =
-            Arc::new(move |cx: &LoweringCx<'_, '_>| quantize_weight(cx, &options));
+        let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| {
+            let meter = Meter {
+                calibration: calibration.as_deref(),
+                op: cx.op().to_raw().ptr as usize,
+            };
+            quantize_weight(cx, &options, meter)
+        });
         compress_weights(
             root,
             rewrites,
@@ -334,6 +343,7 @@ pub(crate) struct Quantized<T> {
 fn quantize_weight<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     options: &QuantizeWeights,
+    meter: Meter<'_>,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let result: Value<'c, 'a> = cx.op().result(0).map_err(|e| e.to_string())?.into();
     let w = weight(result)?;
@@ -347,7 +357,9 @@ fn quantize_weight<'c, 'a>(
     })?;
     let (bits, signed) = match options.dtype {
         Codes::Int(bits, signed) => (bits, signed),
-        Codes::Float(format) => return quantize_float_weight(cx, options, w, blocks, format),
+        Codes::Float(format) => {
+            return quantize_float_weight(cx, options, w, blocks, format, meter)
+        }
     };
     let (lo, hi) = code_range(bits, signed, options.symmetric);
     let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
@@ -355,24 +367,33 @@ fn quantize_weight<'c, 'a>(
     let grid: Vec<i64> = blocks.grid.iter().map(|&g| g as i64).collect();
     let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
     let measure = options.remarks || options.max_error.is_some();
+    type Run = (Vec<u8>, Vec<u8>, Vec<i64>, Option<Measured>);
     fn run<T: Real + Send + Sync>(
         v: &[T],
         w: &Weight<'_>,
         blocks: &Blocks,
         (bits, lo, hi, signed, symmetric, measure): (u32, i64, i64, bool, bool, bool),
-    ) -> (Vec<u8>, Vec<u8>, Vec<i64>, Option<f64>) {
+        meter: Meter<'_>,
+    ) -> Result<Run, String> {
         let q = quantize(v, &w.shape, blocks, bits, lo, hi, signed, symmetric);
-        let e = measure.then(|| relative_error(v, &q, signed, &w.shape, blocks));
-        (q.codes, T::bytes(&q.scales), q.zero_points, e)
+        let e = measure
+            .then(|| {
+                meter.measure(v, &w.shape, blocks, |e, b| {
+                    (code_at(&q.codes, e, q.bits, signed) - q.zero_points[b]) as f64
+                        * q.scales[b].get()
+                })
+            })
+            .transpose()?;
+        Ok((q.codes, T::bytes(&q.scales), q.zero_points, e))
     }
     let how = (bits, lo, hi, signed, options.symmetric, measure);
     let (codes, scales, zero_points, error) = match &w.data {
-        FloatData::F32(v) => run(v, &w, &blocks, how),
-        FloatData::F16(v) => run(v, &w, &blocks, how),
+        FloatData::F32(v) => run(v, &w, &blocks, how, meter)?,
+        FloatData::F16(v) => run(v, &w, &blocks, how, meter)?,
     };
     if let (Some(error), Some(bound)) = (error, options.max_error) {
-        if error > bound {
-            return keep_dense(cx, &w, INFO.name, error, bound, options.remarks);
+        if error.error > bound {
+            return keep_dense(cx, &w, INFO.name, &error, bound, options.remarks);
         }
     }
     release_pages(w.attr);
@@ -431,7 +452,7 @@ fn shift_scale<'c, 'a>(
     w: &Weight<'c>,
     blocks: &Blocks,
     to: &str,
-    error: Option<f64>,
+    error: Option<Measured>,
     operands: [Value<'c, 'a>; 4],
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let result = cx.op().result(0).map_err(|e| e.to_string())?;
@@ -440,7 +461,7 @@ fn shift_scale<'c, 'a>(
             .map_err(|e| e.to_string())?
             .element();
         eprintln!(
-            "{}: {}: {:?} {} to {to}, blocks {:?}, relative error {error:.3e}",
+            "{}: {}: {:?} {} to {to}, blocks {:?}, {error}",
             INFO.name,
             cx.location(),
             w.shape,
@@ -598,6 +619,7 @@ fn quantize_float_weight<'c, 'a>(
     w: Weight<'c>,
     blocks: Blocks,
     format: MiniFloat,
+    meter: Meter<'_>,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let result: Value<'c, 'a> = cx.op().result(0).map_err(|e| e.to_string())?.into();
     let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
@@ -606,27 +628,32 @@ fn quantize_float_weight<'c, 'a>(
     let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
     let measure = options.remarks || options.max_error.is_some();
     let pow2 = options.power_of_two_scales();
-    let error_of = |q: &dyn Fn(usize, usize) -> f64| -> Option<f64> {
-        measure.then(|| match &w.data {
-            FloatData::F32(v) => crate::compress::relative_error(v, &w.shape, &blocks, q),
-            FloatData::F16(v) => crate::compress::relative_error(v, &w.shape, &blocks, q),
-        })
-    };
+    type Run = (Vec<u8>, Vec<u8>, Option<Measured>);
+    fn run<T: Real>(
+        v: &[T],
+        w: &Weight<'_>,
+        blocks: &Blocks,
+        (format, pow2, measure): (MiniFloat, bool, bool),
+        meter: Meter<'_>,
+    ) -> Result<Run, String> {
+        let q = quantize_float(v, &w.shape, blocks, format, pow2);
+        let e = measure
+            .then(|| {
+                meter.measure(v, &w.shape, blocks, |e, b| {
+                    format.decode(q.codes[e]) * q.scale(b)
+                })
+            })
+            .transpose()?;
+        Ok((q.codes, scale_blob(q.scales), e))
+    }
+    let how = (format, pow2, measure);
     let (codes, scale_bytes, error) = match &w.data {
-        FloatData::F32(v) => {
-            let q = quantize_float(v, &w.shape, &blocks, format, pow2);
-            let e = error_of(&|e, b| format.decode(q.codes[e]) * q.scale(b));
-            (q.codes, scale_blob(q.scales), e)
-        }
-        FloatData::F16(v) => {
-            let q = quantize_float(v, &w.shape, &blocks, format, pow2);
-            let e = error_of(&|e, b| format.decode(q.codes[e]) * q.scale(b));
-            (q.codes, scale_blob(q.scales), e)
-        }
+        FloatData::F32(v) => run(v, &w, &blocks, how, meter)?,
+        FloatData::F16(v) => run(v, &w, &blocks, how, meter)?,
     };
     if let (Some(error), Some(bound)) = (error, options.max_error) {
-        if error > bound {
-            return keep_dense(cx, &w, INFO.name, error, bound, options.remarks);
+        if error.error > bound {
+            return keep_dense(cx, &w, INFO.name, &error, bound, options.remarks);
         }
     }
     release_pages(w.attr);
@@ -1009,19 +1036,6 @@ pub(crate) fn code_value(code: u8, signed: bool) -> i64 {
     } else {
         code as i64
     }
-}
-
-/// `‖w - (q - z)·s‖ / ‖w‖` in f64.
-fn relative_error<T: Real>(
-    w: &[T],
-    q: &Quantized<T>,
-    signed: bool,
-    shape: &[usize],
-    blocks: &Blocks,
-) -> f64 {
-    crate::compress::relative_error(w, shape, blocks, |e, b| {
-        (code_at(&q.codes, e, q.bits, signed) - q.zero_points[b]) as f64 * q.scales[b].get()
-    })
 }
 
 #[cfg(test)]

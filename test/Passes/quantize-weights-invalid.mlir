@@ -1,9 +1,15 @@
 // RUN: coreai-opt %s --verify-diagnostics --pass-pipeline='builtin.module(quantize-weights{min-elements=0 granularity=per-block block-size=3})'
 // RUN: not coreai-opt %s --pass-pipeline='builtin.module(quantize-weights{dtype=int3})' 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not coreai-opt %s --pass-pipeline='builtin.module(quantize-weights{granularity=per-row})' 2>&1 | FileCheck %s --check-prefix=GRANULARITY
+// RUN: rm -f %t.missing.npz
+// RUN: not coreai-opt %s --pass-pipeline='builtin.module(quantize-weights{calibration=%t.missing.npz})' 2>&1 | FileCheck %s --check-prefix=CALIBRATION
 
 // DTYPE: 'int3' is not one of int8, uint8, int4, uint4, int2, uint2, fp8e4m3fn, fp8e5m2, fp4e2m1fn
 // GRANULARITY: 'per-row' is not one of per-tensor, per-channel, per-block
+// A calibration the executor cannot run (here: no @main to run): one error
+// naming the file and why, and no weight changes.
+// CALIBRATION: error: quantize-weights: calibration with '{{.*}}.missing.npz' failed: no entry point named 'main'; the module defines: linear
+// CALIBRATION-NOT: blockwise_shift_scale
 
 // Blocks of 3 input channels do not divide the 4 of this weight: an error at
 // the weight, naming the option, never a silently skipped weight.

@@ -991,3 +991,100 @@ def test_scaled_and_quantized_palettes_error_at_most_coreai_opt(model_dtype):
         if apple_broken and max(ratios) < 2:
             problems.append(f"{options}: coreai-opt's error at most {max(ratios):.3g}x ours on every weight")
     assert not problems, "\n".join(problems)
+
+
+# ---- max-error at the layers' outputs (calibration=) -------------------------
+
+OUTLIER = """
+import torch
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        self.a = torch.nn.Linear(64, 32, bias=False)
+        self.b = torch.nn.Linear(64, 32, bias=False)
+        with torch.no_grad():
+            w = torch.randn(32, 64, generator=g)
+            w[:, 0] = 100.0  # one input channel sets every row's int4 scale
+            self.a.weight.copy_(w)
+            self.b.weight.copy_(torch.randn(32, 64, generator=g))
+
+    def forward(self, x):
+        return self.a(x), self.b(x)
+
+def factory():
+    x = torch.randn(8, 64, generator=torch.Generator().manual_seed(1))
+    x[:, 0] = 0.0  # ... and carries nothing
+    return M(), (x,)
+"""
+
+
+def test_max_error_at_the_layer_outputs(tmp_path):
+    """int4 per-channel on two linear layers. In `a` one input channel
+    (100 in every row) sets each row's scale, so every other weight rounds
+    to 0: relative to the weight that is an 8% error, but that channel
+    carries 0 in the calibration inputs, so the layer's output is lost
+    (100%). With `calibration=` the remarks give each layer's output error
+    as numpy computes it from the dequantized weights (the formula of
+    docs/compression.md) and `max-error=0.2` keeps `a` dense; without it,
+    `a` is compressed. The calibrated program runs in coreai-run like eager
+    with `b`'s weight dequantized."""
+    from toolchain import export_source, load
+
+    aten = export_source(tmp_path, OUTLIER)
+    coreai = tmp_path / "coreai.mlir"
+    r = subprocess.run([str(COREAI_OPT), str(aten), "--pass-pipeline=builtin.module(coreai-pipeline)", "-o", str(coreai)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    inputs = tmp_path / "in.npz"
+    x = next(iter(load(inputs).values())).astype(np.float64)
+    spec = importlib_model(tmp_path)
+    a, b = (spec.a.weight.detach().numpy(), spec.b.weight.detach().numpy())
+
+    def output_error(w):
+        y, y2 = x @ w.astype(np.float64).T, x @ dequantized(w, 4, None).astype(np.float64).T
+        return np.linalg.norm(y2 - y) / np.linalg.norm(y)
+
+    def weight_error(w):
+        return np.linalg.norm(dequantized(w, 4, None) - w) / np.linalg.norm(w)
+
+    def compress(extra):
+        out = tmp_path / "q.mlir"
+        r = subprocess.run([str(COREAI_OPT), str(coreai), "-o", str(out), "--pass-pipeline=builtin.module("
+                            f"quantize-weights{{dtype=int4 max-error=0.2 remarks=true {extra}}})"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return out, r.stderr
+
+    number = r"([0-9.]+e[-+]?[0-9]+)"
+    out, remarks = compress(f"calibration={inputs}")
+    compressed = [float(m) for m in re.findall(r"to si4, blocks \[[0-9, ]+\], output error " + number, remarks)]
+    kept = [float(m) for m in re.findall(r"kept dense: output error " + number, remarks)]
+    assert len(compressed) == 1 and len(kept) == 1, remarks
+    assert math.isclose(compressed[0], output_error(b), rel_tol=1e-3), (compressed, output_error(b))
+    assert math.isclose(kept[0], output_error(a), rel_tol=1e-3), (kept, output_error(a))
+    assert kept[0] > 0.9 and weight_error(a) < 0.1
+    r = subprocess.run([str(COREAI_RUN), str(out), "--inputs", str(inputs), "--outputs", str(tmp_path / "o.npz")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = list(load(tmp_path / "o.npz").values())
+    want = [x @ a.astype(np.float64).T, x @ dequantized(b, 4, None).astype(np.float64).T]
+    for g, w in zip(got, want):
+        assert np.abs(g - w).max() <= 1e-5 * np.abs(w).max()
+
+    # Relative to the weights, both are within the bound.
+    _, remarks = compress("")
+    plain = sorted(float(m) for m in re.findall(r"to si4, blocks \[[0-9, ]+\], relative error " + number, remarks))
+    assert len(plain) == 2 and "kept dense" not in remarks, remarks
+    assert np.allclose(plain, sorted([weight_error(a), weight_error(b)]), rtol=1e-3)
+
+
+def importlib_model(tmp_path):
+    """The model of tmp_path/m.py (what export_source exported)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("outlier_model", tmp_path / "m.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.factory()[0]

@@ -2,7 +2,9 @@
 //! the file's inputs and records, for every op, the largest magnitude of
 //! its float operands and results, whether they overflow f16 and how much
 //! relative precision f16 keeps of them.
-//! `cast-to-f16` calls [`calibrate`].
+//! `cast-to-f16` calls [`calibrate`]; the weight compressors'
+//! `calibration=` calls [`record_operands`] for the operands of each
+//! weight's consumers.
 
 use crate::interp::{project_context, Options, Program};
 use crate::npz::read_npz;
@@ -19,6 +21,58 @@ pub fn calibrate(
     inputs: &Path,
     entry: &str,
 ) -> Result<Vec<Option<OpRange>>, String> {
+    with_program(module, inputs, entry, |program, values, order| {
+        program.set_recording_ranges(true);
+        program
+            .run(entry, values, Options::default())
+            .map_err(|e| e.to_string())?;
+        let mut ranges: HashMap<usize, OpRange> = program.take_ranges();
+        Ok(order.iter().map(|op| ranges.remove(op)).collect())
+    })
+}
+
+/// Runs `entry` of `module` on the tensors in `inputs` (as [`calibrate`])
+/// and returns the operands of the ops at the given pre-order positions
+/// (as [`calibrate`] numbers them) the first time each ran, by position;
+/// an op that did not run is absent.
+pub fn record_operands(
+    module: MlirOperation,
+    inputs: &Path,
+    entry: &str,
+    positions: &[usize],
+) -> Result<HashMap<usize, Vec<Value>>, String> {
+    with_program(module, inputs, entry, |program, values, order| {
+        let ops: Vec<usize> = positions
+            .iter()
+            .map(|&i| {
+                order
+                    .get(i)
+                    .copied()
+                    .ok_or_else(|| format!("no op at position {i}"))
+            })
+            .collect::<Result<_, _>>()?;
+        program.watch_operands(ops.iter().copied());
+        program
+            .run(entry, values, Options::default())
+            .map_err(|e| e.to_string())?;
+        let mut watched = program.take_watched();
+        Ok(positions
+            .iter()
+            .zip(ops)
+            .filter_map(|(&i, op)| watched.remove(&op).map(|v| (i, v)))
+            .collect())
+    })
+}
+
+/// `body` with a copy of `module` ready to run: the program, the values of
+/// `entry`'s inputs from the file, and the program's ops in pre-order
+/// (pointers; the module itself left out).
+fn with_program<R>(
+    module: MlirOperation,
+    inputs: &Path,
+    entry: &str,
+    body: impl FnOnce(&Program<'_>, Vec<Value>, &[usize]) -> Result<R, String>,
+) -> Result<R, String> {
     let mut text: Vec<u8> = Vec::new();
     unsafe {
         mlir_sys::mlirOperationPrint(
@@ -41,11 +95,6 @@ pub fn calibrate(
                 .ok_or_else(|| format!("input '{}' of @{entry} is missing from the file", p.name))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    program.set_recording_ranges(true);
-    program
-        .run(entry, values, Options::default())
-        .map_err(|e| e.to_string())?;
-    let mut ranges: HashMap<usize, OpRange> = program.take_ranges();
     let mut order: Vec<usize> = Vec::new();
     unsafe extern "C" fn visit(op: MlirOperation, data: *mut c_void) -> MlirWalkResult {
         let order = unsafe { &mut *(data as *mut Vec<usize>) };
@@ -61,9 +110,6 @@ pub fn calibrate(
             mlir_sys::MlirWalkOrder_MlirWalkPreOrder,
         )
     };
-    Ok(order
-        .into_iter()
-        .filter(|op| *op != root.ptr as usize)
-        .map(|op| ranges.remove(&op))
-        .collect())
+    order.retain(|op| *op != root.ptr as usize);
+    body(&program, values, &order)
 }

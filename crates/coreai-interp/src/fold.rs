@@ -33,25 +33,13 @@ pub fn fold_op(
     op: MlirOperation,
     operands: &[MlirAttribute],
 ) -> Result<Vec<MlirAttribute>, String> {
-    let op = Op(op);
-    let name = op.name();
-    let kernel = kernels()
-        .get(name.as_str())
-        .copied()
-        .ok_or_else(|| format!("the executor has no kernel for '{name}'"))?;
     let vals = operands
         .iter()
-        .map(|a| Attr(*a).as_tensor().map(Value::tensor))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
-    let ctx = Ctx {
-        op,
-        name: &name,
-        vals,
-    };
-    let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernel(&ctx)))
-        .map_err(|_| format!("the kernel of '{name}' failed"))?
-        .map_err(|e| e.to_string())?;
+        .map(|a| attribute_value(*a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let results = eval_op(op, vals)?;
+    let op = Op(op);
+    let name = op.name();
     let blob_name = blob_name(operands);
     results
         .into_iter()
@@ -64,6 +52,33 @@ pub fn fold_op(
             }
         })
         .collect()
+}
+
+/// The value of a dense or `dense_resource` elements attribute.
+pub fn attribute_value(a: MlirAttribute) -> Result<Value, String> {
+    Attr(a)
+        .as_tensor()
+        .map(Value::tensor)
+        .map_err(|e| e.to_string())
+}
+
+/// The results of `op` on the operand values `vals`, by the executor's
+/// kernel for it (no regions, no calls), or why not.
+pub fn eval_op(op: MlirOperation, vals: Vec<Value>) -> Result<Vec<Value>, String> {
+    let op = Op(op);
+    let name = op.name();
+    let kernel = kernels()
+        .get(name.as_str())
+        .copied()
+        .ok_or_else(|| format!("the executor has no kernel for '{name}'"))?;
+    let ctx = Ctx {
+        op,
+        name: &name,
+        vals,
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernel(&ctx)))
+        .map_err(|_| format!("the kernel of '{name}' failed"))?
+        .map_err(|e| e.to_string())
 }
 
 /// Folded values of at least this many bytes (and not one repeated

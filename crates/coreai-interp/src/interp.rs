@@ -71,6 +71,9 @@ pub struct Program<'c> {
     /// The ranges of each op's float operands and results, by op, while
     /// recording is on (`cast-to-f16{calibration=...}`).
     ranges: RefCell<Option<HashMap<usize, OpRange>>>,
+    /// The operands of the watched ops' first execution, by op (see
+    /// [`Program::watch_operands`]).
+    watched: RefCell<HashMap<usize, Option<Vec<Value>>>>,
 }
 
 /// The time the kernels of one op name took (see [`Program::set_profiling`]).
@@ -165,6 +168,7 @@ impl<'c> Program<'c> {
             constants: RefCell::default(),
             profile: RefCell::default(),
             ranges: RefCell::default(),
+            watched: RefCell::default(),
         }
     }
 
@@ -221,6 +225,21 @@ impl<'c> Program<'c> {
             Some(r) => std::mem::take(r),
             None => HashMap::new(),
         }
+    }
+
+    /// Records the operands of each of `ops` (`MlirOperation` pointers) the
+    /// first time it runs, replacing what was watched before.
+    pub fn watch_operands(&self, ops: impl IntoIterator<Item = usize>) {
+        *self.watched.borrow_mut() = ops.into_iter().map(|op| (op, None)).collect();
+    }
+
+    /// The watched ops' recorded operands, by op (an op that did not run
+    /// has none); watching stops.
+    pub fn take_watched(&self) -> HashMap<usize, Vec<Value>> {
+        std::mem::take(&mut *self.watched.borrow_mut())
+            .into_iter()
+            .filter_map(|(op, v)| v.map(|v| (op, v)))
+            .collect()
     }
 
     /// Names of the callables (func.func, coreai.graph) with bodies.
@@ -481,6 +500,14 @@ impl Exec<'_, '_> {
         let vals: Vec<Value> = (0..op.num_operands())
             .map(|i| self.lookup(env, op, op.operand(i)))
             .collect::<Result<_, _>>()?;
+        if let Some(slot @ None) = self
+            .program
+            .watched
+            .borrow_mut()
+            .get_mut(&(op.0.ptr as usize))
+        {
+            *slot = Some(vals.clone());
+        }
         let operand_ranges: Option<Vec<Option<ValueRange>>> = self
             .program
             .ranges

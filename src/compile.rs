@@ -323,6 +323,45 @@ impl Compression {
     pub fn pass(&self) -> &str {
         &self.0
     }
+
+    /// [`Compression::pass`] with `remarks=true` on each pass that does not
+    /// set `remarks` itself: one stderr line per weight (its form and
+    /// error).
+    pub fn with_remarks(&self) -> String {
+        let mut out = String::new();
+        let mut depth = 0usize;
+        let mut options = String::new();
+        let close = |out: &mut String, options: &str| {
+            if !options.contains("remarks=") {
+                if !options.trim().is_empty() {
+                    out.push(' ');
+                }
+                out.push_str("remarks=true");
+            }
+        };
+        for c in self.0.chars() {
+            match c {
+                '{' => {
+                    depth += 1;
+                    options.clear();
+                }
+                '}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        close(&mut out, &options);
+                    }
+                }
+                ',' if depth == 0 && !out.ends_with('}') => out.push_str("{remarks=true}"),
+                _ if depth > 0 => options.push(c),
+                _ => {}
+            }
+            out.push(c);
+        }
+        if !out.ends_with('}') {
+            out.push_str("{remarks=true}");
+        }
+        out
+    }
 }
 
 /// The target-independent stages and their passes, in order.
@@ -438,7 +477,13 @@ pub fn pipeline(stop: Stage, options: &CompileOptions) -> String {
         .compress
         .as_ref()
         .filter(|_| stop >= Stage::Optimized)
-        .map(|c| c.pass().to_string());
+        .map(|c| {
+            if options.explain {
+                c.with_remarks()
+            } else {
+                c.pass().to_string()
+            }
+        });
     let residency = (target && options.target == Target::Ane)
         .then_some(if options.require_resident {
             Some("ane-residency{require-resident=true}")
@@ -602,6 +647,24 @@ mod tests {
         );
         assert_eq!(default_precision(Target::Ane), Precision::F16);
         assert_eq!(default_precision(Target::Gpu), Precision::F32);
+    }
+
+    #[test]
+    fn explain_asks_each_compression_pass_for_remarks() {
+        let spec = |s: &str| Compression::parse(s).unwrap().with_remarks();
+        assert_eq!(
+            spec("int8"),
+            "quantize-weights{dtype=int8 granularity=per-channel remarks=true}"
+        );
+        assert_eq!(
+            spec("quantize-weights+palettize-weights{remarks=false}+sparse50"),
+            "quantize-weights{remarks=true},palettize-weights{remarks=false},\
+             sparsify-weights{target-sparsity=0.5 remarks=true}"
+        );
+        assert_eq!(
+            spec("palettize-weights{}"),
+            "palettize-weights{remarks=true}"
+        );
     }
 
     #[test]

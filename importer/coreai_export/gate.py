@@ -5,7 +5,7 @@ model factory, in one command, with a JSON report and an exit status for CI.
         [--pass-pipeline 'builtin.module(coreai-pipeline)'] [--required-composites NAME,...]
         [--shapes factory,square,asymmetric] [--values factory,straddle,large,fp16-edge]
         [--llm [--llm-steps N] [--llm-target T] [--llm-precision P] [--llm-compress SPEC]]
-        [--json report.json] [--keep DIR]
+        [--compress SPEC ... [--compress-tolerance F]] [--json report.json] [--keep DIR]
 
 `factory()` returns `(nn.Module, (inputs...))`, as for `python -m
 coreai_export`. For every shape variant the model is exported (torch.export,
@@ -35,6 +35,15 @@ D  (`--llm`, opt-in) greedy decoding. For a KV-cache causal LM (what
    converted program run over a window of the prompt's length (in
    coreai-run, plain and `--simulate-fp16`) against an fp32 eager
    reference, token for token.
+
+E  (`--compress SPEC`, opt-in, repeatable) weight compression. The factory
+   shapes' program compiled to an asset with `coreai-compile --compress SPEC
+   --explain`, whose remarks give one line per weight (its compressed form and
+   error; with a pass's `calibration=`, the error at its layers' outputs),
+   run in coreai-run and coreai-core's runtime on every value set: each output
+   within `--compress-tolerance` (default 0.1) x max|eager| of eager fp32, and
+   the two runtimes within `--tolerance` of each other. Reported: the weight
+   table, the asset's size against the uncompressed asset, output errors.
 
 `--required-composites` checks that the converted IR of every variant
 declares each named composite (`#coreai.composite_declaration<"NAME"`).
@@ -71,6 +80,7 @@ import asyncio
 import copy
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -84,13 +94,15 @@ SHAPES = ("factory", "square", "asymmetric")
 VALUES = ("factory", "straddle", "large", "fp16-edge")
 TOLERANCE = 1e-4
 FP16_TOLERANCE = 3e-2
+COMPRESS_TOLERANCE = 0.1
 PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
 
 USAGE = """\
 python -m coreai_export.gate (--model PKG.MODULE:FACTORY | --module-file FILE.py:FACTORY)
         [--pass-pipeline PIPELINE] [--decompositions coreai|default|none] [--externalize SPEC ...]
         [--required-composites NAME,...] [--shapes LIST] [--values LIST] [--seed N]
-        [--llm [--llm-steps N]] [--tolerance F] [--fp16-tolerance F] [--no-coreai-core]
+        [--llm [--llm-steps N]] [--compress SPEC ... [--compress-tolerance F]]
+        [--tolerance F] [--fp16-tolerance F] [--no-coreai-core]
         [--json REPORT.json] [--keep DIR] [--build-dir DIR]"""
 
 
@@ -124,6 +136,11 @@ def build_parser():
     p.add_argument("--llm-compress", metavar="SPEC", help="gate D on a causal LM: weight compression")
     p.add_argument("--llm-agreement", type=float, default=0.9, metavar="F",
                    help="gate D, f16 or compressed: the teacher-forced token agreement required (default 0.9)")
+    p.add_argument("--compress", action="append", default=[], metavar="SPEC",
+                   help="gate E: the factory shapes compiled with this weight compression (a preset or passes, "
+                        "as coreai-compile --compress; repeatable): the weight table, asset size, output error")
+    p.add_argument("--compress-tolerance", type=float, default=COMPRESS_TOLERANCE, metavar="F",
+                   help=f"gate E: output error bound, x max|eager| (default {COMPRESS_TOLERANCE:g})")
     p.add_argument("--tolerance", type=float, default=TOLERANCE, metavar="F",
                    help="gates A and B: |err| <= F x max|eager| (default 1e-4)")
     p.add_argument("--fp16-tolerance", type=float, default=FP16_TOLERANCE, metavar="F",
@@ -369,8 +386,8 @@ class Tools:
 
 
 def run_coreai_core(module, input_files, outs):
-    """coreai-core's interpreter on `module` for each inputs file, in a
-    child process; [(outputs, '') or (None, error)]."""
+    """coreai-core's interpreter on `module` (or an `.aimodel` asset) for
+    each inputs file, in a child process; [(outputs, '') or (None, error)]."""
     import numpy as np
 
     r = run_core_child(["--core-worker", str(module), *(f"{i}={o}" for i, o in zip(input_files, outs))])
@@ -479,11 +496,14 @@ def core_worker(module, pairs):
     from coreai.runtime import NDArray
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "m.aimodel"
-        with Context() as c:
-            program = AIProgram._from_mlir_module(  # noqa: SLF001
-                ir.Module.parse(Path(module).read_text(), c._mlir_context))  # noqa: SLF001
-            program.save_asset(path)
+        path = Path(module)
+        if path.suffix != ".aimodel":
+            # A module: coreai-core's own writer makes its asset.
+            path = Path(tmp) / "m.aimodel"
+            with Context() as c:
+                program = AIProgram._from_mlir_module(  # noqa: SLF001
+                    ir.Module.parse(Path(module).read_text(), c._mlir_context))  # noqa: SLF001
+                program.save_asset(path)
 
         async def go():
             asset = AIModelAsset.load(path)
@@ -505,17 +525,47 @@ def core_worker(module, pairs):
 # ---------------------------------------------------------------- the gates
 
 
+WEIGHT_REMARK = re.compile(r"^(quantize|palettize|sparsify)-weights: (.*?): (\[[0-9, ]*\]) (.*)$")
+ERROR_IN_REMARK = re.compile(r"(relative|output) error ([0-9.]+(?:e[-+]?[0-9]+)?)")
+
+
+def weight_remarks(stderr):
+    """The compression passes' remarks (one per weight): [{pass, name (the
+    location's first name: the parameter or op), location, shape, form,
+    error, measured (relative|output|None), dense, remark}]."""
+    out = []
+    for line in stderr.splitlines():
+        m = WEIGHT_REMARK.match(line.strip())
+        if not m:
+            continue
+        e = ERROR_IN_REMARK.search(m.group(4))
+        name = re.match(r'loc\("([^"]*)"', m.group(2))
+        out.append({"pass": f"{m.group(1)}-weights", "name": name.group(1) if name else m.group(2),
+                    "location": m.group(2), "shape": json.loads(m.group(3)),
+                    "form": m.group(4).split(", ")[0], "error": float(e.group(2)) if e else None,
+                    "measured": e.group(1) if e else None, "dense": m.group(4).startswith("kept dense"),
+                    "remark": line.strip()})
+    return out
+
+
+def _tree_bytes(path):
+    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
+
+
 class Gate:
     def __init__(self, ns, work, tools):
         self.ns, self.work, self.tools = ns, work, tools
         self.checks = {g: [] for g in "ABCD"}
         self.checks["composites"] = []
+        if ns.compress:
+            self.checks["E"] = []
         self.variants = []
+        self.cases = []
 
     def check(self, gate, ok, message="", **fields):
         entry = {"ok": bool(ok), **fields, "message": message}
         self.checks[gate].append(entry)
-        label = " ".join(f"{k}={v}" for k, v in fields.items() if k in ("variant", "values", "executor", "step"))
+        label = " ".join(f"{k}={v}" for k, v in fields.items() if k in ("compress", "variant", "values", "executor", "step"))
         print(f"  gate {gate} {'pass' if ok else 'FAIL'} {label}{': ' + message if message else ''}", flush=True)
 
     def rows_check(self, gate, rows, **fields):
@@ -599,6 +649,8 @@ class Gate:
                     fin, _, expected, eager_flat = self.save_case(prog, ep, model, inputs, f"{stem}.{kind}")
                     self.gate_b(ep, inputs, eager_flat, name, kind)
                     saved.append((kind, fin, expected))
+                if name == "factory":
+                    self.cases = saved
         except ExportFailure as e:
             first = str(e).splitlines()[0]
             self.check("B", False, f"does not export: {first}", variant=name)
@@ -642,6 +694,70 @@ class Gate:
                     self.rows_check("A", compare(got, expected, self.ns.tolerance), variant=name, values=kind,
                                     executor="coreai-core")
         return converted, prog, ep
+
+    def gate_e(self, aten):
+        """Gate E: for each `--compress SPEC`, the factory shapes' program
+        compiled to an asset with that compression (`coreai-compile
+        --compress SPEC --explain`: one remark per weight, its form and
+        error), run in coreai-run and coreai-core's runtime. Checks: the
+        two runtimes agree within `--tolerance` x max|eager| (the asset
+        computes what its program says), and each output is within
+        `--compress-tolerance` x max|eager| of eager fp32 (what the
+        compression costs). Reported: the weight table, asset sizes, output
+        errors."""
+        import numpy as np
+
+        dense = self.work / "dense.aimodel"
+        r = subprocess.run([self.tools.compile, str(aten), "-o", str(dense)], capture_output=True, text=True)
+        dense_bytes = _tree_bytes(dense) if r.returncode == 0 else None
+        for i, spec in enumerate(self.ns.compress):
+            asset = self.work / f"compressed{i}.aimodel"
+            r = subprocess.run([self.tools.compile, str(aten), "-o", str(asset), "--compress", spec, "--explain"],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                self.check("E", False, f"coreai-compile --compress: {_first_error(r.stderr)}", compress=spec)
+                continue
+            weights = weight_remarks(r.stderr)
+            size = _tree_bytes(asset)
+            ratio = f", {size / dense_bytes:.1%} of the uncompressed asset" if dense_bytes else ""
+            print(f"coreai-gate: E {spec}: {len(weights)} weights; asset {size} bytes{ratio}", flush=True)
+            for w in weights:
+                error = "" if w["error"] is None else f"  {w['measured']} error {w['error']:.3g}"
+                print(f"    {w['name']} {w['shape']}: {w['form']}{error}", flush=True)
+            runs = {}
+            for kind, fin, expected in self.cases:
+                got, why = self.tools.run(asset, fin, self.work / f"e{i}.{kind}.cpu.npz")
+                runs[(kind, "coreai-run")] = (got, why)
+            if not self.ns.no_coreai_core:
+                outs = [self.work / f"e{i}.{kind}.core.npz" for kind, _, _ in self.cases]
+                for (kind, _, _), res in zip(self.cases, run_coreai_core(asset, [c[1] for c in self.cases], outs)):
+                    runs[(kind, "coreai-core")] = res
+            for kind, _, expected in self.cases:
+                scale = max((float(np.abs(np.asarray(v, dtype=np.float64)).max(initial=0.0))
+                             for v in expected.values() if np.asarray(v).dtype.kind == "f"), default=0.0)
+                base = runs.get((kind, "coreai-run"), (None, ""))[0]
+                for executor in ("coreai-run", "coreai-core"):
+                    if (kind, executor) not in runs:
+                        continue
+                    got, why = runs[(kind, executor)]
+                    fields = {"compress": spec, "values": kind, "executor": executor}
+                    if got is None:
+                        self.check("E", False, f"{executor}: {why}", **fields)
+                        continue
+                    rows = compare(got, expected, self.ns.compress_tolerance)
+                    worst = max((r["max_error"] for r in rows if r["max_error"] is not None), default=0.0)
+                    bad = [f"{r['output']}: {r['message']}" for r in rows if not r["ok"]]
+                    if executor == "coreai-core" and base is not None:
+                        # The same asset in both runtimes: the same numbers.
+                        gap = max((float(np.abs(np.asarray(got[k], np.float64) - np.asarray(base[k], np.float64)).max())
+                                   for k in expected if k in got and k in base and np.asarray(base[k]).dtype.kind == "f"),
+                                  default=0.0)
+                        if gap > self.ns.tolerance * scale:
+                            bad.append(f"coreai-core and coreai-run differ by {gap:.3g} "
+                                       f"(> {self.ns.tolerance:g} x max|eager|)")
+                    self.check("E", not bad, "; ".join(bad), **fields, max_error=worst,
+                               relative_error=worst / scale if scale else worst, weights=weights,
+                               asset_bytes=size, uncompressed_bytes=dense_bytes)
 
     def gate_d_bundle(self, lm, ids):
         """Gate D on a KV-cache causal LM: its LLM bundle in both runtimes
@@ -808,6 +924,11 @@ def run(ns):
             result = gate.run_variant(model, base, name, variant_shapes, values, composites)
             if name == "factory":
                 factory_result = result
+        if ns.compress:
+            if factory_result is None:
+                gate.check("E", False, "needs the factory shapes converted (--shapes factory)")
+            else:
+                gate.gate_e(work / "factory.aten.mlir")
         lm = causal_lm(model) if ns.llm else None
         ids = base[0] if base else None
         if lm is not None and isinstance(ids, torch.Tensor) and not ids.is_floating_point() and ids.dim() == 2:
@@ -829,7 +950,9 @@ def summary(gate, ns):
                              "C": f"{ns.fp16_tolerance:g} x max|cpu|",
                              "D": (f"exact tokens, logits {ns.tolerance:g} x max|eager|"
                                    if ns.llm_precision == "f32" and not ns.llm_compress else
-                                   f"teacher-forced agreement >= {ns.llm_agreement:g}")},
+                                   f"teacher-forced agreement >= {ns.llm_agreement:g}"),
+                             "E": (f"{ns.compress_tolerance:g} x max|eager|; runtimes agree within "
+                                   f"{ns.tolerance:g} x max|eager|")},
               "variants": gate.variants, "gates": {}}
     verdicts = []
     for g, checks in gate.checks.items():
@@ -844,7 +967,7 @@ def summary(gate, ns):
         verdicts.append(f"{g}:{status}")
         if status == "fail":
             first = failures[0] if failures else {"message": "no check ran (no variant converted)"}
-            where = " ".join(f"{k}={first[k]}" for k in ("variant", "values", "executor") if k in first)
+            where = " ".join(f"{k}={first[k]}" for k in ("compress", "variant", "values", "executor") if k in first)
             count = f" ({len(failures)} of {len(checks)} checks)" if checks else ""
             print(f"coreai-gate: gate {g} failed{count}{' ' + where if where else ''}: {first['message']}")
     ok = all(v.endswith(":pass") or v.endswith(":skipped") for v in verdicts)

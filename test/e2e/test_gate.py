@@ -168,3 +168,42 @@ def test_bad_input_exits_2_with_one_line(spec, flags, needle, tmp_path):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("coreai-gate: error:") and needle in lines[0], r.stderr
     assert report is None
+
+
+def test_gate_e_reports_each_weight_and_what_compression_costs(tmp_path):
+    """Gate E on a transformers Llama: int8 per channel passes in both
+    runtimes, with a weight table whose errors are those of the formula
+    (docs/compression.md) computed here in numpy, and an asset under a third
+    of the uncompressed one; 2-bit codes with one scale per weight move the
+    output far beyond the bound and fail, naming the spec."""
+    import numpy as np
+
+    import gate_models
+
+    spec2 = "quantize-weights{dtype=int2 granularity=per-tensor}"
+    r, report = gate(tmp_path, f"{MODELS}:transformers_llama", "--shapes", "factory", "--values", "factory",
+                     "--compress", "int8", "--compress", spec2)
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.splitlines()[-1] == \
+        "coreai-gate: RESULT fail A:pass B:pass C:pass D:skipped composites:skipped E:fail"
+    int8 = checks(report, "E", compress="int8")
+    assert {c["executor"] for c in int8} == {"coreai-run", "coreai-core"} and all(c["ok"] for c in int8), int8
+    assert all(c["relative_error"] < 0.02 for c in int8), int8
+    assert int8[0]["asset_bytes"] < 0.35 * int8[0]["uncompressed_bytes"]
+    int2 = checks(report, "E", compress=spec2)
+    assert int2 and not any(c["ok"] for c in int2) and all(c["relative_error"] > 0.1 for c in int2), int2
+
+    # The weight table: one row per weight the pass compressed, its error
+    # relative to the weight as numpy computes it.
+    model, _ = gate_models.transformers_llama()
+    params = dict(model.named_parameters())
+    table = {w["name"]: w for w in int8[0]["weights"]}
+    assert len(table) == 16, sorted(table)
+    w = params["model.model.embed_tokens.weight"].detach().numpy()
+    m = np.abs(w).max(axis=1, keepdims=True)
+    s = ((m + m) + np.float32(1e-6)) / np.float32(254)
+    q = np.clip(np.rint(w / s), -127, 127) * s
+    want = np.linalg.norm(q - w) / np.linalg.norm(w)
+    row = table["model.model.embed_tokens.weight"]
+    assert row["shape"] == [128, 64] and row["measured"] == "relative" and not row["dense"]
+    assert abs(row["error"] - want) <= 1e-3 * want, (row, want)

@@ -74,7 +74,8 @@ struct Cli {
     /// rewrite (or, for cast-to-f16, keep in f32), with the reason; with
     /// `--target ane`, also the residency report (`ane-residency`): each op
     /// that would leave the Neural Engine, the rule it breaks and its
-    /// source line, then `N of M ops Neural-Engine-resident`.
+    /// source line, then `N of M ops Neural-Engine-resident`; with
+    /// `--compress`, one line per weight: its compressed form and error.
     #[arg(long)]
     explain: bool,
 

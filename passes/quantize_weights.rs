@@ -40,6 +40,12 @@
 //! offset) is an inline splat. Blob names derive from the weight's
 //! (`<name>.codes`, `.scales`, `.zero_points`), so output is deterministic.
 //!
+//! `budget-mb=B` (integer codes) chooses each weight's width, `dtype`'s up
+//! to 8 bits or dense, so the weights take at most `B` MB: the greedy
+//! allocation of `quantize_weights/budget.rs`. `calibration=FILE.npz`
+//! measures errors (for `max-error`, `remarks` and the budget) at the
+//! outputs of each weight's layers (`compress/calibration.rs`).
+//!
 //! Errors: a `block-size` that does not divide a weight's input-channel
 //! axis is an error at the weight naming both (Apple's library skips such
 //! a weight with a warning; a user who asked for blocks of 32 gets them or
@@ -89,6 +95,8 @@ use melior::ir::{
     Type, Value, ValueLike,
 };
 use std::sync::Arc;
+
+mod budget;
 
 pub const INFO: PassInfo = PassInfo {
     name: "quantize-weights",
@@ -242,6 +250,8 @@ coreai_ir::pass_options! {
             "keep weights whose location or blob name contains one of these";
         "max-error" => max_error: Option<f64> = "",
             "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ (with calibration=, at its layers' outputs) would exceed this";
+        "budget-mb" => budget_mb: Option<f64> = "",
+            "integer codes: choose each weight's width (dtype's up to 8 bits, or dense) so the weights take at most this many MB (10^6 bytes)";
         "calibration" => calibration: Option<String> = "",
             "FILE.npz: inputs of @main; max-error and remarks measure each weight's error at the outputs of the layers reading it";
         "remarks" => remarks: bool = "false",
@@ -265,13 +275,38 @@ impl Pass for QuantizeWeights {
             exclude: self.exclude.clone(),
         };
         let calibration = calibrate(root, self.calibration.as_deref(), &selection, INFO.name)?;
+        let plan = match self.budget_mb {
+            None => None,
+            Some(budget) => {
+                let plan = budget::plan(root, &selection, self, budget, calibration.as_deref())
+                    .map_err(|e| {
+                        coreai_ir::raw::emit_error(root.to_raw(), &format!("{}: {e}", INFO.name));
+                        coreai_ir::pass::PassFailed
+                    })?;
+                if self.remarks {
+                    eprintln!("{}: {}", INFO.name, plan.summary);
+                }
+                Some(Arc::new(plan))
+            }
+        };
         let options = self.clone();
         let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| {
+            let op = cx.op().to_raw().ptr as usize;
             let meter = Meter {
                 calibration: calibration.as_deref(),
-                op: cx.op().to_raw().ptr as usize,
+                op,
             };
-            quantize_weight(cx, &options, meter)
+            match plan.as_ref().and_then(|p| p.choices.get(&op)) {
+                None => quantize_weight(cx, &options, meter),
+                Some(budget::Choice::Dense) => budget_keeps_dense(cx, &options),
+                Some(&budget::Choice::Bits(bits)) => {
+                    let mut at = options.clone();
+                    if let Codes::Int(_, signed) = at.dtype {
+                        at.dtype = Codes::Int(bits, signed);
+                    }
+                    quantize_weight(cx, &at, meter)
+                }
+            }
         });
         compress_weights(
             root,
@@ -284,6 +319,24 @@ impl Pass for QuantizeWeights {
     }
 }
 
+/// A weight the size budget leaves dense: the same constant again.
+fn budget_keeps_dense<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    options: &QuantizeWeights,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let result = cx.op().result(0).map_err(|e| e.to_string())?;
+    let w = weight(result.into())?;
+    if options.remarks {
+        eprintln!(
+            "{}: {}: {:?} kept dense: the budget allows it",
+            INFO.name,
+            cx.location(),
+            w.shape
+        );
+    }
+    Ok(vec![constant(cx, result.r#type(), w.attr)?])
+}
+
 impl QuantizeWeights {
     /// Options that cannot go together: one error naming them.
     fn check(&self) -> Result<(), String> {
@@ -291,6 +344,10 @@ impl QuantizeWeights {
             Codes::Int(..) if self.scale_dtype.is_some() => Err(
                 "scale-dtype=fp8e8m0fnu is for float codes (dtype=fp8e4m3fn, fp8e5m2, \
                  fp4e2m1fn), not integers"
+                    .into(),
+            ),
+            Codes::Float(_) if self.budget_mb.is_some() => Err(
+                "budget-mb chooses among integer code widths: dtype=int8, int4, int2 or unsigned"
                     .into(),
             ),
             Codes::Float(_) if !self.symmetric => {

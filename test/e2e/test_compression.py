@@ -1088,3 +1088,83 @@ def importlib_model(tmp_path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.factory()[0]
+
+
+# ---- bits from a size budget (budget-mb=) -----------------------------------
+
+def budget_reference(weights, floor, budget):
+    """The documented allocation (passes/quantize_weights/budget.rs) in
+    numpy: per weight, int codes of `floor` up to 8 bits per output channel
+    (symmetric) or dense, with bytes and squared relative errors; from the
+    floor, the upgrade of largest e² decrease per byte that fits, until none
+    does. Returns each weight's choice (bits, or None for dense)."""
+    options = []
+    for w in weights:
+        rows = w.reshape(w.shape[0], -1).astype(np.float32)
+        choices = []
+        for bits in [b for b in (2, 4, 8) if b >= floor]:
+            hi = 2 ** (bits - 1) - 1
+            m = np.abs(rows).max(axis=1, keepdims=True)
+            s = ((m + m) + np.float32(1e-6)) / np.float32(2 * hi)
+            q = np.clip(np.rint(rows / s), -hi, hi).astype(np.float64) * s.astype(np.float64)
+            e = np.linalg.norm(q - rows) / np.linalg.norm(rows)
+            choices.append((bits, math.ceil(rows.size * bits / 8) + rows.shape[0] * 4, e * e))
+        choices.append((None, rows.size * 4, 0.0))
+        options.append(choices)
+    at = [0] * len(options)
+    total = sum(o[0][1] for o in options)
+    assert total <= budget * 1e6
+    while True:
+        best = None
+        for i, o in enumerate(options):
+            _, size, e2 = o[at[i]]
+            for k in range(at[i] + 1, len(o)):
+                _, more, e2k = o[k]
+                if more <= size or total - size + more > budget * 1e6:
+                    continue
+                gain = (e2 - e2k) / (more - size)
+                if gain > 0 and (best is None or gain > best[0]):
+                    best = (gain, i, k)
+        if best is None:
+            break
+        _, i, k = best
+        total += options[i][k][1] - options[i][at[i]][1]
+        at[i] = k
+    return [o[k][0] for o, k in zip(options, at)], total
+
+
+def test_budget_mb_chooses_the_documented_widths():
+    """int2 floor, per-channel, on the test program's four weights at
+    budgets from the floor's size to all dense: each weight's width (from
+    the remarks) is the one the documented greedy allocation gives in numpy,
+    the total stays within the budget, and a budget below the floor is one
+    error naming the floor's size."""
+    program = coreai_torch_program(torch.float32)
+    text = str(program._module._mlir_module)  # noqa: SLF001
+    weights = dense_weights(text)
+    assert len(weights) == 4
+    lo = sum(math.ceil(w.size * 2 / 8) + w.shape[0] * 4 for w in weights)
+    hi = sum(w.size * 4 for w in weights)
+    seen = set()
+    for fraction in (0.0, 0.1, 0.25, 0.5, 0.75, 1.0):
+        budget = (lo + fraction * (hi - lo)) / 1e6
+        want, total = budget_reference(weights, 2, budget)
+        r = subprocess.run([str(COREAI_OPT), "-o", os.devnull, "-", "--pass-pipeline=builtin.module(quantize-weights"
+                            f"{{dtype=int2 granularity=per-channel budget-mb={budget!r} remarks=true}})"],
+                           input=text, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        got = []
+        for line in r.stderr.splitlines():
+            if "kept dense: the budget allows it" in line:
+                got.append(None)
+            elif m := re.search(r" to si([248]), ", line):
+                got.append(int(m.group(1)))
+        assert got == want, (fraction, got, want, r.stderr)
+        assert f"{total / 1e6:.6f} MB" in r.stderr and total <= budget * 1e6
+        seen.add(tuple(got))
+    assert len(seen) >= 4, seen
+    r = subprocess.run([str(COREAI_OPT), "-o", os.devnull, "-", "--pass-pipeline=builtin.module(quantize-weights"
+                        f"{{dtype=int2 granularity=per-channel budget-mb={(lo - 1) / 1e6!r}}})"],
+                       input=text, capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr.count("error:") == 1, r.stderr
+    assert f"the 4 weights take {lo / 1e6:.6f} MB at 2 bits, over the budget" in r.stderr

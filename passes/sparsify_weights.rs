@@ -328,6 +328,7 @@ fn sparsify_weight<'c, 'a>(
                     &[1, 1i64 << bits, 1],
                     palette,
                 ),
+                0,
             )?;
             (values, None)
         }

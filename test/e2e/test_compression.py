@@ -818,7 +818,7 @@ def palettized_weights(module_op):
                     if o.operation.name == "coreai.lut_to_dense":
                         indices = constant_value(o.operands[0].owner).astype(np.int64)
                         lut = constant_value(o.operands[1].owner).astype(np.float64)
-                        dense = lookup(indices, lut)
+                        dense = lookup(indices, lut, int(constant_value(o.operands[2].owner)))
                         original = None
                         if i + 1 < len(ops) and ops[i + 1].operation.name == "coreai.constant" \
                                 and str(ops[i + 1].results[0].type) == str(o.results[0].type):
@@ -830,15 +830,21 @@ def palettized_weights(module_op):
     return out
 
 
-def lookup(indices, lut):
-    """lut_to_dense of scalar palettes: `lut` has the weight's rank + 2 dims,
-    the palette count per axis, then entries and 1."""
+def lookup(indices, lut, axis=0):
+    """lut_to_dense: `lut` has the weight's rank + 2 dims, the palette count
+    per axis, then entries and the vector size V (1: scalar palettes). Each
+    index picks a V-vector of its block's palette, laid along `axis` (the
+    weight's extent there is V times the indices')."""
     rank = indices.ndim
     grid = lut.shape[:rank]
+    entries, v = lut.shape[rank:]
     block = [d // g for d, g in zip(indices.shape, grid)]
     group = np.stack(np.meshgrid(*[np.arange(d) // b for d, b in zip(indices.shape, block)], indexing="ij"))
     flat = np.ravel_multi_index(tuple(group), grid)
-    return lut.reshape(-1, lut.shape[rank])[flat, indices]
+    vectors = lut.reshape(-1, entries, v)[flat, indices]
+    shape = list(indices.shape)
+    shape[axis] *= v
+    return np.moveaxis(vectors, -1, axis + 1).reshape(shape)
 
 
 PALETTES = [(4, "per_tensor", 32), (2, "per_tensor", 32), (6, "per_tensor", 32), (8, "per_tensor", 32),
@@ -879,8 +885,13 @@ def test_palettization_error_at_most_coreai_opt(model_dtype):
                                     # quantized palettes, with per-channel scales
                                     "palettize-weights{n-bits=4 per-channel-scale=true lut-dtype=int8}",
                                     "palettize-weights{n-bits=4 granularity=per-grouped-channel group-size=8 "
-                                    "lut-dtype=fp8e4m3fn}"],
-                         ids=["palettize4", "palettize4-group32", "int8-palettes-scaled", "fp8-palettes-group8"])
+                                    "lut-dtype=fp8e4m3fn}",
+                                    # vector palettes: entries of 2 output channels,
+                                    # one palette per 8 output channels
+                                    "palettize-weights{n-bits=4 cluster-dim=2 granularity=per-grouped-channel "
+                                    "group-size=8}"],
+                         ids=["palettize4", "palettize4-group32", "int8-palettes-scaled", "fp8-palettes-group8",
+                              "vector2"])
 def test_palettized_llama_runs_in_coreai_core(llama, preset, tmp_path):
     from coreai_export import convert
 
@@ -895,8 +906,9 @@ def test_palettized_llama_runs_in_coreai_core(llama, preset, tmp_path):
     # indices; 4-bit palettes move the output, but not beyond recognition.
     assert np.abs(got - ours).max() <= 1e-5 * scale, np.abs(got - ours).max() / scale
     assert 1e-3 * scale < np.abs(got - dense).max() < 0.5 * scale
-    # The compressed weights' f32 bytes become 4-bit indices: the asset
-    # shrinks by at least 7/8 of them, less palettes and scales.
+    # The compressed weights' f32 bytes become 4-bit indices (or fewer bits
+    # a weight): the asset shrinks by at least 7/8 of them, less palettes
+    # and scales.
     compressed = sum(p.numel() for p in model.parameters() if p.dim() == 2 and p.numel() > 1024) * 4
     assert asset_bytes(dense_asset) - asset_bytes(out) >= 0.8 * compressed
 
@@ -921,7 +933,8 @@ def looked_up_weights(module_op):
     (if any), in numpy; with the op types of the chain."""
     out = []
     for o in ops_named(module_op, "coreai.lut_to_dense"):
-        dense = lookup(constant_value(o.operands[0].owner).astype(np.int64), float_constant(o.operands[1].owner))
+        dense = lookup(constant_value(o.operands[0].owner).astype(np.int64), float_constant(o.operands[1].owner),
+                       int(constant_value(o.operands[2].owner)))
         chain = [str(o.operands[1].type)]
         users = [u.owner for u in o.results[0].uses]
         while len(users) == 1 and users[0].name == "coreai.cast":
@@ -1168,3 +1181,92 @@ def test_budget_mb_chooses_the_documented_widths():
                        input=text, capture_output=True, text=True)
     assert r.returncode == 1 and r.stderr.count("error:") == 1, r.stderr
     assert f"the 4 weights take {lo / 1e6:.6f} MB at 2 bits, over the budget" in r.stderr
+
+
+# ---- vector palettes (cluster-dim) against coreai-opt ------------------------
+
+def vector_palettized(module_op):
+    """(indices type, palette type, axis, result type) and the looked-up
+    weight of each coreai.lut_to_dense, in program order."""
+    out = []
+    for o in ops_named(module_op, "coreai.lut_to_dense"):
+        axis = int(constant_value(o.operands[2].owner))
+        form = (str(o.operands[0].type), str(o.operands[1].type), str(o.operands[2].type), axis,
+                str(o.results[0].type))
+        dense = lookup(constant_value(o.operands[0].owner).astype(np.int64),
+                       constant_value(o.operands[1].owner).astype(np.float64), axis)
+        out.append((form, dense))
+    return out
+
+
+def coreai_opt_cluster_dim_check(op, cluster_dim, channel_axis):
+    """coreai-opt 0.3.0's `_is_cluster_dim_valid`, its groups read as the
+    conv2d's operand 4. Its own reads `child_op.groups`, which the generic
+    operation a use's owner is lacks: palettize_weights(cluster_dim > 1)
+    raises AttributeError on any program with a convolution."""
+    from coreai_opt.coreai_utils._coreai_imports import _get_constant_value_as_np_array
+
+    result_type = op.result.type
+    if channel_axis < 0:
+        channel_axis += result_type.rank
+    for use in op.result.uses:
+        child = use.owner
+        if child.name == "coreai.conv2d":
+            shape = list(result_type.shape)
+            groups = child.operands[4].owner
+            if groups is not None and groups.name.endswith("constant"):
+                g = int(_get_constant_value_as_np_array(groups))
+                if g > 1:
+                    shape[0] //= g
+            if shape[channel_axis] % cluster_dim != 0:
+                return False
+    return True
+
+
+# (n-bits, cluster-dim, granularity, group size)
+VECTOR_PALETTES = [(4, 2, "per_tensor", 32), (4, 2, "per_grouped_channel", 8),
+                   (4, 4, "per_tensor", 32), (4, 4, "per_grouped_channel", 8),
+                   (2, 2, "per_tensor", 32),
+                   # 64 vectors a group, 64 entries: each vector exact
+                   (6, 4, "per_grouped_channel", 8)]
+
+
+@pytest.mark.parametrize("model_dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
+def test_vector_palettes_error_at_most_coreai_opt(model_dtype, monkeypatch):
+    """`cluster-dim` against coreai-opt's `palettize_weights(cluster_dim=...)`
+    on the same IR: the same look-up (indices with the output axis
+    cluster-dim times shorter, palettes `[grid.., 2^n, cluster-dim]`, that
+    axis as the op's axis) and on every weight a sum of squared errors at
+    most Apple's (scikit-learn's k-means++ and Lloyd iterations, one
+    seeding, on the weight rounded to f16 and to 4 decimals)."""
+    from coreai._compiler import ir
+    from coreai.authoring.context import Context
+    from coreai_opt.coreai_utils import CompressionGranularity, palettize_weights
+    from coreai_opt.coreai_utils.passes import weight_palettization
+
+    monkeypatch.setattr(weight_palettization, "_is_cluster_dim_valid", coreai_opt_cluster_dim_check)
+    program = coreai_torch_program(model_dtype)
+    text = str(program._module._mlir_module)  # noqa: SLF001
+    originals = [w.astype(np.float64) for w in dense_weights(text)]
+    assert len(originals) == 4
+    problems = []
+    for bits, cluster_dim, granularity, group in VECTOR_PALETTES:
+        apple = palettize_weights(program, lut_dtype=None, n_bits=bits, cluster_dim=cluster_dim,
+                                  granularity=CompressionGranularity(granularity), group_size=group,
+                                  num_kmeans_workers=1)
+        theirs = vector_palettized(apple._module._mlir_module.operation)  # noqa: SLF001
+        options = (f"n-bits={bits} cluster-dim={cluster_dim} granularity={granularity.replace('_', '-')} "
+                   f"group-size={group}")
+        r = subprocess.run([str(COREAI_OPT), f"--pass-pipeline=builtin.module(palettize-weights{{{options}}})", "-"],
+                           input=text, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with Context() as c:
+            ours = vector_palettized(ir.Module.parse(r.stdout, c._mlir_context).operation)  # noqa: SLF001
+        assert len(theirs) == len(ours) == 4, (options, len(theirs), len(ours))
+        for i, (w, (their_form, apple_dense), (our_form, our_dense)) in enumerate(zip(originals, theirs, ours)):
+            if our_form != their_form:
+                problems.append(f"{options}: weight {i}: ours {our_form}, coreai-opt {their_form}")
+            apple_sse, our_sse = ((w - apple_dense) ** 2).sum(), ((w - our_dense) ** 2).sum()
+            if our_sse > apple_sse:
+                problems.append(f"{options}: weight {i} {w.shape}: ours {our_sse:.6g}, coreai-opt {apple_sse:.6g}")
+    assert not problems, "\n".join(problems)

@@ -263,3 +263,40 @@ fn split_sizes_that_do_not_add_up_are_an_error_not_a_panic() {
         "{msg}"
     );
 }
+
+/// Vector palettes with a palette per block along the vector axis, as
+/// palettize-weights{cluster-dim=2 granularity=per-grouped-channel}
+/// writes them: index `i` picks a 2-vector from its block's palette, laid
+/// along `axis`. Blocks: (1, 2), (3, 4) and (10, 20), (30, 40); indices
+/// [[0, 1], [1, 0]]. Along axis 0 (one palette per index row) the columns
+/// are [1, 2, 30, 40] and [3, 4, 10, 20]; along axis 1 (one per index
+/// column) the rows are [1, 2, 30, 40] and [3, 4, 10, 20].
+#[test]
+fn vector_palettes_per_block_along_the_vector_axis() {
+    let context = project_context();
+    let module = r#"coreai.graph @rows() -> tensor<4x2xf32> {
+  %i = coreai.constant dense<[[0, 1], [1, 0]]> : tensor<2x2xui8>
+  %l = coreai.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]], [[[10.0, 20.0], [30.0, 40.0]]]]> : tensor<2x1x2x2xf32>
+  %a = coreai.constant dense<0> : tensor<si16>
+  %w = coreai.lut_to_dense %i, %l, %a : (tensor<2x2xui8>, tensor<2x1x2x2xf32>, tensor<si16>) -> tensor<4x2xf32>
+  coreai.output %w : tensor<4x2xf32>
+}
+coreai.graph @columns() -> tensor<2x4xf32> {
+  %i = coreai.constant dense<[[0, 1], [1, 0]]> : tensor<2x2xui8>
+  %l = coreai.constant dense<[[[[1.0, 2.0], [3.0, 4.0]], [[10.0, 20.0], [30.0, 40.0]]]]> : tensor<1x2x2x2xf32>
+  %a = coreai.constant dense<1> : tensor<si16>
+  %w = coreai.lut_to_dense %i, %l, %a : (tensor<2x2xui8>, tensor<1x2x2x2xf32>, tensor<si16>) -> tensor<2x4xf32>
+  coreai.output %w : tensor<2x4xf32>
+}"#;
+    let p = Program::parse(&context, module).unwrap();
+    let rows = p.run("rows", vec![], Options::default()).unwrap();
+    assert_eq!(
+        values(&rows[0]),
+        [1.0, 3.0, 2.0, 4.0, 30.0, 10.0, 40.0, 20.0]
+    );
+    let columns = p.run("columns", vec![], Options::default()).unwrap();
+    assert_eq!(
+        values(&columns[0]),
+        [1.0, 2.0, 30.0, 40.0, 3.0, 4.0, 10.0, 20.0]
+    );
+}

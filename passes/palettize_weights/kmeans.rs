@@ -8,6 +8,7 @@
 //! other step is per vector, or sequential. So the result does not depend
 //! on the number of workers.
 
+use coreai_ir::rng::SplitMix64;
 use std::ops::Range;
 
 /// Vectors per chunk of every sum ([`Data::chunks`]).
@@ -271,7 +272,7 @@ impl Data<'_> {
         let d = self.d;
         let as_center =
             |i: usize| -> Vec<f64> { self.vector(i).iter().map(|&v| v as f64).collect() };
-        let mut centers = as_center(rng.below(self.n));
+        let mut centers = as_center(below(rng, self.n));
         // D² of each vector, and each chunk's sum of them.
         let mut d2 = vec![0.0f64; self.n];
         let mut sums = self.chunks_mut(&mut d2, |first, out| {
@@ -572,26 +573,9 @@ fn draw(d2: &[f64], sums: &[f64], mut r: f64) -> usize {
     d2.iter().rposition(|&e| e > 0.0).unwrap_or(0)
 }
 
-/// SplitMix64 (Steele, Lea and Flood): the seedings' fixed random
-/// sequences.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Uniform in `0..n`.
-    fn below(&mut self, n: usize) -> usize {
-        ((self.unit() * n as f64) as usize).min(n - 1)
-    }
+/// Uniform in `0..n`, from the seedings' fixed random sequence.
+fn below(rng: &mut SplitMix64, n: usize) -> usize {
+    ((rng.unit() * n as f64) as usize).min(n - 1)
 }
 
 #[cfg(test)]

@@ -8,18 +8,15 @@
 //! before and after (for coreai-core, `test/interp/test_core_optimize_property.py`).
 
 use coreai_interp::{project_context, Options, Program, Tensor, Value};
+use coreai_ir::rng::SplitMix64;
 use ndarray::{ArrayD, IxDyn};
 
-/// splitmix64: a seeded generator in a few lines.
-struct Rng(u64);
+/// SplitMix64, seeded.
+struct Rng(SplitMix64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next()
     }
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
@@ -387,7 +384,7 @@ fn input(rng: &mut Rng, shape: &[usize], ty: Ty) -> Value {
 }
 
 fn generate(seed: u64) -> Case {
-    let mut rng = Rng(seed);
+    let mut rng = Rng(SplitMix64(seed));
     let shapes: &[&[usize]] = &[&[3], &[2, 3], &[2, 1, 3], &[4, 2]];
     let shape = rng.pick(shapes).to_vec();
     let ty = *rng.pick(&[Ty::F32, Ty::F32, Ty::F16, Ty::Si32]);

@@ -33,6 +33,7 @@ pub mod options;
 pub mod pass;
 pub mod raw;
 pub mod rewrite;
+pub mod rng;
 pub mod schema;
 pub mod strings;
 pub mod symbols;

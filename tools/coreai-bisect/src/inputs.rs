@@ -4,25 +4,9 @@
 //! integers, 0/1 for booleans. Deterministic for a seed.
 
 use coreai_interp::{DType, Port, Tensor};
+use coreai_ir::rng::SplitMix64 as Rng;
 use ndarray::ArrayD;
 use std::collections::BTreeMap;
-
-/// splitmix64: a few lines, deterministic everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 fn float_value(rng: &mut Rng, dtype: DType) -> f64 {
     let r = rng.unit();

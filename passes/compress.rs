@@ -534,6 +534,20 @@ impl Blocks {
         self.grid.iter().product()
     }
 
+    /// Whether block `b` is the elements `b·size..(b+1)·size` in row-major
+    /// order: the axes before the first split one have extent 1, those
+    /// after it are whole.
+    pub fn contiguous(&self) -> bool {
+        let split = self.grid.iter().position(|&g| g > 1);
+        match split {
+            None => true,
+            Some(d) => {
+                self.extent[..d].iter().all(|&e| e == 1)
+                    && self.grid[d + 1..].iter().all(|&g| g == 1)
+            }
+        }
+    }
+
     /// Calls `f(element, block)` for every element in row-major order.
     pub fn for_each(&self, shape: &[usize], mut f: impl FnMut(usize, usize)) {
         let rows = self.rows(shape);

@@ -20,7 +20,8 @@
 //! the clusters are the contiguous runs of buckets that minimize
 //! the sum of squared errors over the exact values (dynamic programming,
 //! divide and conquer on the monotone split points: O(k·u·log u) for `u`
-//! buckets and `k` clusters); each palette entry is the exact mean of its
+//! buckets and `k` clusters, over only the cells the answer reads, about
+//! half the table); each palette entry is the exact mean of its
 //! cluster's values, in the weight's type. Apple's clusters are contiguous
 //! runs of the same buckets, with entries that are not their
 //! cluster's exact mean, so each of our palettes has a sum of squared
@@ -669,38 +670,54 @@ pub(crate) fn palettize<T: Real>(
         return (indices, palettes);
     }
     // Every block has the same number of elements: block b's are
-    // members[b·size..(b+1)·size], in element order.
-    let (members, size) = block_members(blocks, shape);
+    // members[b·size..(b+1)·size], in element order (none when the
+    // blocks are runs of the elements).
+    let contiguous = blocks.contiguous();
+    let (members, size) = if contiguous {
+        (Vec::new(), w.len() / n)
+    } else {
+        block_members(blocks, shape)
+    };
     // Groups are independent: workers take runs of them; results land by
     // group, so they do not depend on the split.
     let threads = threads.min(n).max(1);
     let per = n.div_ceil(threads);
-    let results: Vec<Vec<(Vec<f64>, Vec<u8>)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..n)
-            .step_by(per)
-            .map(|first| {
+    let results: Vec<Vec<Vec<f64>>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = indices
+            .chunks_mut(per * size)
+            .enumerate()
+            .map(|(worker, out)| {
                 let (members, table) = (&members, &table);
                 scope.spawn(move || {
-                    let mut values = Vec::with_capacity(size);
+                    let mut values = Vec::with_capacity(if contiguous { 0 } else { size });
                     let mut group_weights = Vec::new();
                     let mut scratch = Scratch::new();
-                    (first..(first + per).min(n))
-                        .map(|b| {
-                            values.clear();
-                            let elements = &members[b * size..(b + 1) * size];
-                            values.extend(elements.iter().map(|&e| w[e as usize]));
-                            let weighted = weights.map(|ws| {
-                                group_weights.clear();
-                                group_weights.extend(elements.iter().map(|&e| ws[e as usize]));
-                                &group_weights[..]
-                            });
+                    let first = worker * per;
+                    out.chunks_mut(size)
+                        .enumerate()
+                        .map(|(g, out)| {
+                            let b = first + g;
+                            let (group, weighted) = if contiguous {
+                                let range = b * size..(b + 1) * size;
+                                (&w[range.clone()], weights.map(|ws| &ws[range]))
+                            } else {
+                                values.clear();
+                                let elements = &members[b * size..(b + 1) * size];
+                                values.extend(elements.iter().map(|&e| w[e as usize]));
+                                let weighted = weights.map(|ws| {
+                                    group_weights.clear();
+                                    group_weights.extend(elements.iter().map(|&e| ws[e as usize]));
+                                    &group_weights[..]
+                                });
+                                (&values[..], weighted)
+                            };
                             let (lut, keys) =
-                                cluster(&values, weighted, entries, table, 1, &mut scratch);
-                            let group: Vec<u8> = keys
-                                .iter()
-                                .map(|&k| scratch.cluster_of[k as usize])
-                                .collect();
-                            (lut, group)
+                                cluster(group, weighted, entries, table, 1, &mut scratch);
+                            // Block-major here; element order below.
+                            for (o, &k) in out.iter_mut().zip(&keys) {
+                                *o = scratch.cluster_of[k as usize];
+                            }
+                            lut
                         })
                         .collect()
                 })
@@ -711,10 +728,14 @@ pub(crate) fn palettize<T: Real>(
             .map(|h| h.join().expect("a palette worker panicked"))
             .collect()
     });
-    for (b, (lut, group)) in results.into_iter().flatten().enumerate() {
-        for (&e, &i) in members[b * size..(b + 1) * size].iter().zip(&group) {
+    if !contiguous {
+        let by_block = std::mem::take(&mut indices);
+        indices = vec![0u8; w.len()];
+        for (&e, &i) in members.iter().zip(&by_block) {
             indices[e as usize] = i;
         }
+    }
+    for (b, lut) in results.into_iter().flatten().enumerate() {
         place(b, &lut);
     }
     (indices, palettes)
@@ -1023,7 +1044,8 @@ fn assign(keys: &[u16], cluster_of: &[u8], indices: &mut [u8], threads: usize) {
 /// The end (exclusive) of each of `k` contiguous clusters of `buckets`
 /// minimizing the total sum of squared errors: `D[m][j] = min_i D[m-1][i] +
 /// cost(i, j)`, whose minimizing `i` does not decrease with `j` (1-D
-/// k-means costs are Monge), computed by divide and conquer.
+/// k-means costs are Monge), computed by divide and conquer over only the
+/// cells the answer reads ([`Table::ensure`]).
 fn optimal_partition(buckets: &[Bucket], k: usize) -> Vec<usize> {
     let u = buckets.len();
     if k == 0 {
@@ -1042,49 +1064,32 @@ fn optimal_partition(buckets: &[Bucket], k: usize) -> Vec<usize> {
         ps[i + 1] = ps[i] + s;
         pq[i + 1] = pq[i] + q;
     }
-    let cost = |i: usize, j: usize| -> f64 {
-        // Buckets i..j (j exclusive).
-        let n = pc[j] - pc[i];
-        if n <= 0.0 {
-            return 0.0;
-        }
-        let s = ps[j] - ps[i];
-        (pq[j] - pq[i] - s * s / n).max(0.0)
+    let sums = Sums {
+        count: &pc,
+        sum: &ps,
+        squares: &pq,
     };
-    // prev[j]: best cost of m-1 clusters over the first j buckets.
-    let mut prev: Vec<f64> = (0..=u).map(|j| cost(0, j)).collect();
-    let mut splits: Vec<Vec<usize>> = Vec::with_capacity(k);
-    splits.push(vec![0; u + 1]);
-    for m in 1..k {
-        let mut cur = vec![f64::INFINITY; u + 1];
-        let mut arg = vec![0usize; u + 1];
-        // Clusters m+1 over j buckets need j >= m+1, split after i >= m.
-        let sums = Sums {
-            count: &pc,
-            sum: &ps,
-            squares: &pq,
-        };
-        // Only the j that leave a bucket for each later cluster are read.
-        layer(
-            m + 1,
-            u - (k - 1 - m),
-            m,
-            u - 1,
-            &splits[m - 1],
-            &prev,
-            &sums,
-            &mut cur,
-            &mut arg,
-        );
-        splits.push(arg);
-        prev = cur;
-    }
+    // Layer 0, one cluster over the first j buckets, is every cell.
+    let mut cost = vec![vec![f64::INFINITY; u + 1]; k];
+    cost[0] = (0..=u).map(|j| sums.cost(0, j)).collect();
+    let last: Vec<usize> = (0..k).map(|m| u - (k - 1 - m)).collect();
+    let mut first: Vec<usize> = last.iter().map(|&h| h + 1).collect();
+    first[0] = 0;
+    let mut table = Table {
+        sums,
+        buckets: u,
+        last,
+        first,
+        cost,
+        split: vec![vec![0; u + 1]; k],
+    };
+    table.ensure(k - 1, u);
     // Walk the split points back from (k, u).
     let mut ends = vec![0usize; k];
     let mut j = u;
     for m in (0..k).rev() {
         ends[m] = j;
-        j = splits[m][j];
+        j = table.split[m][j];
     }
     ends
 }
@@ -1096,21 +1101,93 @@ struct Sums<'a> {
     squares: &'a [f64],
 }
 
+impl Sums<'_> {
+    /// The squared error of buckets `i..j` about their mean.
+    fn cost(&self, i: usize, j: usize) -> f64 {
+        let n = self.count[j] - self.count[i];
+        if n <= 0.0 {
+            return 0.0;
+        }
+        let s = self.sum[j] - self.sum[i];
+        (self.squares[j] - self.squares[i] - s * s / n).max(0.0)
+    }
+}
+
+/// The DP's cells, filled on demand. Layer `m` (m+1 clusters) has cells
+/// `j` in `m+1..=last[m]` (each later cluster keeps a bucket); cells
+/// `first[m]..=last[m]` are computed, `cost[m][j]` and `split[m][j]`, the
+/// least minimizing start of the last cluster.
+///
+/// The answer is cell `(k-1, u)`. Layer `m` at `j` reads layer `m-1` only
+/// at `i >= split[m-1][j]` (Knuth: one cluster more does not move the last
+/// split left), so the cells read below form a suffix of each layer that
+/// starts near the `m`-th of `k-1` quantiles: about half of the table,
+/// where a layer-by-layer DP computes all of it. Filling a suffix first
+/// makes sure of the suffix of the layer below it reads.
+struct Table<'a> {
+    sums: Sums<'a>,
+    buckets: usize,
+    last: Vec<usize>,
+    first: Vec<usize>,
+    cost: Vec<Vec<f64>>,
+    split: Vec<Vec<usize>>,
+}
+
+impl Table<'_> {
+    /// Computes layer `m`'s cells from `a` up (those not yet computed).
+    fn ensure(&mut self, m: usize, a: usize) {
+        let a = a.max(m + 1);
+        if m == 0 || a >= self.first[m] {
+            return;
+        }
+        // Beyond layer m-1's last cell, its last split bounds the splits.
+        let below_last = self.last[m - 1];
+        if m > 1 {
+            // Split[m-1] at a, then the cells from there up.
+            self.ensure(m - 1, a.min(below_last));
+            let from = self.split[m - 1][a.min(below_last)];
+            self.ensure(m - 1, from);
+        }
+        // The new cells' splits lie at or below the first computed one's.
+        let top = self.first[m] - 1;
+        let opt_hi = if self.first[m] <= self.last[m] {
+            self.split[m][self.first[m]]
+        } else {
+            self.buckets - 1
+        };
+        let (done, rest) = self.cost.split_at_mut(m);
+        let (done_split, rest_split) = self.split.split_at_mut(m);
+        layer(
+            &Layer {
+                lower: &done_split[m - 1][..=below_last],
+                prev: &done[m - 1],
+                sums: &self.sums,
+            },
+            (a, top),
+            (m, opt_hi),
+            &mut rest[0],
+            &mut rest_split[0],
+        );
+        self.first[m] = a;
+    }
+}
+
+/// What one layer of the DP reads: the layer below's costs and splits
+/// (`lower[j]` bounds the split at `j` from below; past its end, its last
+/// entry does), and the prefix sums.
+struct Layer<'a> {
+    lower: &'a [usize],
+    prev: &'a [f64],
+    sums: &'a Sums<'a>,
+}
+
 /// One layer of the DP by divide and conquer on the monotone split
 /// points: `cur[j]`, `arg[j]` for `j` in `lo..=hi`, the best split `i` in
-/// `max(opt_lo, lower[j])..=min(opt_hi, j-1)`. `lower` is the previous
-/// layer's splits: with one cluster more, the last split does not move
-/// left (Knuth's monotonicity for Monge costs), which narrows the widest
-/// scans.
-#[allow(clippy::too_many_arguments)]
+/// `max(opt_lo, lower[j])..=min(opt_hi, j-1)`.
 fn layer(
-    lo: usize,
-    hi: usize,
-    opt_lo: usize,
-    opt_hi: usize,
-    lower: &[usize],
-    prev: &[f64],
-    sums: &Sums<'_>,
+    below: &Layer<'_>,
+    (lo, hi): (usize, usize),
+    (opt_lo, opt_hi): (usize, usize),
     cur: &mut [f64],
     arg: &mut [usize],
 ) {
@@ -1119,14 +1196,15 @@ fn layer(
     }
     let mid = (lo + hi) / 2;
     let to = opt_hi.min(mid - 1);
-    let from = opt_lo.max(lower[mid]).min(to);
-    let (best, best_i) = best_split(prev, sums, from, to, mid);
+    let bound = below.lower[mid.min(below.lower.len() - 1)];
+    let from = opt_lo.max(bound).min(to);
+    let (best, best_i) = best_split(below.prev, below.sums, from, to, mid);
     cur[mid] = best;
     arg[mid] = best_i;
     if mid > lo {
-        layer(lo, mid - 1, opt_lo, best_i, lower, prev, sums, cur, arg);
+        layer(below, (lo, mid - 1), (opt_lo, best_i), cur, arg);
     }
-    layer(mid + 1, hi, best_i, opt_hi, lower, prev, sums, cur, arg);
+    layer(below, (mid + 1, hi), (best_i, opt_hi), cur, arg);
 }
 
 /// `min over i in from..=to of prev[i] + cost(i, j)` and the least such
@@ -1296,6 +1374,17 @@ mod tests {
         solve(mid + 1, hi, best_i, opt_hi, prev, cost, cur, arg);
     }
 
+    /// Unshifted prefix sums of the buckets' counts, sums and squares.
+    fn prefix_sums(buckets: &[Bucket]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+        let mut sums = (vec![0.0], vec![0.0], vec![0.0]);
+        for b in buckets {
+            sums.0.push(sums.0.last().unwrap() + b.count);
+            sums.1.push(sums.1.last().unwrap() + b.sum);
+            sums.2.push(sums.2.last().unwrap() + b.squares);
+        }
+        sums
+    }
+
     #[test]
     fn lanes_find_the_scalar_minima() {
         // Random buckets, every layer of the DP.
@@ -1317,14 +1406,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let mut pc = vec![0.0; u + 1];
-            let mut ps = vec![0.0; u + 1];
-            let mut pq = vec![0.0; u + 1];
-            for (i, b) in buckets.iter().enumerate() {
-                pc[i + 1] = pc[i] + b.count;
-                ps[i + 1] = ps[i] + b.sum;
-                pq[i + 1] = pq[i] + b.squares;
-            }
+            let (pc, ps, pq) = prefix_sums(&buckets);
             let cost = |i: usize, j: usize| {
                 let (n, s) = (pc[j] - pc[i], ps[j] - ps[i]);
                 if n <= 0.0 {
@@ -1346,17 +1428,12 @@ mod tests {
                 };
                 let mut got_cost = vec![f64::INFINITY; u + 1];
                 let mut arg = vec![0; u + 1];
-                layer(
-                    m + 1,
-                    u,
-                    m,
-                    u - 1,
-                    &lower,
-                    &prev,
-                    &sums,
-                    &mut got_cost,
-                    &mut arg,
-                );
+                let below = Layer {
+                    lower: &lower,
+                    prev: &prev,
+                    sums: &sums,
+                };
+                layer(&below, (m + 1, u), (m, u - 1), &mut got_cost, &mut arg);
                 // The same splits (the first minimum) and costs.
                 for j in m + 1..=u {
                     assert_eq!(
@@ -1368,6 +1445,75 @@ mod tests {
                 prev = want;
                 lower = want_arg;
             }
+        }
+    }
+
+    #[test]
+    fn the_cells_read_give_the_whole_tables_partition() {
+        // The on-demand table against every cell of every layer, each by a
+        // plain scan: the same partitions, for few and many clusters.
+        let mut rng = coreai_ir::rng::SplitMix64(5);
+        let mut next = || rng.unit();
+        for (u, k) in [
+            (1, 1),
+            (3, 3),
+            (9, 2),
+            (40, 5),
+            (200, 16),
+            (700, 16),
+            (300, 64),
+            (64, 63),
+        ] {
+            // Bucket centres spread like a normal sample's (dense middle).
+            let buckets: Vec<Bucket> = (0..u)
+                .map(|i| {
+                    let t = (i as f64 + 0.5) / u as f64 - 0.5;
+                    let (n, x) = (1.0 + (next() * 9.0).floor(), t * t * t * 50.0 + t);
+                    Bucket {
+                        count: n,
+                        sum: n * x,
+                        squares: n * x * x + next() * 1e-3,
+                    }
+                })
+                .collect();
+            let ends = optimal_partition(&buckets, k);
+            let (pc, ps, pq) = prefix_sums(&buckets);
+            let sums = Sums {
+                count: &pc,
+                sum: &ps,
+                squares: &pq,
+            };
+            let cost = |i: usize, j: usize| sums.cost(i, j);
+            let mut prev: Vec<f64> = (0..=u).map(|j| cost(0, j)).collect();
+            let mut splits = vec![vec![0; u + 1]];
+            for m in 1..k {
+                let mut cur = vec![f64::INFINITY; u + 1];
+                let mut arg = vec![0; u + 1];
+                solve(m + 1, u, m, u - 1, &prev, &cost, &mut cur, &mut arg);
+                splits.push(arg);
+                prev = cur;
+            }
+            let mut want = vec![0; k];
+            let mut j = u;
+            for m in (0..k).rev() {
+                want[m] = j;
+                j = splits[m][j];
+            }
+            let total = |ends: &[usize]| {
+                let mut start = 0;
+                ends.iter()
+                    .map(|&e| std::mem::replace(&mut start, e))
+                    .zip(ends)
+                    .map(|(s, &e)| cost(s, e))
+                    .sum::<f64>()
+            };
+            assert!(
+                (total(&ends) - total(&want)).abs() <= 1e-12 * total(&want),
+                "u={u} k={k}: {} vs {}",
+                total(&ends),
+                total(&want)
+            );
+            assert_eq!(ends, want, "u={u} k={k}");
         }
     }
 

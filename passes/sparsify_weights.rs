@@ -59,6 +59,12 @@
 //! //     %v = coreai.lut_to_dense %indices, %palette, %axis   (tensor<N x ui n>, [1, 2^n, 1], si16 0)
 //! //     %w' = coreai.sparse_with_bitmask_to_dense (coreai.build_sparse_with_bitmask %v, %m)
 //!
+//! `max-error=e` keeps a weight dense when the dense result's relative
+//! error `‖w − w'‖ / ‖w‖` (`w'`: the kept values as stored, zero elsewhere)
+//! exceeds `e`; with `calibration=FILE.npz` the error is measured at the
+//! outputs of the layers reading the weight (`compress/calibration.rs`),
+//! as for `quantize-weights`. `remarks=true` prints that error per weight.
+//!
 //! A weight the structure does not apply to stays dense, with a remark at
 //! the weight saying why (as Apple's library skips it with a warning): a
 //! block size over half the output channels, an `M` over half the input
@@ -67,9 +73,12 @@
 //! `block-size` with `n-m`, or both `quantize-dtype` and
 //! `palettize-nbits`, is one error.
 
-use crate::compress::{compress_weights, parse_positive, weight, Blocks, Real, Selection, Weight};
+use crate::compress::{
+    calibrate, compress_weights, keep_dense, parse_positive, weight, Blocks, Measured, Meter, Real,
+    Selection, Weight,
+};
 use crate::quantize_weights::{
-    code_blob, code_range, parse_8bit_codes, quantize, quantize_float, Codes,
+    code_at, code_blob, code_range, parse_8bit_codes, quantize, quantize_float, Codes,
 };
 use coreai_ir::emit::constant;
 use coreai_ir::lowering::{Decline, LoweringCx, UserLowering};
@@ -167,8 +176,12 @@ coreai_ir::pass_options! {
             "prune only weights whose location or blob name contains one of these";
         "exclude" => exclude: Vec<String> = "",
             "keep weights whose location or blob name contains one of these";
+        "max-error" => max_error: Option<f64> = "",
+            "keep a weight dense when its relative error ‖w - w'‖ / ‖w‖ (with calibration=, at its layers' outputs) would exceed this";
+        "calibration" => calibration: Option<String> = "",
+            "FILE.npz: inputs of @main; max-error and remarks measure each weight's error at the outputs of the layers reading it";
         "remarks" => remarks: bool = "false",
-            "a remark per weight: its shape and the fraction pruned";
+            "a remark per weight: its shape, the fraction pruned and the relative error";
     }
 }
 
@@ -216,14 +229,23 @@ impl Pass for SparsifyWeights {
             only: self.only.clone(),
             exclude: self.exclude.clone(),
         };
-        let remarks = self.remarks;
         let storage = match (self.quantize_dtype, self.palettize_bits) {
             (Some(codes), _) => Storage::Codes(codes),
             (_, Some(bits)) => Storage::Palette { bits },
             _ => Storage::Floats,
         };
-        let rewrite: UserLowering =
-            Arc::new(move |cx: &LoweringCx<'_, '_>| sparsify_weight(cx, method, storage, remarks));
+        let calibration = calibrate(root, self.calibration.as_deref(), &selection, INFO.name)?;
+        let accuracy = Accuracy {
+            max_error: self.max_error,
+            remarks: self.remarks,
+        };
+        let rewrite: UserLowering = Arc::new(move |cx: &LoweringCx<'_, '_>| {
+            let meter = Meter {
+                calibration: calibration.as_deref(),
+                op: cx.op().to_raw().ptr as usize,
+            };
+            sparsify_weight(cx, method, storage, accuracy, meter)
+        });
         compress_weights(
             root,
             rewrites,
@@ -235,24 +257,30 @@ impl Pass for SparsifyWeights {
     }
 }
 
+/// When to keep a weight dense, and whether to say what was done.
+#[derive(Clone, Copy)]
+struct Accuracy {
+    max_error: Option<f64>,
+    remarks: bool,
+}
+
 // %w = constant → sparse_with_bitmask_to_dense(build_sparse_with_bitmask(values, mask))
 fn sparsify_weight<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     method: Method,
     storage: Storage,
-    remarks: bool,
+    accuracy: Accuracy,
+    meter: Meter<'_>,
 ) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let result: Value<'c, 'a> = cx.op().result(0).map_err(|e| e.to_string())?.into();
     let w = weight(result)?;
+    let remarks = accuracy.remarks;
+    let meter = (remarks || accuracy.max_error.is_some()).then_some(meter);
     let pruning = match &w.data {
-        FloatData::F32(v) => {
-            pruned(v, &w, method).map(|keep| stored(kept(v, &keep), keep, storage))
-        }
-        FloatData::F16(v) => {
-            pruned(v, &w, method).map(|keep| stored(kept(v, &keep), keep, storage))
-        }
+        FloatData::F32(v) => sparsified(v, &w, method, storage, meter)?,
+        FloatData::F16(v) => sparsified(v, &w, method, storage, meter)?,
     };
-    let (keep, values) = match pruning {
+    let (keep, values, error) = match pruning {
         Ok(p) => p,
         Err(reason) => {
             coreai_ir::raw::emit_remark(
@@ -262,6 +290,11 @@ fn sparsify_weight<'c, 'a>(
             return Ok(vec![constant(cx, result.r#type(), w.attr)?]);
         }
     };
+    if let (Some(error), Some(bound)) = (error, accuracy.max_error) {
+        if error.error > bound {
+            return keep_dense(cx, &w, INFO.name, &error, bound, remarks);
+        }
+    }
     let non_zero = keep.iter().filter(|&&k| k).count();
     release_pages(w.attr);
     let ty = RankedTensorType::try_from(result.r#type()).map_err(|e| e.to_string())?;
@@ -381,13 +414,14 @@ fn sparsify_weight<'c, 'a>(
     let sparse = cx.build_value(BUILD_SPARSE_WITH_BITMASK, &[values, mask], sparse_ty, &[])?;
     if remarks {
         eprintln!(
-            "{}: {}: {:?} {} kept {non_zero} of {} ({:.1}% pruned)",
+            "{}: {}: {:?} {} kept {non_zero} of {} ({:.1}% pruned){}",
             INFO.name,
             cx.location(),
             w.shape,
             coreai_ir::lowering::type_text(float),
             keep.len(),
             100.0 * (1.0 - non_zero as f64 / keep.len().max(1) as f64),
+            error.map_or(String::new(), |e| format!(", {e}")),
         );
     }
     let dense = cx.build_value(SPARSE_WITH_BITMASK_TO_DENSE, &[sparse], scattered, &[])?;
@@ -439,19 +473,65 @@ enum Stored {
     },
 }
 
+/// A weight pruned and stored: which elements are kept, how, and (when
+/// measured) the error of the dense result.
+type Sparsified = (Vec<bool>, Stored, Option<Measured>);
+
+/// `v` pruned by `method` and its kept values stored as `storage`; with a
+/// meter, the error of the dense result (the kept values as stored, zero
+/// elsewhere). The inner error is why the weight stays dense.
+fn sparsified<T: Real + Send + Sync>(
+    v: &[T],
+    w: &Weight<'_>,
+    method: Method,
+    storage: Storage,
+    meter: Option<Meter<'_>>,
+) -> Result<Result<Sparsified, String>, String> {
+    let keep = match pruned(v, w, method) {
+        Ok(keep) => keep,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    let (keep, stored, as_stored) = stored(kept(v, &keep), keep, storage, meter.is_some());
+    let error = match meter {
+        None => None,
+        Some(meter) => {
+            let mut dense = vec![0.0; v.len()];
+            for (d, x) in dense
+                .iter_mut()
+                .zip(&keep)
+                .filter(|(_, &k)| k)
+                .map(|(d, _)| d)
+                .zip(as_stored)
+            {
+                *d = x;
+            }
+            let blocks = Blocks::new(&w.shape, &vec![0; w.shape.len()])?;
+            Some(meter.measure(v, &w.shape, &blocks, |e, _| dense[e])?)
+        }
+    };
+    Ok(Ok((keep, stored, error)))
+}
+
 /// The kept values as stored: their bytes, 8-bit codes, or palette
-/// indices (an empty set of kept values stays floats).
+/// indices (an empty set of kept values stays floats); with `values_back`,
+/// also the values they stand for, in order.
 fn stored<T: Real + Send + Sync>(
     values: Vec<T>,
     keep: Vec<bool>,
     storage: Storage,
-) -> (Vec<bool>, Stored) {
+    values_back: bool,
+) -> (Vec<bool>, Stored, Vec<f64>) {
+    let n = values.len();
     match storage {
-        Storage::Palette { bits } if !values.is_empty() => {
-            let n = values.len();
+        Storage::Palette { bits } if n > 0 => {
             let blocks = Blocks::new(&[n], &[0]).expect("one block");
             let (indices, palette) =
                 crate::palettize_weights::palettize(&values, None, &[n], &blocks, 1 << bits);
+            let back = if values_back {
+                indices.iter().map(|&i| palette[i as usize].get()).collect()
+            } else {
+                Vec::new()
+            };
             let palette = T::bytes(&palette);
             (
                 keep,
@@ -460,35 +540,60 @@ fn stored<T: Real + Send + Sync>(
                     palette,
                     bits,
                 },
+                back,
             )
         }
-        Storage::Codes(kind) if !values.is_empty() => {
-            let n = values.len();
+        Storage::Codes(kind) if n > 0 => {
             let blocks = Blocks::new(&[n], &[0]).expect("one block");
-            let stored = match kind {
+            let (stored, back): (Stored, Vec<f64>) = match kind {
                 Codes::Int(bits, signed) => {
                     let (lo, hi) = code_range(bits, signed, true);
                     let q = quantize(&values, &[n], &blocks, bits, lo, hi, signed, true);
-                    Stored::Codes {
+                    let (scale, zero_point) = (q.scales[0].get(), q.zero_points[0]);
+                    let back = if values_back {
+                        (0..n)
+                            .map(|e| {
+                                (code_at(&q.codes, e, q.bits, signed) - zero_point) as f64 * scale
+                            })
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let stored = Stored::Codes {
                         codes: q.codes,
-                        scale: q.scales[0].get(),
-                        zero_point: q.zero_points[0],
+                        scale,
+                        zero_point,
                         kind,
-                    }
+                    };
+                    (stored, back)
                 }
                 Codes::Float(format) => {
                     let q = quantize_float(&values, &[n], &blocks, format, false);
-                    Stored::Codes {
-                        scale: q.scale(0),
+                    let scale = q.scale(0);
+                    let back = if values_back {
+                        q.codes.iter().map(|&c| format.decode(c) * scale).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let stored = Stored::Codes {
+                        scale,
                         codes: q.codes,
                         zero_point: 0,
                         kind,
-                    }
+                    };
+                    (stored, back)
                 }
             };
-            (keep, stored)
+            (keep, stored, back)
         }
-        _ => (keep, Stored::Floats(T::bytes(&values))),
+        _ => {
+            let back = if values_back {
+                values.iter().map(|x| x.get()).collect()
+            } else {
+                Vec::new()
+            };
+            (keep, Stored::Floats(T::bytes(&values)), back)
+        }
     }
 }
 

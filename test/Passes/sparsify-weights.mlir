@@ -5,6 +5,8 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=uint8 min-elements=0})' | FileCheck %s --check-prefix=UINT8
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{quantize-dtype=fp8e4m3fn min-elements=0})' | FileCheck %s --check-prefix=FP8
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{palettize-nbits=1 min-elements=0})' | FileCheck %s --check-prefix=PAL --enable-var-scope
+// RUN: coreai-opt %s --split-input-file -o /dev/null --pass-pipeline='builtin.module(sparsify-weights{target-sparsity=0.5 min-elements=0 remarks=true max-error=0.4})' 2>&1 | FileCheck %s --check-prefix=ERROR
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(sparsify-weights{target-sparsity=0.5 min-elements=0 remarks=true max-error=0.3})' 2>&1 | FileCheck %s --check-prefix=BOUND
 
 // Values computed by hand. @half: the magnitudes are 1 .. 32; numpy's 50th
 // percentile is 16.5 (between the 16th and 17th of 32), so 1 .. 16 go and
@@ -18,6 +20,15 @@
 // HALF-NEXT: coreai.batch_matmul %{{.*}}, %[[D]]
 // HALF:      weight.values: "0x10000000000088C1000090C1{{[0-9A-F]*}}0000F84100000042"
 // HALF:      weight.mask: "0x100000000000FFFF"
+
+// The error of @half pruned: sqrt((1² + ... + 16²) / (1² + ... + 32²)) =
+// sqrt(1496 / 11440) = 0.36162; over max-error=0.3 the weight stays as it
+// was.
+// ERROR: sparsify-weights: {{.*}}: [4, 8] f32 kept 16 of 32 (50.0% pruned), relative error 3.616e-1
+// BOUND: sparsify-weights: {{.*}}: [4, 8] kept dense: relative error 3.616e-1 > max-error 3e-1
+// BOUND-LABEL: coreai.graph @half
+// BOUND-NOT: coreai.build_sparse_with_bitmask
+// BOUND: coreai.batch_matmul
 
 // n:m 2:4 along the input channels (axis 0 of a matmul's right operand),
 // each column in groups of rows 0-3 and 4-7: column 0 keeps rows 2, 3, 6,

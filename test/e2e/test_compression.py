@@ -1033,16 +1033,9 @@ def factory():
 """
 
 
-def test_max_error_at_the_layer_outputs(tmp_path):
-    """int4 per-channel on two linear layers. In `a` one input channel
-    (100 in every row) sets each row's scale, so every other weight rounds
-    to 0: relative to the weight that is an 8% error, but that channel
-    carries 0 in the calibration inputs, so the layer's output is lost
-    (100%). With `calibration=` the remarks give each layer's output error
-    as numpy computes it from the dequantized weights (the formula of
-    docs/compression.md) and `max-error=0.2` keeps `a` dense; without it,
-    `a` is compressed. The calibrated program runs in coreai-run like eager
-    with `b`'s weight dequantized."""
+def outlier_program(tmp_path):
+    """OUTLIER exported and converted to coreai IR: the IR file, the
+    calibration inputs (file and f64 array), and the two weights."""
     from toolchain import export_source, load
 
     aten = export_source(tmp_path, OUTLIER)
@@ -1053,7 +1046,31 @@ def test_max_error_at_the_layer_outputs(tmp_path):
     inputs = tmp_path / "in.npz"
     x = next(iter(load(inputs).values())).astype(np.float64)
     spec = importlib_model(tmp_path)
-    a, b = (spec.a.weight.detach().numpy(), spec.b.weight.detach().numpy())
+    return coreai, inputs, x, (spec.a.weight.detach().numpy(), spec.b.weight.detach().numpy())
+
+
+def run_pass(source, out, passes):
+    """coreai-opt `source` → `out` through `builtin.module(passes)`: `out`
+    and the remarks (stderr)."""
+    r = subprocess.run([str(COREAI_OPT), str(source), "-o", str(out), f"--pass-pipeline=builtin.module({passes})"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out, r.stderr
+
+
+def test_max_error_at_the_layer_outputs(tmp_path):
+    """int4 per-channel on two linear layers. In `a` one input channel
+    (100 in every row) sets each row's scale, so every other weight rounds
+    to 0: relative to the weight that is an 8% error, but that channel
+    carries 0 in the calibration inputs, so the layer's output is lost
+    (100%). With `calibration=` the remarks give each layer's output error
+    as numpy computes it from the dequantized weights (the formula of
+    docs/compression.md) and `max-error=0.2` keeps `a` dense; without it,
+    `a` is compressed. The calibrated program runs in coreai-run like eager
+    with `b`'s weight dequantized."""
+    from toolchain import load
+
+    coreai, inputs, x, (a, b) = outlier_program(tmp_path)
 
     def output_error(w):
         y, y2 = x @ w.astype(np.float64).T, x @ dequantized(w, 4, None).astype(np.float64).T
@@ -1063,12 +1080,7 @@ def test_max_error_at_the_layer_outputs(tmp_path):
         return np.linalg.norm(dequantized(w, 4, None) - w) / np.linalg.norm(w)
 
     def compress(extra):
-        out = tmp_path / "q.mlir"
-        r = subprocess.run([str(COREAI_OPT), str(coreai), "-o", str(out), "--pass-pipeline=builtin.module("
-                            f"quantize-weights{{dtype=int4 max-error=0.2 remarks=true {extra}}})"],
-                           capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-        return out, r.stderr
+        return run_pass(coreai, tmp_path / "q.mlir", f"quantize-weights{{dtype=int4 max-error=0.2 remarks=true {extra}}}")
 
     number = r"([0-9.]+e[-+]?[0-9]+)"
     out, remarks = compress(f"calibration={inputs}")
@@ -1091,6 +1103,56 @@ def test_max_error_at_the_layer_outputs(tmp_path):
     plain = sorted(float(m) for m in re.findall(r"to si4, blocks \[[0-9, ]+\], relative error " + number, remarks))
     assert len(plain) == 2 and "kept dense" not in remarks, remarks
     assert np.allclose(plain, sorted([weight_error(a), weight_error(b)]), rtol=1e-3)
+
+
+def test_sparsify_max_error_at_the_layer_outputs(tmp_path):
+    """sparsify-weights{target-sparsity=0.5 max-error=0.1} on the same two
+    layers. `a`'s column of 100s is what is kept of its norm, so relative
+    to the weight pruning half of it costs little (under 0.1); that column
+    carries 0 in the calibration inputs, so at `a`'s output the pruned half
+    of the other columns is the error (over 0.1). `b` is over the bound
+    either way. The errors in the remarks are numpy's (pruning at numpy's
+    percentile); the program compressed without calibration runs in
+    coreai-run like eager with `a` pruned."""
+    from toolchain import load
+
+    coreai, inputs, x, (a, b) = outlier_program(tmp_path)
+
+    def pruned(w):
+        return np.where(np.abs(w) <= np.percentile(np.abs(w), 50), 0, w).astype(np.float64)
+
+    def output_error(w):
+        y, y2 = x @ w.astype(np.float64).T, x @ pruned(w).T
+        return np.linalg.norm(y2 - y) / np.linalg.norm(y)
+
+    def weight_error(w):
+        return np.linalg.norm(pruned(w) - w) / np.linalg.norm(w)
+
+    assert weight_error(a) < 0.1 < output_error(a) and 0.1 < weight_error(b)
+
+    def compress(extra):
+        return run_pass(coreai, tmp_path / "s.mlir",
+                        f"sparsify-weights{{target-sparsity=0.5 max-error=0.1 remarks=true {extra}}}")
+
+    number = r"([0-9.]+e[-+]?[0-9]+)"
+    _, remarks = compress(f"calibration={inputs}")
+    kept = sorted(float(m) for m in re.findall(r"kept dense: output error " + number, remarks))
+    assert len(kept) == 2 and "pruned)" not in remarks, remarks
+    assert np.allclose(kept, sorted([output_error(a), output_error(b)]), rtol=1e-3), (kept, remarks)
+
+    out, remarks = compress("")
+    sparse = [float(m) for m in re.findall(r"% pruned\), relative error " + number, remarks)]
+    dense = [float(m) for m in re.findall(r"kept dense: relative error " + number, remarks)]
+    assert len(sparse) == 1 and len(dense) == 1, remarks
+    assert math.isclose(sparse[0], weight_error(a), rel_tol=1e-3), (sparse, weight_error(a))
+    assert math.isclose(dense[0], weight_error(b), rel_tol=1e-3), (dense, weight_error(b))
+    r = subprocess.run([str(COREAI_RUN), str(out), "--inputs", str(inputs), "--outputs", str(tmp_path / "o.npz")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = list(load(tmp_path / "o.npz").values())
+    want = [x @ pruned(a).T, x @ b.astype(np.float64).T]
+    for g, w in zip(got, want):
+        assert np.abs(g - w).max() <= 1e-5 * np.abs(w).max()
 
 
 def importlib_model(tmp_path):

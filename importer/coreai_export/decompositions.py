@@ -85,6 +85,27 @@ def _key(op):
     return f"{op._opname}.{op._overloadname}"
 
 
+def imports_as_exported(ep, supported):
+    """Whether `ep`, torch.export's training IR, can be imported without
+    `run_decompositions({})` (which retraces the whole program: 2 s for a
+    250M-parameter Llama): every call is an ATen op the compiler lowers
+    (`supported`) that mutates nothing, or a plain Python function
+    (`operator.getitem`, SymInt arithmetic); no other library's op and no
+    higher-order op (control flow, grad-mode regions), whose forms
+    run_decompositions normalizes. Functional ATen ops mean the same
+    before and after the retrace, so either program is the model."""
+    for node in ep.graph.nodes:
+        if node.op != "call_function":
+            continue
+        target = node.target
+        if isinstance(target, torch._ops.OpOverload):
+            if target.namespace != "aten" or _key(target) not in supported or target._schema.is_mutable:
+                return False
+        elif isinstance(target, torch._ops.OperatorBase) or getattr(target, "__module__", "").startswith("torch"):
+            return False
+    return True
+
+
 def _where(node):
     """`file:line` of the user code that called the op, from its stack trace."""
     trace = node.meta.get("stack_trace") or ""

@@ -13,7 +13,7 @@ import sys
 import torch
 
 from . import progress
-from .decompositions import compiler_support, decomposition_table, fallback_decompositions
+from .decompositions import compiler_support, decomposition_table, fallback_decompositions, imports_as_exported
 
 
 class ExportFailure(Exception):
@@ -327,11 +327,12 @@ def decompose(ep, decompositions):
     compiler cannot handle but PyTorch can decompose are decomposed here
     (decompositions.fallback_decompositions, one remark each)."""
     try:
+        supported = _compiler_support() if decompositions == "none" else None
+        if supported is not None and imports_as_exported(ep, supported):
+            return ep
         ep = ep.run_decompositions(decomposition_table(decompositions))
-        if decompositions == "none":
-            supported = _compiler_support()
-            if supported is not None:
-                ep = fallback_decompositions(ep, supported)
+        if supported is not None:
+            ep = fallback_decompositions(ep, supported)
         return ep
     except ValueError:
         raise

@@ -36,11 +36,15 @@ use melior::ir::{
 pub static LOWERINGS: super::Family = &[
     ("_to_copy.default", to_copy),
     ("to.dtype", to_copy),
+    ("to.dtype_layout", to_copy),
+    ("to.device", to_copy),
     ("type_as.default", type_as),
 ];
 
 // aten._to_copy.default(%x) {dtype = T} → coreai.cast %x to T  (or %x when the dtype is unchanged)
 // aten.to.dtype(%x) {dtype = T}         → the same
+// aten.to.dtype_layout, aten.to.device  → the same (torch.export's
+//   training IR keeps these; the result type carries the dtype)
 //
 // Layout, device and memory format do not change values, so they are
 // accepted; a sparse layout is declined. Float → int truncates toward zero

@@ -39,6 +39,7 @@ use melior::ir::{
 
 pub static LOWERINGS: super::Family = &[
     ("_adaptive_avg_pool2d.default", adaptive_avg_pool2d),
+    ("dropout.default", dropout),
     ("_log_softmax.default", |cx| {
         lower_composite(cx, log_softmax, log_softmax_composite)
     }),
@@ -2026,4 +2027,18 @@ fn avg_pool_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>, spatial: usize) -> Spec<'
         attrs: Vec::new(),
         body_attrs: Vec::new(),
     }))
+}
+
+// aten.dropout.default(%x) {p, train = false} → %x
+//
+// torch.export's training IR keeps dropout (a composite PyTorch
+// decomposes away); in eval mode it is the identity. In training mode it
+// draws random numbers, which a converted model cannot reproduce.
+fn dropout<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    if bool_attr(cx, "train")? {
+        return Err(
+            "dropout in training mode is random; put the model in eval mode (model.eval()) before exporting".into(),
+        );
+    }
+    Ok(vec![cx.operand(0)?])
 }

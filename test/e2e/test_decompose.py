@@ -369,6 +369,68 @@ def test_the_fallback_asks_the_compiler_convert_was_given(tmp_path):
     assert calls[0] == "--print-aten-support" and len(calls) == 2, calls
 
 
+FUNCTIONAL = '''
+import torch
+import torch.nn.functional as F
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(12, 12)
+        self.drop = torch.nn.Dropout(0.1)
+
+    def forward(self, x):
+        h = self.drop(self.proj(x)).to(torch.float16).to(x.device, dtype=torch.float32)
+        h = h.unflatten(-1, (3, 4)).softmax(-1)
+        return h.flatten(-2) * x
+
+def factory():
+    torch.manual_seed(0)
+    return M().eval(), (torch.randn(2, 5, 12),)
+'''
+
+IN_PLACE = '''
+import torch
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        y = x * 2
+        y.add_(1)
+        return y.relu_()
+
+def factory():
+    torch.manual_seed(0)
+    return M(), (torch.randn(3, 4),)
+'''
+
+
+@pytest.mark.parametrize("source,retraced", [(FUNCTIONAL, False), (IN_PLACE, True)], ids=["functional", "in-place"])
+def test_a_functional_program_imports_as_exported(source, retraced, tmp_path, monkeypatch):
+    """The default import skips run_decompositions (a whole retrace) when
+    torch.export's program only calls functional ATen ops the compiler
+    lowers: training-IR forms such as eval-mode dropout, `to` with a
+    device and `unflatten` import as they are. A program with an in-place
+    op is retraced, as before. Either converts and matches eager."""
+    import torch
+
+    calls = []
+    original = torch.export.ExportedProgram.run_decompositions
+
+    def counted(self, *args, **kwargs):
+        calls.append(args)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.export.ExportedProgram, "run_decompositions", counted)
+    src = tmp_path / "m.py"
+    src.write_text(source)
+    aten = export(f"{src}:factory", [], tmp_path, "none")
+    assert bool(calls) == retraced, calls
+    ops = aten_ops(aten.read_text())
+    if not retraced:
+        assert {"dropout.default", "to.device", "unflatten.int"} <= ops, sorted(ops)
+    assert_pipeline_matches(aten, tmp_path)
+
+
 def load_factory(source):
     ns = {}
     exec(source, ns)  # noqa: S102

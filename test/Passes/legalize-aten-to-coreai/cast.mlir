@@ -77,3 +77,17 @@ func.func @widening_and_bool(%x: tensor<4xi32>, %p: tensor<4xi1>) -> (tensor<4xi
   %1 = aten._to_copy.default %p {dtype = f32, non_blocking = false} : (tensor<4xi1>) -> tensor<4xf32>
   return %0, %1 : tensor<4xi64>, tensor<4xf32>
 }
+
+// -----
+
+// torch.export's training IR keeps `to` with a device or a layout; the
+// result type carries the dtype. Same dtype: the operand itself.
+// CHECK-LABEL: coreai.graph @to_device_and_layout(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf32>
+// CHECK-NEXT:    %[[H:.*]] = coreai.cast %[[X]] : tensor<4xf32> to tensor<4xf16>
+// CHECK-NEXT:    coreai.output %[[X]], %[[H]]
+func.func @to_device_and_layout(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf16>) {
+  %0 = aten.operator "aten::to.device"(%x) {device = "cpu", dtype = f32, non_blocking = false, copy = false, operand_args = ["self"], operand_groups = array<i64: 1>} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = aten.operator "aten::to.dtype_layout"(%x) {dtype = f16, layout = "strided", device = "cpu", non_blocking = false, copy = false, operand_args = ["self"], operand_groups = array<i64: 1>} : (tensor<4xf32>) -> tensor<4xf16>
+  return %0, %1 : tensor<4xf32>, tensor<4xf16>
+}

@@ -100,3 +100,11 @@ func.func @conv1d_padding_overflows(%x: tensor<2x4x10xf32>, %w: tensor<6x4x3xf32
   %0 = aten.convolution.default %x, %w {stride = [1], padding = [9223372036854775807], dilation = [1], transposed = false, output_padding = [0], groups = 1 : i64} : (tensor<2x4x10xf32>, tensor<6x4x3xf32>) -> tensor<2x6x10xf32>
   return %0 : tensor<2x6x10xf32>
 }
+
+// -----
+
+func.func @dropout_in_training_mode(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{cannot lower 'aten::dropout.default': dropout in training mode is random; put the model in eval mode (model.eval()) before exporting}}
+  %0 = aten.operator "aten::dropout.default"(%x) {p = 0.1 : f64, train = true, operand_args = ["input"], operand_groups = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -499,3 +499,14 @@ func.func @sdpa_dynamic(%q: tensor<?x2x?x8xf32>, %k: tensor<?x2x?x8xf32>, %v: te
   %0 = aten.scaled_dot_product_attention.default %q, %k, %v {dropout_p = 0.0 : f64, is_causal = false, enable_gqa = false} : (tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x4xf32>) -> tensor<?x2x?x4xf32>
   return %0 : tensor<?x2x?x4xf32>
 }
+
+// -----
+
+// Eval-mode dropout (kept by torch.export's training IR) is the identity.
+// CHECK-LABEL: coreai.graph @dropout_in_eval_mode(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3xf32>
+// CHECK-NEXT:    coreai.output %[[X]]
+func.func @dropout_in_eval_mode(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = aten.operator "aten::dropout.default"(%x) {p = 0.1 : f64, train = false, operand_args = ["input"], operand_groups = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

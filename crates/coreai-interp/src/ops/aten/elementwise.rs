@@ -130,8 +130,11 @@ pub(super) static KERNELS: &[(&str, Kernel)] = &[
     }),
     ("aten._to_copy.default", copy_cast),
     ("aten.to.dtype", copy_cast),
+    ("aten.to.dtype_layout", copy_cast),
+    ("aten.to.device", copy_cast),
     ("aten.clone.default", copy_cast),
     ("aten.alias.default", copy_cast),
+    ("aten.dropout.default", dropout),
     ("aten.detach.default", copy_cast),
     ("aten.lift_fresh_copy.default", copy_cast),
     ("aten.contiguous.default", copy_cast),
@@ -335,6 +338,14 @@ fn unf(c: &Ctx, f: impl Fn(f64) -> f64 + Sync + Send) -> KResult<Vec<Value>> {
         }
     }
     one(Tensor::from_f64(c.arg(0)?.cast(dt).to_f64().mapv(f), dt))
+}
+
+/// Eval-mode dropout is the identity; training mode draws random numbers.
+fn dropout(c: &Ctx) -> KResult<Vec<Value>> {
+    if c.bool_or("train", false)? {
+        return kerr("dropout in training mode is random and is not executed");
+    }
+    copy_cast(c)
 }
 
 fn copy_cast(c: &Ctx) -> KResult<Vec<Value>> {

@@ -15,6 +15,7 @@ pub(super) static KERNELS: &[(&str, Kernel)] = &[
     ("aten._unsafe_view.default", view),
     ("aten.reshape.default", view),
     ("aten.flatten.using_ints", reshape_to_result),
+    ("aten.unflatten.int", unflatten),
     ("aten.unsqueeze.default", unsqueeze),
     ("aten.squeeze.dim", squeeze),
     ("aten.squeeze.dims", squeeze),
@@ -69,6 +70,18 @@ fn unsqueeze(c: &Ctx) -> KResult<Vec<Value>> {
     let d = norm_axis(d, s.len() + 1)?;
     s.insert(d, 1);
     one(x.reshape(&s)?)
+}
+
+/// `dim` split into `sizes` (one of them may be -1).
+fn unflatten(c: &Ctx) -> KResult<Vec<Value>> {
+    let x = c.arg(0)?;
+    let s = x.shape();
+    let d = norm_axis(c.i64_attr("dim")?, s.len())?;
+    let sizes = shape::infer_shape(&c.i64s_attr("sizes")?, s[d])?;
+    let mut out = s[..d].to_vec();
+    out.extend(sizes);
+    out.extend_from_slice(&s[d + 1..]);
+    one(x.reshape(&out)?)
 }
 
 fn squeeze(c: &Ctx) -> KResult<Vec<Value>> {

@@ -3,11 +3,14 @@
 //! kernel is generic over the element and applied to any [`Tensor`].
 
 use crate::error::{kerr, KResult};
-use crate::kernels::elementwise::{broadcast_shapes, index_offsets, view_as};
+use crate::kernels::elementwise::{
+    broadcast_shapes, index_offsets, view_as, Ptr, PARALLEL_MIN_ELEMENTS,
+};
 use crate::kernels::reduce::norm_axis;
 use crate::tensor::Tensor;
 use crate::{each_tensor, map_tensor};
 use ndarray::{ArrayD, Axis, Dimension, IxDyn, Slice};
+use rayon::prelude::*;
 
 /// Transposes by `perm` (a permutation of the axes).
 pub fn permute(t: &Tensor, perm: &[usize]) -> KResult<Tensor> {
@@ -31,7 +34,7 @@ const TILE: usize = 32;
 /// `a` permuted by `perm` into a new standard-layout array: runs along the
 /// input's contiguous axis are copied whole when that axis stays last, or
 /// transposed tile by tile with the output's last axis when it moves.
-fn permute_copy<T: Copy>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
+fn permute_copy<T: Copy + Send + Sync>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
     let v = a.view().permuted_axes(IxDyn(perm));
     let out_shape = v.raw_dim();
     let Some(src) = a.as_slice() else {
@@ -64,26 +67,41 @@ fn permute_copy<T: Copy>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
     );
     let (np, nq, sq, dp) = (shape[p], shape[q], strides[q], out_strides[p]);
     let mut out: Vec<T> = Vec::with_capacity(a.len());
-    let (sp, op) = (src.as_ptr(), out.as_mut_ptr());
-    for (&so, &doff) in src_offs.iter().zip(&dst_offs) {
-        // SAFETY: `so` + the strides address elements of `src` (a standard
-        // layout array viewed through its own permuted strides); `doff` + the
-        // standard output strides address elements below `a.len()`.
-        unsafe {
-            if p == q {
-                std::ptr::copy_nonoverlapping(sp.offset(so), op.offset(doff), nq);
-                continue;
-            }
-            for i0 in (0..np).step_by(TILE) {
-                for j0 in (0..nq).step_by(TILE) {
-                    for i in i0..(i0 + TILE).min(np) {
-                        let s_col = sp.offset(so + i as isize);
-                        let d_row = op.offset(doff + i as isize * dp);
-                        for j in j0..(j0 + TILE).min(nq) {
-                            *d_row.add(j) = *s_col.offset(j as isize * sq);
-                        }
+    let (sp, op) = (Ptr(src.as_ptr() as *mut T), Ptr(out.as_mut_ptr()));
+    // Tile rows `i0..i0 + TILE` of one block: output rows `doff + i·dp`,
+    // disjoint between tile rows, so large blocks split across rayon's
+    // workers by tile row (the same elements copied, in any order).
+    let rows = |so: isize, doff: isize, i0: usize| {
+        for j0 in (0..nq).step_by(TILE) {
+            for i in i0..(i0 + TILE).min(np) {
+                // SAFETY: `so` + the strides address elements of `src` (a
+                // standard layout array viewed through its own permuted
+                // strides); `doff` + the standard output strides address
+                // elements below `a.len()`.
+                unsafe {
+                    let s_col = sp.at(so + i as isize);
+                    let d_row = op.at(doff + i as isize * dp);
+                    for j in j0..(j0 + TILE).min(nq) {
+                        *d_row.add(j) = *s_col.offset(j as isize * sq);
                     }
                 }
+            }
+        }
+    };
+    let parallel = np * nq >= PARALLEL_MIN_ELEMENTS && np > TILE;
+    for (&so, &doff) in src_offs.iter().zip(&dst_offs) {
+        if p == q {
+            // SAFETY: as above, a whole contiguous run.
+            unsafe { std::ptr::copy_nonoverlapping(sp.at(so), op.at(doff), nq) };
+            continue;
+        }
+        if parallel {
+            (0..np.div_ceil(TILE))
+                .into_par_iter()
+                .for_each(|t| rows(so, doff, t * TILE));
+        } else {
+            for i0 in (0..np).step_by(TILE) {
+                rows(so, doff, i0);
             }
         }
     }
@@ -496,12 +514,15 @@ mod tests {
     #[test]
     fn permute_copy_matches_the_strided_view() {
         // Shapes with unit axes, tiles cut at the edges (33 > TILE), and
-        // every permutation of 3 and 4 axes.
+        // every permutation of 2, 3 and 4 axes.
+        // Blocks of 2^16 elements and more split across rayon's workers.
         for shape in [
             vec![2, 33, 40],
             vec![1, 5, 1, 7],
             vec![3, 1, 70, 2],
             vec![4, 0, 3],
+            vec![257, 300],
+            vec![3, 130, 190],
         ] {
             let n: usize = shape.iter().product();
             let a = Array::from_shape_vec(IxDyn(&shape), (0..n as i64).collect()).unwrap();

@@ -325,7 +325,9 @@ def _compiler_support():
 def decompose(ep, decompositions):
     """`ep` with the decomposition setting applied; with `none`, the ops the
     compiler cannot handle but PyTorch can decompose are decomposed here
-    (decompositions.fallback_decompositions, one remark each)."""
+    (decompositions.fallback_decompositions, one remark each), and a
+    program the compiler takes as exported is not retraced at all
+    (decompositions.imports_as_exported)."""
     try:
         supported = _compiler_support() if decompositions == "none" else None
         if supported is not None and imports_as_exported(ep, supported):

@@ -523,10 +523,9 @@ fn check_constants(plan: &Plan) -> Result<(), PassFailed> {
     let convert: HashSet<usize> = plan.convert.iter().map(|o| o.ptr as usize).collect();
     let mut failed = false;
     for &c in &plan.constants {
-        let Some(values) = attribute(c, "value").and_then(ir::float_values) else {
-            continue;
-        };
-        let Some(bad) = values.iter().find(|v| ir::overflows_f16(**v)) else {
+        let Some(bad) = attribute(c, "value")
+            .and_then(|a| ir::find_float_value(a, half::f16::MAX.to_f32(), ir::overflows_f16))
+        else {
             continue;
         };
         let users: Vec<String> = results(c)
@@ -802,17 +801,10 @@ fn cleanup(root: OperationRef<'_, '_>) {
                         let Some(attr) = attribute(def, "value") else {
                             continue;
                         };
-                        let Some(values) = ir::float_values(attr) else {
+                        let Some(f16_attr) = ir::f16_constant(attr, value_type(output)) else {
                             continue;
                         };
                         let ty = value_type(output);
-                        let halves: Vec<half::f16> =
-                            values.iter().map(|v| ir::constant_f16(*v)).collect();
-                        drop(values);
-                        let f16_attr = match ir::resource_name(attr) {
-                            Some(name) if halves.len() > 1 => ir::f16_resource(ty, &name, &halves),
-                            _ => coreai_ir::raw::f16_attribute(ty, &halves),
-                        };
                         let value = ir::named(c, "value", f16_attr);
                         let k =
                             ir::create(coreai::CONSTANT, ir::location(def), &[], &[ty], &[value]);

@@ -11,6 +11,28 @@ pub fn f16_attribute(ty: MlirType, values: &[f32]) -> MlirAttribute {
     coreai_ir::raw::f16_attribute(ty, &halves)
 }
 
+/// The f16 constant of `ty` (an f16 tensor type) holding the f32 constant
+/// `attr`'s values as [`constant_f16`] converts them: a `dense_resource`
+/// of the same name for a blob of more than one element (converted in bulk
+/// from the blob's storage), else a dense attribute (one value: a splat).
+pub fn f16_constant(attr: MlirAttribute, ty: MlirType) -> Option<MlirAttribute> {
+    let extremes = (constant_f16(f32::MAX), constant_f16(f32::MIN));
+    match coreai_ir::raw::resource_name(attr) {
+        Some(name) => {
+            let bytes = coreai_ir::raw::f16_bytes(attr, extremes)?;
+            if bytes.len() > 2 {
+                return Some(coreai_ir::raw::resource_bytes(ty, &name, bytes));
+            }
+            let h = half::f16::from_le_bytes([bytes[0], bytes[1]]);
+            Some(coreai_ir::raw::f16_attribute(ty, &[h]))
+        }
+        None => {
+            let values = coreai_ir::raw::float_values(attr)?;
+            Some(f16_attribute(ty, &values))
+        }
+    }
+}
+
 /// A constant's f32 value in f16: rounded to nearest even, except the
 /// extremes `torch.finfo(torch.float32).min` / `.max`, which become f16's
 /// (±65504). Modeling code writes them as "minus infinity that stays finite"

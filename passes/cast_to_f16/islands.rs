@@ -148,14 +148,11 @@ pub fn auto(
             let inexact = producer(v)
                 .filter(|p| op_name(*p) == coreai::CONSTANT)
                 .and_then(|p| ir::attribute(p, "value"))
-                .and_then(ir::float_values)
-                .and_then(|vals| {
-                    vals.into_iter().find(|x| {
-                        x.is_finite()
-                            && x.abs() > LARGE_CONSTANT
-                            && !ir::overflows_f16(*x)
-                            && !ir::is_f32_extreme(*x)
-                            && half::f16::from_f32(*x).to_f32() != *x
+                .and_then(|a| {
+                    ir::find_float_value(a, LARGE_CONSTANT, |x| {
+                        !ir::overflows_f16(x)
+                            && !ir::is_f32_extreme(x)
+                            && half::f16::from_f32(x).to_f32() != x
                     })
                 });
             if let Some(x) = inexact {

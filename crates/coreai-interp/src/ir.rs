@@ -588,7 +588,7 @@ impl Attr {
                         debug_assert_eq!(width, std::mem::size_of::<$t>());
                         let v: Vec<$t> = if cfg!(target_endian = "little") {
                             // One memcpy: a weight has millions of elements.
-                            let mut v = Vec::<$t>::with_capacity(n);
+                            let mut v: Vec<$t> = coreai_ir::alloc::buffer(n);
                             // SAFETY: `size` = n elements of `$t` (checked
                             // above), a plain number type every bit pattern
                             // of which is a value, stored little-endian as

@@ -19,6 +19,7 @@
 //! The passes (`coreai-passes`), the executor (`coreai-interp`) and the
 //! library (`coreai`) build on it; it depends on none of them.
 
+pub mod alloc;
 pub mod context;
 pub mod diagnostics;
 pub mod dialects;

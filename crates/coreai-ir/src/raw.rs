@@ -345,6 +345,132 @@ pub fn float_values(attr: MlirAttribute) -> Option<Vec<f32>> {
     }
 }
 
+/// Values a streaming read of a constant hands over at a time.
+const RUN: usize = 1 << 14;
+
+/// Hands the f32 elements of `attr` (a dense or `dense_resource` f32
+/// elements attribute; a splat's one element) to `f` in consecutive runs
+/// of at most [`RUN`] values, without copying them whole; `f` returns
+/// false to stop. A mapped weight's pages are released after the read (see
+/// [`float_values`]). False when `attr` is neither.
+fn for_f32_runs(attr: MlirAttribute, mut f: impl FnMut(&[f32]) -> bool) -> bool {
+    unsafe {
+        if !is_f32_tensor(mlirAttributeGetType(attr)) {
+            return false;
+        }
+        if mlirAttributeIsADenseElements(attr) {
+            if mlirDenseElementsAttrIsSplat(attr) {
+                let e = mlirDenseElementsAttrGetSplatValue(attr);
+                f(&[mlirFloatAttrGetValueDouble(e) as f32]);
+                return true;
+            }
+            let n = mlirElementsAttrGetNumElements(attr) as usize;
+            // SAFETY: a dense f32 attribute's raw data is n aligned f32s.
+            let data =
+                std::slice::from_raw_parts(mlirDenseElementsAttrGetRawData(attr) as *const f32, n);
+            for run in data.chunks(RUN) {
+                if !f(run) {
+                    break;
+                }
+            }
+            return true;
+        }
+        if mlirAttributeIsADenseResourceElements(attr) {
+            let mut size = 0usize;
+            let data = crate::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
+            if data.is_null() {
+                return false;
+            }
+            if (data as usize).is_multiple_of(std::mem::align_of::<f32>()) {
+                // SAFETY: the blob's `size` bytes, aligned for f32 and
+                // little-endian as this host (the blob format's order).
+                let values = std::slice::from_raw_parts(data as *const f32, size / 4);
+                if cfg!(target_endian = "little") {
+                    for run in values.chunks(RUN) {
+                        if !f(run) {
+                            break;
+                        }
+                    }
+                    crate::ffi::coreaiReleaseResourcePages(attr);
+                    return true;
+                }
+            }
+            // SAFETY: the blob's `size` bytes; a blob need not be 4-aligned,
+            // so each run is decoded into an aligned buffer.
+            let bytes = std::slice::from_raw_parts(data as *const u8, size / 4 * 4);
+            let mut buf = vec![0f32; RUN.min(size / 4)];
+            for run in bytes.chunks(4 * RUN) {
+                let m = run.len() / 4;
+                for (v, b) in buf[..m].iter_mut().zip(run.chunks_exact(4)) {
+                    *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+                if !f(&buf[..m]) {
+                    break;
+                }
+            }
+            crate::ffi::coreaiReleaseResourcePages(attr);
+            return true;
+        }
+        false
+    }
+}
+
+/// The first finite f32 element of `attr` (as [`float_values`] reads it)
+/// of magnitude beyond `bound` for which `pred` holds, read without copying
+/// the constant. A run whose finite magnitudes stay within `bound` (one
+/// vectorized pass: a weight's usual case) is not searched.
+pub fn find_float_value(
+    attr: MlirAttribute,
+    bound: f32,
+    pred: impl Fn(f32) -> bool,
+) -> Option<f32> {
+    let mut found = None;
+    for_f32_runs(attr, |run| {
+        // The bits of |v| order as the magnitudes do; those of ±inf and NaN
+        // are from 0x7f80_0000 up. An integer max, which vectorizes.
+        let largest = run
+            .iter()
+            .map(|v| v.to_bits() & 0x7fff_ffff)
+            .map(|b| if b < 0x7f80_0000 { b } else { 0 })
+            .fold(0u32, u32::max);
+        if f32::from_bits(largest) > bound {
+            found = run
+                .iter()
+                .copied()
+                .find(|&v| v.is_finite() && v.abs() > bound && pred(v));
+        }
+        found.is_none()
+    });
+    found
+}
+
+/// The little-endian f16 bytes of the f32 elements of `attr` (as
+/// [`float_values`] reads them), each converted as `convert` converts one
+/// value except that `f32::MAX`/`f32::MIN` become `extremes`: the bulk
+/// conversion (F16C where the CPU has it) straight from the constant's
+/// storage to the result's, run by run, with no f32 copy.
+pub fn f16_bytes(attr: MlirAttribute, extremes: (half::f16, half::f16)) -> Option<Vec<u8>> {
+    use half::slice::HalfFloatSliceExt;
+    // SAFETY: a type query on a live attribute.
+    let n = unsafe { mlirElementsAttrGetNumElements(attr) }.max(0) as usize;
+    let mut bytes = crate::alloc::buffer(2 * n);
+    let mut halves = vec![half::f16::ZERO; RUN];
+    let read = for_f32_runs(attr, |run| {
+        let h = &mut halves[..run.len()];
+        h.convert_from_f32_slice(run);
+        for (h, &v) in h.iter_mut().zip(run) {
+            if v == f32::MAX {
+                *h = extremes.0;
+            } else if v == f32::MIN {
+                *h = extremes.1;
+            }
+        }
+        bytes.extend(h.iter().flat_map(|h| h.to_le_bytes()));
+        true
+    });
+    read.then_some(bytes)
+}
+
 /// Result `i` of `op`.
 pub fn result(op: MlirOperation, i: usize) -> MlirValue {
     unsafe { mlirOperationGetResult(op, i as isize) }
@@ -1177,13 +1303,10 @@ pub fn drop_blob(attr: MlirAttribute) -> bool {
     unsafe { crate::ffi::coreaiDropResourceBlob(attr) }
 }
 
-/// A `dense_resource` f16 attribute of `ty` (an f16 tensor type) named
-/// `name` (MLIR numbers a repeated name) holding `values`, which MLIR owns.
-pub fn f16_resource(ty: MlirType, name: &str, values: &[half::f16]) -> MlirAttribute {
-    let mut bytes = Vec::with_capacity(values.len() * 2);
-    for v in values {
-        bytes.extend_from_slice(&v.to_le_bytes());
-    }
+/// A `dense_resource` attribute of `ty` named `name` (MLIR numbers a
+/// repeated name) holding `bytes` (the elements, little-endian), which
+/// MLIR owns.
+pub fn resource_bytes(ty: MlirType, name: &str, bytes: Vec<u8>) -> MlirAttribute {
     // SAFETY: `ty` is a live type of the context the attribute is made in.
     let ty = unsafe { melior::ir::Type::from_raw(ty) };
     melior::ir::attribute::AttributeLike::to_raw(&crate::weights::resource(
@@ -1198,4 +1321,73 @@ pub fn f16_resource(ty: MlirType, name: &str, values: &[half::f16]) -> MlirAttri
 pub fn resource_name(attr: MlirAttribute) -> Option<String> {
     // SAFETY: a live attribute.
     crate::weights::resource_name(unsafe { melior::ir::Attribute::from_raw(attr) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use melior::ir::TypeLike;
+
+    /// f32 constants of `values` as a `dense_resource` blob and as a dense
+    /// attribute.
+    fn constants(ctx: &melior::Context, values: &[f32]) -> [MlirAttribute; 2] {
+        let ty = melior::ir::Type::parse(ctx, &format!("tensor<{}xf32>", values.len()))
+            .expect("a tensor type");
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let blob = resource_bytes(ty.to_raw(), "w", bytes.clone());
+        // SAFETY: `bytes` holds the elements of `ty`, little-endian.
+        let dense = unsafe {
+            mlirDenseElementsAttrRawBufferGet(ty.to_raw(), bytes.len(), bytes.as_ptr().cast())
+        };
+        [blob, dense]
+    }
+
+    #[test]
+    fn streamed_reads_see_every_element_as_the_element_wise_forms() {
+        let ctx = melior::Context::new();
+        let n = 3 * RUN + 5;
+        let values: Vec<f32> = (0..n)
+            .map(|i| match i % 13 {
+                0 => f32::MAX,
+                1 => f32::MIN,
+                2 => f32::NAN,
+                3 => f32::INFINITY,
+                4 => 65519.0,
+                _ => (i as f32) * 0.37 - 5000.0,
+            })
+            .collect();
+        let extremes = (half::f16::MAX, half::f16::MIN);
+        let mut want = Vec::new();
+        for &v in &values {
+            let h = match v {
+                f32::MAX => extremes.0,
+                f32::MIN => extremes.1,
+                v => half::f16::from_f32(v),
+            };
+            want.extend_from_slice(&h.to_le_bytes());
+        }
+        for attr in constants(&ctx, &values) {
+            assert_eq!(f16_bytes(attr, extremes).expect("an f32 constant"), want);
+            // The first finite element beyond the bound that the predicate
+            // accepts, in order: runs within the bound are skipped whole.
+            let late = values.len() - 1;
+            let pick = |bound: f32, pred: &dyn Fn(f32) -> bool| {
+                values
+                    .iter()
+                    .copied()
+                    .find(|&v| v.is_finite() && v.abs() > bound && pred(v))
+            };
+            for (bound, pred) in [
+                (2048.0, &(|v: f32| v > 0.0) as &dyn Fn(f32) -> bool),
+                (65504.0, &|v: f32| v != f32::MAX),
+                (1e9, &|_| true),
+                (0.0, &|v: f32| v == values[late]),
+            ] {
+                assert_eq!(
+                    find_float_value(attr, bound, pred).map(f32::to_bits),
+                    pick(bound, pred).map(f32::to_bits)
+                );
+            }
+        }
+    }
 }

@@ -211,7 +211,7 @@ fn zip2_rows<A: Copy + Send + Sync, B: Copy + Send + Sync, R: Send>(
         index_offsets(&shape[..k], sa),
         index_offsets(&shape[..k], sb),
     );
-    let mut out: Vec<R> = Vec::with_capacity(total);
+    let mut out: Vec<R> = coreai_ir::alloc::buffer(total);
     let (pa, pb) = (Ptr(va.as_ptr() as *mut A), Ptr(vb.as_ptr() as *mut B));
     let po = Ptr(out.as_mut_ptr());
     let chunks = len.div_ceil(ROW_CHUNK);

@@ -66,7 +66,7 @@ fn permute_copy<T: Copy + Send + Sync>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<
         index_offsets(&sizes, &pick(&out_strides)),
     );
     let (np, nq, sq, dp) = (shape[p], shape[q], strides[q], out_strides[p]);
-    let mut out: Vec<T> = Vec::with_capacity(a.len());
+    let mut out: Vec<T> = coreai_ir::alloc::buffer(a.len());
     let (sp, op) = (Ptr(src.as_ptr() as *mut T), Ptr(out.as_mut_ptr()));
     // Tile rows `i0..i0 + TILE` of one block: output rows `doff + i·dp`,
     // disjoint between tile rows, so large blocks split across rayon's

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Neural Engine residency of the model zoo: every `transformers` and `timm`
 model of test/zoo/models.py (small random-weight configurations), imported
-with the default `convert()` settings and compiled with
+with `convert(target="ane")`'s settings and compiled with
 `coreai-compile --target ane --explain`; the `ane-residency` report's
 summary per model: ops counted, ops resident, and the ops leaving the
 Neural Engine by rule (docs/targets.md). A measurement, not a test.
@@ -28,11 +28,13 @@ def residency(name, work, compiler):
     """(resident, total, {rule: count}) of zoo model `name`, or an error text."""
     import toolchain
     from coreai_export.convert import import_model
+    from coreai_export.exporting import experts_for_target
 
     zoo = toolchain.zoo()
     model, inputs, _ = zoo.build(name)
     module = work / f"{name}.mlir"
-    import_model(model, inputs, "none", None, ()).write(module, weights=True)
+    with experts_for_target(model, "ane"):
+        import_model(model, inputs, "none", None, ()).write(module, weights=True)
     r = subprocess.run([str(compiler), str(module), "--target", "ane", "--explain", "-o", str(work / f"{name}.aimodel")],
                        capture_output=True, text=True)
     if r.returncode != 0:

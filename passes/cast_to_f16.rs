@@ -57,7 +57,9 @@
 //! forms) have bool results, so no conversion reaches them; one whose float
 //! operands are each an f16 value widened to f32 or a constant f16 holds
 //! exactly compares the f16 values instead (exact: widening keeps order,
-//! equality, ±0, infinities and NaN), unless `keep-f32` names it.
+//! equality, ±0, infinities and NaN), unless `keep-f32` names it. So does
+//! an `argsort` or `argmax` of an f16 value widened to f32: it orders the
+//! f16 value (the same positions).
 //!
 //! `islands=neural-engine` (what `coreai-compile --target ane` runs) keeps
 //! only the last three kinds (RoPE angles, `pow` with a tensor exponent,
@@ -670,26 +672,34 @@ const COMPARISONS: &[&str] = &[
     coreai::DECOMPOSABLE_BROADCASTING_GREATER,
 ];
 
+/// Ops whose integer result depends only on the order and equality of
+/// their first operand's elements: the positions that sort them
+/// (`argsort`), the position of the largest (`argmax`).
+const ORDERINGS: &[&str] = &[coreai::ARGSORT, coreai::ARGMAX];
+
 /// A comparison of f32 operands that are each an f16 value widened
 /// (`cast(x : f16 → f32)`) or a constant whose every value f16 holds
 /// exactly compares the f16 values instead: widening f16 to f32 is exact and
 /// keeps order, equality, ±0, infinities and NaN, so every comparison gives
 /// the same bool. At least one operand must be a widened f16 value (a
 /// comparison of constants is left to folding); `keep-f32` naming the
-/// comparison keeps it.
+/// comparison keeps it. An ordering ([`ORDERINGS`]) of a widened f16 value
+/// orders the f16 value, for the same reason: the same positions.
 fn narrow_comparisons(root: OperationRef<'_, '_>, keeps: impl Fn(&str) -> bool) {
-    let mut comparisons: Vec<MlirOperation> = Vec::new();
+    let mut comparisons: Vec<(MlirOperation, usize)> = Vec::new();
     root.walk(WalkOrder::PreOrder, |op| {
-        let name = op_name(op.to_raw());
+        let (name, raw) = (op_name(op.to_raw()), op.to_raw());
         if COMPARISONS.contains(&name.as_str()) && !keeps(&name) {
-            comparisons.push(op.to_raw());
+            comparisons.push((raw, operands(raw).len()));
+        } else if ORDERINGS.contains(&name.as_str()) && !keeps(&name) {
+            comparisons.push((raw, 1));
         }
         WalkResult::Advance
     });
-    for c in comparisons {
+    for (c, compared) in comparisons {
         let mut narrowed = Vec::new();
         let mut widened = false;
-        for v in operands(c) {
+        for v in operands(c).into_iter().take(compared) {
             if !is_f32_tensor(value_type(v)) {
                 narrowed.clear();
                 break;
@@ -726,7 +736,7 @@ fn narrow_comparisons(root: OperationRef<'_, '_>, keeps: impl Fn(&str) -> bool) 
                 }
             }
         }
-        if !widened || narrowed.len() != operands(c).len() {
+        if !widened || narrowed.len() != compared {
             continue;
         }
         for (i, n) in narrowed.into_iter().enumerate() {

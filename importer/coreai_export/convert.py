@@ -28,7 +28,7 @@ import warnings
 from pathlib import Path
 
 from . import progress
-from .exporting import COMPILER, ExportFailure, export_module
+from .exporting import COMPILER, ExportFailure, experts_for_target, export_module
 from .externalize import Externalize, externalized
 from .importer import ImportError_, import_program
 
@@ -133,7 +133,7 @@ def _convert(model, example_inputs, output, programs_count, static_shapes, specs
              decompositions, dynamic_shapes, hw_constraints, metadata, compiler, timing, compress=None,
              names=(None, None), io=None):
     """(the asset's path, coreai-compile's timing report or "")."""
-    with progress.display(total=3 * programs_count + 2):
+    with progress.display(total=3 * programs_count + 2), experts_for_target(model, target):
         if static_shapes is None:
             programs = [("main", import_model(model, example_inputs, decompositions, dynamic_shapes, specs, names))]
         else:

@@ -259,6 +259,39 @@ def _stderr_held():
     sys.stderr.write(held.getvalue())
 
 
+# The experts form a target exports: transformers' mixture-of-experts
+# layers (`@use_experts_implementation`) pick theirs by name at run time.
+EXPERTS_FOR_TARGET = {"ane": "batched_mm"}
+
+
+@contextlib.contextmanager
+def experts_for_target(model, target):
+    """`with experts_for_target(model, target):` export the mixture-of-experts
+    layers of `model`'s transformers models in the form `target` computes
+    best, then put back the form they had. For the Neural Engine that is
+    transformers' own `batched_mm`: each token's top-k expert weights
+    gathered by expert id and multiplied as a batch (int16 ids, f16 data),
+    where the default `grouped_mm` sorts tokens by expert, counts them
+    (`histc`) and scatters them back: integer and boolean arithmetic the
+    Neural Engine cannot hold. Both compute the same sum of each token's
+    experts' outputs weighted by its router."""
+    form = EXPERTS_FOR_TARGET.get(target)
+    switched = []
+    if form is not None:
+        for m in model.modules():
+            can = getattr(type(m), "_can_set_experts_implementation", None)
+            if callable(can) and hasattr(m, "set_experts_implementation") and can():
+                before = m.get_experts_implementation()
+                if before.get("") != form:
+                    m.set_experts_implementation(form)
+                    switched.append((m, before))
+    try:
+        yield
+    finally:
+        for m, before in reversed(switched):
+            m.set_experts_implementation(before)
+
+
 def export_module(model, inputs, decompositions="coreai", dynamic_shapes=None):
     """torch.export the module and run the decomposition setting on it."""
     with progress.step("torch.export"):

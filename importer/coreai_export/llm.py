@@ -312,16 +312,18 @@ def _convert_neural_engine(model, output_dir, *, max_context, precision, compres
     per length > 1), no states."""
     from . import llm_ane
     from .convert import compile_asset
+    from .exporting import experts_for_target
 
     lengths = sorted({int(q) for q in query_lengths})
     if not lengths or lengths[0] < 1 or lengths[-1] > max_context:
         raise ExportFailure(f"query_lengths={query_lengths!r}: expected lengths from 1 to max_context")
     n_layers, heads, head_dim = shape
     ladder = llm_ane.cache_ladder(max_context, cache_lengths)
-    programs, tables, window = llm_ane.programs(model, max_context=max_context, query_lengths=lengths,
-                                                n_layers=n_layers, heads=heads, head_dim=head_dim,
-                                                cache_argument=_cache_argument(model), sliding=sliding,
-                                                cache_lengths=ladder)
+    with experts_for_target(model, "ane"):
+        programs, tables, window = llm_ane.programs(model, max_context=max_context, query_lengths=lengths,
+                                                    n_layers=n_layers, heads=heads, head_dim=head_dim,
+                                                    cache_argument=_cache_argument(model), sliding=sliding,
+                                                    cache_lengths=ladder)
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     asset = out / f"{name}.aimodel"

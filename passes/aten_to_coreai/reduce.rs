@@ -1069,7 +1069,15 @@ fn vector_norm_composite<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Spec<'c, 'a> {
 ///   coreai.argsort %x, axis, descending, true
 ///
 /// coreai-core puts NaN last in both directions; PyTorch puts NaN first
-/// when descending. A descending float sort therefore sorts twice:
+/// when descending. A descending float sort along an axis of static length
+/// `n` therefore sorts the reversed input ascending and reverses back:
+///   q = argsort (reverse x) ascending; p = (n - 1) - reverse q
+/// `q` lists the reversed input's positions by ascending value, NaN last,
+/// equal values (and NaNs) by ascending position there, i.e. descending
+/// position in `x`; reversed, that is NaN first, then values descending,
+/// equal ones by ascending position in `x` (PyTorch's stable order), and
+/// `(n - 1) - i` turns a position in the reversed input into one in `x`.
+/// Along a dynamic axis it sorts twice:
 ///   p1 = argsort x (NaN last); f = gather(cast(x != x), p1)
 ///   p2 = argsort f descending (NaN first, stable); p = gather(p1, p2)
 fn sort_permutation<'c, 'a>(
@@ -1086,19 +1094,29 @@ fn sort_permutation<'c, 'a>(
     }
     let si32 = cx.parse_type("si32")?;
     let perm_ty = tensor_type(&dims(tensor_of(x)?), si32);
-    let argsort = |key: Value<'c, 'a>| -> Result<Value<'c, 'a>, Decline> {
+    let argsort = |key: Value<'c, 'a>, descending: bool| -> Result<Value<'c, 'a>, Decline> {
         let a = int_scalar(cx, axis as i64, "si32")?;
         let d = bool_scalar(cx, descending)?;
         let s = bool_scalar(cx, true)?;
         cx.build_value(coreai::ARGSORT, &[key, a, d, s], perm_ty, &[])
     };
-    let p1 = argsort(x)?;
     if !(descending && is_float(element)) {
-        return Ok(p1);
+        return argsort(x, descending);
     }
+    let n = dims(tensor_of(x)?)[axis];
+    if n != DYNAMIC {
+        let reverse = |v: Value<'c, 'a>| -> Result<Value<'c, 'a>, Decline> {
+            let a = axes_constant(cx, &[axis as i64])?;
+            cx.build_value(coreai::REVERSE, &[v, a], v.r#type(), &[])
+        };
+        let q = reverse(argsort(reverse(x)?, false)?)?;
+        let last = cx.scalar_constant(Scalar::Int(n - 1), si32)?;
+        return broadcasting(cx, coreai::SUB, last, q, perm_ty);
+    }
+    let p1 = argsort(x, descending)?;
     let flags = cast_to(cx, is_nan(cx, x)?, element)?;
     let flags = gather(cx, flags, p1, axis)?;
-    let p2 = argsort(flags)?;
+    let p2 = argsort(flags, descending)?;
     gather(cx, p1, p2, axis)
 }
 

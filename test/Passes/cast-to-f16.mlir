@@ -2,7 +2,7 @@
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{io=f16})' | FileCheck %s --check-prefix=IO16 --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{islands=none})' | FileCheck %s --check-prefix=NONE --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{islands=neural-engine})' | FileCheck %s --check-prefix=ANE --enable-var-scope
-// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{keep-f32=exp,invoke,greater})' | FileCheck %s --check-prefix=KEEP --enable-var-scope
+// RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{keep-f32=exp,invoke,greater,argsort})' | FileCheck %s --check-prefix=KEEP --enable-var-scope
 // RUN: coreai-opt %s --split-input-file --pass-pipeline='builtin.module(cast-to-f16{remarks=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // Elementwise f32 compute becomes f16; constants become f16 constants (0.1
@@ -249,6 +249,27 @@ coreai.graph @finfo_min_mask(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %k = coreai.constant dense<-3.40282347E+38> : tensor<1x4xf32>
   %m = coreai.decomposable.broadcasting_add %x, %k : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
   coreai.output %m : tensor<2x4xf32>
+}
+
+// -----
+
+// An argsort or argmax of an f16 value widened to f32 orders the f16 value
+// (the same positions); its axis and flags are not compared.
+// CHECK-LABEL: coreai.graph @orderings(
+// CHECK:         %[[E:.*]] = coreai.exp %{{.*}} : tensor<2x4xf16> -> tensor<2x4xf16>
+// CHECK:         coreai.argsort %[[E]], %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x4xf16>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<2x4xsi32>
+// CHECK:         coreai.argmax %[[E]]
+// CHECK-SAME:      tensor<2x4xf16>
+// NONE-LABEL: coreai.graph @orderings(
+// KEEP-LABEL: coreai.graph @orderings(
+// KEEP:          coreai.argsort %{{.*}} : (tensor<2x4xf32>,
+coreai.graph @orderings(%x: tensor<2x4xf32>) -> (tensor<2x4xsi32>, tensor<2x1xui32>) {
+  %axis = coreai.constant dense<1> : tensor<si32>
+  %t = coreai.constant dense<true> : tensor<i1>
+  %e = coreai.exp %x : tensor<2x4xf32> -> tensor<2x4xf32>
+  %p = coreai.argsort %e, %axis, %t, %t : (tensor<2x4xf32>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<2x4xsi32>
+  %m = coreai.argmax %e, %axis : (tensor<2x4xf32>, tensor<si32>) -> tensor<2x1xui32>
+  coreai.output %p, %m : tensor<2x4xsi32>, tensor<2x1xui32>
 }
 
 // -----

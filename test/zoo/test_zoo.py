@@ -141,3 +141,30 @@ def test_coreai_torch_asset_matches_eager(name, shared_dir, tmp_path, record):
                                       dtypes=converted.input_dtypes)
     record(name, "coreai-torch", outcome)
     expect(outcome, COREAI_TORCH.get(name), f"{name} (coreai-torch)", "COREAI_TORCH")
+
+
+@pytest.mark.parametrize("name", ["mixtral", "qwen3_moe"])
+def test_the_neural_engine_exports_transformers_batched_experts(name):
+    """convert(target="ane") exports transformers' MoE layers in their
+    `batched_mm` form (no sort, histc or scatter: int16 ids and f16 data)
+    and puts the model's own form back; other targets keep it. The `ane`
+    variant of test_asset_matches_eager checks the numbers."""
+    import torch
+    from coreai_export.exporting import experts_for_target
+
+    model, inputs, _ = models.build(name)
+    inner = model.model
+    before = inner.get_experts_implementation()
+
+    def ops(target):
+        with experts_for_target(model, target):
+            inside = inner.get_experts_implementation()
+            graph = torch.export.export(model, inputs).graph
+        return inside, {str(n.target) for n in graph.nodes if n.op == "call_function"}
+
+    inside, ane_ops = ops("ane")
+    assert inside[""] == "batched_mm" != before[""]
+    assert inner.get_experts_implementation() == before
+    assert not {"aten.histc.default", "aten.sort.default"} & ane_ops
+    inside, gpu_ops = ops("gpu")
+    assert inside == before and "aten.histc.default" in gpu_ops

@@ -193,21 +193,42 @@ func.func @cumprod(%x: tensor<3x6xf32>) -> tensor<3x6xf32> {
 // -----
 
 // A descending float sort puts NaN first (PyTorch); coreai's argsort puts it
-// last, so a second stable argsort of the gathered NaN flags moves it.
+// last in both directions, so the reversed input is sorted ascending (NaN
+// last, ties by position), reversed back and its positions mapped to x's:
+// 6 - q for a dim of 7.
 // CHECK-LABEL: coreai.graph @sort_descending_f32(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<4x7xf32>
-// CHECK:         %[[P1:.*]] = coreai.argsort %[[X]], %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x7xf32>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<4x7xsi32>
-// CHECK:         %[[NAN:.*]] = coreai.not_equal %[[X]], %[[X]]
-// CHECK:         %[[F:.*]] = coreai.cast %[[NAN]] : tensor<4x7xi1> to tensor<4x7xf32>
-// CHECK:         %[[G:.*]] = coreai.gather_along_axis %[[F]] at %[[P1]] along %{{.*}} : (tensor<4x7xf32>, tensor<4x7xsi32>, tensor<si32>) to tensor<4x7xf32>
-// CHECK:         %[[P2:.*]] = coreai.argsort %[[G]], %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x7xf32>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<4x7xsi32>
-// CHECK:         %[[P:.*]] = coreai.gather_along_axis %[[P1]] at %[[P2]] along %{{.*}} : (tensor<4x7xsi32>, tensor<4x7xsi32>, tensor<si32>) to tensor<4x7xsi32>
+// CHECK:         %[[R:.*]] = coreai.reverse %[[X]], %{{.*}} : (tensor<4x7xf32>, tensor<1xsi32>) -> tensor<4x7xf32>
+// CHECK:         %[[ASC:.*]] = coreai.constant dense<false> : tensor<i1>
+// CHECK:         %[[Q:.*]] = coreai.argsort %[[R]], %{{.*}}, %[[ASC]], %{{.*}} : (tensor<4x7xf32>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<4x7xsi32>
+// CHECK:         %[[QR:.*]] = coreai.reverse %[[Q]], %{{.*}} : (tensor<4x7xsi32>, tensor<1xsi32>) -> tensor<4x7xsi32>
+// CHECK:         %[[LAST:.*]] = coreai.constant dense<6> : tensor<si32>
+// CHECK:         %[[P:.*]] = coreai.decomposable.broadcasting_sub %[[LAST]], %[[QR]] : (tensor<si32>, tensor<4x7xsi32>) -> tensor<4x7xsi32>
 // CHECK:         %[[V:.*]] = coreai.gather_along_axis %[[X]] at %[[P]] along %{{.*}} : (tensor<4x7xf32>, tensor<4x7xsi32>, tensor<si32>) to tensor<4x7xf32>
 // CHECK:         %[[I:.*]] = coreai.cast %[[P]] : tensor<4x7xsi32> to tensor<4x7xsi64>
 // CHECK:         coreai.output %[[V]], %[[I]]
 func.func @sort_descending_f32(%x: tensor<4x7xf32>) -> (tensor<4x7xf32>, tensor<4x7xi64>) {
   %0:2 = aten.sort.default %x {dim = 1 : i64, descending = true} : (tensor<4x7xf32>) -> (tensor<4x7xf32>, tensor<4x7xi64>)
   return %0#0, %0#1 : tensor<4x7xf32>, tensor<4x7xi64>
+}
+
+// -----
+
+// Along a dynamic dim (no constant n - 1) the NaN flags are sorted a second
+// time, stably, after an ascending-position argsort.
+// CHECK-LABEL: coreai.graph @sort_descending_dynamic(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4x?xf32>
+// CHECK:         %[[P1:.*]] = coreai.argsort %[[X]], %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x?xf32>, tensor<si32>, tensor<i1>, tensor<i1>) -> tensor<4x?xsi32>
+// CHECK:         %[[NAN:.*]] = coreai.not_equal %[[X]], %[[X]]
+// CHECK:         %[[F:.*]] = coreai.cast %[[NAN]] : tensor<4x?xi1> to tensor<4x?xf32>
+// CHECK:         %[[G:.*]] = coreai.gather_along_axis %[[F]] at %[[P1]]
+// CHECK:         %[[P2:.*]] = coreai.argsort %[[G]]
+// CHECK:         %[[P:.*]] = coreai.gather_along_axis %[[P1]] at %[[P2]]
+// CHECK:         coreai.gather_along_axis %[[X]] at %[[P]]
+// CHECK-NOT:     coreai.reverse
+func.func @sort_descending_dynamic(%x: tensor<4x?xf32>) -> (tensor<4x?xf32>, tensor<4x?xi64>) {
+  %0:2 = aten.sort.default %x {dim = 1 : i64, descending = true} : (tensor<4x?xf32>) -> (tensor<4x?xf32>, tensor<4x?xi64>)
+  return %0#0, %0#1 : tensor<4x?xf32>, tensor<4x?xi64>
 }
 
 // -----

@@ -267,7 +267,7 @@ def run_asset(ns):
     re-exported from its module (`ExportedProgram.module()`) per
     configuration. Returns [(function name, ImportedProgram)]."""
     from .convert import CompileFailure, compile_asset, import_model, parse_static_shapes, specialized
-    from .exporting import ExportFailure, call_factory, decompose, load_factory
+    from .exporting import ExportFailure, call_factory, decompose, experts_for_target, load_factory
     from .externalize import Externalize
     from .importer import ImportError_, import_program
 
@@ -282,15 +282,16 @@ def run_asset(ns):
         factory = load_factory(ns.model or ns.module_file, from_file=bool(ns.module_file))
         model, inputs = call_factory(factory)
     try:
-        if static:
-            programs = specialized(model, inputs, static, decompositions=ns.decompositions,
-                                   dynamic_shapes=_dynamic_shapes(ns, model, inputs), externalize=specs,
-                                   entry=ns.entry)
-        elif model is None:
-            programs = [(ns.entry, import_program(decompose(ep, ns.decompositions), "main"))]
-        else:
-            programs = [(ns.entry, import_model(model, inputs, ns.decompositions, _dynamic_shapes(ns, model, inputs),
-                                            specs))]
+        with experts_for_target(model, ns.target):
+            if static:
+                programs = specialized(model, inputs, static, decompositions=ns.decompositions,
+                                       dynamic_shapes=_dynamic_shapes(ns, model, inputs), externalize=specs,
+                                       entry=ns.entry)
+            elif model is None:
+                programs = [(ns.entry, import_program(decompose(ep, ns.decompositions), "main"))]
+            else:
+                programs = [(ns.entry, import_model(model, inputs, ns.decompositions,
+                                                    _dynamic_shapes(ns, model, inputs), specs))]
     except ImportError_ as e:
         raise ExportFailure(f"import failed: {e}") from e
     try:

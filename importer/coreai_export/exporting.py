@@ -274,10 +274,11 @@ def experts_for_target(model, target):
     where the default `grouped_mm` sorts tokens by expert, counts them
     (`histc`) and scatters them back: integer and boolean arithmetic the
     Neural Engine cannot hold. Both compute the same sum of each token's
-    experts' outputs weighted by its router."""
+    experts' outputs weighted by its router. `model` None (an exported
+    program) is left as it is."""
     form = EXPERTS_FOR_TARGET.get(target)
     switched = []
-    if form is not None:
+    if form is not None and model is not None:
         for m in model.modules():
             can = getattr(type(m), "_can_set_experts_implementation", None)
             if callable(can) and hasattr(m, "set_experts_implementation") and can():

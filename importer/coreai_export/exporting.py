@@ -283,9 +283,13 @@ def experts_for_target(model, target):
             can = getattr(type(m), "_can_set_experts_implementation", None)
             if callable(can) and hasattr(m, "set_experts_implementation") and can():
                 before = m.get_experts_implementation()
-                if before.get("") != form:
+                if before.get("") == form:
+                    continue
+                try:
                     m.set_experts_implementation(form)
-                    switched.append((m, before))
+                except (ValueError, KeyError, RuntimeError, ImportError):
+                    continue  # a model that refuses the form keeps its own
+                switched.append((m, before))
     try:
         yield
     finally:

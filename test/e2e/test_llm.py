@@ -365,7 +365,7 @@ def test_command_line_converts_and_generates(tmp_path):
 
 # ---- the Neural Engine form (read-only cache, static functions) ----------------
 
-ANE_FAMILIES = ("llama", "qwen2", "qwen3", "phi3", "mistral", "gemma2", "gemma3")
+ANE_FAMILIES = ("llama", "qwen2", "qwen3", "phi3", "mistral", "gemma2", "gemma3", "mixtral", "qwen3_moe")
 
 
 @pytest.mark.parametrize("name", ANE_FAMILIES)

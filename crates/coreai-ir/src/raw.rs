@@ -445,8 +445,8 @@ pub fn find_float_value(
 }
 
 /// The little-endian f16 bytes of the f32 elements of `attr` (as
-/// [`float_values`] reads them), each converted as `convert` converts one
-/// value except that `f32::MAX`/`f32::MIN` become `extremes`: the bulk
+/// [`float_values`] reads them), each rounded to the nearest f16 (ties to
+/// even) except that `f32::MAX`/`f32::MIN` become `extremes`: the bulk
 /// conversion (F16C where the CPU has it) straight from the constant's
 /// storage to the result's, run by run, with no f32 copy.
 pub fn f16_bytes(attr: MlirAttribute, extremes: (half::f16, half::f16)) -> Option<Vec<u8>> {

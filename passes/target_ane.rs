@@ -36,6 +36,15 @@
 //!     dropped), and the result is reshaped back; `core-optimize` merges
 //!     the reshapes with the ones around, so no rank-6 value is left.
 //!     Exact (only reshapes and the same permutation of the groups).
+//!   - `argsort-ranks` (`target_ane/ranks.rs`): an `argsort` of a softmax
+//!     along the sorted axis of at most 256 elements (a mixture-of-experts
+//!     router's top-k) becomes counts in the float type: each element's
+//!     place in the stable order is the number of elements before it,
+//!     found by differences and clamps, and the indices, gathered from the
+//!     places by a one-hot sum, are cast to si16 (the argsort's si32
+//!     result leaves the Neural Engine). Exact for finite values; a
+//!     softmax row is finite or all NaN, and a NaN row's indices are
+//!     clamped into range.
 //!   - `layout-in-f16` (`target_ane/casts.rs`): a reshape, transpose,
 //!     expand_dims or shrink_dims next to an f16 ↔ f32 cast moves to the
 //!     cast's f16 side (`L(cast(x)) = cast(L(x))`, exact), so at an f32
@@ -74,6 +83,7 @@ mod iosurface;
 mod layout;
 mod masks;
 mod rank;
+mod ranks;
 
 use coreai_ir::op::coreai;
 use coreai_ir::{
@@ -121,6 +131,12 @@ static PATTERNS: &[ExplainedPattern] = &[
         roots: &[coreai::DECOMPOSABLE_BROADCASTING_WHERE],
         rewrite: masks::additive_mask,
         reason: "a boolean mask is a tensor the Neural Engine cannot hold (Apple's Neural Engine rules: f16, int8 and int16; an additive mask with a large finite negative, not -inf); the select on a constant mask becomes the scores plus a constant of 0 and the lowest finite value",
+    },
+    ExplainedPattern {
+        name: "argsort-ranks",
+        roots: &[coreai::ARGSORT],
+        rewrite: ranks::argsort_ranks,
+        reason: "an argsort's indices are si32, a type the Neural Engine cannot hold (Apple's Neural Engine rules: f16, int8 and int16 only); over a short axis of softmax values (a mixture-of-experts router) each element's place is counted in the float type and cast to si16, exact",
     },
     ExplainedPattern {
         name: "rank-reduce",

@@ -17,7 +17,12 @@
 //! bias `b * c` is rounded once where the original rounded `conv + b` and
 //! then the product. `(x * c1) * c2` rounds twice, `x * round(c1 * c2)`
 //! twice too: the results differ by at most 1.5 ulp, except where `x * c1`
-//! overflowed or underflowed and the merged product does not.
+//! overflowed or underflowed and the merged product does not. Declined
+//! where `c1 * c2` itself may leave the normal range of the type (its
+//! largest magnitudes' product above the largest finite value, or its
+//! smallest nonzero magnitudes' product below the least normal): in f16,
+//! `(x * 2^15) * 2^9` would become `x * inf`, NaN at `x = 0` and infinite
+//! wherever the original was finite.
 
 use super::batch_norm::{cast, float_element, reshaped, scale_convolution, tensor};
 use super::{constant_attr, single_use_producer, static_shape, Options};
@@ -119,6 +124,9 @@ pub fn merge_constant_scales<'c, 'a>(
     if float_element(c1.r#type()) != Some(element) || float_element(c2.r#type()) != Some(element) {
         return Err("constants of another type".into());
     }
+    if !product_in_range(cx, c1, c2, element)? {
+        return Err("the constants' product may overflow or underflow the type".into());
+    }
     let s1 = static_shape(c1.r#type().to_raw()).ok_or("a dynamic constant")?;
     let s2 = static_shape(c2.r#type().to_raw()).ok_or("a dynamic constant")?;
     let both = coreai_ir::lowering::broadcast_shapes(&[&s1, &s2])?;
@@ -130,4 +138,50 @@ pub fn merge_constant_scales<'c, 'a>(
         return Err("the merged product has another shape".into());
     }
     Ok(vec![broadcasting(cx, coreai::MUL, x, product, result)?])
+}
+
+/// Whether every product of an element of constant `c1` with one of
+/// constant `c2` is a normal value of `element` (f32 or f16) or zero:
+/// bounded by the products of their largest and of their smallest nonzero
+/// magnitudes (a NaN or infinite element is out of range).
+fn product_in_range(
+    cx: &LoweringCx<'_, '_>,
+    c1: Value<'_, '_>,
+    c2: Value<'_, '_>,
+    element: &str,
+) -> Result<bool, Decline> {
+    let magnitudes = |c: Value<'_, '_>| -> Result<(f64, f64), Decline> {
+        let attr = constant_attr(c.to_raw()).ok_or("not a constant")?;
+        let attr = cx.attribute_from_raw(attr);
+        let data = coreai_ir::weights::float_data(attr).ok_or("unreadable constant values")?;
+        let values: Vec<f64> = match &data {
+            coreai_ir::weights::FloatData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            coreai_ir::weights::FloatData::F16(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        };
+        let mut largest = 0f64;
+        let mut least = f64::INFINITY;
+        for v in values.iter().map(|v| v.abs()) {
+            if v.is_nan() {
+                largest = f64::INFINITY;
+            } else {
+                largest = largest.max(v);
+                if v > 0.0 {
+                    least = least.min(v);
+                }
+            }
+        }
+        Ok((largest, least))
+    };
+    let (largest, least_normal) = match element {
+        "f16" => (
+            f64::from(half::f16::MAX),
+            f64::from(half::f16::MIN_POSITIVE),
+        ),
+        _ => (f64::from(f32::MAX), f64::from(f32::MIN_POSITIVE)),
+    };
+    let (big1, small1) = magnitudes(c1)?;
+    let (big2, small2) = magnitudes(c2)?;
+    let overflow = big1 * big2 > largest;
+    let underflow = small1.is_finite() && small2.is_finite() && small1 * small2 < least_normal;
+    Ok(!overflow && !underflow)
 }

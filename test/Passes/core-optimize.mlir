@@ -505,6 +505,27 @@ coreai.graph @scales_merge(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+// Scales whose product leaves the type's normal range stay apart: 2^15 *
+// 2^9 overflows f16 (x * inf would be NaN at x = 0), 1e-30 * 1e-20 is below
+// f32's least normal.
+// CHECK-LABEL: coreai.graph @scales_out_of_range(
+// CHECK-COUNT-4: coreai.decomposable.broadcasting_mul
+// CHECK-NOT:     0x7C00
+// CHECK:         coreai.output
+coreai.graph @scales_out_of_range(%x: tensor<4xf16>, %y: tensor<4xf32>) -> (tensor<4xf16>, tensor<4xf32>) {
+  %a = coreai.constant dense<32768.0> : tensor<f16>
+  %b = coreai.constant dense<512.0> : tensor<f16>
+  %0 = coreai.decomposable.broadcasting_mul %x, %a : (tensor<4xf16>, tensor<f16>) -> tensor<4xf16>
+  %1 = coreai.decomposable.broadcasting_mul %0, %b : (tensor<4xf16>, tensor<f16>) -> tensor<4xf16>
+  %c = coreai.constant dense<1.0e-30> : tensor<f32>
+  %d = coreai.constant dense<1.0e-20> : tensor<f32>
+  %2 = coreai.decomposable.broadcasting_mul %y, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %3 = coreai.decomposable.broadcasting_mul %2, %d : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  coreai.output %1, %3 : tensor<4xf16>, tensor<4xf32>
+}
+
+// -----
+
 // The rewrite driver numbers core-optimize's rewrites in program order
 // (trace-rewrites=true prints them); max-rewrites=1 applies only the first:
 // the reshape chain collapses, x * 1 stays. Dead code is not a rewrite: the

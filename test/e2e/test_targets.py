@@ -18,6 +18,11 @@
   integer comparison reaches a float cast or a float `where` in the target's
   IR (the optimized stage before the target passes has them: the check sees
   them).
+- The router's argsort on the ane target (target-ane's argsort-ranks): in
+  f32 the sort and top-k of a softmax compute the same values bit for bit
+  as the argsort they replace, in both executors, and the same indices as
+  eager PyTorch (ties by position, values that underflow to 0, near ties);
+  in f16 no argsort is left.
 - A few corpus models per target against eager PyTorch (utils/coreai-report/
   targets.py): ane within 3e-2 x max|eager| with no rank-2 matmul operand and
   at least 70% of the float ops in f16; gpu within the f32 tolerance with no
@@ -623,6 +628,61 @@ def test_rank_reduce_is_exact_and_leaves_no_rank_6_value(tmp_path):
     assert "tensor<6xui32>" not in after.read_text()
     assert "rank:" not in r.stderr, r.stderr
     assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5)
+
+
+ROUTER = """
+import torch
+
+class M(torch.nn.Module):
+    # A mixture-of-experts router: the softmax's descending stable sort
+    # (equal values by position) and its top 2.
+    def forward(self, x, y):
+        p = torch.softmax(x, -1)
+        values, indices = torch.sort(p, dim=-1, descending=True, stable=True)
+        q = torch.softmax(y, -1)
+        top, experts = torch.topk(q, 2, dim=-1)
+        return values, indices, top, experts
+
+def factory():
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(8, 8, generator=g) * 3
+    x[0] = 1.5                                   # every value equal
+    x[1] = torch.tensor([2.0, -1.0, 2.0, 0.5, -1.0, 2.0, 0.5, 0.0])
+    x[2] = torch.tensor([60.0, -60.0, 0.0, -60.0, 59.0, -59.5, -60.0, 1.0])  # values that underflow to 0
+    x[3] = torch.tensor([-1e-3, 0.0, 1e-3, 0.0, -1e-3, 2e-3, 1e-3, 0.0])     # near ties
+    return M(), (x, torch.randn(16, 8, generator=g) * 2)
+"""
+
+
+def test_argsort_ranks_is_exact_and_leaves_no_argsort(tmp_path):
+    # target-ane's argsort-ranks counts each softmax value's place in the
+    # stable order instead of calling argsort: in f32 the sorted values and
+    # the indices are the same bit for bit in both executors and equal eager
+    # PyTorch's (ties by position, values that underflow to 0, near ties);
+    # in f16 (the default) no argsort is left and only the int64 outputs'
+    # casts leave the Neural Engine.
+    before, after, r = optimized_and_ane_f32(tmp_path, ROUTER)
+    assert before.read_text().count("coreai.argsort") == 2
+    assert r.stderr.count("argsort-ranks") == 2, r.stderr
+    assert "coreai.argsort" not in after.read_text()
+    assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-6, atol=0)
+    # The indices exactly (the values above within the executors' softmax
+    # rounding).
+    want = load(tmp_path / "expected.npz")
+    indices = [name for name in want if want[name].dtype.kind == "i"]
+    assert len(indices) == 2, list(want)
+    for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
+        got, message = runner(after, tmp_path / "in.npz", tmp_path)
+        assert got is not None, f"{oracle}: {message}"
+        for name in indices:
+            assert np.array_equal(got[name], want[name]), f"{oracle} {name}: {got[name]} != {want[name]}"
+    f16 = targets.compile_target(tmp_path / "aten.mlir", tmp_path / "ane16.mlir", "ane", "--explain")
+    assert f16.returncode == 0, f16.stderr
+    assert "coreai.argsort" not in (tmp_path / "ane16.mlir").read_text()
+    leaving = [line for line in f16.stderr.splitlines() if "leaves the Neural Engine" in line]
+    # Only the casts to the model's int64 outputs leave (a signature the
+    # caller chose), not the router.
+    assert len(leaving) == 2 and all("graph input or output" in line for line in leaving), f16.stderr
 
 
 def test_neural_engine_exports_static_shapes_from_dynamic_ones(tmp_path):

@@ -685,6 +685,49 @@ def test_argsort_ranks_is_exact_and_leaves_no_argsort(tmp_path):
     assert len(leaving) == 2 and all("graph input or output" in line for line in leaving), f16.stderr
 
 
+MLP = """
+import torch
+
+class M(torch.nn.Module):
+    # Linear layers with rank-2 operands and an elementwise chain between
+    # them: the products run at rank 4, and the chain with them.
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(16, 32)
+        self.down = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        h = torch.nn.functional.hardswish(self.up(x)) * 2.0 + 1.0
+        return self.down(torch.tanh(h))
+
+def factory():
+    torch.manual_seed(13)
+    return M(), (torch.randn(4, 16),)
+"""
+
+
+def test_matmul_rank4_and_rank4_chain_are_exact(tmp_path):
+    # target-ane's matmul-rank4 lifts the linear layers' rank-2 operands to
+    # rank 4 (1x1xMxK) and rank4-chain keeps the elementwise ops between them
+    # at rank 4: only reshapes move, so in f32 coreai-run computes the same
+    # values bit for bit (its products sum in the same order at any rank).
+    # coreai-core's runtime picks another kernel for a rank-4 product: there
+    # the values agree within f32 rounding of the sums.
+    before, after, r = optimized_and_ane_f32(tmp_path, MLP)
+    assert "matmul-rank4" in r.stderr and "rank4-chain" in r.stderr, r.stderr
+    assert re.search(r"broadcasting_batch_matmul .*: \(tensor<1x1x4x16xf32>", after.read_text())
+    want = load(tmp_path / "expected.npz")
+    for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
+        (a, ma), (b, mb) = runner(before, tmp_path / "in.npz", tmp_path), runner(after, tmp_path / "in.npz", tmp_path)
+        assert a is not None and b is not None, f"{oracle}: {ma} {mb}"
+        for name in want:
+            if oracle == "coreai-run":
+                assert same_bits(b[name], a[name]).all(), f"{oracle} {name}: the target rewrites changed values"
+            else:
+                np.testing.assert_allclose(b[name], a[name], rtol=1e-6, atol=1e-6, err_msg=oracle)
+            np.testing.assert_allclose(b[name], want[name], rtol=1e-5, atol=1e-6, err_msg=f"{oracle} vs eager")
+
+
 def test_neural_engine_exports_static_shapes_from_dynamic_ones(tmp_path):
     """`convert(target="ane", dynamic_shapes=...)`: the Neural Engine runs
     static shapes only, so the model is exported at the example inputs'

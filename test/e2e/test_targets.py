@@ -18,6 +18,10 @@
   integer comparison reaches a float cast or a float `where` in the target's
   IR (the optimized stage before the target passes has them: the check sees
   them).
+- matmul-rank4 and rank4-chain in f32 are bit-exact in coreai-run (within
+  f32 rounding in coreai-core's rank-4 kernel); layout-in-f16 moves data
+  movement across f32 <-> f16 casts bit-exactly in both executors (±inf,
+  NaN and an f16 overflow included).
 - The router's argsort on the ane target (target-ane's argsort-ranks): in
   f32 the sort and top-k of a softmax compute the same values bit for bit
   as the argsort they replace, in both executors, and the same indices as
@@ -41,7 +45,7 @@ import pytest
 import torch
 
 from models import CORPUS
-from toolchain import export_source, load
+from toolchain import COREAI_OPT, export_source, load
 
 REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("coreai_targets", REPO / "utils" / "coreai-report" / "targets.py")
@@ -726,6 +730,45 @@ def test_matmul_rank4_and_rank4_chain_are_exact(tmp_path):
             else:
                 np.testing.assert_allclose(b[name], a[name], rtol=1e-6, atol=1e-6, err_msg=oracle)
             np.testing.assert_allclose(b[name], want[name], rtol=1e-5, atol=1e-6, err_msg=f"{oracle} vs eager")
+
+
+LAYOUT_AT_CASTS = """
+module {
+  coreai.graph @main(%x: tensor<2x6x4xf32> {coreai.name = "x"}) -> (tensor<6x8xf32> {coreai.name = "y"}) {
+    %p = coreai.constant dense<[0, 2, 1]> : tensor<3xui32>
+    %s = coreai.constant dense<[6, 8]> : tensor<2xui32>
+    %t = coreai.transpose %x, %p : (tensor<2x6x4xf32>, tensor<3xui32>) -> tensor<2x4x6xf32>
+    %h = coreai.cast %t : tensor<2x4x6xf32> to tensor<2x4x6xf16>
+    %e = coreai.exp %h : tensor<2x4x6xf16> -> tensor<2x4x6xf16>
+    %w = coreai.cast %e : tensor<2x4x6xf16> to tensor<2x4x6xf32>
+    %r = coreai.reshape %w, %s : (tensor<2x4x6xf32>, tensor<2xui32>) -> tensor<6x8xf32>
+    coreai.output %r : tensor<6x8xf32>
+  }
+}
+"""
+
+
+def test_layout_in_f16_is_exact(tmp_path):
+    # target-ane's layout-in-f16 moves a transpose before an f32 -> f16 cast
+    # and a reshape after an f16 -> f32 cast to the f16 side
+    # (L(cast(x)) = cast(L(x))): the program computes the same values bit
+    # for bit in both executors, and only the two casts stay in f32.
+    before, after = tmp_path / "before.mlir", tmp_path / "after.mlir"
+    before.write_text(LAYOUT_AT_CASTS)
+    r = subprocess.run([str(COREAI_OPT), str(before), "--pass-pipeline=builtin.module(target-ane{remarks=true})",
+                        "-o", str(after)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("layout-in-f16") == 2, r.stderr
+    text = after.read_text()
+    assert re.search(r"coreai\.transpose %\w+, %\w+ : \(tensor<2x6x4xf16>", text), text
+    assert re.search(r"coreai\.reshape %\w+, %\w+ : \(tensor<2x4x6xf16>", text), text
+    x = np.random.default_rng(23).standard_normal((2, 6, 4)).astype(np.float32) * 4
+    x[0, 0, :] = [np.inf, -np.inf, np.nan, 70000.0]
+    np.savez(tmp_path / "in.npz", x=x)
+    for oracle, runner in [("coreai-run", report.run_coreai_run), ("coreai-core", report.run_coreai_core)]:
+        (a, ma), (b, mb) = runner(before, tmp_path / "in.npz", tmp_path), runner(after, tmp_path / "in.npz", tmp_path)
+        assert a is not None and b is not None, f"{oracle}: {ma} {mb}"
+        assert same_bits(b["y"], a["y"]).all(), f"{oracle}: layout-in-f16 changed values"
 
 
 def test_neural_engine_exports_static_shapes_from_dynamic_ones(tmp_path):

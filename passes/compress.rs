@@ -313,6 +313,33 @@ pub trait Real: Copy + PartialOrd + std::fmt::Debug + Send + Sync {
     fn bytes(values: &[Self]) -> Vec<u8>;
     /// The bits of each value rounded to f16 (nearest, ties to even).
     fn f16_bits(values: &[Self], out: &mut [u16]);
+    /// The integer codes of `xs` in one block of scale `s` and zero point
+    /// `z`: `rint(x / s) + z` clamped to `[lo, hi]`, its low 8 bits.
+    fn codes(xs: &[Self], s: Self, z: Self, (lo, hi): (Self, Self), out: &mut [u8]) {
+        for (o, &x) in out.iter_mut().zip(xs) {
+            *o = Self::code(x, s, z, (lo, hi));
+        }
+    }
+    /// [`Real::codes`] with a scale and a zero point per element.
+    fn codes_each(xs: &[Self], ss: &[Self], zs: &[Self], (lo, hi): (Self, Self), out: &mut [u8]) {
+        for (((o, &x), &s), &z) in out.iter_mut().zip(xs).zip(ss).zip(zs) {
+            *o = Self::code(x, s, z, (lo, hi));
+        }
+    }
+    /// The code of one value ([`Real::codes`]): `q + z` is exact (small
+    /// integers), clamped in this type (a NaN weight gives code 0).
+    #[inline]
+    fn code(x: Self, s: Self, z: Self, (lo, hi): (Self, Self)) -> u8 {
+        let v = x.div(s).rint().add(z);
+        let v = if v < lo {
+            lo
+        } else if v > hi {
+            hi
+        } else {
+            v
+        };
+        v.low_byte()
+    }
     /// Round half to even (numpy's `rint`).
     fn rint(self) -> Self {
         Self::of(self.get().round_ties_even())
@@ -334,6 +361,13 @@ impl Real for f32 {
     }
     fn rint(self) -> Self {
         rint_f32(self)
+    }
+    fn codes(xs: &[Self], s: Self, z: Self, (lo, hi): (Self, Self), out: &mut [u8]) {
+        // The same operations, in the processor's widest vectors.
+        coreai_ir::simd::codes_f32(xs, s, z, lo, hi, out);
+    }
+    fn codes_each(xs: &[Self], ss: &[Self], zs: &[Self], (lo, hi): (Self, Self), out: &mut [u8]) {
+        coreai_ir::simd::codes_f32_each(xs, ss, zs, lo, hi, out);
     }
     fn abs(self) -> Self {
         f32::abs(self)
@@ -487,20 +521,7 @@ pub fn relative_error<T: Real>(
     }
 }
 
-/// `x` rounded to an integer, half to even, without a libm call: below
-/// 2^23 in magnitude, `(|x| + 2^23) - 2^23` rounds `|x|` to an integer in
-/// the default rounding mode (nearest, ties to even); at or above it every
-/// f32 is an integer. NaN stays NaN.
-#[inline]
-pub fn rint_f32(x: f32) -> f32 {
-    const TWO_23: f32 = 8_388_608.0;
-    let a = x.abs();
-    if a < TWO_23 {
-        ((a + TWO_23) - TWO_23).copysign(x)
-    } else {
-        x
-    }
-}
+pub use coreai_ir::simd::rint_f32;
 
 /// Blocks of a weight: for each axis the block extent (the whole axis when
 /// its block size is 0), and the shape of the grid of blocks.

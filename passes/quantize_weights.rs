@@ -983,39 +983,21 @@ pub(crate) fn quantize<T: Real + Send + Sync>(
                     let xs = &w[r * width..(r + 1) * width];
                     let dest = &mut mine[k * row_bytes..(k + 1) * row_bytes];
                     let out: &mut [u8] = if packed_rows { &mut row } else { dest };
-                    // q + z is exact (small integers): adding a zero z
-                    // changes nothing. Clamped in T, its low 8 bits kept
-                    // (a NaN weight gives code 0).
-                    let code = |x: T, s: T, z: T| {
-                        let v = x.div(s).rint().add(z);
-                        let v = if v < tlo {
-                            tlo
-                        } else if v > thi {
-                            thi
-                        } else {
-                            v
-                        };
-                        v.low_byte()
-                    };
+                    let bounds = (tlo, thi);
                     match layout {
                         RowBlocks::PerElement => {
                             let (ss, zs) =
                                 (&scales[base..base + width], &offsets[base..base + width]);
-                            for (((o, &x), &s), &z) in out.iter_mut().zip(xs).zip(ss).zip(zs) {
-                                *o = code(x, s, z);
-                            }
+                            T::codes_each(xs, ss, zs, bounds, out);
                         }
                         RowBlocks::Runs(e) => {
                             for (k, (o, xs)) in out.chunks_mut(e).zip(xs.chunks(e)).enumerate() {
-                                let (s, z) = (scales[base + k], offsets[base + k]);
-                                for (o, &x) in o.iter_mut().zip(xs) {
-                                    *o = code(x, s, z);
-                                }
+                                T::codes(xs, scales[base + k], offsets[base + k], bounds, o);
                             }
                         }
                         RowBlocks::Lookup => {
                             for ((o, &x), &c) in out.iter_mut().zip(xs).zip(&rows.column) {
-                                *o = code(x, scales[base + c], offsets[base + c]);
+                                *o = T::code(x, scales[base + c], offsets[base + c], bounds);
                             }
                         }
                     }

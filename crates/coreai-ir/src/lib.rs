@@ -36,6 +36,7 @@ pub mod raw;
 pub mod rewrite;
 pub mod rng;
 pub mod schema;
+pub mod simd;
 pub mod strings;
 pub mod symbols;
 pub mod weights;

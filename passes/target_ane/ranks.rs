@@ -46,7 +46,7 @@
 //! element type other than f16 or f32, or values not proven a softmax
 //! along the axis.
 
-use coreai_ir::emit::{axes, broadcasting, cast_to, constant, reshape};
+use coreai_ir::emit::{self, axes, broadcasting, cast_to, constant, reshape};
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
 use coreai_ir::raw;
@@ -182,10 +182,8 @@ pub fn argsort_ranks<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a
     pairs.insert(axis, n);
     let pairs_ty = tensor_type(&pairs, element);
     let scalar = |v: f64| float_constant(cx, &[], element, width, |_| v);
-    let arith = |op: &str, p: Value<'c, 'a>, q: Value<'c, 'a>| {
-        let s = coreai_ir::lowering::broadcast_shapes(&[&shape_of(p)?, &shape_of(q)?])?;
-        broadcasting(cx, op, p, q, tensor_type(&s, element))
-    };
+    // Every operand below is of `element`: the broadcast op in that type.
+    let arith = |op: &str, p: Value<'c, 'a>, q: Value<'c, 'a>| emit::arith(cx, op, p, q);
     let step = |t: Value<'c, 'a>| -> Result<Value<'c, 'a>, Decline> {
         let t = arith(coreai::MUL, t, scalar(scale)?)?;
         let t = arith(

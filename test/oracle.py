@@ -315,7 +315,12 @@ def runasset(*args, expect_death=False):
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
-    sys.exit(_worker_main())
+    # Without finalizing the interpreter, where coreai-core's runtime
+    # aborts at random (coreai_export.llm.exit_without_finalizing).
+    code = _worker_main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 # The pytest side: reruns reach the controller as user properties of the

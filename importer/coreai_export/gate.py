@@ -405,34 +405,14 @@ def run_coreai_core(module, input_files, outs):
     return results
 
 
-SWIFT_ABORT = "C++ exception handling detected but the Swift runtime was compiled with exceptions disabled"
-
-
 def run_core_child(args):
     """`python -m coreai_export.gate ARGS` (a coreai-core worker) in a child
-    process. coreai-core 1.0.0b3's Swift runtime sometimes aborts with
-    SWIFT_ABORT on a call that runs on the next try; such a death, or a
-    fatal signal, is retried once (and said on stdout): a second death is
-    the result."""
+    process. A worker ends without finalizing the interpreter
+    (`llm.exit_without_finalizing`), where coreai-core's runtime would
+    otherwise abort it at random after its work is done; any death is the
+    check's result."""
     command = [sys.executable, "-m", "coreai_export.gate", *args]
-    r = subprocess.run(command, capture_output=True, text=True, env=_worker_env())
-    if r.returncode < 0 or SWIFT_ABORT in r.stderr:
-        why = SWIFT_ABORT if SWIFT_ABORT in r.stderr else signal.Signals(-r.returncode).name
-        print(f"coreai-gate: coreai-core died ({why}); rerun once", flush=True)
-        r = subprocess.run(command, capture_output=True, text=True, env=_worker_env())
-    return r
-
-
-def abort_worker(counter):
-    """A worker that dies as coreai-core's Swift runtime does while the
-    count in the file `counter` is positive (decrementing it), else
-    succeeds: what the test of `run_core_child`'s rerun runs."""
-    n = int(Path(counter).read_text())
-    if n > 0:
-        Path(counter).write_text(str(n - 1))
-        print(f"Fatal error: {SWIFT_ABORT}", file=sys.stderr, flush=True)
-        os.abort()
-    return 0
+    return subprocess.run(command, capture_output=True, text=True, env=_worker_env())
 
 
 def causal_lm(model):
@@ -978,12 +958,11 @@ def summary(gate, ns):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--core-worker"]:
-        return core_worker(argv[1], argv[2:])
-    if argv[:1] == ["--llm-worker"]:
-        return llm_worker(*argv[1:])
-    if argv[:1] == ["--abort-worker"]:
-        return abort_worker(argv[1])
+    if argv[:1] in (["--core-worker"], ["--llm-worker"]):
+        from .llm import exit_without_finalizing
+
+        worker = core_worker(argv[1], argv[2:]) if argv[0] == "--core-worker" else llm_worker(*argv[1:])
+        exit_without_finalizing(worker)
     ns = build_parser().parse_args(argv)
     try:
         if ns.json and not os.path.isdir(os.path.dirname(os.path.abspath(ns.json))):

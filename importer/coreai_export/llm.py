@@ -547,6 +547,27 @@ class Session:
             return {k: z[k] for k in z.files}
 
 
+def exit_without_finalizing(code):
+    """Ends a process that ran coreai-core's runtime with status `code`:
+    flushes stdout and stderr and exits without finalizing the interpreter.
+
+    coreai-core 1.0.0b3 drops a finished call's Python references on one of
+    its own (Swift dispatch) threads, which takes the GIL to do it. When the
+    main thread is already in `Py_FinalizeEx`, taking the GIL ends that
+    thread with `pthread_exit`, and the unwinding through Swift frames
+    aborts the process ("C++ exception handling detected but the Swift
+    runtime was compiled with exceptions disabled", SIGABRT) after its work
+    is done and its outputs written. Whether the release comes before or
+    after finalization is a race the load decides: with both cores busy
+    about one `coreai-gate --llm-worker` run in twenty died so. Nothing a
+    process that ran the runtime needs happens in finalization, so it
+    skips it. Open files and temporary directories are the caller's to
+    close first."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 class _CoreaiCoreFunction:
     """`main` of an asset loaded once in coreai-core's runtime, with its
     states bound as NDArrays it updates in place."""
@@ -647,7 +668,7 @@ def main(argv=None):
         if ns.generate is not None:
             ids = [int(t) for t in ns.generate.split(",") if t.strip()]
             print(" ".join(map(str, generate(ns.output, ids, ns.max_new_tokens, ns.runtime))))
-            return 0
+            exit_without_finalizing(0)
         if not (ns.model or ns.module_file):
             raise ExportFailure("give --model or --module-file (or --generate IDS to run a bundle)")
         made = load_factory(ns.model or ns.module_file, from_file=bool(ns.module_file))()

@@ -349,7 +349,7 @@ def test_convert_from_python_writes_an_asset_that_runs_like_pytorch(tmp_path):
 # --- the aicode serialization (docs/aicode-format.md) -------------------------
 
 RUN_ADD = """
-import asyncio, sys
+import asyncio, os, sys
 import numpy as np
 from coreai.authoring.asset import AIModelAsset
 from coreai.runtime import NDArray
@@ -370,6 +370,8 @@ async def main(path):
     print("ok")
 
 asyncio.run(main(sys.argv[1]))
+sys.stdout.flush()
+os._exit(0)  # coreai_export.llm.exit_without_finalizing says why
 """
 
 

@@ -11,7 +11,10 @@ absent from its IR; a bad factory is bad input.
 
 import json
 import os
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 
 import toolchain
@@ -113,19 +116,47 @@ def test_gate_d_greedy_tokens(tmp_path):
     assert "step 0: tokens" in report["gates"]["D"]["checks"][0]["message"]
 
 
-def test_a_coreai_core_worker_dying_like_its_swift_runtime_is_rerun_once(tmp_path, capsys):
-    """coreai-core 1.0.0b3's Swift runtime sometimes aborts on a call that
-    runs on the next try: the gate's coreai-core workers are rerun once
-    (and say so); a second death is the result."""
-    from coreai_export.gate import run_core_child
+ADD = """module {
+  coreai.graph @main(%x: tensor<2x3xf32> {coreai.name = "x"}, %y: tensor<2x3xf32> {coreai.name = "y"})
+      -> (tensor<2x3xf32> {coreai.name = "add"}) {
+    %0 = coreai.add %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    coreai.output %0 : tensor<2x3xf32>
+  }
+}
+"""
 
-    counter = tmp_path / "deaths"
-    counter.write_text("1")
-    assert run_core_child(["--abort-worker", str(counter)]).returncode == 0
-    assert "coreai-core died" in capsys.readouterr().out
-    counter.write_text("2")
-    r = run_core_child(["--abort-worker", str(counter)])
-    assert r.returncode < 0 and "Swift runtime" in r.stderr, r
+# Runs a worker as `python -m coreai_export.gate` would, with an exit
+# handler that says whether the interpreter was finalized.
+FINALIZED = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: print('finalized', flush=True))\n"
+    "from coreai_export.gate import main\n"
+    "sys.exit(main(sys.argv[1:]))\n")
+
+
+def test_a_coreai_core_worker_ends_without_finalizing_the_interpreter(tmp_path):
+    """coreai-core's runtime drops a finished call's references on its own
+    threads, taking the GIL; in interpreter finalization that ends the
+    thread and aborts the process (SIGABRT) after its work is done, at
+    random. So a gate worker writes its outputs and exits without
+    finalizing: status 0, the sum coreai-core computed, no exit handler
+    run."""
+    module, inputs, out = tmp_path / "add.mlir", tmp_path / "in.npz", tmp_path / "out.npz"
+    module.write_text(ADD)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
+    y = np.array([[1e30, -0.0, 3.0], [np.inf, 0.5, -7.25]], np.float32)
+    np.savez(inputs, x=x, y=y)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(toolchain.IMPORTER), os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run([sys.executable, "-c", FINALIZED, "--core-worker", str(module), f"{inputs}={out}"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "finalized" not in r.stdout, r.stdout
+    with np.load(out) as z:
+        (got,) = [z[k] for k in z.files]
+    assert np.array_equal(got, x + y), got
+    # The same handler runs when a process ends normally.
+    r = subprocess.run([sys.executable, "-c", FINALIZED, "--help"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.rstrip().endswith("finalized"), r.stdout + r.stderr
 
 
 def test_gate_d_runs_a_causal_lms_bundle_in_both_runtimes(tmp_path):

@@ -293,7 +293,7 @@ def test_bundle_layout_signature_and_weights_stored_once(tmp_path):
     assert meta["states"] == {"keyCache": {"shape": shape, "dtype": "float32"},
                               "valueCache": {"shape": shape, "dtype": "float32"}}
     script = (
-        "import asyncio, sys\n"
+        "import asyncio, os, sys\n"
         "from coreai.authoring.asset import AIModelAsset\n"
         "async def go():\n"
         "    asset = AIModelAsset.load(sys.argv[1])\n"
@@ -301,7 +301,9 @@ def test_bundle_layout_signature_and_weights_stored_once(tmp_path):
         "        fn = m.load_function('main')\n"
         "        fn = (await fn) if asyncio.iscoroutine(fn) else fn\n"
         "        print(fn.desc)\n"
-        "asyncio.run(go())\n")
+        "asyncio.run(go())\n"
+        "sys.stdout.flush()\n"
+        "os._exit(0)  # coreai_export.llm.exit_without_finalizing says why\n")
     r = run_script([sys.executable, "-c", script, str(bundle / "qwen3.aimodel")])
     assert r.returncode == 0, r.stderr[-2000:]
     assert 'Inputs:  ["input_ids", "position_ids"]' in r.stdout, r.stdout

@@ -13,6 +13,7 @@ a second line holds OTHER's (printed before running ASSET).
 import argparse
 import asyncio
 import json
+import os
 import re
 import sys
 import warnings
@@ -109,4 +110,10 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Without finalizing the interpreter: coreai-core's runtime takes the GIL
+    # on its own threads after a call, which aborts a finalizing process
+    # (coreai_export.llm.exit_without_finalizing says how).
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

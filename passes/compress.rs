@@ -311,6 +311,11 @@ pub trait Real: Copy + PartialOrd + std::fmt::Debug + Send + Sync {
     fn low_byte(self) -> u8;
     /// Little-endian bytes of values of this type.
     fn bytes(values: &[Self]) -> Vec<u8>;
+    /// The bits of `|self|` (the sign bit cleared): ordered as the
+    /// magnitudes are, a NaN above infinity.
+    fn magnitude_key(self) -> u32;
+    /// The value whose bits are `key` (a [`Real::magnitude_key`]).
+    fn from_magnitude_key(key: u32) -> Self;
     /// The bits of each value rounded to f16 (nearest, ties to even).
     fn f16_bits(values: &[Self], out: &mut [u16]);
     /// The integer codes of `xs` in one block of scale `s` and zero point
@@ -399,6 +404,12 @@ impl Real for f32 {
     fn bytes(values: &[Self]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()
     }
+    fn magnitude_key(self) -> u32 {
+        self.to_bits() & 0x7fff_ffff
+    }
+    fn from_magnitude_key(key: u32) -> Self {
+        f32::from_bits(key)
+    }
 }
 
 impl Real for half::f16 {
@@ -435,6 +446,12 @@ impl Real for half::f16 {
     }
     fn bytes(values: &[Self]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+    fn magnitude_key(self) -> u32 {
+        (self.to_bits() & 0x7fff) as u32
+    }
+    fn from_magnitude_key(key: u32) -> Self {
+        half::f16::from_bits(key as u16)
     }
 }
 

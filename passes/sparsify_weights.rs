@@ -301,11 +301,10 @@ fn sparsify_weight<'c, 'a>(
     let float = ty.element();
     let shape: Vec<i64> = w.shape.iter().map(|&d| d as i64).collect();
     let mask_ty = tensor_type(&shape, integer_type(float, 1, false));
-    let bits: Vec<u8> = keep.iter().map(|&k| k as u8).collect();
     let mask = resource(
         mask_ty,
         &format!("{}.mask", w.name),
-        pack_bits(&bits, 1),
+        pack_bits(&keep, 1),
         BLOB_ALIGNMENT,
     );
     let values_ty = tensor_type(&[non_zero as i64], float);
@@ -491,7 +490,7 @@ fn sparsified<T: Real + Send + Sync>(
         Ok(keep) => keep,
         Err(reason) => return Ok(Err(reason)),
     };
-    let (keep, stored, as_stored) = stored(kept(v, &keep), keep, storage, meter.is_some());
+    let (stored, as_stored) = stored(v, &keep, storage, meter.is_some());
     let error = match meter {
         None => None,
         Some(meter) => {
@@ -512,18 +511,28 @@ fn sparsified<T: Real + Send + Sync>(
     Ok(Ok((keep, stored, error)))
 }
 
-/// The kept values as stored: their bytes, 8-bit codes, or palette
-/// indices (an empty set of kept values stays floats); with `values_back`,
-/// also the values they stand for, in order.
+/// The values of `v` that `keep` keeps, as stored: their bytes, 8-bit
+/// codes, or palette indices (an empty set of kept values stays floats);
+/// with `values_back`, also the values they stand for, in order.
 fn stored<T: Real + Send + Sync>(
-    values: Vec<T>,
-    keep: Vec<bool>,
+    v: &[T],
+    keep: &[bool],
     storage: Storage,
     values_back: bool,
-) -> (Vec<bool>, Stored, Vec<f64>) {
-    let n = values.len();
+) -> (Stored, Vec<f64>) {
+    let n = keep.iter().filter(|&&k| k).count();
+    if n == 0 || matches!(storage, Storage::Floats) {
+        // Their bytes straight from the weight: no copy of the values.
+        let back = if values_back {
+            kept(v, keep).map(|x| x.get()).collect()
+        } else {
+            Vec::new()
+        };
+        return (Stored::Floats(kept_bytes(v, keep, n)), back);
+    }
+    let values: Vec<T> = kept(v, keep).collect();
     match storage {
-        Storage::Palette { bits } if n > 0 => {
+        Storage::Palette { bits } => {
             let blocks = Blocks::new(&[n], &[0]).expect("one block");
             let (indices, palette) =
                 crate::palettize_weights::palettize(&values, None, &[n], &blocks, 1 << bits);
@@ -534,7 +543,6 @@ fn stored<T: Real + Send + Sync>(
             };
             let palette = T::bytes(&palette);
             (
-                keep,
                 Stored::Palette {
                     indices,
                     palette,
@@ -543,7 +551,7 @@ fn stored<T: Real + Send + Sync>(
                 back,
             )
         }
-        Storage::Codes(kind) if n > 0 => {
+        Storage::Codes(kind) => {
             let blocks = Blocks::new(&[n], &[0]).expect("one block");
             let (stored, back): (Stored, Vec<f64>) = match kind {
                 Codes::Int(bits, signed) => {
@@ -584,26 +592,32 @@ fn stored<T: Real + Send + Sync>(
                     (stored, back)
                 }
             };
-            (keep, stored, back)
+            (stored, back)
         }
-        _ => {
-            let back = if values_back {
-                values.iter().map(|x| x.get()).collect()
-            } else {
-                Vec::new()
-            };
-            (keep, Stored::Floats(T::bytes(&values)), back)
-        }
+        Storage::Floats => unreachable!("stored as floats above"),
     }
 }
 
-fn kept<T: Copy>(values: &[T], keep: &[bool]) -> Vec<T> {
-    values
-        .iter()
-        .zip(keep)
-        .filter(|(_, &k)| k)
-        .map(|(&v, _)| v)
-        .collect()
+/// The values of `v` that `keep` keeps, in order.
+fn kept<'v, T: Copy>(v: &'v [T], keep: &'v [bool]) -> impl Iterator<Item = T> + 'v {
+    v.iter().zip(keep).filter(|(_, &k)| k).map(|(&x, _)| x)
+}
+
+/// The bytes of the `n` values of `v` that `keep` keeps, converted a
+/// chunk at a time.
+fn kept_bytes<T: Real>(v: &[T], keep: &[bool], n: usize) -> Vec<u8> {
+    const CHUNK: usize = 4096;
+    let mut out = Vec::with_capacity(n * std::mem::size_of::<T>());
+    let mut chunk = Vec::with_capacity(CHUNK);
+    for x in kept(v, keep) {
+        chunk.push(x);
+        if chunk.len() == CHUNK {
+            out.extend(T::bytes(&chunk));
+            chunk.clear();
+        }
+    }
+    out.extend(T::bytes(&chunk));
+    out
 }
 
 /// Which elements of `v` (row-major) are kept.
@@ -631,12 +645,16 @@ fn pruned<T: Real>(v: &[T], w: &Weight<'_>, method: Method) -> Result<Vec<bool>,
         }
     };
     let keep = match method {
-        Method::Magnitude { sparsity, block } => {
-            let magnitudes: Vec<T> = match block {
-                None => v.iter().map(|x| x.abs()).collect(),
-                Some(b) => block_norms(v, &w.shape, axis("block-size", w.out_axis, "output")?, b)?,
-            };
-            by_percentile(v, &magnitudes, sparsity)
+        Method::Magnitude {
+            sparsity,
+            block: None,
+        } => by_percentile(v, || v.iter().map(|x| x.abs()), sparsity),
+        Method::Magnitude {
+            sparsity,
+            block: Some(b),
+        } => {
+            let norms = block_norms(v, &w.shape, axis("block-size", w.out_axis, "output")?, b)?;
+            by_percentile(v, || norms.iter().copied(), sparsity)
         }
         Method::NM { n, m } => n_of_m(v, &w.shape, axis("n-m", w.in_axis, "input")?, n, m)?,
     };
@@ -678,9 +696,14 @@ fn block_norms<T: Real>(v: &[T], shape: &[usize], dim: usize, b: usize) -> Resul
     Ok(out)
 }
 
-/// Keep every element whose magnitude is above numpy's
+/// Keep every element of `v` whose magnitude (the items of
+/// `magnitudes()`, one per element) is above numpy's
 /// `percentile(magnitudes, 100·p)`, and that is not zero.
-fn by_percentile<T: Real>(v: &[T], magnitudes: &[T], p: f64) -> Vec<bool> {
+fn by_percentile<T: Real, I: Iterator<Item = T>>(
+    v: &[T],
+    magnitudes: impl Fn() -> I,
+    p: f64,
+) -> Vec<bool> {
     let q = p * 100.0;
     if q == 100.0 || v.is_empty() {
         return vec![false; v.len()];
@@ -690,38 +713,85 @@ fn by_percentile<T: Real>(v: &[T], magnitudes: &[T], p: f64) -> Vec<bool> {
     }
     // numpy's "linear" method: the virtual index q/100·(n-1), the two
     // sorted values around it, interpolated with t = its fraction.
-    let n = magnitudes.len();
+    let n = v.len();
     let index = q / 100.0 * (n - 1) as f64;
     let below = (index.floor() as usize).min(n - 1);
     let above = (below + 1).min(n - 1);
     let t = index - below as f64;
-    let mut sorted: Vec<T> = magnitudes.to_vec();
-    let cmp = |a: &T, b: &T| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal);
-    let (_, &mut a, rest) = sorted.select_nth_unstable_by(below, cmp);
-    let b = if above == below {
-        a
-    } else {
-        *rest
-            .iter()
-            .min_by(|x, y| cmp(x, y))
-            .expect("an element above")
-    };
-    let diff = b.sub(a).get();
-    let threshold = if t >= 0.5 {
-        b.get() - diff * (1.0 - t)
-    } else {
-        a.get() + diff * t
+    // A magnitude is pruned when it is at most the threshold: when its key
+    // is at most that of the largest value of `T` at most the threshold.
+    let at_most = match ranked(&magnitudes, [below, above]) {
+        Some([a, b]) => {
+            let diff = b.sub(a).get();
+            let threshold = if t >= 0.5 {
+                b.get() - diff * (1.0 - t)
+            } else {
+                a.get() + diff * t
+            };
+            let nearest = T::of(threshold).magnitude_key();
+            if T::from_magnitude_key(nearest).get() > threshold {
+                nearest - 1
+            } else {
+                nearest
+            }
+        }
+        // numpy's percentile of magnitudes with a NaN is NaN, which no
+        // magnitude is at most: only zeros go.
+        None => 0,
     };
     v.iter()
-        .zip(magnitudes)
-        .map(|(x, m)| {
-            let pruned = matches!(
-                m.get().partial_cmp(&threshold),
-                Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
-            );
-            !pruned && x.get() != 0.0
-        })
+        .zip(magnitudes())
+        .map(|(x, m)| m.magnitude_key() > at_most && x.magnitude_key() != 0)
         .collect()
+}
+
+/// The magnitudes of ranks `ranks` in ascending order among
+/// `magnitudes()`, or `None` if one is NaN. A radix select on their bits
+/// ([`Real::magnitude_key`], ordered as the magnitudes are): a count per
+/// value of the high 16 bits finds each rank's bucket, a count per value
+/// of the low 16 bits within that bucket its key. Two passes and three
+/// 65,536-entry counts, where a sort would copy every magnitude.
+fn ranked<T: Real, I: Iterator<Item = T>>(
+    magnitudes: impl Fn() -> I,
+    ranks: [usize; 2],
+) -> Option<[T; 2]> {
+    const BUCKETS: usize = 1 << 16;
+    let mut high = vec![0usize; BUCKETS];
+    let mut nan = false;
+    for m in magnitudes() {
+        nan |= m.get().is_nan();
+        high[(m.magnitude_key() >> 16) as usize] += 1;
+    }
+    if nan {
+        return None;
+    }
+    // The bucket of rank `r` in `counts`, and `r`'s rank within it.
+    let locate = |counts: &[usize], r: usize| {
+        let mut seen = 0;
+        for (bucket, &c) in counts.iter().enumerate() {
+            if r < seen + c {
+                return (bucket, r - seen);
+            }
+            seen += c;
+        }
+        unreachable!("rank {r} of {seen}")
+    };
+    let at = ranks.map(|r| locate(&high, r));
+    let mut low = [vec![0usize; BUCKETS], vec![0usize; BUCKETS]];
+    let [first, second] = at.map(|(bucket, _)| bucket as u32);
+    for key in magnitudes().map(|m| m.magnitude_key()) {
+        if key >> 16 == first {
+            low[0][(key & 0xffff) as usize] += 1;
+        }
+        if key >> 16 == second {
+            low[1][(key & 0xffff) as usize] += 1;
+        }
+    }
+    let key = |i: usize| {
+        let (bucket, r) = at[i];
+        ((bucket as u32) << 16) | locate(&low[i], r).0 as u32
+    };
+    Some([T::from_magnitude_key(key(0)), T::from_magnitude_key(key(1))])
 }
 
 /// N:M pruning along axis `dim` (0 or 1): in each group of `m` consecutive
@@ -779,15 +849,79 @@ mod tests {
     fn percentile_interpolates_like_numpy() {
         // numpy.percentile([1, 2, 3, 4], 50) = 2.5: 1 and 2 pruned.
         let v = [3.0f32, -1.0, 4.0, 2.0];
-        let m: Vec<f32> = v.iter().map(|x| x.abs()).collect();
-        assert_eq!(by_percentile(&v, &m, 0.5), [true, false, true, false]);
+        let m = || v.iter().map(|x| x.abs());
+        assert_eq!(by_percentile(&v, m, 0.5), [true, false, true, false]);
         // 25% of 4: index 0.75 between 1 and 2 → 1.75: only 1 pruned.
-        assert_eq!(by_percentile(&v, &m, 0.25), [true, false, true, true]);
+        assert_eq!(by_percentile(&v, m, 0.25), [true, false, true, true]);
         // A zero is never kept; p = 0 prunes nothing else, p = 1 everything.
         let z = [0.0f32, 5.0, -2.0];
-        let mz: Vec<f32> = z.iter().map(|x| x.abs()).collect();
-        assert_eq!(by_percentile(&z, &mz, 0.0), [false, true, true]);
-        assert_eq!(by_percentile(&z, &mz, 1.0), [false, false, false]);
+        let mz = || z.iter().map(|x| x.abs());
+        assert_eq!(by_percentile(&z, mz, 0.0), [false, true, true]);
+        assert_eq!(by_percentile(&z, mz, 1.0), [false, false, false]);
+        // A magnitude equal to the threshold goes: median of [1, 2, 3] is 2.
+        let w = [3.0f32, -2.0, 1.0];
+        assert_eq!(
+            by_percentile(&w, || w.iter().map(|x| x.abs()), 0.5),
+            [true, false, false]
+        );
+        // A threshold between two neighbours of f32, 1 + 1.5 ulp, rounds
+        // up to 1 + 2 ulp: that one stays.
+        let u = [f32::from_bits(0x3f80_0001), f32::from_bits(0x3f80_0002)];
+        assert_eq!(by_percentile(&u, || u.iter().copied(), 0.5), [false, true]);
+    }
+
+    #[test]
+    fn ranked_magnitudes_are_the_sorted_ones() {
+        // Magnitudes over many exponents, with repeats, zeros, subnormals
+        // and infinity; each rank checked against a sort.
+        let mut x = 0x2545_f491u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut v: Vec<f32> = (0..5000)
+            .map(|_| {
+                f32::from_bits(next() & 0x7fff_ffff).min(1e30)
+                    * if next() % 2 == 0 { 1.0 } else { -1.0 }
+            })
+            .collect();
+        v.extend([
+            0.0,
+            -0.0,
+            f32::MIN_POSITIVE / 8.0,
+            f32::INFINITY,
+            2.5,
+            2.5,
+            -2.5,
+        ]);
+        v.extend(v[..100].to_vec());
+        let mut sorted: Vec<f32> = v.iter().map(|x| x.abs()).collect();
+        sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        for r in [0, 1, 99, 2500, v.len() - 2, v.len() - 1] {
+            let got = ranked(|| v.iter().map(|x| x.abs()), [r, (r + 1).min(v.len() - 1)]).unwrap();
+            assert_eq!(
+                got,
+                [sorted[r], sorted[(r + 1).min(v.len() - 1)]],
+                "rank {r}"
+            );
+        }
+        // f16: its keys all fall in the first high bucket.
+        let h: Vec<half::f16> = v.iter().map(|&x| half::f16::from_f32(x)).collect();
+        let mut hs: Vec<half::f16> = h.iter().map(|x| x.abs()).collect();
+        hs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        for r in [0, 777, h.len() - 1] {
+            let got = ranked(|| h.iter().map(|x| x.abs()), [r, r]).unwrap();
+            assert_eq!(got, [hs[r], hs[r]], "f16 rank {r}");
+        }
+        // A NaN makes numpy's percentile NaN: nothing but zeros is pruned.
+        let nan = [1.0f32, f32::NAN, 0.0, 3.0];
+        assert_eq!(ranked(|| nan.iter().map(|x| x.abs()), [1, 2]), None);
+        assert_eq!(
+            by_percentile(&nan, || nan.iter().map(|x| x.abs()), 0.5),
+            [true, true, false, true]
+        );
     }
 
     #[test]

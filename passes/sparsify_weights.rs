@@ -718,26 +718,31 @@ fn by_percentile<T: Real, I: Iterator<Item = T>>(
     let below = (index.floor() as usize).min(n - 1);
     let above = (below + 1).min(n - 1);
     let t = index - below as f64;
-    // A magnitude is pruned when it is at most the threshold: when its key
-    // is at most that of the largest value of `T` at most the threshold.
-    let at_most = match ranked(&magnitudes, [below, above]) {
+    // numpy's percentile of magnitudes with a NaN is NaN, and so is an
+    // interpolation with infinity (`inf - inf`, `inf·0`).
+    let threshold = match ranked(&magnitudes, [below, above]) {
         Some([a, b]) => {
             let diff = b.sub(a).get();
-            let threshold = if t >= 0.5 {
+            if t >= 0.5 {
                 b.get() - diff * (1.0 - t)
             } else {
                 a.get() + diff * t
-            };
-            let nearest = T::of(threshold).magnitude_key();
-            if T::from_magnitude_key(nearest).get() > threshold {
-                nearest - 1
-            } else {
-                nearest
             }
         }
-        // numpy's percentile of magnitudes with a NaN is NaN, which no
-        // magnitude is at most: only zeros go.
-        None => 0,
+        None => f64::NAN,
+    };
+    // A magnitude is pruned when it is at most the threshold: when its key
+    // is at most that of the largest value of `T` at most the threshold.
+    // No magnitude is at most NaN: then only zeros go.
+    let at_most = if threshold.is_nan() {
+        0
+    } else {
+        let nearest = T::of(threshold).magnitude_key();
+        if T::from_magnitude_key(nearest).get() > threshold {
+            nearest - 1
+        } else {
+            nearest
+        }
     };
     v.iter()
         .zip(magnitudes())
@@ -921,6 +926,20 @@ mod tests {
         assert_eq!(
             by_percentile(&nan, || nan.iter().map(|x| x.abs()), 0.5),
             [true, true, false, true]
+        );
+        // Interpolating with infinity gives numpy NaN too (median of
+        // [1, 2, inf]: 2 + inf·0; of [1, inf, inf]: inf - inf), and at
+        // 25% of [1, inf] infinity, which prunes everything.
+        for w in [
+            [1.0f32, 2.0, f32::INFINITY],
+            [1.0, f32::INFINITY, f32::INFINITY],
+        ] {
+            assert_eq!(by_percentile(&w, || w.iter().copied(), 0.5), [true; 3]);
+        }
+        let w = [1.0f32, -f32::INFINITY];
+        assert_eq!(
+            by_percentile(&w, || w.iter().map(|x| x.abs()), 0.25),
+            [false, false]
         );
     }
 

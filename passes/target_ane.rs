@@ -45,6 +45,24 @@
 //!     result leaves the Neural Engine). Exact for finite values; a
 //!     softmax row is finite or all NaN, and a NaN row's indices are
 //!     clamped into range.
+//!   - `linear-conv1x1` (`target_ane/bc1s.rs`): a product by a constant
+//!     `K×N` weight (a linear layer) becomes a 1×1 `conv2d` of the
+//!     activation in BC1S (`B×K×1×S`) by the weight as `N×K×1×1`, between
+//!     transposes to and from BC1S (Apple's Neural Engine rules: "Conv2d
+//!     instead of Linear", "Transpose bookkeeping around Conv2d"); the same
+//!     products summed over the same `K`. Before `matmul-rank4`, which
+//!     keeps the products without a constant weight (attention's).
+//!   - `transpose-sink` (`target_ane/bc1s.rs`, in sweeps after the main
+//!     one, to a fixed point): an elementwise op on operands transposed by
+//!     one permutation (or constants) runs before the transpose, so the
+//!     activations between projections stay in BC1S and the transposes
+//!     that meet compose away in `core-optimize`. Exact.
+//!   - `stride-space-to-depth` (`target_ane/strides.rs`): a `conv2d`
+//!     stride with a prime factor other than 2 and 3 (wav2vec2's stride-5
+//!     feature encoder) whose kernel it divides becomes stride 1: input
+//!     and kernel split along the axis into phases moved next to the
+//!     channels (space to depth), the same products summed in another
+//!     order.
 //!   - `layout-in-f16` (`target_ane/casts.rs`): a reshape, transpose,
 //!     expand_dims or shrink_dims next to an f16 ↔ f32 cast moves to the
 //!     cast's f16 side (`L(cast(x)) = cast(L(x))`, exact), so at an f32
@@ -71,19 +89,22 @@
 //! rows, not a multiple of 8 (...)`.
 //!
 //! Preconditions: verified coreai IR. Runs on any op and rewrites the ops
-//! nested in it, one sweep in program order through the rewrite driver
-//! (`max-rewrites`, `trace-rewrites`). Interactions: followed by
+//! nested in it, through the rewrite driver (`max-rewrites`,
+//! `trace-rewrites`): a sweep in program order that inlines attention, the
+//! main sweep, then `transpose-sink` sweeps until one rewrites nothing. Interactions: followed by
 //! `canonicalize,cse,core-optimize` in `coreai-compile --target ane`, which
 //! fold the reshapes of constant weights and tables into the constants and
 //! merge reshape chains.
 
 mod attention;
+mod bc1s;
 mod casts;
 mod iosurface;
 mod layout;
 mod masks;
 mod rank;
 mod ranks;
+mod strides;
 
 use coreai_ir::op::coreai;
 use coreai_ir::{
@@ -124,6 +145,25 @@ static INLINE: &[ExplainedPattern] = &[ExplainedPattern {
     reason: "the Neural Engine has no fused attention (Apple's Neural Engine rules: no fused SDPA path); the composite's body, whose products and softmax run there, in place of the call",
 }];
 
+/// The sweeps after the main one, to a fixed point: the BC1S layout carried
+/// through the elementwise ops between projections.
+static SINK: &[ExplainedPattern] = &[
+    ExplainedPattern {
+        name: "transpose-sink",
+        roots: layout::SAME_SHAPE_ELEMENTWISE,
+        rewrite: bc1s::transpose_sink,
+        reason: SINK_REASON,
+    },
+    ExplainedPattern {
+        name: "transpose-sink",
+        roots: layout::BROADCASTING_ELEMENTWISE,
+        rewrite: bc1s::transpose_sink,
+        reason: SINK_REASON,
+    },
+];
+
+const SINK_REASON: &str = "activations between projections stay in BC1S (Apple's Neural Engine rules: avoid unnecessary transposes); the elementwise op runs on the untransposed operands and one transpose follows it, exact";
+
 /// The main sweep.
 static PATTERNS: &[ExplainedPattern] = &[
     ExplainedPattern {
@@ -157,6 +197,12 @@ static PATTERNS: &[ExplainedPattern] = &[
         reason: LAYOUT_REASON,
     },
     ExplainedPattern {
+        name: "linear-conv1x1",
+        roots: &[coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL],
+        rewrite: bc1s::linear_conv1x1,
+        reason: "the Neural Engine runs projections as 1x1 convolutions on (B, C, 1, S) activations (Apple's Neural Engine rules: BC1S format, Conv2d instead of Linear); the product by a constant weight becomes a 1x1 conv2d between transposes to and from BC1S",
+    },
+    ExplainedPattern {
         name: "matmul-rank4",
         roots: &[coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL],
         rewrite: layout::matmul_rank4,
@@ -167,6 +213,12 @@ static PATTERNS: &[ExplainedPattern] = &[
         roots: &[coreai::BATCH_MATMUL],
         rewrite: layout::matmul_rank4,
         reason: MATMUL_REASON,
+    },
+    ExplainedPattern {
+        name: "stride-space-to-depth",
+        roots: &[coreai::CONV2D],
+        rewrite: strides::stride_space_to_depth,
+        reason: "the Neural Engine maps convolution strides of 2s and 3s well (Apple's Neural Engine rules: convolution stride optimization, pixel shuffle); the stride moves into channels (space to depth) and the convolution runs at stride 1, the same products",
     },
     ExplainedPattern {
         name: "embedding-iosurface",
@@ -197,11 +249,12 @@ static PATTERNS: &[ExplainedPattern] = &[
 
 pub const INFO: PassInfo = PassInfo {
     name: "target-ane",
-    summary: "Lift 2-D matmul operands and the elementwise chains between them to rank 4, read embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0) and inline attention composites, for the Neural Engine",
+    summary: "The Neural Engine's forms: linear layers as 1x1 convolutions in BC1S (B, C, 1, S), other products and the elementwise chains between them at rank 4, embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0), attention composites inlined with additive masks, rank above 5 reduced, argsorts of softmax values counted in f16",
     source: include_str!("target_ane.rs"),
     anchor: None,
     options: &[ExplainedPass::REMARKS],
     create: || {
         ExplainedPass::new("target-ane", PATTERNS, Some(print_embedding_declines)).with_first_sweep(INLINE)
+            .with_last_sweeps(SINK)
     },
 };

@@ -148,6 +148,10 @@ pub struct ExplainedPass {
     /// sweep rewrites (an inlined body's ops).
     first: &'static [ExplainedPattern],
     patterns: &'static [ExplainedPattern],
+    /// Sweeps after the main one, repeated until one rewrites nothing (at
+    /// most [`ExplainedPass::LAST_SWEEPS`]), for rewrites that feed each
+    /// other (a transpose sunk past one op meets the next).
+    last: &'static [ExplainedPattern],
     /// What else `remarks` prints after the sweep (the declines a pass
     /// wants users to see).
     after: Option<fn(&str, &Rewriter)>,
@@ -171,6 +175,7 @@ impl ExplainedPass {
             name,
             first: &[],
             patterns,
+            last: &[],
             after,
             remarks: false,
         })
@@ -179,6 +184,16 @@ impl ExplainedPass {
     /// The same pass with a sweep of `first` before the main sweep.
     pub fn with_first_sweep(mut self: Box<Self>, first: &'static [ExplainedPattern]) -> Box<Self> {
         self.first = first;
+        self
+    }
+
+    /// Sweeps of `last` after the main one.
+    pub const LAST_SWEEPS: usize = 16;
+
+    /// The same pass with sweeps of `last` after the main sweep, until a
+    /// sweep rewrites nothing (at most [`Self::LAST_SWEEPS`]).
+    pub fn with_last_sweeps(mut self: Box<Self>, last: &'static [ExplainedPattern]) -> Box<Self> {
+        self.last = last;
         self
     }
 }
@@ -201,12 +216,22 @@ impl crate::pass::Pass for ExplainedPass {
             applied += rewriter.run_explained(root, self.first, false)?;
         }
         applied += rewriter.run_explained(root, self.patterns, false)?;
+        if !self.last.is_empty() {
+            for _ in 0..Self::LAST_SWEEPS {
+                let n = rewriter.run_explained(root, self.last, false)?;
+                applied += n;
+                if n == 0 || rewriter.exhausted() {
+                    break;
+                }
+            }
+        }
         if self.remarks {
-            let (first, patterns) = (self.first, self.patterns);
+            let (first, patterns, last) = (self.first, self.patterns, self.last);
             rewriter.print_applications(|pattern| {
                 first
                     .iter()
                     .chain(patterns)
+                    .chain(last)
                     .find(|p| p.name == pattern)
                     .map_or("", |p| p.reason)
             });

@@ -57,6 +57,11 @@
 //!     one permutation (or constants) runs before the transpose, so the
 //!     activations between projections stay in BC1S and the transposes
 //!     that meet compose away in `core-optimize`. Exact.
+//!   - `transpose-pair` (`target_ane/bc1s.rs`, in the same sweeps): two
+//!     transposes around a reshape become one (the reshape moved below
+//!     the first or above the second, where it splits or merges only
+//!     dims that stay adjacent): a projection's head split is Apple's
+//!     `bc1s_to_gpu`, a head merge `gpu_to_bc1s`. Exact.
 //!   - `stride-space-to-depth` (`target_ane/strides.rs`): a `conv2d`
 //!     stride with a prime factor other than 2 and 3 (wav2vec2's stride-5
 //!     feature encoder) whose kernel it divides becomes stride 1: input
@@ -148,6 +153,12 @@ static INLINE: &[ExplainedPattern] = &[ExplainedPattern {
 /// The sweeps after the main one, to a fixed point: the BC1S layout carried
 /// through the elementwise ops between projections.
 static SINK: &[ExplainedPattern] = &[
+    ExplainedPattern {
+        name: "transpose-pair",
+        roots: &[coreai::TRANSPOSE],
+        rewrite: bc1s::transpose_pair,
+        reason: "a transpose to or from BC1S and a head transpose around a reshape become one transpose (Apple's gpu_to_bc1s and bc1s_to_gpu forms; avoid unnecessary memory copies), exact",
+    },
     ExplainedPattern {
         name: "transpose-sink",
         roots: layout::SAME_SHAPE_ELEMENTWISE,

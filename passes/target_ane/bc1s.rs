@@ -202,3 +202,208 @@ pub fn transpose_sink<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
     let f = cx.rebuild(&operands, tensor_type(&untransposed, element))?;
     Ok(vec![transpose(cx, f, &perm)?])
 }
+
+/// `(X', p')` with `reshape(transpose(x, p), z) = transpose(reshape(x, X'), p')`
+/// for `x` of dims `x`, when the reshape only splits dims of the transposed
+/// value or merges dims that are adjacent and in order in `x` (unit dims
+/// aside); `None` otherwise (a reshape that regroups across dims).
+fn reshape_below_transpose(x: &[i64], p: &[usize], z: &[i64]) -> Option<(Vec<i64>, Vec<usize>)> {
+    let y: Vec<i64> = p.iter().map(|&i| x[i]).collect();
+    let ys: Vec<usize> = (0..y.len()).filter(|&i| y[i] != 1).collect();
+    let zs: Vec<usize> = (0..z.len()).filter(|&j| z[j] != 1).collect();
+    // Groups of non-unit dims with equal products: (y positions, z positions).
+    let mut groups: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    let (mut a, mut b) = (0, 0);
+    while a < ys.len() || b < zs.len() {
+        let (mut gy, mut gz) = (vec![*ys.get(a)?], vec![*zs.get(b)?]);
+        let (mut py, mut pz) = (y[ys[a]], z[zs[b]]);
+        a += 1;
+        b += 1;
+        while py != pz {
+            if py < pz {
+                gy.push(*ys.get(a)?);
+                py *= y[ys[a]];
+                a += 1;
+            } else {
+                gz.push(*zs.get(b)?);
+                pz *= z[zs[b]];
+                b += 1;
+            }
+        }
+        if gy.len() > 1 && gz.len() > 1 {
+            return None;
+        }
+        groups.push((gy, gz));
+    }
+    // The non-unit dims of x in order, and where each sits among them.
+    let xs: Vec<usize> = (0..x.len()).filter(|&d| x[d] != 1).collect();
+    let rank_in_xs = |d: usize| xs.iter().position(|&e| e == d);
+    // Unit dims first: a reshape to them keeps the last (width) dim the
+    // one the data has, never a padded singleton.
+    let mut new_dims = Vec::new();
+    let mut index_of_z = vec![usize::MAX; z.len()];
+    for j in 0..z.len() {
+        if z[j] == 1 {
+            index_of_z[j] = new_dims.len();
+            new_dims.push(1);
+        }
+    }
+    let mut emitted = vec![false; groups.len()];
+    for &d in &xs {
+        let g = groups
+            .iter()
+            .position(|(gy, _)| gy.iter().any(|&i| p[i] == d))?;
+        if emitted[g] {
+            continue;
+        }
+        let (gy, gz) = &groups[g];
+        // Merged dims: adjacent in x, in the transposed order.
+        let first = rank_in_xs(p[gy[0]])?;
+        for (t, &i) in gy.iter().enumerate() {
+            if rank_in_xs(p[i])? != first + t {
+                return None;
+            }
+        }
+        if p[gy[0]] != d {
+            return None;
+        }
+        for &j in gz {
+            index_of_z[j] = new_dims.len();
+            new_dims.push(z[j]);
+        }
+        emitted[g] = true;
+    }
+    (new_dims.len() == z.len() && index_of_z.iter().all(|&i| i < z.len()))
+        .then_some((new_dims, index_of_z))
+}
+
+/// `q` after `p`: `transpose(transpose(v, p), q) = transpose(v, composed)`.
+fn compose(p: &[usize], q: &[usize]) -> Vec<usize> {
+    q.iter().map(|&i| p[i]).collect()
+}
+
+fn inverse(p: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0; p.len()];
+    for (i, &pi) in p.iter().enumerate() {
+        inv[pi] = i;
+    }
+    inv
+}
+
+// transpose(reshape(transpose(x, a)), b)
+//   → transpose(reshape(x), b ∘ a')       (the reshape moved below a)
+//   or reshape(transpose(x, b' ∘ a))      (the reshape moved above b)
+// Two transposes around a reshape become one: Apple's `gpu_to_bc1s`
+// (`(B, H, S, D).permute(0, 1, 3, 2).reshape(B, H·D, 1, S)`) and
+// `bc1s_to_gpu` forms, one transpose each, instead of a transpose to and
+// from BC1S on either side of a head split or merge. Exact: only the
+// order in which the same elements are laid out. Declines reshapes that
+// regroup across dims the transposes move apart, transposes or reshapes
+// with other users.
+pub fn transpose_pair<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let b = constant_ints(cx.operand(1)?.to_raw()).ok_or("the permutation is not a constant")?;
+    let b: Vec<usize> = b
+        .into_iter()
+        .map(usize::try_from)
+        .collect::<Result<_, _>>()
+        .map_err(|_| "a negative permutation index")?;
+    // The reshapes between the transposes (each with no other user).
+    let mut v = cx.operand(0)?;
+    let mut reshaped = false;
+    while let Some(r) = producer(v).filter(|r| op_name(r) == coreai::RESHAPE) {
+        if live_uses(v) != 1 {
+            return Err("a reshape between the transposes has other users".into());
+        }
+        v = r.operand(0).map_err(|_| "a reshape without operand")?;
+        reshaped = true;
+    }
+    if !reshaped {
+        return Err("the operand is not a reshape".into());
+    }
+    let (x, a) = transposed(v).ok_or("no transpose before the reshape")?;
+    if live_uses(v) != 1 {
+        return Err("the inner transpose has other users".into());
+    }
+    let (dx, z, out) = (
+        static_dims(x)?,
+        static_dims(cx.operand(0)?)?,
+        type_dims(cx.result_type(0)?)?,
+    );
+    if let Some((dims, a2)) = reshape_below_transpose(&dx, &a, &z) {
+        let r = reshape(cx, x, &dims)?;
+        return Ok(vec![moved(cx, r, &dims, &compose(&a2, &b))?]);
+    }
+    // T_b(reshape(y, z)) with y = T_a(x): reshape(y, z) = T_b⁻¹(W), so
+    // y = reshape(T_b⁻¹(W), dims y) = T_s(reshape(W, W')), and
+    // W = reshape(T_s⁻¹(y), dims W).
+    let dy: Vec<i64> = a.iter().map(|&i| dx[i]).collect();
+    let (_, s) = reshape_below_transpose(&out, &inverse(&b), &dy)
+        .ok_or("the reshape regroups dims the transposes move apart")?;
+    let t = moved(cx, x, &dx, &compose(&a, &inverse(&s)))?;
+    Ok(vec![reshape(cx, t, &out)?])
+}
+
+/// `transpose(v, p)` for `v` of dims `d`, or a reshape when `p` only moves
+/// unit dims (the elements keep their order: the transposes cancelled).
+fn moved<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    v: Value<'c, 'a>,
+    d: &[i64],
+    p: &[usize],
+) -> Result<Value<'c, 'a>, Decline> {
+    let kept: Vec<usize> = p.iter().copied().filter(|&i| d[i] != 1).collect();
+    if kept.windows(2).all(|w| w[0] < w[1]) {
+        let out: Vec<i64> = p.iter().map(|&i| d[i]).collect();
+        return reshape(cx, v, &out);
+    }
+    transpose(cx, v, p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `v` (row-major, dims `d`) transposed by `p`.
+    fn transpose_flat(v: &[i64], d: &[i64], p: &[usize]) -> Vec<i64> {
+        let out: Vec<i64> = p.iter().map(|&i| d[i]).collect();
+        let strides: Vec<i64> = (0..d.len()).map(|i| d[i + 1..].iter().product()).collect();
+        let n: i64 = d.iter().product();
+        (0..n)
+            .map(|flat| {
+                let (mut rest, mut src) = (flat, 0);
+                for k in (0..out.len()).rev() {
+                    src += (rest % out[k]) * strides[p[k]];
+                    rest /= out[k];
+                }
+                v[src as usize]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_reshape_moves_below_a_transpose_with_the_same_elements() {
+        // (x dims, p, z): splits, merges, unit dims, and the BC1S head split.
+        let cases: &[(&[i64], &[usize], &[i64])] = &[
+            (&[1, 64, 1, 8], &[2, 0, 3, 1], &[1, 8, 4, 16]),
+            (&[2, 3, 4, 5], &[0, 2, 3, 1], &[2, 20, 3]),
+            (&[2, 3, 4, 5], &[3, 0, 1, 2], &[5, 6, 2, 2]),
+            (&[1, 4, 16, 8], &[0, 1, 2, 3], &[1, 64, 1, 8]),
+            (&[6, 1, 10], &[2, 1, 0], &[2, 5, 1, 3, 2]),
+        ];
+        for &(x, p, z) in cases {
+            let (dims, p2) =
+                reshape_below_transpose(x, p, z).unwrap_or_else(|| panic!("{x:?} {p:?} {z:?}"));
+            let n: i64 = x.iter().product();
+            let data: Vec<i64> = (0..n).collect();
+            // reshape is the identity on the flat data.
+            let want = transpose_flat(&data, x, p);
+            let got = transpose_flat(&data, &dims, &p2);
+            assert_eq!(got, want, "{x:?} {p:?} {z:?}");
+            let got_dims: Vec<i64> = p2.iter().map(|&i| dims[i]).collect();
+            assert_eq!(got_dims, z);
+        }
+        // Merging dims the transpose moved apart is a regrouping: declined.
+        assert!(reshape_below_transpose(&[1, 4, 8, 16], &[0, 2, 1, 3], &[1, 1, 8, 64]).is_none());
+        assert!(reshape_below_transpose(&[2, 3, 4], &[2, 1, 0], &[4, 6]).is_none());
+    }
+}

@@ -23,6 +23,8 @@
   and rank-4 kernels); layout-in-f16 moves data
   movement across f32 <-> f16 casts bit-exactly in both executors (±inf,
   NaN and an f16 overflow included).
+- A multi-head attention block in BC1S (linear-conv1x1, transpose-pair)
+  is bit-exact in coreai-run, within f32 rounding in coreai-core.
 - stride-space-to-depth (a stride-5 Conv1d and a grouped Conv2d with
   stride (5, 2)) computes eager PyTorch's values within f32 rounding in
   both executors, with no stride 5 left.
@@ -749,6 +751,45 @@ def test_linear_conv1x1_and_the_rank4_forms_are_exact(tmp_path):
             else:
                 np.testing.assert_allclose(b[name], a[name], rtol=1e-6, atol=1e-6, err_msg=oracle)
             np.testing.assert_allclose(b[name], want[name], rtol=1e-5, atol=1e-6, err_msg=f"{oracle} vs eager")
+
+
+HEADS = """
+import torch
+
+class M(torch.nn.Module):
+    # Multi-head attention written out: projections, the head split and
+    # merge around scaled dot-product attention, a residual.
+    def __init__(self):
+        super().__init__()
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(32, 32) for _ in range(4))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        split = lambda t: t.view(b, s, 4, 8).transpose(1, 2)
+        a = torch.nn.functional.scaled_dot_product_attention(split(self.q(x)), split(self.k(x)), split(self.v(x)))
+        return x + self.o(a.transpose(1, 2).reshape(b, s, d))
+
+def factory():
+    torch.manual_seed(31)
+    return M(), (torch.randn(1, 6, 32),)
+"""
+
+
+def test_bc1s_attention_block_is_exact(tmp_path):
+    # The projections become 1x1 convolutions in BC1S (linear-conv1x1) and
+    # each head split or merge next to one is a single transpose
+    # (transpose-pair): data movement only, so in f32 coreai-run computes the
+    # same values bit for bit (coreai-core within f32 rounding: its
+    # convolution kernel sums in another order), and eager's.
+    before, after, r = optimized_and_ane_f32(tmp_path, HEADS)
+    assert r.stderr.count("linear-conv1x1") == 4 and "transpose-pair" in r.stderr, r.stderr
+    text = after.read_text()
+    assert text.count("coreai.conv2d") == 4, text
+    # Into BC1S (shared by q, k, v), the query's and the value's head splits
+    # (the key's split, (B, H, D, S), is already the transposed key the
+    # scores take), the merge, and out of BC1S at the residual.
+    assert text.count("coreai.transpose") == 5, text
+    assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5, rounding_in=("coreai-core",))
 
 
 STRIDES = """

@@ -110,3 +110,35 @@ coreai.graph @sink_declines(%a: tensor<2x3x4xf32>, %b: tensor<4x2x3xf32>, %c: te
   %w = coreai.cast %th : tensor<3x2x4xf16> to tensor<3x2x4xf32>
   coreai.output %s, %m, %w : tensor<3x2x4xf32>, tensor<3x2x4xf32>, tensor<3x2x4xf32>
 }
+
+// -----
+
+// Attention's head split after a projection and head merge before one:
+// `transpose-pair` makes each pair of transposes around a reshape one
+// transpose (Apple's bc1s_to_gpu: reshape (B, H, D, S) then permute; and
+// gpu_to_bc1s: permute then reshape (B, H·D, 1, S)).
+// REMARK: linear-conv1x1
+// REMARK: transpose-pair: a transpose to or from BC1S and a head transpose around a reshape become one transpose
+// FOLD-LABEL: coreai.graph @heads(
+// FOLD:         %[[Q:.*]] = coreai.conv2d %{{.*}} -> tensor<1x64x1x8xf32>
+// FOLD-NEXT:    %[[QS:.*]] = coreai.reshape %[[Q]], %{{.*}} -> tensor<1x4x16x8xf32>
+// FOLD-NEXT:    %[[QT:.*]] = coreai.transpose %[[QS]], %{{.*}} -> tensor<1x4x8x16xf32>
+// FOLD:         %[[VT:.*]] = coreai.transpose %arg1, %{{.*}} : (tensor<1x4x8x16xf32>, tensor<4xui32>) -> tensor<1x4x16x8xf32>
+// FOLD-NEXT:    %[[VM:.*]] = coreai.reshape %[[VT]], %{{.*}} -> tensor<1x64x1x8xf32>
+// FOLD-NOT:     coreai.transpose
+// FOLD:         coreai.conv2d %[[VM]]
+// FOLD:         coreai.output %[[QT]]
+coreai.graph @heads(%x: tensor<1x8x64xf32>, %v: tensor<1x4x8x16xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x8x64xf32>) {
+  %wq = coreai.constant dense<2.500000e-01> : tensor<64x64xf32>
+  %wo = coreai.constant dense<5.000000e-01> : tensor<64x64xf32>
+  %split = coreai.constant dense<[1, 8, 4, 16]> : tensor<4xui32>
+  %merge = coreai.constant dense<[1, 8, 64]> : tensor<3xui32>
+  %perm = coreai.constant dense<[0, 2, 1, 3]> : tensor<4xui32>
+  %q = coreai.decomposable.broadcasting_batch_matmul %x, %wq : (tensor<1x8x64xf32>, tensor<64x64xf32>) -> tensor<1x8x64xf32>
+  %qs = coreai.reshape %q, %split : (tensor<1x8x64xf32>, tensor<4xui32>) -> tensor<1x8x4x16xf32>
+  %qt = coreai.transpose %qs, %perm : (tensor<1x8x4x16xf32>, tensor<4xui32>) -> tensor<1x4x8x16xf32>
+  %vt = coreai.transpose %v, %perm : (tensor<1x4x8x16xf32>, tensor<4xui32>) -> tensor<1x8x4x16xf32>
+  %vm = coreai.reshape %vt, %merge : (tensor<1x8x4x16xf32>, tensor<3xui32>) -> tensor<1x8x64xf32>
+  %o = coreai.decomposable.broadcasting_batch_matmul %vm, %wo : (tensor<1x8x64xf32>, tensor<64x64xf32>) -> tensor<1x8x64xf32>
+  coreai.output %qt, %o : tensor<1x4x8x16xf32>, tensor<1x8x64xf32>
+}

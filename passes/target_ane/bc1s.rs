@@ -52,6 +52,8 @@ fn static_dims(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
 }
 
 // broadcasting_batch_matmul(%x : …×S×K, %W : K×N (a constant))
+// (a transpose that only moves unit dims, as for one token or one pooled
+// vector, is a reshape)
 //   → reshape(transpose(conv2d(transpose(reshape(x) : 1×B×S×K, [1,3,0,2]) : B×K×1×S,
 //                              transpose(reshape(W) : K×N×1×1, [1,0,2,3]) : N×K×1×1,
 //                              stride [1,1], dilation [1,1], groups 1) : B×N×1×S,
@@ -80,7 +82,7 @@ pub fn linear_conv1x1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
     let result = type_dims(cx.result_type(0)?)?;
     let element = cx.result_tensor(0)?.element();
     let x4 = reshape(cx, x, &[1, b, s, k])?;
-    let xt = transpose(cx, x4, &TO_BC1S)?;
+    let xt = moved(cx, x4, &[1, b, s, k], &TO_BC1S)?;
     let w4 = reshape(cx, w, &[k, n, 1, 1])?;
     let wt = transpose(cx, w4, &[1, 0, 2, 3])?;
     let operands = [
@@ -96,7 +98,7 @@ pub fn linear_conv1x1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
         tensor_type(&[b, n, 1, s], element),
         &[],
     )?;
-    let back = transpose(cx, y, &FROM_BC1S)?;
+    let back = moved(cx, y, &[b, n, 1, s], &FROM_BC1S)?;
     Ok(vec![reshape(cx, back, &result)?])
 }
 
@@ -200,7 +202,7 @@ pub fn transpose_sink<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
     let untransposed: Vec<i64> = inverse.iter().map(|&i| result[i]).collect();
     let element = cx.result_tensor(0)?.element();
     let f = cx.rebuild(&operands, tensor_type(&untransposed, element))?;
-    Ok(vec![transpose(cx, f, &perm)?])
+    Ok(vec![moved(cx, f, &untransposed, &perm)?])
 }
 
 /// `(X', p')` with `reshape(transpose(x, p), z) = transpose(reshape(x, X'), p')`

@@ -142,3 +142,19 @@ coreai.graph @heads(%x: tensor<1x8x64xf32>, %v: tensor<1x4x8x16xf32>) -> (tensor
   %o = coreai.decomposable.broadcasting_batch_matmul %vm, %wo : (tensor<1x8x64xf32>, tensor<64x64xf32>) -> tensor<1x8x64xf32>
   coreai.output %qt, %o : tensor<1x4x8x16xf32>, tensor<1x8x64xf32>
 }
+
+// -----
+
+// One token (or one pooled vector): the moves into and out of BC1S only
+// move unit dims, so they are reshapes, not transposes.
+// CHECK-LABEL: coreai.graph @one_token(
+// CHECK-NOT:     coreai.transpose %arg0
+// CHECK:         coreai.reshape %{{.*}} -> tensor<1x64x1x1xf16>
+// CHECK:         coreai.conv2d %{{.*}} -> tensor<1x32x1x1xf16>
+// CHECK-NOT:     coreai.transpose
+// CHECK:         coreai.output
+coreai.graph @one_token(%x: tensor<1x64xf16>) -> tensor<1x32xf16> {
+  %w = coreai.constant dense<5.000000e-01> : tensor<64x32xf16>
+  %p = coreai.decomposable.broadcasting_batch_matmul %x, %w : (tensor<1x64xf16>, tensor<64x32xf16>) -> tensor<1x32xf16>
+  coreai.output %p : tensor<1x32xf16>
+}

@@ -62,6 +62,10 @@
 //!     the first or above the second, where it splits or merges only
 //!     dims that stay adjacent): a projection's head split is Apple's
 //!     `bc1s_to_gpu`, a head merge `gpu_to_bc1s`. Exact.
+//!   - `matmul-per-head` (`target_ane/heads.rs`): a product of two
+//!     activations over `H` heads (`1×H×M×K`, attention's scores and
+//!     values) is `H` products of one head, concatenated (Apple's
+//!     Neural Engine SDPA computes each head individually). Exact.
 //!   - `stride-space-to-depth` (`target_ane/strides.rs`): a `conv2d`
 //!     stride with a prime factor other than 2 and 3 (wav2vec2's stride-5
 //!     feature encoder) whose kernel it divides becomes stride 1: input
@@ -104,6 +108,7 @@
 mod attention;
 mod bc1s;
 mod casts;
+mod heads;
 mod iosurface;
 mod layout;
 mod masks;
@@ -230,6 +235,12 @@ static PATTERNS: &[ExplainedPattern] = &[
         roots: &[coreai::CONV2D],
         rewrite: strides::stride_space_to_depth,
         reason: "the Neural Engine maps convolution strides of 2s and 3s well (Apple's Neural Engine rules: convolution stride optimization, pixel shuffle); the stride moves into channels (space to depth) and the convolution runs at stride 1, the same products",
+    },
+    ExplainedPattern {
+        name: "matmul-per-head",
+        roots: &[coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL],
+        rewrite: heads::matmul_per_head,
+        reason: "the Neural Engine computes attention one head at a time (Apple's Neural Engine SDPA: each head computed individually to meet hardware constraints); the heads' products are concatenated, the same values",
     },
     ExplainedPattern {
         name: "embedding-iosurface",

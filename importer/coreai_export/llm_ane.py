@@ -63,9 +63,10 @@ the query hidden: one tensor when every layer slides, the
 accept when they mix. A RoPE module with a table per layer type (Gemma 3)
 gets one table pair per type (`rope_cos_0`, `rope_sin_0`, ...).
 
-Not yet: Apple's `load_embeddings` function (the table as an output, for
-a runner that shares it between functions through an IOSurface),
-per-head attention. (The separately compressed int8 embedding is
+Attention's products run one head at a time, as Apple's SDPA does
+(`target-ane`'s `matmul-per-head`, docs/targets.md). Not yet: Apple's
+`load_embeddings` function (the table as an output, for a runner that
+shares it between functions through an IOSurface). (The separately compressed int8 embedding is
 `convert_causal_lm(..., embedding_compress="int8")`.)
 """
 

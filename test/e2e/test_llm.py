@@ -520,11 +520,11 @@ def test_neural_engine_bundle_layout_and_signature(tmp_path):
     assert [(a["name"], a["type"]) for a in sig["results"]] == [
         ("logits", f"tensor<1x8x{models.VOCAB}xf16>"), ("new_keys", "tensor<2x1x32x1x8xf16>"),
         ("new_values", "tensor<2x1x32x1x8xf16>")]
-    # prompt_opt: extend's inputs, the new keys and values only, and 8
-    # products fewer than extend: the head's, and the last layer's after its
-    # key and value projections (the query projection, the two attention
-    # products, the output projection, the MLP's three), which no new key
-    # or value reads.
+    # prompt_opt: extend's inputs, the new keys and values only, and fewer
+    # products than extend: the head's, and the last layer's after its key
+    # and value projections (the query projection, the two attention
+    # products, one per head on the Neural Engine (matmul-per-head), the
+    # output projection, the MLP's three), which no new key or value reads.
     r = subprocess.run([str(COREAI_RUN), str(bundle / "model.aimodel"), "--entry", f"prompt_opt_{MAX_CONTEXT}_8",
                         "--print-signature"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -536,7 +536,8 @@ def test_neural_engine_bundle_layout_and_signature(tmp_path):
     graphs = dict(re.findall(r"coreai\.graph @(\w+)(.*?)\n  \}", ir.stdout, re.S))
     # (The projections are 1x1 convolutions on the Neural Engine: linear-conv1x1.)
     products = {n: len(re.findall(r"= coreai\.(?:\S*matmul|conv2d) ", g)) for n, g in graphs.items()}
-    assert products[f"prompt_opt_{MAX_CONTEXT}_8"] == products[f"extend_{MAX_CONTEXT}_8"] - 8, products
+    dropped = 1 + 1 + 2 * model.config.num_attention_heads + 1 + 3
+    assert products[f"prompt_opt_{MAX_CONTEXT}_8"] == products[f"extend_{MAX_CONTEXT}_8"] - dropped, products
     # A sliding-window model takes its second mask after the caches.
     sliding = convert(build("mistral"), tmp_path / "sliding", target="ane", precision="f16")
     assert json.loads((sliding / "metadata.json").read_text())["neural_engine"]["sliding_window"] == 4

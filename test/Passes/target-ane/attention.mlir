@@ -13,14 +13,20 @@
 // CHECK-NOT:     coreai.invoke @sdpa
 // CHECK:         %[[P:.*]] = coreai.constant dense<[0, 1, 3, 2]> : tensor<4xui32>
 // CHECK-NEXT:    %[[KT:.*]] = coreai.transpose %[[K]], %[[P]]
-// CHECK-NEXT:    %[[S:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[Q]], %[[KT]]
+// Then matmul-per-head: each head's product, the two concatenated.
+// CHECK:         %[[S0:.*]] = coreai.decomposable.broadcasting_batch_matmul %{{.*}}, %{{.*}} : (tensor<1x1x4x8xf16>, tensor<1x1x8x4xf16>) -> tensor<1x1x4x4xf16>
+// CHECK:         %[[S1:.*]] = coreai.decomposable.broadcasting_batch_matmul %{{.*}}, %{{.*}} : (tensor<1x1x4x8xf16>, tensor<1x1x8x4xf16>) -> tensor<1x1x4x4xf16>
+// CHECK-NEXT:    %[[S:.*]] = coreai.concat %{{.*}}, %[[S0]], %[[S1]] : {{.*}} -> tensor<1x2x4x4xf16>
 // CHECK:         %[[W:.*]] = coreai.softmax %[[S]]
-// CHECK-NEXT:    %[[O:.*]] = coreai.decomposable.broadcasting_batch_matmul %[[W]], %[[V]]
+// CHECK:         %[[O0:.*]] = coreai.decomposable.broadcasting_batch_matmul %{{.*}}, %{{.*}} : (tensor<1x1x4x4xf16>, tensor<1x1x4x8xf16>) -> tensor<1x1x4x8xf16>
+// CHECK:         %[[O1:.*]] = coreai.decomposable.broadcasting_batch_matmul
+// CHECK-NEXT:    %[[O:.*]] = coreai.concat %{{.*}}, %[[O0]], %[[O1]]
 // CHECK-NEXT:    %[[N:.*]] = coreai.invoke @norm(%[[O]])
 // CHECK-NEXT:    coreai.output %[[N]]
 
 // REMARK: target-ane: {{.*}}'coreai.invoke' attention-inline: the Neural Engine has no fused attention
 // REMARK-NOT: attention-inline
+// REMARK-COUNT-2: matmul-per-head: the Neural Engine computes attention one head at a time
 
 // FOLD-NOT: @sdpa
 // FOLD: coreai.graph private @norm

@@ -44,18 +44,18 @@ coreai.graph @dynamic_batch(%e: tensor<?x5xf32>, %f: tensor<5x7xf32>) -> tensor<
 
 // -----
 
-// Does not fire: no rank-2 operand (rank 3 × rank 3, rank 4 × rank 4), two dynamic dims.
+// Does not fire: no rank-2 operand (rank 3 × rank 3, rank 4 × rank 4 of one head: matmul-per-head declines too), two dynamic dims.
 // CHECK-LABEL: coreai.graph @keeps(
 // CHECK-NOT:     coreai.reshape
 // CHECK:         broadcasting_batch_matmul %arg0, %arg1 : (tensor<2x3x5xf32>, tensor<2x5x7xf32>)
-// CHECK:         broadcasting_batch_matmul %arg2, %arg3 : (tensor<1x2x3x5xf32>, tensor<1x2x5x7xf32>)
+// CHECK:         broadcasting_batch_matmul %arg2, %arg3 : (tensor<1x1x3x5xf32>, tensor<1x1x5x7xf32>)
 // CHECK:         broadcasting_batch_matmul %arg4, %arg5 : (tensor<?x?xf32>, tensor<?x7xf32>)
 // REMARK-NOT: matmul-rank4
-coreai.graph @keeps(%a: tensor<2x3x5xf32>, %b: tensor<2x5x7xf32>, %c: tensor<1x2x3x5xf32>, %d: tensor<1x2x5x7xf32>, %e: tensor<?x?xf32>, %f: tensor<?x7xf32>) -> (tensor<2x3x7xf32>, tensor<1x2x3x7xf32>, tensor<?x7xf32>) {
+coreai.graph @keeps(%a: tensor<2x3x5xf32>, %b: tensor<2x5x7xf32>, %c: tensor<1x1x3x5xf32>, %d: tensor<1x1x5x7xf32>, %e: tensor<?x?xf32>, %f: tensor<?x7xf32>) -> (tensor<2x3x7xf32>, tensor<1x1x3x7xf32>, tensor<?x7xf32>) {
   %p = coreai.decomposable.broadcasting_batch_matmul %a, %b : (tensor<2x3x5xf32>, tensor<2x5x7xf32>) -> tensor<2x3x7xf32>
-  %q = coreai.decomposable.broadcasting_batch_matmul %c, %d : (tensor<1x2x3x5xf32>, tensor<1x2x5x7xf32>) -> tensor<1x2x3x7xf32>
+  %q = coreai.decomposable.broadcasting_batch_matmul %c, %d : (tensor<1x1x3x5xf32>, tensor<1x1x5x7xf32>) -> tensor<1x1x3x7xf32>
   %r = coreai.decomposable.broadcasting_batch_matmul %e, %f : (tensor<?x?xf32>, tensor<?x7xf32>) -> tensor<?x7xf32>
-  coreai.output %p, %q, %r : tensor<2x3x7xf32>, tensor<1x2x3x7xf32>, tensor<?x7xf32>
+  coreai.output %p, %q, %r : tensor<2x3x7xf32>, tensor<1x1x3x7xf32>, tensor<?x7xf32>
 }
 
 // -----

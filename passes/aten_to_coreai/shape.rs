@@ -758,16 +758,12 @@ fn concat<'c, 'a>(
     match inputs.len() {
         0 => Err("every input of the concatenation is empty".into()),
         1 if inputs[0].r#type() == cx.result_type(0)? => Ok(inputs),
-        _ => {
-            let mut operands = vec![int_scalar(cx, dim as i64, "si32")?];
-            operands.extend(inputs);
-            Ok(vec![cx.build_value(
-                coreai::CONCAT,
-                &operands,
-                cx.result_type(0)?,
-                &[],
-            )?])
-        }
+        _ => Ok(vec![coreai_ir::emit::concat(
+            cx,
+            dim as i64,
+            &inputs,
+            cx.result_type(0)?,
+        )?]),
     }
 }
 

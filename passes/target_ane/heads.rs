@@ -14,7 +14,7 @@
 //! or `matmul-rank4` take it), ranks other than 4, a leading dim other
 //! than 1, one head, more than [`MAX_HEADS`] heads, dynamic dims.
 
-use coreai_ir::emit::{int_scalar, slice};
+use coreai_ir::emit::{concat, slice};
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
 use coreai_ir::schema::{shape_of, tensor_type, type_dims, DYNAMIC};
@@ -65,16 +65,11 @@ pub fn matmul_per_head<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 
         one[1] = 1;
         slice(cx, v, &bounds, tensor_type(&one, element))
     };
-    let mut operands = vec![int_scalar(cx, 1, "si32")?];
     let product = tensor_type(&[1, 1, out[2], out[3]], element);
+    let mut products = Vec::new();
     for h in 0..heads {
         let (ah, bh) = (head(a, &sa, h)?, head(b, &sb, h)?);
-        operands.push(cx.rebuild(&[ah, bh], product)?);
+        products.push(cx.rebuild(&[ah, bh], product)?);
     }
-    Ok(vec![cx.build_value(
-        coreai::CONCAT,
-        &operands,
-        cx.result_type(0)?,
-        &[],
-    )?])
+    concat(cx, 1, &products, cx.result_type(0)?).map(|c| vec![c])
 }

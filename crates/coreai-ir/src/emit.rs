@@ -112,6 +112,18 @@ pub fn transpose<'c, 'a>(
     )
 }
 
+/// `coreai.concat <axis : si32>, inputs` to `result`.
+pub fn concat<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    axis: i64,
+    inputs: &[Value<'c, 'a>],
+    result: Type<'c>,
+) -> Result<Value<'c, 'a>, Decline> {
+    let mut operands = vec![int_scalar(cx, axis, "si32")?];
+    operands.extend_from_slice(inputs);
+    cx.build_value("coreai.concat", &operands, result, &[])
+}
+
 /// "To the end" in a coreai slice bound (coreai indices are 32-bit).
 pub const TO_END: i64 = i32::MAX as i64;
 

@@ -16,11 +16,11 @@
 // Then matmul-per-head: each head's product, the two concatenated.
 // CHECK:         %[[S0:.*]] = coreai.decomposable.broadcasting_batch_matmul %{{.*}}, %{{.*}} : (tensor<1x1x4x8xf16>, tensor<1x1x8x4xf16>) -> tensor<1x1x4x4xf16>
 // CHECK:         %[[S1:.*]] = coreai.decomposable.broadcasting_batch_matmul %{{.*}}, %{{.*}} : (tensor<1x1x4x8xf16>, tensor<1x1x8x4xf16>) -> tensor<1x1x4x4xf16>
-// CHECK-NEXT:    %[[S:.*]] = coreai.concat %{{.*}}, %[[S0]], %[[S1]] : {{.*}} -> tensor<1x2x4x4xf16>
+// CHECK:         %[[S:.*]] = coreai.concat %{{.*}}, %[[S0]], %[[S1]] : {{.*}} -> tensor<1x2x4x4xf16>
 // CHECK:         %[[W:.*]] = coreai.softmax %[[S]]
 // CHECK:         %[[O0:.*]] = coreai.decomposable.broadcasting_batch_matmul %{{.*}}, %{{.*}} : (tensor<1x1x4x4xf16>, tensor<1x1x4x8xf16>) -> tensor<1x1x4x8xf16>
 // CHECK:         %[[O1:.*]] = coreai.decomposable.broadcasting_batch_matmul
-// CHECK-NEXT:    %[[O:.*]] = coreai.concat %{{.*}}, %[[O0]], %[[O1]]
+// CHECK:         %[[O:.*]] = coreai.concat %{{.*}}, %[[O0]], %[[O1]]
 // CHECK-NEXT:    %[[N:.*]] = coreai.invoke @norm(%[[O]])
 // CHECK-NEXT:    coreai.output %[[N]]
 

@@ -23,7 +23,13 @@
 //!   keeps no transpose between its three convolutions once core-optimize
 //!   composes the transposes that meet).
 //!
-//! Declines: a weight that is not a constant of rank 2 (after unit dims),
+//!   A quantized weight (`blockwise_shift_scale` of constant codes,
+//!   scales and offsets, each block broadcast along each dim) has its
+//!   parts moved to `N×K×1×1` alike: the decompression then gives the
+//!   convolution's weight, and the moves fold into the constants.
+//!
+//! Declines: a weight that is not a constant (or quantized constant) of
+//! rank 2 (after unit dims; a palettized or sparse weight stays a product),
 //! a dynamic dim, an activation of rank below 2; for the sink, an operand
 //! that is neither a transpose by the same permutation nor a constant, or
 //! transposes that all have other users (sinking would add one).
@@ -33,7 +39,7 @@ use coreai_ir::emit::{int_scalar, reshape, shape, transpose};
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
 use coreai_ir::raw::constant_ints;
-use coreai_ir::schema::{shape_of, tensor_type, type_dims, uses, DYNAMIC};
+use coreai_ir::schema::{element_type, shape_of, tensor_type, type_dims, uses, DYNAMIC};
 use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, TypeLike, Value, ValueLike};
 
 /// `[1, B, S, K]` (the activation lifted to rank 4) → `[B, K, 1, S]`
@@ -60,8 +66,17 @@ fn static_dims(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
 //                      [2,0,3,1]) : 1×B×S×N) : …×S×N
 pub fn linear_conv1x1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let (x, w) = (cx.operand(0)?, cx.operand(1)?);
-    if defined_by(w, coreai::CONSTANT).is_none() {
-        return Err("the right operand is not a constant (a linear layer's weight)".into());
+    let compressed = defined_by(w, coreai::BLOCKWISE_SHIFT_SCALE).filter(|q| {
+        (0..4).all(|i| {
+            q.operand(i)
+                .is_ok_and(|o| defined_by(o, coreai::CONSTANT).is_some())
+        })
+    });
+    if defined_by(w, coreai::CONSTANT).is_none() && compressed.is_none() {
+        return Err(
+            "the right operand is not a constant or a quantized constant (a linear layer's weight)"
+                .into(),
+        );
     }
     if defined_by(x, coreai::CONSTANT).is_some() {
         return Err("both operands are constants (core-optimize folds the product)".into());
@@ -83,8 +98,36 @@ pub fn linear_conv1x1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
     let element = cx.result_tensor(0)?.element();
     let x4 = reshape(cx, x, &[1, b, s, k])?;
     let xt = moved(cx, x4, &[1, b, s, k], &TO_BC1S)?;
-    let w4 = reshape(cx, w, &[k, n, 1, 1])?;
-    let wt = transpose(cx, w4, &[1, 0, 2, 3])?;
+    let wt = match compressed {
+        // A quantized weight: its codes, scales and offsets (each block
+        // broadcast along each dim) moved to N×K×1×1 alike, so that the
+        // decompression gives the convolution's weight and the moves fold
+        // into the constants.
+        Some(q) if use_count(w) == 1 => {
+            let mut parts = Vec::new();
+            for i in 0..4 {
+                let part = q.operand(i).map_err(|_| "a decompression operand")?;
+                let d = static_dims(part)?;
+                if d.len() != sw.len() {
+                    return Err(format!("a decompression operand of rank {}", d.len()));
+                }
+                let (dk, dn) = (d[d.len() - 2], d[d.len() - 1]);
+                let part4 = reshape(cx, part, &[dk, dn, 1, 1])?;
+                parts.push(transpose(cx, part4, &[1, 0, 2, 3])?);
+            }
+            cx.build_value(
+                coreai::BLOCKWISE_SHIFT_SCALE,
+                &parts,
+                tensor_type(&[n, k, 1, 1], element_type(w)?),
+                &[],
+            )?
+        }
+        Some(_) => return Err("the quantized weight has other users".into()),
+        None => {
+            let w4 = reshape(cx, w, &[k, n, 1, 1])?;
+            transpose(cx, w4, &[1, 0, 2, 3])?
+        }
+    };
     let operands = [
         xt,
         wt,

@@ -649,6 +649,31 @@ def test_compressed_llama_runs_like_its_dequantized_weights(llama, preset, tmp_p
     assert asset_bytes(dense) - asset_bytes(out) >= 0.98 * saved, (asset_bytes(dense), asset_bytes(out), saved)
 
 
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_quantized_llama_on_the_neural_engine_runs_like_its_dequantized_weights(llama, preset, tmp_path):
+    """`target="ane"`: each quantized linear layer is a 1x1 convolution
+    whose weight is decompressed straight into its N x K x 1 x 1 form
+    (target-ane's linear-conv1x1 moves the codes, scales and offsets, not
+    the decompressed weight); in f32 it computes what the eager model with
+    the dequantized weights computes, in both runtimes."""
+    from coreai_export import convert
+
+    model, ids = llama
+    out = convert(model, (ids,), tmp_path / "q.aimodel", compress=preset, target="ane", precision="f32",
+                  io="model", compiler=str(COREAI_COMPILE))
+    ir = subprocess.run([str(COREAI_OPT), str(out)], capture_output=True, text=True)
+    assert ir.returncode == 0, ir.stderr
+    decompressed = dict(re.findall(r"(%\d+) = coreai\.blockwise_shift_scale .*-> (tensor<\S+>)", ir.stdout))
+    weights = re.findall(r"= coreai\.conv2d %\w+, (%\w+)", ir.stdout)
+    assert len(weights) == 15 and all(w in decompressed and decompressed[w].endswith("x1x1xf32>") for w in weights), \
+        (weights, decompressed)
+    assert "coreai.transpose %" not in "".join(re.findall(r".*blockwise_shift_scale.*\n.*", ir.stdout))
+    got, ours = run_asset(out, ids, tmp_path)
+    bits, block = PRESETS[preset]
+    want, original, _ = with_weights(model, ids, lambda w: dequantized(w, bits, block))
+    assert_runs_like(got, ours, want, original, preset)
+
+
 def float_dequantized(w, preset):
     """A [out, in] weight through a float preset, dequantized: `fp8`
     (f8E4M3FN codes, one f32 scale per output row, coreai-opt's formula,

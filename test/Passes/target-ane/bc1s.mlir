@@ -158,3 +158,23 @@ coreai.graph @one_token(%x: tensor<1x64xf16>) -> tensor<1x32xf16> {
   %p = coreai.decomposable.broadcasting_batch_matmul %x, %w : (tensor<1x64xf16>, tensor<64x32xf16>) -> tensor<1x32xf16>
   coreai.output %p : tensor<1x32xf16>
 }
+
+// -----
+
+// A quantized weight (quantize-weights' blockwise_shift_scale of constant
+// codes, scales and offsets): its parts move to N×K×1×1 and the
+// decompression gives the convolution's weight, so the moves fold into the
+// constants and no decompressed weight is transposed at run time.
+// FOLD-LABEL: coreai.graph @quantized(
+// FOLD:         %[[W:.*]] = coreai.blockwise_shift_scale %{{.*}} : (tensor<32x16x1x1xsi8>, tensor<32x1x1x1xf16>, tensor<32x1x1x1xsi8>, tensor<32x1x1x1xf16>) -> tensor<32x16x1x1xf16>
+// FOLD-NOT:     coreai.transpose %[[W]]
+// FOLD:         coreai.conv2d %{{.*}}, %[[W]]
+coreai.graph @quantized(%x: tensor<1x8x16xf16>) -> tensor<1x8x32xf16> {
+  %codes = coreai.constant dense<3> : tensor<16x32xsi8>
+  %scale = coreai.constant dense<1.250000e-01> : tensor<1x32xf16>
+  %zero = coreai.constant dense<0> : tensor<1x32xsi8>
+  %zerof = coreai.constant dense<0.000000e+00> : tensor<1x32xf16>
+  %w = coreai.blockwise_shift_scale %codes, %scale, %zero, %zerof : (tensor<16x32xsi8>, tensor<1x32xf16>, tensor<1x32xsi8>, tensor<1x32xf16>) -> tensor<16x32xf16>
+  %p = coreai.decomposable.broadcasting_batch_matmul %x, %w : (tensor<1x8x16xf16>, tensor<16x32xf16>) -> tensor<1x8x32xf16>
+  coreai.output %p : tensor<1x8x32xf16>
+}

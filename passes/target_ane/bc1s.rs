@@ -24,12 +24,16 @@
 //!   composes the transposes that meet).
 //!
 //!   A quantized weight (`blockwise_shift_scale` of constant codes,
-//!   scales and offsets, each block broadcast along each dim) has its
-//!   parts moved to `N×K×1×1` alike: the decompression then gives the
-//!   convolution's weight, and the moves fold into the constants.
+//!   scales and offsets, each block broadcast along each dim) or a
+//!   palettized one (`lut_to_dense` of constant indices and palettes,
+//!   whose leading dims are per weight dim) has its parts moved to
+//!   `N×K×1×1` alike (a vector palette's axis with its dim): the
+//!   decompression then gives the convolution's weight, and the moves
+//!   fold into the constants.
 //!
-//! Declines: a weight that is not a constant (or quantized constant) of
-//! rank 2 (after unit dims; a palettized or sparse weight stays a product),
+//! Declines: a weight that is not a constant, or such a decompression of
+//! constants, of rank 2 (after unit dims; a sparse weight or scaled or
+//! quantized palettes stay a product),
 //! a dynamic dim, an activation of rank below 2; for the sink, an operand
 //! that is neither a transpose by the same permutation nor a constant, or
 //! transposes that all have other users (sinking would add one).
@@ -40,7 +44,11 @@ use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
 use coreai_ir::raw::constant_ints;
 use coreai_ir::schema::{element_type, shape_of, tensor_type, type_dims, uses, DYNAMIC};
-use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, TypeLike, Value, ValueLike};
+use melior::ir::{
+    operation::{OperationLike, OperationRef},
+    r#type::ShapedTypeLike,
+    TypeLike, Value, ValueLike,
+};
 
 /// `[1, B, S, K]` (the activation lifted to rank 4) → `[B, K, 1, S]`
 /// (BC1S); its inverse takes the convolution's `[B, N, 1, S]` to
@@ -66,18 +74,7 @@ fn static_dims(v: Value<'_, '_>) -> Result<Vec<i64>, Decline> {
 //                      [2,0,3,1]) : 1×B×S×N) : …×S×N
 pub fn linear_conv1x1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let (x, w) = (cx.operand(0)?, cx.operand(1)?);
-    let compressed = defined_by(w, coreai::BLOCKWISE_SHIFT_SCALE).filter(|q| {
-        (0..4).all(|i| {
-            q.operand(i)
-                .is_ok_and(|o| defined_by(o, coreai::CONSTANT).is_some())
-        })
-    });
-    if defined_by(w, coreai::CONSTANT).is_none() && compressed.is_none() {
-        return Err(
-            "the right operand is not a constant or a quantized constant (a linear layer's weight)"
-                .into(),
-        );
-    }
+    let form = weight_form(w)?;
     if defined_by(x, coreai::CONSTANT).is_some() {
         return Err("both operands are constants (core-optimize folds the product)".into());
     }
@@ -98,36 +95,7 @@ pub fn linear_conv1x1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
     let element = cx.result_tensor(0)?.element();
     let x4 = reshape(cx, x, &[1, b, s, k])?;
     let xt = moved(cx, x4, &[1, b, s, k], &TO_BC1S)?;
-    let wt = match compressed {
-        // A quantized weight: its codes, scales and offsets (each block
-        // broadcast along each dim) moved to N×K×1×1 alike, so that the
-        // decompression gives the convolution's weight and the moves fold
-        // into the constants.
-        Some(q) if use_count(w) == 1 => {
-            let mut parts = Vec::new();
-            for i in 0..4 {
-                let part = q.operand(i).map_err(|_| "a decompression operand")?;
-                let d = static_dims(part)?;
-                if d.len() != sw.len() {
-                    return Err(format!("a decompression operand of rank {}", d.len()));
-                }
-                let (dk, dn) = (d[d.len() - 2], d[d.len() - 1]);
-                let part4 = reshape(cx, part, &[dk, dn, 1, 1])?;
-                parts.push(transpose(cx, part4, &[1, 0, 2, 3])?);
-            }
-            cx.build_value(
-                coreai::BLOCKWISE_SHIFT_SCALE,
-                &parts,
-                tensor_type(&[n, k, 1, 1], element_type(w)?),
-                &[],
-            )?
-        }
-        Some(_) => return Err("the quantized weight has other users".into()),
-        None => {
-            let w4 = reshape(cx, w, &[k, n, 1, 1])?;
-            transpose(cx, w4, &[1, 0, 2, 3])?
-        }
-    };
+    let wt = weight_nk11(cx, w, &form, k, n)?;
     let operands = [
         xt,
         wt,
@@ -157,6 +125,111 @@ fn live_uses(v: Value<'_, '_>) -> usize {
                     .any(|i| op.result(i).is_ok_and(|r| use_count(r.into()) > 0))
         })
         .count()
+}
+
+/// How a linear layer's weight is stored.
+enum WeightForm<'c, 'a> {
+    /// A constant.
+    Dense,
+    /// `blockwise_shift_scale` of constant codes, scales and offsets
+    /// (`quantize-weights`), each block broadcast along each dim.
+    Quantized(OperationRef<'c, 'a>),
+    /// `lut_to_dense` of constant indices, palettes and axis
+    /// (`palettize-weights`): the palettes' leading dims are per weight
+    /// dim, then the entries and the vector length.
+    Palettized(OperationRef<'c, 'a>),
+}
+
+/// The form of weight `w`, checked before anything is built: a constant,
+/// or a decompression of constants that only the product reads.
+fn weight_form<'c: 'a, 'a>(w: Value<'c, 'a>) -> Result<WeightForm<'c, 'a>, Decline> {
+    if defined_by(w, coreai::CONSTANT).is_some() {
+        return Ok(WeightForm::Dense);
+    }
+    let of_constants = |q: &OperationRef<'c, 'a>| {
+        (0..q.operand_count()).all(|i| {
+            q.operand(i)
+                .is_ok_and(|o| defined_by(o, coreai::CONSTANT).is_some())
+        })
+    };
+    let rank = shape_of(w)?.len();
+    if let Some(q) = defined_by(w, coreai::BLOCKWISE_SHIFT_SCALE).filter(of_constants) {
+        if (0..4).any(|i| {
+            q.operand(i)
+                .map_or(true, |o| shape_of(o).map_or(true, |d| d.len() != rank))
+        }) {
+            return Err("a quantized weight whose scales or offsets have another rank".into());
+        }
+        return Ok(WeightForm::Quantized(q));
+    }
+    if let Some(q) = defined_by(w, coreai::LUT_TO_DENSE).filter(of_constants) {
+        let lut = q.operand(1).map_err(|_| "a look-up without palettes")?;
+        if shape_of(lut)?.len() != rank + 2
+            || shape_of(q.operand(0).map_err(|_| "no indices")?)?.len() != rank
+        {
+            return Err("a palettized weight whose palettes are not per weight dim".into());
+        }
+        return Ok(WeightForm::Palettized(q));
+    }
+    Err("the right operand is not a constant, or a quantized or palettized constant (a linear layer's weight)".into())
+}
+
+/// A `K×N` weight as the convolution's `N×K×1×1`: a constant reshaped and
+/// transposed (core-optimize folds both); a compressed weight decompressed
+/// straight into that form, its constant parts moved alike (each part's
+/// per-dim blocks move with their dims), so that nothing transposes a
+/// decompressed weight at run time.
+fn weight_nk11<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    w: Value<'c, 'a>,
+    form: &WeightForm<'c, 'a>,
+    k: i64,
+    n: i64,
+) -> Result<Value<'c, 'a>, Decline> {
+    // `v`'s dims `[…, a, b, rest…]` (a, b at `at`, `at + 1`) as `[b, a, 1, 1, rest…]`.
+    let swap = |v: Value<'c, 'a>, at: usize| -> Result<Value<'c, 'a>, Decline> {
+        let d = static_dims(v)?;
+        let mut lifted = vec![d[at], d[at + 1], 1, 1];
+        lifted.extend(&d[at + 2..]);
+        let v = reshape(cx, v, &lifted)?;
+        let mut perm: Vec<usize> = (0..lifted.len()).collect();
+        perm.swap(0, 1);
+        transpose(cx, v, &perm)
+    };
+    let ty = tensor_type(&[n, k, 1, 1], element_type(w)?);
+    let part =
+        |q: &OperationRef<'c, 'a>, i: usize| q.operand(i).map_err(|_| format!("no operand #{i}"));
+    let rank = shape_of(w)?.len();
+    match form {
+        WeightForm::Dense => {
+            let w4 = reshape(cx, w, &[k, n, 1, 1])?;
+            transpose(cx, w4, &[1, 0, 2, 3])
+        }
+        WeightForm::Quantized(q) => {
+            let mut parts = Vec::new();
+            for i in 0..4 {
+                let p = part(q, i)?;
+                parts.push(swap(p, static_dims(p)?.len() - 2)?);
+            }
+            cx.build_value(coreai::BLOCKWISE_SHIFT_SCALE, &parts, ty, &[])
+        }
+        WeightForm::Palettized(q) => {
+            let axis = constant_ints(part(q, 2)?.to_raw())
+                .and_then(|a| a.first().copied())
+                .ok_or("the look-up axis is not a constant")?;
+            let axis = if axis < 0 { axis + rank as i64 } else { axis };
+            // The last two weight dims swap: the vector axis moves with its dim.
+            let moved_axis = match axis - (rank as i64 - 2) {
+                0 => 1,
+                1 => 0,
+                _ => return Err(format!("the look-up axis {axis} is not a matrix dim")),
+            };
+            let indices = swap(part(q, 0)?, rank - 2)?;
+            let palettes = swap(part(q, 1)?, rank - 2)?;
+            let axis = int_scalar(cx, moved_axis, "si16")?;
+            cx.build_value(coreai::LUT_TO_DENSE, &[indices, palettes, axis], ty, &[])
+        }
+    }
 }
 
 /// `(x, p)` when `v` is `transpose(x, p)` with a constant permutation.

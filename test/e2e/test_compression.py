@@ -649,6 +649,19 @@ def test_compressed_llama_runs_like_its_dequantized_weights(llama, preset, tmp_p
     assert asset_bytes(dense) - asset_bytes(out) >= 0.98 * saved, (asset_bytes(dense), asset_bytes(out), saved)
 
 
+def neural_engine_weights(asset):
+    """The asset's convolution weights, each checked to be decompressed
+    straight into N x K x 1 x 1 (no transpose of a decompressed weight);
+    returns the decompression ops' names."""
+    ir = subprocess.run([str(COREAI_OPT), str(asset)], capture_output=True, text=True)
+    assert ir.returncode == 0, ir.stderr
+    decompressed = dict(re.findall(
+        r"(%\d+) = (coreai\.(?:blockwise_shift_scale|lut_to_dense)) .*-> tensor<\S+x1x1xf32>", ir.stdout))
+    weights = re.findall(r"= coreai\.conv2d %\w+, (%\w+)", ir.stdout)
+    assert len(weights) == 15 and all(w in decompressed for w in weights), (weights, decompressed)
+    return {decompressed[w] for w in weights}
+
+
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_quantized_llama_on_the_neural_engine_runs_like_its_dequantized_weights(llama, preset, tmp_path):
     """`target="ane"`: each quantized linear layer is a 1x1 convolution
@@ -661,17 +674,37 @@ def test_quantized_llama_on_the_neural_engine_runs_like_its_dequantized_weights(
     model, ids = llama
     out = convert(model, (ids,), tmp_path / "q.aimodel", compress=preset, target="ane", precision="f32",
                   io="model", compiler=str(COREAI_COMPILE))
-    ir = subprocess.run([str(COREAI_OPT), str(out)], capture_output=True, text=True)
-    assert ir.returncode == 0, ir.stderr
-    decompressed = dict(re.findall(r"(%\d+) = coreai\.blockwise_shift_scale .*-> (tensor<\S+>)", ir.stdout))
-    weights = re.findall(r"= coreai\.conv2d %\w+, (%\w+)", ir.stdout)
-    assert len(weights) == 15 and all(w in decompressed and decompressed[w].endswith("x1x1xf32>") for w in weights), \
-        (weights, decompressed)
-    assert "coreai.transpose %" not in "".join(re.findall(r".*blockwise_shift_scale.*\n.*", ir.stdout))
+    assert neural_engine_weights(out) == {"coreai.blockwise_shift_scale"}
     got, ours = run_asset(out, ids, tmp_path)
     bits, block = PRESETS[preset]
     want, original, _ = with_weights(model, ids, lambda w: dequantized(w, bits, block))
     assert_runs_like(got, ours, want, original, preset)
+
+
+@pytest.mark.parametrize("preset", ["palettize4", "palettize4-group32",
+                                    "palettize-weights{n-bits=4 cluster-dim=2 granularity=per-grouped-channel "
+                                    "group-size=8}"],
+                         ids=["palettize4", "palettize4-group32", "vector2"])
+def test_palettized_llama_on_the_neural_engine_computes_its_palettes(llama, preset, tmp_path):
+    """`target="ane"` with palettized weights: each linear layer is a 1x1
+    convolution whose weight is looked up straight into N x K x 1 x 1 (the
+    indices and palettes moved, a vector palette's axis with its dim); in
+    f32 it computes what the same palettes compute as products on the cpu
+    target (the program before target-ane's rewrite), to 1e-5, in both
+    runtimes."""
+    from coreai_export import convert
+
+    model, ids = llama
+    cpu = convert(model, (ids,), tmp_path / "cpu.aimodel", compress=preset, compiler=str(COREAI_COMPILE))
+    ane = convert(model, (ids,), tmp_path / "ane.aimodel", compress=preset, target="ane", precision="f32",
+                  io="model", compiler=str(COREAI_COMPILE))
+    assert neural_engine_weights(ane) == {"coreai.lut_to_dense"}
+    (tmp_path / "cpu").mkdir()
+    want_core, want_ours = run_asset(cpu, ids, tmp_path / "cpu")
+    got_core, got_ours = run_asset(ane, ids, tmp_path)
+    scale = np.abs(want_core).max()
+    assert np.abs(got_core - want_core).max() <= 1e-5 * scale, np.abs(got_core - want_core).max() / scale
+    assert np.abs(got_ours - want_ours).max() <= 1e-5 * scale, np.abs(got_ours - want_ours).max() / scale
 
 
 def float_dequantized(w, preset):

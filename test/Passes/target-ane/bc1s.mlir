@@ -178,3 +178,23 @@ coreai.graph @quantized(%x: tensor<1x8x16xf16>) -> tensor<1x8x32xf16> {
   %p = coreai.decomposable.broadcasting_batch_matmul %x, %w : (tensor<1x8x16xf16>, tensor<16x32xf16>) -> tensor<1x8x32xf16>
   coreai.output %p : tensor<1x8x32xf16>
 }
+
+// -----
+
+// A palettized weight with vector entries of 2 output channels
+// (palettize-weights' lut_to_dense, the vector along the N axis of a K×N
+// weight, axis 1): the indices and palettes move to N×K×1×1 and the
+// vector axis with its dim (0).
+// FOLD-LABEL: coreai.graph @palettized(
+// FOLD:         %[[A:.*]] = coreai.constant dense<0> : tensor<si16>
+// FOLD:         %[[W:.*]] = coreai.lut_to_dense %{{.*}}, %{{.*}}, %[[A]] : (tensor<16x16x1x1xui4>, tensor<1x1x1x1x4x2xf16>, tensor<si16>) -> tensor<32x16x1x1xf16>
+// FOLD-NOT:     coreai.transpose %[[W]]
+// FOLD:         coreai.conv2d %{{.*}}, %[[W]]
+coreai.graph @palettized(%x: tensor<1x8x16xf16>) -> tensor<1x8x32xf16> {
+  %idx = coreai.constant dense<1> : tensor<16x16xui4>
+  %lut = coreai.constant dense<[[[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]]]> : tensor<1x1x4x2xf16>
+  %axis = coreai.constant dense<1> : tensor<si16>
+  %w = coreai.lut_to_dense %idx, %lut, %axis : (tensor<16x16xui4>, tensor<1x1x4x2xf16>, tensor<si16>) -> tensor<16x32xf16>
+  %p = coreai.decomposable.broadcasting_batch_matmul %x, %w : (tensor<1x8x16xf16>, tensor<16x32xf16>) -> tensor<1x8x32xf16>
+  coreai.output %p : tensor<1x8x32xf16>
+}

@@ -12,6 +12,13 @@
 //!   products summed over the same `k`: exact up to the order of the sum,
 //!   which the executor fixes (bit-identical in coreai-run, whose 1×1
 //!   convolution and product both sum `k` in order).
+//!   A quantized weight (`blockwise_shift_scale` of constant codes,
+//!   scales and offsets, each block broadcast along each dim) or a
+//!   palettized one (`lut_to_dense` of constant indices and palettes,
+//!   whose leading dims are per weight dim) has its parts moved to
+//!   `N×K×1×1` alike (a vector palette's axis with its dim): the
+//!   decompression then gives the convolution's weight, and the moves
+//!   fold into the constants.
 //! - `transpose-sink`: an elementwise op whose operands are transposes by
 //!   one permutation `p` (or constants, or all-unit shapes) runs on the
 //!   untransposed values and one transpose follows it: `f(T_p(x), c) =
@@ -22,21 +29,20 @@
 //!   between projections (a SwiGLU MLP: `down(silu(gate(x)) · up(x))`
 //!   keeps no transpose between its three convolutions once core-optimize
 //!   composes the transposes that meet).
+//! - `transpose-pair` (in the same sweeps): two transposes around a
+//!   reshape become one, the reshape moved below the first or above the
+//!   second where it only splits dims or merges dims that stay adjacent
+//!   ([`reshape_below_transpose`]): a projection's head split is Apple's
+//!   `bc1s_to_gpu`, a head merge before one `gpu_to_bc1s`. Exact.
 //!
-//!   A quantized weight (`blockwise_shift_scale` of constant codes,
-//!   scales and offsets, each block broadcast along each dim) or a
-//!   palettized one (`lut_to_dense` of constant indices and palettes,
-//!   whose leading dims are per weight dim) has its parts moved to
-//!   `N×K×1×1` alike (a vector palette's axis with its dim): the
-//!   decompression then gives the convolution's weight, and the moves
-//!   fold into the constants.
-//!
-//! Declines: a weight that is not a constant, or such a decompression of
-//! constants, of rank 2 (after unit dims; a sparse weight or scaled or
-//! quantized palettes stay a product),
-//! a dynamic dim, an activation of rank below 2; for the sink, an operand
-//! that is neither a transpose by the same permutation nor a constant, or
-//! transposes that all have other users (sinking would add one).
+//! A transpose that only moves unit dims is emitted as a reshape (one
+//! token, a pooled vector). Declines: a weight that is not a constant, or
+//! such a decompression of constants, of rank 2 (after unit dims; a sparse
+//! weight or scaled or quantized palettes stay a product), a dynamic dim,
+//! an activation of rank below 2; for the sink, an operand that is neither
+//! a transpose by the same permutation nor a constant, or transposes that
+//! all have other users (sinking would add one); for the pair, a reshape
+//! that regroups dims the transposes move apart, values with other users.
 
 use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, use_count};
 use coreai_ir::emit::{int_scalar, reshape, shape, transpose};
@@ -136,12 +142,13 @@ enum WeightForm<'c, 'a> {
     Quantized(OperationRef<'c, 'a>),
     /// `lut_to_dense` of constant indices, palettes and axis
     /// (`palettize-weights`): the palettes' leading dims are per weight
-    /// dim, then the entries and the vector length.
-    Palettized(OperationRef<'c, 'a>),
+    /// dim, then the entries and the vector length; with the look-up axis
+    /// once the weight's last two dims swap (0 or 1 of `N×K×1×1`).
+    Palettized(OperationRef<'c, 'a>, i64),
 }
 
 /// The form of weight `w`, checked before anything is built: a constant,
-/// or a decompression of constants that only the product reads.
+/// or a decompression of constants.
 fn weight_form<'c: 'a, 'a>(w: Value<'c, 'a>) -> Result<WeightForm<'c, 'a>, Decline> {
     if defined_by(w, coreai::CONSTANT).is_some() {
         return Ok(WeightForm::Dense);
@@ -169,7 +176,20 @@ fn weight_form<'c: 'a, 'a>(w: Value<'c, 'a>) -> Result<WeightForm<'c, 'a>, Decli
         {
             return Err("a palettized weight whose palettes are not per weight dim".into());
         }
-        return Ok(WeightForm::Palettized(q));
+        let axis = q
+            .operand(2)
+            .ok()
+            .and_then(|a| constant_ints(a.to_raw()))
+            .and_then(|a| a.first().copied())
+            .ok_or("the look-up axis is not a constant")?;
+        let axis = if axis < 0 { axis + rank as i64 } else { axis };
+        // The last two weight dims swap: the vector axis moves with its dim.
+        let moved_axis = match axis - (rank as i64 - 2) {
+            0 => 1,
+            1 => 0,
+            _ => return Err(format!("the look-up axis {axis} is not a matrix dim")),
+        };
+        return Ok(WeightForm::Palettized(q, moved_axis));
     }
     Err("the right operand is not a constant, or a quantized or palettized constant (a linear layer's weight)".into())
 }
@@ -213,20 +233,10 @@ fn weight_nk11<'c, 'a>(
             }
             cx.build_value(coreai::BLOCKWISE_SHIFT_SCALE, &parts, ty, &[])
         }
-        WeightForm::Palettized(q) => {
-            let axis = constant_ints(part(q, 2)?.to_raw())
-                .and_then(|a| a.first().copied())
-                .ok_or("the look-up axis is not a constant")?;
-            let axis = if axis < 0 { axis + rank as i64 } else { axis };
-            // The last two weight dims swap: the vector axis moves with its dim.
-            let moved_axis = match axis - (rank as i64 - 2) {
-                0 => 1,
-                1 => 0,
-                _ => return Err(format!("the look-up axis {axis} is not a matrix dim")),
-            };
+        WeightForm::Palettized(q, moved_axis) => {
             let indices = swap(part(q, 0)?, rank - 2)?;
             let palettes = swap(part(q, 1)?, rank - 2)?;
-            let axis = int_scalar(cx, moved_axis, "si16")?;
+            let axis = int_scalar(cx, *moved_axis, "si16")?;
             cx.build_value(coreai::LUT_TO_DENSE, &[indices, palettes, axis], ty, &[])
         }
     }

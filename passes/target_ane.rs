@@ -81,7 +81,8 @@
 //! operands of rank 1 or above 4, shapes with more than one dynamic dim, tables that are not
 //! rank-2 constants, indices that do not select whole rows; for
 //! `embedding-iosurface`, a row count that is not a multiple of 8; for
-//! `rank4-chain`, no operand from rank 4, or reshapes with other users.
+//! `rank4-chain`, no operand from rank 4, or reshapes also read by ops it
+//! does not move.
 //!
 //! Not done here: f16 compute is `cast-to-f16`'s (which `coreai-compile
 //! --target ane` runs first, with its fp32 islands); Apple's other

@@ -40,10 +40,12 @@
 //! such a decompression of constants, of rank 2 (after unit dims; a sparse
 //! weight or scaled or quantized palettes stay a product), a dynamic dim,
 //! an activation of rank below 2; for the sink, an operand that is neither
-//! a transpose by the same permutation nor a constant, or transposes that
-//! all have other users (sinking would add one); for the pair, a reshape
+//! a transpose by the same permutation nor a constant, or a transpose that
+//! an op other than an elementwise one also reads (sinking would leave it
+//! and add one); for the pair, a reshape
 //! that regroups dims the transposes move apart, values with other users.
 
+use super::layout::{all_users_move, elementwise, widening_cast, BROADCASTING_ELEMENTWISE};
 use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, use_count};
 use coreai_ir::emit::{int_scalar, reshape, shape, transpose};
 use coreai_ir::lowering::{Decline, LoweringCx};
@@ -53,7 +55,7 @@ use coreai_ir::schema::{element_type, shape_of, tensor_type, type_dims, uses, DY
 use melior::ir::{
     operation::{OperationLike, OperationRef},
     r#type::ShapedTypeLike,
-    TypeLike, Value, ValueLike,
+    Value, ValueLike,
 };
 
 /// `[1, B, S, K]` (the activation lifted to rank 4) → `[B, K, 1, S]`
@@ -257,6 +259,14 @@ fn transposed<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Vec<usize>
     Some((t.operand(0).ok()?, perm))
 }
 
+/// Whether `transpose-sink` may move `op` past a transpose: an
+/// elementwise op that is not a widening cast. Its other operands are not
+/// asked for: in a chain that reads a value twice (`x · clamp(x + 3)`),
+/// they become transposes as the ops before it sink.
+fn sinks(op: &OperationRef<'_, '_>) -> bool {
+    elementwise(op) && !widening_cast(op) && op.result_count() == 1
+}
+
 // f(transpose(x, p), transpose(y, p))  → transpose(f(x, y), p)
 // f(transpose(x, p), c (a constant))   → transpose(f(x, transpose(c', p⁻¹)), p)
 //   (c' = c with leading unit dims up to the rank of p)
@@ -266,10 +276,10 @@ pub fn transpose_sink<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
         return Err("not one result".into());
     }
     let name = op_name(&op);
-    if name == coreai::CAST && cx.result_tensor(0)?.element().is_f32() {
+    if widening_cast(&op) {
         return Err("a widening cast: the transpose stays on its f16 side (layout-in-f16)".into());
     }
-    let broadcasting = super::layout::BROADCASTING_ELEMENTWISE.contains(&name.as_str());
+    let broadcasting = BROADCASTING_ELEMENTWISE.contains(&name.as_str());
     let mut perm: Option<Vec<usize>> = None;
     let mut removes = false;
     for i in 0..op.operand_count() {
@@ -277,13 +287,16 @@ pub fn transpose_sink<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
             if perm.as_ref().is_some_and(|q| *q != p) {
                 return Err("the operands are transposed by different permutations".into());
             }
-            removes |= live_uses(cx.operand(i)?) == 1;
+            removes |= all_users_move(cx.operand(i)?, sinks);
             perm = Some(p);
         }
     }
     let perm = perm.ok_or("no operand is a transpose")?;
     if !removes {
-        return Err("the transposes have other users: sinking would add one".into());
+        return Err(
+            "every transpose is also read by an op that does not sink: sinking would add one"
+                .into(),
+        );
     }
     let rank = perm.len();
     let mut inverse = vec![0; rank];

@@ -8,8 +8,12 @@ use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, use_count};
 use coreai_ir::emit::reshape;
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
-use coreai_ir::schema::{element_type, shape_of, tensor_type, type_dims, DYNAMIC};
-use melior::ir::{operation::OperationLike, r#type::ShapedTypeLike, Value};
+use coreai_ir::schema::{element_type, shape_of, tensor_type, type_dims, uses, DYNAMIC};
+use melior::ir::{
+    operation::{OperationLike, OperationRef},
+    r#type::ShapedTypeLike,
+    Value, ValueLike,
+};
 
 /// The rank the Neural Engine's matrix products take (BC1S: 1×1×M×N).
 const ANE_RANK: usize = 4;
@@ -210,8 +214,8 @@ pub const BROADCASTING_ELEMENTWISE: &[&str] = &[
 ];
 
 /// `x` when `v` is `x : 1…1×S` (rank 4) reshaped to `S` (leading unit dims
-/// dropped, at most one dynamic dim), with whether `v` has no other user.
-fn rank4_source<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, bool)> {
+/// dropped, at most one dynamic dim).
+fn rank4_value<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<Value<'c, 'a>> {
     let reshape = producer(v)?;
     if !RESHAPES.contains(&op_name(&reshape).as_str()) {
         return None;
@@ -224,7 +228,55 @@ fn rank4_source<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, bool)> {
         && sx[..lead].iter().all(|&d| d == 1)
         && sx[lead..] == sv[..];
     let dynamic = sv.iter().filter(|&&d| d == DYNAMIC).count();
-    (drops_leading_ones && dynamic <= 1).then_some((x, use_count(v) == 1))
+    (drops_leading_ones && dynamic <= 1).then_some(x)
+}
+
+/// Whether `op` is a widening cast (to f32), whose layout ops stay on its
+/// f16 side (`layout-in-f16`).
+pub(super) fn widening_cast(op: &OperationRef<'_, '_>) -> bool {
+    op_name(op) == coreai::CAST
+        && op.result(0).is_ok_and(|r| {
+            melior::ir::r#type::RankedTensorType::try_from(r.r#type())
+                .is_ok_and(|t| melior::ir::TypeLike::is_f32(&t.element()))
+        })
+}
+
+/// Whether `op` is elementwise (either list).
+pub(super) fn elementwise(op: &OperationRef<'_, '_>) -> bool {
+    let name = op_name(op);
+    SAME_SHAPE_ELEMENTWISE.contains(&name.as_str())
+        || BROADCASTING_ELEMENTWISE.contains(&name.as_str())
+}
+
+/// Whether every op that reads `v`, dead ones aside, `moves` past the
+/// layout op that defines `v`: once each has, that op is dead, so moving
+/// one of them adds no layout op.
+pub(super) fn all_users_move(
+    v: Value<'_, '_>,
+    moves: impl Fn(&OperationRef<'_, '_>) -> bool,
+) -> bool {
+    uses(v).iter().all(|(op, _)| {
+        let dead = op.result_count() > 0
+            && (0..op.result_count()).all(|i| op.result(i).is_ok_and(|r| use_count(r.into()) == 0));
+        dead || moves(op)
+    })
+}
+
+/// Whether `rank4-chain` moves `op` (its declines, but for the one on
+/// layout ops with other users).
+fn rank4_moves(op: &OperationRef<'_, '_>) -> bool {
+    if !elementwise(op) || widening_cast(op) || op.result_count() != 1 {
+        return false;
+    }
+    let rank = op
+        .result(0)
+        .ok()
+        .and_then(|r| shape_of(r.into()).ok())
+        .map_or(ANE_RANK, |d| d.len());
+    let broadcasting = BROADCASTING_ELEMENTWISE.contains(&op_name(op).as_str());
+    rank < ANE_RANK
+        && (broadcasting
+            || (0..op.operand_count()).all(|i| op.operand(i).ok().and_then(rank4_value).is_some()))
 }
 
 // op(reshape(x : 1×1×M×N) : M×N, y)  → reshape(op(x, y) : 1×1×M×N) : M×N
@@ -238,19 +290,17 @@ fn rank4_source<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, bool)> {
 // unit dims change no pairing). Other operands of a broadcasting op stay
 // as they are (their rank is at most the result's); an op whose operands
 // must share its shape needs every operand from rank 4. Declines: a
-// result of rank 4 or more, no operand from rank 4, reshapes with other
-// users (the move would add a reshape, not remove one), more than one
-// dynamic dim.
+// result of rank 4 or more, no operand from rank 4, reshapes also read by
+// an op this rewrite does not move (the move would add a reshape, not
+// remove one; a reshape read only by ops it moves dies once all have
+// moved), more than one dynamic dim.
 pub fn rank4_chain<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let op = cx.op();
     let name = op_name(&op);
     if op.result_count() != 1 {
         return Err("not one result".into());
     }
-    if name == coreai::CAST
-        && melior::ir::r#type::RankedTensorType::try_from(cx.result_type(0)?)
-            .is_ok_and(|t| melior::ir::TypeLike::is_f32(&t.element()))
-    {
+    if widening_cast(&op) {
         return Err("a widening cast: the reshape stays on its f16 side (layout-in-f16)".into());
     }
     let result = type_dims(cx.result_type(0)?)?;
@@ -264,11 +314,11 @@ pub fn rank4_chain<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
     let (mut operands, mut from_rank4, mut removes) = (Vec::new(), false, false);
     for i in 0..op.operand_count() {
         let v = cx.operand(i)?;
-        match rank4_source(v) {
-            Some((x, only_user)) => {
+        match rank4_value(v) {
+            Some(x) => {
                 operands.push(x);
                 from_rank4 = true;
-                removes |= only_user;
+                removes |= all_users_move(v, rank4_moves);
             }
             None if broadcasting => operands.push(v),
             None => return Err(format!("operand #{i} is not a rank-4 value reshaped down")),
@@ -278,7 +328,7 @@ pub fn rank4_chain<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>
         return Err("no operand is a rank-4 value reshaped down".into());
     }
     if !removes {
-        return Err("the reshapes have other users: moving the op would add a reshape".into());
+        return Err("every reshape is also read by an op rank4-chain does not move: moving this one would add a reshape".into());
     }
     let mut lifted = vec![1; ANE_RANK - result.len()];
     lifted.extend(&result);

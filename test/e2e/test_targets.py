@@ -715,7 +715,9 @@ class M(torch.nn.Module):
         self.down = torch.nn.Linear(32, 8)
 
     def forward(self, x, y):
-        h = torch.nn.functional.silu(self.up(x)) * 2.0 + 1.0
+        # hardswish reads its input twice (x * clamp(x + 3, 0, 6) / 6): the
+        # layout moves past both readers.
+        h = torch.nn.functional.hardswish(self.up(x)) * 2.0 + 1.0
         return self.down(torch.tanh(h)), torch.tanh(x @ y) * 3.0
 
 def factory():

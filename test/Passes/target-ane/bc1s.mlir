@@ -198,3 +198,27 @@ coreai.graph @palettized(%x: tensor<1x8x16xf16>) -> tensor<1x8x32xf16> {
   %p = coreai.decomposable.broadcasting_batch_matmul %x, %w : (tensor<1x8x16xf16>, tensor<16x32xf16>) -> tensor<1x8x32xf16>
   coreai.output %p : tensor<1x8x32xf16>
 }
+
+// -----
+
+// A projection's result read twice (`h · min(h + 3, 6)`): the reshape and
+// the transpose move past both readers, one after the other, and die, so
+// the two convolutions have no transpose between them.
+// FOLD-LABEL: coreai.graph @read_twice(
+// FOLD:         %[[U:.*]] = coreai.conv2d
+// FOLD-NOT:     coreai.transpose
+// FOLD:         coreai.decomposable.broadcasting_mul %[[U]], %{{.*}} : (tensor<1x32x1x8xf32>, tensor<1x32x1x8xf32>)
+// FOLD-NOT:     coreai.transpose
+// FOLD:         coreai.conv2d
+coreai.graph @read_twice(%x: tensor<1x8x16xf32>) -> tensor<1x8x16xf32> {
+  %wu = coreai.constant dense<2.500000e-01> : tensor<16x32xf32>
+  %wd = coreai.constant dense<1.250000e-01> : tensor<32x16xf32>
+  %three = coreai.constant dense<3.000000e+00> : tensor<f32>
+  %six = coreai.constant dense<6.000000e+00> : tensor<f32>
+  %h = coreai.decomposable.broadcasting_batch_matmul %x, %wu : (tensor<1x8x16xf32>, tensor<16x32xf32>) -> tensor<1x8x32xf32>
+  %a = coreai.decomposable.broadcasting_add %h, %three : (tensor<1x8x32xf32>, tensor<f32>) -> tensor<1x8x32xf32>
+  %c = coreai.decomposable.broadcasting_minimum %a, %six : (tensor<1x8x32xf32>, tensor<f32>) -> tensor<1x8x32xf32>
+  %m = coreai.decomposable.broadcasting_mul %h, %c : (tensor<1x8x32xf32>, tensor<1x8x32xf32>) -> tensor<1x8x32xf32>
+  %d = coreai.decomposable.broadcasting_batch_matmul %m, %wd : (tensor<1x8x32xf32>, tensor<32x16xf32>) -> tensor<1x8x16xf32>
+  coreai.output %d : tensor<1x8x16xf32>
+}

@@ -45,8 +45,8 @@
 //! and add one); for the pair, a reshape
 //! that regroups dims the transposes move apart, values with other users.
 
-use super::layout::{all_users_move, elementwise, widening_cast, BROADCASTING_ELEMENTWISE};
-use crate::fp16_stabilize::pattern::{defined_by, op_name, producer, use_count};
+use super::layout::{all_users_move, dead, elementwise, widening_cast, BROADCASTING_ELEMENTWISE};
+use crate::fp16_stabilize::pattern::{defined_by, op_name, producer};
 use coreai_ir::emit::{int_scalar, reshape, shape, transpose};
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
@@ -125,14 +125,7 @@ pub fn linear_conv1x1<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
 /// terminator); a user left dead by an earlier rewrite of the same pass
 /// (the reshape `rank4-chain` moved past an op) is not counted.
 fn live_uses(v: Value<'_, '_>) -> usize {
-    uses(v)
-        .iter()
-        .filter(|(op, _)| {
-            op.result_count() == 0
-                || (0..op.result_count())
-                    .any(|i| op.result(i).is_ok_and(|r| use_count(r.into()) > 0))
-        })
-        .count()
+    uses(v).iter().filter(|(op, _)| !dead(op)).count()
 }
 
 /// How a linear layer's weight is stored.

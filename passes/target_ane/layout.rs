@@ -255,11 +255,14 @@ pub(super) fn all_users_move(
     v: Value<'_, '_>,
     moves: impl Fn(&OperationRef<'_, '_>) -> bool,
 ) -> bool {
-    uses(v).iter().all(|(op, _)| {
-        let dead = op.result_count() > 0
-            && (0..op.result_count()).all(|i| op.result(i).is_ok_and(|r| use_count(r.into()) == 0));
-        dead || moves(op)
-    })
+    uses(v).iter().all(|(op, _)| dead(op) || moves(op))
+}
+
+/// Whether `op` has results and none is read: left dead by an earlier
+/// rewrite of the same pass (canonicalize erases it after).
+pub(super) fn dead(op: &OperationRef<'_, '_>) -> bool {
+    op.result_count() > 0
+        && (0..op.result_count()).all(|i| op.result(i).is_ok_and(|r| use_count(r.into()) == 0))
 }
 
 /// Whether `rank4-chain` moves `op` (its declines, but for the one on

@@ -115,12 +115,13 @@ mod layout;
 mod masks;
 mod rank;
 mod ranks;
+mod stream;
 mod strides;
 
 use coreai_ir::op::coreai;
 use coreai_ir::{
     pass::PassInfo,
-    rewrite::{ExplainedPass, ExplainedPattern, Rewriter},
+    rewrite::{ExplainedPass, ExplainedPattern, GlobalRewrite, Rewriter},
 };
 
 /// With `remarks`: the embeddings left without Apple's IOSurface
@@ -279,5 +280,10 @@ pub const INFO: PassInfo = PassInfo {
     create: || {
         ExplainedPass::new("target-ane", PATTERNS, Some(print_embedding_declines)).with_first_sweep(INLINE)
             .with_last_sweeps(SINK)
+            .with_global(GlobalRewrite {
+                name: "bc1s-stream",
+                run: stream::bc1s_stream,
+                reason: "the Neural Engine runs the stream between projections in BC1S (Apple's Neural Engine rules: BC1S format, RMSNorm over dim 1 with a (1, D, 1, 1) weight, avoid unnecessary transposes); the component of the program around this transpose runs in BC1S, its norms as their BC1S composites, with fewer transposes, exact",
+            })
     },
 };

@@ -479,7 +479,7 @@ pub fn transpose_pair<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
 
 /// `transpose(v, p)` for `v` of dims `d`, or a reshape when `p` only moves
 /// unit dims (the elements keep their order: the transposes cancelled).
-fn moved<'c, 'a>(
+pub(super) fn moved<'c, 'a>(
     cx: &LoweringCx<'c, 'a>,
     v: Value<'c, 'a>,
     d: &[i64],

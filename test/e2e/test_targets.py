@@ -794,6 +794,52 @@ def test_bc1s_attention_block_is_exact(tmp_path):
     assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5, rounding_in=("coreai-core",))
 
 
+STREAM = """
+import torch
+
+class M(torch.nn.Module):
+    # Two pre-norm residual blocks (RMSNorm, a SwiGLU-free MLP and a
+    # projection), a post-norm block (LayerNorm after the residual add, as in
+    # BERT) and a head: the residual stream between the linear layers.
+    def __init__(self):
+        super().__init__()
+        self.n1, self.n2 = torch.nn.RMSNorm(32, eps=1e-6), torch.nn.RMSNorm(32, eps=1e-6)
+        self.up, self.down = torch.nn.Linear(32, 64), torch.nn.Linear(64, 32)
+        self.proj, self.mix = torch.nn.Linear(32, 32), torch.nn.Linear(32, 32)
+        self.ln = torch.nn.LayerNorm(32)
+        self.head = torch.nn.Linear(32, 16)
+        for p in (self.n1.weight, self.n2.weight, self.ln.weight, self.ln.bias):
+            torch.nn.init.normal_(p)
+
+    def forward(self, x):
+        x = x + self.down(torch.nn.functional.silu(self.up(self.n1(x))))
+        x = x + self.proj(self.n2(x))
+        x = self.ln(x + self.mix(x))
+        return self.head(x)
+
+def factory():
+    torch.manual_seed(37)
+    return M(), (torch.randn(1, 6, 32),)
+"""
+
+
+def test_bc1s_stream_through_norms_is_exact(tmp_path):
+    # bc1s-stream keeps the residual stream and its norms in BC1S between
+    # the 1x1 convolutions: one transpose into BC1S at the input and one out
+    # of it after the head, instead of a pair around every group of
+    # projections; the norms run as their BC1S composites (axes = 1, weights
+    # (1, D, 1, 1)). Data movement only: bit for bit in coreai-run, within
+    # f32 rounding in coreai-core (its 1x1 convolution kernel), and eager's.
+    before, after, r = optimized_and_ane_f32(tmp_path, STREAM)
+    assert r.stderr.count("linear-conv1x1") == 5 and "bc1s-stream" in r.stderr, r.stderr
+    text = after.read_text()
+    assert text.count("coreai.conv2d") == 5, text
+    assert text.count("coreai.transpose") == 2, text
+    assert text.count("coreai.invoke @rms_norm_bc1s(") == 2 and text.count("coreai.invoke @layer_norm_bc1s(") == 1, text
+    assert "axes = 1 : si64" in text and "axes = -1 : si64" not in text, text
+    assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5, rounding_in=("coreai-core",))
+
+
 STRIDES = """
 import torch
 

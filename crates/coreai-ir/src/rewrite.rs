@@ -137,6 +137,18 @@ pub struct ExplainedPattern {
     pub reason: &'static str,
 }
 
+/// A rewrite of a whole program at once (a layout decided over many ops,
+/// which no rewrite of one op can decide): `run` rewrites what it decides
+/// under `root` and records each decision with [`Rewriter::record`] (which
+/// keeps `max-rewrites` and `trace-rewrites`), returning how many it
+/// applied.
+#[derive(Clone, Copy)]
+pub struct GlobalRewrite {
+    pub name: &'static str,
+    pub run: fn(OperationRef<'_, '_>, &mut Rewriter) -> Result<usize, PassFailed>,
+    pub reason: &'static str,
+}
+
 /// A pass that is one explained sweep of `patterns` with a `remarks`
 /// option (the target passes): its `PassInfo` takes
 /// [`ExplainedPass::REMARKS`] as its options and creates it with
@@ -152,6 +164,9 @@ pub struct ExplainedPass {
     /// most [`ExplainedPass::LAST_SWEEPS`]), for rewrites that feed each
     /// other (a transpose sunk past one op meets the next).
     last: &'static [ExplainedPattern],
+    /// A whole-program rewrite after the last sweeps, followed by them
+    /// again when it rewrote anything.
+    global: Option<GlobalRewrite>,
     /// What else `remarks` prints after the sweep (the declines a pass
     /// wants users to see).
     after: Option<fn(&str, &Rewriter)>,
@@ -176,6 +191,7 @@ impl ExplainedPass {
             first: &[],
             patterns,
             last: &[],
+            global: None,
             after,
             remarks: false,
         })
@@ -195,6 +211,31 @@ impl ExplainedPass {
     pub fn with_last_sweeps(mut self: Box<Self>, last: &'static [ExplainedPattern]) -> Box<Self> {
         self.last = last;
         self
+    }
+
+    /// The same pass with `global` after the last sweeps.
+    pub fn with_global(mut self: Box<Self>, global: GlobalRewrite) -> Box<Self> {
+        self.global = Some(global);
+        self
+    }
+
+    /// The last sweeps, until one rewrites nothing.
+    fn run_last(
+        &self,
+        root: OperationRef<'_, '_>,
+        rewriter: &mut Rewriter,
+    ) -> Result<usize, PassFailed> {
+        let mut applied = 0;
+        if !self.last.is_empty() {
+            for _ in 0..Self::LAST_SWEEPS {
+                let n = rewriter.run_explained(root, self.last, false)?;
+                applied += n;
+                if n == 0 || rewriter.exhausted() {
+                    break;
+                }
+            }
+        }
+        Ok(applied)
     }
 }
 
@@ -216,24 +257,26 @@ impl crate::pass::Pass for ExplainedPass {
             applied += rewriter.run_explained(root, self.first, false)?;
         }
         applied += rewriter.run_explained(root, self.patterns, false)?;
-        if !self.last.is_empty() {
-            for _ in 0..Self::LAST_SWEEPS {
-                let n = rewriter.run_explained(root, self.last, false)?;
-                applied += n;
-                if n == 0 || rewriter.exhausted() {
-                    break;
-                }
+        applied += self.run_last(root, &mut rewriter)?;
+        if let Some(global) = self.global.filter(|_| !rewriter.exhausted()) {
+            let n = (global.run)(root, &mut rewriter)?;
+            applied += n;
+            if n > 0 {
+                applied += self.run_last(root, &mut rewriter)?;
             }
         }
         if self.remarks {
             let (first, patterns, last) = (self.first, self.patterns, self.last);
+            let global = self.global;
             rewriter.print_applications(|pattern| {
                 first
                     .iter()
                     .chain(patterns)
                     .chain(last)
                     .find(|p| p.name == pattern)
-                    .map_or("", |p| p.reason)
+                    .map(|p| p.reason)
+                    .or(global.filter(|g| g.name == pattern).map(|g| g.reason))
+                    .unwrap_or("")
             });
         }
         tracing::debug!(pass = self.name, applied, "explained rewrites");
@@ -302,6 +345,42 @@ impl Rewriter {
         self.options
             .max_rewrites
             .is_some_and(|max| self.applied >= max)
+    }
+
+    /// Records an application of a whole-program rewrite (a
+    /// [`GlobalRewrite`]) at `op`, before it is rewritten: counted like a
+    /// pattern's (remarks, `trace-rewrites`). Returns `false`, recording
+    /// nothing, when `max-rewrites` is reached: the rewrite must not
+    /// happen.
+    pub fn record(&mut self, op: MlirOperation, pattern: &str) -> bool {
+        if self.exhausted() {
+            return false;
+        }
+        self.note(unsafe { OperationRef::from_raw(op) }, pattern);
+        true
+    }
+
+    /// Counts an application of `pattern` at `op` (remarks, traces).
+    fn note(&mut self, op: OperationRef<'_, '_>, pattern: &str) {
+        self.applied += 1;
+        self.applications.push(Applied {
+            location: op.location().to_raw(),
+            op: op
+                .name()
+                .as_string_ref()
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_default(),
+            pattern: pattern.to_string(),
+        });
+        if self.options.trace {
+            eprintln!(
+                "rewrite {} #{} {pattern} at {}",
+                self.pass,
+                self.applied,
+                op.location()
+            );
+        }
     }
 
     /// The declines of [`Policy::Optional`] patterns, in order.
@@ -484,25 +563,7 @@ impl Rewriter {
                 return Err(PassFailed);
             }
         }
-        self.applied += 1;
-        self.applications.push(Applied {
-            location: op.location().to_raw(),
-            op: op
-                .name()
-                .as_string_ref()
-                .as_str()
-                .map(str::to_string)
-                .unwrap_or_default(),
-            pattern: name.clone(),
-        });
-        if self.options.trace {
-            eprintln!(
-                "rewrite {} #{} {name} at {}",
-                self.pass,
-                self.applied,
-                op.location()
-            );
-        }
+        self.note(op, name);
         for (i, new) in values.iter().enumerate() {
             let old = op.result(i).map_err(|_| PassFailed)?;
             unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };

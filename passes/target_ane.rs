@@ -62,6 +62,18 @@
 //!     the first or above the second, where it splits or merges only
 //!     dims that stay adjacent): a projection's head split is Apple's
 //!     `bc1s_to_gpu`, a head merge `gpu_to_bc1s`. Exact.
+//!   - `bc1s-stream` (`target_ane/stream.rs`, after those sweeps, then
+//!     the sweeps again): the values between the linear layers (a
+//!     transformer's residual stream and its `rms_norm`/`layer_norm`
+//!     composites) move to BC1S as a whole component when that removes
+//!     more transposes into and out of BC1S than it adds at the values
+//!     entering and leaving it; the norms are called as their BC1S forms
+//!     (`axes = 1`, weights `(1, D, 1, 1)`, Apple's Neural Engine RMSNorm).
+//!     Decided over the whole graph, which no rewrite of one op can do.
+//!     Exact.
+//!   - `transpose-unit-dims` (`target_ane/bc1s.rs`, in the same sweeps): a
+//!     transpose that moves only unit dims (one token's head split or
+//!     merge) is a reshape. Exact.
 //!   - `matmul-per-head` (`target_ane/heads.rs`): a product of two
 //!     activations over `H` heads (`1×H×M×K`, attention's scores and
 //!     values) is `H` products of one head, concatenated (Apple's
@@ -101,7 +113,8 @@
 //! Preconditions: verified coreai IR. Runs on any op and rewrites the ops
 //! nested in it, through the rewrite driver (`max-rewrites`,
 //! `trace-rewrites`): a sweep in program order that inlines attention, the
-//! main sweep, then `transpose-sink` sweeps until one rewrites nothing. Interactions: followed by
+//! main sweep, then `transpose-sink` sweeps until one rewrites nothing,
+//! `bc1s-stream` (one rewrite per component), and the sweeps again. Interactions: followed by
 //! `canonicalize,cse,core-optimize` in `coreai-compile --target ane`, which
 //! fold the reshapes of constant weights and tables into the constants and
 //! merge reshape chains.
@@ -160,6 +173,12 @@ static INLINE: &[ExplainedPattern] = &[ExplainedPattern {
 /// The sweeps after the main one, to a fixed point: the BC1S layout carried
 /// through the elementwise ops between projections.
 static SINK: &[ExplainedPattern] = &[
+    ExplainedPattern {
+        name: "transpose-unit-dims",
+        roots: &[coreai::TRANSPOSE],
+        rewrite: bc1s::transpose_unit_dims,
+        reason: "a transpose that moves only unit dims keeps the elements in order (Apple's Neural Engine rules: avoid unnecessary memory copies); it is a reshape, exact",
+    },
     ExplainedPattern {
         name: "transpose-pair",
         roots: &[coreai::TRANSPOSE],
@@ -273,7 +292,7 @@ static PATTERNS: &[ExplainedPattern] = &[
 
 pub const INFO: PassInfo = PassInfo {
     name: "target-ane",
-    summary: "The Neural Engine's forms: linear layers as 1x1 convolutions in BC1S (B, C, 1, S), other products and the elementwise chains between them at rank 4, embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0), attention composites inlined with additive masks, rank above 5 reduced, argsorts of softmax values counted in f16",
+    summary: "The Neural Engine's forms: linear layers as 1x1 convolutions in BC1S (B, C, 1, S), the residual stream and its norms kept in BC1S between them, other products and the elementwise chains between them at rank 4, embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0), attention composites inlined with additive masks, rank above 5 reduced, argsorts of softmax values counted in f16",
     source: include_str!("target_ane.rs"),
     anchor: None,
     options: &[ExplainedPass::REMARKS],

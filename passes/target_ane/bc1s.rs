@@ -477,6 +477,24 @@ pub fn transpose_pair<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, '
     Ok(vec![reshape(cx, t, &out)?])
 }
 
+// transpose(x, p) → reshape(x), when p moves only unit dims
+// The dims that are not 1 keep their order, so the elements do too: the
+// transpose (a copy on the Neural Engine) is a reshape. The model's own
+// head splits and merges of one token (`(1, 1, H, D)` to `(1, H, 1, D)`),
+// a one-token mask or RoPE row. Exact. Declines a permutation that
+// reorders dims larger than 1, more than one dynamic dim.
+pub fn transpose_unit_dims<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    let (x, p) = transposed(cx.op().result(0).map_err(|_| "no result")?.into())
+        .ok_or("the permutation is not a constant")?;
+    let d = shape_of(x)?;
+    let kept: Vec<usize> = p.iter().copied().filter(|&i| d[i] != 1).collect();
+    if !kept.windows(2).all(|w| w[0] < w[1]) {
+        return Err("the permutation reorders dims larger than 1".into());
+    }
+    let out: Vec<i64> = p.iter().map(|&i| d[i]).collect();
+    Ok(vec![reshape(cx, x, &out)?])
+}
+
 /// `transpose(v, p)` for `v` of dims `d`, or a reshape when `p` only moves
 /// unit dims (the elements keep their order: the transposes cancelled).
 pub(super) fn moved<'c, 'a>(

@@ -624,53 +624,83 @@ pub fn bc1s_stream(
     root: OperationRef<'_, '_>,
     rewriter: &mut Rewriter,
 ) -> Result<usize, PassFailed> {
-    let cx = LoweringCx::new(root);
     let mut norms = Norms {
         root,
         variants: HashMap::new(),
     };
+    let mut called = HashSet::new();
     let mut applied = 0;
+    let mut result = Ok(());
     for graph in graphs(root.to_raw()) {
-        let Some(body) = raw::entry_block(graph) else {
-            continue;
-        };
-        'restart: for _ in 0..MAX_COMPONENTS {
-            let mut seen = HashSet::new();
-            for op in raw::block_ops(body) {
-                let seed = if out_of_bc1s(op) {
-                    raw::result(op, 0)
-                } else if into_bc1s(op) {
-                    raw::operand(op, 0)
-                } else {
-                    continue;
-                };
-                if seen.contains(&op_key(op)) {
-                    continue;
-                }
-                let c = grow(&[seed], body, &mut norms);
-                seen.extend(c.absorbed.iter().copied());
-                if c.saving() <= 0 {
-                    continue;
-                }
-                if !rewriter.record(op, "bc1s-stream") {
-                    return Ok(applied);
-                }
-                let mut rewrite = Rewrite {
-                    root: &cx,
-                    c: &c,
-                    bc1s: HashMap::new(),
-                    broadcasts: HashMap::new(),
-                    outs: HashMap::new(),
-                };
-                if let Err(reason) = rewrite.run(body, false) {
-                    raw::emit_error(op, &format!("bc1s-stream: {reason}"));
-                    return Err(PassFailed);
-                }
-                applied += 1;
-                continue 'restart;
-            }
+        result = rewrite_graph(graph, &mut norms, rewriter, &mut called, &mut applied);
+        if result.is_err() {
             break;
         }
     }
-    Ok(applied)
+    // The BC1S norms made while deciding, for components left as they were.
+    for graph in norms.variants.values().flatten() {
+        if !called.contains(&op_key(*graph)) {
+            raw::erase(*graph);
+        }
+    }
+    result.map(|()| applied)
+}
+
+/// Rewrites the components of `graph` that save transposes, one at a time
+/// (each rewrite changes what the next component is), until none does or
+/// `max-rewrites` is reached; `called` collects the BC1S norms the
+/// rewritten components call.
+fn rewrite_graph(
+    graph: MlirOperation,
+    norms: &mut Norms<'_, '_>,
+    rewriter: &mut Rewriter,
+    called: &mut HashSet<usize>,
+    applied: &mut usize,
+) -> Result<(), PassFailed> {
+    let cx = LoweringCx::new(norms.root);
+    let Some(body) = raw::entry_block(graph) else {
+        return Ok(());
+    };
+    'restart: for _ in 0..MAX_COMPONENTS {
+        let mut seen = HashSet::new();
+        for op in raw::block_ops(body) {
+            let seed = if out_of_bc1s(op) {
+                raw::result(op, 0)
+            } else if into_bc1s(op) {
+                raw::operand(op, 0)
+            } else {
+                continue;
+            };
+            if seen.contains(&op_key(op)) {
+                continue;
+            }
+            let c = grow(&[seed], body, norms);
+            seen.extend(c.absorbed.iter().copied());
+            if c.saving() <= 0 {
+                continue;
+            }
+            if !rewriter.record(op, "bc1s-stream") {
+                return Ok(());
+            }
+            let mut rewrite = Rewrite {
+                root: &cx,
+                c: &c,
+                bc1s: HashMap::new(),
+                broadcasts: HashMap::new(),
+                outs: HashMap::new(),
+            };
+            if let Err(reason) = rewrite.run(body, false) {
+                raw::emit_error(op, &format!("bc1s-stream: {reason}"));
+                return Err(PassFailed);
+            }
+            called.extend(c.flips.values().filter_map(|f| match f.kind {
+                Kind::Norm(graph) => Some(op_key(graph)),
+                _ => None,
+            }));
+            *applied += 1;
+            continue 'restart;
+        }
+        break;
+    }
+    Ok(())
 }

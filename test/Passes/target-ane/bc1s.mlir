@@ -222,3 +222,21 @@ coreai.graph @read_twice(%x: tensor<1x8x16xf32>) -> tensor<1x8x16xf32> {
   %d = coreai.decomposable.broadcasting_batch_matmul %m, %wd : (tensor<1x8x32xf32>, tensor<32x16xf32>) -> tensor<1x8x16xf32>
   coreai.output %d : tensor<1x8x16xf32>
 }
+
+// -----
+
+// One token's head split, `(1, 1, H, D)` to `(1, H, 1, D)`, moves only a
+// unit dim: the elements keep their order, so the transpose is a reshape.
+// A transpose that reorders two dims larger than 1 stays.
+// CHECK-LABEL: coreai.graph @one_token(
+// CHECK:         %[[R:.*]] = coreai.reshape %{{.*}} -> tensor<1x4x1x16xf16>
+// CHECK:         coreai.transpose %[[R]], %{{.*}} -> tensor<1x16x1x4xf16>
+// CHECK-NOT:     coreai.transpose
+// REMARK: bc1s.mlir":[[@LINE+4]]:{{.*}} 'coreai.transpose' transpose-unit-dims: a transpose that moves only unit dims keeps the elements in order
+coreai.graph @one_token(%x: tensor<1x1x4x16xf16>) -> tensor<1x16x1x4xf16> {
+  %p = coreai.constant dense<[0, 2, 1, 3]> : tensor<4xui32>
+  %q = coreai.constant dense<[0, 3, 2, 1]> : tensor<4xui32>
+  %h = coreai.transpose %x, %p : (tensor<1x1x4x16xf16>, tensor<4xui32>) -> tensor<1x4x1x16xf16>
+  %t = coreai.transpose %h, %q : (tensor<1x4x1x16xf16>, tensor<4xui32>) -> tensor<1x16x1x4xf16>
+  coreai.output %t : tensor<1x16x1x4xf16>
+}

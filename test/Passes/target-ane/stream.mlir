@@ -70,6 +70,7 @@ module {
 // One norm and one linear layer: the stream would take a transpose into
 // BC1S for the input instead of the one in front of the conv, no saving,
 // so it is left as `linear-conv1x1` made it (the norm keeps its composite).
+// CHECK-NOT:   @rms_norm_bc1s
 // CHECK-LABEL: coreai.graph @one_layer(
 // CHECK:         coreai.invoke @rms_norm(%{{.*}}) : (tensor<1x8x16xf32>, tensor<16xf32>) -> tensor<1x8x16xf32>
 // CHECK:         coreai.transpose %{{.*}} -> tensor<1x16x1x8xf32>

@@ -71,6 +71,12 @@
 //!     (`axes = 1`, weights `(1, D, 1, 1)`, Apple's Neural Engine RMSNorm).
 //!     Decided over the whole graph, which no rewrite of one op can do.
 //!     Exact.
+//!   - `kv-bc1s` (`target_ane/stream.rs`, after `bc1s-stream`, the same
+//!     decision): attention's keys and values stay in the cache's
+//!     `(B, H, D, S)` order (concatenations, slices, broadcasts and
+//!     products swapped, `(AB)ᵀ = BᵀAᵀ`) when that removes more transposes
+//!     than it adds: a decode step reads its cache without a transpose.
+//!     Exact.
 //!   - `transpose-unit-dims` (`target_ane/bc1s.rs`, in the same sweeps): a
 //!     transpose that moves only unit dims (one token's head split or
 //!     merge) is a reshape. Exact.
@@ -114,7 +120,8 @@
 //! nested in it, through the rewrite driver (`max-rewrites`,
 //! `trace-rewrites`): a sweep in program order that inlines attention, the
 //! main sweep, then `transpose-sink` sweeps until one rewrites nothing,
-//! `bc1s-stream` (one rewrite per component), and the sweeps again. Interactions: followed by
+//! `bc1s-stream` and `kv-bc1s` (one rewrite per component), each followed
+//! by the sweeps again. Interactions: followed by
 //! `canonicalize,cse,core-optimize` in `coreai-compile --target ane`, which
 //! fold the reshapes of constant weights and tables into the constants and
 //! merge reshape chains.
@@ -292,7 +299,7 @@ static PATTERNS: &[ExplainedPattern] = &[
 
 pub const INFO: PassInfo = PassInfo {
     name: "target-ane",
-    summary: "The Neural Engine's forms: linear layers as 1x1 convolutions in BC1S (B, C, 1, S), the residual stream and its norms kept in BC1S between them, other products and the elementwise chains between them at rank 4, embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0), attention composites inlined with additive masks, rank above 5 reduced, argsorts of softmax values counted in f16",
+    summary: "The Neural Engine's forms: linear layers as 1x1 convolutions in BC1S (B, C, 1, S), the residual stream and its norms kept in BC1S between them, cached keys and values read in their (B, H, D, S) order, other products and the elementwise chains between them at rank 4, embedding tables as (V, 1, D) (in Apple's IOSurface configuration where V % 8 == 0), attention composites inlined with additive masks, rank above 5 reduced, argsorts of softmax values counted in f16",
     source: include_str!("target_ane.rs"),
     anchor: None,
     options: &[ExplainedPass::REMARKS],
@@ -303,6 +310,11 @@ pub const INFO: PassInfo = PassInfo {
                 name: "bc1s-stream",
                 run: stream::bc1s_stream,
                 reason: "the Neural Engine runs the stream between projections in BC1S (Apple's Neural Engine rules: BC1S format, RMSNorm over dim 1 with a (1, D, 1, 1) weight, avoid unnecessary transposes); the component of the program around this transpose runs in BC1S, its norms as their BC1S composites, with fewer transposes, exact",
+            })
+            .with_global(GlobalRewrite {
+                name: "kv-bc1s",
+                run: stream::kv_bc1s,
+                reason: "the Neural Engine reads attention's cached keys and values in their BC1S order, (B, H, D, S) per head (Apple's Neural Engine SDPA: bchq,bkhc->bkhq, no transposes of the cache); the values around this transpose keep that order, the products computed transposed ((AB)^T = B^T A^T), with fewer transposes, exact",
             })
     },
 };

@@ -1,4 +1,4 @@
-//! `bc1s-stream`: the values between the linear layers, a transformer's
+//! `bc1s-stream` and `kv-bc1s`: the values between the linear layers, a transformer's
 //! residual stream and its norms, kept in BC1S (Apple's Neural Engine
 //! rules: "BC1S format", "RMSNorm: norm over `dim=1` (channels in BC1S),
 //! weight shape `(1, D, 1, 1)`"), so that the stream is transposed into
@@ -44,11 +44,32 @@
 //! Declines (the component is left as it is): no net saving; values with
 //! dynamic dims; ops in other blocks; a norm composite whose body is not
 //! all of the ops above, or whose weight is not `(1…, D)`.
+//!
+//! `kv-bc1s` makes the same decision for another form: `(…, S, D)` as
+//! `(…, D, S)`, the last two dims swapped. The Neural Engine LLM form's
+//! cache holds each head's keys and values as `(B, H, D, S)` (BC1S per
+//! head); attention read them as `(B, H, S, D)`, transposing the whole
+//! cache of every layer on every step (and the keys back again for the
+//! scores). With `ψ(x)` the swap,
+//!   - `ψ(f(x, y)) = f(ψ(x), ψ(y))` for an elementwise `f` on operands of
+//!     one shape (a scalar as it is);
+//!   - a reshape that keeps the last two dims, a broadcast along leading
+//!     dims: the same op on `ψ(x)`; a concatenation or a slice: the same
+//!     with its axis or bounds swapped;
+//!   - `ψ(A·B) = ψ(B)·ψ(A)` (`(AB)ᵀ = BᵀAᵀ`: the same products, summed in
+//!     the same order);
+//!   - a transpose of the last two dims is `ψ` itself.
+//! A move of one token's key (`(1, H, 1, D)`) or one query's weights only
+//! moves unit dims: a reshape, which costs nothing. So a decode step keeps
+//! its keys and values in the cache's order with no transpose (Apple's
+//! `bchq,bkhc->bkhq`, without its BC1S query layout); a prefill keeps
+//! the keys (one transpose of the new keys saves the cache's and the
+//! scores'), while its values would cost more than they save. Exact.
 
 use super::bc1s::moved;
 use super::layout::{BROADCASTING_ELEMENTWISE, SAME_SHAPE_ELEMENTWISE};
 use crate::core_optimize::RESHAPES;
-use coreai_ir::emit::{axes, reshape};
+use coreai_ir::emit::{int_scalar, int_vector, reshape};
 use coreai_ir::lowering::{Decline, LoweringCx};
 use coreai_ir::op::coreai;
 use coreai_ir::pass::PassFailed;
@@ -142,6 +163,197 @@ fn out_of_bc1s(op: MlirOperation) -> bool {
     cd == bc1s_dims(r) && order(&cd, &p) == order(&cd, &[0, 3, 1])
 }
 
+/// The form a component moves to.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(super) enum Layout {
+    /// `(l…, S, D)` as BC1S `(B, D, 1, S)` (`bc1s-stream`).
+    Bc1s,
+    /// `(…, S, D)` as `(…, D, S)`: attention's keys and values per head in
+    /// the cache's own order (`kv-bc1s`).
+    SwapLast,
+}
+
+/// `p` swaps the last two dims of a value of dims `d` (unit dims aside).
+fn swaps_last(d: &[i64], p: &[usize]) -> bool {
+    let r = d.len();
+    if r < 2 || p.len() != r {
+        return false;
+    }
+    let mut swap: Vec<usize> = (0..r).collect();
+    swap.swap(r - 2, r - 1);
+    order(d, p) == order(d, &swap)
+}
+
+/// `d` with its last two dims swapped.
+fn swapped(d: &[i64]) -> Vec<i64> {
+    let mut out = d.to_vec();
+    let r = out.len();
+    out.swap(r - 2, r - 1);
+    out
+}
+
+impl Layout {
+    /// The pattern name in remarks.
+    fn name(self) -> &'static str {
+        match self {
+            Layout::Bc1s => "bc1s-stream",
+            Layout::SwapLast => "kv-bc1s",
+        }
+    }
+
+    /// The form's dims of a value of dims `d`, if it has one.
+    fn dims(self, d: &[i64]) -> Option<Vec<i64>> {
+        let r = d.len();
+        (r >= 2).then(|| match self {
+            Layout::Bc1s => bc1s_dims([d[..r - 2].iter().product(), d[r - 2], d[r - 1]]).to_vec(),
+            Layout::SwapLast => swapped(d),
+        })
+    }
+
+    /// Whether moving a value of dims `d` into its form, or back, only
+    /// moves unit dims (a reshape, not a transpose: it costs nothing).
+    fn free(self, d: &[i64]) -> bool {
+        let r = d.len();
+        match self {
+            Layout::Bc1s => d[r - 2] == 1 || d[r - 1] == 1,
+            Layout::SwapLast => d[r - 2] == 1 || d[r - 1] == 1,
+        }
+    }
+
+    /// Whether `op` takes its operand to the form (`into`) / a form back
+    /// to its result (`out_of`).
+    fn is_into(self, op: MlirOperation) -> bool {
+        match self {
+            Layout::Bc1s => into_bc1s(op),
+            Layout::SwapLast => swap_transpose(op),
+        }
+    }
+
+    fn is_out_of(self, op: MlirOperation) -> bool {
+        match self {
+            Layout::Bc1s => out_of_bc1s(op),
+            Layout::SwapLast => swap_transpose(op),
+        }
+    }
+
+    fn classify(
+        self,
+        op: MlirOperation,
+        body: MlirBlock,
+        norms: &mut Norms<'_, '_>,
+    ) -> Option<Flip> {
+        if raw::block_of(op).ptr != body.ptr || raw::results(op).len() != 1 {
+            return None;
+        }
+        match self {
+            Layout::Bc1s => classify_bc1s(op, norms),
+            Layout::SwapLast => classify_swap(op),
+        }
+    }
+}
+
+/// Whether `op` transposes the last two dims of its operand (to exactly
+/// that shape: unit dims moved elsewhere make another value).
+fn swap_transpose(op: MlirOperation) -> bool {
+    let (x, y) = (raw::operand(op, 0), raw::result(op, 0));
+    raw::op_name(op) == coreai::TRANSPOSE
+        && raw::static_shape(raw::value_type(x))
+            .zip(raw::static_shape(raw::value_type(y)))
+            .zip(permutation(op))
+            .is_some_and(|((d, e), p)| d.len() >= 2 && e == swapped(&d) && swaps_last(&d, &p))
+}
+
+/// `i` of a value of rank `r` as an axis in `0..r` (negative from the end).
+fn axis(i: i64, r: usize) -> Option<usize> {
+    let i = if i < 0 { i + r as i64 } else { i };
+    usize::try_from(i).ok().filter(|&i| i < r)
+}
+
+/// The axis of a value of rank `r` in the `(…, D, S)` order.
+fn swapped_axis(a: usize, r: usize) -> usize {
+    match a {
+        _ if a + 2 == r => r - 1,
+        _ if a + 1 == r => r - 2,
+        _ => a,
+    }
+}
+
+/// How `op` runs with its values' last two dims swapped, if it does:
+/// elementwise ops on operands of its shape, reshapes that keep the last
+/// two dims, broadcasts along leading dims, concatenations and slices
+/// (their axis and bounds swapped too), products (`(AB)ᵀ = BᵀAᵀ`).
+fn classify_swap(op: MlirOperation) -> Option<Flip> {
+    let out = raw::static_shape(raw::value_type(raw::result(op, 0)))?;
+    let r = out.len();
+    (r >= 2).then_some(())?;
+    let name = raw::op_name(op);
+    let operands = raw::operands(op);
+    let dims = |v: MlirValue| raw::static_shape(raw::value_type(v));
+    let ints = |v: MlirValue| raw::constant_ints(v);
+    if SAME_SHAPE_ELEMENTWISE.contains(&name.as_str())
+        || BROADCASTING_ELEMENTWISE.contains(&name.as_str())
+    {
+        let roles = operands
+            .iter()
+            .map(|&v| match dims(v)? {
+                d if d == out => Some(Role::Member),
+                d if d.is_empty() => Some(Role::Kept),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        return Some(Flip::new(Kind::Clone, roles));
+    }
+    if name == coreai::RESHAPE {
+        let x = dims(operands[0])?;
+        (x.len() >= 2 && x[x.len() - 2..] == out[r - 2..]).then_some(())?;
+        let mut f = Flip::new(Kind::Clone, member_then_kept(operands.len()));
+        f.constants.push((1, swapped(&out), false));
+        return Some(f);
+    }
+    if name == coreai::BROADCAST_IN_DIMS {
+        (dims(operands[0])?.len() == r).then_some(())?;
+        let along = ints(*operands.get(2)?)?;
+        along
+            .iter()
+            .all(|&a| axis(a, r).is_some_and(|a| a + 2 < r))
+            .then_some(())?;
+        return Some(Flip::new(Kind::Clone, member_then_kept(operands.len())));
+    }
+    if name == coreai::CONCAT {
+        let a = axis(*ints(operands[0])?.first()?, r)?;
+        let mut roles = vec![Role::Kept];
+        for &v in &operands[1..] {
+            (dims(v)?.len() == r).then_some(())?;
+            roles.push(Role::Member);
+        }
+        let mut f = Flip::new(Kind::Clone, roles);
+        f.constants.push((0, vec![swapped_axis(a, r) as i64], true));
+        return Some(f);
+    }
+    if name == coreai::SLICE {
+        let mut f = Flip::new(Kind::Clone, member_then_kept(operands.len()));
+        for (i, &bound) in operands.iter().enumerate().skip(1) {
+            let bounds = ints(bound)?;
+            (bounds.len() == r).then_some(())?;
+            f.constants.push((i, swapped(&bounds), false));
+        }
+        return Some(f);
+    }
+    if name == coreai::BATCH_MATMUL || name == coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL {
+        (dims(operands[0])?.len() == r && dims(operands[1])?.len() == r).then_some(())?;
+        return Some(Flip::new(Kind::Swapped, vec![Role::Member, Role::Member]));
+    }
+    None
+}
+
+/// The roles of an op whose first operand is the value and the others
+/// are kept (shapes, axes, bounds).
+fn member_then_kept(n: usize) -> Vec<Role> {
+    std::iter::once(Role::Member)
+        .chain(std::iter::repeat_n(Role::Kept, n - 1))
+        .collect()
+}
+
 /// How a rewritten op reads an operand.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Role {
@@ -155,9 +367,13 @@ enum Role {
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
-    Elementwise,
-    Reshape,
-    Reduce,
+    /// The op again, on the operands' forms (its kept operands replaced
+    /// by `Flip::constants`), with the result's form as its type.
+    Clone,
+    /// A reshape whose form is its operand's.
+    Identity,
+    /// A product `A·B`, whose form is `B'·A'` (`(AB)ᵀ = BᵀAᵀ`).
+    Swapped,
     /// A call of the norm composite whose BC1S form is this graph.
     Norm(MlirOperation),
 }
@@ -166,6 +382,19 @@ enum Kind {
 struct Flip {
     kind: Kind,
     roles: Vec<Role>,
+    /// Kept operands replaced by integer constants (operand, values, rank
+    /// 0): axes, bounds and shapes in the layout's order.
+    constants: Vec<(usize, Vec<i64>, bool)>,
+}
+
+impl Flip {
+    fn new(kind: Kind, roles: Vec<Role>) -> Self {
+        Self {
+            kind,
+            roles,
+            constants: Vec::new(),
+        }
+    }
 }
 
 /// An operand of dims `(1…, 1, E)`, `E` 1 or `d`, of rank 1 or more.
@@ -183,10 +412,7 @@ struct Norms<'c, 'a> {
 }
 
 /// How `op` runs in BC1S, if it does (see the module documentation).
-fn classify(op: MlirOperation, body: MlirBlock, norms: &mut Norms<'_, '_>) -> Option<Flip> {
-    if raw::block_of(op).ptr != body.ptr || raw::results(op).len() != 1 {
-        return None;
-    }
+fn classify_bc1s(op: MlirOperation, norms: &mut Norms<'_, '_>) -> Option<Flip> {
     let [b, s, d] = row(raw::result(op, 0))?;
     let name = raw::op_name(op);
     let operands = raw::operands(op);
@@ -209,20 +435,11 @@ fn classify(op: MlirOperation, body: MlirBlock, norms: &mut Norms<'_, '_>) -> Op
                 }
             })
             .collect::<Option<Vec<_>>>()?;
-        return Some(Flip {
-            kind: Kind::Elementwise,
-            roles,
-        });
+        return Some(Flip::new(Kind::Clone, roles));
     }
-    let kept = |n: usize| std::iter::repeat_n(Role::Kept, n);
     if RESHAPES.contains(&name.as_str()) {
         (row(operands[0]) == Some([b, s, d])).then_some(())?;
-        return Some(Flip {
-            kind: Kind::Reshape,
-            roles: std::iter::once(Role::Member)
-                .chain(kept(operands.len() - 1))
-                .collect(),
-        });
+        return Some(Flip::new(Kind::Identity, member_then_kept(operands.len())));
     }
     if REDUCTIONS.contains(&name.as_str()) {
         let rank = raw::static_shape(raw::value_type(operands[0]))?.len() as i64;
@@ -230,10 +447,9 @@ fn classify(op: MlirOperation, body: MlirBlock, norms: &mut Norms<'_, '_>) -> Op
         let last = over == [rank - 1] || over == [-1];
         (last && d == 1 && row(operands[0]).is_some_and(|[xb, xs, _]| xb == b && xs == s))
             .then_some(())?;
-        return Some(Flip {
-            kind: Kind::Reduce,
-            roles: vec![Role::Member, Role::Kept],
-        });
+        let mut f = Flip::new(Kind::Clone, vec![Role::Member, Role::Kept]);
+        f.constants.push((1, vec![1], false));
+        return Some(f);
     }
     if name == coreai::INVOKE {
         let callee = raw::callee_name(op)?;
@@ -245,26 +461,28 @@ fn classify(op: MlirOperation, body: MlirBlock, norms: &mut Norms<'_, '_>) -> Op
             broadcast(w, d).filter(|&e| e == d)?;
             roles.push(Role::Broadcast(d));
         }
-        return Some(Flip {
-            kind: Kind::Norm(variant),
-            roles,
-        });
+        return Some(Flip::new(Kind::Norm(variant), roles));
     }
     None
 }
 
-/// A component: the stream values, the ops rewritten, the transposes into
-/// and out of BC1S it removes, and the values entering and leaving it.
+/// A component: the values moved to the layout's form (with their dims),
+/// the ops rewritten, the transposes into and out of the form it removes,
+/// and what the values entering and leaving it cost.
 #[derive(Default)]
 struct Component {
-    members: HashMap<usize, [i64; 3]>,
+    members: HashMap<usize, Vec<i64>>,
     flips: HashMap<usize, Flip>,
     absorbed: HashSet<usize>,
-    /// Members defined elsewhere that are not constants (each needs a
-    /// transpose into BC1S).
+    /// Transposes into the form for members defined elsewhere (not
+    /// constants, not moves of unit dims only).
     entries: usize,
-    /// Members read elsewhere (each needs a transpose out of BC1S).
+    /// Members defined elsewhere that are not constants.
+    entry_values: Vec<usize>,
+    /// Members read elsewhere.
     exits: HashSet<usize>,
+    /// Transposes out of the form for them (not moves of unit dims only).
+    exit_cost: usize,
     /// Who reads the members elsewhere.
     exit_readers: Vec<MlirOperation>,
 }
@@ -272,28 +490,37 @@ struct Component {
 impl Component {
     /// Transposes removed minus transposes added.
     fn saving(&self) -> i64 {
-        self.absorbed.len() as i64 - self.entries as i64 - self.exits.len() as i64
+        self.absorbed.len() as i64 - self.entries as i64 - self.exit_cost as i64
     }
 }
 
-/// The component of `seeds` in `body`.
-fn grow(seeds: &[MlirValue], body: MlirBlock, norms: &mut Norms<'_, '_>) -> Component {
+/// The component of `seeds` in `body` for `layout`.
+fn grow(
+    layout: Layout,
+    seeds: &[MlirValue],
+    body: MlirBlock,
+    norms: &mut Norms<'_, '_>,
+) -> Component {
     let mut c = Component::default();
     let mut queue: VecDeque<MlirValue> = seeds.iter().copied().collect();
     let mut flips: HashMap<usize, Option<Flip>> = HashMap::new();
     let mut flip = |op: MlirOperation, norms: &mut Norms<'_, '_>| {
         flips
             .entry(op_key(op))
-            .or_insert_with(|| classify(op, body, norms))
+            .or_insert_with(|| layout.classify(op, body, norms))
             .clone()
     };
     while let Some(v) = queue.pop_front() {
-        let Some(r) = row(v) else { continue };
-        if c.members.insert(key(v), r).is_some() {
+        let Some(d) = raw::static_shape(raw::value_type(v)).filter(|d| d.len() >= 2) else {
+            continue;
+        };
+        if c.members.contains_key(&key(v)) {
             continue;
         }
+        let free = layout.free(&d);
+        c.members.insert(key(v), d);
         match raw::producer(v) {
-            Some(p) if out_of_bc1s(p) && raw::block_of(p).ptr == body.ptr => {
+            Some(p) if layout.is_out_of(p) && raw::block_of(p).ptr == body.ptr => {
                 c.absorbed.insert(op_key(p));
             }
             Some(p) => match flip(p, norms) {
@@ -301,12 +528,18 @@ fn grow(seeds: &[MlirValue], body: MlirBlock, norms: &mut Norms<'_, '_>) -> Comp
                     add(&mut c, p, f, &mut queue);
                 }
                 None if raw::op_name(p) == coreai::CONSTANT => {}
-                None => c.entries += 1,
+                None => {
+                    c.entry_values.push(key(v));
+                    c.entries += usize::from(!free);
+                }
             },
-            None => c.entries += 1,
+            None => {
+                c.entry_values.push(key(v));
+                c.entries += usize::from(!free);
+            }
         }
         for (u, i) in raw::uses(v) {
-            if i == 0 && into_bc1s(u) && raw::block_of(u).ptr == body.ptr {
+            if i == 0 && layout.is_into(u) && raw::block_of(u).ptr == body.ptr {
                 c.absorbed.insert(op_key(u));
                 continue;
             }
@@ -318,7 +551,9 @@ fn grow(seeds: &[MlirValue], body: MlirBlock, norms: &mut Norms<'_, '_>) -> Comp
                     add(&mut c, u, f, &mut queue);
                 }
                 None => {
-                    c.exits.insert(key(v));
+                    if c.exits.insert(key(v)) && !free {
+                        c.exit_cost += 1;
+                    }
                     c.exit_readers.push(u);
                 }
             }
@@ -327,8 +562,8 @@ fn grow(seeds: &[MlirValue], body: MlirBlock, norms: &mut Norms<'_, '_>) -> Comp
     c
 }
 
-/// `op` rewritten in the component; its operands read as stream values
-/// join it.
+/// `op` rewritten in the component; its operands read in the form join
+/// it.
 fn add(c: &mut Component, op: MlirOperation, f: Flip, queue: &mut VecDeque<MlirValue>) {
     if c.flips.contains_key(&op_key(op)) {
         return;
@@ -344,13 +579,14 @@ fn add(c: &mut Component, op: MlirOperation, f: Flip, queue: &mut VecDeque<MlirV
 
 /// The rewrite of one component in `body`.
 struct Rewrite<'r, 'c, 'a> {
+    layout: Layout,
     root: &'r LoweringCx<'c, 'a>,
     c: &'r Component,
-    /// Each member's BC1S form.
-    bc1s: HashMap<usize, MlirValue>,
+    /// Each member's form.
+    form: HashMap<usize, MlirValue>,
     /// `(1, E, 1, 1)` forms of broadcast operands.
     broadcasts: HashMap<usize, MlirValue>,
-    /// Each exit's value out of BC1S.
+    /// Each exit's value out of the form.
     outs: HashMap<usize, MlirValue>,
 }
 
@@ -363,18 +599,32 @@ impl<'c, 'a> Rewrite<'_, 'c, 'a> {
         Ok(tensor_type(dims, element_type(self.root.value(like))?).to_raw())
     }
 
-    /// The BC1S form of member `v`, read at `op` (an entering value is
-    /// transposed into BC1S in front of its first reader).
+    /// The form of member `v` (dims `d`).
+    fn form_dims(&self, v: MlirValue) -> Result<Vec<i64>, Decline> {
+        self.layout
+            .dims(&self.c.members[&key(v)])
+            .ok_or_else(|| "a member of rank below 2".into())
+    }
+
+    /// The form of member `v`, read at `op` (an entering value is
+    /// transposed into the form in front of its first reader).
     fn member(&mut self, v: MlirValue, op: MlirOperation) -> Result<MlirValue, Decline> {
-        if let Some(&x) = self.bc1s.get(&key(v)) {
+        if let Some(&x) = self.form.get(&key(v)) {
             return Ok(x);
         }
-        let [b, s, d] = self.c.members[&key(v)];
+        let d = &self.c.members[&key(v)];
+        let r = d.len();
         let cx = self.at(op);
-        let lifted = reshape(&cx, self.root.value(v), &[1, b, s, d])?;
-        let x = moved(&cx, lifted, &[1, b, s, d], &INTO)?.to_raw();
-        self.bc1s.insert(key(v), x);
-        Ok(x)
+        let x = match self.layout {
+            Layout::Bc1s => {
+                let lifted = [1, d[..r - 2].iter().product(), d[r - 2], d[r - 1]];
+                let v = reshape(&cx, self.root.value(v), &lifted)?;
+                moved(&cx, v, &lifted, &INTO)?
+            }
+            Layout::SwapLast => moved(&cx, self.root.value(v), d, &swap_permutation(r))?,
+        };
+        self.form.insert(key(v), x.to_raw());
+        Ok(x.to_raw())
     }
 
     /// Broadcast operand `v` (`(1…, E)`) as `(1, E, 1, 1)`.
@@ -390,27 +640,37 @@ impl<'c, 'a> Rewrite<'_, 'c, 'a> {
         Ok(x)
     }
 
-    /// Member `v` out of BC1S, for a reader elsewhere.
+    /// Member `v` out of the form, for a reader elsewhere.
     fn out(&mut self, v: MlirValue, op: MlirOperation) -> Result<MlirValue, Decline> {
         if let Some(&x) = self.outs.get(&key(v)) {
             return Ok(x);
         }
         let x = self.member(v, op)?;
-        let dims = bc1s_dims(self.c.members[&key(v)]);
+        let dims = self.form_dims(v)?;
+        let original = self.c.members[&key(v)].clone();
         let cx = self.at(op);
-        let t = moved(&cx, self.root.value(x), &dims, &OUT_OF)?;
-        let original = raw::static_shape(raw::value_type(v)).ok_or("a dynamic stream value")?;
-        let y = reshape(&cx, t, &original)?.to_raw();
-        self.outs.insert(key(v), y);
-        Ok(y)
+        let y = match self.layout {
+            Layout::Bc1s => {
+                let t = moved(&cx, self.root.value(x), &dims, &OUT_OF)?;
+                reshape(&cx, t, &original)?
+            }
+            Layout::SwapLast => moved(
+                &cx,
+                self.root.value(x),
+                &dims,
+                &swap_permutation(dims.len()),
+            )?,
+        };
+        self.outs.insert(key(v), y.to_raw());
+        Ok(y.to_raw())
     }
 
-    /// `op` (in the component) in BC1S, in front of it.
+    /// `op` (in the component) in the form, in front of it.
     fn flip(&mut self, op: MlirOperation, f: &Flip) -> Result<(), Decline> {
         let result = raw::result(op, 0);
-        if matches!(f.kind, Kind::Reshape) {
+        if matches!(f.kind, Kind::Identity) {
             let x = self.member(raw::operand(op, 0), op)?;
-            self.bc1s.insert(key(result), x);
+            self.form.insert(key(result), x);
             return Ok(());
         }
         let mut operands = Vec::with_capacity(f.roles.len());
@@ -422,10 +682,24 @@ impl<'c, 'a> Rewrite<'_, 'c, 'a> {
                 Role::Kept => v,
             });
         }
-        if matches!(f.kind, Kind::Reduce) {
-            operands[1] = axes(&self.at(op), &[1])?.to_raw();
+        for (i, values, scalar) in &f.constants {
+            let kind = raw::element(raw::value_type(operands[*i])).and_then(raw::int_kind);
+            let element = match kind {
+                Some((bits, true)) => format!("si{bits}"),
+                Some((bits, false)) => format!("ui{bits}"),
+                None => return Err("a kept operand that is not an integer".into()),
+            };
+            let cx = self.at(op);
+            operands[*i] = match scalar {
+                true => int_scalar(&cx, values[0], &element)?,
+                false => int_vector(&cx, values, &element)?,
+            }
+            .to_raw();
         }
-        let ty = self.ty(&bc1s_dims(self.c.members[&key(result)]), result)?;
+        if matches!(f.kind, Kind::Swapped) {
+            operands.swap(0, 1);
+        }
+        let ty = self.ty(&self.form_dims(result)?, result)?;
         let new = raw::clone(op);
         raw::set_operands(new, &operands);
         raw::set_value_type(raw::result(new, 0), ty);
@@ -439,29 +713,35 @@ impl<'c, 'a> Rewrite<'_, 'c, 'a> {
             raw::set_attribute(new, "callee", callee);
         }
         raw::insert_before(op, new);
-        self.bc1s.insert(key(result), raw::result(new, 0));
+        self.form.insert(key(result), raw::result(new, 0));
         Ok(())
     }
 
-    /// Rewrites the component: every op of `body` in order; with `output_bc1s`
-    /// (a norm's BC1S form), the block's output takes the BC1S form.
-    fn run(&mut self, body: MlirBlock, output_bc1s: bool) -> Result<(), Decline> {
+    /// Rewrites the component: every op of `body` in order; with
+    /// `output_in_form` (a norm's BC1S form), the block's output takes the
+    /// form.
+    fn run(&mut self, body: MlirBlock, output_in_form: bool) -> Result<(), Decline> {
         let ops = raw::block_ops(body);
         for &op in &ops {
             if self.c.absorbed.contains(&op_key(op)) {
-                if out_of_bc1s(op) {
-                    self.bc1s
-                        .insert(key(raw::result(op, 0)), raw::operand(op, 0));
+                let (x, y) = (raw::operand(op, 0), raw::result(op, 0));
+                if self.c.members.contains_key(&key(y)) {
+                    // Out of the form: the result's form is the operand.
+                    let form = match self.c.members.contains_key(&key(x)) {
+                        true => self.out(x, op)?,
+                        false => x,
+                    };
+                    self.form.insert(key(y), form);
                 } else {
-                    let x = self.member(raw::operand(op, 0), op)?;
-                    raw::replace_all_uses(raw::result(op, 0), x);
+                    let form = self.member(x, op)?;
+                    raw::replace_all_uses(y, form);
                 }
             } else if let Some(f) = self.c.flips.get(&op_key(op)) {
                 self.flip(op, f)?;
             } else {
                 for (i, v) in raw::operands(op).into_iter().enumerate() {
                     if self.c.members.contains_key(&key(v)) {
-                        let x = match output_bc1s && raw::op_name(op) == coreai::OUTPUT {
+                        let x = match output_in_form && raw::op_name(op) == coreai::OUTPUT {
                             true => self.member(v, op)?,
                             false => self.out(v, op)?,
                         };
@@ -479,6 +759,13 @@ impl<'c, 'a> Rewrite<'_, 'c, 'a> {
         }
         Ok(())
     }
+}
+
+/// The permutation swapping the last two of `r` dims.
+fn swap_permutation(r: usize) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..r).collect();
+    p.swap(r - 2, r - 1);
+    p
 }
 
 impl Norms<'_, '_> {
@@ -520,19 +807,16 @@ impl Norms<'_, '_> {
         raw::insert_after(graph, copy);
         let body = raw::entry_block(copy)?;
         let args = raw::arguments(body);
-        let c = grow(&args[..1], body, self);
+        let c = grow(Layout::Bc1s, &args[..1], body, self);
         let root = LoweringCx::new(self.root);
-        let [b, s, d] = c.members[&key(args[0])];
-        let input = tensor_type(
-            &bc1s_dims([b, s, d]),
-            element_type(root.value(args[0])).ok()?,
-        )
-        .to_raw();
+        let form = Layout::Bc1s.dims(&c.members[&key(args[0])])?;
+        let input = tensor_type(&form, element_type(root.value(args[0])).ok()?).to_raw();
         raw::set_argument_type(args[0], input);
         let mut rewrite = Rewrite {
+            layout: Layout::Bc1s,
             root: &root,
             c: &c,
-            bc1s: HashMap::from([(key(args[0]), args[0])]),
+            form: HashMap::from([(key(args[0]), args[0])]),
             broadcasts: HashMap::new(),
             outs: HashMap::new(),
         };
@@ -566,10 +850,10 @@ impl Norms<'_, '_> {
         if args[1..].iter().any(|&w| broadcast(w, d) != Some(d)) {
             return false;
         }
-        let c = grow(&[input], body, norms);
+        let c = grow(Layout::Bc1s, &[input], body, norms);
         let output = raw::terminator(body);
         let ops = raw::block_ops(body);
-        c.entries == 1
+        c.entry_values == [key(input)]
             && c.absorbed.is_empty()
             && c.exit_readers.iter().all(|&u| u.ptr == output.ptr)
             && raw::operands(output).len() == 1
@@ -624,6 +908,19 @@ pub fn bc1s_stream(
     root: OperationRef<'_, '_>,
     rewriter: &mut Rewriter,
 ) -> Result<usize, PassFailed> {
+    rewrite_layout(Layout::Bc1s, root, rewriter)
+}
+
+/// The `kv-bc1s` rewrite of every graph under `root`.
+pub fn kv_bc1s(root: OperationRef<'_, '_>, rewriter: &mut Rewriter) -> Result<usize, PassFailed> {
+    rewrite_layout(Layout::SwapLast, root, rewriter)
+}
+
+fn rewrite_layout(
+    layout: Layout,
+    root: OperationRef<'_, '_>,
+    rewriter: &mut Rewriter,
+) -> Result<usize, PassFailed> {
     let mut norms = Norms {
         root,
         variants: HashMap::new(),
@@ -632,7 +929,14 @@ pub fn bc1s_stream(
     let mut applied = 0;
     let mut result = Ok(());
     for graph in graphs(root.to_raw()) {
-        result = rewrite_graph(graph, &mut norms, rewriter, &mut called, &mut applied);
+        result = rewrite_graph(
+            layout,
+            graph,
+            &mut norms,
+            rewriter,
+            &mut called,
+            &mut applied,
+        );
         if result.is_err() {
             break;
         }
@@ -646,11 +950,37 @@ pub fn bc1s_stream(
     result.map(|()| applied)
 }
 
+/// The component around transpose `op` that saves the most transposes,
+/// if one saves any: from its result (`op` takes a form back) or from its
+/// operand (`op` takes it to the form).
+fn best_component(
+    layout: Layout,
+    op: MlirOperation,
+    body: MlirBlock,
+    norms: &mut Norms<'_, '_>,
+    seen: &mut HashSet<usize>,
+) -> Option<Component> {
+    let mut best: Option<Component> = None;
+    let seeds = [
+        layout.is_out_of(op).then(|| raw::result(op, 0)),
+        layout.is_into(op).then(|| raw::operand(op, 0)),
+    ];
+    for seed in seeds.into_iter().flatten() {
+        let c = grow(layout, &[seed], body, norms);
+        seen.extend(c.absorbed.iter().copied());
+        if c.saving() > 0 && best.as_ref().is_none_or(|b| c.saving() > b.saving()) {
+            best = Some(c);
+        }
+    }
+    best
+}
+
 /// Rewrites the components of `graph` that save transposes, one at a time
 /// (each rewrite changes what the next component is), until none does or
 /// `max-rewrites` is reached; `called` collects the BC1S norms the
 /// rewritten components call.
 fn rewrite_graph(
+    layout: Layout,
     graph: MlirOperation,
     norms: &mut Norms<'_, '_>,
     rewriter: &mut Rewriter,
@@ -664,33 +994,25 @@ fn rewrite_graph(
     'restart: for _ in 0..MAX_COMPONENTS {
         let mut seen = HashSet::new();
         for op in raw::block_ops(body) {
-            let seed = if out_of_bc1s(op) {
-                raw::result(op, 0)
-            } else if into_bc1s(op) {
-                raw::operand(op, 0)
-            } else {
+            if seen.contains(&op_key(op)) || !(layout.is_out_of(op) || layout.is_into(op)) {
+                continue;
+            }
+            let Some(c) = best_component(layout, op, body, norms, &mut seen) else {
                 continue;
             };
-            if seen.contains(&op_key(op)) {
-                continue;
-            }
-            let c = grow(&[seed], body, norms);
-            seen.extend(c.absorbed.iter().copied());
-            if c.saving() <= 0 {
-                continue;
-            }
-            if !rewriter.record(op, "bc1s-stream") {
+            if !rewriter.record(op, layout.name()) {
                 return Ok(());
             }
             let mut rewrite = Rewrite {
+                layout,
                 root: &cx,
                 c: &c,
-                bc1s: HashMap::new(),
+                form: HashMap::new(),
                 broadcasts: HashMap::new(),
                 outs: HashMap::new(),
             };
             if let Err(reason) = rewrite.run(body, false) {
-                raw::emit_error(op, &format!("bc1s-stream: {reason}"));
+                raw::emit_error(op, &format!("{}: {reason}", layout.name()));
                 return Err(PassFailed);
             }
             called.extend(c.flips.values().filter_map(|f| match f.kind {

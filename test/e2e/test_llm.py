@@ -538,6 +538,10 @@ def test_neural_engine_bundle_layout_and_signature(tmp_path):
     products = {n: len(re.findall(r"= coreai\.(?:\S*matmul|conv2d) ", g)) for n, g in graphs.items()}
     dropped = 1 + 1 + 2 * model.config.num_attention_heads + 1 + 3
     assert products[f"prompt_opt_{MAX_CONTEXT}_8"] == products[f"extend_{MAX_CONTEXT}_8"] - dropped, products
+    # A decode step moves no data: its residual stream is BC1S throughout
+    # (one token: reshapes), and attention reads the cache in its own
+    # (B, H, D, S) order (kv-bc1s), so no transpose is left.
+    assert "coreai.transpose" not in graphs[f"extend_{MAX_CONTEXT}_1"], graphs[f"extend_{MAX_CONTEXT}_1"]
     # A sliding-window model takes its second mask after the caches.
     sliding = convert(build("mistral"), tmp_path / "sliding", target="ane", precision="f16")
     assert json.loads((sliding / "metadata.json").read_text())["neural_engine"]["sliding_window"] == 4

@@ -840,6 +840,42 @@ def test_bc1s_stream_through_norms_is_exact(tmp_path):
     assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5, rounding_in=("coreai-core",))
 
 
+DECODE = """
+import torch
+
+class M(torch.nn.Module):
+    # One decode step of attention over a cache kept in BC1S order, (B, H, D, S)
+    # per head (the Neural Engine LLM form's cache layout): the keys and
+    # values are transposed to (B, H, S, D), the new token appended, and the
+    # scores take the keys transposed back.
+    def forward(self, q, k_new, v_new, k_cache, v_cache):
+        k = torch.cat([k_cache.transpose(-1, -2), k_new], dim=2)
+        v = torch.cat([v_cache.transpose(-1, -2), v_new], dim=2)
+        p = torch.softmax(q @ k.transpose(-1, -2) * 0.25, dim=-1)
+        return p @ v
+
+def factory():
+    torch.manual_seed(41)
+    h, d, s = 4, 16, 12
+    return M(), (torch.randn(1, h, 1, d), torch.randn(1, h, 1, d), torch.randn(1, h, 1, d),
+                 torch.randn(1, h, d, s), torch.randn(1, h, d, s))
+"""
+
+
+def test_kv_bc1s_reads_the_cache_without_transposes(tmp_path):
+    # kv-bc1s keeps the keys and values in the cache's (B, H, D, S) order:
+    # the new token's key and value join it there (a reshape: one token),
+    # the scores read it as it is, and the values' product is computed
+    # transposed ((P V)^T = V^T P^T). No transpose is left; the same
+    # products summed in the same order: bit for bit in coreai-run, within
+    # f32 rounding in coreai-core, and eager's.
+    before, after, r = optimized_and_ane_f32(tmp_path, DECODE)
+    assert "kv-bc1s" in r.stderr, r.stderr
+    text = after.read_text()
+    assert "coreai.transpose" not in text, text
+    assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5, rounding_in=("coreai-core",))
+
+
 STRIDES = """
 import torch
 

@@ -164,9 +164,9 @@ pub struct ExplainedPass {
     /// most [`ExplainedPass::LAST_SWEEPS`]), for rewrites that feed each
     /// other (a transpose sunk past one op meets the next).
     last: &'static [ExplainedPattern],
-    /// A whole-program rewrite after the last sweeps, followed by them
-    /// again when it rewrote anything.
-    global: Option<GlobalRewrite>,
+    /// Whole-program rewrites after the last sweeps, in order, each
+    /// followed by them again when it rewrote anything.
+    globals: Vec<GlobalRewrite>,
     /// What else `remarks` prints after the sweep (the declines a pass
     /// wants users to see).
     after: Option<fn(&str, &Rewriter)>,
@@ -191,7 +191,7 @@ impl ExplainedPass {
             first: &[],
             patterns,
             last: &[],
-            global: None,
+            globals: Vec::new(),
             after,
             remarks: false,
         })
@@ -213,9 +213,10 @@ impl ExplainedPass {
         self
     }
 
-    /// The same pass with `global` after the last sweeps.
+    /// The same pass with `global` after the last sweeps (and after the
+    /// globals given before).
     pub fn with_global(mut self: Box<Self>, global: GlobalRewrite) -> Box<Self> {
-        self.global = Some(global);
+        self.globals.push(global);
         self
     }
 
@@ -258,7 +259,10 @@ impl crate::pass::Pass for ExplainedPass {
         }
         applied += rewriter.run_explained(root, self.patterns, false)?;
         applied += self.run_last(root, &mut rewriter)?;
-        if let Some(global) = self.global.filter(|_| !rewriter.exhausted()) {
+        for global in &self.globals {
+            if rewriter.exhausted() {
+                break;
+            }
             let n = (global.run)(root, &mut rewriter)?;
             applied += n;
             if n > 0 {
@@ -267,7 +271,7 @@ impl crate::pass::Pass for ExplainedPass {
         }
         if self.remarks {
             let (first, patterns, last) = (self.first, self.patterns, self.last);
-            let global = self.global;
+            let globals = &self.globals;
             rewriter.print_applications(|pattern| {
                 first
                     .iter()
@@ -275,7 +279,7 @@ impl crate::pass::Pass for ExplainedPass {
                     .chain(last)
                     .find(|p| p.name == pattern)
                     .map(|p| p.reason)
-                    .or(global.filter(|g| g.name == pattern).map(|g| g.reason))
+                    .or(globals.iter().find(|g| g.name == pattern).map(|g| g.reason))
                     .unwrap_or("")
             });
         }

@@ -148,3 +148,63 @@ module {
     coreai.output %first : tensor<1x1x16xf32>
   }
 }
+
+// -----
+
+// kv-bc1s: one decode step over a cache kept in (B, H, D, S) order. The
+// keys and values stay in that order: the new token joins the cache along
+// its last axis (one token: a reshape, no transpose), the scores read the
+// keys as they are, and the values' product runs transposed,
+// `(P V)ᵀ = Vᵀ Pᵀ`, one head at a time. No transpose is left.
+// CHECK-LABEL: coreai.graph @decode(
+// CHECK-SAME:    %[[KN:[^:]*]]: tensor<1x2x1x8xf32>, %[[VN:[^:]*]]: tensor<1x2x1x8xf32>, %[[KC:[^:]*]]: tensor<1x2x8x6xf32>, %[[VC:[^:]*]]: tensor<1x2x8x6xf32>)
+// CHECK-NOT:     coreai.transpose
+// CHECK:         %[[KNT:.*]] = coreai.reshape %[[KN]], %{{.*}} -> tensor<1x2x8x1xf32>
+// CHECK:         coreai.concat %{{.*}}, %[[KC]], %[[KNT]] : (tensor<si32>, tensor<1x2x8x6xf32>, tensor<1x2x8x1xf32>) -> tensor<1x2x8x7xf32>
+// CHECK:         coreai.decomposable.broadcasting_batch_matmul %{{.*}} : (tensor<1x1x1x8xf32>, tensor<1x1x8x7xf32>) -> tensor<1x1x1x7xf32>
+// CHECK:         coreai.decomposable.broadcasting_batch_matmul %{{.*}} : (tensor<1x1x8x7xf32>, tensor<1x1x7x1xf32>) -> tensor<1x1x8x1xf32>
+// CHECK-NOT:     coreai.transpose
+// CHECK:         coreai.output
+// REMARK: stream.mlir":[[@LINE+5]]:{{.*}} 'coreai.transpose' kv-bc1s: the Neural Engine reads attention's cached keys and values in their BC1S order
+coreai.graph @decode(%q: tensor<1x2x1x8xf32>, %kn: tensor<1x2x1x8xf32>, %vn: tensor<1x2x1x8xf32>, %kc: tensor<1x2x8x6xf32>, %vc: tensor<1x2x8x6xf32>) -> tensor<1x2x1x8xf32> {
+  %axis = coreai.constant dense<2> : tensor<si32>
+  %last = coreai.constant dense<3> : tensor<si32>
+  %p = coreai.constant dense<[0, 1, 3, 2]> : tensor<4xui32>
+  %kt = coreai.transpose %kc, %p : (tensor<1x2x8x6xf32>, tensor<4xui32>) -> tensor<1x2x6x8xf32>
+  %k = coreai.concat %axis, %kt, %kn : (tensor<si32>, tensor<1x2x6x8xf32>, tensor<1x2x1x8xf32>) -> tensor<1x2x7x8xf32>
+  %vt = coreai.transpose %vc, %p : (tensor<1x2x8x6xf32>, tensor<4xui32>) -> tensor<1x2x6x8xf32>
+  %v = coreai.concat %axis, %vt, %vn : (tensor<si32>, tensor<1x2x6x8xf32>, tensor<1x2x1x8xf32>) -> tensor<1x2x7x8xf32>
+  %kT = coreai.transpose %k, %p : (tensor<1x2x7x8xf32>, tensor<4xui32>) -> tensor<1x2x8x7xf32>
+  %s = coreai.decomposable.broadcasting_batch_matmul %q, %kT : (tensor<1x2x1x8xf32>, tensor<1x2x8x7xf32>) -> tensor<1x2x1x7xf32>
+  %w = coreai.softmax %s, %last : (tensor<1x2x1x7xf32>, tensor<si32>) -> tensor<1x2x1x7xf32>
+  %o = coreai.decomposable.broadcasting_batch_matmul %w, %v : (tensor<1x2x1x7xf32>, tensor<1x2x7x8xf32>) -> tensor<1x2x1x8xf32>
+  coreai.output %o : tensor<1x2x1x8xf32>
+}
+
+// -----
+
+// Four new tokens (prefill): the keys still save a transpose (the cache's
+// and the scores' go, the new keys take one), so they stay in
+// (B, H, D, S); the values would not (the weights and the output would
+// take one each), so the value cache keeps its transpose.
+// CHECK-LABEL: coreai.graph @prefill(
+// CHECK-SAME:    %[[KN:[^:]*]]: tensor<1x2x4x8xf32>, %{{[^:]*}}: tensor<1x2x4x8xf32>, %[[KC:[^:]*]]: tensor<1x2x8x6xf32>, %[[VC:[^:]*]]: tensor<1x2x8x6xf32>)
+// CHECK:         %[[KNT:.*]] = coreai.transpose %[[KN]], %{{.*}} -> tensor<1x2x8x4xf32>
+// CHECK:         coreai.concat %{{.*}}, %[[KC]], %[[KNT]] : (tensor<si32>, tensor<1x2x8x6xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x10xf32>
+// CHECK:         coreai.transpose %[[VC]], %{{.*}} -> tensor<1x2x6x8xf32>
+// CHECK-NOT:     coreai.transpose
+// CHECK:         coreai.output
+coreai.graph @prefill(%q: tensor<1x2x4x8xf32>, %kn: tensor<1x2x4x8xf32>, %vn: tensor<1x2x4x8xf32>, %kc: tensor<1x2x8x6xf32>, %vc: tensor<1x2x8x6xf32>) -> tensor<1x2x4x8xf32> {
+  %axis = coreai.constant dense<2> : tensor<si32>
+  %last = coreai.constant dense<3> : tensor<si32>
+  %p = coreai.constant dense<[0, 1, 3, 2]> : tensor<4xui32>
+  %kt = coreai.transpose %kc, %p : (tensor<1x2x8x6xf32>, tensor<4xui32>) -> tensor<1x2x6x8xf32>
+  %k = coreai.concat %axis, %kt, %kn : (tensor<si32>, tensor<1x2x6x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x10x8xf32>
+  %vt = coreai.transpose %vc, %p : (tensor<1x2x8x6xf32>, tensor<4xui32>) -> tensor<1x2x6x8xf32>
+  %v = coreai.concat %axis, %vt, %vn : (tensor<si32>, tensor<1x2x6x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x10x8xf32>
+  %kT = coreai.transpose %k, %p : (tensor<1x2x10x8xf32>, tensor<4xui32>) -> tensor<1x2x8x10xf32>
+  %s = coreai.decomposable.broadcasting_batch_matmul %q, %kT : (tensor<1x2x4x8xf32>, tensor<1x2x8x10xf32>) -> tensor<1x2x4x10xf32>
+  %w = coreai.softmax %s, %last : (tensor<1x2x4x10xf32>, tensor<si32>) -> tensor<1x2x4x10xf32>
+  %o = coreai.decomposable.broadcasting_batch_matmul %w, %v : (tensor<1x2x4x10xf32>, tensor<1x2x10x8xf32>) -> tensor<1x2x4x8xf32>
+  coreai.output %o : tensor<1x2x4x8xf32>
+}

@@ -22,6 +22,8 @@
 //!   - `φ(r(x, [-1])) = r(φ(x), [1])` for a reduction over the last axis
 //!     (coreai's reductions keep the axis);
 //!   - `φ(reshape(x)) = φ(x)` for a reshape that keeps `B`, `S` and `D`;
+//!   - `φ(x[…, a:b:c]) = φ(x)[:, a:b:c, :, :]` for a slice along the last
+//!     axis only (a fused projection's q, k and v);
 //!   - `φ(norm(x, w…)) = norm'(φ(x), w'…)` for an `rms_norm` or
 //!     `layer_norm` composite over the last axis: `norm'` is the
 //!     composite's BC1S form (`@rms_norm_bc1s`, `axes = 1`, weights
@@ -38,8 +40,14 @@
 //! readers). Rewriting it removes its transposes into and out of BC1S and
 //! adds one transpose into BC1S for each value that enters it from
 //! elsewhere (a block argument, a gather; a constant's is folded) and one
-//! out of it for each value read elsewhere (a graph output, a slice). A
-//! component is rewritten when that removes more transposes than it adds.
+//! out of it for each value read elsewhere (a graph output, a gather),
+//! except where every such reader is a head split (a reshape read only by
+//! transposes: `transpose-pair` joins the transpose out with the split's)
+//! or the move is of unit dims only (a reshape). A component is rewritten
+//! when that removes more transposes than it adds; transposes of constants
+//! count for nothing (they fold), and a component seeded by a transpose a
+//! rewrite just built is not tried again (its head splits are joined
+//! later, by the sweeps).
 //!
 //! Declines (the component is left as it is): no net saving; values with
 //! dynamic dims; ops in other blocks; a norm composite whose body is not
@@ -451,6 +459,24 @@ fn classify_bc1s(op: MlirOperation, norms: &mut Norms<'_, '_>) -> Option<Flip> {
         f.constants.push((1, vec![1], false));
         return Some(f);
     }
+    if name == coreai::SLICE {
+        // Along the last axis only (a fused projection's q, k and v): the
+        // same range of the channel axis in BC1S.
+        let x = raw::static_shape(raw::value_type(operands[0]))?;
+        let r = x.len();
+        (row(operands[0]).is_some_and(|[xb, xs, _]| xb == b && xs == s) && operands.len() == 4)
+            .then_some(())?;
+        let [begin, end, stride] =
+            [1, 2, 3].map(|i| raw::constant_ints(operands[i]).filter(|v| v.len() == r));
+        let (begin, end, stride) = (begin?, end?, stride?);
+        let whole = (0..r - 1).all(|i| begin[i] == 0 && end[i] >= x[i] && stride[i] == 1);
+        whole.then_some(())?;
+        let mut f = Flip::new(Kind::Clone, member_then_kept(4));
+        f.constants.push((1, vec![0, begin[r - 1], 0, 0], false));
+        f.constants.push((2, vec![b, end[r - 1], 1, s], false));
+        f.constants.push((3, vec![1, stride[r - 1], 1, 1], false));
+        return Some(f);
+    }
     if name == coreai::INVOKE {
         let callee = raw::callee_name(op)?;
         let graph = raw::lookup_symbol(op, &callee)?;
@@ -474,6 +500,8 @@ struct Component {
     members: HashMap<usize, Vec<i64>>,
     flips: HashMap<usize, Flip>,
     absorbed: HashSet<usize>,
+    /// Absorbed transposes of constants (folded anyway: they save none).
+    folded: usize,
     /// Transposes into the form for members defined elsewhere (not
     /// constants, not moves of unit dims only).
     entries: usize,
@@ -481,16 +509,22 @@ struct Component {
     entry_values: Vec<usize>,
     /// Members read elsewhere.
     exits: HashSet<usize>,
-    /// Transposes out of the form for them (not moves of unit dims only).
-    exit_cost: usize,
     /// Who reads the members elsewhere.
     exit_readers: Vec<MlirOperation>,
+    /// Exits that move only unit dims out of the form (reshapes).
+    free_exits: HashSet<usize>,
+    /// Exits read by an op other than a head split (a reshape read only
+    /// by transposes, which `transpose-pair` joins with the transpose out
+    /// of the form): each costs a transpose.
+    costly_exits: HashSet<usize>,
 }
 
 impl Component {
     /// Transposes removed minus transposes added.
     fn saving(&self) -> i64 {
-        self.absorbed.len() as i64 - self.entries as i64 - self.exit_cost as i64
+        let exits = self.costly_exits.difference(&self.free_exits).count();
+        let removed = self.absorbed.len() - self.folded;
+        removed as i64 - self.entries as i64 - exits as i64
     }
 }
 
@@ -521,7 +555,9 @@ fn grow(
         c.members.insert(key(v), d);
         match raw::producer(v) {
             Some(p) if layout.is_out_of(p) && raw::block_of(p).ptr == body.ptr => {
-                c.absorbed.insert(op_key(p));
+                if c.absorbed.insert(op_key(p)) && of_constant(p) {
+                    c.folded += 1;
+                }
             }
             Some(p) => match flip(p, norms) {
                 Some(f) => {
@@ -539,8 +575,14 @@ fn grow(
             }
         }
         for (u, i) in raw::uses(v) {
+            if dead(u) {
+                // Left by an earlier rewrite; canonicalize erases it.
+                continue;
+            }
             if i == 0 && layout.is_into(u) && raw::block_of(u).ptr == body.ptr {
-                c.absorbed.insert(op_key(u));
+                if c.absorbed.insert(op_key(u)) && of_constant(u) {
+                    c.folded += 1;
+                }
                 continue;
             }
             match flip(u, norms).filter(|f| f.roles[i] != Role::Kept) {
@@ -551,15 +593,79 @@ fn grow(
                     add(&mut c, u, f, &mut queue);
                 }
                 None => {
-                    if c.exits.insert(key(v)) && !free {
-                        c.exit_cost += 1;
-                    }
+                    c.exits.insert(key(v));
                     c.exit_readers.push(u);
+                    if free {
+                        c.free_exits.insert(key(v));
+                    } else if !head_split(u) {
+                        c.costly_exits.insert(key(v));
+                    }
                 }
             }
         }
     }
     c
+}
+
+/// Whether transpose `op` reads a constant, reshaped or transposed
+/// (core-optimize folds it: moving it saves nothing).
+fn of_constant(op: MlirOperation) -> bool {
+    let mut v = raw::operand(op, 0);
+    while let Some(p) = raw::producer(v) {
+        let name = raw::op_name(p);
+        if name == coreai::CONSTANT {
+            return true;
+        }
+        if !(RESHAPES.contains(&name.as_str()) || name == coreai::TRANSPOSE) {
+            return false;
+        }
+        v = raw::operand(p, 0);
+    }
+    false
+}
+
+/// Erases the data movement, arithmetic and constants of `body` that
+/// nothing reads (left by the sweeps before: a component must not count
+/// a transpose that is already dead, nor reach through dead ops).
+fn erase_dead(body: MlirBlock) {
+    for op in raw::block_ops(body).into_iter().rev() {
+        let name = raw::op_name(op);
+        let pure = SAME_SHAPE_ELEMENTWISE.contains(&name.as_str())
+            || BROADCASTING_ELEMENTWISE.contains(&name.as_str())
+            || RESHAPES.contains(&name.as_str())
+            || REDUCTIONS.contains(&name.as_str())
+            || [
+                coreai::CONSTANT,
+                coreai::TRANSPOSE,
+                coreai::SLICE,
+                coreai::CONCAT,
+                coreai::BROADCAST_IN_DIMS,
+                coreai::CONV2D,
+                coreai::BATCH_MATMUL,
+                coreai::DECOMPOSABLE_BROADCASTING_BATCH_MATMUL,
+            ]
+            .contains(&name.as_str());
+        if pure && raw::region_count(op) == 0 && dead(op) {
+            raw::erase(op);
+        }
+    }
+}
+
+/// Whether no result of `op` is read (an op an earlier rewrite left dead).
+fn dead(op: MlirOperation) -> bool {
+    let results = raw::results(op);
+    !results.is_empty() && results.into_iter().all(|r| !raw::has_uses(r))
+}
+
+/// Whether `op` is a reshape read only by transposes (a head split or
+/// merge): a transpose out of a form in front of it becomes part of the
+/// one transpose `transpose-pair` leaves.
+fn head_split(op: MlirOperation) -> bool {
+    raw::op_name(op) == coreai::RESHAPE
+        && raw::uses(raw::result(op, 0))
+            .iter()
+            .all(|&(u, _)| raw::op_name(u) == coreai::TRANSPOSE)
+        && raw::has_uses(raw::result(op, 0))
 }
 
 /// `op` rewritten in the component; its operands read in the form join
@@ -588,6 +694,8 @@ struct Rewrite<'r, 'c, 'a> {
     broadcasts: HashMap<usize, MlirValue>,
     /// Each exit's value out of the form.
     outs: HashMap<usize, MlirValue>,
+    /// The transposes built into and out of the form.
+    built: Vec<MlirOperation>,
 }
 
 impl<'c, 'a> Rewrite<'_, 'c, 'a> {
@@ -623,8 +731,22 @@ impl<'c, 'a> Rewrite<'_, 'c, 'a> {
             }
             Layout::SwapLast => moved(&cx, self.root.value(v), d, &swap_permutation(r))?,
         };
+        self.note(x.to_raw());
         self.form.insert(key(v), x.to_raw());
         Ok(x.to_raw())
+    }
+
+    /// Keeps the transposes behind `v` (through reshapes) as built.
+    fn note(&mut self, mut v: MlirValue) {
+        while let Some(p) = raw::producer(v) {
+            let name = raw::op_name(p);
+            if name == coreai::TRANSPOSE {
+                self.built.push(p);
+            } else if !RESHAPES.contains(&name.as_str()) {
+                break;
+            }
+            v = raw::operand(p, 0);
+        }
     }
 
     /// Broadcast operand `v` (`(1…, E)`) as `(1, E, 1, 1)`.
@@ -661,6 +783,7 @@ impl<'c, 'a> Rewrite<'_, 'c, 'a> {
                 &swap_permutation(dims.len()),
             )?,
         };
+        self.note(y.to_raw());
         self.outs.insert(key(v), y.to_raw());
         Ok(y.to_raw())
     }
@@ -819,6 +942,7 @@ impl Norms<'_, '_> {
             form: HashMap::from([(key(args[0]), args[0])]),
             broadcasts: HashMap::new(),
             outs: HashMap::new(),
+            built: Vec::new(),
         };
         let mut inputs = vec![input];
         for &w in &args[1..] {
@@ -967,6 +1091,17 @@ fn best_component(
     ];
     for seed in seeds.into_iter().flatten() {
         let c = grow(layout, &[seed], body, norms);
+        tracing::debug!(
+            pattern = layout.name(),
+            at = %raw::location_text(op),
+            members = c.members.len(),
+            absorbed = c.absorbed.len(),
+            folded = c.folded,
+            entries = c.entries,
+            exits = c.exits.len(),
+            saving = c.saving(),
+            "component"
+        );
         seen.extend(c.absorbed.iter().copied());
         if c.saving() > 0 && best.as_ref().is_none_or(|b| c.saving() > b.saving()) {
             best = Some(c);
@@ -991,10 +1126,19 @@ fn rewrite_graph(
     let Some(body) = raw::entry_block(graph) else {
         return Ok(());
     };
+    // The transposes the rewrites built: a component seeded by one is one
+    // just made (its exits into head splits join them later).
+    let mut made = HashSet::new();
     'restart: for _ in 0..MAX_COMPONENTS {
+        erase_dead(body);
         let mut seen = HashSet::new();
         for op in raw::block_ops(body) {
-            if seen.contains(&op_key(op)) || !(layout.is_out_of(op) || layout.is_into(op)) {
+            if !(layout.is_out_of(op) || layout.is_into(op))
+                || seen.contains(&op_key(op))
+                || made.contains(&op_key(op))
+                || dead(op)
+                || of_constant(op)
+            {
                 continue;
             }
             let Some(c) = best_component(layout, op, body, norms, &mut seen) else {
@@ -1010,6 +1154,7 @@ fn rewrite_graph(
                 form: HashMap::new(),
                 broadcasts: HashMap::new(),
                 outs: HashMap::new(),
+                built: Vec::new(),
             };
             if let Err(reason) = rewrite.run(body, false) {
                 raw::emit_error(op, &format!("{}: {reason}", layout.name()));
@@ -1019,6 +1164,7 @@ fn rewrite_graph(
                 Kind::Norm(graph) => Some(op_key(graph)),
                 _ => None,
             }));
+            made.extend(rewrite.built.iter().map(|&op| op_key(op)));
             *applied += 1;
             continue 'restart;
         }

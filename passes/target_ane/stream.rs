@@ -67,6 +67,7 @@
 //!   - `ψ(A·B) = ψ(B)·ψ(A)` (`(AB)ᵀ = BᵀAᵀ`: the same products, summed in
 //!     the same order);
 //!   - a transpose of the last two dims is `ψ` itself.
+//!
 //! A move of one token's key (`(1, H, 1, D)`) or one query's weights only
 //! moves unit dims: a reshape, which costs nothing. So a decode step keeps
 //! its keys and values in the cache's order with no transpose (Apple's

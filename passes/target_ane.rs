@@ -25,6 +25,10 @@
 //!     `scaled_dot_product_attention` composite becomes the composite's
 //!     body in place (there is no fused attention on the Neural Engine;
 //!     the body's ops run there), exact.
+//!   - `rope-inline` (`target_ane/attention.rs`, in the same first
+//!     sweep): a call of a `rope` composite becomes its body in place
+//!     (Apple's Neural Engine models write RoPE as plain ops), so it runs
+//!     in the layout of the queries and keys around it. Exact.
 //!   - `mask-additive` (`target_ane/masks.rs`): a select of scores and
 //!     -inf (or the lowest finite value) on a constant boolean mask becomes
 //!     the scores plus a constant additive mask of 0 and the lowest finite
@@ -74,8 +78,10 @@
 //!   - `kv-bc1s` (`target_ane/stream.rs`, after `bc1s-stream`, the same
 //!     decision): attention's keys and values stay in the cache's
 //!     `(B, H, D, S)` order (concatenations, slices, broadcasts and
-//!     products swapped, `(AB)ᵀ = BᵀAᵀ`) when that removes more transposes
-//!     than it adds: a decode step reads its cache without a transpose.
+//!     products swapped, `(AB)ᵀ = BᵀAᵀ`, softmax over the other axis) when
+//!     that removes more transposes than it adds: a decode step reads its
+//!     cache without a transpose, and attention runs in Apple's Neural
+//!     Engine layout (scores `(B, H, S_k, S_q)`).
 //!     Exact.
 //!   - `transpose-unit-dims` (`target_ane/bc1s.rs`, in the same sweeps): a
 //!     transpose that moves only unit dims (one token's head split or
@@ -170,12 +176,20 @@ const CHAIN_REASON: &str = "a chain of matrix products and elementwise ops stays
 /// The rewrites, each with the reason `remarks` gives.
 /// The first sweep: attention bodies inlined, so that the main sweep
 /// rewrites their ops (their masks, their products) like any other.
-static INLINE: &[ExplainedPattern] = &[ExplainedPattern {
-    name: "attention-inline",
-    roots: &[coreai::INVOKE],
-    rewrite: attention::inline_attention,
-    reason: "the Neural Engine has no fused attention (Apple's Neural Engine rules: no fused SDPA path); the composite's body, whose products and softmax run there, in place of the call",
-}];
+static INLINE: &[ExplainedPattern] = &[
+    ExplainedPattern {
+        name: "attention-inline",
+        roots: &[coreai::INVOKE],
+        rewrite: attention::inline_attention,
+        reason: "the Neural Engine has no fused attention (Apple's Neural Engine rules: no fused SDPA path); the composite's body, whose products and softmax run there, in place of the call",
+    },
+    ExplainedPattern {
+        name: "rope-inline",
+        roots: &[coreai::INVOKE],
+        rewrite: attention::inline_rope,
+        reason: "Apple's Neural Engine models write RoPE as plain ops (x*cos + rotate_half(x)*sin); the composite's body in place of the call, so it runs in the layout of the keys and queries around it, exact",
+    },
+];
 
 /// The sweeps after the main one, to a fixed point: the BC1S layout carried
 /// through the elementwise ops between projections.

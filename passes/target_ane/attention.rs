@@ -26,12 +26,32 @@ use std::collections::HashMap;
 pub const FUSED_ATTENTION: &str = "scaled_dot_product_attention";
 
 pub fn inline_attention<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    inline_composite(cx, FUSED_ATTENTION)
+}
+
+/// The rotary embedding composite, which Apple's Neural Engine models
+/// write as plain ops (`primitives/ios/rope.py`: `x·cos + rotate_half(x)·sin`).
+pub const ROPE: &str = "rope";
+
+// invoke @rope(x, cos, sin) → the composite's body in place: its products,
+// slices and concatenation are ops the Neural Engine runs, and in place
+// they can take the layout of the values around them (`kv-bc1s`). Exact
+// (the same ops on the same values).
+pub fn inline_rope<'c, 'a>(cx: &LoweringCx<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, Decline> {
+    inline_composite(cx, ROPE)
+}
+
+/// A call of a `composite` graph replaced by the graph's body.
+fn inline_composite<'c, 'a>(
+    cx: &LoweringCx<'c, 'a>,
+    composite: &str,
+) -> Result<Vec<Value<'c, 'a>>, Decline> {
     let invoke = cx.op().to_raw();
     let callee = raw::callee_name(invoke).ok_or("the call names no graph")?;
     let graph = raw::lookup_symbol(invoke, &callee)
         .ok_or_else(|| format!("the callee @{callee} is not in the module"))?;
-    if raw::composite_name(graph).as_deref() != Some(FUSED_ATTENTION) {
-        return Err(format!("@{callee} is not a {FUSED_ATTENTION} composite"));
+    if raw::composite_name(graph).as_deref() != Some(composite) {
+        return Err(format!("@{callee} is not a {composite} composite"));
     }
     let body = raw::entry_block(graph).ok_or("the composite has no body")?;
     let arguments = raw::arguments(body);

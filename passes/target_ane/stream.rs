@@ -65,8 +65,14 @@
 //!     dims: the same op on `ψ(x)`; a concatenation or a slice: the same
 //!     with its axis or bounds swapped;
 //!   - `ψ(A·B) = ψ(B)·ψ(A)` (`(AB)ᵀ = BᵀAᵀ`: the same products, summed in
-//!     the same order);
+//!     the same order); a softmax over the last axis runs over the other;
 //!   - a transpose of the last two dims is `ψ` itself.
+//!
+//! A component takes every product it reaches, or only those reached from
+//! their second operand (a decode step's values, not its scores, whose
+//! swapped form would need the keys in the other order): whichever saves
+//! more. With RoPE inlined (`rope-inline`), a prefill's whole attention
+//! runs swapped, Apple's layout: scores `(B, H, S_k, S_q)` as `K·Q'`.
 //!
 //! A move of one token's key (`(1, H, 1, D)`) or one query's weights only
 //! moves unit dims: a reshape, which costs nothing. So a decode step keeps
@@ -299,18 +305,31 @@ fn classify_swap(op: MlirOperation) -> Option<Flip> {
     let operands = raw::operands(op);
     let dims = |v: MlirValue| raw::static_shape(raw::value_type(v));
     let ints = |v: MlirValue| raw::constant_ints(v);
-    if SAME_SHAPE_ELEMENTWISE.contains(&name.as_str())
-        || BROADCASTING_ELEMENTWISE.contains(&name.as_str())
-    {
+    let broadcasting = BROADCASTING_ELEMENTWISE.contains(&name.as_str());
+    if broadcasting || SAME_SHAPE_ELEMENTWISE.contains(&name.as_str()) {
+        // An operand of rank 2 or more whose last two dims are the
+        // result's or 1 broadcasts the same way swapped.
+        let swaps = |d: &[i64]| {
+            let k = d.len();
+            k >= 2 && k <= r && (0..2).all(|j| d[k - 2 + j] == out[r - 2 + j] || d[k - 2 + j] == 1)
+        };
         let roles = operands
             .iter()
             .map(|&v| match dims(v)? {
                 d if d == out => Some(Role::Member),
                 d if d.is_empty() => Some(Role::Kept),
+                d if broadcasting && swaps(&d) => Some(Role::Member),
                 _ => None,
             })
             .collect::<Option<Vec<_>>>()?;
         return Some(Flip::new(Kind::Clone, roles));
+    }
+    if name == coreai::SOFTMAX {
+        let a = axis(*ints(*operands.get(1)?)?.first()?, r)?;
+        (dims(operands[0])? == out).then_some(())?;
+        let mut f = Flip::new(Kind::Clone, vec![Role::Member, Role::Kept]);
+        f.constants.push((1, vec![swapped_axis(a, r) as i64], true));
+        return Some(f);
     }
     if name == coreai::RESHAPE {
         let x = dims(operands[0])?;
@@ -501,8 +520,10 @@ struct Component {
     members: HashMap<usize, Vec<i64>>,
     flips: HashMap<usize, Flip>,
     absorbed: HashSet<usize>,
-    /// Absorbed transposes of constants (folded anyway: they save none).
+    /// Absorbed transposes of constants (folded anyway: they save none)
+    /// or between two members (moved, not removed).
     folded: usize,
+    absorbed_ops: Vec<MlirOperation>,
     /// Transposes into the form for members defined elsewhere (not
     /// constants, not moves of unit dims only).
     entries: usize,
@@ -530,8 +551,30 @@ impl Component {
 }
 
 /// The component of `seeds` in `body` for `layout`.
+/// Which products a component takes in (`kv-bc1s`).
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Products {
+    /// Every product reached.
+    All,
+    /// Only a product reached from its second operand (the values a
+    /// decode step's weights multiply), not one reached from its first
+    /// operand or its result (the scores, whose swapped form would need
+    /// the keys in the other order).
+    FromSecond,
+}
+
 fn grow(
     layout: Layout,
+    seeds: &[MlirValue],
+    body: MlirBlock,
+    norms: &mut Norms<'_, '_>,
+) -> Component {
+    grow_with(layout, Products::All, seeds, body, norms)
+}
+
+fn grow_with(
+    layout: Layout,
+    products: Products,
     seeds: &[MlirValue],
     body: MlirBlock,
     norms: &mut Norms<'_, '_>,
@@ -539,11 +582,13 @@ fn grow(
     let mut c = Component::default();
     let mut queue: VecDeque<MlirValue> = seeds.iter().copied().collect();
     let mut flips: HashMap<usize, Option<Flip>> = HashMap::new();
-    let mut flip = |op: MlirOperation, norms: &mut Norms<'_, '_>| {
-        flips
+    let mut flip = |op: MlirOperation, norms: &mut Norms<'_, '_>, operand: Option<usize>| {
+        let f = flips
             .entry(op_key(op))
             .or_insert_with(|| layout.classify(op, body, norms))
-            .clone()
+            .clone();
+        let product = f.as_ref().is_some_and(|f| matches!(f.kind, Kind::Swapped));
+        f.filter(|_| !product || products == Products::All || operand == Some(1))
     };
     while let Some(v) = queue.pop_front() {
         let Some(d) = raw::static_shape(raw::value_type(v)).filter(|d| d.len() >= 2) else {
@@ -552,27 +597,31 @@ fn grow(
         if c.members.contains_key(&key(v)) {
             continue;
         }
+        // Moving `v` into its form, or back, only moves unit dims; a value
+        // transposed from another may enter as that one transposed once.
         let free = layout.free(&d);
+        let free_entry = free || composed_free(layout, v);
         c.members.insert(key(v), d);
         match raw::producer(v) {
             Some(p) if layout.is_out_of(p) && raw::block_of(p).ptr == body.ptr => {
-                if c.absorbed.insert(op_key(p)) && of_constant(p) {
-                    c.folded += 1;
+                if c.absorbed.insert(op_key(p)) {
+                    c.absorbed_ops.push(p);
+                    c.folded += usize::from(of_constant(p));
                 }
             }
-            Some(p) => match flip(p, norms) {
+            Some(p) => match flip(p, norms, None) {
                 Some(f) => {
                     add(&mut c, p, f, &mut queue);
                 }
                 None if raw::op_name(p) == coreai::CONSTANT => {}
                 None => {
                     c.entry_values.push(key(v));
-                    c.entries += usize::from(!free);
+                    c.entries += usize::from(!free_entry);
                 }
             },
             None => {
                 c.entry_values.push(key(v));
-                c.entries += usize::from(!free);
+                c.entries += usize::from(!free_entry);
             }
         }
         for (u, i) in raw::uses(v) {
@@ -581,12 +630,13 @@ fn grow(
                 continue;
             }
             if i == 0 && layout.is_into(u) && raw::block_of(u).ptr == body.ptr {
-                if c.absorbed.insert(op_key(u)) && of_constant(u) {
-                    c.folded += 1;
+                if c.absorbed.insert(op_key(u)) {
+                    c.absorbed_ops.push(u);
+                    c.folded += usize::from(of_constant(u));
                 }
                 continue;
             }
-            match flip(u, norms).filter(|f| f.roles[i] != Role::Kept) {
+            match flip(u, norms, Some(i)).filter(|f| f.roles[i] != Role::Kept) {
                 Some(f) => {
                     if !c.flips.contains_key(&op_key(u)) {
                         queue.push_back(raw::result(u, 0));
@@ -603,6 +653,15 @@ fn grow(
                     }
                 }
             }
+        }
+    }
+    // A transpose between two members is not removed: the rewrite moves
+    // it (the form of its result is its operand in the original order).
+    for op in std::mem::take(&mut c.absorbed_ops) {
+        let both = c.members.contains_key(&key(raw::operand(op, 0)))
+            && c.members.contains_key(&key(raw::result(op, 0)));
+        if both && !of_constant(op) {
+            c.folded += 1;
         }
     }
     c
@@ -656,6 +715,31 @@ fn erase_dead(body: MlirBlock) {
 fn dead(op: MlirOperation) -> bool {
     let results = raw::results(op);
     !results.is_empty() && results.into_iter().all(|r| !raw::has_uses(r))
+}
+
+/// For `kv-bc1s`, a value transposed from `z` by another permutation
+/// (an input mask `(1, S_k, 1, S_q)` read as `(1, 1, S_q, S_k)`): its form
+/// is `z` transposed once, by the two permutations composed. `(z, that
+/// permutation)`, if so.
+fn through_transpose(layout: Layout, v: MlirValue) -> Option<(MlirValue, Vec<i64>, Vec<usize>)> {
+    if layout != Layout::SwapLast {
+        return None;
+    }
+    let t = raw::producer(v).filter(|&t| raw::op_name(t) == coreai::TRANSPOSE)?;
+    let q = permutation(t)?;
+    let z = raw::operand(t, 0);
+    let zd = raw::static_shape(raw::value_type(z))?;
+    let swap = swap_permutation(q.len());
+    Some((z, zd, swap.iter().map(|&i| q[i]).collect()))
+}
+
+/// Whether the form of `v` is its source transposed by a permutation that
+/// only moves unit dims (a reshape: it costs nothing).
+fn composed_free(layout: Layout, v: MlirValue) -> bool {
+    through_transpose(layout, v).is_some_and(|(_, zd, p)| {
+        let kept = order(&zd, &p);
+        kept.windows(2).all(|w| w[0] < w[1])
+    })
 }
 
 /// Whether `op` is a reshape read only by transposes (a head split or
@@ -730,7 +814,10 @@ impl<'c, 'a> Rewrite<'_, 'c, 'a> {
                 let v = reshape(&cx, self.root.value(v), &lifted)?;
                 moved(&cx, v, &lifted, &INTO)?
             }
-            Layout::SwapLast => moved(&cx, self.root.value(v), d, &swap_permutation(r))?,
+            Layout::SwapLast => match through_transpose(self.layout, v) {
+                Some((z, zd, p)) => moved(&cx, self.root.value(z), &zd, &p)?,
+                None => moved(&cx, self.root.value(v), d, &swap_permutation(r))?,
+            },
         };
         self.note(x.to_raw());
         self.form.insert(key(v), x.to_raw());
@@ -1090,8 +1177,16 @@ fn best_component(
         layout.is_out_of(op).then(|| raw::result(op, 0)),
         layout.is_into(op).then(|| raw::operand(op, 0)),
     ];
-    for seed in seeds.into_iter().flatten() {
-        let c = grow(layout, &[seed], body, norms);
+    let variants: &[Products] = match layout {
+        Layout::Bc1s => &[Products::All],
+        Layout::SwapLast => &[Products::FromSecond, Products::All],
+    };
+    let tries = seeds
+        .into_iter()
+        .flatten()
+        .flat_map(|seed| variants.iter().map(move |&products| (seed, products)));
+    for (seed, products) in tries {
+        let c = grow_with(layout, products, &[seed], body, norms);
         tracing::debug!(
             pattern = layout.name(),
             at = %raw::location_text(op),

@@ -787,13 +787,14 @@ def test_bc1s_attention_block_is_exact(tmp_path):
     assert r.stderr.count("linear-conv1x1") == 4 and "transpose-pair" in r.stderr, r.stderr
     text = after.read_text()
     assert text.count("coreai.conv2d") == 4, text
-    # Into BC1S (shared by q, k, v), the query's head split (the key's
-    # split, (B, H, D, S), is already the transposed key the scores take),
-    # the attention weights transposed for the values' product, which
-    # kv-bc1s runs as (P V)^T = V^T P^T on the values as the projection
-    # gives them, (B, H, D, S), so their split and the merge are reshapes,
-    # and out of BC1S at the residual.
-    assert text.count("coreai.transpose") == 4, text
+    # Attention runs in Apple's Neural Engine layout (kv-bc1s): the queries
+    # and values as the projections give them, (B, H, D, S); the scores as
+    # (B, H, S_k, S_q) (keys on the channel axis, Apple's bkhq), computed as
+    # K.Q' ((QK^T)^T = K Q^T), so the key is transposed once, to (B, H, S, D);
+    # the softmax over the keys' axis; the output as V'.P' in (B, H, D, S),
+    # merged by a reshape. Three transposes: into BC1S (shared by q, k, v),
+    # the key, and out of BC1S at the residual.
+    assert text.count("coreai.transpose") == 3, text
     assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5, rounding_in=("coreai-core",))
 
 

@@ -880,6 +880,35 @@ def test_kv_bc1s_reads_the_cache_without_transposes(tmp_path):
     assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-5, atol=1e-5, rounding_in=("coreai-core",))
 
 
+ONE_TOKEN = """
+import torch
+
+class M(torch.nn.Module):
+    # One token's head split and merge around a per-head scale: the
+    # transposes move only the unit sequence dim.
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.randn(1, 4, 1, 8))
+
+    def forward(self, x):
+        h = x.view(1, 1, 4, 8).transpose(1, 2) * self.scale
+        return torch.tanh(h).transpose(1, 2).reshape(1, 1, 32)
+
+def factory():
+    torch.manual_seed(43)
+    return M(), (torch.randn(1, 1, 32),)
+"""
+
+
+def test_transpose_unit_dims_is_exact(tmp_path):
+    # A transpose that moves only unit dims keeps the elements in order:
+    # transpose-unit-dims makes it a reshape. Bit for bit in both executors.
+    before, after, r = optimized_and_ane_f32(tmp_path, ONE_TOKEN)
+    assert "transpose-unit-dims" in r.stderr, r.stderr
+    assert "coreai.transpose" in before.read_text() and "coreai.transpose" not in after.read_text()
+    assert_same_bits_and_eager(before, after, tmp_path, rtol=1e-6, atol=1e-6)
+
+
 STRIDES = """
 import torch
 

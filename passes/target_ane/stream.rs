@@ -194,9 +194,7 @@ fn swaps_last(d: &[i64], p: &[usize]) -> bool {
     if r < 2 || p.len() != r {
         return false;
     }
-    let mut swap: Vec<usize> = (0..r).collect();
-    swap.swap(r - 2, r - 1);
-    order(d, p) == order(d, &swap)
+    order(d, p) == order(d, &swap_permutation(r))
 }
 
 /// `d` with its last two dims swapped.
@@ -226,13 +224,12 @@ impl Layout {
     }
 
     /// Whether moving a value of dims `d` into its form, or back, only
-    /// moves unit dims (a reshape, not a transpose: it costs nothing).
+    /// moves unit dims (a reshape, not a transpose: it costs nothing). In
+    /// both forms `S` and `D` trade places, so one of them being 1 is
+    /// enough.
     fn free(self, d: &[i64]) -> bool {
         let r = d.len();
-        match self {
-            Layout::Bc1s => d[r - 2] == 1 || d[r - 1] == 1,
-            Layout::SwapLast => d[r - 2] == 1 || d[r - 1] == 1,
-        }
+        d[r - 2] == 1 || d[r - 1] == 1
     }
 
     /// Whether `op` takes its operand to the form (`into`) / a form back

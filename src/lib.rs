@@ -26,8 +26,8 @@ pub mod registry;
 // The layers the library ties together, under the names its users know:
 // the IR layer (`coreai-ir`) and the passes (`coreai-passes`).
 pub use coreai_ir::{
-    context, diagnostics, dialects, emit, ffi, foreign_pass, input_check, pass, rewrite, schema,
-    strings, symbols,
+    context, deferred, diagnostics, dialects, emit, ffi, foreign_pass, input_check, pass, rewrite,
+    schema, strings, symbols,
 };
 pub use coreai_passes as passes;
 pub use coreai_passes::decomposition_table;

@@ -20,6 +20,7 @@
 
 use super::dead_code::{graph_symbol, top_level_ops};
 use super::op_name;
+use coreai_ir::deferred::BlobSource;
 use coreai_ir::op::coreai;
 use coreai_ir::raw;
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
@@ -36,19 +37,26 @@ enum Key {
     Blob(usize, usize),
 }
 
-/// The key of a constant's value, and a blob's bytes.
-fn key<'c>(attr: Attribute<'c>) -> (Key, Option<&'c [u8]>) {
-    match coreai_ir::weights::resource_bytes(attr) {
-        Some(bytes) => (
-            Key::Blob(attr.r#type().to_raw().ptr as usize, bytes.len()),
-            Some(bytes),
-        ),
+/// The key of a constant's value, and a blob's bytes (a deferred
+/// permute's recipe: equal recipes compare their sources).
+fn key<'c>(attr: Attribute<'c>) -> (Key, Option<BlobSource<'c>>) {
+    match coreai_ir::deferred::blob_source(attr.to_raw()) {
+        Some(blob) => {
+            let len = match &blob {
+                BlobSource::Bytes(bytes) => bytes.len(),
+                BlobSource::Deferred(entry) => entry.permuted().len(),
+            };
+            (
+                Key::Blob(attr.r#type().to_raw().ptr as usize, len),
+                Some(blob),
+            )
+        }
         None => (Key::Attribute(attr.to_raw().ptr as usize), None),
     }
 }
 
 /// The first constant of each value seen (with a blob's bytes).
-type Firsts<'b> = Vec<(Option<&'b [u8]>, MlirOperation)>;
+type Firsts<'b> = Vec<(Option<BlobSource<'b>>, MlirOperation)>;
 
 /// Replaces every constant equal to an earlier one of its block by that
 /// one. Returns how many were replaced. Blobs are neither copied nor

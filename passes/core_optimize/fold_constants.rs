@@ -96,7 +96,10 @@ pub fn fold<'c, 'a>(cx: &LoweringCx<'c, 'a>, _: Options) -> Result<Vec<Value<'c,
             "the folded value ({result_bytes} bytes) would be larger than its operands ({operand_bytes} bytes)"
         ));
     }
-    let values = evaluate_op(raw, &operands)?;
+    let values = match deferred_fold(cx, &operands) {
+        Some(attr) => vec![attr],
+        None => evaluate_op(raw, &operands)?,
+    };
     // A weight folded into another need not stay resident: the pages of a
     // mapped weights file are dropped (read again from the file if the
     // constant has other uses).
@@ -111,6 +114,54 @@ pub fn fold<'c, 'a>(cx: &LoweringCx<'c, 'a>, _: Options) -> Result<Vec<Value<'c,
             constant(cx, ty, cx.attribute_from_raw(attr))
         })
         .collect()
+}
+
+/// `transpose(weight, perm)` of a large weight blob, when folds defer
+/// (`coreai_ir::deferred`), and a reshape of such a fold: a blob of the
+/// same name, type and bytes as the kernel's result, made when it is read
+/// or written. `None` (fold as usual) for a small or splat weight, elements
+/// of other than 8 to 64 bits, or an operand that is not a blob.
+fn deferred_fold(cx: &LoweringCx<'_, '_>, operands: &[MlirAttribute]) -> Option<MlirAttribute> {
+    let &[source, _] = operands else {
+        return None;
+    };
+    if !raw::is_dense_resource(source) {
+        return None;
+    }
+    let ty = cx.op().result(0).ok()?.r#type().to_raw();
+    let bytes = static_bytes(ty)?;
+    let name = op_name(cx.op().to_raw());
+    if name == coreai::RESHAPE {
+        let name = format!("{}.folded", raw::resource_name(source)?);
+        return coreai_ir::deferred::reshaped(ty, &name, source, bytes as usize);
+    }
+    if name != coreai::TRANSPOSE {
+        return None;
+    }
+    let width = match raw::element_bits(ty)? {
+        bits @ (8 | 16 | 32 | 64) => bits as usize / 8,
+        _ => return None,
+    };
+    if !coreai_ir::deferred::worth_deferring(bytes as usize) {
+        return None;
+    }
+    let source_ty = raw::value_type(cx.operand(0).ok()?.to_raw());
+    let shape: Vec<usize> = raw::static_shape(source_ty)?
+        .iter()
+        .map(|&n| usize::try_from(n).ok())
+        .collect::<Option<_>>()?;
+    let perm: Vec<usize> = raw::constant_ints(cx.operand(1).ok()?.to_raw())?
+        .iter()
+        .map(|&p| usize::try_from(p).ok())
+        .collect::<Option<_>>()?;
+    // A splat folds to a dense splat attribute, not a blob.
+    let data = coreai_ir::deferred::blob_data(source)?;
+    let first = data.get(..width)?;
+    if data.chunks_exact(width).all(|e| e == first) {
+        return None;
+    }
+    let name = format!("{}.folded", raw::resource_name(source)?);
+    coreai_ir::deferred::permuted_resource(ty, &name, source, &shape, &perm, width)
 }
 
 /// Bytes of a static ranked tensor type (sub-byte elements count a byte).

@@ -27,8 +27,11 @@ use coreai_asset::aicode::{
     ops, Backing, Body, Dense, Elt, Graph, HwConstraints, Loc, Program, TensorType, Value,
 };
 
+use coreai_asset::bytecode::writer::Blob;
+use coreai_ir::deferred::BlobSource;
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AicodeError {
@@ -489,7 +492,7 @@ fn composite_decl(p: &mut Program, graph: MlirOperation, a: MlirAttribute) -> Op
 /// to `out` without a copy of them in memory.
 pub fn write_into(
     module: MlirOperation,
-    out: &mut dyn std::io::Write,
+    out: &mut dyn coreai_asset::Sink,
 ) -> Result<(), super::BackendError> {
     convert(module)?.finish_into(out)?;
     Ok(())
@@ -1080,6 +1083,24 @@ fn single_result(
     }
 }
 
+/// A deferred permute of a weight ([`coreai_ir::deferred`]), made as the
+/// asset's file is written.
+struct Deferred(Arc<coreai_ir::deferred::Entry>);
+
+impl coreai_asset::Produce for Deferred {
+    fn len(&self) -> usize {
+        self.0.permuted().len()
+    }
+
+    fn pieces(&self, target: usize) -> Vec<std::ops::Range<usize>> {
+        self.0.permuted().pieces(target)
+    }
+
+    fn fill(&self, range: std::ops::Range<usize>, out: &mut [u8]) {
+        self.0.permuted().fill(range, out)
+    }
+}
+
 /// `coreai.constant`: `dense` → `dense_elements` (raw bytes, one element
 /// when splat), `dense_resource` → `dense_resource` (the blob moved to the
 /// aicode resource group under its key).
@@ -1093,14 +1114,14 @@ fn constant(
     let a = *value;
     unsafe {
         if mlirAttributeIsADenseResourceElements(a) {
-            let mut size = 0usize;
-            let data = crate::ffi::coreaiDenseResourceElementsGetData(a, &mut size);
-            if data.is_null() {
-                return Err(error(op, "has a dense_resource without its blob"));
-            }
             // Borrowed, not copied: the blob lives in the module, which
             // outlives the program being written (`write`, `write_into`).
-            let bytes: &[u8] = std::slice::from_raw_parts(data as *const u8, size);
+            // A deferred permute is made piece by piece as it is written.
+            let blob: Blob<'_> = match coreai_ir::deferred::blob_source(a) {
+                Some(BlobSource::Bytes(bytes)) => bytes.into(),
+                Some(BlobSource::Deferred(entry)) => Blob::Produced(Arc::new(Deferred(entry))),
+                None => return Err(error(op, "has a dense_resource without its blob")),
+            };
             let text = attr_text(a);
             let key = text
                 .strip_prefix("dense_resource<")
@@ -1108,7 +1129,7 @@ fn constant(
                 .map(|(k, _)| k.to_string())
                 .unwrap_or_else(|| "resource".into());
             let alignment = crate::ffi::coreaiDenseResourceElementsGetAlignment(a).max(1) as u64;
-            let attr = p.dense_resource(&key, alignment, bytes);
+            let attr = p.dense_resource(&key, alignment, blob);
             return Ok(ops::constant_attr(p, body, attr, result));
         }
         if !mlirAttributeIsADenseElements(a) {

@@ -155,12 +155,10 @@ fn share_equal_blobs(root: OperationRef<'_, '_>) {
         let op = op.to_raw();
         for i in 0..mlirOperationGetNumAttributes(op) {
             let named = mlirOperationGetAttribute(op, i);
-            let mut size = 0usize;
-            let data = crate::ffi::coreaiDenseResourceElementsGetData(named.attribute, &mut size);
-            if data.is_null() {
+            let Some(bytes) = coreai_ir::deferred::blob_data(named.attribute) else {
                 continue;
-            }
-            let bytes = std::slice::from_raw_parts(data as *const u8, size);
+            };
+            let size = bytes.len();
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
             bytes.hash(&mut hasher);
             let key = (
@@ -169,11 +167,10 @@ fn share_equal_blobs(root: OperationRef<'_, '_>) {
                 hasher.finish(),
             );
             let candidates = first.entry(key).or_default();
-            let same = candidates.iter().copied().find(|&earlier| {
-                let mut n = 0usize;
-                let d = crate::ffi::coreaiDenseResourceElementsGetData(earlier, &mut n);
-                std::slice::from_raw_parts(d as *const u8, n) == bytes
-            });
+            let same = candidates
+                .iter()
+                .copied()
+                .find(|&earlier| coreai_ir::deferred::blob_data(earlier) == Some(bytes));
             match same {
                 Some(earlier) if !mlirAttributeEqual(earlier, named.attribute) => {
                     mlirOperationSetAttributeByName(op, mlirIdentifierStr(named.name), earlier);

@@ -46,7 +46,7 @@ pub fn program(module: OperationRef<'_, '_>, format: Format) -> Result<Vec<u8>, 
 pub fn write_program(
     module: OperationRef<'_, '_>,
     format: Format,
-    out: &mut dyn Write,
+    out: &mut dyn coreai_asset::Sink,
 ) -> Result<(), BackendError> {
     match format {
         Format::Coreai => write_bytecode(module, coreai_asset::bytecode::VERSION as i64, out),

@@ -14,8 +14,10 @@
 pub mod aicode;
 pub mod bytecode;
 pub mod metadata;
+pub mod sink;
 
 pub use metadata::Metadata;
+pub use sink::{Produce, Sink};
 
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -95,11 +97,12 @@ pub fn write(target: &Path, program: &[u8], metadata: &Metadata) -> Result<(), A
 }
 
 /// [`write`] with the program streamed: `program` writes `main.mlirb`'s
-/// bytes to `out` (hashed as they pass, never held whole in memory).
+/// bytes to `out` (hashed as they pass, never held whole in memory; a
+/// produced blob is made, written and hashed piece by piece).
 pub fn write_with(
     target: &Path,
     metadata: &Metadata,
-    program: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    program: impl FnOnce(&mut dyn Sink) -> std::io::Result<()>,
 ) -> Result<(), AssetError> {
     if target.extension().is_none_or(|e| e != EXTENSION) {
         return Err(AssetError::Extension(target.to_path_buf()));
@@ -162,7 +165,7 @@ fn release_signals(old: libc::sigset_t) {
 
 fn fill(
     staging: &Path,
-    program: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    program: impl FnOnce(&mut dyn Sink) -> std::io::Result<()>,
     metadata: &Metadata,
 ) -> Result<(), AssetError> {
     let _ = std::fs::remove_dir_all(staging);
@@ -176,6 +179,7 @@ fn fill(
     let mut out = HashingWriter {
         inner: std::io::BufWriter::with_capacity(1 << 20, file),
         hasher: Sha256::new(),
+        pool: Vec::new(),
     };
     program(&mut out)
         .and_then(|()| std::io::Write::flush(&mut out))
@@ -189,7 +193,13 @@ fn fill(
 struct HashingWriter<W> {
     inner: W,
     hasher: Sha256,
+    /// Piece buffers of produced blobs, kept from one blob to the next.
+    pool: Vec<Vec<u8>>,
 }
+
+/// Pieces of a produced blob in flight at once: one being made and
+/// written, the others waiting for or being hashed.
+const PIECES_IN_FLIGHT: usize = 3;
 
 /// Writes of at least this many bytes (weights) are hashed on a second
 /// thread while they are written: the file's page cache copy and SHA-256
@@ -214,6 +224,57 @@ impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
+    }
+}
+
+impl<W: std::io::Write + Send> Sink for HashingWriter<W> {
+    /// Makes and writes each piece on this thread while a second thread
+    /// hashes the pieces before it, in order.
+    fn write_produced(&mut self, blob: &dyn Produce) -> std::io::Result<()> {
+        use std::sync::mpsc;
+        let (inner, hasher) = (&mut self.inner, &mut self.hasher);
+        let mut spare = std::mem::take(&mut self.pool);
+        let result = std::thread::scope(|scope| {
+            let (full, to_hash) = mpsc::sync_channel::<(Vec<u8>, usize)>(PIECES_IN_FLIGHT);
+            let (give_back, hashed) = mpsc::channel::<Vec<u8>>();
+            let hashing = scope.spawn(move || {
+                for (buffer, n) in to_hash {
+                    hasher.update(&buffer[..n]);
+                    // The receiver outlives this thread (it is joined below).
+                    let _ = give_back.send(buffer);
+                }
+            });
+            let mut made = spare.len();
+            let mut result = Ok(());
+            for range in blob.pieces(sink::PIECE_BYTES) {
+                let mut buffer = match spare.pop() {
+                    Some(b) => b,
+                    None if made < PIECES_IN_FLIGHT => {
+                        made += 1;
+                        Vec::new()
+                    }
+                    None => hashed
+                        .recv()
+                        .expect("the hashing thread gives buffers back"),
+                };
+                let n = range.len();
+                if buffer.len() < n {
+                    buffer.resize(n, 0);
+                }
+                blob.fill(range, &mut buffer[..n]);
+                if let Err(e) = inner.write_all(&buffer[..n]) {
+                    result = Err(e);
+                    break;
+                }
+                full.send((buffer, n)).expect("the hashing thread is alive");
+            }
+            drop(full);
+            hashing.join().expect("the hashing thread panicked");
+            spare.extend(hashed.try_iter());
+            result
+        });
+        self.pool = spare;
+        result
     }
 }
 
@@ -400,6 +461,7 @@ mod tests {
         let mut out = HashingWriter {
             inner: Vec::new(),
             hasher: Sha256::new(),
+            pool: Vec::new(),
         };
         out.write_all(b"head").unwrap();
         out.write_all(&big).unwrap();
@@ -408,5 +470,59 @@ mod tests {
         let hash: [u8; 32] = out.hasher.finalize().into();
         assert_eq!(out.inner.len(), 8 + big.len() + OVERLAP_MIN_BYTES - 1);
         assert_eq!(hash, digest(&out.inner));
+    }
+
+    /// `data` handed out in pieces of `piece` bytes.
+    struct Pieces<'a> {
+        data: &'a [u8],
+        piece: usize,
+    }
+
+    impl Produce for Pieces<'_> {
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn pieces(&self, _: usize) -> Vec<std::ops::Range<usize>> {
+            (0..self.data.len())
+                .step_by(self.piece)
+                .map(|s| s..(s + self.piece).min(self.data.len()))
+                .collect()
+        }
+        fn fill(&self, range: std::ops::Range<usize>, out: &mut [u8]) {
+            out.copy_from_slice(&self.data[range]);
+        }
+    }
+
+    #[test]
+    fn produced_blobs_are_written_and_hashed_in_order_between_other_writes() {
+        // More pieces than are in flight, pieces longer than the buffers the
+        // pool kept from the blob before, a blob of one piece, an empty one.
+        let data: Vec<u8> = (0..5_000_003u32).map(|i| (i * 13 % 253) as u8).collect();
+        let mut out = HashingWriter {
+            inner: Vec::new(),
+            hasher: Sha256::new(),
+            pool: Vec::new(),
+        };
+        let mut want = Vec::new();
+        for (i, piece) in [1000, 700_001, 5_000_003, 65_536].into_iter().enumerate() {
+            let blob = Pieces {
+                data: &data[..data.len() - i * 17],
+                piece,
+            };
+            out.write_all(b"between").unwrap();
+            want.extend_from_slice(b"between");
+            out.write_produced(&blob).unwrap();
+            want.extend_from_slice(blob.data);
+        }
+        out.write_produced(&Pieces {
+            data: &[],
+            piece: 1,
+        })
+        .unwrap();
+        out.write_all(b"tail").unwrap();
+        want.extend_from_slice(b"tail");
+        let hash: [u8; 32] = out.hasher.finalize().into();
+        assert!(out.inner == want, "the bytes differ");
+        assert_eq!(hash, digest(&want));
     }
 }

@@ -403,13 +403,7 @@ impl Attr {
                 };
                 (0..n).map(|i| s[if splat { 0 } else { i }]).collect()
             } else if mlirAttributeIsADenseResourceElements(self.0) {
-                let mut size = 0usize;
-                let data = coreai_ir::ffi::coreaiDenseResourceElementsGetData(self.0, &mut size);
-                let bytes: &[u8] = if data.is_null() || size == 0 {
-                    &[]
-                } else {
-                    std::slice::from_raw_parts(data as *const u8, size)
-                };
+                let bytes: &[u8] = coreai_ir::deferred::blob_data(self.0).unwrap_or(&[]);
                 if format.bits() < 8 {
                     coreai_ir::weights::unpack_bits(bytes, n, format.bits(), false)
                         .map_err(|e| {
@@ -533,18 +527,14 @@ impl Attr {
             if mlirAttributeIsADenseResourceElements(self.0) {
                 // One copy of the blob (little-endian, densely packed; bools
                 // one byte each) instead of an element-by-element C call.
-                let mut size = 0usize;
-                let data = coreai_ir::ffi::coreaiDenseResourceElementsGetData(self.0, &mut size);
+                let blob = coreai_ir::deferred::blob_data(self.0);
+                let size = blob.map_or(0, <[u8]>::len);
                 let element = ty.element().0;
                 if mlirTypeIsAInteger(element) {
                     let bits = mlirIntegerTypeGetWidth(element);
                     let unsigned_bit = bits == 1 && mlirIntegerTypeIsUnsigned(element);
                     if (2..8).contains(&bits) || unsigned_bit {
-                        let bytes: &[u8] = if data.is_null() || size == 0 {
-                            &[]
-                        } else {
-                            std::slice::from_raw_parts(data as *const u8, size)
-                        };
+                        let bytes: &[u8] = blob.unwrap_or(&[]);
                         let signed = !mlirIntegerTypeIsUnsigned(element);
                         let codes = coreai_ir::weights::unpack_bits(bytes, n, bits, signed)
                             .map_err(crate::error::InterpError::Kernel)?;
@@ -576,13 +566,15 @@ impl Attr {
                     }
                 }
                 let width = dtype.size_of();
-                if data.is_null() || size != n * width {
-                    return kerr(format!(
-                        "dense_resource constant of {} has {size} bytes for {n} elements",
-                        dtype.name()
-                    ));
-                }
-                let bytes = std::slice::from_raw_parts(data as *const u8, size);
+                let bytes = match blob {
+                    Some(bytes) if size == n * width => bytes,
+                    _ => {
+                        return kerr(format!(
+                            "dense_resource constant of {} has {size} bytes for {n} elements",
+                            dtype.name()
+                        ))
+                    }
+                };
                 macro_rules! blob {
                     ($t:ty, $v:ident) => {{
                         debug_assert_eq!(width, std::mem::size_of::<$t>());

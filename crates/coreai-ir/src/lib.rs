@@ -21,6 +21,7 @@
 
 pub mod alloc;
 pub mod context;
+pub mod deferred;
 pub mod diagnostics;
 pub mod dialects;
 pub mod emit;
@@ -32,6 +33,7 @@ pub mod minifloat;
 pub mod op;
 pub mod options;
 pub mod pass;
+pub mod permute;
 pub mod raw;
 pub mod rewrite;
 pub mod rng;

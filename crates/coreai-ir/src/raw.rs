@@ -325,13 +325,9 @@ pub fn float_values(attr: MlirAttribute) -> Option<Vec<f32>> {
             return Some(std::slice::from_raw_parts(data, n).to_vec());
         }
         if mlirAttributeIsADenseResourceElements(attr) {
-            let mut size = 0usize;
-            let data = crate::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
-            if data.is_null() {
-                return None;
-            }
-            let n = size / 4;
-            let bytes = std::slice::from_raw_parts(data as *const u8, n * 4);
+            let blob = crate::deferred::blob_data(attr)?;
+            let n = blob.len() / 4;
+            let bytes = &blob[..n * 4];
             let values = bytes
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -376,11 +372,10 @@ fn for_f32_runs(attr: MlirAttribute, mut f: impl FnMut(&[f32]) -> bool) -> bool 
             return true;
         }
         if mlirAttributeIsADenseResourceElements(attr) {
-            let mut size = 0usize;
-            let data = crate::ffi::coreaiDenseResourceElementsGetData(attr, &mut size);
-            if data.is_null() {
+            let Some(blob) = crate::deferred::blob_data(attr) else {
                 return false;
-            }
+            };
+            let (data, size) = (blob.as_ptr(), blob.len());
             if (data as usize).is_multiple_of(std::mem::align_of::<f32>()) {
                 // SAFETY: the blob's `size` bytes, aligned for f32 and
                 // little-endian as this host (the blob format's order).
@@ -397,7 +392,7 @@ fn for_f32_runs(attr: MlirAttribute, mut f: impl FnMut(&[f32]) -> bool) -> bool 
             }
             // SAFETY: the blob's `size` bytes; a blob need not be 4-aligned,
             // so each run is decoded into an aligned buffer.
-            let bytes = std::slice::from_raw_parts(data as *const u8, size / 4 * 4);
+            let bytes = std::slice::from_raw_parts(data, size / 4 * 4);
             let mut buf = vec![0f32; RUN.min(size / 4)];
             for run in bytes.chunks(4 * RUN) {
                 let m = run.len() / 4;
@@ -1300,6 +1295,8 @@ pub fn i16_attribute(ty: MlirType, values: &[i16]) -> MlirAttribute {
 /// file's pages released. The caller guarantees nothing reads `attr`
 /// again: its blob is then empty.
 pub fn drop_blob(attr: MlirAttribute) -> bool {
+    // A deferred weight permuted from this blob is made while it is there.
+    crate::deferred::before_drop(attr);
     unsafe { crate::ffi::coreaiDropResourceBlob(attr) }
 }
 

@@ -11,7 +11,7 @@
 //!   (coreai-torch's `pack_intx`, the form Apple's compression library
 //!   writes and coreai-core's runtime reads; docs/aicode-format.md §6).
 
-use crate::ffi::{coreaiDenseResourceElementsGetData, coreaiReleaseResourcePages};
+use crate::ffi::coreaiReleaseResourcePages;
 use melior::ir::{
     operation::OperationLike,
     r#type::{RankedTensorType, ShapedTypeLike},
@@ -176,12 +176,7 @@ pub fn float_data<'c>(attr: Attribute<'c>) -> Option<FloatData<'c>> {
     // sizes MLIR reports for it, and f32/f16 have no invalid bit patterns.
     let bytes: &'c [u8] = unsafe {
         if mlirAttributeIsADenseResourceElements(raw) {
-            let mut size = 0usize;
-            let data = coreaiDenseResourceElementsGetData(raw, &mut size);
-            if data.is_null() {
-                return None;
-            }
-            std::slice::from_raw_parts(data as *const u8, size)
+            crate::deferred::blob_data(raw)?
         } else if mlirAttributeIsADenseElements(raw) {
             let data = mlirDenseElementsAttrGetRawData(raw) as *const u8;
             let width = if is_f32 { 4 } else { 2 };
@@ -414,17 +409,7 @@ pub fn bitmask_sparse_type<'c>(dense: RankedTensorType<'c>, non_zero: u64) -> Op
 /// The bytes of a `dense_resource` attribute's blob, borrowed from it
 /// (`None` for another attribute or a blob not loaded).
 pub fn resource_bytes<'c>(attr: Attribute<'c>) -> Option<&'c [u8]> {
-    let mut size = 0usize;
-    // SAFETY: `attr` is a live attribute; the call returns null for
-    // anything but a loaded dense_resource blob, whose bytes live as long as
-    // the context ('c).
-    unsafe {
-        if !mlirAttributeIsADenseResourceElements(attr.to_raw()) {
-            return None;
-        }
-        let data = coreaiDenseResourceElementsGetData(attr.to_raw(), &mut size);
-        (!data.is_null()).then(|| std::slice::from_raw_parts(data as *const u8, size))
-    }
+    crate::deferred::blob_data(attr.to_raw())
 }
 
 /// A dense elements attribute of `ty` holding `bytes` as its raw,

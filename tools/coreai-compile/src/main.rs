@@ -307,7 +307,19 @@ fn run(cli: &Cli) -> Result<(), CompileError> {
     }
     if entries.is_empty() {
         // The backend runs on the module the pipeline leaves, in place, and
-        // streams the program into the asset.
+        // streams the program into the asset. Its aicode writer is then the
+        // module's one reader besides the passes, so large weight
+        // transposes are permuted on their way into the file instead of
+        // folded into fresh memory (`coreai::deferred`), unless MLIR
+        // prints the IR between passes.
+        let mlir = &cli.mlir;
+        let prints = mlir.mlir_print_ir_before_all
+            || mlir.mlir_print_ir_after_all
+            || mlir.mlir_print_ir_after_change
+            || mlir.mlir_print_ir_after_failure
+            || !mlir.mlir_print_ir_before.is_empty()
+            || !mlir.mlir_print_ir_after.is_empty();
+        coreai::deferred::set_enabled(options.format == backend::Format::Aicode && !prints);
         return with_module(&job(inputs[0]), &cli.mlir, |module| {
             write_asset(&target, &metadata, |out| {
                 backend::write_program(module, options.format, out)
@@ -362,7 +374,7 @@ fn scoped(item: &str) -> (Option<&str>, &str) {
 fn write_asset(
     target: &std::path::Path,
     metadata: &Metadata,
-    write: impl FnOnce(&mut dyn std::io::Write) -> Result<(), BackendError>,
+    write: impl FnOnce(&mut dyn coreai_asset::Sink) -> Result<(), BackendError>,
 ) -> Result<(), CompileError> {
     let mut backend_error = None;
     let written = coreai_asset::write_with(target, metadata, |out| {

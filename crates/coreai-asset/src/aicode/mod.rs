@@ -558,7 +558,7 @@ impl<'a> Program<'a> {
         &mut self,
         key: &str,
         alignment: u64,
-        data: impl Into<std::borrow::Cow<'a, [u8]>>,
+        data: impl Into<crate::bytecode::writer::Blob<'a>>,
     ) -> u64 {
         let handle = self.w.resource(self.d, key, alignment, data);
         let mut b = Self::code(7);
@@ -887,7 +887,7 @@ impl<'a> Program<'a> {
 
     /// The `main.mlirb` bytes, written to `out` as they are made (the
     /// blobs straight from where they are borrowed).
-    pub fn finish_into(mut self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    pub fn finish_into(mut self, out: &mut dyn crate::Sink) -> std::io::Result<()> {
         let version = self.integer(32, true, self.version as u64);
         let loc = match self.asset_loc {
             Some(l) => l,

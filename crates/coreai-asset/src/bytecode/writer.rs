@@ -15,9 +15,67 @@
 //! reads the same). Strings naming dialects and ops are interned when the
 //! file is finished, after those the caller interned.
 
-use std::{borrow::Cow, collections::HashMap, io::Write};
+use std::{borrow::Cow, collections::HashMap, sync::Arc};
 
 use super::section::*;
+use crate::sink::{Produce, Sink};
+
+/// A resource blob's bytes: borrowed or owned, or made as they are written
+/// ([`Produce`]).
+pub enum Blob<'a> {
+    Bytes(Cow<'a, [u8]>),
+    Produced(Arc<dyn Produce + 'a>),
+}
+
+impl Blob<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Blob::Bytes(b) => b.len(),
+            Blob::Produced(p) => p.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether `self` and `other` are known to hold the same bytes: equal
+    /// bytes, or one producer.
+    fn same(&self, other: &Blob<'_>) -> bool {
+        match (self, other) {
+            (Blob::Bytes(a), Blob::Bytes(b)) => a[..] == b[..],
+            (Blob::Produced(a), Blob::Produced(b)) => {
+                std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
+            }
+            _ => false,
+        }
+    }
+
+    fn write_to(&self, out: &mut dyn Sink) -> std::io::Result<()> {
+        match self {
+            Blob::Bytes(b) => out.write_all(b),
+            Blob::Produced(p) => out.write_produced(&**p),
+        }
+    }
+}
+
+impl<'a> From<Cow<'a, [u8]>> for Blob<'a> {
+    fn from(bytes: Cow<'a, [u8]>) -> Self {
+        Blob::Bytes(bytes)
+    }
+}
+
+impl<'a> From<&'a [u8]> for Blob<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Blob::Bytes(Cow::Borrowed(bytes))
+    }
+}
+
+impl From<Vec<u8>> for Blob<'_> {
+    fn from(bytes: Vec<u8>) -> Self {
+        Blob::Bytes(Cow::Owned(bytes))
+    }
+}
 
 /// Op encoding mask bits (`bytecode::OpEncodingMask`).
 const HAS_RESULTS: u8 = 0x02;
@@ -147,7 +205,7 @@ pub struct Writer<'a> {
     attrs: Table<(u64, Vec<u8>)>,
     types: Table<(u64, Vec<u8>)>,
     /// Dialect, key, alignment, data.
-    resources: Vec<(u64, u64, u64, Cow<'a, [u8]>)>,
+    resources: Vec<(u64, u64, u64, Blob<'a>)>,
     /// The resource of each (dialect, key), for one blob read by several
     /// ops (the functions of a multi-function asset sharing a weight).
     resource_of: std::collections::HashMap<(u64, u64), usize>,
@@ -188,13 +246,13 @@ impl<'a> Writer<'a> {
         dialect: u64,
         key: &str,
         alignment: u64,
-        data: impl Into<Cow<'a, [u8]>>,
+        data: impl Into<Blob<'a>>,
     ) -> u64 {
         let key = self.string(key);
         let data = data.into();
         if let Some(&i) = self.resource_of.get(&(dialect, key)) {
             let (_, _, align, ref bytes) = self.resources[i];
-            if align == alignment && bytes[..] == data[..] {
+            if align == alignment && bytes.same(&data) {
                 return i as u64;
             }
         }
@@ -219,7 +277,7 @@ impl<'a> Writer<'a> {
         mut self,
         producer: &str,
         top: &Op,
-        out: &mut dyn Write,
+        out: &mut dyn Sink,
     ) -> std::io::Result<()> {
         // Op names, in order of first use (preorder), grouped by dialect.
         let mut names: Vec<(u64, String)> = Vec::new();
@@ -334,7 +392,7 @@ impl<'a> Writer<'a> {
     /// alignment, the data; the section is aligned to the largest alignment
     /// so offsets inside it are absolute ones. The layout is computed
     /// first, then the blobs are written from where they are.
-    fn write_resources(&self, mut head: Vec<u8>, out: &mut dyn Write) -> std::io::Result<()> {
+    fn write_resources(&self, mut head: Vec<u8>, out: &mut dyn Sink) -> std::io::Result<()> {
         // Each blob's header (alignment, size, padding) at its offset in
         // the section, and the section's length.
         let mut headers: Vec<Vec<u8>> = Vec::with_capacity(self.resources.len());
@@ -377,7 +435,7 @@ impl<'a> Writer<'a> {
         out.write_all(&head)?;
         for (header, (_, _, _, data)) in headers.iter().zip(&self.resources) {
             out.write_all(header)?;
-            out.write_all(data)?;
+            data.write_to(out)?;
         }
         Ok(())
     }

@@ -10,7 +10,11 @@
 //! `before → after` header and its exactness):
 //!   - `fold_constants`: an op whose operands are all constants becomes a
 //!     constant, computed with the reference executor's kernels (the value
-//!     the op computes, bit for bit, in the executor);
+//!     the op computes, bit for bit, in the executor); while folds defer
+//!     (`coreai_ir::deferred`: coreai-compile writing an asset), a
+//!     transpose of a weight blob of 64 KiB or more, and a reshape of such
+//!     a fold, is a blob naming its source and permutation, made with the
+//!     same bytes when first read or as the asset is written;
 //!   - `shape_chains`: reshape of reshape, transpose of transpose, identity
 //!     reshape/transpose/broadcast/slice/concat (a same-type broadcast or
 //!     tile only when static, a reshape with at most one dynamic dim, a

@@ -4,7 +4,10 @@
 //!
 //! Exactness: the folded value is what the executor's kernel computes for
 //! the op (the same code `coreai-run` runs), so the module computes the
-//! same bits in the executor before and after. Against another runtime the
+//! same bits in the executor before and after. A deferred transpose of a
+//! weight (`coreai_ir::deferred`, while coreai-compile writes an asset)
+//! holds the same bytes, made when they are read or written: the asset is
+//! the same file with deferral or without. Against another runtime the
 //! fold is as exact as that runtime agrees with the executor on the op.
 //!
 //! Declines: an operand that is not a constant; a weight's decompression

@@ -1099,6 +1099,10 @@ impl coreai_asset::Produce for Deferred {
     fn fill(&self, range: std::ops::Range<usize>, out: &mut [u8]) {
         self.0.permuted().fill(range, out)
     }
+
+    fn identity(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
 }
 
 /// `coreai.constant`: `dense` → `dense_elements` (raw bytes, one element

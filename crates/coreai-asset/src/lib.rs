@@ -176,50 +176,126 @@ fn fill(
     };
     let path = staging.join(PROGRAM_FILE);
     let file = std::fs::File::create(&path).map_err(io(&path))?;
-    let mut out = HashingWriter {
-        inner: std::io::BufWriter::with_capacity(1 << 20, file),
-        hasher: Sha256::new(),
-        pool: Vec::new(),
-    };
+    let mut out = HashingWriter::new(std::io::BufWriter::with_capacity(1 << 20, file));
     program(&mut out)
         .and_then(|()| std::io::Write::flush(&mut out))
         .map_err(io(&path))?;
-    let hash: [u8; 32] = out.hasher.finalize().into();
+    let hash = out.finish();
     put(METADATA_FILE, &metadata.to_json())?;
     put(HASH_FILE, &hash)
 }
 
-/// Writes through to `inner` and hashes what passes.
+/// Writes through to `inner` and hashes what passes on a second thread:
+/// the bytes go to it in order, in chunks of [`sink::PIECE_BYTES`] (the
+/// pieces of produced blobs as they are made), so SHA-256 runs beside the
+/// writes and the making of the blobs, never after them.
 struct HashingWriter<W> {
     inner: W,
-    hasher: Sha256,
-    /// Piece buffers of produced blobs, kept from one blob to the next.
-    pool: Vec<Vec<u8>>,
+    /// Bytes written and not yet sent to the hashing thread.
+    pending: Vec<u8>,
+    to_hash: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    /// Buffers the hashing thread is done with.
+    hashed: std::sync::mpsc::Receiver<Vec<u8>>,
+    spare: Vec<Vec<u8>>,
+    /// Buffers made so far (at most [`CHUNKS_IN_FLIGHT`] + 1).
+    made: usize,
+    hashing: Option<std::thread::JoinHandle<Sha256>>,
 }
 
-/// Pieces of a produced blob in flight at once: one being made and
-/// written, the others waiting for or being hashed.
-const PIECES_IN_FLIGHT: usize = 3;
+/// Chunks queued for or being hashed at once.
+const CHUNKS_IN_FLIGHT: usize = 4;
 
-/// Writes of at least this many bytes (weights) are hashed on a second
-/// thread while they are written: the file's page cache copy and SHA-256
-/// take about as long each.
-const OVERLAP_MIN_BYTES: usize = 1 << 20;
+impl<W: std::io::Write> HashingWriter<W> {
+    fn new(inner: W) -> Self {
+        let (to_hash, queue) = std::sync::mpsc::sync_channel::<Vec<u8>>(CHUNKS_IN_FLIGHT);
+        let (give_back, hashed) = std::sync::mpsc::channel();
+        let hashing = std::thread::spawn(move || {
+            let mut hasher = Sha256::new();
+            for chunk in queue {
+                hasher.update(&chunk);
+                // Gone only when the writer is, which ends this loop too.
+                let _ = give_back.send(chunk);
+            }
+            hasher
+        });
+        Self {
+            inner,
+            pending: Vec::new(),
+            to_hash: Some(to_hash),
+            hashed,
+            spare: Vec::new(),
+            made: 1,
+            hashing: Some(hashing),
+        }
+    }
+
+    /// A buffer for the next chunk: a spare one, a new one while fewer than
+    /// [`CHUNKS_IN_FLIGHT`] + 1 exist, else the next one hashed.
+    fn buffer(&mut self) -> Vec<u8> {
+        self.spare.extend(self.hashed.try_iter());
+        if let Some(b) = self.spare.pop() {
+            return b;
+        }
+        if self.made <= CHUNKS_IN_FLIGHT {
+            self.made += 1;
+            return Vec::with_capacity(sink::PIECE_BYTES);
+        }
+        self.hashed
+            .recv()
+            .expect("the hashing thread gives buffers back")
+    }
+
+    fn send(&mut self, chunk: Vec<u8>) {
+        if !chunk.is_empty() {
+            let to_hash = self.to_hash.as_ref().expect("not finished");
+            to_hash.send(chunk).expect("the hashing thread is alive");
+        }
+    }
+
+    /// Sends the pending bytes, to be hashed before what comes next.
+    fn send_pending(&mut self) {
+        let mut next = self.buffer();
+        next.clear();
+        let pending = std::mem::replace(&mut self.pending, next);
+        self.send(pending);
+    }
+
+    /// The SHA-256 of every byte written.
+    fn finish(mut self) -> [u8; 32] {
+        self.send_pending();
+        self.to_hash = None;
+        let hashing = self.hashing.take().expect("not finished");
+        hashing
+            .join()
+            .expect("the hashing thread panicked")
+            .finalize()
+            .into()
+    }
+}
+
+impl<W> Drop for HashingWriter<W> {
+    fn drop(&mut self) {
+        self.to_hash = None;
+        if let Some(hashing) = self.hashing.take() {
+            let _ = hashing.join();
+        }
+    }
+}
 
 impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        if bytes.len() >= OVERLAP_MIN_BYTES {
-            let (inner, hasher) = (&mut self.inner, &mut self.hasher);
-            return std::thread::scope(|scope| {
-                let hashing = scope.spawn(|| hasher.update(bytes));
-                let written = inner.write_all(bytes);
-                hashing.join().expect("the hashing thread panicked");
-                written.map(|()| bytes.len())
-            });
+        self.inner.write_all(bytes)?;
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let room = sink::PIECE_BYTES.saturating_sub(self.pending.len()).max(1);
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            self.pending.extend_from_slice(now);
+            rest = later;
+            if self.pending.len() >= sink::PIECE_BYTES {
+                self.send_pending();
+            }
         }
-        let n = self.inner.write(bytes)?;
-        self.hasher.update(&bytes[..n]);
-        Ok(n)
+        Ok(bytes.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -227,54 +303,24 @@ impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
     }
 }
 
-impl<W: std::io::Write + Send> Sink for HashingWriter<W> {
-    /// Makes and writes each piece on this thread while a second thread
-    /// hashes the pieces before it, in order.
+impl<W: std::io::Write> Sink for HashingWriter<W> {
+    /// Makes and writes each piece on this thread while the hashing thread
+    /// hashes the ones before.
     fn write_produced(&mut self, blob: &dyn Produce) -> std::io::Result<()> {
-        use std::sync::mpsc;
-        let (inner, hasher) = (&mut self.inner, &mut self.hasher);
-        let mut spare = std::mem::take(&mut self.pool);
-        let result = std::thread::scope(|scope| {
-            let (full, to_hash) = mpsc::sync_channel::<(Vec<u8>, usize)>(PIECES_IN_FLIGHT);
-            let (give_back, hashed) = mpsc::channel::<Vec<u8>>();
-            let hashing = scope.spawn(move || {
-                for (buffer, n) in to_hash {
-                    hasher.update(&buffer[..n]);
-                    // The receiver outlives this thread (it is joined below).
-                    let _ = give_back.send(buffer);
-                }
-            });
-            let mut made = spare.len();
-            let mut result = Ok(());
-            for range in blob.pieces(sink::PIECE_BYTES) {
-                let mut buffer = match spare.pop() {
-                    Some(b) => b,
-                    None if made < PIECES_IN_FLIGHT => {
-                        made += 1;
-                        Vec::new()
-                    }
-                    None => hashed
-                        .recv()
-                        .expect("the hashing thread gives buffers back"),
-                };
-                let n = range.len();
-                if buffer.len() < n {
-                    buffer.resize(n, 0);
-                }
-                blob.fill(range, &mut buffer[..n]);
-                if let Err(e) = inner.write_all(&buffer[..n]) {
-                    result = Err(e);
-                    break;
-                }
-                full.send((buffer, n)).expect("the hashing thread is alive");
+        self.send_pending();
+        for range in blob.pieces(sink::PIECE_BYTES) {
+            let n = range.len();
+            let mut buffer = self.buffer();
+            if buffer.len() < n {
+                buffer.resize(n, 0);
+            } else {
+                buffer.truncate(n);
             }
-            drop(full);
-            hashing.join().expect("the hashing thread panicked");
-            spare.extend(hashed.try_iter());
-            result
-        });
-        self.pool = spare;
-        result
+            blob.fill(range, &mut buffer);
+            self.inner.write_all(&buffer)?;
+            self.send(buffer);
+        }
+        Ok(())
     }
 }
 
@@ -453,23 +499,18 @@ mod tests {
     use std::io::Write;
 
     #[test]
-    fn the_hash_is_of_every_byte_in_order_whichever_thread_hashes_it() {
-        // Small writes hashed in line, large ones beside the write.
-        let big: Vec<u8> = (0..3 * OVERLAP_MIN_BYTES + 5)
+    fn the_hash_is_of_every_byte_in_order_in_chunks_of_any_size() {
+        let big: Vec<u8> = (0..3 * sink::PIECE_BYTES + 5)
             .map(|i| (i * 7 % 251) as u8)
             .collect();
-        let mut out = HashingWriter {
-            inner: Vec::new(),
-            hasher: Sha256::new(),
-            pool: Vec::new(),
-        };
+        let mut out = HashingWriter::new(Vec::new());
         out.write_all(b"head").unwrap();
         out.write_all(&big).unwrap();
-        out.write_all(&big[..OVERLAP_MIN_BYTES - 1]).unwrap();
+        out.write_all(&big[..sink::PIECE_BYTES - 1]).unwrap();
         out.write_all(b"tail").unwrap();
-        let hash: [u8; 32] = out.hasher.finalize().into();
-        assert_eq!(out.inner.len(), 8 + big.len() + OVERLAP_MIN_BYTES - 1);
-        assert_eq!(hash, digest(&out.inner));
+        let written = out.inner.clone();
+        assert_eq!(written.len(), 8 + big.len() + sink::PIECE_BYTES - 1);
+        assert_eq!(out.finish(), digest(&written));
     }
 
     /// `data` handed out in pieces of `piece` bytes.
@@ -498,11 +539,7 @@ mod tests {
         // More pieces than are in flight, pieces longer than the buffers the
         // pool kept from the blob before, a blob of one piece, an empty one.
         let data: Vec<u8> = (0..5_000_003u32).map(|i| (i * 13 % 253) as u8).collect();
-        let mut out = HashingWriter {
-            inner: Vec::new(),
-            hasher: Sha256::new(),
-            pool: Vec::new(),
-        };
+        let mut out = HashingWriter::new(Vec::new());
         let mut want = Vec::new();
         for (i, piece) in [1000, 700_001, 5_000_003, 65_536].into_iter().enumerate() {
             let blob = Pieces {
@@ -521,8 +558,7 @@ mod tests {
         .unwrap();
         out.write_all(b"tail").unwrap();
         want.extend_from_slice(b"tail");
-        let hash: [u8; 32] = out.hasher.finalize().into();
         assert!(out.inner == want, "the bytes differ");
-        assert_eq!(hash, digest(&want));
+        assert_eq!(out.finish(), digest(&want));
     }
 }

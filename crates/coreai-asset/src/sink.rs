@@ -28,6 +28,12 @@ pub trait Produce: Send + Sync {
     /// Writes the bytes `range` (one of [`Produce::pieces`]) to `out`,
     /// `out.len() == range.len()`.
     fn fill(&self, range: Range<usize>, out: &mut [u8]);
+
+    /// What makes the bytes: two producers of one identity make the same
+    /// bytes (a blob written for several ops is written once).
+    fn identity(&self) -> usize {
+        (self as *const Self).cast::<()>() as usize
+    }
 }
 
 /// About this many bytes per piece of a produced blob: small enough that a

@@ -44,9 +44,7 @@ impl Blob<'_> {
     fn same(&self, other: &Blob<'_>) -> bool {
         match (self, other) {
             (Blob::Bytes(a), Blob::Bytes(b)) => a[..] == b[..],
-            (Blob::Produced(a), Blob::Produced(b)) => {
-                std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
-            }
+            (Blob::Produced(a), Blob::Produced(b)) => a.identity() == b.identity(),
             _ => false,
         }
     }
@@ -568,5 +566,37 @@ mod tests {
         // The asset version 20250827 as a 32-bit integer (docs/aicode-format.md §2.4).
         assert_eq!(enc(|o| apint(o, 32, 20250827)), [0x68, 0x19, 0xa0, 0x26]);
         assert_eq!(enc(|o| apint(o, 16, 0x3E00)), [0x04, 0xe0, 0x03]);
+    }
+
+    /// Bytes `i mod 7`, made by the maker `id`.
+    struct Made(usize, usize);
+
+    impl Produce for Made {
+        fn len(&self) -> usize {
+            self.0
+        }
+        fn pieces(&self, _: usize) -> Vec<std::ops::Range<usize>> {
+            std::iter::once(0..self.0).collect()
+        }
+        fn fill(&self, range: std::ops::Range<usize>, out: &mut [u8]) {
+            for (o, i) in out.iter_mut().zip(range) {
+                *o = (i % 7) as u8;
+            }
+        }
+        fn identity(&self) -> usize {
+            self.1
+        }
+    }
+
+    #[test]
+    fn a_key_holds_one_blob_per_bytes_or_maker() {
+        let mut w = Writer::new();
+        let d = w.dialect("builtin", None);
+        let a = w.resource(d, "w", 4, Blob::Produced(Arc::new(Made(40, 1))));
+        let b = w.resource(d, "w", 4, Blob::Produced(Arc::new(Made(40, 1))));
+        let c = w.resource(d, "w", 4, Blob::Produced(Arc::new(Made(40, 2))));
+        let e = w.resource(d, "v", 4, vec![1u8, 2, 3]);
+        let f = w.resource(d, "v", 4, &[1u8, 2, 3][..]);
+        assert_eq!((a, b, c, e, f), (0, 0, 1, 2, 2));
     }
 }

@@ -19,6 +19,22 @@ pub fn f16_constant(attr: MlirAttribute, ty: MlirType) -> Option<MlirAttribute> 
     let extremes = (constant_f16(f32::MAX), constant_f16(f32::MIN));
     match coreai_ir::raw::resource_name(attr) {
         Some(name) => {
+            // A deferred permute of f32 weights (`coreai_ir::deferred`): the
+            // cast commutes with it, so the source's f16 is permuted as the
+            // asset is written, with the bytes and alignment of the f16
+            // blob below, and no f32 copy is made.
+            let recipe = coreai_ir::deferred::recipe(attr).filter(|r| r.width() == 4);
+            let source = recipe.as_ref().and_then(|r| r.source_attribute());
+            if let (Some(recipe), Some(source)) = (recipe, source) {
+                let halves = coreai_ir::raw::f16_bytes(source, extremes)?;
+                let alignment = coreai_ir::weights::BLOB_ALIGNMENT;
+                let deferred = recipe
+                    .of_elementwise(halves, 2, alignment)
+                    .and_then(|r| coreai_ir::deferred::permuted_blob(ty, &name, r));
+                if let Some(attr) = deferred {
+                    return Some(attr);
+                }
+            }
             let bytes = coreai_ir::raw::f16_bytes(attr, extremes)?;
             if bytes.len() > 2 {
                 return Some(coreai_ir::raw::resource_bytes(ty, &name, bytes));

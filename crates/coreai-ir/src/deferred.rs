@@ -52,16 +52,25 @@ pub fn enabled() -> bool {
 /// make than to track.
 pub const MIN_BYTES: usize = 64 << 10;
 
-/// A blob's bytes as the permutation `perm` of a row-major source blob of
+/// A blob's bytes as the permutation `perm` of a row-major source of
 /// `shape` with `width`-byte elements.
 #[derive(Clone)]
 pub struct Permuted {
-    /// The source `dense_resource` attribute (it lives as long as its
-    /// context, and its blob until [`before_drop`]).
-    source: usize,
+    source: Source,
     shape: Vec<usize>,
     perm: Vec<usize>,
     width: usize,
+    /// The alignment the blob is written with.
+    alignment: usize,
+}
+
+#[derive(Clone)]
+enum Source {
+    /// A `dense_resource` attribute (it lives as long as its context, and
+    /// its blob until [`before_drop`]).
+    Blob(usize),
+    /// Bytes a pass made from such a blob elementwise (its f16 cast).
+    Owned(Arc<Vec<u8>>),
 }
 
 impl Permuted {
@@ -80,10 +89,42 @@ impl Permuted {
     }
 
     fn source_bytes(&self) -> &[u8] {
-        let source = MlirAttribute {
-            ptr: self.source as *const c_void,
-        };
-        blob_data(source).unwrap_or(&[])
+        match &self.source {
+            Source::Blob(attr) => blob_data(MlirAttribute {
+                ptr: *attr as *const c_void,
+            })
+            .unwrap_or(&[]),
+            Source::Owned(bytes) => bytes,
+        }
+    }
+
+    /// The source blob, when the recipe permutes one.
+    pub fn source_attribute(&self) -> Option<MlirAttribute> {
+        match self.source {
+            Source::Blob(attr) => Some(MlirAttribute {
+                ptr: attr as *const c_void,
+            }),
+            Source::Owned(_) => None,
+        }
+    }
+
+    /// Bytes per element.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The same permutation of `bytes`, the source's elements mapped one
+    /// for one to `width`-byte ones (an elementwise op commutes with a
+    /// permute), written with `alignment`; `None` when `bytes` is not one
+    /// element per source element.
+    pub fn of_elementwise(&self, bytes: Vec<u8>, width: usize, alignment: usize) -> Option<Self> {
+        let n: usize = self.shape.iter().product();
+        (bytes.len() == n * width && width > 0).then(|| Permuted {
+            source: Source::Owned(Arc::new(bytes)),
+            width,
+            alignment,
+            ..self.clone()
+        })
     }
 
     /// Byte ranges of whole rows of the result's first axis, about
@@ -305,10 +346,8 @@ pub fn before_drop(attr: MlirAttribute) {
     };
     let dependents: Vec<Arc<Entry>> = pending().values().cloned().collect();
     for entry in dependents {
-        let source = MlirAttribute {
-            ptr: entry.permuted.source as *const c_void,
-        };
-        if raw_data(source).is_some_and(|(d, _)| d == data) {
+        let source = entry.permuted.source_attribute();
+        if source.and_then(raw_data).is_some_and(|(d, _)| d == data) {
             entry.make();
         }
     }
@@ -334,10 +373,11 @@ pub fn permuted_resource(
 ) -> Option<MlirAttribute> {
     let (_, size) = raw_data(source)?;
     let permuted = Permuted {
-        source: source.ptr as usize,
+        source: Source::Blob(source.ptr as usize),
         shape: shape.to_vec(),
         perm: perm.to_vec(),
         width,
+        alignment: width,
     };
     let mut seen = vec![false; shape.len()];
     let is_perm = perm.len() == shape.len()
@@ -347,13 +387,14 @@ pub fn permuted_resource(
     if !is_perm || width == 0 || permuted.len() != size || size == 0 {
         return None;
     }
-    register(ty, name, permuted)
+    permuted_blob(ty, name, permuted)
 }
 
-/// A deferred blob of `ty` named `name` made by `permuted`.
-fn register(ty: MlirType, name: &str, permuted: Permuted) -> Option<MlirAttribute> {
+/// A deferred blob of `ty` named `name` (numbered by MLIR like any blob)
+/// made by `permuted`; `None` when memory cannot be reserved.
+pub fn permuted_blob(ty: MlirType, name: &str, permuted: Permuted) -> Option<MlirAttribute> {
     let size = permuted.len();
-    let width = permuted.width;
+    let alignment = permuted.alignment;
     let (base, reserved) = reserve(size)?;
     let entry = Arc::new(Entry {
         permuted,
@@ -375,7 +416,7 @@ fn register(ty: MlirType, name: &str, permuted: Permuted) -> Option<MlirAttribut
             name_ref,
             base as *mut c_void,
             size,
-            width,
+            alignment,
             false,
             Some(release),
             Arc::into_raw(entry).cast_mut().cast(),
@@ -397,7 +438,16 @@ pub fn reshaped(
         return None;
     };
     (entry.permuted.len() == bytes).then_some(())?;
-    register(ty, name, entry.permuted.clone())
+    permuted_blob(ty, name, entry.permuted.clone())
+}
+
+/// The recipe of `attr` when it is a deferred permute not made, for a pass
+/// that transforms its elements one for one ([`Permuted::of_elementwise`]).
+pub fn recipe(attr: MlirAttribute) -> Option<Permuted> {
+    match blob_source(attr)? {
+        BlobSource::Deferred(entry) => Some(entry.permuted.clone()),
+        BlobSource::Bytes(_) => None,
+    }
 }
 
 /// Address space for `size` bytes with no access and no memory behind it.

@@ -419,6 +419,23 @@ pub fn find_float_value(
     bound: f32,
     pred: impl Fn(f32) -> bool,
 ) -> Option<f32> {
+    find_float_value_dyn(attr, bound, &pred)
+}
+
+fn find_float_value_dyn(
+    attr: MlirAttribute,
+    bound: f32,
+    pred: &dyn Fn(f32) -> bool,
+) -> Option<f32> {
+    // A deferred permute holds its source's values: when the source has
+    // none, neither has it, and it is not made to find out (when it has
+    // one, the permute is searched in its own order).
+    let source = crate::deferred::recipe(attr)
+        .filter(|r| r.width() == 4)
+        .and_then(|r| r.source_attribute());
+    if let Some(source) = source {
+        find_float_value_dyn(source, bound, pred)?;
+    }
     let mut found = None;
     for_f32_runs(attr, |run| {
         // The bits of |v| order as the magnitudes do; those of ±inf and NaN

@@ -41,16 +41,10 @@ enum Key {
 /// permute's recipe: equal recipes compare their sources).
 fn key<'c>(attr: Attribute<'c>) -> (Key, Option<BlobSource<'c>>) {
     match coreai_ir::deferred::blob_source(attr.to_raw()) {
-        Some(blob) => {
-            let len = match &blob {
-                BlobSource::Bytes(bytes) => bytes.len(),
-                BlobSource::Deferred(entry) => entry.permuted().len(),
-            };
-            (
-                Key::Blob(attr.r#type().to_raw().ptr as usize, len),
-                Some(blob),
-            )
-        }
+        Some(blob) => (
+            Key::Blob(attr.r#type().to_raw().ptr as usize, blob.len()),
+            Some(blob),
+        ),
         None => (Key::Attribute(attr.to_raw().ptr as usize), None),
     }
 }

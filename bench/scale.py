@@ -36,7 +36,11 @@ the largest summed RSS of the worker and all its descendants, sampled by
 this process every 20 ms (so it includes the model the worker holds, about
 4 bytes per parameter, and counts shared pages once per process);
 `coreai-compile peak` is the largest RSS sampled of the coreai-compile
-child alone. `asset` is the size of the written .aimodel directory.
+child alone; when convert runs the compiler in a child forked from the
+worker (its default on Linux: the weights are shared, not handed over in a
+file), that child counts its USS instead of its RSS, in the tree and in
+this column: the memory the compiler adds, beside the weights it shares
+with the worker (`sample_tree`). `asset` is the size of the written .aimodel directory.
 Per size, the ratios ours / coreai-torch of beyond-export time and of tree
 peak RSS. Assets go to a temporary directory (`--tmpdir`) removed after
 each flow. A flow that fails (an exception, a non-zero exit, killed when
@@ -62,6 +66,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 FLOWS = ("ours", "coreai-torch")
 SAMPLE_SECONDS = 0.02
+USS_SECONDS = 0.25
 THEIR_F16 = "coreai-torch has no f16 option: f32"
 
 # name -> LlamaConfig fields (the named sizes; others come from config_for).
@@ -227,12 +232,18 @@ def worker(spec):
 
 
 def sample_tree(proc, compiler_name, timeout):
-    """Waits for `proc`, sampling its process tree's RSS; (tree peak,
-    coreai-compile peak, timed out)."""
+    """Waits for `proc`, sampling its process tree's memory; (tree peak,
+    coreai-compile peak, timed out). A process counts its RSS, except the
+    compiler forked from the worker (the memory hand-off,
+    coreai_export/inprocess.py), which shares the worker's pages: it counts
+    its USS (the memory it has alone; the weights it reads are the
+    worker's, counted there), read at most every USS_SECONDS (reading it
+    walks the page tables: 60 ms for 4 GB of 4 KiB pages)."""
     import psutil
 
     root = psutil.Process(proc.pid)
     tree_peak = compile_peak = 0
+    uss = {}  # forked compiler pid -> (time read, USS)
     start = time.monotonic()
     while proc.poll() is None:
         try:
@@ -242,10 +253,17 @@ def sample_tree(proc, compiler_name, timeout):
         total = 0
         for p in procs:
             try:
-                rss = p.memory_info().rss
-                total += rss
-                if p is not root and p.name() == compiler_name:
-                    compile_peak = max(compile_peak, rss)
+                compiler = p is not root and p.name() == compiler_name
+                if compiler and p.ppid() == root.pid and p.exe() == root.exe():
+                    read, size = uss.get(p.pid, (None, 0))
+                    if read is None or time.monotonic() - read >= USS_SECONDS:
+                        size = p.memory_full_info().uss
+                        uss[p.pid] = (time.monotonic(), size)
+                else:
+                    size = p.memory_info().rss
+                total += size
+                if compiler:
+                    compile_peak = max(compile_peak, size)
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 pass
         tree_peak = max(tree_peak, total)

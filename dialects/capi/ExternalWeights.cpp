@@ -8,7 +8,9 @@
 // and lexed back as hex. The file is mapped, and a blob whose bytes lie
 // aligned in it is the mapped bytes themselves (read-only; the mapping
 // lives as long as its last blob), so the weights are not copied into
-// memory; a misaligned one is copied.
+// memory; a misaligned one is copied. A process that holds the weights
+// itself and runs the compiler in process (a child forked from it) gives
+// their addresses instead (coreaiProvideWeights): no file at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/DebugStringHelper.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Alignment.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Endian.h"
@@ -80,11 +83,20 @@ llvm::Error failure(const llvm::Twine &why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
 }
 
-/// The safetensors file of a module: its data section and JSON header.
+/// Tensors in this process's memory by name (coreaiProvideWeights).
+using MemoryWeights = llvm::StringMap<llvm::ArrayRef<char>>;
+
+/// The weights files given as memory, by path.
+std::mutex providedMutex;
+llvm::StringMap<std::shared_ptr<const MemoryWeights>> provided;
+
+/// The weights of a module: a mapped safetensors file (its data section and
+/// JSON header), or tensors given as memory.
 struct WeightsFile {
   std::shared_ptr<MappedWeights> buffer;
   llvm::json::Object header;
   llvm::ArrayRef<char> data;
+  std::shared_ptr<const MemoryWeights> memory;
 };
 
 /// Opens `file` (the attribute's value) relative to `inputPath`'s
@@ -99,6 +111,15 @@ llvm::Expected<WeightsFile> openWeights(llvm::StringRef file,
                 "without '..'");
   llvm::SmallString<256> path(llvm::sys::path::parent_path(inputPath));
   llvm::sys::path::append(path, file);
+  {
+    std::lock_guard<std::mutex> lock(providedMutex);
+    auto it = provided.find(path);
+    if (it != provided.end()) {
+      WeightsFile weights;
+      weights.memory = it->second;
+      return std::move(weights);
+    }
+  }
   // A FIFO or a device would block or never end.
   if (!llvm::sys::fs::is_regular_file(path))
     return failure("'" + path + "' is not a regular file");
@@ -133,6 +154,12 @@ llvm::Expected<WeightsFile> openWeights(llvm::StringRef file,
 /// The bytes of tensor `key`, or the reason there are none.
 llvm::Expected<llvm::ArrayRef<char>> tensorBytes(const WeightsFile &weights,
                                                  llvm::StringRef key) {
+  if (weights.memory) {
+    auto it = weights.memory->find(key);
+    if (it == weights.memory->end())
+      return failure("has no tensor '" + key + "'");
+    return it->second;
+  }
   const llvm::json::Object *entry = weights.header.getObject(key);
   if (!entry)
     return failure("has no tensor '" + key + "'");
@@ -150,22 +177,39 @@ llvm::Expected<llvm::ArrayRef<char>> tensorBytes(const WeightsFile &weights,
 }
 } // namespace
 
+void coreaiProvideWeights(MlirStringRef path, intptr_t count,
+                          const MlirStringRef *names, const void *const *data,
+                          const size_t *sizes) {
+  auto tensors = std::make_shared<MemoryWeights>();
+  for (intptr_t i = 0; i < count; ++i)
+    (*tensors)[unwrap(names[i])] = llvm::ArrayRef<char>(
+        static_cast<const char *>(data[i]), sizes[i]);
+  std::lock_guard<std::mutex> lock(providedMutex);
+  provided[unwrap(path)] = std::move(tensors);
+}
+
 bool coreaiAttachExternalWeights(MlirOperation rootOp,
                                  MlirStringRef inputPath) {
   Operation *root = unwrap(rootOp);
   Attribute attr = root->getAttr(kWeightsAttr);
   if (!attr)
     return true;
+  // Errors are at the module; at its file when it has no location of its
+  // own (the importer's modules have none: the hand-off file's path would
+  // be a different location in each run's asset).
+  Location where = root->getLoc();
+  if (llvm::isa<UnknownLoc>(where))
+    where = FileLineColLoc::get(root->getContext(), unwrap(inputPath), 1, 1);
   auto file = llvm::dyn_cast<StringAttr>(attr);
   if (!file) {
-    emitError(root->getLoc())
+    emitError(where)
         << "'" << kWeightsAttr
         << "' must be a string (a safetensors file name)";
     return false;
   }
   auto weights = openWeights(file.getValue(), unwrap(inputPath));
   if (!weights) {
-    emitError(root->getLoc())
+    emitError(where)
         << "'" << kWeightsAttr << "' = \"" << file.getValue()
         << "\": " << llvm::toString(weights.takeError());
     return false;
@@ -180,7 +224,7 @@ bool coreaiAttachExternalWeights(MlirOperation rootOp,
         // At the module: a constant's location is often a name alone
         // (the importer's is the parameter's), and the key names the
         // constant.
-        emitError(root->getLoc()) << "dense_resource<" << handle.getKey()
+        emitError(where) << "dense_resource<" << handle.getKey()
                         << ">: the weights file '" << file.getValue() << "' "
                         << why;
         ok = false;
@@ -203,7 +247,8 @@ bool coreaiAttachExternalWeights(MlirOperation rootOp,
                     " bytes for it, its type " + debugString(type) +
                     " needs " + llvm::Twine(*size));
       if (llvm::isAddrAligned(llvm::Align(width), bytes->data())) {
-        // The blob keeps the mapping alive; nothing writes to its bytes.
+        // The blob keeps the mapping alive (memory given lives as long as
+        // the process); nothing writes to its bytes.
         std::shared_ptr<MappedWeights> keep = weights->buffer;
         handle.getResource()->setBlob(AsmResourceBlob(
             *bytes, width,

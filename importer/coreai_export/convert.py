@@ -20,6 +20,7 @@ the programs are linked into one asset by `coreai-compile --entry`.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -27,7 +28,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from . import progress
+from . import inprocess, progress
 from .exporting import COMPILER, ExportFailure, experts_for_target, export_module
 from .externalize import Externalize, externalized
 from .importer import ImportError_, import_program
@@ -180,13 +181,18 @@ def compile_asset(programs, output, *, target="cpu", precision=None, metadata=No
     with `--entry NAME=FILE`. `timing`: a list that gets coreai-compile's
     `--mlir-timing` report."""
     command = [compiler or find_compiler()]
+    # In a forked child the compiler shares the weights (inprocess.py);
+    # the binary reads them from a safetensors file.
+    library = inprocess.library_for(command[0])
     weights = sum(len(data) for _, prog in programs for _, _, data in prog.resources)
-    with tempfile.TemporaryDirectory(dir=handoff_dir(weights)) as tmp:
-        files = []
-        with progress.step("hand-off to coreai-compile (MLIR text, safetensors weights)"):
+    with tempfile.TemporaryDirectory(dir=handoff_dir(0 if library else weights)) as tmp:
+        files, shared = [], []
+        what = "weights shared in memory" if library else "safetensors weights"
+        with progress.step(f"hand-off to coreai-compile (MLIR text, {what})"):
             for i, (name, prog) in enumerate(programs):
                 source = Path(tmp) / f"program{i}.mlir"
-                prog.write(source, weights=True)
+                side = prog.write(source, weights=True, weights_file=library is None)
+                shared += [(side, key, data) for key, _, data in prog.resources]
                 files.append((name, source))
         if len(files) == 1 and files[0][0] == "main":
             command.append(str(files[0][1]))
@@ -206,9 +212,15 @@ def compile_asset(programs, output, *, target="cpu", precision=None, metadata=No
         if timing is not None:
             command.append("--mlir-timing")
         with progress.step("coreai-compile: pipeline and asset"):
-            r = subprocess.run(command, capture_output=True, text=True)
+            if library:
+                r = inprocess.run(library, command, shared)
+            else:
+                r = subprocess.run(command, capture_output=True, text=True)
     if r.returncode != 0:
-        raise CompileFailure(r.stderr.strip())
+        message = r.stderr.strip()
+        if r.returncode < 0:
+            message += f"\ncoreai-compile was killed by {signal.Signals(-r.returncode).name}"
+        raise CompileFailure(message.strip())
     if timing is not None:
         timing.append(r.stderr)
     return Path(output)

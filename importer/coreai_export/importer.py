@@ -323,17 +323,21 @@ class ImportedProgram:
         """The module, weights included as hex (self-contained)."""
         return "module {\n" + self.body + hex_resources(self.resources)
 
-    def write(self, path, weights: bool = False) -> None:
+    def write(self, path, weights: bool = False, weights_file: bool = True):
         """Writes the module to `path`; with `weights`, the weights go to the
         safetensors file `path` with suffix `.safetensors` instead of hex
-        (`coreai.weights` names it, relative to `path`)."""
+        (`coreai.weights` names it, relative to `path`), whose path it
+        returns (None without). `weights_file=False` names that file but
+        does not write it: for a compiler given the weights as memory."""
         path = Path(path)
         if not (weights and self.resources):
             path.write_text(self.text)
-            return
+            return None
         side = path.with_suffix(".safetensors")
-        write_safetensors(side, self.resources)
+        if weights_file:
+            write_safetensors(side, self.resources)
         path.write_text(f"module attributes {{coreai.weights = {mlir_str(side.name)}}} {{\n" + self.body)
+        return side
 
 
 def hex_resources(resources) -> str:
@@ -898,17 +902,22 @@ class _Emitter:
                 res_refs.append(ref)
                 res_types.append(ty)
             res_names.append(name)
-        lines.append(f"{indent}return {', '.join(res_refs)} : {', '.join(res_types)}" if res_refs else f"{indent}return")
+        # Every op has a location of the program's, none of the text's
+        # (the hand-off file's path would make the asset differ per run).
+        lines.append((f"{indent}return {', '.join(res_refs)} : {', '.join(res_types)}" if res_refs
+                      else f"{indent}return") + ' loc("output")')
 
         arg_texts = []
         arg_names = []
         user_args = [(nm, renamed.get(label, label), ty, val) for nm, label, ty, val in user_args]
         state_args = [(nm, renamed.get(label, label), ty, val) for nm, label, ty, val in state_args]
         for nm, label, ty, val in user_args:
-            arg_texts.append(f"%{nm}: {ty} {{coreai.name = {mlir_str(label)}{self.dims_attr(val)}}}")
+            arg_texts.append(f"%{nm}: {ty} {{coreai.name = {mlir_str(label)}{self.dims_attr(val)}}}"
+                             f" loc({mlir_str(label)})")
             arg_names.append(label)
         for nm, label, ty, val in state_args:
-            arg_texts.append(f"%{nm}: {ty} {{coreai.name = {mlir_str(label)}, coreai.state{self.dims_attr(val)}}}")
+            arg_texts.append(f"%{nm}: {ty} {{coreai.name = {mlir_str(label)}, coreai.state{self.dims_attr(val)}}}"
+                             f" loc({mlir_str(label)})")
             arg_names.append(label)
         res_texts = []
         for i, (ty, name) in enumerate(zip(res_types, res_names)):
@@ -1042,8 +1051,8 @@ def _import_program(ep, entry, functions, input_names=None, output_names=None):
     for function in (functions or {}).values():
         sub = _Emitter(function.program, function.name, parent=em)
         head, body, _, _ = sub.program(function)
-        parts += [head, *body, "  }"]
+        parts += [head, *body, f"  }} loc({mlir_str(function.name)})"]
     head, body, arg_names, res_names = em.program(input_names=input_names, output_names=output_names)
-    parts += [head, *body, "  }", "}"]
+    parts += [head, *body, f"  }} loc({mlir_str(entry)})", "} loc(unknown)"]
     stats = dict(em.stats, generic_targets=sorted(em.generic_targets))
     return ImportedProgram("\n".join(parts) + "\n", arg_names, res_names, stats, em.resources)

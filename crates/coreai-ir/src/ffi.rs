@@ -101,6 +101,13 @@ unsafe extern "C" {
     pub fn coreaiInputFileGetBuffer(input: CoreaiInputFile, size: *mut usize) -> *const c_char;
     pub fn coreaiCheckLoadedIR(op: MlirOperation) -> bool;
     pub fn coreaiAttachExternalWeights(module: MlirOperation, input_path: MlirStringRef) -> bool;
+    pub fn coreaiProvideWeights(
+        path: MlirStringRef,
+        count: isize,
+        names: *const MlirStringRef,
+        data: *const *const c_void,
+        sizes: *const usize,
+    );
     pub fn coreaiReleaseResourcePages(attr: mlir_sys::MlirAttribute) -> bool;
     pub fn coreaiDropResourceBlob(attr: mlir_sys::MlirAttribute) -> bool;
     pub fn coreaiInputFileDestroy(input: CoreaiInputFile);

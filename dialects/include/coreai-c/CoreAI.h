@@ -294,6 +294,21 @@ MLIR_CAPI_EXPORTED bool coreaiCheckLoadedIR(MlirOperation op);
 MLIR_CAPI_EXPORTED bool coreaiAttachExternalWeights(MlirOperation module,
                                                     MlirStringRef inputPath);
 
+/// Lets the weights file `path` be memory this process holds instead of a
+/// file: coreaiAttachExternalWeights, asked for that file (the directory of
+/// its module's input joined with the `coreai.weights` name), takes tensor
+/// `names[i]` to be the `sizes[i]` bytes at `data[i]`, and reads no file.
+/// The memory must stay valid and unchanged for as long as the process
+/// lives: a blob is those bytes themselves (an aligned one; a misaligned
+/// one is copied). For a compiler run in the process that holds the
+/// weights (a child forked from it, which shares its pages), so they are
+/// neither written to a file nor copied. Giving `path` again replaces its
+/// tensors.
+MLIR_CAPI_EXPORTED void coreaiProvideWeights(MlirStringRef path, intptr_t count,
+                                             const MlirStringRef *names,
+                                             const void *const *data,
+                                             const size_t *sizes);
+
 /// Drops the pages of a `dense_resource` attribute's blob from the resident
 /// set when the blob is bytes of a mapped weights file (the form
 /// coreaiAttachExternalWeights gives them): the data stays readable, read

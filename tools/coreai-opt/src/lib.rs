@@ -497,12 +497,14 @@ pub fn init_logging() {
 /// accepted ([`normalize_args`]); on `--help`/`--version` or a usage error,
 /// clap's message is printed and the exit status (0 or 1) returned.
 pub fn parse_cli<C: clap::Parser>() -> Result<C, std::process::ExitCode> {
-    C::try_parse_from(normalize_args(std::env::args())).map_err(|e| {
+    parse_cli_from(std::env::args()).map_err(std::process::ExitCode::from)
+}
+
+/// [`parse_cli`] of the command line `args` (the program name first); the
+/// error is the exit status.
+pub fn parse_cli_from<C: clap::Parser>(args: impl IntoIterator<Item = String>) -> Result<C, u8> {
+    C::try_parse_from(normalize_args(args.into_iter())).map_err(|e| {
         let _ = e.print();
-        if e.use_stderr() {
-            std::process::ExitCode::from(1)
-        } else {
-            std::process::ExitCode::SUCCESS
-        }
+        u8::from(e.use_stderr())
     })
 }

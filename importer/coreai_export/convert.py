@@ -180,7 +180,11 @@ def compile_asset(programs, output, *, target="cpu", precision=None, metadata=No
     of `@main`)]: one named main is the asset's `main`, others are linked
     with `--entry NAME=FILE`. `timing`: a list that gets coreai-compile's
     `--mlir-timing` report."""
-    command = [compiler or find_compiler()]
+    executable = compiler or find_compiler()
+    # The compiler runs in the hand-off directory on the files' bare names:
+    # an op without a location of its own gets one in `program0.mlir`, the
+    # same in every run (not the temporary directory's random path).
+    command = [os.path.abspath(executable) if os.sep in executable else executable]
     # In a forked child the compiler shares the weights (inprocess.py);
     # the binary reads them from a safetensors file.
     library = inprocess.library_for(command[0])
@@ -190,16 +194,16 @@ def compile_asset(programs, output, *, target="cpu", precision=None, metadata=No
         what = "weights shared in memory" if library else "safetensors weights"
         with progress.step(f"hand-off to coreai-compile (MLIR text, {what})"):
             for i, (name, prog) in enumerate(programs):
-                source = Path(tmp) / f"program{i}.mlir"
-                side = prog.write(source, weights=True, weights_file=library is None)
-                shared += [(side, key, data) for key, _, data in prog.resources]
+                source = f"program{i}.mlir"
+                side = prog.write(Path(tmp) / source, weights=True, weights_file=library is None)
+                shared += [(side.name, key, data) for key, _, data in prog.resources]
                 files.append((name, source))
         if len(files) == 1 and files[0][0] == "main":
-            command.append(str(files[0][1]))
+            command.append(files[0][1])
         else:
             for name, source in files:
                 command += ["--entry", f"{name}={source}"]
-        command += ["-o", str(output), "--target", target]
+        command += ["-o", os.path.abspath(output), "--target", target]
         if precision is not None:
             command += ["--precision", precision]
         if io is not None:
@@ -213,9 +217,9 @@ def compile_asset(programs, output, *, target="cpu", precision=None, metadata=No
             command.append("--mlir-timing")
         with progress.step("coreai-compile: pipeline and asset"):
             if library:
-                r = inprocess.run(library, command, shared)
+                r = inprocess.run(library, command, shared, cwd=tmp)
             else:
-                r = subprocess.run(command, capture_output=True, text=True)
+                r = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
     if r.returncode != 0:
         message = r.stderr.strip()
         if r.returncode < 0:

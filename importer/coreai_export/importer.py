@@ -902,22 +902,17 @@ class _Emitter:
                 res_refs.append(ref)
                 res_types.append(ty)
             res_names.append(name)
-        # Every op has a location of the program's, none of the text's
-        # (the hand-off file's path would make the asset differ per run).
-        lines.append((f"{indent}return {', '.join(res_refs)} : {', '.join(res_types)}" if res_refs
-                      else f"{indent}return") + ' loc("output")')
+        lines.append(f"{indent}return {', '.join(res_refs)} : {', '.join(res_types)}" if res_refs else f"{indent}return")
 
         arg_texts = []
         arg_names = []
         user_args = [(nm, renamed.get(label, label), ty, val) for nm, label, ty, val in user_args]
         state_args = [(nm, renamed.get(label, label), ty, val) for nm, label, ty, val in state_args]
         for nm, label, ty, val in user_args:
-            arg_texts.append(f"%{nm}: {ty} {{coreai.name = {mlir_str(label)}{self.dims_attr(val)}}}"
-                             f" loc({mlir_str(label)})")
+            arg_texts.append(f"%{nm}: {ty} {{coreai.name = {mlir_str(label)}{self.dims_attr(val)}}}")
             arg_names.append(label)
         for nm, label, ty, val in state_args:
-            arg_texts.append(f"%{nm}: {ty} {{coreai.name = {mlir_str(label)}, coreai.state{self.dims_attr(val)}}}"
-                             f" loc({mlir_str(label)})")
+            arg_texts.append(f"%{nm}: {ty} {{coreai.name = {mlir_str(label)}, coreai.state{self.dims_attr(val)}}}")
             arg_names.append(label)
         res_texts = []
         for i, (ty, name) in enumerate(zip(res_types, res_names)):
@@ -1051,8 +1046,8 @@ def _import_program(ep, entry, functions, input_names=None, output_names=None):
     for function in (functions or {}).values():
         sub = _Emitter(function.program, function.name, parent=em)
         head, body, _, _ = sub.program(function)
-        parts += [head, *body, f"  }} loc({mlir_str(function.name)})"]
+        parts += [head, *body, "  }"]
     head, body, arg_names, res_names = em.program(input_names=input_names, output_names=output_names)
-    parts += [head, *body, f"  }} loc({mlir_str(entry)})", "} loc(unknown)"]
+    parts += [head, *body, "  }", "}"]
     stats = dict(em.stats, generic_targets=sorted(em.generic_targets))
     return ImportedProgram("\n".join(parts) + "\n", arg_names, res_names, stats, em.resources)

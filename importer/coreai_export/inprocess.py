@@ -63,13 +63,15 @@ def _address(data):
     return array.ctypes.data if array.size else None
 
 
-def run(library, command, weights):
+def run(library, command, weights, cwd=None):
     """Runs `command` (coreai-compile's command line) through `library`'s
-    `coreai_compile_main` in a forked child; `weights`: (weights file path,
-    tensor name, buffer) for every tensor of the weights files the command's
-    modules name, which are not written. Returns a CompletedProcess with
-    the child's stderr and exit status (negative: the signal that ended
-    it)."""
+    `coreai_compile_main` in a forked child, in the directory `cwd` if
+    given; `weights`: (weights file path, tensor name, buffer) for every
+    tensor of the weights files the command's modules name, which are not
+    written (a path as the compiler forms it: the input's directory, as the
+    command names it, joined with the module's `coreai.weights` name).
+    Returns a CompletedProcess with the child's stderr and exit status
+    (negative: the signal that ended it)."""
     argv = (ctypes.c_char_p * len(command))(*[os.fsencode(str(a)) for a in command])
     table = (CoreaiWeight * max(len(weights), 1))()
     for i, (file, name, data) in enumerate(weights):
@@ -89,6 +91,8 @@ def run(library, command, weights):
             os.dup2(write_fd, 2)
             os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            if cwd is not None:
+                os.chdir(cwd)
             try:
                 ctypes.CDLL(None).prctl(_PR_SET_NAME, b"coreai-compile", 0, 0, 0)
             except (AttributeError, OSError):

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import threading
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ class Weights(torch.nn.Module):
         self.register_buffer("shift", torch.linspace(-1, 1, 96).to(torch.bfloat16))
 
     def forward(self, x):
-        y = self.linear(x).masked_fill(self.mask, 0.0) * self.scale.float() + self.shift.float()
+        y = self.linear(x).masked_fill(self.mask, 0.0) * self.scale.float() + self.shift.float() + 0.5
         return y.index_select(0, self.rows)
 
 
@@ -88,7 +89,9 @@ def handoff(monkeypatch):
                 raise AssertionError("the memory hand-off started a process")
 
             monkeypatch.setattr(importer, "write_safetensors", no_file)
-            monkeypatch.setattr(convert_module.subprocess, "run", no_process)
+            # convert's own name for the module (PyTorch's export may run
+            # processes of its own).
+            monkeypatch.setattr(convert_module, "subprocess", types.SimpleNamespace(run=no_process))
         else:
             monkeypatch.undo()
             monkeypatch.setenv("COREAI_HANDOFF", mode)
@@ -126,6 +129,19 @@ def test_memory_hand_off_writes_the_asset_the_file_hand_off_writes(tmp_path, han
                           static_shapes=static, compiler=str(COMPILE))
         assets[mode] = asset_bytes(out)
     assert assets["memory"] == assets["file"]
+
+
+@pytest.mark.parametrize("mode", ["file", "memory"])
+def test_two_conversions_write_the_same_asset(tmp_path, handoff, mode):
+    # Each hand-off is in a fresh temporary directory, whose path an op
+    # without a location of its own (the module, a scalar constant) must not
+    # carry into the asset.
+    handoff(mode)
+    model, inputs = weights_model()
+    with torch.no_grad():
+        first, second = (asset_bytes(convert(model, inputs, tmp_path / f"{i}.aimodel", compiler=str(COMPILE)))
+                         for i in range(2))
+    assert first == second
 
 
 def test_a_compile_error_is_the_same_diagnostic_in_memory(tmp_path, handoff):
@@ -204,7 +220,7 @@ def test_the_child_is_named_coreai_compile_and_a_signal_ending_it_is_its_status(
 
 def test_a_killed_compiler_is_a_failure_naming_the_signal(tmp_path, monkeypatch):
     model, inputs = weights_model()
-    monkeypatch.setattr(inprocess, "run", lambda library, command, weights:
+    monkeypatch.setattr(inprocess, "run", lambda library, command, weights, cwd=None:
                         subprocess.CompletedProcess(command, -signal.SIGSEGV, "", ""))
     monkeypatch.setenv("COREAI_HANDOFF", "memory")
     with pytest.raises(CompileFailure, match="coreai-compile was killed by SIGSEGV"):

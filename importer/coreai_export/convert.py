@@ -189,7 +189,7 @@ def compile_asset(programs, output, *, target="cpu", precision=None, metadata=No
     # the binary reads them from a safetensors file.
     library = inprocess.library_for(command[0])
     weights = sum(len(data) for _, prog in programs for _, _, data in prog.resources)
-    with tempfile.TemporaryDirectory(dir=handoff_dir(0 if library else weights)) as tmp:
+    with tempfile.TemporaryDirectory(dir=handoff_dir(weights)) as tmp:
         files, shared = [], []
         what = "weights shared in memory" if library else "safetensors weights"
         with progress.step(f"hand-off to coreai-compile (MLIR text, {what})"):
@@ -216,9 +216,11 @@ def compile_asset(programs, output, *, target="cpu", precision=None, metadata=No
         if timing is not None:
             command.append("--mlir-timing")
         with progress.step("coreai-compile: pipeline and asset"):
-            if library:
-                r = inprocess.run(library, command, shared, cwd=tmp)
-            else:
+            r = inprocess.run(library, command, shared, cwd=tmp) if library else None
+            if r is None:  # no library, or no fork: the binary on the weights files
+                if library:
+                    for i, (_, prog) in enumerate(programs):
+                        prog.write(Path(tmp) / f"program{i}.mlir", weights=True)
                 r = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
     if r.returncode != 0:
         message = r.stderr.strip()

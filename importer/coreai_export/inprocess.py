@@ -71,7 +71,9 @@ def run(library, command, weights, cwd=None):
     written (a path as the compiler forms it: the input's directory, as the
     command names it, joined with the module's `coreai.weights` name).
     Returns a CompletedProcess with the child's stderr and exit status
-    (negative: the signal that ended it)."""
+    (negative: the signal that ended it), or None when this process cannot
+    fork (out of memory to commit under strict overcommit, or of
+    processes): then nothing ran."""
     argv = (ctypes.c_char_p * len(command))(*[os.fsencode(str(a)) for a in command])
     table = (CoreaiWeight * max(len(weights), 1))()
     for i, (file, name, data) in enumerate(weights):
@@ -79,11 +81,16 @@ def run(library, command, weights, cwd=None):
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
-    with warnings.catch_warnings():
-        # Python 3.12 warns of fork in a process with threads (PyTorch's);
-        # the child runs no Python thread and calls nothing of PyTorch.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12 warns of fork in a process with threads (PyTorch's);
+            # the child runs no Python thread and calls nothing of PyTorch.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
     if pid == 0:  # the child: never returns
         status = 70
         try:

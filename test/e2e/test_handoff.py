@@ -144,6 +144,24 @@ def test_two_conversions_write_the_same_asset(tmp_path, handoff, mode):
     assert first == second
 
 
+def test_without_fork_the_binary_compiles_a_weights_file(tmp_path, handoff, monkeypatch):
+    # fork fails (ENOMEM under strict overcommit): the file hand-off, the
+    # same asset.
+    model, inputs = weights_model()
+    handoff("file")
+    with torch.no_grad():
+        want = asset_bytes(convert(model, inputs, tmp_path / "file.aimodel", compiler=str(COMPILE)))
+    monkeypatch.setenv("COREAI_HANDOFF", "memory")
+
+    def no_fork():
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    with torch.no_grad():
+        got = asset_bytes(convert(model, inputs, tmp_path / "nofork.aimodel", compiler=str(COMPILE)))
+    assert got == want
+
+
 def test_a_compile_error_is_the_same_diagnostic_in_memory(tmp_path, handoff):
     model, inputs = weights_model()
     messages = {}

@@ -36,11 +36,11 @@ the largest summed RSS of the worker and all its descendants, sampled by
 this process every 20 ms (so it includes the model the worker holds, about
 4 bytes per parameter, and counts shared pages once per process);
 `coreai-compile peak` is the largest RSS sampled of the coreai-compile
-child alone; when convert runs the compiler in a child forked from the
-worker (its default on Linux: the weights are shared, not handed over in a
-file), that child counts its USS instead of its RSS, in the tree and in
-this column: the memory the compiler adds, beside the weights it shares
-with the worker (`sample_tree`). `asset` is the size of the written .aimodel directory.
+child alone; a child forked from the worker without exec (convert runs
+the compiler so on Linux: the weights are shared, not handed over in a
+file) counts its USS instead of its RSS, in the tree and in this column:
+the memory the compiler adds, beside the weights it shares with the
+worker (`sample_tree`). `asset` is the size of the written .aimodel directory.
 Per size, the ratios ours / coreai-torch of beyond-export time and of tree
 peak RSS. Assets go to a temporary directory (`--tmpdir`) removed after
 each flow. A flow that fails (an exception, a non-zero exit, killed when
@@ -233,10 +233,10 @@ def worker(spec):
 
 def sample_tree(proc, compiler_name, timeout):
     """Waits for `proc`, sampling its process tree's memory; (tree peak,
-    coreai-compile peak, timed out). A process counts its RSS, except the
-    compiler forked from the worker (the memory hand-off,
-    coreai_export/inprocess.py), which shares the worker's pages: it counts
-    its USS (the memory it has alone; the weights it reads are the
+    coreai-compile peak, timed out). A process counts its RSS, except a
+    child forked from the worker without exec (the compiler of the memory
+    hand-off, coreai_export/inprocess.py), which shares the worker's pages:
+    it counts its USS (the memory it has alone; the weights it reads are the
     worker's, counted there), read at most every USS_SECONDS (reading it
     walks the page tables: 60 ms for 4 GB of 4 KiB pages)."""
     import psutil
@@ -254,7 +254,9 @@ def sample_tree(proc, compiler_name, timeout):
         for p in procs:
             try:
                 compiler = p is not root and p.name() == compiler_name
-                if compiler and p.ppid() == root.pid and p.exe() == root.exe():
+                # A child forked from the worker without exec (the compiler
+                # before it renames itself, too) shares the worker's pages.
+                if p is not root and p.ppid() == root.pid and p.exe() == root.exe():
                     read, size = uss.get(p.pid, (None, 0))
                     if read is None or time.monotonic() - read >= USS_SECONDS:
                         size = p.memory_full_info().uss

@@ -21,6 +21,7 @@ weights file. Both give the same asset, byte for byte
 
 import ctypes
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -50,7 +51,10 @@ def library_for(compiler):
         raise ValueError(f"COREAI_HANDOFF={mode!r}: expected 'memory' or 'file'")
     if mode == "file" or not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return None
-    library = Path(compiler).resolve().parent / LIBRARY
+    found = shutil.which(compiler) if os.sep not in str(compiler) else compiler  # a bare name is on PATH
+    if not found:
+        return None
+    library = Path(found).resolve().parent / LIBRARY
     return library if library.is_file() else None
 
 

@@ -245,6 +245,16 @@ def test_a_killed_compiler_is_a_failure_naming_the_signal(tmp_path, monkeypatch)
         convert(model, inputs, tmp_path / "m.aimodel", compiler=str(COMPILE))
 
 
+def test_a_compiler_named_bare_is_found_on_path(monkeypatch, tmp_path):
+    # Its library is the one beside the binary PATH gives, not one in the
+    # current directory.
+    monkeypatch.setenv("PATH", f"{COMPILE.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+    assert inprocess.library_for("coreai-compile") == COMPILE.parent / "libcoreai_compile.so"
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert inprocess.library_for("coreai-compile") is None
+
+
 def test_an_unknown_hand_off_mode_is_refused(monkeypatch):
     monkeypatch.setenv("COREAI_HANDOFF", "pipe")
     with pytest.raises(ValueError, match="COREAI_HANDOFF='pipe'"):

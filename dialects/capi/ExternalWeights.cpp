@@ -5,10 +5,10 @@
 // `coreai.weights = "FILE.safetensors"` naming a safetensors file (relative
 // to the module's own file) whose tensor KEY holds each blob's bytes. The
 // importer writes this form for coreai-compile: the bytes are not written
-// and lexed back as hex. The file is mapped, and a blob whose bytes lie
-// aligned in it is the mapped bytes themselves (read-only; the mapping
-// lives as long as its last blob), so the weights are not copied into
-// memory; a misaligned one is copied. A process that holds the weights
+// and lexed back as hex. The file is mapped (one under four pages is read
+// into memory), and a blob whose bytes lie aligned in it is those bytes
+// themselves (read-only; the mapping lives as long as its last blob), so
+// the weights are not copied; a misaligned one is copied. A process that holds the weights
 // itself and runs the compiler in process (a child forked from it) gives
 // their addresses instead (coreaiProvideWeights): no file at all.
 //
@@ -47,16 +47,26 @@ namespace {
 std::mutex mappedMutex;
 std::vector<std::pair<const char *, const char *>> mappedRanges;
 
-/// A mapped weights file, registered while it is mapped.
+/// A weights file read by MemoryBuffer, registered while it is mapped. A
+/// small file (under four pages) is read into heap memory instead, whose
+/// pages MADV_DONTNEED would zero (and share with other allocations): it
+/// is not registered, so its blobs are never released.
 struct MappedWeights {
   std::unique_ptr<llvm::MemoryBuffer> buffer;
+  bool mapped;
   explicit MappedWeights(std::unique_ptr<llvm::MemoryBuffer> b)
-      : buffer(std::move(b)) {
+      : buffer(std::move(b)),
+        mapped(buffer->getBufferKind() ==
+               llvm::MemoryBuffer::MemoryBuffer_MMap) {
+    if (!mapped)
+      return;
     std::lock_guard<std::mutex> lock(mappedMutex);
     mappedRanges.emplace_back(buffer->getBufferStart(),
                               buffer->getBufferEnd());
   }
   ~MappedWeights() {
+    if (!mapped)
+      return;
     std::lock_guard<std::mutex> lock(mappedMutex);
     llvm::erase(mappedRanges, std::make_pair(buffer->getBufferStart(),
                                              buffer->getBufferEnd()));
